@@ -1,0 +1,305 @@
+/**
+ * The persisted event model of a cxc conversation. Pure: schemas and types only.
+ *
+ * A conversation is an append-only list of events. Every event has a stable, sortable `id`, a
+ * timestamp `ts` (RFC 3339, UTC) and a `type`. The kinds mirror jp's (see docs/file-format.md):
+ *
+ * - conversation events, which belong to a turn: `turn_start`, `chat_request`, `chat_response`,
+ *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
+ * - global entries, which belong to no turn's content and never open one: `config_delta`,
+ *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), and
+ *   unknown kinds written by a newer cxc, which are kept and written back verbatim.
+ *
+ * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
+ * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
+ * round trip through an older one.
+ */
+import { z } from "zod";
+
+/** Current version of the on-disk log format (the header line's `version`). */
+export const LOG_FORMAT_VERSION = 1;
+
+const base = {
+  /** Stable, unique, sortable id (ULID). */
+  id: z.string().min(1),
+  /** RFC 3339 timestamp in UTC, e.g. `2026-05-29T19:42:36.467321Z`. */
+  ts: z.string().min(1),
+  /** Provider-opaque data kept with the event (e.g. `anthropic_thinking_signature`). */
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+
+/** Marks the start of a turn. Carries no index: turn numbers are derived (see core/turns.ts). */
+export const TurnStartSchema = z.looseObject({ ...base, type: z.literal("turn_start") });
+
+/** A user message. `author` is cosmetic and never sent to a provider. */
+export const ChatRequestSchema = z.looseObject({
+  ...base,
+  type: z.literal("chat_request"),
+  content: z.string(),
+  author: z.string().optional(),
+  /** JSON Schema asking for structured output. */
+  schema: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * An assistant output. Exactly one of `message`, `reasoning` or `data` is present (jp's untagged
+ * variants). `interrupted` marks a partial answer stored when the stream was cut or the user pressed
+ * Ctrl-C.
+ */
+export const ChatResponseSchema = z
+  .looseObject({
+    ...base,
+    type: z.literal("chat_response"),
+    message: z.string().optional(),
+    reasoning: z.string().optional(),
+    data: z.unknown().optional(),
+    interrupted: z.boolean().optional(),
+  })
+  .refine(
+    (event) => [event.message, event.reasoning, event.data].filter((value) => value !== undefined).length === 1,
+    { message: "chat_response needs exactly one of message, reasoning or data" },
+  );
+
+/** The assistant asks for a tool to run. `call_id` pairs it with its response. */
+export const ToolCallRequestSchema = z.looseObject({
+  ...base,
+  type: z.literal("tool_call_request"),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+});
+
+/** The result of a tool call. `is_error` tells a failure from a success. */
+export const ToolCallResponseSchema = z.looseObject({
+  ...base,
+  type: z.literal("tool_call_response"),
+  call_id: z.string(),
+  content: z.string(),
+  is_error: z.boolean(),
+});
+
+/** A question asked of the user or the assistant during a turn (imported from jp). */
+export const InquiryRequestSchema = z.looseObject({
+  ...base,
+  type: z.literal("inquiry_request"),
+  inquiry_id: z.string(),
+  source: z.unknown(),
+  question: z.unknown(),
+});
+
+/** The answer to an inquiry. */
+export const InquiryResponseSchema = z.looseObject({
+  ...base,
+  type: z.literal("inquiry_response"),
+  inquiry_id: z.string(),
+  answer: z.unknown(),
+});
+
+/** A change of configuration that applies to the events after it. */
+export const ConfigDeltaSchema = z.looseObject({
+  ...base,
+  type: z.literal("config_delta"),
+  delta: z.record(z.string(), z.unknown()),
+});
+
+/** Who asked for a compaction. */
+export const CompactionSourceSchema = z.enum(["user", "assistant", "auto"]);
+export type CompactionSource = z.infer<typeof CompactionSourceSchema>;
+
+/**
+ * A summary that replaces every provider-visible event of the turns it covers.
+ *
+ * - `derived`: cxc can produce the text again from a recipe (`recipe`: the summarizer model id, or
+ *   `builtin/digest`). Overlap extension may widen a derived summary's range.
+ * - `supplied`: typed text (by the user or the assistant), not reproducible. Its range is never
+ *   widened; a supplied proposal that partially overlaps an existing summary is rejected.
+ */
+export const SummaryPolicySchema = z.looseObject({
+  summary: z.string(),
+  source: z.enum(["derived", "supplied"]).default("derived"),
+  author: z.enum(["user", "assistant"]).optional(),
+  recipe: z.string().optional(),
+});
+export type SummaryPolicy = z.infer<typeof SummaryPolicySchema>;
+
+/** Drop reasoning (`chat_response.reasoning`) in the covered turns. The only value is `strip`. */
+export const ReasoningPolicySchema = z.literal("strip");
+export type ReasoningPolicy = z.infer<typeof ReasoningPolicySchema>;
+
+/**
+ * What happens to tool calls in the covered turns.
+ *
+ * - `strip`: a request's arguments become `{}` (`request: true`); a response's content becomes
+ *   `[compacted] <tool>: success|error` (`response: true`).
+ * - `omit`: requests and responses are removed, pairs together.
+ */
+export const ToolCallsPolicySchema = z.discriminatedUnion("policy", [
+  z.object({ policy: z.literal("strip"), request: z.boolean(), response: z.boolean() }),
+  z.object({ policy: z.literal("omit") }),
+]);
+export type ToolCallsPolicy = z.infer<typeof ToolCallsPolicySchema>;
+
+/**
+ * The compaction overlay. It never changes stored events; projection reads it.
+ *
+ * `from_turn`/`to_turn` are 0-based and inclusive. An unset policy means "no opinion": an earlier
+ * compaction's policy applies, or the original events pass through. A summary beats the mechanical
+ * policies in its turns. `deferred_until_turn`, when set, makes projection ignore the compaction
+ * until the conversation's highest turn index reaches it.
+ */
+export const CompactionSchema = z.looseObject({
+  ...base,
+  type: z.literal("compaction"),
+  from_turn: z.number().int().nonnegative(),
+  to_turn: z.number().int().nonnegative(),
+  summary: SummaryPolicySchema.optional(),
+  reasoning: ReasoningPolicySchema.optional(),
+  tool_calls: ToolCallsPolicySchema.optional(),
+  source: CompactionSourceSchema.default("user"),
+  note: z.string().max(200).optional(),
+  deferred_until_turn: z.number().int().nonnegative().optional(),
+});
+
+/**
+ * Retires earlier `compaction` events (projection ignores them) or earlier `compaction_reset`
+ * events (which brings back what they retired). A reset is itself undone by a later reset that
+ * retires it, so nothing stored is ever rewritten.
+ */
+export const CompactionResetSchema = z.looseObject({
+  ...base,
+  type: z.literal("compaction_reset"),
+  retires: z.array(z.string()),
+});
+
+export const KNOWN_EVENT_TYPES = [
+  "turn_start",
+  "chat_request",
+  "chat_response",
+  "tool_call_request",
+  "tool_call_response",
+  "inquiry_request",
+  "inquiry_response",
+  "config_delta",
+  "compaction",
+  "compaction_reset",
+] as const;
+export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
+
+export const KnownEventSchema = z.union([
+  TurnStartSchema,
+  ChatRequestSchema,
+  ChatResponseSchema,
+  ToolCallRequestSchema,
+  ToolCallResponseSchema,
+  InquiryRequestSchema,
+  InquiryResponseSchema,
+  ConfigDeltaSchema,
+  CompactionSchema,
+  CompactionResetSchema,
+]);
+
+export type TurnStart = z.infer<typeof TurnStartSchema>;
+export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+export type ChatResponse = z.infer<typeof ChatResponseSchema>;
+export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
+export type ToolCallResponse = z.infer<typeof ToolCallResponseSchema>;
+export type InquiryRequest = z.infer<typeof InquiryRequestSchema>;
+export type InquiryResponse = z.infer<typeof InquiryResponseSchema>;
+export type ConfigDelta = z.infer<typeof ConfigDeltaSchema>;
+export type Compaction = z.infer<typeof CompactionSchema>;
+export type CompactionReset = z.infer<typeof CompactionResetSchema>;
+
+/**
+ * An event of a kind this cxc does not know. Held as its raw JSON object and written back
+ * byte-for-byte as parsed; it belongs to no turn and is never sent to a provider.
+ */
+export interface UnknownEvent {
+  readonly type: "unknown";
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+export type KnownEvent =
+  | TurnStart
+  | ChatRequest
+  | ChatResponse
+  | ToolCallRequest
+  | ToolCallResponse
+  | InquiryRequest
+  | InquiryResponse
+  | ConfigDelta
+  | Compaction
+  | CompactionReset;
+
+export type ConversationEvent = KnownEvent | UnknownEvent;
+
+/** Kinds that belong to a turn and are counted as conversation events (jp's `len()`). */
+export const TURN_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "turn_start",
+  "chat_request",
+  "chat_response",
+  "tool_call_request",
+  "tool_call_response",
+  "inquiry_request",
+  "inquiry_response",
+]);
+
+export type TurnEvent =
+  | TurnStart
+  | ChatRequest
+  | ChatResponse
+  | ToolCallRequest
+  | ToolCallResponse
+  | InquiryRequest
+  | InquiryResponse;
+
+/** True for events that belong to a turn (as opposed to global entries). */
+export function isTurnEvent(event: ConversationEvent): event is TurnEvent {
+  return TURN_EVENT_TYPES.has(event.type);
+}
+
+export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string };
+
+/**
+ * Validates one parsed JSON value as an event. Unknown kinds are accepted and kept verbatim; a
+ * malformed known kind is an error whose text names the first problem.
+ */
+export function parseEvent(value: unknown): ParsedEvent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, error: "an event must be a JSON object" };
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.type !== "string") return { ok: false, error: "an event needs a string `type`" };
+  if (!(KNOWN_EVENT_TYPES as readonly string[]).includes(record.type)) {
+    return { ok: true, event: { type: "unknown", raw: record } };
+  }
+  const parsed = KnownEventSchema.safeParse(value);
+  if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  return { ok: false, error: `invalid ${record.type} event${where}: ${issue?.message ?? "schema mismatch"}` };
+}
+
+/** The JSON value written to disk for an event (unknown kinds as they were read). */
+export function serializeEvent(event: ConversationEvent): Record<string, unknown> {
+  return event.type === "unknown" ? (event.raw as Record<string, unknown>) : (event as Record<string, unknown>);
+}
+
+/** The id of any event, unknown kinds included (an unknown event may have none). */
+export function eventId(event: ConversationEvent): string | undefined {
+  if (event.type === "unknown") return typeof event.raw.id === "string" ? event.raw.id : undefined;
+  return event.id;
+}
+
+/** Compares two RFC 3339 UTC timestamps of any fractional precision. */
+export function compareTimestamps(a: string, b: string): number {
+  const left = normalizeTimestamp(a);
+  const right = normalizeTimestamp(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** `2026-05-29T19:42:36.4673Z` → `2026-05-29T19:42:36.467300000Z`, for ordering only. */
+function normalizeTimestamp(value: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z?$/.exec(value);
+  if (!match) return value;
+  return `${match[1]}T${match[2]}.${(match[3] ?? "").padEnd(9, "0")}Z`;
+}
