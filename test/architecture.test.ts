@@ -38,7 +38,9 @@ describe("architecture", () => {
       const source = readFileSync(file, "utf8");
       for (const specifier of importsOf(source)) {
         if (specifier.startsWith(".")) {
-          expect(specifier, `${name} imports ${specifier}`).not.toMatch(/\.\.\/(store|llm|tools|query|cli)\b|\.\.\/\.\.\//);
+          expect(specifier, `${name} imports ${specifier}`).not.toMatch(
+            /\.\.\/(store|llm|tools|query|cli)\b|\.\.\/\.\.\//,
+          );
           continue;
         }
         expect(ALLOWED_PACKAGES.has(specifier.split("/")[0]!), `${name} imports ${specifier}`).toBe(true);
@@ -46,7 +48,9 @@ describe("architecture", () => {
       const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
       expect(code, `${name} reads the clock`).not.toMatch(/\bDate\.now\(|new Date\(\s*\)|performance\.now\(/);
       expect(code, `${name} uses randomness`).not.toMatch(/Math\.random\(|randomUUID|getRandomValues/);
-      expect(code, `${name} touches the process`).not.toMatch(/\bprocess\.|\brequire\(|\bBuffer\b|\bglobalThis\b/);
+      expect(code, `${name} touches the process`).not.toMatch(
+        /\bprocess\.|\brequire\(|\bBuffer\b|\bglobalThis\b/,
+      );
     });
   }
 });

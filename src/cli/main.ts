@@ -19,7 +19,12 @@ export function buildProgram(): Command {
         .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
         .default([] as string[], "none"),
     )
-    .addOption(new Option("--format <FORMAT>", "output format: text or json (print also takes anthropic|openai)").default("text"))
+    .addOption(
+      new Option(
+        "--format <FORMAT>",
+        "output format: text or json (print also takes anthropic|openai)",
+      ).default("text"),
+    )
     .option("--no-color", "disable colours (also NO_COLOR)")
     .showHelpAfterError("(run with --help for usage)")
     .enablePositionalOptions(false)
@@ -59,7 +64,8 @@ export function reportError(error: unknown): number {
     return error.exitCode;
   }
   process.stderr.write(`cxc: internal error: ${errorMessage(error)}\n`);
-  if (process.env.CXC_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (process.env.CXC_DEBUG && error instanceof Error && error.stack)
+    process.stderr.write(`${error.stack}\n`);
   else process.stderr.write("hint: run again with CXC_DEBUG=1 for a stack trace, and report it\n");
   return ExitCode.failure;
 }

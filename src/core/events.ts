@@ -56,7 +56,8 @@ export const ChatResponseSchema = z
     interrupted: z.boolean().optional(),
   })
   .refine(
-    (event) => [event.message, event.reasoning, event.data].filter((value) => value !== undefined).length === 1,
+    (event) =>
+      [event.message, event.reasoning, event.data].filter((value) => value !== undefined).length === 1,
     { message: "chat_response needs exactly one of message, reasoning or data" },
   );
 
@@ -281,7 +282,9 @@ export function parseEvent(value: unknown): ParsedEvent {
 
 /** The JSON value written to disk for an event (unknown kinds as they were read). */
 export function serializeEvent(event: ConversationEvent): Record<string, unknown> {
-  return event.type === "unknown" ? (event.raw as Record<string, unknown>) : (event as Record<string, unknown>);
+  return event.type === "unknown"
+    ? (event.raw as Record<string, unknown>)
+    : (event as Record<string, unknown>);
 }
 
 /** The id of any event, unknown kinds included (an unknown event may have none). */

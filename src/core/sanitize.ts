@@ -8,7 +8,8 @@
  */
 
 // ESC [ … final byte; ESC ] … BEL or ST; ESC P/X/^/_ … ST; any other two-byte ESC sequence.
-const ESCAPE_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g;
+const ESCAPE_SEQUENCES =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g;
 // C0 controls except \t and \n, DEL, and C1 controls (including the 8-bit CSI \u009b).
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 

@@ -8,5 +8,8 @@ import { fileURLToPath } from "node:url";
 export default function setup(): void {
   if (process.env.CXC_TEST_SKIP_BUILD === "1") return;
   const root = fileURLToPath(new URL("../..", import.meta.url));
-  execFileSync(process.execPath, ["node_modules/tsup/dist/cli-default.js", "--silent"], { cwd: root, stdio: "inherit" });
+  execFileSync(process.execPath, ["node_modules/tsup/dist/cli-default.js", "--silent"], {
+    cwd: root,
+    stdio: "inherit",
+  });
 }

@@ -1,13 +1,17 @@
 /**
  * Registers every command. Each command lives in its own file and exports `register…(parent)`.
- * Command files import only commander at load time; their handlers import everything else lazily.
+ * Command files import only commander and light helpers at load time; their handlers import the
+ * store, core and SDK modules lazily.
  */
 import type { Command } from "commander";
+import { registerNew } from "./conversation/new.js";
+import { registerInit } from "./init.js";
 
 export function registerCommands(program: Command): void {
+  registerInit(program);
   const conversation = program
     .command("conversation")
     .alias("c")
     .description("manage conversations: list, show, print, fork, compact, import, export");
-  void conversation;
+  registerNew(conversation);
 }

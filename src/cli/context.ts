@@ -1,0 +1,92 @@
+/**
+ * The composition root for command handlers: the store, the output format, and the writers.
+ *
+ * stdout carries results only; progress, advice, warnings and prompts go to stderr. Text that came
+ * from outside cxc (model output, tool output, imported data) is sanitized before it is printed.
+ */
+import type { Command } from "commander";
+import { sanitizeTerminalText } from "../core/sanitize.js";
+import { CxcError } from "../errors.js";
+import { ConversationStore } from "../store/store.js";
+
+export type OutputFormat = "text" | "json";
+
+export interface GlobalOptions {
+  readonly cfg: string[];
+  readonly format: string;
+  readonly color: boolean;
+}
+
+export class CliContext {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly options: GlobalOptions;
+  #store: ConversationStore | undefined;
+
+  constructor(options: GlobalOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env) {
+    this.options = options;
+    this.cwd = cwd;
+    this.env = env;
+  }
+
+  /** Builds the context from any command: global options live on the root program. */
+  static from(command: Command): CliContext {
+    let root = command;
+    while (root.parent) root = root.parent;
+    return new CliContext(root.opts() as GlobalOptions);
+  }
+
+  get store(): ConversationStore {
+    this.#store ??= ConversationStore.open(this.cwd, this.env);
+    return this.#store;
+  }
+
+  /** The `--format` value, checked against what this command supports. */
+  format<const T extends string = OutputFormat>(
+    allowed: readonly T[] = ["text", "json"] as unknown as readonly T[],
+  ): T {
+    const value = this.options.format;
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new CxcError("usage", `--format ${value} is not supported here`, {
+        hint: `use one of: ${allowed.join(", ")}`,
+      });
+    }
+    return value as T;
+  }
+
+  get json(): boolean {
+    return this.options.format === "json";
+  }
+
+  get color(): boolean {
+    return this.options.color && !this.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  }
+
+  get stdinIsTerminal(): boolean {
+    return Boolean(process.stdin.isTTY);
+  }
+
+  /** Writes a result line to stdout. */
+  out(text: string): void {
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  /** Writes untrusted text to stdout, sanitized. */
+  outUntrusted(text: string): void {
+    this.out(sanitizeTerminalText(text));
+  }
+
+  /** Writes one JSON document to stdout (stable keys: callers build plain objects). */
+  outJson(value: unknown): void {
+    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Progress, advice and warnings: stderr. */
+  info(text: string): void {
+    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  warn(text: string): void {
+    process.stderr.write(`cxc: warning: ${sanitizeTerminalText(text)}\n`);
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The conversation event log: `events.jsonl`, append-only JSON Lines.
+ *
+ * Line 1 is a versioned header; every further line is one event. Reading validates every line:
+ * a malformed line in the middle is an error naming file and line, never skipped. A final line
+ * without its newline is the trace of an append interrupted by a crash (appends write a whole batch
+ * and its newlines in one write, then fsync): it is set aside with a warning. The next append, under
+ * the lock, moves those bytes to `events.jsonl.torn-<n>` before writing, so nothing is lost and
+ * nothing good is overwritten.
+ */
+import { existsSync, openSync, readFileSync, closeSync, ftruncateSync, fstatSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { type ConversationEvent, LOG_FORMAT_VERSION, parseEvent, serializeEvent } from "../core/events.js";
+import { CxcError } from "../errors.js";
+import { appendDurably, writeFileAtomic } from "./files.js";
+import { EVENTS_FILE } from "./paths.js";
+
+export interface LogHeader {
+  readonly cxc: "conversation-log";
+  readonly version: number;
+  readonly id: string;
+  readonly created_at: string;
+}
+
+export interface LoadedLog {
+  readonly header: LogHeader;
+  readonly events: ConversationEvent[];
+  /** Problems that did not stop the load (a torn final line), one sentence each. */
+  readonly warnings: string[];
+}
+
+export function headerLine(id: string, createdAt: string): string {
+  const header: LogHeader = {
+    cxc: "conversation-log",
+    version: LOG_FORMAT_VERSION,
+    id,
+    created_at: createdAt,
+  };
+  return `${JSON.stringify(header)}\n`;
+}
+
+/** Creates a new log holding only the header (fails if one exists). */
+export function createLog(
+  directory: string,
+  id: string,
+  createdAt: string,
+  events: readonly ConversationEvent[] = [],
+): void {
+  const path = join(directory, EVENTS_FILE);
+  if (existsSync(path)) throw new CxcError("internal", `${path} already exists`);
+  writeFileAtomic(path, headerLine(id, createdAt) + serializeLines(events));
+}
+
+export function serializeLines(events: readonly ConversationEvent[]): string {
+  let text = "";
+  for (const event of events) text += `${JSON.stringify(serializeEvent(event))}\n`;
+  return text;
+}
+
+/** Reads and validates a log. */
+export function readLog(directory: string): LoadedLog {
+  const path = join(directory, EVENTS_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  return parseLog(text, path);
+}
+
+export function parseLog(text: string, path: string): LoadedLog {
+  const warnings: string[] = [];
+  let complete = text;
+  const lastNewline = text.lastIndexOf("\n");
+  if (lastNewline !== text.length - 1) {
+    complete = text.slice(0, lastNewline + 1);
+    const tornBytes = Buffer.byteLength(text.slice(lastNewline + 1), "utf8");
+    warnings.push(
+      `${path}: the last line (${tornBytes} bytes) was cut off by an interrupted write and is set aside; the events before it are intact`,
+    );
+  }
+  const lines = complete.split("\n");
+  lines.pop(); // the empty string after the final newline
+  if (lines.length === 0)
+    throw new CxcError("corrupt-log", `${path}: the log has no header line`, { hint: recoverHint(path) });
+  const header = parseHeader(lines[0]!, path);
+  const events: ConversationEvent[] = [];
+  for (let index = 1; index < lines.length; index++) {
+    const line = lines[index]!;
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw corruptLine(path, index + 1, `not valid JSON (${(error as Error).message})`);
+    }
+    const parsed = parseEvent(value);
+    if (!parsed.ok) throw corruptLine(path, index + 1, parsed.error);
+    events.push(parsed.event);
+  }
+  return { header, events, warnings };
+}
+
+function parseHeader(line: string, path: string): LogHeader {
+  let value: Partial<LogHeader>;
+  try {
+    value = JSON.parse(line) as Partial<LogHeader>;
+  } catch {
+    throw corruptLine(path, 1, "the header line is not valid JSON");
+  }
+  if (value.cxc !== "conversation-log" || typeof value.version !== "number" || typeof value.id !== "string") {
+    throw corruptLine(path, 1, "the header line is not a cxc conversation-log header");
+  }
+  if (value.version > LOG_FORMAT_VERSION) {
+    throw new CxcError(
+      "unsupported-version",
+      `${path} was written by a newer cxc (log format ${value.version}; this cxc reads up to ${LOG_FORMAT_VERSION})`,
+      {
+        hint: "upgrade cxc to read this conversation",
+      },
+    );
+  }
+  return {
+    cxc: "conversation-log",
+    version: value.version,
+    id: value.id,
+    created_at: String(value.created_at ?? ""),
+  };
+}
+
+/**
+ * Appends events durably. The caller holds the conversation's lock. A torn tail left by an earlier
+ * crash is first copied to a side file and cut off, so the new lines start on a line boundary.
+ */
+export function appendEvents(directory: string, events: readonly ConversationEvent[]): void {
+  if (events.length === 0) return;
+  const path = join(directory, EVENTS_FILE);
+  setAsideTornTail(path);
+  try {
+    appendDurably(path, serializeLines(events));
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+}
+
+/** Moves an unterminated final line to `events.jsonl.torn-<n>`; returns its path if there was one. */
+export function setAsideTornTail(path: string): string | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, "r+");
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  try {
+    const size = fstatSync(descriptor).size;
+    if (size === 0) return undefined;
+    const last = Buffer.alloc(1);
+    readSync(descriptor, last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return undefined;
+    const whole = Buffer.alloc(size);
+    readSync(descriptor, whole, 0, size, 0);
+    const cut = whole.lastIndexOf(0x0a) + 1;
+    let sidePath = "";
+    for (let counter = 1; ; counter++) {
+      sidePath = `${path}.torn-${counter}`;
+      if (!existsSync(sidePath)) break;
+    }
+    writeFileAtomic(sidePath, whole.subarray(cut).toString("utf8"));
+    ftruncateSync(descriptor, cut);
+    return sidePath;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function corruptLine(path: string, line: number, reason: string): CxcError {
+  return new CxcError("corrupt-log", `${path}:${line}: ${reason}`, { hint: recoverHint(path) });
+}
+
+function recoverHint(path: string): string {
+  return `cxc never rewrites a log to repair it; fix or remove that line by hand (keep a copy of ${path} first)`;
+}
+
+export function unreadable(path: string, error: unknown): CxcError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM") {
+    return new CxcError("store-unreadable", `permission denied: ${path}`, {
+      hint: "check the permissions of the store directory (ls -l) or point CXC_HOME elsewhere",
+      cause: error,
+    });
+  }
+  if (code === "EROFS") {
+    return new CxcError("store-read-only", `the store is on a read-only filesystem: ${path}`, {
+      hint: "point CXC_HOME at a writable directory",
+      cause: error,
+    });
+  }
+  if (code === "ENOENT") {
+    return new CxcError("store-unreadable", `missing file: ${path}`, {
+      hint: "the conversation directory is incomplete; was it removed while cxc ran?",
+      cause: error,
+    });
+  }
+  return new CxcError("store-unreadable", `cannot access ${path}: ${(error as Error).message}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * The active conversation, per session.
+ *
+ * A session is named by `CXC_SESSION` when set (so two terminals can work on two conversations),
+ * otherwise it is the store-wide `default` session. Each session has one small file
+ * `sessions/<key>.json` holding the active id and the one before it, replaced atomically.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "./files.js";
+import { type Environment, sessionsDirectory } from "./paths.js";
+
+interface SessionFile {
+  active?: string;
+  previous?: string;
+}
+
+export function sessionKey(env: Environment): string {
+  const name = env.CXC_SESSION?.trim();
+  if (!name) return "default";
+  const readable = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 32);
+  const digest = createHash("sha256").update(name).digest("hex").slice(0, 12);
+  return `session-${readable}-${digest}`;
+}
+
+function sessionPath(root: string, env: Environment): string {
+  return join(sessionsDirectory(root), `${sessionKey(env)}.json`);
+}
+
+function readSession(root: string, env: Environment): SessionFile {
+  try {
+    const value = JSON.parse(readFileSync(sessionPath(root, env), "utf8")) as SessionFile;
+    return typeof value === "object" && value !== null ? value : {};
+  } catch {
+    // No session yet, or an unreadable one: there is simply no active conversation.
+    return {};
+  }
+}
+
+export function readActive(root: string, env: Environment): string | undefined {
+  const active = readSession(root, env).active;
+  return typeof active === "string" ? active : undefined;
+}
+
+export function readPrevious(root: string, env: Environment): string | undefined {
+  const previous = readSession(root, env).previous;
+  return typeof previous === "string" ? previous : undefined;
+}
+
+export function writeActive(root: string, env: Environment, id: string | undefined): void {
+  const current = readSession(root, env);
+  const next: SessionFile = {};
+  if (id !== undefined) next.active = id;
+  const previous = current.active !== id ? current.active : current.previous;
+  if (previous !== undefined && previous !== id) next.previous = previous;
+  mkdirSync(sessionsDirectory(root), { recursive: true });
+  writeFileAtomic(sessionPath(root, env), `${JSON.stringify(next, null, 2)}\n`);
+}
