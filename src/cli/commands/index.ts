@@ -4,8 +4,12 @@
  * store, core and SDK modules lazily.
  */
 import type { Command } from "commander";
+import { registerBasicCommands } from "./conversation/group-basic.js";
+import { registerCompactCommands } from "./conversation/group-compact.js";
+import { registerInteropCommands } from "./conversation/group-interop.js";
 import { registerNew } from "./conversation/new.js";
 import { registerInit } from "./init.js";
+import { registerTopLevelCommands } from "./group-top.js";
 
 export function registerCommands(program: Command): void {
   registerInit(program);
@@ -14,4 +18,8 @@ export function registerCommands(program: Command): void {
     .alias("c")
     .description("manage conversations: list, show, print, fork, compact, import, export");
   registerNew(conversation);
+  registerBasicCommands(conversation);
+  registerInteropCommands(conversation);
+  registerCompactCommands(conversation);
+  registerTopLevelCommands(program);
 }
