@@ -9,6 +9,7 @@ import { registerCompactCommands } from "./conversation/group-compact.js";
 import { registerInteropCommands } from "./conversation/group-interop.js";
 import { registerNew } from "./conversation/new.js";
 import { registerInit } from "./init.js";
+import { registerQueryCommands } from "./group-query.js";
 import { registerTopLevelCommands } from "./group-top.js";
 
 export function registerCommands(program: Command): void {
@@ -22,4 +23,5 @@ export function registerCommands(program: Command): void {
   registerInteropCommands(conversation);
   registerCompactCommands(conversation);
   registerTopLevelCommands(program);
+  registerQueryCommands(program);
 }
