@@ -1,0 +1,194 @@
+/**
+ * Classifies whatever an SDK or the network throws into an `LlmError`, once, at the edge.
+ *
+ * Both SDKs throw errors with the same shape (`status`, `headers`, a parsed `error` body), so
+ * classification reads those fields instead of depending on either SDK's classes. Anthropic can
+ * also fail mid-stream with an SSE `error` event, which the SDK throws without a status; its
+ * `error.type` (`overloaded_error`, `rate_limit_error`, …) decides then.
+ */
+import * as AnthropicErrors from "@anthropic-ai/sdk";
+import * as OpenAIErrors from "openai";
+import type { LlmError, LlmErrorKind } from "./types.js";
+
+/** Phrases providers use when the prompt does not fit the model's context window. */
+const CONTEXT_OVERFLOW_PATTERN =
+  /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed/i;
+
+/** Messages of low-level failures that mean the connection broke, not that the request was bad. */
+const NETWORK_PATTERN =
+  /terminated|socket|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|network|fetch failed|premature close|other side closed/i;
+
+const PROVIDER_ERROR_TYPES: Record<string, LlmErrorKind> = {
+  overloaded_error: "overloaded",
+  rate_limit_error: "rate-limit",
+  authentication_error: "auth",
+  permission_error: "auth",
+  invalid_request_error: "invalid-request",
+  request_too_large: "context-overflow",
+  timeout_error: "timeout",
+  api_error: "other",
+};
+
+const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set([
+  "rate-limit",
+  "overloaded",
+  "network",
+  "timeout",
+]);
+
+interface ErrorFields {
+  readonly name: string;
+  readonly message: string;
+  readonly status: number | undefined;
+  readonly headers: unknown;
+  readonly providerType: string | undefined;
+  readonly providerCode: string | undefined;
+}
+
+/**
+ * Classifies a thrown value. `signal` tells an abort we asked for from a broken connection;
+ * `nowMs` resolves HTTP-date `retry-after` values.
+ */
+export function classifyLlmError(
+  thrown: unknown,
+  signal?: AbortSignal,
+  nowMs: number = Date.now(),
+): LlmError {
+  const fields = readErrorFields(thrown);
+  if (signal?.aborted || fields.name === "APIUserAbortError" || fields.name === "AbortError") {
+    return abortedError();
+  }
+  const kind = classifyKind(fields);
+  const retryAfterMs = readRetryAfterMs(fields.headers, nowMs);
+  const error: { -readonly [K in keyof LlmError]: LlmError[K] } = {
+    kind,
+    retryable: RETRYABLE_KINDS.has(kind) || (kind === "other" && isServerStatus(fields)),
+    message: describe(kind, fields),
+  };
+  if (fields.status !== undefined) error.status = fields.status;
+  if (retryAfterMs !== undefined) error.retryAfterMs = retryAfterMs;
+  return error;
+}
+
+/** The `LlmError` of a request the caller aborted. */
+export function abortedError(): LlmError {
+  return { kind: "aborted", retryable: false, message: "The request was aborted." };
+}
+
+/** An `LlmError` for a stream that ended without the provider saying it finished. */
+export function incompleteStreamError(): LlmError {
+  return {
+    kind: "network",
+    retryable: true,
+    message: "The response stream ended before the message finished.",
+  };
+}
+
+function classifyKind(fields: ErrorFields): LlmErrorKind {
+  if (fields.name === "APIConnectionTimeoutError") return "timeout";
+  if (fields.name === "APIConnectionError") return "network";
+  const status = fields.status;
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate-limit";
+  if (status === 529 || status === 503) return "overloaded";
+  if (status === 408 || status === 504) return "timeout";
+  if (isContextOverflow(fields)) return "context-overflow";
+  if (status !== undefined && status >= 400 && status < 500) return "invalid-request";
+  const byType = fields.providerType === undefined ? undefined : PROVIDER_ERROR_TYPES[fields.providerType];
+  if (byType !== undefined) return byType;
+  if (status === undefined && NETWORK_PATTERN.test(`${fields.name} ${fields.message}`)) return "network";
+  return "other";
+}
+
+function isContextOverflow(fields: ErrorFields): boolean {
+  if (fields.providerCode === "context_length_exceeded") return true;
+  if (fields.status !== undefined && fields.status !== 400 && fields.status !== 413) return false;
+  return CONTEXT_OVERFLOW_PATTERN.test(fields.message);
+}
+
+function isServerStatus(fields: ErrorFields): boolean {
+  return fields.status !== undefined ? fields.status >= 500 : fields.providerType === "api_error";
+}
+
+function describe(kind: LlmErrorKind, fields: ErrorFields): string {
+  const detail = fields.message.length > 0 ? fields.message : "no details";
+  const prefix: Record<LlmErrorKind, string> = {
+    auth: "The provider rejected the API key",
+    "rate-limit": "The provider is rate limiting requests",
+    overloaded: "The provider is overloaded",
+    "context-overflow": "The conversation does not fit the model's context window",
+    network: "The connection to the provider failed",
+    aborted: "The request was aborted",
+    timeout: "The provider did not answer in time",
+    "invalid-request": "The provider rejected the request",
+    other: "The provider returned an error",
+  };
+  return `${prefix[kind]}: ${detail}`;
+}
+
+function readErrorFields(thrown: unknown): ErrorFields {
+  const record = (typeof thrown === "object" && thrown !== null ? thrown : {}) as Record<string, unknown>;
+  const body = asRecord(record.error);
+  const inner = asRecord(body?.error) ?? body;
+  const status = typeof record.status === "number" ? record.status : undefined;
+  const causeMessage =
+    thrown instanceof Error && thrown.cause instanceof Error ? ` (${thrown.cause.message})` : "";
+  return {
+    name: errorName(thrown),
+    message: (thrown instanceof Error ? thrown.message : String(thrown)) + causeMessage,
+    status,
+    headers: record.headers,
+    providerType: stringField(record.type) ?? stringField(inner?.type),
+    providerCode: stringField(record.code) ?? stringField(inner?.code),
+  };
+}
+
+/** Reads `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date). */
+function readRetryAfterMs(headers: unknown, nowMs: number): number | undefined {
+  const milliseconds = Number.parseFloat(readHeader(headers, "retry-after-ms") ?? "");
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = readHeader(headers, "retry-after");
+  if (value === undefined) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+function readHeader(headers: unknown, name: string): string | undefined {
+  if (headers === null || typeof headers !== "object") return undefined;
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A stable name for the SDK classes that carry no status (bundlers may rename constructors). */
+function errorName(thrown: unknown): string {
+  if (
+    thrown instanceof AnthropicErrors.APIUserAbortError ||
+    thrown instanceof OpenAIErrors.APIUserAbortError
+  ) {
+    return "APIUserAbortError";
+  }
+  if (
+    thrown instanceof AnthropicErrors.APIConnectionTimeoutError ||
+    thrown instanceof OpenAIErrors.APIConnectionTimeoutError
+  ) {
+    return "APIConnectionTimeoutError";
+  }
+  if (
+    thrown instanceof AnthropicErrors.APIConnectionError ||
+    thrown instanceof OpenAIErrors.APIConnectionError
+  ) {
+    return "APIConnectionError";
+  }
+  return thrown instanceof Error ? thrown.name : "";
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+}
+
+function stringField(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}

@@ -1,0 +1,264 @@
+/**
+ * The OpenAI Chat Completions adapter (streaming), on the openai SDK. Ollama and any other
+ * OpenAI-compatible endpoint go through it with their own base URL.
+ *
+ * `toOpenAIRequest` and `mapOpenAIFinishReason` are pure and exported for the wire snapshot tests;
+ * `createOpenAIClient` does the HTTP. Chat Completions cannot replay signed reasoning, so all
+ * reasoning goes back as `<think>` text. Tool results become `tool` role messages placed before
+ * the user's text, and streamed tool-call argument fragments are assembled per call index.
+ */
+import OpenAI from "openai";
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/request.js";
+import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
+import { parseToolArguments } from "./tool-arguments.js";
+import {
+  EMPTY_USAGE,
+  type FinishReason,
+  type LlmClient,
+  type LlmRequest,
+  type LlmStreamEvent,
+  type LlmUsage,
+  type StreamOptions,
+  type ToolChoice,
+} from "./types.js";
+
+/** Wire-shaping options of a Chat Completions request that do not come from the conversation. */
+export interface OpenAIRequestOptions {
+  /**
+   * Field carrying the output limit: OpenAI's current models want `max_completion_tokens`;
+   * many compatible servers only know the older `max_tokens`.
+   */
+  readonly maxTokensField?: "max_completion_tokens" | "max_tokens";
+}
+
+/** Builds the Chat Completions body for a neutral request. Pure. */
+export function toOpenAIRequest(
+  request: LlmRequest,
+  model: string,
+  options: OpenAIRequestOptions = {},
+): ChatCompletionCreateParamsStreaming {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.system !== undefined) messages.push({ role: "system", content: request.system });
+  for (const message of request.messages) messages.push(...toOpenAIMessages(message));
+  const body: ChatCompletionCreateParamsStreaming = {
+    model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(
+      (tool): ChatCompletionTool => ({
+        type: "function",
+        function: {
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          parameters: { ...tool.parameters },
+        },
+      }),
+    );
+    if (request.toolChoice !== undefined) body.tool_choice = toOpenAIToolChoice(request.toolChoice);
+  }
+  if (request.maxOutputTokens !== undefined) {
+    body[options.maxTokensField ?? "max_completion_tokens"] = request.maxOutputTokens;
+  }
+  return body;
+}
+
+/** Maps a Chat Completions finish reason to ours. */
+export function mapOpenAIFinishReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case "stop":
+      return "stop";
+    case "length":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+      return "tool-calls";
+    case "content_filter":
+      return "refusal";
+    default:
+      return "other";
+  }
+}
+
+function toOpenAIToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+  if (choice.type === "tool") return { type: "function", function: { name: choice.name } };
+  return choice.type;
+}
+
+function toOpenAIMessages(message: LlmMessage): ChatCompletionMessageParam[] {
+  if (message.role === "user") {
+    const output: ChatCompletionMessageParam[] = [];
+    for (const part of message.parts) {
+      if (part.type === "tool-result") {
+        output.push({ role: "tool", tool_call_id: part.callId, content: part.content });
+      }
+    }
+    const text = joinText(message.parts);
+    if (text.length > 0) output.push({ role: "user", content: text });
+    return output;
+  }
+  const assistant: ChatCompletionAssistantMessageParam = { role: "assistant", content: null };
+  const text = joinText(message.parts);
+  if (text.length > 0) assistant.content = text;
+  const toolCalls = message.parts.flatMap((part) =>
+    part.type === "tool-call"
+      ? [
+          {
+            id: part.id,
+            type: "function" as const,
+            function: { name: part.name, arguments: JSON.stringify(part.arguments) },
+          },
+        ]
+      : [],
+  );
+  if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
+  return [assistant];
+}
+
+/** The text of a message's parts, reasoning rendered as `<think>` text, blocks a blank line apart. */
+function joinText(parts: readonly LlmPart[]): string {
+  let text = "";
+  for (const part of parts) {
+    const piece =
+      part.type === "text" ? part.text : part.type === "reasoning" ? renderReasoningAsText(part.text) : "";
+    if (piece.length === 0) continue;
+    text += text.length === 0 || text.endsWith("\n\n") ? piece : `\n\n${piece}`;
+  }
+  return text;
+}
+
+/** Settings of a Chat Completions client. The key is passed in, never read from the environment here. */
+export interface OpenAIClientSettings extends OpenAIRequestOptions {
+  /** Full model id, `openai/<model>`, `ollama/<model>` or `<provider>/<model>`. */
+  readonly modelId: string;
+  /** The endpoint's model name. */
+  readonly model: string;
+  /** Local servers need none; the SDK still wants a value, so a placeholder is sent. */
+  readonly apiKey?: string;
+  readonly baseURL?: string;
+  /** Per-request timeout in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
+/** Creates an `LlmClient` talking to a Chat Completions endpoint. The SDK's own retries are off. */
+export function createOpenAIClient(settings: OpenAIClientSettings): LlmClient {
+  const sdk = new OpenAI({
+    apiKey: settings.apiKey ?? "not-needed",
+    baseURL: settings.baseURL ?? null,
+    maxRetries: 0,
+    ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
+  });
+  return {
+    modelId: settings.modelId,
+    stream: (request, options) =>
+      streamOpenAI(sdk, toOpenAIRequest(request, settings.model, settings), options),
+  };
+}
+
+interface ToolCallBuffer {
+  id: string;
+  name: string;
+  json: string;
+}
+
+interface StreamState {
+  usage: LlmUsage;
+  finishReason: string | undefined;
+  readonly toolCalls: Map<number, ToolCallBuffer>;
+}
+
+async function* streamOpenAI(
+  sdk: OpenAI,
+  body: ChatCompletionCreateParamsStreaming,
+  options: StreamOptions = {},
+): AsyncGenerator<LlmStreamEvent> {
+  const state: StreamState = { usage: EMPTY_USAGE, finishReason: undefined, toolCalls: new Map() };
+  try {
+    const stream = await sdk.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
+    for await (const chunk of stream) yield* mapOpenAIChunk(chunk, state);
+    if (options.signal?.aborted || state.finishReason === undefined) {
+      // The SDK ends the iteration quietly when the signal aborts it.
+      yield { type: "error", error: options.signal?.aborted ? abortedError() : incompleteStreamError() };
+      return;
+    }
+    yield {
+      type: "message-end",
+      finishReason: mapOpenAIFinishReason(state.finishReason),
+      providerReason: state.finishReason,
+      usage: state.usage,
+    };
+  } catch (thrown) {
+    yield { type: "error", error: classifyLlmError(thrown, options.signal) };
+  }
+}
+
+/** Reasoning text as compatible servers send it (`reasoning_content`, or Ollama's `reasoning`). */
+interface ReasoningDelta {
+  readonly reasoning_content?: string | null;
+  readonly reasoning?: string | null;
+}
+
+function mapOpenAIChunk(chunk: ChatCompletionChunk, state: StreamState): LlmStreamEvent[] {
+  const events: LlmStreamEvent[] = [];
+  const choice = chunk.choices[0];
+  if (choice !== undefined) {
+    const delta = choice.delta as ChatCompletionChunk.Choice.Delta & ReasoningDelta;
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning.length > 0)
+      events.push({ type: "reasoning-delta", text: reasoning });
+    if (typeof delta.content === "string" && delta.content.length > 0) {
+      events.push({ type: "text-delta", text: delta.content });
+    }
+    for (const call of delta.tool_calls ?? []) collectToolCall(call, state);
+    if (choice.finish_reason) {
+      state.finishReason = choice.finish_reason;
+      events.push(...flushToolCalls(state));
+    }
+  }
+  if (chunk.usage) {
+    state.usage = mapOpenAIUsage(chunk.usage);
+    events.push({ type: "usage", usage: state.usage });
+  }
+  return events;
+}
+
+function collectToolCall(call: ChatCompletionChunk.Choice.Delta.ToolCall, state: StreamState): void {
+  const buffer = state.toolCalls.get(call.index) ?? { id: "", name: "", json: "" };
+  if (call.id) buffer.id = call.id;
+  if (call.function?.name) buffer.name += call.function.name;
+  if (call.function?.arguments) buffer.json += call.function.arguments;
+  state.toolCalls.set(call.index, buffer);
+}
+
+function flushToolCalls(state: StreamState): LlmStreamEvent[] {
+  const indices = [...state.toolCalls.keys()].sort((left, right) => left - right);
+  const events = indices.map((index): LlmStreamEvent => {
+    const buffer = state.toolCalls.get(index)!;
+    return { type: "tool-call", id: buffer.id, name: buffer.name, ...parseToolArguments(buffer.json) };
+  });
+  state.toolCalls.clear();
+  return events;
+}
+
+/** OpenAI counts cached tokens inside `prompt_tokens`; ours keeps them apart (see `LlmUsage`). */
+function mapOpenAIUsage(usage: NonNullable<ChatCompletionChunk["usage"]>): LlmUsage {
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: Math.max(0, usage.prompt_tokens - cached),
+    outputTokens: usage.completion_tokens,
+    cacheReadTokens: cached,
+    cacheWriteTokens: 0,
+    ...(reasoning === undefined || reasoning === null ? {} : { reasoningTokens: reasoning }),
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The provider-neutral streaming interface every adapter implements.
+ *
+ * Contract of `LlmClient.stream()`: once called, it never throws and never rejects. Every failure
+ * (bad key, rate limit, a connection cut mid-stream, an abort) is encoded as an `error` event, and
+ * every stream ends with exactly one terminal event: `message-end` or `error`. Nothing follows it.
+ * Callers can therefore switch on `error.kind` instead of wrapping iteration in try/catch.
+ *
+ * SDK types never appear here; adapters translate them at the edge.
+ */
+import type { LlmRequest } from "../core/request.js";
+
+export type { LlmMessage, LlmPart, LlmRequest, ToolChoice, ToolDefinition } from "../core/request.js";
+
+/**
+ * Token counts of one response. `inputTokens` counts input that was neither read from nor written
+ * to the prompt cache, so the whole prompt is `inputTokens + cacheReadTokens + cacheWriteTokens`.
+ */
+export interface LlmUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Input tokens served from the prompt cache. */
+  readonly cacheReadTokens: number;
+  /** Input tokens written to the prompt cache by this request. */
+  readonly cacheWriteTokens: number;
+  /** Output tokens spent on reasoning, where the provider reports them. */
+  readonly reasoningTokens?: number;
+}
+
+/** Why a message ended, mapped from each provider's own stop reasons. */
+export type FinishReason = "stop" | "length" | "tool-calls" | "refusal" | "other";
+
+/** How a request failed. Retry and compaction-on-overflow logic switch on this, never on text. */
+export type LlmErrorKind =
+  | "auth"
+  | "rate-limit"
+  | "overloaded"
+  | "context-overflow"
+  | "network"
+  | "aborted"
+  | "timeout"
+  | "invalid-request"
+  | "other";
+
+/** A classified provider failure (see `src/llm/errors.ts`). */
+export interface LlmError {
+  readonly kind: LlmErrorKind;
+  /** True when sending the same request again may succeed. */
+  readonly retryable: boolean;
+  /** HTTP status, when the failure came with one. */
+  readonly status?: number;
+  /** How long the provider asked us to wait before retrying (from `retry-after` headers). */
+  readonly retryAfterMs?: number;
+  /** One line for the user; never contains the API key. */
+  readonly message: string;
+}
+
+/**
+ * One event of a response stream.
+ *
+ * - `text-delta` / `reasoning-delta`: the next piece of assistant text or reasoning. Consecutive
+ *   deltas of one kind belong to one block. A reasoning block's `signature` arrives on its last
+ *   delta (possibly with empty text); it must be stored with the reasoning to replay it.
+ * - `redacted-reasoning`: an opaque reasoning block to store and replay verbatim.
+ * - `tool-call`: a complete tool call, its arguments parsed. `invalidArguments` holds the raw text
+ *   when the model sent arguments that are not a JSON object (`arguments` is then `{}`).
+ * - `usage`: a cumulative snapshot of token counts; a later one supersedes an earlier one.
+ * - `message-end`: the response finished. `providerReason` is the provider's own stop reason.
+ * - `error`: the response failed (see the module contract).
+ */
+export type LlmStreamEvent =
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "reasoning-delta"; readonly text: string; readonly signature?: string }
+  | { readonly type: "redacted-reasoning"; readonly data: string }
+  | {
+      readonly type: "tool-call";
+      readonly id: string;
+      readonly name: string;
+      readonly arguments: Record<string, unknown>;
+      readonly invalidArguments?: string;
+    }
+  | { readonly type: "usage"; readonly usage: LlmUsage }
+  | {
+      readonly type: "message-end";
+      readonly finishReason: FinishReason;
+      readonly providerReason?: string;
+      readonly usage: LlmUsage;
+    }
+  | { readonly type: "error"; readonly error: LlmError };
+
+/** Per-call options of `LlmClient.stream`. */
+export interface StreamOptions {
+  /** Aborting ends the stream with an `error` event of kind `aborted`. */
+  readonly signal?: AbortSignal;
+}
+
+/** A model bound to a provider endpoint. */
+export interface LlmClient {
+  /** The full model id, `provider/model`. */
+  readonly modelId: string;
+  /** Streams one response. Never throws; see the module contract. */
+  stream(request: LlmRequest, options?: StreamOptions): AsyncIterable<LlmStreamEvent>;
+}
+
+/** Usage with every count at zero, for streams that ended before the provider reported any. */
+export const EMPTY_USAGE: LlmUsage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
+
+/** True for the events that carry response content (what the retry wrapper must not repeat). */
+export function isContentEvent(event: LlmStreamEvent): boolean {
+  return (
+    event.type === "text-delta" ||
+    event.type === "reasoning-delta" ||
+    event.type === "redacted-reasoning" ||
+    event.type === "tool-call"
+  );
+}

@@ -1,0 +1,485 @@
+/**
+ * A loopback fake LLM provider for tests: a node:http server on 127.0.0.1 (port 0) that speaks
+ * the Anthropic Messages API (`POST /v1/messages`) and OpenAI Chat Completions
+ * (`POST /v1/chat/completions`) on the wire, streaming SSE exactly as those services do (and
+ * plain JSON when `stream` is false), from a queue of scripted replies shared by both endpoints.
+ * Every request's body and headers are recorded.
+ *
+ * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
+ * standalone process for end-to-end tests.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Token counts a reply reports. Unset counts are 0 (input defaults to 10, output to 5). */
+export interface FakeUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** One content block of a scripted reply. */
+export type FakeBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string; signature: string }
+  | { type: "tool-call"; id: string; name: string; arguments: Record<string, unknown> };
+
+/** A scripted successful (or truncated, or slow, or cut) message. */
+export interface FakeMessageReply {
+  kind?: "message";
+  blocks: FakeBlock[];
+  /** Default: `tool-use` when a block is a tool call, else `end`. */
+  stop?: "end" | "max-tokens" | "tool-use" | "refusal";
+  usage?: FakeUsage;
+  /** Delay before each streamed event, in milliseconds. */
+  chunkDelayMs?: number;
+  /** Destroys the connection after this many streamed events (a stream cut mid-way). */
+  cutAfterEvents?: number;
+}
+
+/** A scripted failure: an HTTP error status, or (Anthropic, `midStream`) an SSE `error` event. */
+export interface FakeErrorReply {
+  kind: "error";
+  status: number;
+  message?: string;
+  /** Provider error type; derived from the status when unset. */
+  errorType?: string;
+  /** Sent as the `retry-after` header. */
+  retryAfterSeconds?: number;
+  /** OpenAI's `error.code`, e.g. `context_length_exceeded`. */
+  code?: string;
+  /** Anthropic only: start a 200 stream, then send an `error` event. */
+  midStream?: boolean;
+}
+
+export type FakeReply = FakeMessageReply | FakeErrorReply;
+
+/** What the fake server received. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A running fake provider. */
+export interface FakeProvider {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** Base URL for the Anthropic SDK (it appends `/v1/messages`). */
+  readonly anthropicBaseURL: string;
+  /** Base URL for the OpenAI SDK (it appends `/chat/completions`). */
+  readonly openaiBaseURL: string;
+  readonly requests: RecordedRequest[];
+  enqueue(...replies: FakeReply[]): void;
+  /** Number of scripted replies not yet served. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+/** Options of `startFakeProvider`. */
+export interface FakeProviderOptions {
+  replies?: FakeReply[];
+  port?: number;
+  /** Called after each request is recorded (the CLI writes its record file here). */
+  onRequest?: (request: RecordedRequest) => void;
+}
+
+/** A text reply. */
+export function textReply(text: string, extra: Omit<FakeMessageReply, "blocks"> = {}): FakeMessageReply {
+  return { blocks: [{ type: "text", text }], ...extra };
+}
+
+/** An HTTP error reply. */
+export function errorReply(
+  status: number,
+  extra: Omit<FakeErrorReply, "kind" | "status"> = {},
+): FakeErrorReply {
+  return { kind: "error", status, ...extra };
+}
+
+/** A 400 whose message and code say the prompt does not fit. */
+export function contextOverflowReply(): FakeErrorReply {
+  return {
+    kind: "error",
+    status: 400,
+    message: "prompt is too long: 210000 tokens > 200000 maximum; maximum context length exceeded",
+    code: "context_length_exceeded",
+  };
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  const queue: FakeReply[] = [...(options.replies ?? [])];
+  const requests: RecordedRequest[] = [];
+  const server = createServer((request, response) => {
+    void handleRequest(request, response, queue, requests, options.onRequest);
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    enqueue: (...replies) => queue.push(...replies),
+    remaining: () => queue.length,
+    close: () => closeServer(server),
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+async function handleRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  queue: FakeReply[],
+  requests: RecordedRequest[],
+  onRequest: ((request: RecordedRequest) => void) | undefined,
+): Promise<void> {
+  const text = await readBody(request);
+  let body: unknown = text;
+  try {
+    body = text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    // Recorded as the raw text.
+  }
+  const recorded: RecordedRequest = {
+    method: request.method ?? "",
+    path: request.url ?? "",
+    headers: Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
+    ),
+    body,
+  };
+  requests.push(recorded);
+  onRequest?.(recorded);
+  const protocol = recorded.path.startsWith("/v1/messages")
+    ? "anthropic"
+    : recorded.path.startsWith("/v1/chat/completions")
+      ? "openai"
+      : undefined;
+  if (protocol === undefined || recorded.method !== "POST") {
+    sendJson(response, 404, { error: { type: "not_found_error", message: `no route ${recorded.path}` } });
+    return;
+  }
+  const reply = queue.shift();
+  if (reply === undefined) {
+    sendError(response, protocol, {
+      kind: "error",
+      status: 400,
+      message: "fake provider: no scripted reply left",
+    });
+    return;
+  }
+  const streaming =
+    typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
+  const model = String((body as { model?: unknown } | undefined)?.model ?? "fake-model");
+  if (reply.kind === "error" && !(reply.midStream && streaming && protocol === "anthropic")) {
+    sendError(response, protocol, reply);
+    return;
+  }
+  if (!streaming) {
+    const json =
+      protocol === "anthropic"
+        ? anthropicJson(reply as FakeMessageReply, model)
+        : openaiJson(reply as FakeMessageReply, model);
+    sendJson(response, 200, json);
+    return;
+  }
+  const frames =
+    protocol === "anthropic" ? anthropicFrames(reply, model) : openaiFrames(reply as FakeMessageReply, model);
+  await streamFrames(response, frames, reply.kind === "error" ? {} : reply);
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(value));
+}
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+function errorType(reply: FakeErrorReply): string {
+  return reply.errorType ?? ANTHROPIC_ERROR_TYPES[reply.status] ?? "api_error";
+}
+
+function sendError(response: ServerResponse, protocol: "anthropic" | "openai", reply: FakeErrorReply): void {
+  const headers: Record<string, string> = {};
+  if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
+  const message = reply.message ?? `fake ${reply.status} error`;
+  const body =
+    protocol === "anthropic"
+      ? { type: "error", error: { type: errorType(reply), message } }
+      : { error: { message, type: errorType(reply), param: null, code: reply.code ?? null } };
+  sendJson(response, reply.status, body, headers);
+}
+
+interface Frame {
+  event?: string;
+  data: string;
+}
+
+async function streamFrames(
+  response: ServerResponse,
+  frames: Frame[],
+  timing: { chunkDelayMs?: number; cutAfterEvents?: number },
+): Promise<void> {
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  let closed = false;
+  response.on("close", () => {
+    closed = true;
+  });
+  for (let position = 0; position < frames.length; position++) {
+    if (timing.cutAfterEvents !== undefined && position >= timing.cutAfterEvents) {
+      response.socket?.destroy();
+      return;
+    }
+    if (timing.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, timing.chunkDelayMs));
+    if (closed) return;
+    const frame = frames[position]!;
+    response.write(`${frame.event === undefined ? "" : `event: ${frame.event}\n`}data: ${frame.data}\n\n`);
+  }
+  response.end();
+}
+
+function stopOf(reply: FakeMessageReply): NonNullable<FakeMessageReply["stop"]> {
+  return reply.stop ?? (reply.blocks.some((block) => block.type === "tool-call") ? "tool-use" : "end");
+}
+
+/** Splits text into a few pieces so clients see several deltas. */
+function splitText(text: string): string[] {
+  const pieces = text.match(/\S+\s*|\s+/g) ?? [];
+  return pieces.length === 0 ? [text] : pieces;
+}
+
+function splitInTwo(text: string): string[] {
+  const middle = Math.ceil(text.length / 2);
+  return text.length < 2 ? [text] : [text.slice(0, middle), text.slice(middle)];
+}
+
+const ANTHROPIC_STOPS = {
+  end: "end_turn",
+  "max-tokens": "max_tokens",
+  "tool-use": "tool_use",
+  refusal: "refusal",
+};
+
+function anthropicUsage(usage: FakeUsage = {}): Record<string, number> {
+  return {
+    input_tokens: usage.inputTokens ?? 10,
+    cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
+    cache_read_input_tokens: usage.cacheReadTokens ?? 0,
+    output_tokens: usage.outputTokens ?? 5,
+  };
+}
+
+function anthropicFrames(reply: FakeReply, model: string): Frame[] {
+  const frame = (event: string, data: Record<string, unknown>): Frame => ({
+    event,
+    data: JSON.stringify({ type: event, ...data }),
+  });
+  const usage = anthropicUsage(reply.kind === "error" ? {} : reply.usage);
+  const start = frame("message_start", {
+    message: {
+      id: "msg_fake",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
+  if (reply.kind === "error") {
+    return [
+      start,
+      frame("ping", {}),
+      frame("error", { error: { type: errorType(reply), message: reply.message ?? "error" } }),
+    ];
+  }
+  const frames: Frame[] = [start, frame("ping", {})];
+  reply.blocks.forEach((block, index) => {
+    frames.push(...anthropicBlockFrames(block, index, frame));
+  });
+  frames.push(
+    frame("message_delta", {
+      delta: { stop_reason: ANTHROPIC_STOPS[stopOf(reply)], stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    }),
+    frame("message_stop", {}),
+  );
+  return frames;
+}
+
+function anthropicBlockFrames(
+  block: FakeBlock,
+  index: number,
+  frame: (event: string, data: Record<string, unknown>) => Frame,
+): Frame[] {
+  const delta = (value: Record<string, unknown>) => frame("content_block_delta", { index, delta: value });
+  const stop = frame("content_block_stop", { index });
+  switch (block.type) {
+    case "text":
+      return [
+        frame("content_block_start", { index, content_block: { type: "text", text: "" } }),
+        ...splitText(block.text).map((text) => delta({ type: "text_delta", text })),
+        stop,
+      ];
+    case "thinking":
+      return [
+        frame("content_block_start", {
+          index,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        }),
+        ...splitText(block.text).map((thinking) => delta({ type: "thinking_delta", thinking })),
+        delta({ type: "signature_delta", signature: block.signature }),
+        stop,
+      ];
+    case "tool-call":
+      return [
+        frame("content_block_start", {
+          index,
+          content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+        }),
+        ...splitInTwo(JSON.stringify(block.arguments)).map((partial_json) =>
+          delta({ type: "input_json_delta", partial_json }),
+        ),
+        stop,
+      ];
+  }
+}
+
+function anthropicJson(reply: FakeMessageReply, model: string): unknown {
+  return {
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model,
+    content: reply.blocks.map((block) =>
+      block.type === "text"
+        ? { type: "text", text: block.text }
+        : block.type === "thinking"
+          ? { type: "thinking", thinking: block.text, signature: block.signature }
+          : { type: "tool_use", id: block.id, name: block.name, input: block.arguments },
+    ),
+    stop_reason: ANTHROPIC_STOPS[stopOf(reply)],
+    stop_sequence: null,
+    usage: anthropicUsage(reply.usage),
+  };
+}
+
+const OPENAI_STOPS = {
+  end: "stop",
+  "max-tokens": "length",
+  "tool-use": "tool_calls",
+  refusal: "content_filter",
+};
+
+function openaiUsage(usage: FakeUsage = {}): Record<string, unknown> {
+  const cached = usage.cacheReadTokens ?? 0;
+  const prompt = (usage.inputTokens ?? 10) + cached;
+  const completion = usage.outputTokens ?? 5;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
+}
+
+function openaiFrames(reply: FakeMessageReply, model: string): Frame[] {
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): Frame => ({
+    data: JSON.stringify({
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      created: 0,
+      model,
+      choices,
+      ...extra,
+    }),
+  });
+  const delta = (value: Record<string, unknown>) => chunk([{ index: 0, delta: value, finish_reason: null }]);
+  const frames: Frame[] = [delta({ role: "assistant", content: "" })];
+  let toolIndex = 0;
+  for (const block of reply.blocks) {
+    if (block.type === "text") frames.push(...splitText(block.text).map((content) => delta({ content })));
+    if (block.type === "thinking") {
+      frames.push(...splitText(block.text).map((reasoning_content) => delta({ reasoning_content })));
+    }
+    if (block.type === "tool-call") {
+      const index = toolIndex++;
+      const [first = "", second = ""] = splitInTwo(JSON.stringify(block.arguments));
+      frames.push(
+        delta({
+          tool_calls: [
+            { index, id: block.id, type: "function", function: { name: block.name, arguments: first } },
+          ],
+        }),
+        delta({ tool_calls: [{ index, function: { arguments: second } }] }),
+      );
+    }
+  }
+  frames.push(chunk([{ index: 0, delta: {}, finish_reason: OPENAI_STOPS[stopOf(reply)] }]));
+  frames.push(chunk([], { usage: openaiUsage(reply.usage) }));
+  frames.push({ data: "[DONE]" });
+  return frames;
+}
+
+function openaiJson(reply: FakeMessageReply, model: string): unknown {
+  const text = reply.blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const reasoning = reply.blocks.flatMap((block) => (block.type === "thinking" ? [block.text] : [])).join("");
+  const toolCalls = reply.blocks.flatMap((block) =>
+    block.type === "tool-call"
+      ? [
+          {
+            id: block.id,
+            type: "function",
+            function: { name: block.name, arguments: JSON.stringify(block.arguments) },
+          },
+        ]
+      : [],
+  );
+  const message: Record<string, unknown> = { role: "assistant", content: text.length > 0 ? text : null };
+  if (reasoning.length > 0) message.reasoning_content = reasoning;
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: 0,
+    model,
+    choices: [{ index: 0, message, finish_reason: OPENAI_STOPS[stopOf(reply)] }],
+    usage: openaiUsage(reply.usage),
+  };
+}
