@@ -17,6 +17,9 @@
  * beyond the names of the metadata keys that carry replayable reasoning.
  */
 import type { TurnEvent } from "./events.js";
+import type { ProjectedTurn } from "./projection.js";
+
+export type { ProjectedTurn } from "./projection.js";
 
 /** Metadata key of an Anthropic thinking block's signature on a reasoning `chat_response`. */
 export const ANTHROPIC_SIGNATURE_KEY = "anthropic_thinking_signature";
@@ -24,20 +27,6 @@ export const ANTHROPIC_SIGNATURE_KEY = "anthropic_thinking_signature";
 export const ANTHROPIC_REDACTED_KEY = "anthropic_redacted_thinking";
 /** Content of the synthetic result given to a tool call that was never answered. */
 export const INTERRUPTED_TOOL_RESULT = "Tool call was interrupted.";
-
-/** Where a projected turn came from: a raw turn carried through, or a summary of a run of turns. */
-export type ProjectedTurnOrigin =
-  | { kind: "kept"; turn: number }
-  | { kind: "summary"; from: number; to: number; compactionId: string };
-
-/**
- * One turn of the projected view. Structurally the same as `ProjectedTurn` in
- * `core/projection.ts`; declared here so this module does not depend on projection's internals.
- */
-export interface ProjectedTurn {
-  readonly origin: ProjectedTurnOrigin;
-  readonly events: readonly TurnEvent[];
-}
 
 /** A piece of message content. */
 export type LlmPart =
