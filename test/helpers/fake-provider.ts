@@ -262,6 +262,9 @@ async function streamFrames(
   });
   for (let position = 0; position < frames.length; position++) {
     if (timing.cutAfterEvents !== undefined && position >= timing.cutAfterEvents) {
+      // Let the events already written reach the client, then drop the connection without the
+      // terminating chunk, as a proxy or a crashed server would.
+      await new Promise((resolve) => setTimeout(resolve, 20));
       response.socket?.destroy();
       return;
     }

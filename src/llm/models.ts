@@ -1,0 +1,104 @@
+/**
+ * Model ids and what cxc knows about models without asking a provider.
+ *
+ * A model id is `provider/model`, split at the first `/` (the model part may contain more, as in
+ * `ollama/library/qwen3:8b`). Aliases map a short name to a full id and may chain; cycles are an
+ * error. The static table gives context windows and output limits of current Anthropic and OpenAI
+ * models; config (`providers.<name>.models.<model>.*`) overrides it, and dated snapshots
+ * (`claude-sonnet-4-5-20250929`) match their family by the longest known prefix.
+ */
+import { CxcError } from "../errors.js";
+
+/** A parsed model id. */
+export interface ModelId {
+  readonly provider: string;
+  readonly model: string;
+}
+
+/** What is known about a model's limits. Unknown limits are left out. */
+export interface ModelLimits {
+  readonly contextWindow?: number;
+  readonly maxOutputTokens?: number;
+}
+
+/** Limits as of this writing; providers change them, so config can override every entry. */
+const KNOWN_MODELS: Readonly<Record<string, Readonly<Record<string, ModelLimits>>>> = {
+  anthropic: {
+    "claude-opus-4-6": { contextWindow: 200_000, maxOutputTokens: 128_000 },
+    "claude-sonnet-4-6": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-opus-4-5": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-opus-4-1": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+    "claude-opus-4-0": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+    "claude-opus-4": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+    "claude-sonnet-4-5": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-sonnet-4-0": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-sonnet-4": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-haiku-4-5": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-3-7-sonnet": { contextWindow: 200_000, maxOutputTokens: 64_000 },
+    "claude-3-5-haiku": { contextWindow: 200_000, maxOutputTokens: 8_192 },
+  },
+  openai: {
+    "gpt-5": { contextWindow: 400_000, maxOutputTokens: 128_000 },
+    "gpt-5-mini": { contextWindow: 400_000, maxOutputTokens: 128_000 },
+    "gpt-5-nano": { contextWindow: 400_000, maxOutputTokens: 128_000 },
+    "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+    "gpt-4.1-mini": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+    "gpt-4.1-nano": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+    "gpt-4o": { contextWindow: 128_000, maxOutputTokens: 16_384 },
+    "gpt-4o-mini": { contextWindow: 128_000, maxOutputTokens: 16_384 },
+    o3: { contextWindow: 200_000, maxOutputTokens: 100_000 },
+    "o3-mini": { contextWindow: 200_000, maxOutputTokens: 100_000 },
+    "o4-mini": { contextWindow: 200_000, maxOutputTokens: 100_000 },
+  },
+};
+
+/** The model chosen for a provider when only its key is configured. */
+export const DEFAULT_MODELS = {
+  anthropic: "anthropic/claude-sonnet-4-5",
+  openai: "openai/gpt-5",
+} as const;
+
+/** Splits `provider/model`; anything else is an `unknown-model` error. */
+export function parseModelId(id: string): ModelId {
+  const slash = id.indexOf("/");
+  if (slash <= 0 || slash === id.length - 1) {
+    throw new CxcError("unknown-model", `Model id "${id}" is not of the form provider/model.`, {
+      hint: "use e.g. anthropic/claude-sonnet-4-5, openai/gpt-5 or ollama/qwen3:8b, or define an alias",
+    });
+  }
+  return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
+}
+
+/** Resolves aliases (which may point to aliases) to a full `provider/model` id. */
+export function resolveModelAlias(idOrAlias: string, aliases: Readonly<Record<string, string>>): string {
+  const seen: string[] = [];
+  let current = idOrAlias;
+  while (Object.hasOwn(aliases, current)) {
+    if (seen.includes(current)) {
+      throw new CxcError("invalid-config", `Model aliases form a cycle: ${[...seen, current].join(" → ")}.`);
+    }
+    seen.push(current);
+    current = aliases[current]!;
+  }
+  parseModelId(current);
+  return current;
+}
+
+/**
+ * The limits of a model: the static table (exact name, else the longest known prefix followed by
+ * `-`), overridden field by field by `overrides`.
+ */
+export function lookupModelLimits(id: ModelId, overrides: ModelLimits = {}): ModelLimits {
+  const table = KNOWN_MODELS[id.provider] ?? {};
+  let known = table[id.model];
+  if (known === undefined) {
+    const prefix = Object.keys(table)
+      .filter((name) => id.model.startsWith(`${name}-`))
+      .sort((left, right) => right.length - left.length)[0];
+    known = prefix === undefined ? undefined : table[prefix];
+  }
+  const limits: { contextWindow?: number; maxOutputTokens?: number } = { ...known };
+  if (overrides.contextWindow !== undefined) limits.contextWindow = overrides.contextWindow;
+  if (overrides.maxOutputTokens !== undefined) limits.maxOutputTokens = overrides.maxOutputTokens;
+  return limits;
+}

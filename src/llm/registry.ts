@@ -1,0 +1,240 @@
+/**
+ * From configuration and environment to a ready `LlmClient`.
+ *
+ * Providers are an explicit map from provider type to factory (no registration by import side
+ * effect). Three providers exist without configuration: `anthropic`, `openai` and `ollama`
+ * (OpenAI-compatible at http://localhost:11434/v1). Any other name is configured under
+ * `providers.<name>` with a `type` and usually a `base_url`.
+ *
+ * The environment is passed in as a record, never read here, and API keys only ever travel from
+ * that record into the SDK client; nothing in this module writes them anywhere.
+ */
+import { z } from "zod";
+import { CxcError } from "../errors.js";
+import { createAnthropicClient } from "./anthropic.js";
+import {
+  DEFAULT_MODELS,
+  type ModelId,
+  type ModelLimits,
+  lookupModelLimits,
+  parseModelId,
+  resolveModelAlias,
+} from "./models.js";
+import { createOpenAIClient } from "./openai.js";
+import { type RetryOptions, withRetry } from "./retry.js";
+import type { LlmClient } from "./types.js";
+
+/** The wire APIs cxc speaks. */
+export type ProviderType = "anthropic" | "openai" | "openai-compatible";
+
+/** The environment variables cxc may read, passed in by the shell. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Default base URL of a local Ollama's OpenAI-compatible API. */
+export const OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1";
+
+const ProviderConfigSchema = z.looseObject({
+  type: z.enum(["anthropic", "openai", "openai-compatible"]).optional(),
+  base_url: z.string().min(1).optional(),
+  api_key_env: z.string().min(1).optional(),
+  models: z
+    .record(
+      z.string(),
+      z.looseObject({
+        context_window: z.number().int().positive().optional(),
+        max_output_tokens: z.number().int().positive().optional(),
+      }),
+    )
+    .optional(),
+});
+
+const LlmConfigSchema = z.looseObject({
+  providers: z
+    .looseObject({ aliases: z.record(z.string(), z.string()).optional() })
+    .catchall(z.unknown())
+    .optional(),
+  assistant: z
+    .looseObject({ model: z.looseObject({ id: z.string().min(1).optional() }).optional() })
+    .optional(),
+});
+
+/** Settings for one provider after merging built-in defaults, config and environment. */
+export interface ProviderSettings {
+  readonly name: string;
+  readonly type: ProviderType;
+  readonly baseURL?: string;
+  /** Name of the environment variable holding the key; unset for keyless local servers. */
+  readonly apiKeyEnv?: string;
+}
+
+const BUILT_IN_PROVIDERS: Readonly<Record<string, ProviderSettings & { baseURLEnv?: string }>> = {
+  anthropic: {
+    name: "anthropic",
+    type: "anthropic",
+    apiKeyEnv: "ANTHROPIC_API_KEY",
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+  },
+  openai: { name: "openai", type: "openai", apiKeyEnv: "OPENAI_API_KEY", baseURLEnv: "OPENAI_BASE_URL" },
+  ollama: { name: "ollama", type: "openai-compatible", baseURL: OLLAMA_DEFAULT_BASE_URL },
+};
+
+/** What a factory needs to build a client. */
+export interface ClientSettings {
+  readonly modelId: string;
+  readonly model: string;
+  readonly apiKey?: string;
+  readonly baseURL?: string;
+  readonly maxOutputTokens?: number;
+}
+
+/** One factory per wire API. */
+export const clientFactories = {
+  anthropic: (settings: ClientSettings) =>
+    createAnthropicClient({ ...settings, apiKey: settings.apiKey ?? "" }),
+  openai: (settings: ClientSettings) => createOpenAIClient(settings),
+  "openai-compatible": (settings: ClientSettings) =>
+    createOpenAIClient({ ...settings, maxTokensField: "max_tokens" }),
+} satisfies Record<ProviderType, (settings: ClientSettings) => LlmClient>;
+
+/** The parsed `providers` and `assistant.model` parts of a configuration object. */
+export interface LlmConfig {
+  readonly aliases: Readonly<Record<string, string>>;
+  readonly providers: Readonly<Record<string, z.infer<typeof ProviderConfigSchema>>>;
+  readonly modelId?: string;
+}
+
+/** Reads the keys this module uses from a plain (TOML-shaped) configuration object. */
+export function readLlmConfig(config: unknown): LlmConfig {
+  const parsed = LlmConfigSchema.safeParse(config ?? {});
+  if (!parsed.success) throw invalidConfig(parsed.error.issues[0]);
+  const { aliases = {}, ...rest } = parsed.data.providers ?? {};
+  const providers: Record<string, z.infer<typeof ProviderConfigSchema>> = {};
+  for (const [name, value] of Object.entries(rest)) {
+    const provider = ProviderConfigSchema.safeParse(value);
+    if (!provider.success) throw invalidConfig(provider.error.issues[0], `providers.${name}`);
+    providers[name] = provider.data;
+  }
+  const modelId = parsed.data.assistant?.model?.id;
+  return modelId === undefined ? { aliases, providers } : { aliases, providers, modelId };
+}
+
+function invalidConfig(issue: z.core.$ZodIssue | undefined, prefix?: string): CxcError {
+  const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join(".");
+  return new CxcError(
+    "invalid-config",
+    `Invalid configuration at ${path || "top level"}: ${issue?.message}.`,
+  );
+}
+
+/** The settings of a provider by name; an unknown name is an `unknown-model` error. */
+export function resolveProviderSettings(name: string, config: LlmConfig, env: Environment): ProviderSettings {
+  const builtIn = BUILT_IN_PROVIDERS[name];
+  const configured = config.providers[name];
+  const type = configured?.type ?? builtIn?.type;
+  if (type === undefined) {
+    throw new CxcError("unknown-model", `Unknown provider "${name}".`, {
+      hint: `use anthropic, openai or ollama, or configure providers.${name}.type and providers.${name}.base_url`,
+    });
+  }
+  const envBaseURL = builtIn?.baseURLEnv === undefined ? undefined : env[builtIn.baseURLEnv];
+  const baseURL = configured?.base_url ?? (envBaseURL || undefined) ?? builtIn?.baseURL;
+  const apiKeyEnv = configured?.api_key_env ?? builtIn?.apiKeyEnv;
+  return {
+    name,
+    type,
+    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+  };
+}
+
+/** A resolved model: its full id, parts, limits and provider settings. */
+export interface ResolvedModel extends ModelId, ModelLimits {
+  readonly id: string;
+  readonly settings: ProviderSettings;
+}
+
+/** Resolves an id or alias against the configuration. */
+export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environment): ResolvedModel {
+  const id = resolveModelAlias(idOrAlias, config.aliases);
+  const parsed = parseModelId(id);
+  const settings = resolveProviderSettings(parsed.provider, config, env);
+  const override = config.providers[parsed.provider]?.models?.[parsed.model];
+  const limits = lookupModelLimits(parsed, {
+    ...(override?.context_window === undefined ? {} : { contextWindow: override.context_window }),
+    ...(override?.max_output_tokens === undefined ? {} : { maxOutputTokens: override.max_output_tokens }),
+  });
+  return { id, ...parsed, ...limits, settings };
+}
+
+/** Options of `createLlmClient`. */
+export interface CreateClientOptions {
+  readonly config?: unknown;
+  readonly env: Environment;
+  /** Retry tunables; `false` returns the bare adapter. */
+  readonly retry?: RetryOptions | false;
+}
+
+/** Builds a client for a model id or alias. A missing key is a `provider-auth` error. */
+export function createLlmClient(idOrAlias: string, options: CreateClientOptions): LlmClient {
+  const config = readLlmConfig(options.config);
+  const model = resolveModel(idOrAlias, config, options.env);
+  const apiKey = model.settings.apiKeyEnv === undefined ? undefined : options.env[model.settings.apiKeyEnv];
+  if (model.settings.apiKeyEnv !== undefined && !apiKey) {
+    throw new CxcError("provider-auth", `Missing environment variable ${model.settings.apiKeyEnv}.`, {
+      hint: `export ${model.settings.apiKeyEnv}=… to use ${model.id}`,
+    });
+  }
+  const client = clientFactories[model.settings.type]({
+    modelId: model.id,
+    model: model.model,
+    ...(apiKey ? { apiKey } : {}),
+    ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
+    ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+  });
+  return options.retry === false ? client : withRetry(client, options.retry ?? {});
+}
+
+/** Lists the models of a local Ollama, or undefined when it does not answer in time. */
+export type OllamaProbe = (baseURL: string) => Promise<readonly string[] | undefined>;
+
+/** Options of `selectDefaultModel`. */
+export interface SelectDefaultModelOptions {
+  readonly config?: unknown;
+  readonly env: Environment;
+  /** Defaults to `probeOllama` with a short timeout. */
+  readonly probeOllama?: OllamaProbe;
+}
+
+/**
+ * The model to use when none was asked for: `assistant.model.id` if configured, else the first
+ * available of Anthropic (key present), OpenAI (key present) and a reachable Ollama (its first
+ * model). Otherwise a `no-model-configured` error naming the three ways.
+ */
+export async function selectDefaultModel(options: SelectDefaultModelOptions): Promise<string> {
+  const config = readLlmConfig(options.config);
+  if (config.modelId !== undefined) return resolveModelAlias(config.modelId, config.aliases);
+  const anthropic = resolveProviderSettings("anthropic", config, options.env);
+  if (anthropic.apiKeyEnv && options.env[anthropic.apiKeyEnv]) return DEFAULT_MODELS.anthropic;
+  const openai = resolveProviderSettings("openai", config, options.env);
+  if (openai.apiKeyEnv && options.env[openai.apiKeyEnv]) return DEFAULT_MODELS.openai;
+  const ollama = resolveProviderSettings("ollama", config, options.env);
+  const models = await (options.probeOllama ?? probeOllama)(ollama.baseURL ?? OLLAMA_DEFAULT_BASE_URL);
+  if (models !== undefined && models.length > 0) return `ollama/${models[0]}`;
+  throw new CxcError("no-model-configured", "No model is configured.", {
+    hint: "set ANTHROPIC_API_KEY, set OPENAI_API_KEY, or start Ollama with a pulled model (or set assistant.model.id)",
+  });
+}
+
+/** Asks an OpenAI-compatible server for its models (`GET <base>/models`), giving up after `timeoutMs`. */
+export async function probeOllama(baseURL: string, timeoutMs = 300): Promise<readonly string[] | undefined> {
+  try {
+    const response = await fetch(`${baseURL.replace(/\/+$/, "")}/models`, {
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { data?: { id?: unknown }[] };
+    return (body.data ?? []).flatMap((entry) => (typeof entry.id === "string" ? [entry.id] : []));
+  } catch {
+    return undefined;
+  }
+}

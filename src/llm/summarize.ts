@@ -1,0 +1,125 @@
+/**
+ * Summarizing a range of raw turns with a model, for `summary` compactions.
+ *
+ * The raw turn events go through the same request builder as a normal query (native tool calls
+ * and results, signed reasoning as thinking), never flattened to a transcript. The system prompt
+ * is the rule's instructions or the default below; no tools are offered. A final user message asks
+ * for the summary. The text is accepted only when the response finished normally and is not empty:
+ * partial text from a truncated, refused or failed response is never returned.
+ */
+import type { ChatRequest, TurnEvent } from "../core/events.js";
+import { buildLlmRequest } from "../core/request.js";
+import type { LlmClient, LlmError, LlmUsage } from "./types.js";
+
+/** The default system prompt of the summarizer. */
+export const DEFAULT_SUMMARY_INSTRUCTIONS = [
+  "You are summarizing the conversation above so that it can continue without it.",
+  "Your summary will replace those messages entirely: whoever reads it next will not see the originals,",
+  "so it has to make sense on its own.",
+  "",
+  "Keep, precisely:",
+  "1. every file path, and the code structures (modules, functions, types) that were discussed;",
+  "2. the decisions that were made, and why they were made;",
+  "3. the errors that came up, and how each was fixed (or that it is still open);",
+  "4. where the work stands now, and what the next steps are;",
+  "5. the constraints and requirements that were agreed on.",
+  "",
+  "Be brief where you can and complete where it matters: someone who never saw the original",
+  "messages must be able to pick the conversation up from your summary alone.",
+].join("\n");
+
+/** The request that asks for the summary. */
+export const SUMMARY_REQUEST = "Summarize the conversation above.";
+
+/** Output guard: a summary larger than this fails (jp's `max_response_bytes` default). */
+export const DEFAULT_MAX_SUMMARY_BYTES = 1_048_576;
+
+/** Input of `summarizeWithModel`. */
+export interface SummarizeOptions {
+  /** The raw (unprojected) turns to summarize, in order. */
+  readonly rawTurns: readonly { readonly events: readonly TurnEvent[] }[];
+  /** Replaces the default system prompt. */
+  readonly instructions?: string;
+  /** Focus appended to the request as `Additional context: …` when not blank. */
+  readonly context?: string;
+  /** The model id, for messages. */
+  readonly model: string;
+  readonly maxOutputTokens?: number;
+  readonly maxResponseBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The outcome: the summary text, or why there is none. */
+export type SummarizeResult =
+  | { readonly ok: true; readonly text: string; readonly usage: LlmUsage }
+  | {
+      readonly ok: false;
+      /** jp's reason text, e.g. `the model returned an empty response`. */
+      readonly reason: string;
+      /** `Summarization failed for <model>: <reason>`. */
+      readonly message: string;
+      /** Set when the provider call itself failed. */
+      readonly error?: LlmError;
+    };
+
+/** The final user message, with the optional context. */
+export function buildSummaryRequestText(context?: string): string {
+  const trimmed = context?.trim() ?? "";
+  return trimmed.length === 0 ? SUMMARY_REQUEST : `${SUMMARY_REQUEST}\n\nAdditional context: ${trimmed}`;
+}
+
+/** Asks the client for a summary of the raw turns. Never throws for provider failures. */
+export async function summarizeWithModel(
+  client: LlmClient,
+  options: SummarizeOptions,
+): Promise<SummarizeResult> {
+  const finalRequest: ChatRequest = {
+    type: "chat_request",
+    id: "summary-request",
+    ts: "",
+    content: buildSummaryRequestText(options.context),
+  };
+  const request = buildLlmRequest([...options.rawTurns, { events: [finalRequest] }], {
+    system: options.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS,
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+  });
+  const fail = (reason: string, error?: LlmError): SummarizeResult => ({
+    ok: false,
+    reason,
+    message: `Summarization failed for ${options.model}: ${reason}`,
+    ...(error === undefined ? {} : { error }),
+  });
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_SUMMARY_BYTES;
+  let text = "";
+  for await (const event of client.stream(request, options.signal ? { signal: options.signal } : {})) {
+    if (event.type === "text-delta") {
+      text += event.text;
+      if (limit > 0 && Buffer.byteLength(text, "utf8") > limit) {
+        return fail(`the summary exceeded the output limit of ${limit} bytes`);
+      }
+    } else if (event.type === "error") {
+      return fail(event.error.message, event.error);
+    } else if (event.type === "message-end") {
+      const reason = rejectionReason(event.finishReason, event.providerReason, text);
+      return reason === undefined ? { ok: true, text, usage: event.usage } : fail(reason);
+    }
+  }
+  return fail("the model returned an empty response");
+}
+
+function rejectionReason(
+  finishReason: string,
+  providerReason: string | undefined,
+  text: string,
+): string | undefined {
+  switch (finishReason) {
+    case "stop":
+      return text.length === 0 ? "the model returned an empty response" : undefined;
+    case "length":
+      return "the model hit its max output token limit, so any summary it produced would be truncated";
+    case "refusal":
+      return "the model declined to summarize this conversation";
+    default:
+      return `the model stopped early (${providerReason ?? finishReason}), so any summary it produced is incomplete`;
+  }
+}

@@ -1,0 +1,111 @@
+/** Error classification: each HTTP failure, through both real SDKs, and thrown values directly. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAnthropicClient } from "../../src/llm/anthropic.js";
+import { classifyLlmError } from "../../src/llm/errors.js";
+import { createOpenAIClient } from "../../src/llm/openai.js";
+import type { LlmClient, LlmError } from "../../src/llm/types.js";
+import {
+  contextOverflowReply,
+  errorReply,
+  type FakeErrorReply,
+  type FakeProvider,
+  startFakeProvider,
+} from "../helpers/fake-provider.js";
+import { collectEvents, terminalEvents, userRequest } from "./stream-helpers.js";
+
+let provider: FakeProvider;
+const clients: Record<string, LlmClient> = {};
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+  clients.anthropic = createAnthropicClient({
+    modelId: "anthropic/m",
+    model: "m",
+    apiKey: "k",
+    baseURL: provider.anthropicBaseURL,
+  });
+  clients.openai = createOpenAIClient({
+    modelId: "openai/m",
+    model: "m",
+    apiKey: "k",
+    baseURL: provider.openaiBaseURL,
+  });
+});
+afterAll(() => provider.close());
+
+const CASES: [string, FakeErrorReply, Partial<LlmError>][] = [
+  ["401", errorReply(401), { kind: "auth", retryable: false, status: 401 }],
+  ["403", errorReply(403), { kind: "auth", retryable: false, status: 403 }],
+  [
+    "429",
+    errorReply(429, { retryAfterSeconds: 7 }),
+    { kind: "rate-limit", retryable: true, retryAfterMs: 7000 },
+  ],
+  ["529", errorReply(529), { kind: "overloaded", retryable: true, status: 529 }],
+  ["500", errorReply(500), { kind: "other", retryable: true, status: 500 }],
+  ["400 context", contextOverflowReply(), { kind: "context-overflow", retryable: false, status: 400 }],
+  [
+    "400",
+    errorReply(400, { message: "messages: field required" }),
+    { kind: "invalid-request", retryable: false },
+  ],
+];
+
+describe("error classification through the SDKs", () => {
+  for (const protocol of ["anthropic", "openai"]) {
+    for (const [name, reply, expected] of CASES) {
+      it(`${protocol}: ${name}`, async () => {
+        provider.enqueue(reply);
+        const events = await collectEvents(clients[protocol]!.stream(userRequest("hi")));
+        expect(events).toHaveLength(1);
+        expect(terminalEvents(events)[0]).toMatchObject({ type: "error", error: expected });
+      });
+    }
+  }
+
+  it("a refused connection is a retryable network error", async () => {
+    const closed = await startFakeProvider();
+    const baseURL = closed.anthropicBaseURL;
+    await closed.close();
+    const client = createAnthropicClient({ modelId: "anthropic/m", model: "m", apiKey: "k", baseURL });
+    const events = await collectEvents(client.stream(userRequest("hi")));
+    expect(events).toEqual([
+      { type: "error", error: expect.objectContaining({ kind: "network", retryable: true }) },
+    ]);
+  });
+});
+
+describe("classifyLlmError", () => {
+  it("reads retry-after-ms and HTTP-date retry-after", () => {
+    const headers = new Headers({ "retry-after-ms": "1500" });
+    expect(classifyLlmError({ status: 429, headers, message: "x" })).toMatchObject({ retryAfterMs: 1500 });
+    const dated = new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:10 GMT" });
+    expect(classifyLlmError({ status: 429, headers: dated }, undefined, Date.UTC(2026, 0, 1))).toMatchObject({
+      retryAfterMs: 10_000,
+    });
+  });
+
+  it("treats an aborted signal as aborted whatever was thrown", () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(classifyLlmError(new Error("boom"), controller.signal)).toMatchObject({
+      kind: "aborted",
+      retryable: false,
+    });
+  });
+
+  it("classifies a mid-stream provider error body by its type", () => {
+    const thrown = Object.assign(new Error("Overloaded"), {
+      error: { type: "error", error: { type: "overloaded_error" } },
+    });
+    expect(classifyLlmError(thrown)).toMatchObject({ kind: "overloaded", retryable: true });
+    expect(classifyLlmError(new TypeError("terminated"))).toMatchObject({ kind: "network", retryable: true });
+    expect(classifyLlmError("weird")).toMatchObject({ kind: "other", retryable: false });
+  });
+
+  it("never puts the key into the message", async () => {
+    provider.enqueue(errorReply(401, { message: "invalid x-api-key" }));
+    const events = await collectEvents(clients.anthropic!.stream(userRequest("hi")));
+    expect(JSON.stringify(events)).not.toContain('"k"');
+  });
+});
