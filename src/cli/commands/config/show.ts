@@ -1,0 +1,31 @@
+/**
+ * `cxc config show`: the effective configuration, one leaf per line with where it came from (a
+ * file path, `-c`, `env CXC_…`, or `default`). With `--format json`: `{config, leaves, files}`.
+ */
+import type { Command } from "commander";
+import { CliContext } from "../../context.js";
+
+export function registerConfigShow(config: Command): void {
+  config
+    .command("show")
+    .description("print the effective configuration and where each value came from")
+    .action(async (_options: unknown, command: Command) => {
+      const context = CliContext.from(command);
+      const format = context.format();
+      const { loadConfig } = await import("../../../store/config.js");
+      const { listConfigLeaves } = await import("../../../core/config.js");
+      const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+      for (const warning of effective.warnings) context.warn(warning);
+      const leaves = listConfigLeaves(effective);
+      if (format === "json") {
+        context.outJson({ config: effective.values, leaves, files: effective.files });
+        return;
+      }
+      const width = Math.min(48, Math.max(0, ...leaves.map((leaf) => leaf.key.length)));
+      const lines = leaves.map(
+        (leaf) => `${leaf.key.padEnd(width)} = ${JSON.stringify(leaf.value)}  # ${leaf.origin}`,
+      );
+      // Values come from files and the environment the user controls, but may hold anything.
+      context.outUntrusted(lines.join("\n"));
+    });
+}

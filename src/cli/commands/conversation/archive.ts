@@ -1,0 +1,32 @@
+/**
+ * `cxc conversation archive [ID]`: moves a conversation to the archive (out of `ls` and `grep`;
+ * nothing is deleted). Archiving the active conversation leaves the session with none active.
+ */
+import type { Command } from "commander";
+import { CliContext } from "../../context.js";
+
+export function registerArchive(conversation: Command): void {
+  conversation
+    .command("archive")
+    .description("move a conversation to the archive (default: the active one)")
+    .argument("[ID]", "conversation id or unique prefix")
+    .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
+      const context = CliContext.from(command);
+      context.format();
+      const id = context.store.resolveTarget(idArgument);
+      const alreadyArchived = context.store.locate(id)?.archived ?? false;
+      if (!alreadyArchived) await context.store.archive(id);
+      const wasActive = context.store.active() === id;
+      if (wasActive && !alreadyArchived) {
+        context.store.setActive(undefined);
+        context.info("It was the active conversation; no conversation is active now.");
+      }
+      if (context.json) {
+        context.outJson({ id, archived: true, changed: !alreadyArchived, was_active: wasActive });
+        return;
+      }
+      context.out(
+        alreadyArchived ? `Conversation ${id} is already archived.` : `Archived conversation ${id}.`,
+      );
+    });
+}

@@ -1,0 +1,55 @@
+/**
+ * `cxc conversation fork [ID] [--first N|--last N]`: a new conversation holding the selected turns
+ * of another (all of them by default), with new event ids, titled "Fork of <title>", recording
+ * `forked_from` in its metadata, and made active. The source is only read.
+ */
+import type { Command } from "commander";
+import { CliContext } from "../../context.js";
+
+interface ForkOptions {
+  readonly first?: string;
+  readonly last?: string;
+}
+
+export function registerFork(conversation: Command): void {
+  conversation
+    .command("fork")
+    .description("copy a conversation (or its first/last N turns) into a new active one")
+    .argument("[ID]", "conversation id or unique prefix (default: the active one)")
+    .option("--first <N>", "keep only the first N turns")
+    .option("--last <N>", "keep only the last N turns")
+    .action(async (idArgument: string | undefined, options: ForkOptions, command: Command) => {
+      const context = CliContext.from(command);
+      context.format();
+      const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
+      const { copyEventsForFork } = await import("../../render/fork-events.js");
+      const { countTurns } = await import("../../../core/turns.js");
+      const { newEventId } = await import("../../../store/ids.js");
+      const selection = parseTurnSelection(options);
+      const sourceId = context.store.resolveTarget(idArgument);
+      const source = context.store.load(sourceId);
+      for (const warning of source.warnings) context.warn(warning);
+      const resolved = resolveTurnSelection(selection, countTurns(source.events));
+      const forked = copyEventsForFork(source.events, resolved, () => newEventId());
+      const title = `Fork of ${source.meta.title ?? sourceId}`;
+      const meta = context.store.create({ title, events: forked.events, extra: { forked_from: sourceId } });
+      context.store.setActive(meta.id);
+      if (forked.droppedCompactions > 0) {
+        context.info(
+          `${forked.droppedCompactions} compaction(s) of ${sourceId} reach turns the fork leaves out and were not copied.`,
+        );
+      }
+      if (context.json) {
+        context.outJson({
+          id: meta.id,
+          title,
+          forked_from: sourceId,
+          turns: meta.turn_count ?? 0,
+          events: meta.event_count ?? 0,
+          dropped_compactions: forked.droppedCompactions,
+        });
+        return;
+      }
+      context.out(`Forked ${sourceId} into ${meta.id} (${meta.turn_count ?? 0} turns); it is now active.`);
+    });
+}

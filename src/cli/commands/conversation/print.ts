@@ -1,0 +1,75 @@
+/**
+ * `cxc conversation print [ID] [--first N|--last N|--turn A..B]`: the raw transcript, turns
+ * numbered from 1, in text (sanitized) or JSON (stored event shapes).
+ *
+ * The handler is three steps so other views slot in: select turns (raw numbers, before any
+ * projection), build `TranscriptTurn` blocks (`buildRawTranscript` here; a projected view builds
+ * its own blocks with headers like `turns 2–5 (summary)`), then render them.
+ */
+import type { Command } from "commander";
+import { CliContext } from "../../context.js";
+import type { TranscriptTurn } from "../../render/transcript.js";
+import type { TurnSelectionOptions } from "../../render/turn-selection.js";
+
+export function registerPrint(conversation: Command): void {
+  conversation
+    .command("print")
+    .description("print a conversation's transcript (default: the active one)")
+    .argument("[ID]", "conversation id or unique prefix")
+    .option("--first <N>", "only the first N turns")
+    .option("--last <N>", "only the last N turns")
+    .option("--turn <N|A..B>", "only turn N, or turns A to B (1-based, inclusive; A.. and ..B are open)")
+    .action(async (idArgument: string | undefined, options: TurnSelectionOptions, command: Command) => {
+      const context = CliContext.from(command);
+      const format = context.format(["text", "json"]);
+      const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
+      const { buildRawTranscript } = await import("../../render/transcript.js");
+      const { countTurns } = await import("../../../core/turns.js");
+      // Parse before touching the store, so a bad flag is reported even without a conversation.
+      const selection = parseTurnSelection(options);
+      const id = context.store.resolveTarget(idArgument);
+      const conversation = context.store.load(id);
+      for (const warning of conversation.warnings) context.warn(warning);
+      const turnCount = countTurns(conversation.events);
+      const resolved = resolveTurnSelection(selection, turnCount);
+      const turns = buildRawTranscript(conversation.events, resolved);
+      await writeTranscript(context, format, {
+        id,
+        title: conversation.meta.title ?? null,
+        turnCount,
+        turns,
+      });
+    });
+}
+
+/** What `writeTranscript` prints. */
+export interface PrintableTranscript {
+  readonly id: string;
+  readonly title: string | null;
+  readonly turnCount: number;
+  readonly turns: readonly TranscriptTurn[];
+}
+
+/** Writes a transcript in the chosen format: sanitized text, or one JSON document. */
+export async function writeTranscript(
+  context: CliContext,
+  format: "text" | "json",
+  transcript: PrintableTranscript,
+): Promise<void> {
+  const { renderTranscriptText, transcriptToJson } = await import("../../render/transcript.js");
+  if (format === "json") {
+    context.outJson({
+      id: transcript.id,
+      title: transcript.title,
+      turn_count: transcript.turnCount,
+      turns: transcriptToJson(transcript.turns),
+    });
+    return;
+  }
+  if (transcript.turns.length === 0) {
+    context.info(transcript.turnCount === 0 ? "The conversation has no turns yet." : "No turns selected.");
+    return;
+  }
+  // Already sanitized by the renderer; headers are cxc's own text.
+  process.stdout.write(renderTranscriptText(transcript.turns));
+}

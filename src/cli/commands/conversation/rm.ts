@@ -1,0 +1,52 @@
+/**
+ * `cxc conversation rm ID... [-y]`: deletes conversations for good (live or archived).
+ *
+ * Every id is resolved before anything is removed, so one bad id removes nothing. Without `-y` it
+ * asks at a terminal; without a terminal it refuses (exit 2) rather than guess. Declining removes
+ * nothing and exits 1.
+ */
+import type { Command } from "commander";
+import { CxcError } from "../../../errors.js";
+import { CliContext } from "../../context.js";
+
+export function registerRemove(conversation: Command): void {
+  conversation
+    .command("rm")
+    .alias("remove")
+    .description("delete conversations permanently")
+    .argument("<ID...>", "conversation ids or unique prefixes")
+    .option("-y, --yes", "do not ask for confirmation")
+    .action(async (idArguments: string[], options: { yes?: boolean }, command: Command) => {
+      const context = CliContext.from(command);
+      context.format();
+      const ids = [...new Set(idArguments.map((argument) => context.store.resolveId(argument)))];
+      if (!options.yes) {
+        if (!context.stdinIsTerminal || !process.stderr.isTTY) {
+          throw new CxcError("usage", `refusing to delete ${describe(ids)} without confirmation`, {
+            hint: "pass -y (--yes) to delete without asking",
+          });
+        }
+        const { confirm } = await import("@inquirer/prompts");
+        const confirmed = await confirm(
+          { message: `Delete ${describe(ids)} permanently?`, default: false },
+          { output: process.stderr },
+        );
+        if (!confirmed) {
+          context.info("Nothing deleted.");
+          // Declining is not an error, but scripts should be able to tell it from success.
+          process.exitCode = 1;
+          return;
+        }
+      }
+      for (const id of ids) await context.store.remove(id);
+      if (context.json) {
+        context.outJson({ removed: ids });
+        return;
+      }
+      context.out(`Deleted ${describe(ids)}.`);
+    });
+}
+
+function describe(ids: readonly string[]): string {
+  return ids.length === 1 ? `conversation ${ids[0]}` : `${ids.length} conversations (${ids.join(", ")})`;
+}

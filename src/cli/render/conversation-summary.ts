@@ -1,0 +1,46 @@
+/**
+ * Small shared views of conversation metadata for listings and details: the title as shown, the
+ * pinned flag, and the stable JSON shape of one listed conversation.
+ */
+import { sanitizeTerminalText } from "../../core/sanitize.js";
+import type { ConversationMeta } from "../../store/meta.js";
+
+/** The title for text output (sanitized), or a placeholder. */
+export function displayTitle(meta: ConversationMeta): string {
+  return meta.title ? sanitizeTerminalText(meta.title).replace(/\s+/g, " ").trim() : "(untitled)";
+}
+
+export function isPinned(meta: ConversationMeta): boolean {
+  return typeof meta.pinned_at === "string";
+}
+
+/** The JSON object for one conversation in `ls` (stable snake_case keys). */
+export function listedConversationJson(
+  meta: ConversationMeta,
+  flags: { readonly archived: boolean; readonly active: boolean },
+): Record<string, unknown> {
+  return {
+    id: meta.id,
+    title: meta.title ?? null,
+    turns: meta.turn_count ?? 0,
+    events: meta.event_count ?? 0,
+    created_at: meta.created_at,
+    updated_at: meta.updated_at,
+    pinned: isPinned(meta),
+    pinned_at: meta.pinned_at ?? null,
+    archived: flags.archived,
+    active: flags.active,
+  };
+}
+
+/** Pinned first (most recently pinned first), then most recently updated first. */
+export function compareForListing(left: ConversationMeta, right: ConversationMeta): number {
+  const leftPinned = left.pinned_at ?? "";
+  const rightPinned = right.pinned_at ?? "";
+  if (leftPinned !== rightPinned) {
+    if (leftPinned === "" || rightPinned === "") return leftPinned === "" ? 1 : -1;
+    return leftPinned < rightPinned ? 1 : -1;
+  }
+  if (left.updated_at !== right.updated_at) return left.updated_at < right.updated_at ? 1 : -1;
+  return left.id < right.id ? 1 : left.id > right.id ? -1 : 0;
+}

@@ -1,0 +1,120 @@
+/**
+ * The turn selectors shared by `print` and `fork` (and, later, `compact`): `--first N`,
+ * `--last N` and `--turn N|A..B|A..|..B|..`. Turn numbers are 1-based on the command line and
+ * 0-based in storage; ranges are inclusive. Out-of-range `--turn` endpoints are an error, never
+ * clamped (jp's rule): `turn 100 out of range (conversation has 5 turns)`.
+ */
+import { CxcError } from "../../errors.js";
+
+/** A parsed selector. `range` endpoints are 1-based and inclusive; a missing end is open. */
+export type TurnSelection =
+  | { readonly kind: "all" }
+  | { readonly kind: "first"; readonly count: number }
+  | { readonly kind: "last"; readonly count: number }
+  | { readonly kind: "range"; readonly from?: number; readonly to?: number };
+
+/** The raw option values as commander hands them over. */
+export interface TurnSelectionOptions {
+  readonly first?: string;
+  readonly last?: string;
+  readonly turn?: string;
+}
+
+/** Selected turns as 0-based indices, `start` inclusive and `end` exclusive. */
+export interface ResolvedTurns {
+  readonly start: number;
+  readonly end: number;
+}
+
+const RANGE_HINT = "use --turn N, --turn A..B, --turn A.. or --turn ..B (1-based, inclusive)";
+
+/** Parses the selector flags; more than one of them is a usage error. */
+export function parseTurnSelection(options: TurnSelectionOptions): TurnSelection {
+  const given = (["first", "last", "turn"] as const).filter((name) => options[name] !== undefined);
+  if (given.length > 1) {
+    throw new CxcError("usage", `--${given[0]} and --${given[1]} cannot be used together`, {
+      hint: "pick one of --first, --last or --turn",
+    });
+  }
+  if (options.first !== undefined) return { kind: "first", count: parseCount("--first", options.first) };
+  if (options.last !== undefined) return { kind: "last", count: parseCount("--last", options.last) };
+  if (options.turn !== undefined) return parseTurnRange(options.turn);
+  return { kind: "all" };
+}
+
+function parseCount(flag: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) {
+    throw new CxcError(
+      "invalid-range",
+      `invalid ${flag} value '${text}' (expected a whole number of turns)`,
+      {
+        hint: `e.g. ${flag} 3`,
+      },
+    );
+  }
+  return Number(text.trim());
+}
+
+/** `N`, `A..B`, `A..`, `..B` or `..`. */
+export function parseTurnRange(text: string): TurnSelection {
+  const trimmed = text.trim();
+  const separator = trimmed.indexOf("..");
+  if (separator < 0) {
+    const turn = parseTurnNumber(trimmed);
+    return { kind: "range", from: turn, to: turn };
+  }
+  const fromText = trimmed.slice(0, separator);
+  const toText = trimmed.slice(separator + 2);
+  const from = fromText === "" ? undefined : parseTurnNumber(fromText);
+  const to = toText === "" ? undefined : parseTurnNumber(toText);
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new CxcError("invalid-range", `invalid turn range ${trimmed} (the start is after the end)`, {
+      hint: RANGE_HINT,
+    });
+  }
+  return {
+    kind: "range",
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  };
+}
+
+function parseTurnNumber(text: string): number {
+  if (!/^\d+$/.test(text)) {
+    throw new CxcError("invalid-range", `invalid turn number '${text}'`, { hint: RANGE_HINT });
+  }
+  const value = Number(text);
+  if (value === 0) {
+    throw new CxcError("invalid-range", "turn numbers are 1-based; 0 is not a valid turn", {
+      hint: RANGE_HINT,
+    });
+  }
+  return value;
+}
+
+/** Resolves a selection against a conversation with `turnCount` turns. */
+export function resolveTurnSelection(selection: TurnSelection, turnCount: number): ResolvedTurns {
+  switch (selection.kind) {
+    case "all":
+      return { start: 0, end: turnCount };
+    case "first":
+      return { start: 0, end: Math.min(selection.count, turnCount) };
+    case "last":
+      return { start: Math.max(0, turnCount - selection.count), end: turnCount };
+    case "range": {
+      for (const endpoint of [selection.from, selection.to]) {
+        if (endpoint !== undefined && endpoint > turnCount) {
+          throw new CxcError(
+            "invalid-range",
+            `turn ${endpoint} out of range (conversation has ${turnCount} turn${turnCount === 1 ? "" : "s"})`,
+            {
+              hint:
+                turnCount === 0 ? "the conversation has no turns yet" : `turns are numbered 1..${turnCount}`,
+            },
+          );
+        }
+      }
+      return { start: (selection.from ?? 1) - 1, end: selection.to ?? turnCount };
+    }
+  }
+}
