@@ -11,12 +11,13 @@ import { basename, dirname, join } from "node:path";
 
 let temporaryCounter = 0;
 
-export function writeFileAtomic(path: string, content: string): void {
+/** Replaces `path` with `content` (text is written as UTF-8; bytes are written exactly). */
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   temporaryCounter += 1;
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
   const descriptor = openSync(temporary, "w", 0o644);
   try {
-    writeAll(descriptor, Buffer.from(content, "utf8"));
+    writeAll(descriptor, typeof content === "string" ? Buffer.from(content, "utf8") : content);
     fsyncSync(descriptor);
   } finally {
     closeSync(descriptor);
@@ -56,7 +57,7 @@ export function syncDirectory(path: string): void {
   }
 }
 
-function writeAll(descriptor: number, buffer: Buffer): void {
+function writeAll(descriptor: number, buffer: Uint8Array): void {
   let offset = 0;
   while (offset < buffer.length) offset += writeSync(descriptor, buffer, offset, buffer.length - offset);
 }

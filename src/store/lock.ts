@@ -5,9 +5,21 @@
  * command, time). A second writer polls until a deadline and then fails naming the holder. A lock
  * whose process is gone (same host, pid not alive) is stale and recovered. Stealing a stale lock is
  * itself serialised by a short-lived `<id>.lock.steal` file, so two processes recovering the same
- * stale lock cannot delete each other's fresh one. See docs/decisions/002-lock-files.md.
+ * stale lock cannot delete each other's fresh one. A lock file is born complete (written beside it,
+ * then hard-linked into place), so a holder killed at any moment leaves a lock naming a dead pid,
+ * never an empty file nobody can attribute. See docs/decisions/002-lock-files.md.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { CxcError } from "../errors.js";
@@ -35,6 +47,10 @@ export interface HeldLock {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const STEAL_FILE_STALE_MS = 5_000;
+/** An unreadable lock file older than this is debris (from an older cxc or a crash), not a lock. */
+const UNREADABLE_LOCK_STALE_MS = 5_000;
+
+let temporaryCounter = 0;
 
 export function defaultLockTimeout(env: Readonly<Record<string, string | undefined>>): number {
   const value = Number(env.CXC_LOCK_TIMEOUT_MS);
@@ -51,10 +67,10 @@ export async function acquireLock(root: string, id: string, options: LockOptions
   for (;;) {
     if (tryCreate(path, options.command)) return heldLock(path);
     const holder = readHolder(path);
-    if (holder && isStale(holder)) {
-      recoverStale(path, holder);
-      continue;
-    }
+    // When another process is recovering the same stale lock, fall through and wait a poll
+    // interval instead of spinning (and keep honouring the deadline).
+    if (holder && isStale(holder) && recoverStale(path, holder)) continue;
+    if (!holder && recoverUnreadable(path)) continue;
     if (Date.now() >= deadline) throw lockTimeout(id, path, holder);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
@@ -81,6 +97,34 @@ export function lockHolder(root: string, id: string): LockHolder | undefined {
 }
 
 function tryCreate(path: string, command: string): boolean {
+  const holder: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    command,
+    acquired_at: new Date().toISOString(),
+  };
+  const content = `${JSON.stringify(holder)}\n`;
+  temporaryCounter += 1;
+  const temporary = `${path}.${process.pid}.${temporaryCounter}.tmp`;
+  writeFileSync(temporary, content, { mode: 0o644 });
+  try {
+    // link() fails with EEXIST when the lock is taken, like O_EXCL, but the lock appears with its
+    // content already in it: no window in which a crash leaves an empty, unattributable lock.
+    linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    // Filesystems without hard links: fall back to O_EXCL and write the holder right after.
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS")
+      return createExclusive(path, content);
+    throw error;
+  } finally {
+    removeQuietly(temporary);
+  }
+}
+
+function createExclusive(path: string, content: string): boolean {
   let descriptor: number;
   try {
     descriptor = openSync(path, "wx", 0o644);
@@ -88,18 +132,20 @@ function tryCreate(path: string, command: string): boolean {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
   }
-  const holder: LockHolder = {
-    pid: process.pid,
-    host: hostname(),
-    command,
-    acquired_at: new Date().toISOString(),
-  };
   try {
-    writeSync(descriptor, `${JSON.stringify(holder)}\n`);
+    writeSync(descriptor, content);
   } finally {
     closeSync(descriptor);
   }
   return true;
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
 }
 
 function heldLock(path: string): HeldLock {
@@ -127,7 +173,7 @@ function readHolder(path: string): LockHolder | undefined {
       acquired_at: String(parsed.acquired_at ?? ""),
     };
   } catch {
-    // Missing (released meanwhile) or half-written by a holder that is writing it right now.
+    // Missing (released meanwhile), or half-written by the O_EXCL fallback or an older cxc.
     return undefined;
   }
 }
@@ -143,7 +189,34 @@ function isStale(holder: LockHolder): boolean {
   }
 }
 
-function recoverStale(path: string, holder: LockHolder): void {
+/** Removes a stale lock under the steal guard; false when another process is already at it. */
+function recoverStale(path: string, holder: LockHolder): boolean {
+  return withStealGuard(path, () => {
+    const current = readHolder(path);
+    if (current && current.pid === holder.pid && current.acquired_at === holder.acquired_at)
+      removeQuietly(path);
+  });
+}
+
+/**
+ * Removes a lock file that has stayed unreadable (empty or not JSON) for a while: debris of a
+ * crash in an older cxc, or of the O_EXCL fallback, that would otherwise block writers forever.
+ */
+function recoverUnreadable(path: string): boolean {
+  let first: ReturnType<typeof statSync>;
+  try {
+    first = statSync(path);
+  } catch {
+    return true; // Released meanwhile: try again at once.
+  }
+  if (Date.now() - first.mtimeMs <= UNREADABLE_LOCK_STALE_MS) return false;
+  return withStealGuard(path, () => {
+    const current = statSync(path, { throwIfNoEntry: false });
+    if (current && current.ino === first.ino && readHolder(path) === undefined) removeQuietly(path);
+  });
+}
+
+function withStealGuard(path: string, action: () => void): boolean {
   const stealPath = `${path}.steal`;
   try {
     if (Date.now() - statSync(stealPath).mtimeMs > STEAL_FILE_STALE_MS) unlinkSync(stealPath);
@@ -154,15 +227,15 @@ function recoverStale(path: string, holder: LockHolder): void {
   try {
     descriptor = openSync(stealPath, "wx");
   } catch {
-    return; // Someone else is recovering it; the caller polls again.
+    return false; // Someone else is recovering it; the caller polls again.
   }
   closeSync(descriptor);
   try {
-    const current = readHolder(path);
-    if (current && current.pid === holder.pid && current.acquired_at === holder.acquired_at) unlinkSync(path);
+    action();
   } finally {
-    unlinkSync(stealPath);
+    removeQuietly(stealPath);
   }
+  return true;
 }
 
 function lockTimeout(id: string, path: string, holder: LockHolder | undefined): CxcError {

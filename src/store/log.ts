@@ -166,7 +166,8 @@ export function setAsideTornTail(path: string): string | undefined {
       sidePath = `${path}.torn-${counter}`;
       if (!existsSync(sidePath)) break;
     }
-    writeFileAtomic(sidePath, whole.subarray(cut).toString("utf8"));
+    // The raw bytes, not decoded text: a tail cut inside a multi-byte character must be kept exactly.
+    writeFileAtomic(sidePath, whole.subarray(cut));
     ftruncateSync(descriptor, cut);
     return sidePath;
   } finally {

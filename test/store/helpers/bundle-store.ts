@@ -1,0 +1,49 @@
+/**
+ * Builds the store (from the TypeScript sources) into one self-contained ES module in a temporary
+ * directory, so child processes in the crash and concurrency tests run the real store code.
+ *
+ * Why not dist/: tsup.config.ts has a single entry (the CLI) with code splitting, so the store only
+ * exists there as hash-named chunks that no stable path reaches. tsup's API with an extra entry
+ * gives the same esbuild output without touching the shared build config.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "tsup";
+
+export const PROJECT_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+
+/** The writer child script; see its header for the modes it understands. */
+export const WRITER_SCRIPT = join(PROJECT_ROOT, "test", "helpers", "writer-process.mjs");
+
+/** A built store module on disk. */
+export interface StoreBundle {
+  /** Absolute path of the module exporting the store API (see store-entry.ts). */
+  readonly modulePath: string;
+  remove(): void;
+}
+
+/** Bundles test/store/helpers/store-entry.ts with all its dependencies into a temporary directory. */
+export async function bundleStore(): Promise<StoreBundle> {
+  const outDir = mkdtempSync(join(tmpdir(), "cxc-store-bundle-"));
+  await build({
+    entry: { "store-entry": join(PROJECT_ROOT, "test", "store", "helpers", "store-entry.ts") },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    outExtension: () => ({ js: ".mjs" }),
+    noExternal: [/.*/],
+    splitting: false,
+    sourcemap: false,
+    dts: false,
+    clean: false,
+    silent: true,
+    config: false,
+  });
+  return {
+    modulePath: join(outDir, "store-entry.mjs"),
+    remove: () => rmSync(outDir, { recursive: true, force: true }),
+  };
+}
