@@ -166,7 +166,7 @@ function markCacheBreakpoint(messages: MessageParam[]): void {
 export interface AnthropicClientSettings extends AnthropicRequestOptions {
   /** Full model id, `anthropic/<model>` (or an alias's target). */
   readonly modelId: string;
-  /** The provider's model name, e.g. `claude-sonnet-4-5`. */
+  /** The provider's model name, e.g. `claude-sonnet-4-6`. */
   readonly model: string;
   readonly apiKey: string;
   readonly baseURL?: string;

@@ -54,7 +54,7 @@ const KNOWN_MODELS: Readonly<Record<string, Readonly<Record<string, ModelLimits>
 
 /** The model chosen for a provider when only its key is configured. */
 export const DEFAULT_MODELS = {
-  anthropic: "anthropic/claude-sonnet-4-5",
+  anthropic: "anthropic/claude-sonnet-4-6",
   openai: "openai/gpt-5",
 } as const;
 
@@ -63,7 +63,7 @@ export function parseModelId(id: string): ModelId {
   const slash = id.indexOf("/");
   if (slash <= 0 || slash === id.length - 1) {
     throw new CxcError("unknown-model", `Model id "${id}" is not of the form provider/model.`, {
-      hint: "use e.g. anthropic/claude-sonnet-4-5, openai/gpt-5 or ollama/qwen3:8b, or define an alias",
+      hint: "use e.g. anthropic/claude-sonnet-4-6, openai/gpt-5 or ollama/qwen3:8b, or define an alias",
     });
   }
   return { provider: id.slice(0, slash), model: id.slice(slash + 1) };

@@ -77,7 +77,7 @@ function asFileContent(value: unknown): string {
 describe("wire requests per compaction policy", () => {
   for (const policy of Object.keys(POLICIES)) {
     it(`anthropic: ${policy}`, async () => {
-      const body = toAnthropicRequest(requestFor(policy), "claude-sonnet-4-5");
+      const body = toAnthropicRequest(requestFor(policy), "claude-sonnet-4-6");
       await expect(asFileContent(body)).toMatchFileSnapshot(
         `../../fixtures/requests/anthropic/${policy}.json`,
       );

@@ -1,0 +1,163 @@
+/** Model ids, aliases, limits, provider settings, client creation and default model selection. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CxcError } from "../../src/errors.js";
+import { lookupModelLimits, parseModelId, resolveModelAlias } from "../../src/llm/models.js";
+import {
+  createLlmClient,
+  OLLAMA_DEFAULT_BASE_URL,
+  probeOllama,
+  readLlmConfig,
+  resolveModel,
+  selectDefaultModel,
+} from "../../src/llm/registry.js";
+import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { collectEvents, textOf, userRequest } from "./stream-helpers.js";
+
+function codeOf(action: () => unknown): string | undefined {
+  try {
+    action();
+  } catch (error) {
+    return CxcError.isInstance(error) ? error.code : "not-a-cxc-error";
+  }
+  return undefined;
+}
+
+async function rejectionCode(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return CxcError.isInstance(error) ? error.code : "not-a-cxc-error";
+  }
+  return undefined;
+}
+
+describe("model ids and aliases", () => {
+  it("splits at the first slash", () => {
+    expect(parseModelId("ollama/library/qwen3:8b")).toEqual({
+      provider: "ollama",
+      model: "library/qwen3:8b",
+    });
+    expect(codeOf(() => parseModelId("claude"))).toBe("unknown-model");
+    expect(codeOf(() => parseModelId("anthropic/"))).toBe("unknown-model");
+  });
+
+  it("follows alias chains and rejects cycles", () => {
+    const aliases = { fast: "quick", quick: "anthropic/claude-haiku-4-5", a: "b", b: "a" };
+    expect(resolveModelAlias("fast", aliases)).toBe("anthropic/claude-haiku-4-5");
+    expect(resolveModelAlias("openai/gpt-5", aliases)).toBe("openai/gpt-5");
+    expect(codeOf(() => resolveModelAlias("a", aliases))).toBe("invalid-config");
+  });
+
+  it("looks up limits by exact name, dated snapshot, and override", () => {
+    expect(lookupModelLimits({ provider: "anthropic", model: "claude-sonnet-4-5-20250929" })).toEqual({
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+    });
+    expect(lookupModelLimits({ provider: "openai", model: "gpt-5-mini" }).contextWindow).toBe(400_000);
+    expect(lookupModelLimits({ provider: "ollama", model: "qwen3:8b" })).toEqual({});
+    expect(
+      lookupModelLimits({ provider: "openai", model: "gpt-4o" }, { contextWindow: 5 }).contextWindow,
+    ).toBe(5);
+  });
+});
+
+describe("provider settings", () => {
+  const config = {
+    providers: {
+      aliases: { local: "lab/llama" },
+      lab: { type: "openai-compatible", base_url: "http://127.0.0.1:9/v1", api_key_env: "LAB_KEY" },
+      ollama: { models: { "qwen3:8b": { context_window: 32_768 } } },
+    },
+  };
+
+  it("merges built-ins, config and environment", () => {
+    const parsed = readLlmConfig(config);
+    expect(resolveModel("local", parsed, {})).toMatchObject({
+      id: "lab/llama",
+      settings: { type: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "LAB_KEY" },
+    });
+    expect(resolveModel("ollama/qwen3:8b", parsed, {})).toMatchObject({
+      contextWindow: 32_768,
+      settings: { baseURL: OLLAMA_DEFAULT_BASE_URL },
+    });
+    const anthropic = resolveModel("anthropic/claude-opus-4-1", parsed, { ANTHROPIC_BASE_URL: "http://x" });
+    expect(anthropic.settings).toMatchObject({ baseURL: "http://x", apiKeyEnv: "ANTHROPIC_API_KEY" });
+    expect(codeOf(() => resolveModel("nowhere/m", parsed, {}))).toBe("unknown-model");
+    expect(codeOf(() => readLlmConfig({ providers: { lab: { type: "grpc" } } }))).toBe("invalid-config");
+  });
+
+  it("needs the key variable of a keyed provider", () => {
+    expect(codeOf(() => createLlmClient("anthropic/claude-sonnet-4-6", { env: {} }))).toBe("provider-auth");
+    expect(codeOf(() => createLlmClient("ollama/qwen3:8b", { env: {} }))).toBeUndefined();
+  });
+});
+
+describe("clients from the registry", () => {
+  let provider: FakeProvider;
+  beforeAll(async () => {
+    provider = await startFakeProvider();
+  });
+  afterAll(() => provider.close());
+
+  it("sends the key from the environment to the base URL from the environment", async () => {
+    provider.enqueue(textReply("from anthropic"), textReply("from openai"));
+    const anthropic = createLlmClient("anthropic/claude-sonnet-4-6", {
+      env: { ANTHROPIC_API_KEY: "secret-a", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
+    });
+    expect(anthropic.modelId).toBe("anthropic/claude-sonnet-4-6");
+    expect(textOf(await collectEvents(anthropic.stream(userRequest("hi"))))).toBe("from anthropic");
+    const openai = createLlmClient("openai/gpt-5", {
+      env: { OPENAI_API_KEY: "secret-o", OPENAI_BASE_URL: provider.openaiBaseURL },
+    });
+    expect(textOf(await collectEvents(openai.stream(userRequest("hi"))))).toBe("from openai");
+    expect(provider.requests[0]!.body).toMatchObject({ model: "claude-sonnet-4-6", max_tokens: 64_000 });
+    expect(JSON.stringify(provider.requests[0]!.headers)).toContain("secret-a");
+    expect(provider.requests[1]!.headers.authorization).toBe("Bearer secret-o");
+  });
+
+  it("probes an OpenAI-compatible model list, and fails fast on nothing", async () => {
+    const fake = await startFakeProvider();
+    expect(await probeOllama(fake.openaiBaseURL)).toBeUndefined();
+    await fake.close();
+    expect(await probeOllama(fake.openaiBaseURL, 200)).toBeUndefined();
+  });
+});
+
+describe("selectDefaultModel", () => {
+  const noOllama = async () => undefined;
+  const ollamaWith = (models: string[]) => async () => models;
+
+  it("prefers the configured model, then Anthropic, OpenAI and Ollama", async () => {
+    const both = { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" };
+    const configured = {
+      assistant: { model: { id: "fast" } },
+      providers: { aliases: { fast: "openai/gpt-4o" } },
+    };
+    expect(await selectDefaultModel({ config: configured, env: both, probeOllama: noOllama })).toBe(
+      "openai/gpt-4o",
+    );
+    expect(await selectDefaultModel({ env: both, probeOllama: noOllama })).toBe(
+      "anthropic/claude-sonnet-4-6",
+    );
+    expect(await selectDefaultModel({ env: { OPENAI_API_KEY: "o" }, probeOllama: noOllama })).toBe(
+      "openai/gpt-5",
+    );
+    expect(await selectDefaultModel({ env: {}, probeOllama: ollamaWith(["qwen3:8b", "llama3"]) })).toBe(
+      "ollama/qwen3:8b",
+    );
+  });
+
+  it("names the three ways when nothing is configured", async () => {
+    expect(await rejectionCode(selectDefaultModel({ env: {}, probeOllama: ollamaWith([]) }))).toBe(
+      "no-model-configured",
+    );
+    try {
+      await selectDefaultModel({ env: {}, probeOllama: noOllama });
+    } catch (error) {
+      const hint = (error as CxcError).hint ?? "";
+      expect(hint).toContain("ANTHROPIC_API_KEY");
+      expect(hint).toContain("OPENAI_API_KEY");
+      expect(hint).toContain("Ollama");
+    }
+  });
+});
