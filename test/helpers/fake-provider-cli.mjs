@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * Runs the loopback fake provider (fake-provider.ts) as a standalone process for end-to-end tests.
+ *
+ *   node test/helpers/fake-provider-cli.mjs --script replies.json --record requests.json [--port N]
+ *
+ * `replies.json` holds a JSON array of scripted replies (or `{ "replies": [...] }`), in the shapes
+ * `FakeReply` documents. Once listening, one JSON line `{"url": "...", "anthropicBaseURL": "...",
+ * "openaiBaseURL": "..."}` is printed to stdout. After every request the whole list of recorded
+ * requests is written to the record file (atomically, so a reader never sees half a file).
+ * SIGTERM or SIGINT stops the server.
+ *
+ * The TypeScript module is transpiled with esbuild (already installed for tsup) into a temporary
+ * file, so this works on any Node 20 without type-stripping flags.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { transform } from "esbuild";
+
+const { values } = parseArgs({
+  options: {
+    script: { type: "string" },
+    record: { type: "string" },
+    port: { type: "string", default: "0" },
+  },
+});
+
+async function loadFakeProvider() {
+  const sourcePath = join(dirname(fileURLToPath(import.meta.url)), "fake-provider.ts");
+  const source = readFileSync(sourcePath, "utf8");
+  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20" });
+  const digest = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  const compiledPath = join(tmpdir(), `cxc-fake-provider-${digest}.mjs`);
+  writeFileSync(compiledPath, code);
+  return import(pathToFileURL(compiledPath).href);
+}
+
+function readReplies(path) {
+  if (path === undefined) return [];
+  const script = JSON.parse(readFileSync(path, "utf8"));
+  return Array.isArray(script) ? script : (script.replies ?? []);
+}
+
+const { startFakeProvider } = await loadFakeProvider();
+const recordPath = values.record;
+const requests = [];
+const provider = await startFakeProvider({
+  replies: readReplies(values.script),
+  port: Number(values.port),
+  onRequest: (request) => {
+    requests.push(request);
+    if (recordPath === undefined) return;
+    const temporary = `${recordPath}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(requests, null, 2)}\n`);
+    renameSync(temporary, recordPath);
+  },
+});
+if (recordPath !== undefined) writeFileSync(recordPath, "[]\n");
+process.stdout.write(
+  `${JSON.stringify({ url: provider.url, anthropicBaseURL: provider.anthropicBaseURL, openaiBaseURL: provider.openaiBaseURL })}\n`,
+);
+
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    provider.close().then(() => process.exit(0));
+  });
+}
