@@ -1,0 +1,217 @@
+/**
+ * Compaction rules: what to compact and how (jp reference §3.2, §8.5, §8.6). Pure.
+ *
+ * A rule names the turns to leave alone at each end (`keep_first`, `keep_last`) and the policies
+ * for the turns between: strip reasoning, a tool-call mode, and/or a summary. Rules come from
+ * config (`conversation.compaction.rules`), from the `-k` DSL, or from `-r/-t/-s`. Each rule that
+ * resolves to a non-empty range becomes one `compaction` event.
+ *
+ * Keys are snake_case because they are the config keys. An unset `keep_first`/`keep_last` means
+ * the per-rule default, 1 (see `finalizeRule`).
+ */
+import { z } from "zod";
+import { type Parsed, type RuleBound, readRuleBound } from "./bounds.js";
+import type { Compaction, ToolCallsPolicy } from "./events.js";
+
+/** How tool calls are compacted, in its canonical spelling. */
+export type ToolCallsMode = "strip" | "strip-requests" | "strip-responses" | "omit";
+
+const TOOL_CALLS_MODE_SPELLINGS: ReadonlyMap<string, ToolCallsMode> = new Map([
+  ["strip", "strip"],
+  ["s", "strip"],
+  ["strip-requests", "strip-requests"],
+  ["strip_requests", "strip-requests"],
+  ["sreq", "strip-requests"],
+  ["strip-responses", "strip-responses"],
+  ["strip_responses", "strip-responses"],
+  ["sres", "strip-responses"],
+  ["omit", "omit"],
+  ["o", "omit"],
+]);
+
+/** The message for a bad `-t/--tools` value on the command line. */
+export const TOOL_CALLS_MODE_CHOICES =
+  "expected one of: strip (s), strip-requests (sreq), strip-responses (sres), omit (o)";
+
+/** Parses a tool-call mode or one of its aliases (`s`, `sreq`, `sres`, `o`, underscore forms). */
+export function parseToolCallsMode(text: string): Parsed<ToolCallsMode> {
+  const mode = TOOL_CALLS_MODE_SPELLINGS.get(text);
+  return mode === undefined
+    ? { ok: false, message: `unknown tool_calls mode: \`${text}\`` }
+    : { ok: true, value: mode };
+}
+
+/** The event policy a tool-call mode writes (§3.2). */
+export function toolCallsPolicyFor(mode: ToolCallsMode): ToolCallsPolicy {
+  switch (mode) {
+    case "strip":
+      return { policy: "strip", request: true, response: true };
+    case "strip-requests":
+      return { policy: "strip", request: true, response: false };
+    case "strip-responses":
+      return { policy: "strip", request: false, response: true };
+    case "omit":
+      return { policy: "omit" };
+  }
+}
+
+/** The summarizer model of a rule; unset fields fall back to the assistant model. */
+export interface SummaryModel {
+  id?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/** A rule's summary settings. Its presence means "summarize"; it beats the mechanical policies. */
+export interface SummaryRule {
+  /** Replaces the summarizer's system prompt. */
+  instructions?: string;
+  /** Extra guidance appended to the summarize request. */
+  context?: string;
+  model?: SummaryModel;
+}
+
+/** One compaction rule. */
+export interface CompactionRule {
+  /** Turns left alone at the start; default 1. */
+  keep_first?: RuleBound;
+  /** Turns left alone at the end; default 1. */
+  keep_last?: RuleBound;
+  reasoning?: "strip";
+  tool_calls?: ToolCallsMode;
+  summary?: SummaryRule;
+}
+
+/** The per-rule default for an unset `keep_first`/`keep_last`. */
+export const DEFAULT_KEEP: RuleBound = { kind: "turns", count: 1 };
+
+/** The built-in rule used when no rule is configured: keep 1 and 1, strip reasoning and tools. */
+export const DEFAULT_COMPACTION_RULE: CompactionRule = Object.freeze({
+  keep_first: DEFAULT_KEEP,
+  keep_last: DEFAULT_KEEP,
+  reasoning: "strip",
+  tool_calls: "strip",
+});
+
+/** Fills the per-rule defaults into unset keep bounds. */
+export function finalizeRule(rule: CompactionRule): CompactionRule {
+  return { ...rule, keep_first: rule.keep_first ?? DEFAULT_KEEP, keep_last: rule.keep_last ?? DEFAULT_KEEP };
+}
+
+/**
+ * The rules in force: the configured ones, or the built-in default when none is configured. An
+ * explicitly configured empty list means "no rules" (the default is discarded once the key is set).
+ */
+export function configuredRules(configured: readonly CompactionRule[] | undefined): CompactionRule[] {
+  return configured === undefined ? [DEFAULT_COMPACTION_RULE] : [...configured];
+}
+
+const RuleBoundSchema = z.unknown().transform((value, context) => {
+  const parsed = readRuleBound(value);
+  if (parsed.ok) return parsed.value;
+  context.addIssue({ code: "custom", message: parsed.message });
+  return z.NEVER;
+});
+
+const ToolCallsModeSchema = z.string().transform((value, context) => {
+  const parsed = parseToolCallsMode(value);
+  if (parsed.ok) return parsed.value;
+  context.addIssue({ code: "custom", message: parsed.message });
+  return z.NEVER;
+});
+
+/** One rule as written in config (TOML/JSON); unknown keys are dropped, as jp does. */
+export const CompactionRuleSchema = z.object({
+  keep_first: RuleBoundSchema.optional(),
+  keep_last: RuleBoundSchema.optional(),
+  reasoning: z.literal("strip").optional(),
+  tool_calls: ToolCallsModeSchema.optional(),
+  summary: z
+    .object({
+      instructions: z.string().optional(),
+      context: z.string().optional(),
+      model: z
+        .object({ id: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() })
+        .optional(),
+    })
+    .optional(),
+});
+
+/** `conversation.compaction.rules`. */
+export const CompactionRulesSchema = z.array(CompactionRuleSchema);
+
+/** Reads `conversation.compaction.rules` from config; the message names the first problem. */
+export function readCompactionRules(value: unknown): Parsed<CompactionRule[]> {
+  const parsed = CompactionRulesSchema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data.map(dropUndefined) };
+  const issue = parsed.error.issues[0];
+  const path = (issue?.path ?? []).map((part) =>
+    typeof part === "number" ? `[${part}]` : `.${String(part)}`,
+  );
+  const where = path.length > 0 ? `rules${path.join("")}: ` : "";
+  return { ok: false, message: `${where}${issue?.message ?? "invalid compaction rules"}` };
+}
+
+function dropUndefined(rule: CompactionRule): CompactionRule {
+  return Object.fromEntries(
+    Object.entries(rule).filter(([, value]) => value !== undefined),
+  ) as CompactionRule;
+}
+
+/** True when the rule has a policy that changes something (a rule with none compacts nothing). */
+export function ruleHasPolicy(rule: CompactionRule): boolean {
+  return rule.reasoning !== undefined || rule.tool_calls !== undefined || rule.summary !== undefined;
+}
+
+/**
+ * The label of mechanical policies (§8.5): `reasoning`, then `tools` / `tool requests` /
+ * `tool responses` / `tools omitted`, joined with ` + `; undefined when there is nothing to say.
+ */
+export function describePolicies(policies: {
+  reasoning?: "strip" | undefined;
+  tool_calls?: ToolCallsPolicy | undefined;
+}): string | undefined {
+  const parts: string[] = [];
+  if (policies.reasoning !== undefined) parts.push("reasoning");
+  const tools = policies.tool_calls;
+  if (tools?.policy === "omit") parts.push("tools omitted");
+  else if (tools?.request && tools.response) parts.push("tools");
+  else if (tools?.request) parts.push("tool requests");
+  else if (tools?.response) parts.push("tool responses");
+  return parts.length === 0 ? undefined : parts.join(" + ");
+}
+
+/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based, jp §8.7). */
+export function describeCompaction(compaction: Compaction): string {
+  const label = compaction.summary !== undefined ? "summary" : describePolicies(compaction);
+  const total = compaction.to_turn - compaction.from_turn + 1;
+  const suffix = label === undefined ? "" : `, ${label}`;
+  return `turns ${compaction.from_turn + 1}..${compaction.to_turn + 1} (${total} total${suffix})`;
+}
+
+/**
+ * The one ad-hoc rule built from `-r`, `-t[=MODE]` and `-s[=CONTEXT]` (keeps left unset, so they
+ * finalize to 1 and 1); undefined when none of the flags is given. A blank context is dropped.
+ */
+export function buildFlagRule(flags: {
+  reasoning?: boolean;
+  toolCalls?: ToolCallsMode;
+  summarize?: boolean | string;
+}): CompactionRule | undefined {
+  const rule: CompactionRule = {};
+  if (flags.reasoning) rule.reasoning = "strip";
+  if (flags.toolCalls !== undefined) rule.tool_calls = flags.toolCalls;
+  if (flags.summarize !== undefined && flags.summarize !== false) {
+    const context = typeof flags.summarize === "string" ? flags.summarize.trim() : "";
+    rule.summary = context === "" ? {} : { context };
+  }
+  return ruleHasPolicy(rule) ? rule : undefined;
+}
+
+/** `-m/--model`: points every summary rule's model id at `modelId`, keeping its parameters. */
+export function overrideSummaryModel(rules: readonly CompactionRule[], modelId: string): CompactionRule[] {
+  return rules.map((rule) =>
+    rule.summary === undefined
+      ? rule
+      : { ...rule, summary: { ...rule.summary, model: { ...rule.summary.model, id: modelId } } },
+  );
+}
