@@ -1,0 +1,244 @@
+/**
+ * Token accounting: how many tokens each turn and each kind of content costs, over raw or projected
+ * turns, plus the small text renderers `cxc conversation stats` uses. Pure.
+ *
+ * Counting is delegated to a `countTokens(text)` function passed in by the shell (gpt-tokenizer's
+ * o200k_base, loaded lazily), so core has no tokenizer state and tests can count characters.
+ *
+ * Local counts are estimates: providers tokenize differently and add framing per message. When a
+ * turn carries provider-reported usage, `summarizeTokens` derives a correction factor from it (see
+ * `ProviderUsage` for the convention) and reports a corrected total alongside the estimate.
+ */
+import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
+import { SUMMARY_REQUEST_TEXT } from "./projection.js";
+import type { Turn } from "./turns.js";
+
+/** The kinds of content tokens are counted for. */
+export const TOKEN_KINDS = [
+  "user",
+  "assistant",
+  "reasoning",
+  "tool_arguments",
+  "tool_output",
+  "summary",
+] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
+
+/** Counts the tokens of a text (e.g. gpt-tokenizer's `countTokens`). */
+export type TokenCounter = (text: string) => number;
+
+/** Tokens per kind of content. */
+export type TokensByKind = Record<TokenKind, number>;
+
+/**
+ * Usage a provider reported, stored as `metadata.usage` on the LAST `chat_response` of a turn
+ * (Anthropic's field names; the OpenAI adapter maps `prompt_tokens`/`completion_tokens` onto
+ * `input_tokens`/`output_tokens` and cached prompt tokens onto `cache_read_input_tokens`).
+ *
+ * Convention: these numbers describe the turn's final model call. Its prompt
+ * (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`) is everything before the
+ * final answer, and `output_tokens` is the final answer, so their sum is the size of the context at
+ * the end of the turn as the provider counts it, including the system prompt and tool definitions
+ * (pass their estimated size as `overheadTokens` to `summarizeTokens` to take them out).
+ */
+export interface ProviderUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_read_input_tokens?: number;
+  readonly cache_creation_input_tokens?: number;
+}
+
+/** The tokens of one turn. */
+export interface TurnTokens {
+  /** The turn's 0-based index (for a projected view, the index in that view). */
+  readonly index: number;
+  readonly byKind: TokensByKind;
+  readonly total: number;
+  /** Usage reported on the turn's last `chat_response`, when there is valid usage. */
+  readonly usage: ProviderUsage | undefined;
+}
+
+/** Token accounting over a list of turns. */
+export interface TokenSummary {
+  readonly turns: readonly TurnTokens[];
+  readonly byKind: TokensByKind;
+  /** Sum of the local estimates. */
+  readonly total: number;
+  /**
+   * Provider tokens per estimated token, from the last turn with usage: its reported context size
+   * (minus `overheadTokens`) divided by the estimated tokens of all turns up to and including it.
+   * Undefined when no turn has usage.
+   */
+  readonly correctionFactor: number | undefined;
+  /** `total × correctionFactor`, rounded; equal to `total` without a factor. */
+  readonly correctedTotal: number;
+}
+
+/** Options of `summarizeTokens`. */
+export interface SummarizeTokensOptions {
+  /** Tokens of the system prompt and tool definitions, subtracted from reported usage. Default 0. */
+  readonly overheadTokens?: number;
+}
+
+export function createEmptyTokensByKind(): Record<TokenKind, number> {
+  return { user: 0, assistant: 0, reasoning: 0, tool_arguments: 0, tool_output: 0, summary: 0 };
+}
+
+/**
+ * Counts one turn. A summary turn injected by projection (its request is
+ * `[Summary of previous conversation]`) counts entirely as `summary`. Inquiries and `turn_start`
+ * are not sent to a provider and count nothing.
+ */
+export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnTokens {
+  const byKind = createEmptyTokensByKind();
+  const isSummary = turn.events.some(
+    (event) => event.type === "chat_request" && event.content === SUMMARY_REQUEST_TEXT,
+  );
+  for (const event of turn.events) {
+    const counted = countEvent(event, countTokens);
+    if (counted) byKind[isSummary ? "summary" : counted.kind] += counted.tokens;
+  }
+  const total = TOKEN_KINDS.reduce((sum, kind) => sum + byKind[kind], 0);
+  return { index: turn.index, byKind, total, usage: findTurnUsage(turn) };
+}
+
+function countEvent(
+  event: TurnEvent,
+  countTokens: TokenCounter,
+): { kind: TokenKind; tokens: number } | undefined {
+  switch (event.type) {
+    case "chat_request": {
+      const schema = event.schema === undefined ? "" : JSON.stringify(event.schema);
+      return { kind: "user", tokens: countTokens(event.content) + (schema ? countTokens(schema) : 0) };
+    }
+    case "chat_response":
+      return countResponse(event, countTokens);
+    case "tool_call_request":
+      return { kind: "tool_arguments", tokens: countTokens(renderToolCall(event)) };
+    case "tool_call_response":
+      return { kind: "tool_output", tokens: countTokens(event.content) };
+    default:
+      return undefined;
+  }
+}
+
+function countResponse(event: ChatResponse, countTokens: TokenCounter): { kind: TokenKind; tokens: number } {
+  if (event.reasoning !== undefined) return { kind: "reasoning", tokens: countTokens(event.reasoning) };
+  const text = event.message ?? JSON.stringify(event.data ?? null);
+  return { kind: "assistant", tokens: countTokens(text) };
+}
+
+/** What the model wrote for a call: its name and its JSON arguments. */
+function renderToolCall(event: ToolCallRequest): string {
+  return `${event.name} ${JSON.stringify(event.arguments)}`;
+}
+
+/** The usage on the turn's last `chat_response`, when it has the numeric fields it needs. */
+export function findTurnUsage(turn: Turn): ProviderUsage | undefined {
+  for (let position = turn.events.length - 1; position >= 0; position--) {
+    const event = turn.events[position]!;
+    if (event.type !== "chat_response") continue;
+    return parseUsage(event.metadata?.usage);
+  }
+  return undefined;
+}
+
+function parseUsage(value: unknown): ProviderUsage | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const isCount = (field: unknown) => typeof field === "number" && Number.isFinite(field) && field >= 0;
+  if (!isCount(record.input_tokens) || !isCount(record.output_tokens)) return undefined;
+  const optional = (field: unknown) => (isCount(field) ? (field as number) : 0);
+  return {
+    input_tokens: record.input_tokens as number,
+    output_tokens: record.output_tokens as number,
+    cache_read_input_tokens: optional(record.cache_read_input_tokens),
+    cache_creation_input_tokens: optional(record.cache_creation_input_tokens),
+  };
+}
+
+/** The context size a usage record describes (see `ProviderUsage`). */
+export function reportedContextTokens(usage: ProviderUsage): number {
+  return (
+    usage.input_tokens +
+    (usage.cache_read_input_tokens ?? 0) +
+    (usage.cache_creation_input_tokens ?? 0) +
+    usage.output_tokens
+  );
+}
+
+/** Counts every turn, sums per kind, and calibrates against the latest reported usage. */
+export function summarizeTokens(
+  turns: readonly Turn[],
+  countTokens: TokenCounter,
+  options: SummarizeTokensOptions = {},
+): TokenSummary {
+  const counted = turns.map((turn) => countTurnTokens(turn, countTokens));
+  const byKind = createEmptyTokensByKind();
+  for (const turn of counted) for (const kind of TOKEN_KINDS) byKind[kind] += turn.byKind[kind];
+  const total = TOKEN_KINDS.reduce((sum, kind) => sum + byKind[kind], 0);
+  const correctionFactor = computeCorrectionFactor(counted, options.overheadTokens ?? 0);
+  const correctedTotal = correctionFactor === undefined ? total : Math.round(total * correctionFactor);
+  return { turns: counted, byKind, total, correctionFactor, correctedTotal };
+}
+
+function computeCorrectionFactor(turns: readonly TurnTokens[], overheadTokens: number): number | undefined {
+  let lastWithUsage = -1;
+  turns.forEach((turn, position) => {
+    if (turn.usage) lastWithUsage = position;
+  });
+  if (lastWithUsage < 0) return undefined;
+  const estimated = turns.slice(0, lastWithUsage + 1).reduce((sum, turn) => sum + turn.total, 0);
+  const reported = reportedContextTokens(turns[lastWithUsage]!.usage!) - overheadTokens;
+  // A factor from nothing (or from less than the overhead) would be noise, not a calibration.
+  if (estimated <= 0 || reported <= 0) return undefined;
+  return reported / estimated;
+}
+
+/**
+ * A compact token count: `950`, `4.8k`, `48.2k`, `482k`, `1.3M`. Rounds to whole tokens first;
+ * negative counts (savings) keep their sign.
+ */
+export function formatTokenCount(count: number): string {
+  const rounded = Math.round(count);
+  if (rounded < 0) return `-${formatTokenCount(-rounded)}`;
+  if (rounded < 1000) return String(rounded);
+  if (rounded < 99_950) return `${(rounded / 1000).toFixed(1)}k`;
+  if (rounded < 999_500) return `${Math.round(rounded / 1000)}k`;
+  if (rounded < 99_950_000) return `${(rounded / 1_000_000).toFixed(1)}M`;
+  return `${Math.round(rounded / 1_000_000)}M`;
+}
+
+/** One bar of `renderTokenBars`. */
+export interface TokenBarRow {
+  readonly label: string;
+  readonly value: number;
+}
+
+const PARTIAL_BLOCKS = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+
+/**
+ * A text bar chart, one line per row: the label padded to the longest, the count right-aligned,
+ * then a bar whose length is proportional to the value (the largest value fills `width` cells, in
+ * eighths of a cell). Lines carry no trailing spaces. A non-zero value always shows at least ▏.
+ */
+export function renderTokenBars(rows: readonly TokenBarRow[], width: number): string {
+  const cells = Math.max(1, Math.floor(width));
+  const labelWidth = Math.max(0, ...rows.map((row) => row.label.length));
+  const counts = rows.map((row) => formatTokenCount(row.value));
+  const countWidth = Math.max(0, ...counts.map((count) => count.length));
+  const largest = Math.max(0, ...rows.map((row) => row.value));
+  return rows
+    .map((row, position) => {
+      const eighths =
+        largest > 0 && row.value > 0 ? Math.max(1, Math.round((row.value / largest) * cells * 8)) : 0;
+      const bar = "█".repeat(Math.floor(eighths / 8)) + PARTIAL_BLOCKS[eighths % 8];
+      return `${row.label.padEnd(labelWidth)}  ${counts[position]!.padStart(countWidth)}  ${bar}`.trimEnd();
+    })
+    .join("\n");
+}
+
+/** The rows of a per-kind chart, in `TOKEN_KINDS` order, leaving out kinds with no tokens. */
+export function tokenKindRows(byKind: TokensByKind): TokenBarRow[] {
+  return TOKEN_KINDS.filter((kind) => byKind[kind] > 0).map((kind) => ({ label: kind, value: byKind[kind] }));
+}

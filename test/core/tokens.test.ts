@@ -1,0 +1,188 @@
+/** Token accounting per turn and kind, the usage calibration, and the text renderers. */
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { describe, expect, it } from "vitest";
+import type { TurnEvent } from "../../src/core/events.js";
+import { SUMMARY_REQUEST_TEXT } from "../../src/core/projection.js";
+import {
+  countTurnTokens,
+  formatTokenCount,
+  renderTokenBars,
+  summarizeTokens,
+  type TokenCounter,
+  tokenKindRows,
+} from "../../src/core/tokens.js";
+import { groupTurns, type Turn } from "../../src/core/turns.js";
+import { loadSample } from "../helpers/sample.js";
+
+/** One token per character: makes every expected number readable. */
+const countCharacters: TokenCounter = (text) => text.length;
+
+let sequence = 0;
+const base = () => ({ id: `E${++sequence}`, ts: "2026-01-01T00:00:00Z" });
+const turnStart = (): TurnEvent => ({ ...base(), type: "turn_start" });
+const user = (content: string): TurnEvent => ({ ...base(), type: "chat_request", content });
+const say = (message: string, metadata?: Record<string, unknown>): TurnEvent => ({
+  ...base(),
+  type: "chat_response",
+  message,
+  ...(metadata ? { metadata } : {}),
+});
+const think = (reasoning: string): TurnEvent => ({ ...base(), type: "chat_response", reasoning });
+const call = (name: string, args: Record<string, unknown>, content: string): TurnEvent[] => [
+  { ...base(), type: "tool_call_request", call_id: `c${sequence}`, name, arguments: args },
+  { ...base(), type: "tool_call_response", call_id: `c${sequence}`, content, is_error: false },
+];
+const turns = (...groups: TurnEvent[][]): Turn[] =>
+  groupTurns(groups.flatMap((events) => [turnStart(), ...events]));
+
+describe("countTurnTokens", () => {
+  it("counts each kind of content", () => {
+    const [turn] = turns([
+      user("hello"),
+      think("hmm"),
+      say("hi!"),
+      ...call("read_file", { path: "a" }, "0123456789"),
+    ]);
+    const counted = countTurnTokens(turn!, countCharacters);
+    expect(counted.byKind).toEqual({
+      user: 5,
+      assistant: 3,
+      reasoning: 3,
+      tool_arguments: 'read_file {"path":"a"}'.length,
+      tool_output: 10,
+      summary: 0,
+    });
+    expect(counted.total).toBe(5 + 3 + 3 + 22 + 10);
+    expect(counted.usage).toBeUndefined();
+  });
+
+  it("counts a projected summary turn as summary", () => {
+    const [turn] = turns([user(SUMMARY_REQUEST_TEXT), say("we built X")]);
+    const counted = countTurnTokens(turn!, countCharacters);
+    expect(counted.byKind.summary).toBe(SUMMARY_REQUEST_TEXT.length + "we built X".length);
+    expect(counted.byKind.user).toBe(0);
+    expect(counted.byKind.assistant).toBe(0);
+  });
+
+  it("reads usage from the last chat_response only, and ignores malformed usage", () => {
+    const usage = { input_tokens: 3, output_tokens: 20, cache_read_input_tokens: 100 };
+    const [withUsage, earlierOnly, malformed] = turns(
+      [user("q"), say("a", { usage })],
+      [user("q"), say("a", { usage }), say("b")],
+      [user("q"), say("a", { usage: { input_tokens: "3", output_tokens: 1 } })],
+    );
+    expect(countTurnTokens(withUsage!, countCharacters).usage).toEqual({
+      ...usage,
+      cache_creation_input_tokens: 0,
+    });
+    expect(countTurnTokens(earlierOnly!, countCharacters).usage).toBeUndefined();
+    expect(countTurnTokens(malformed!, countCharacters).usage).toBeUndefined();
+  });
+});
+
+describe("summarizeTokens", () => {
+  it("sums turns and kinds, without a factor when no usage is known", () => {
+    const summary = summarizeTokens(
+      turns([user("ab"), say("cd")], [user("ef"), think("gh")]),
+      countCharacters,
+    );
+    expect(summary.turns.map((turn) => turn.total)).toEqual([4, 4]);
+    expect(summary.byKind).toMatchObject({ user: 4, assistant: 2, reasoning: 2 });
+    expect(summary.total).toBe(8);
+    expect(summary.correctionFactor).toBeUndefined();
+    expect(summary.correctedTotal).toBe(8);
+  });
+
+  it("calibrates on the last turn with usage, over everything up to it", () => {
+    // Estimates: turn 0 = 10 + 10, turn 1 = 10 + 10 (usage says 60 with 20 overhead), turn 2 = 20.
+    const usage = {
+      input_tokens: 5,
+      cache_read_input_tokens: 30,
+      cache_creation_input_tokens: 5,
+      output_tokens: 20,
+    };
+    const conversation = turns(
+      [user("x".repeat(10)), say("y".repeat(10), { usage: { input_tokens: 999, output_tokens: 999 } })],
+      [user("x".repeat(10)), say("y".repeat(10), { usage })],
+      [user("x".repeat(20))],
+    );
+    const summary = summarizeTokens(conversation, countCharacters, { overheadTokens: 20 });
+    expect(summary.correctionFactor).toBe((60 - 20) / 40);
+    expect(summary.total).toBe(60);
+    expect(summary.correctedTotal).toBe(60);
+    expect(summarizeTokens(conversation, countCharacters).correctionFactor).toBe(60 / 40);
+    expect(summarizeTokens(conversation, countCharacters).correctedTotal).toBe(90);
+  });
+
+  it("refuses a factor when the overhead swallows the reported usage", () => {
+    const conversation = turns([user("x"), say("y", { usage: { input_tokens: 10, output_tokens: 0 } })]);
+    expect(
+      summarizeTokens(conversation, countCharacters, { overheadTokens: 50 }).correctionFactor,
+    ).toBeUndefined();
+  });
+
+  it("on the sample with o200k, puts tool output first and calibrates close to 1", () => {
+    const summary = summarizeTokens(loadSample().turns, countTokens, { overheadTokens: 2416 });
+    expect(summary.turns).toHaveLength(20);
+    const largest = tokenKindRows(summary.byKind).sort((left, right) => right.value - left.value)[0];
+    expect(largest?.label).toBe("tool_output");
+    expect(summary.total).toBeGreaterThan(30_000);
+    expect(summary.correctionFactor).toBeGreaterThan(0.7);
+    expect(summary.correctionFactor).toBeLessThan(1.4);
+  });
+});
+
+describe("formatTokenCount", () => {
+  it.each([
+    [0, "0"],
+    [950, "950"],
+    [999.4, "999"],
+    [1000, "1.0k"],
+    [4_812, "4.8k"],
+    [48_213, "48.2k"],
+    [99_949, "99.9k"],
+    [99_950, "100k"],
+    [482_000, "482k"],
+    [999_499, "999k"],
+    [999_500, "1.0M"],
+    [1_250_000, "1.3M"],
+    [123_000_000, "123M"],
+    [-4_812, "-4.8k"],
+  ])("%d → %s", (count, expected) => expect(formatTokenCount(count)).toBe(expected));
+});
+
+describe("renderTokenBars", () => {
+  it("scales bars to the largest value in eighths of a cell", () => {
+    const chart = renderTokenBars(
+      [
+        { label: "user", value: 1_000 },
+        { label: "tool_output", value: 8_000 },
+        { label: "summary", value: 0 },
+        { label: "reasoning", value: 1 },
+      ],
+      4,
+    );
+    expect(chart).toBe(
+      ["user         1.0k  ▌", "tool_output  8.0k  ████", "summary         0", "reasoning       1  ▏"].join(
+        "\n",
+      ),
+    );
+  });
+
+  it("keeps at least one cell and handles an empty list", () => {
+    expect(renderTokenBars([{ label: "a", value: 5 }], 0)).toBe("a  5  █");
+    expect(renderTokenBars([], 10)).toBe("");
+  });
+
+  it("lists kinds with tokens in a fixed order", () => {
+    const rows = tokenKindRows({
+      user: 1,
+      assistant: 0,
+      reasoning: 3,
+      tool_arguments: 0,
+      tool_output: 2,
+      summary: 0,
+    });
+    expect(rows.map((row) => row.label)).toEqual(["user", "reasoning", "tool_output"]);
+  });
+});
