@@ -1,0 +1,661 @@
+/**
+ * Conversion between jp's on-disk conversation (`metadata.json`, `base_config.json`,
+ * `events.json`; see reference/jp-compaction.md §1) and cxc events. Pure: it takes and returns
+ * parsed JSON values; reading and writing files is the store's job (src/store/import.ts, export.ts).
+ *
+ * Import is deterministic: conversation and event ids are derived from jp's conversation id and each
+ * entry's position, so importing the same data twice yields identical events. Export writes exactly
+ * what jp's own writer would: its timestamp format with the original fraction digits, its key order,
+ * base64 re-encoding of the storage-encoded fields, and the base config back into its own file.
+ *
+ * Round-trip markers (kept on the cxc events, never sent to a provider):
+ * - a `config_delta` with metadata `{ jp_base_config: true }` is `base_config.json`;
+ * - metadata `{ jp_flat_config: true }` is a legacy first entry with the config fields inline;
+ * - `jp_undecoded` lists the fields (JSON pointers) that were not valid base64 of UTF-8 and were
+ *   therefore kept as stored, so export writes them back unchanged instead of encoding them again.
+ */
+import {
+  ChatRequestSchema,
+  ChatResponseSchema,
+  CompactionSchema,
+  ConfigDeltaSchema,
+  type ConversationEvent,
+  InquiryRequestSchema,
+  InquiryResponseSchema,
+  ToolCallRequestSchema,
+  ToolCallResponseSchema,
+  TurnStartSchema,
+} from "../events.js";
+
+/** A result of a conversion: the value, or one sentence naming what is wrong and where. */
+export type InteropResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A conversation converted from another format, ready for `ConversationStore.create`. */
+export interface ImportedConversation {
+  /** The cxc conversation id (derived, or carried over from a cxc export). */
+  readonly id: string;
+  /** How the source names it, for messages: `jp-c17648402467`, a file name, `-`. */
+  readonly sourceId: string;
+  readonly title?: string;
+  /** RFC 3339 creation time. */
+  readonly createdAt: string;
+  readonly archived: boolean;
+  /** Further metadata fields (timestamps, labels) for the conversation's meta. */
+  readonly extra: Readonly<Record<string, unknown>>;
+  /** Validated events, in stream order. */
+  readonly events: readonly ConversationEvent[];
+}
+
+/** One jp conversation directory, its files already parsed. */
+export interface JpConversationSource {
+  /** The directory name: `<deciseconds>` or `<deciseconds>-<slug>`. */
+  readonly directoryName: string;
+  /** Parsed `metadata.json` (undefined when the file is absent). */
+  readonly metadata: unknown;
+  /** Parsed `base_config.json`, absent in legacy conversations. */
+  readonly baseConfig?: unknown;
+  /** Parsed `events.json`. */
+  readonly events: unknown;
+  /** Whether it was found under `.archive/`. */
+  readonly archived: boolean;
+}
+
+/** The three files of a jp conversation directory, as JSON values to pretty-print. */
+export interface JpConversationFiles {
+  readonly directoryName: string;
+  readonly metadata: Record<string, unknown>;
+  readonly baseConfig?: unknown;
+  readonly events: Record<string, unknown>[];
+}
+
+/** What export needs to know about the conversation besides its events. */
+export interface ExportSource {
+  readonly createdAt: string;
+  readonly meta: Readonly<Record<string, unknown>>;
+  readonly events: readonly ConversationEvent[];
+}
+
+const BASE_CONFIG_MARKER = "jp_base_config";
+const FLAT_CONFIG_MARKER = "jp_flat_config";
+const UNDECODED_FIELD = "jp_undecoded";
+
+/** jp's file format: pretty JSON, 2-space indent, trailing newline. */
+export function renderJpJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import
+
+/** Converts one jp conversation into cxc events and metadata. */
+export function importJpConversation(source: JpConversationSource): InteropResult<ImportedConversation> {
+  const deciseconds = parseDirectoryName(source.directoryName);
+  if (deciseconds === undefined) {
+    return fail(`'${source.directoryName}' is not a jp conversation directory name (<deciseconds>-<slug>)`);
+  }
+  if (!Array.isArray(source.events)) return fail("events.json must hold a JSON array");
+  const createdMilliseconds = deciseconds * 100;
+  const createdAt = new Date(createdMilliseconds).toISOString();
+  const metadata = importMetadata(source.metadata);
+  if (!metadata.ok) return metadata;
+  const events: ConversationEvent[] = [];
+  const key = String(deciseconds);
+  if (source.baseConfig !== undefined) {
+    if (!isRecord(source.baseConfig)) return fail("base_config.json must hold a JSON object");
+    const baseEvent = validateEvent(
+      {
+        id: deriveEventId(createdMilliseconds, `${key}:base`),
+        ts: createdAt,
+        type: "config_delta",
+        delta: source.baseConfig,
+        metadata: { [BASE_CONFIG_MARKER]: true },
+      },
+      "base_config.json",
+    );
+    if (!baseEvent.ok) return baseEvent;
+    events.push(baseEvent.value);
+  }
+  for (const [position, entry] of source.events.entries()) {
+    const converted = importEntry(entry, `${key}:${position}`);
+    const where = `entry ${position}${isRecord(entry) && typeof entry.type === "string" ? ` (${entry.type})` : ""}`;
+    if (!converted.ok) return fail(`${where}: ${converted.error}`);
+    const checked = validateEvent(converted.value, where);
+    if (!checked.ok) return checked;
+    events.push(checked.value);
+  }
+  const { title, ...extra } = metadata.value;
+  return {
+    ok: true,
+    value: {
+      id: deriveConversationId(createdMilliseconds, key),
+      sourceId: `jp-c${key}`,
+      ...(typeof title === "string" && title !== "" ? { title } : {}),
+      createdAt,
+      archived: source.archived,
+      extra: { ...extra, jp_id: `jp-c${key}` },
+      events,
+    },
+  };
+}
+
+/** The decisecond id at the front of a jp directory name, or undefined. */
+export function parseDirectoryName(name: string): number | undefined {
+  const match = /^(\d+)(?:-.*)?$/s.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+const METADATA_TIMESTAMPS = ["last_activated_at", "pinned_at", "archived_at", "expires_at"] as const;
+
+function importMetadata(value: unknown): InteropResult<Record<string, unknown>> {
+  if (value === undefined) return { ok: true, value: {} };
+  if (!isRecord(value)) return fail("metadata.json must hold a JSON object");
+  const result: Record<string, unknown> = {};
+  if (value.title !== undefined && value.title !== null) {
+    if (typeof value.title !== "string") return fail("metadata.json: `title` must be a string");
+    result.title = value.title;
+  }
+  for (const field of METADATA_TIMESTAMPS) {
+    if (value[field] === undefined || value[field] === null) continue;
+    const converted = typeof value[field] === "string" ? jpTimestampToRfc3339(value[field]) : undefined;
+    if (converted === undefined) return fail(`metadata.json: \`${field}\` is not a timestamp`);
+    result[field] = converted;
+  }
+  if (isRecord(value.labels) && Object.keys(value.labels).length > 0) result.labels = value.labels;
+  return { ok: true, value: result };
+}
+
+/** Builds the cxc shape of one jp entry (validation follows). */
+function importEntry(entry: unknown, idKey: string): InteropResult<Record<string, unknown>> {
+  if (!isRecord(entry)) return fail("an entry must be a JSON object");
+  if (typeof entry.type !== "string") return fail("an entry needs a string `type`");
+  const known = ["turn_start", "chat_request", "chat_response", "tool_call_request"];
+  const alsoKnown = [
+    "tool_call_response",
+    "inquiry_request",
+    "inquiry_response",
+    "config_delta",
+    "compaction",
+  ];
+  if (![...known, ...alsoKnown].includes(entry.type))
+    return { ok: true, value: { type: "unknown", raw: entry } };
+  if (typeof entry.timestamp !== "string") return fail("`timestamp` must be a string");
+  const ts = jpTimestampToRfc3339(entry.timestamp);
+  if (ts === undefined) return fail(`'${entry.timestamp}' is not a jp timestamp`);
+  const undecoded: string[] = [];
+  const common: Record<string, unknown> = { id: deriveEventId(timestampMilliseconds(ts), idKey), ts };
+  const body = importBody(entry, undecoded);
+  if (!body.ok) return body;
+  const event: Record<string, unknown> = { ...common, type: entry.type, ...body.value };
+  if (entry.type !== "config_delta" && entry.type !== "compaction" && isRecord(entry.metadata)) {
+    if (Object.keys(entry.metadata).length > 0) {
+      event.metadata = decodeLeaves(entry.metadata, ["metadata"], undecoded);
+    }
+  }
+  if (undecoded.length > 0) event[UNDECODED_FIELD] = undecoded;
+  return { ok: true, value: event };
+}
+
+function importBody(
+  entry: Record<string, unknown>,
+  undecoded: string[],
+): InteropResult<Record<string, unknown>> {
+  switch (entry.type) {
+    case "turn_start":
+      return { ok: true, value: {} };
+    case "chat_request":
+      return {
+        ok: true,
+        value: pick(entry, ["content", "author", "schema"]),
+      };
+    case "chat_response":
+      // jp's variants are untagged and tried in this order; the first key present wins.
+      for (const variant of ["message", "reasoning", "data"]) {
+        if (variant in entry) return { ok: true, value: { [variant]: entry[variant] } };
+      }
+      return fail("needs one of `message`, `reasoning` or `data`");
+    case "tool_call_request": {
+      const argumentsValue = entry.arguments ?? {};
+      if (!isRecord(argumentsValue)) return fail("`arguments` must be a JSON object");
+      return {
+        ok: true,
+        value: {
+          call_id: entry.id,
+          name: entry.name,
+          arguments: decodeLeaves(argumentsValue, ["arguments"], undecoded),
+        },
+      };
+    }
+    case "tool_call_response":
+      return {
+        ok: true,
+        value: {
+          call_id: entry.id,
+          content:
+            typeof entry.content === "string"
+              ? decodeLeaves(entry.content, ["content"], undecoded)
+              : entry.content,
+          is_error: entry.is_error,
+        },
+      };
+    case "inquiry_request":
+      return { ok: true, value: { inquiry_id: entry.id, source: entry.source, question: entry.question } };
+    case "inquiry_response":
+      return "answer" in entry
+        ? { ok: true, value: { inquiry_id: entry.id, answer: entry.answer } }
+        : fail("needs an `answer`");
+    case "config_delta":
+      return importConfigDelta(entry);
+    default:
+      return importCompaction(entry);
+  }
+}
+
+function importConfigDelta(entry: Record<string, unknown>): InteropResult<Record<string, unknown>> {
+  if ("delta" in entry) return { ok: true, value: { delta: entry.delta } };
+  // The oldest jp files store the whole config inline on the first entry, with no `delta` key.
+  const { type: _type, timestamp: _timestamp, ...flat } = entry;
+  return { ok: true, value: { delta: flat, metadata: { [FLAT_CONFIG_MARKER]: true } } };
+}
+
+function importCompaction(entry: Record<string, unknown>): InteropResult<Record<string, unknown>> {
+  const value: Record<string, unknown> = {
+    from_turn: entry.from_turn,
+    to_turn: entry.to_turn,
+    source: "user",
+  };
+  if (entry.summary !== undefined) {
+    if (!isRecord(entry.summary)) return fail("`summary` must be an object with a `summary` string");
+    value.summary = { summary: entry.summary.summary, source: "derived" };
+  }
+  if (entry.reasoning !== undefined) value.reasoning = entry.reasoning;
+  if (entry.tool_calls !== undefined) value.tool_calls = entry.tool_calls;
+  return { ok: true, value };
+}
+
+const SCHEMAS = {
+  turn_start: TurnStartSchema,
+  chat_request: ChatRequestSchema,
+  chat_response: ChatResponseSchema,
+  tool_call_request: ToolCallRequestSchema,
+  tool_call_response: ToolCallResponseSchema,
+  inquiry_request: InquiryRequestSchema,
+  inquiry_response: InquiryResponseSchema,
+  config_delta: ConfigDeltaSchema,
+  compaction: CompactionSchema,
+} as const;
+
+/**
+ * Validates a converted event against its own kind's schema (not the union), so the message names
+ * the field at fault. Unknown entries pass through as they are.
+ */
+export function validateEvent(
+  value: Record<string, unknown>,
+  where: string,
+): InteropResult<ConversationEvent> {
+  if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
+  const schema = SCHEMAS[value.type as keyof typeof SCHEMAS];
+  if (schema === undefined) return fail(`${where}: unknown event type '${String(value.type)}'`);
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data as ConversationEvent };
+  const issue = parsed.error.issues[0];
+  const field = issue && issue.path.length > 0 ? ` \`${issue.path.join(".")}\`` : "";
+  return fail(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+/** Converts a cxc conversation into the three files of a jp conversation directory. */
+export function exportJpConversation(source: ExportSource): InteropResult<JpConversationFiles> {
+  const createdMilliseconds = timestampMilliseconds(source.createdAt);
+  if (Number.isNaN(createdMilliseconds)) return fail(`'${source.createdAt}' is not a timestamp`);
+  const retired = retiredIds(source.events);
+  let baseConfig: unknown;
+  const entries: Record<string, unknown>[] = [];
+  for (const event of source.events) {
+    if (event.type === "unknown") {
+      entries.push({ ...event.raw });
+      continue;
+    }
+    if (event.type === "compaction_reset" || retired.has(event.id)) continue;
+    if (
+      event.type === "config_delta" &&
+      event.metadata?.[BASE_CONFIG_MARKER] === true &&
+      baseConfig === undefined
+    ) {
+      baseConfig = event.delta;
+      continue;
+    }
+    const entry = exportEvent(event);
+    if (!entry.ok) return entry;
+    entries.push(entry.value);
+  }
+  const title = typeof source.meta.title === "string" ? source.meta.title : undefined;
+  return {
+    ok: true,
+    value: {
+      directoryName: jpDirectoryName(Math.floor(createdMilliseconds / 100), title),
+      metadata: exportMetadata(source.meta, source.createdAt),
+      ...(baseConfig === undefined ? {} : { baseConfig }),
+      events: entries,
+    },
+  };
+}
+
+function exportMetadata(meta: Readonly<Record<string, unknown>>, createdAt: string): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  if (typeof meta.title === "string" && meta.title !== "") result.title = meta.title;
+  const lastActivated = meta.last_activated_at ?? meta.updated_at ?? createdAt;
+  result.last_activated_at = rfc3339ToJpTimestamp(String(lastActivated)) ?? lastActivated;
+  for (const field of METADATA_TIMESTAMPS.slice(1)) {
+    if (typeof meta[field] === "string") result[field] = rfc3339ToJpTimestamp(meta[field]) ?? meta[field];
+  }
+  if (isRecord(meta.labels) && Object.keys(meta.labels).length > 0) result.labels = meta.labels;
+  return result;
+}
+
+type KnownExportable = Exclude<ConversationEvent, { type: "unknown" } | { type: "compaction_reset" }>;
+
+/** One cxc event in jp's shape and key order. */
+function exportEvent(event: KnownExportable): InteropResult<Record<string, unknown>> {
+  const timestamp = rfc3339ToJpTimestamp(event.ts);
+  if (timestamp === undefined) return fail(`event ${event.id}: '${event.ts}' is not a timestamp`);
+  const keep = new Set(Array.isArray(event[UNDECODED_FIELD]) ? (event[UNDECODED_FIELD] as string[]) : []);
+  const head = { timestamp, type: event.type };
+  switch (event.type) {
+    case "config_delta":
+      if (event.metadata?.[FLAT_CONFIG_MARKER] === true)
+        return done({ type: event.type, timestamp, ...event.delta });
+      return done({ type: event.type, timestamp, delta: event.delta });
+    case "compaction": {
+      const entry: Record<string, unknown> = { type: event.type, timestamp };
+      Object.assign(entry, { from_turn: event.from_turn, to_turn: event.to_turn });
+      if (event.summary) entry.summary = { summary: event.summary.summary };
+      if (event.reasoning) entry.reasoning = event.reasoning;
+      if (event.tool_calls) entry.tool_calls = event.tool_calls;
+      return done(entry);
+    }
+    case "turn_start":
+      return done(withMetadata(head, event.metadata, keep));
+    case "chat_request":
+      return done(
+        withMetadata({ ...head, ...pick(event, ["content", "schema", "author"]) }, event.metadata, keep),
+      );
+    case "chat_response":
+      return done(withMetadata({ ...head, ...responseVariant(event) }, event.metadata, keep));
+    case "tool_call_request": {
+      const encoded = encodeLeaves(event.arguments, ["arguments"], keep);
+      const entry = { ...head, id: event.call_id, name: event.name, arguments: encoded };
+      return done(withMetadata(entry, event.metadata, keep));
+    }
+    case "tool_call_response": {
+      const content = encodeLeaves(event.content, ["content"], keep);
+      const entry = { ...head, id: event.call_id, content, is_error: event.is_error };
+      return done(withMetadata(entry, event.metadata, keep));
+    }
+    case "inquiry_request": {
+      const entry = { ...head, id: event.inquiry_id, source: event.source, question: event.question };
+      return done(withMetadata(entry, event.metadata, keep));
+    }
+    case "inquiry_response":
+      return done(
+        withMetadata({ ...head, id: event.inquiry_id, answer: event.answer }, event.metadata, keep),
+      );
+  }
+}
+
+function responseVariant(event: {
+  message?: string;
+  reasoning?: string;
+  data?: unknown;
+}): Record<string, unknown> {
+  if (event.message !== undefined) return { message: event.message };
+  if (event.reasoning !== undefined) return { reasoning: event.reasoning };
+  return { data: event.data };
+}
+
+function withMetadata(
+  entry: Record<string, unknown>,
+  metadata: Record<string, unknown> | undefined,
+  keep: ReadonlySet<string>,
+): Record<string, unknown> {
+  if (!metadata || Object.keys(metadata).length === 0) return entry;
+  return { ...entry, metadata: encodeLeaves(metadata, ["metadata"], keep) };
+}
+
+/** Ids of compactions (and resets) retired by a reset that is itself still in force. */
+function retiredIds(events: readonly ConversationEvent[]): Set<string> {
+  const retired = new Set<string>();
+  // A reset only retires earlier events, so walking backwards settles each reset before its targets.
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === "compaction_reset" && !retired.has(event.id)) {
+      for (const id of event.retires) retired.add(id);
+    }
+  }
+  return retired;
+}
+
+/**
+ * jp's directory name: `<deciseconds>` or `<deciseconds>-<slug>`, the slug being the first 60
+ * characters of the trimmed title with every non-alphanumeric character replaced by `-` (runs kept),
+ * trailing dashes stripped, lowercased; a title over 60 bytes is cut back to the last `-`.
+ */
+export function jpDirectoryName(deciseconds: number, title: string | undefined): string {
+  const prefix = String(deciseconds);
+  if (title === undefined || title.trim() === "") return prefix;
+  const characters = [...title.trim()].slice(0, 60);
+  const slug = characters
+    .map((character) => (/[\p{Alphabetic}\p{N}]/u.test(character) ? character : "-"))
+    .join("")
+    .replace(/-+$/, "")
+    .toLowerCase();
+  const joined = `${prefix}-${slug}`;
+  if (new TextEncoder().encode(title).length <= 60) return joined;
+  return joined.slice(0, joined.lastIndexOf("-"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timestamps and ids
+
+const TIMESTAMP_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[ Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * jp's `2026-05-29 19:42:36.46732` (or RFC 3339) → `2026-05-29T19:42:36.46732Z`, keeping the exact
+ * fraction digits so export can write them back byte for byte. Undefined when it is not a timestamp.
+ */
+export function jpTimestampToRfc3339(value: string): string | undefined {
+  const match = TIMESTAMP_PATTERN.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, fraction, zone] = match;
+  const fractionText = fraction === undefined ? "" : `.${fraction}`;
+  if (zone === undefined || /^(z|[+-]00:00)$/i.test(zone)) {
+    return `${year}-${month}-${day}T${hour}:${minute}:${second}${fractionText}Z`;
+  }
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const offsetMinutes = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const local = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+  );
+  const utc = new Date(local - offsetMinutes * 60_000).toISOString().slice(0, 19);
+  return `${utc}${fractionText}Z`;
+}
+
+/** RFC 3339 (UTC) → jp's `YYYY-MM-DD HH:MM:SS.f`: trailing zeros of the fraction trimmed, `.0` at least. */
+export function rfc3339ToJpTimestamp(value: string): string | undefined {
+  const normalized = jpTimestampToRfc3339(value);
+  if (normalized === undefined) return undefined;
+  const match = TIMESTAMP_PATTERN.exec(normalized)!;
+  const fraction = (match[7] ?? "").replace(/0+$/, "") || "0";
+  return `${match[1]}-${match[2]}-${match[3]} ${match[4]}:${match[5]}:${match[6]}.${fraction}`;
+}
+
+/** Milliseconds since the epoch of an RFC 3339 or jp timestamp (NaN when it is neither). */
+export function timestampMilliseconds(value: string): number {
+  const normalized = jpTimestampToRfc3339(value);
+  if (normalized === undefined) return Number.NaN;
+  const match = TIMESTAMP_PATTERN.exec(normalized)!;
+  const whole = Date.UTC(
+    Number(match[1]),
+    Number(match[2]) - 1,
+    Number(match[3]),
+    Number(match[4]),
+    Number(match[5]),
+    Number(match[6]),
+  );
+  return whole + Number((match[7] ?? "").padEnd(3, "0").slice(0, 3));
+}
+
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+
+function toCrockford(value: number, length: number): string {
+  let text = "";
+  let rest = value;
+  for (let position = 0; position < length; position++) {
+    text = CROCKFORD[rest % 32] + text;
+    rest = Math.floor(rest / 32);
+  }
+  return text;
+}
+
+/** FNV-1a (32 bit) of `text`, salted by `seed`: a stable, cheap hash for derived ids. */
+function hash32(text: string, seed: number): number {
+  let hash = (0x811c9dc5 ^ seed) >>> 0;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/**
+ * A ULID derived from a timestamp and a key: 10 characters of time, then 4 of the key's position
+ * (so ids of one conversation sort in stream order within a millisecond) and 12 of a hash of the
+ * key (so ids differ between conversations). Uppercase, like the `ulid` package's ids.
+ */
+export function deriveEventId(milliseconds: number, key: string): string {
+  const position = Number(/:(\d+)$/.exec(key)?.[1] ?? 0);
+  const hashed = toCrockford(hash32(key, 1) % 2 ** 30, 6) + toCrockford(hash32(key, 2) % 2 ** 30, 6);
+  return (toCrockford(Math.max(0, milliseconds), 10) + toCrockford(position, 4) + hashed).toUpperCase();
+}
+
+/** A cxc conversation id: 10 characters of creation time and 3 of a hash of the source's id. */
+export function deriveConversationId(milliseconds: number, key: string): string {
+  return toCrockford(milliseconds, 10) + toCrockford(hash32(key, 3) % 32768, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base64 of UTF-8, as jp stores tool arguments, tool output and metadata
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_INDEX = new Map([...BASE64].map((character, index) => [character, index]));
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+const utf8Encoder = new TextEncoder();
+
+/** Standard base64 with padding of the UTF-8 bytes of `text`. */
+export function encodeBase64(text: string): string {
+  const bytes = utf8Encoder.encode(text);
+  let output = "";
+  for (let index = 0; index < bytes.length; index += 3) {
+    const chunk = (bytes[index]! << 16) | ((bytes[index + 1] ?? 0) << 8) | (bytes[index + 2] ?? 0);
+    output += BASE64[(chunk >> 18) & 63]! + BASE64[(chunk >> 12) & 63]!;
+    output += index + 1 < bytes.length ? BASE64[(chunk >> 6) & 63]! : "=";
+    output += index + 2 < bytes.length ? BASE64[chunk & 63]! : "=";
+  }
+  return output;
+}
+
+/**
+ * Decodes canonical standard base64 of valid UTF-8; undefined for anything else (jp then keeps the
+ * string as stored). Canonical means encoding the result gives the input back, as jp's strict
+ * decoder requires (padding present, no stray bits).
+ */
+export function decodeBase64(text: string): string | undefined {
+  if (text.length % 4 !== 0) return undefined;
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  const bytes = new Uint8Array((text.length / 4) * 3 - padding);
+  let written = 0;
+  for (let index = 0; index < text.length; index += 4) {
+    let chunk = 0;
+    for (let offset = 0; offset < 4; offset++) {
+      const character = text[index + offset]!;
+      const digit = character === "=" && index + 4 === text.length ? 0 : BASE64_INDEX.get(character);
+      if (digit === undefined) return undefined;
+      chunk = (chunk << 6) | digit;
+    }
+    for (const shift of [16, 8, 0]) if (written < bytes.length) bytes[written++] = (chunk >> shift) & 255;
+  }
+  let decoded: string;
+  try {
+    decoded = utf8Decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return encodeBase64(decoded) === text ? decoded : undefined;
+}
+
+/** Decodes every string leaf; records the pointers of leaves kept as stored. */
+function decodeLeaves(value: unknown, path: readonly (string | number)[], undecoded: string[]): unknown {
+  if (typeof value === "string") {
+    const decoded = decodeBase64(value);
+    if (decoded === undefined) undecoded.push(pointer(path));
+    return decoded ?? value;
+  }
+  if (Array.isArray(value))
+    return value.map((item, index) => decodeLeaves(item, [...path, index], undecoded));
+  if (isRecord(value)) {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      result[key] = decodeLeaves(item, [...path, key], undecoded);
+    return result;
+  }
+  return value;
+}
+
+/** Encodes every string leaf except those import kept as stored. */
+function encodeLeaves(
+  value: unknown,
+  path: readonly (string | number)[],
+  keep: ReadonlySet<string>,
+): unknown {
+  if (typeof value === "string") return keep.has(pointer(path)) ? value : encodeBase64(value);
+  if (Array.isArray(value)) return value.map((item, index) => encodeLeaves(item, [...path, index], keep));
+  if (isRecord(value)) {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) result[key] = encodeLeaves(item, [...path, key], keep);
+    return result;
+  }
+  return value;
+}
+
+/** A JSON pointer (RFC 6901) without the leading slash: `arguments/path`. */
+function pointer(path: readonly (string | number)[]): string {
+  return path.map((part) => String(part).replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function pick(source: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key of keys) if (source[key] !== undefined) result[key] = source[key];
+  return result;
+}
+
+function fail(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
+
+function done<T>(value: T): InteropResult<T> {
+  return { ok: true, value };
+}

@@ -1,0 +1,211 @@
+/**
+ * OpenAI and Anthropic message arrays ↔ cxc events (pure): mapping, tool-call pairing, and round
+ * trips (import → export gives the same messages).
+ */
+import { describe, expect, it } from "vitest";
+import { countTurns } from "../../src/core/turns.js";
+import {
+  ANTHROPIC_SIGNATURE_KEY,
+  exportAnthropicMessages,
+  importAnthropicMessages,
+} from "../../src/core/interop/anthropic-messages.js";
+import {
+  exportOpenAiMessages,
+  importOpenAiMessages,
+  INTERRUPTED_TOOL_RESULT,
+  type NewEventSource,
+} from "../../src/core/interop/openai-messages.js";
+import type { ConversationEvent } from "../../src/core/events.js";
+
+function counterSource(): NewEventSource {
+  let counter = 0;
+  return { newId: () => `E${++counter}`, now: () => "2026-01-01T00:00:00.000Z" };
+}
+
+function importOpenAi(value: unknown): ConversationEvent[] {
+  const result = importOpenAiMessages(value, counterSource());
+  if (!result.ok) throw new Error(result.error);
+  return result.value;
+}
+
+function importAnthropic(value: unknown): ConversationEvent[] {
+  const result = importAnthropicMessages(value, counterSource());
+  if (!result.ok) throw new Error(result.error);
+  return result.value.events;
+}
+
+const openAiMessages = [
+  { role: "system", content: "You are terse." },
+  { role: "user", content: "Read the config." },
+  {
+    role: "assistant",
+    content: "Reading it.",
+    tool_calls: [
+      { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.toml"}' } },
+      { id: "call_2", type: "function", function: { name: "read_file", arguments: '{ "path": "b.toml" }' } },
+    ],
+  },
+  { role: "tool", tool_call_id: "call_1", content: "x = 1" },
+  { role: "tool", tool_call_id: "call_2", content: "y = 2" },
+  { role: "assistant", content: "x is 1 and y is 2." },
+  { role: "user", content: [{ type: "text", text: "Thanks" }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "c3", type: "function", function: { name: "done", arguments: "{}" } }],
+  },
+  { role: "tool", tool_call_id: "c3", content: "ok" },
+];
+
+describe("OpenAI messages", () => {
+  it("maps roles to events, one turn per user message", () => {
+    const events = importOpenAi({ model: "gpt-x", messages: openAiMessages });
+    expect(events.map((event) => event.type)).toEqual([
+      "config_delta",
+      "turn_start",
+      "chat_request",
+      "chat_response",
+      "tool_call_request",
+      "tool_call_request",
+      "tool_call_response",
+      "tool_call_response",
+      "chat_response",
+      "turn_start",
+      "chat_request",
+      "tool_call_request",
+      "tool_call_response",
+    ]);
+    expect(countTurns(events)).toBe(2);
+    expect(events[4]).toMatchObject({ call_id: "call_1", name: "read_file", arguments: { path: "a.toml" } });
+    expect(events[0]).toMatchObject({ delta: { assistant: { system_prompt: "You are terse." } } });
+  });
+
+  it("round-trips: import then export gives the same messages", () => {
+    expect(exportOpenAiMessages(importOpenAi(openAiMessages))).toEqual({ messages: openAiMessages });
+    expect(exportOpenAiMessages(importOpenAi(openAiMessages), { model: "m" })).toMatchObject({ model: "m" });
+  });
+
+  it("pairs an unanswered tool call and drops an orphan result", () => {
+    const events = importOpenAi([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "a", type: "function", function: { name: "t", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "ghost", content: "nobody asked" },
+      { role: "user", content: "and?" },
+    ]);
+    const exported = exportOpenAiMessages(events).messages as Record<string, unknown>[];
+    expect(exported).toEqual([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "a", type: "function", function: { name: "t", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "a", content: INTERRUPTED_TOOL_RESULT },
+      { role: "user", content: "and?" },
+    ]);
+  });
+
+  it("rejects what it cannot read, naming the message", () => {
+    expect(importOpenAiMessages({ nope: true }, counterSource())).toMatchObject({ ok: false });
+    expect(importOpenAiMessages([{ role: "wizard", content: "x" }], counterSource())).toEqual({
+      ok: false,
+      error: "message 0: unsupported role 'wizard'",
+    });
+    expect(importOpenAiMessages([{ role: "tool", content: "x" }], counterSource())).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^message 0: .*tool_call_id/),
+    });
+  });
+});
+
+const anthropicBody = {
+  system: "You are terse.",
+  messages: [
+    { role: "user", content: "Read the config." },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "I should read it.", signature: "sig-1" },
+        { type: "text", text: "Reading it." },
+        { type: "tool_use", id: "toolu_1", name: "read_file", input: { path: "a.toml" } },
+        { type: "tool_use", id: "toolu_2", name: "read_file", input: { path: "b.toml" } },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_1", content: "x = 1" },
+        { type: "tool_result", tool_use_id: "toolu_2", content: "missing", is_error: true },
+        { type: "text", text: "Also check c.toml" },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "redacted_thinking", data: "opaque" },
+        { type: "text", text: "Done." },
+      ],
+    },
+    { role: "user", content: "Thanks" },
+  ],
+};
+
+describe("Anthropic messages", () => {
+  it("maps blocks to events; tool results continue the turn", () => {
+    const events = importAnthropic(anthropicBody);
+    expect(countTurns(events)).toBe(2);
+    expect(events.find((event) => event.type === "chat_response")).toMatchObject({
+      reasoning: "I should read it.",
+      metadata: { [ANTHROPIC_SIGNATURE_KEY]: "sig-1" },
+    });
+    expect(events.filter((event) => event.type === "tool_call_response")[1]).toMatchObject({
+      call_id: "toolu_2",
+      is_error: true,
+    });
+  });
+
+  it("round-trips: import then export gives the same body", () => {
+    expect(exportAnthropicMessages(importAnthropic(anthropicBody))).toEqual(anthropicBody);
+  });
+
+  it("exports OpenAI-imported events as an alternating Anthropic body", () => {
+    const body = exportAnthropicMessages(importOpenAi(openAiMessages));
+    expect(body.system).toBe("You are terse.");
+    const messages = body.messages as { role: string }[];
+    expect(messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
+  });
+
+  it("reports blocks it leaves out and rejects bad shapes", () => {
+    const result = importAnthropicMessages(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: {} },
+            { type: "text", text: "see" },
+          ],
+        },
+      ],
+      counterSource(),
+    );
+    expect(result.ok && result.value.warnings).toEqual(["message 0, block 0: a image block was left out"]);
+    expect(
+      importAnthropicMessages({ messages: [{ role: "user", content: 5 }] }, counterSource()),
+    ).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^message 0: `content`/),
+    });
+  });
+});
