@@ -4,29 +4,8 @@
  * order (the numbers `compact --reset=N` takes). Load warnings (a torn last line) go to stderr.
  */
 import type { Command } from "commander";
-import type { Compaction, ConversationEvent } from "../../../core/events.js";
 import { sanitizeTerminalText } from "../../../core/sanitize.js";
 import { CliContext } from "../../context.js";
-
-/** One compaction as `show` lists it. */
-interface ListedCompaction {
-  readonly number: number;
-  readonly compaction: Compaction;
-}
-
-/**
- * The compactions to list. For now every raw `compaction` event in stream order.
- * SWITCH TO activeCompactions: once src/core/compactions.ts is committed, replace the body with
- * `activeCompactions(events)` so compactions retired by a `compaction_reset` are left out and the
- * numbering matches `compact --reset=N`.
- */
-function listCompactions(events: readonly ConversationEvent[]): ListedCompaction[] {
-  const listed: ListedCompaction[] = [];
-  for (const event of events) {
-    if (event.type === "compaction") listed.push({ number: listed.length + 1, compaction: event });
-  }
-  return listed;
-}
 
 export function registerShow(conversation: Command): void {
   conversation
@@ -37,6 +16,7 @@ export function registerShow(conversation: Command): void {
       const context = CliContext.from(command);
       const format = context.format();
       const { isTurnEvent } = await import("../../../core/events.js");
+      const { activeCompactions } = await import("../../../core/compactions.js");
       const { countTurns } = await import("../../../core/turns.js");
       const { describePolicy } = await import("../../render/transcript.js");
       const { formatRelativeTime, formatTimestamp } = await import("../../render/relative-time.js");
@@ -45,7 +25,8 @@ export function registerShow(conversation: Command): void {
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const { meta, events } = conversation;
-      const compactions = listCompactions(events);
+      // Compactions retired by a `compaction_reset` are left out; the numbers match `compact --reset=N`.
+      const compactions = activeCompactions(events);
       const details = {
         id,
         title: meta.title ?? null,
