@@ -95,7 +95,10 @@ export type UndoResetPlan =
   | { ok: true; retires: string[]; reset: CompactionReset; restored: Compaction[] }
   | { ok: false; kind: "nothing-to-undo"; message: string };
 
-/** Plans undoing the most recent reset in force: a new reset that retires it. */
+/**
+ * Plans undoing the most recent reset in force: a new reset that retires it. An undo is itself a
+ * reset, so undoing twice in a row re-applies the first reset (a redo).
+ */
 export function planUndoReset(events: readonly ConversationEvent[]): UndoResetPlan {
   const resets = activeResets(events);
   const latest = resets[resets.length - 1];

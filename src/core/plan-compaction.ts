@@ -1,0 +1,323 @@
+/**
+ * Plans a compaction run without doing it (jp reference §5.5, §5.6, §6, §8.2). Pure.
+ *
+ * For each rule in order: work out its range from the rule's keeps and the command-line overrides
+ * (every bound, `last-compaction` included, against the conversation as it was when the run
+ * started), skip it when the range is empty, and widen a summary rule's range over any summary it
+ * touches (transitively), counting the summaries planned earlier in this same run. The shell then
+ * generates the summary texts over the planned (raw) ranges and turns each segment into an event
+ * with `buildCompactionEvent`.
+ *
+ * cxc addition: a `supplied` summary (typed text) is never widened, because its text covers only
+ * the turns it names; if it partially overlaps an existing summary the plan is a conflict instead.
+ */
+import { activeCompactions } from "./compactions.js";
+import {
+  type BoundResolution,
+  type CliBound,
+  checkTurnSelector,
+  convertFromBound,
+  convertKeepFirst,
+  convertKeepLast,
+  convertToBound,
+  describeStream,
+  type RuleBound,
+  resolveResolutions,
+  type StreamFacts,
+  selectorBounds,
+  type TurnRange,
+  type TurnSelector,
+} from "./bounds.js";
+import type {
+  Compaction,
+  CompactionSource,
+  ConversationEvent,
+  SummaryPolicy,
+  ToolCallsPolicy,
+} from "./events.js";
+import { type CompactionRule, DEFAULT_KEEP, type SummaryRule, toolCallsPolicyFor } from "./rules.js";
+
+/** Range flags of `compact` that narrow every rule (§5.5). Turn numbers are 1-based. */
+export interface CompactionOverrides {
+  from?: CliBound;
+  to?: CliBound;
+  first?: number;
+  last?: number;
+  /** `--turn A..B`; an absent end is open. */
+  turn?: { from?: number; to?: number };
+  keepFirst?: RuleBound;
+  keepLast?: RuleBound;
+}
+
+/** Inputs of `planCompaction`. */
+export interface PlanCompactionOptions {
+  rules: readonly CompactionRule[];
+  overrides?: CompactionOverrides;
+  /** RFC 3339 time of the run, for duration bounds. */
+  now: string;
+  source?: CompactionSource;
+  note?: string;
+  /** `supplied` when the summary text is given rather than generated (never widened). */
+  summarySource?: SummaryPolicy["source"];
+}
+
+/** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
+export interface CompactionSegment {
+  ruleIndex: number;
+  from: number;
+  to: number;
+  /** The range before summary-overlap extension. */
+  requested: TurnRange;
+  reasoning?: "strip";
+  toolCalls?: ToolCallsPolicy;
+  summary?: SummaryRule;
+}
+
+/** A summary a supplied range would split. */
+export interface SummaryConflict {
+  message: string;
+  /** The existing summaries involved (0-based turns). */
+  conflicts: { from: number; to: number; compactionId: string }[];
+}
+
+/** The outcome of planning. */
+export type CompactionPlan =
+  | { kind: "planned"; segments: CompactionSegment[]; source: CompactionSource; note?: string }
+  | { kind: "nothing-to-compact"; message: "Nothing to compact." }
+  | { kind: "invalid"; message: string }
+  | ({ kind: "conflict" } & SummaryConflict);
+
+const NOTHING: CompactionPlan = { kind: "nothing-to-compact", message: "Nothing to compact." };
+
+interface SummaryRange {
+  from: number;
+  to: number;
+  compactionId: string;
+}
+
+function summaryRangesOf(events: readonly ConversationEvent[]): SummaryRange[] {
+  return activeCompactions(events)
+    .map((entry) => entry.compaction)
+    .filter((compaction) => compaction.summary !== undefined)
+    .map((compaction) => ({
+      from: compaction.from_turn,
+      to: compaction.to_turn,
+      compactionId: compaction.id,
+    }));
+}
+
+function extendOver(summaries: readonly SummaryRange[], range: TurnRange): TurnRange {
+  let { from, to } = range;
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const summary of summaries) {
+      if (from <= summary.to && to >= summary.from && (summary.from < from || summary.to > to)) {
+        from = Math.min(from, summary.from);
+        to = Math.max(to, summary.to);
+        changed = true;
+      }
+    }
+  }
+  return { from, to };
+}
+
+/** Widens a derived summary's range over every summary it touches, transitively (§6.1). */
+export function extendSummaryRange(
+  events: readonly ConversationEvent[],
+  from: number,
+  to: number,
+): TurnRange {
+  return extendOver(summaryRangesOf(events), { from, to });
+}
+
+function findSplitSummaries(
+  summaries: readonly SummaryRange[],
+  range: TurnRange,
+): SummaryConflict | undefined {
+  const split = summaries.filter(
+    (summary) =>
+      range.from <= summary.to &&
+      range.to >= summary.from &&
+      (summary.from < range.from || summary.to > range.to),
+  );
+  if (split.length === 0) return undefined;
+  const named = split.map((summary) => `${summary.from + 1}..${summary.to + 1}`).join(", ");
+  const plural = split.length === 1 ? "the existing summary of turns" : "existing summaries of turns";
+  return {
+    message:
+      `summary of turns ${range.from + 1}..${range.to + 1} partially overlaps ${plural} ${named}; ` +
+      "a supplied summary must cover an existing summary entirely or leave it alone",
+    conflicts: split.map((summary) => ({ ...summary })),
+  };
+}
+
+/** A conflict when a supplied summary of `from..to` (0-based) would split an existing summary. */
+export function checkSuppliedSummary(
+  events: readonly ConversationEvent[],
+  from: number,
+  to: number,
+): SummaryConflict | undefined {
+  return findSplitSummaries(summaryRangesOf(events), { from, to });
+}
+
+/** The first pair of range flags that cannot be combined (jp's clap conflicts), as a message. */
+export function findOverrideConflict(overrides: CompactionOverrides): string | undefined {
+  const given = (name: keyof CompactionOverrides) => overrides[name] !== undefined;
+  const flag = (name: string) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+  const pairs: [keyof CompactionOverrides, keyof CompactionOverrides][] = [
+    ["keepFirst", "from"],
+    ["keepFirst", "last"],
+    ["keepFirst", "turn"],
+    ["keepLast", "to"],
+    ["keepLast", "first"],
+    ["keepLast", "turn"],
+    ["first", "last"],
+    ["first", "turn"],
+    ["first", "from"],
+    ["first", "to"],
+    ["last", "turn"],
+    ["last", "from"],
+    ["last", "to"],
+    ["turn", "from"],
+    ["turn", "to"],
+  ];
+  const pair = pairs.find(([left, right]) => given(left) && given(right));
+  return pair === undefined ? undefined : `${flag(pair[0])} cannot be used with ${flag(pair[1])}`;
+}
+
+/** jp's `--keep-first K --first M` (K > M) and `--keep-last K --last M` checks. */
+export function checkKeepAgainstSelection(overrides: CompactionOverrides): string | undefined {
+  const checks = [
+    ["keep-first", overrides.keepFirst, "first", overrides.first],
+    ["keep-last", overrides.keepLast, "last", overrides.last],
+  ] as const;
+  for (const [keepFlag, keep, selectFlag, selected] of checks) {
+    if (keep?.kind === "turns" && selected !== undefined && keep.count > selected) {
+      return `--${keepFlag} ${keep.count} is greater than --${selectFlag} ${selected}: nothing would remain to compact`;
+    }
+  }
+  return undefined;
+}
+
+function selectorOf(overrides: CompactionOverrides): TurnSelector | undefined {
+  if (overrides.turn !== undefined) return { kind: "turns", ...overrides.turn };
+  if (overrides.last !== undefined) return { kind: "last", count: overrides.last };
+  if (overrides.first !== undefined) return { kind: "first", count: overrides.first };
+  return undefined;
+}
+
+/** The start and end the overrides impose (undefined: use the rule's own), per §5.5. */
+function resolveOverrides(
+  overrides: CompactionOverrides,
+  facts: StreamFacts,
+  now: string,
+): { from?: BoundResolution; to?: BoundResolution } {
+  const selector = selectorOf(overrides);
+  const selected = selector === undefined ? undefined : selectorBounds(selector);
+  const keepFirst =
+    overrides.keepFirst === undefined ? undefined : convertKeepFirst(overrides.keepFirst, facts);
+  const keepLast =
+    overrides.keepLast === undefined ? undefined : convertKeepLast(overrides.keepLast, facts, now);
+  const fromFlag = overrides.from === undefined ? undefined : convertFromBound(overrides.from, facts);
+  const toFlag = overrides.to === undefined ? undefined : convertToBound(overrides.to, facts);
+  return {
+    from:
+      keepFirst !== undefined && overrides.first !== undefined
+        ? keepFirst
+        : (selected?.from ?? fromFlag ?? keepFirst),
+    to:
+      keepLast !== undefined && overrides.last !== undefined
+        ? keepLast
+        : (selected?.to ?? toFlag ?? keepLast),
+  };
+}
+
+function segmentFor(
+  rule: CompactionRule,
+  ruleIndex: number,
+  range: TurnRange,
+  requested: TurnRange,
+): CompactionSegment {
+  const segment: CompactionSegment = { ruleIndex, from: range.from, to: range.to, requested };
+  if (rule.reasoning !== undefined) segment.reasoning = rule.reasoning;
+  if (rule.tool_calls !== undefined) segment.toolCalls = toolCallsPolicyFor(rule.tool_calls);
+  if (rule.summary !== undefined) segment.summary = rule.summary;
+  return segment;
+}
+
+/** Plans a compaction run; see the module comment. */
+export function planCompaction(
+  events: readonly ConversationEvent[],
+  options: PlanCompactionOptions,
+): CompactionPlan {
+  const overrides = options.overrides ?? {};
+  const problem = findOverrideConflict(overrides) ?? checkKeepAgainstSelection(overrides);
+  if (problem !== undefined) return { kind: "invalid", message: problem };
+  if (overrides.first === 0 || overrides.last === 0) return NOTHING;
+  const facts = describeStream(events);
+  const selector = selectorOf(overrides);
+  const outOfRange = selector === undefined ? undefined : checkTurnSelector(selector, facts.turnCount);
+  if (outOfRange !== undefined) return { kind: "invalid", message: outOfRange };
+
+  const imposed = resolveOverrides(overrides, facts, options.now);
+  const summaries = summaryRangesOf(events);
+  const segments: CompactionSegment[] = [];
+  for (const [ruleIndex, rule] of options.rules.entries()) {
+    const from = imposed.from ?? convertKeepFirst(rule.keep_first ?? DEFAULT_KEEP, facts);
+    const to = imposed.to ?? convertKeepLast(rule.keep_last ?? DEFAULT_KEEP, facts, options.now);
+    const requested = resolveResolutions(facts, from, to);
+    if (requested === undefined) continue;
+    let range = requested;
+    if (rule.summary !== undefined) {
+      if (options.summarySource === "supplied") {
+        const conflict = findSplitSummaries(summaries, requested);
+        if (conflict !== undefined) return { kind: "conflict", ...conflict };
+      } else {
+        range = extendOver(summaries, requested);
+      }
+      summaries.push({ ...range, compactionId: `planned:${ruleIndex}` });
+    }
+    segments.push(segmentFor(rule, ruleIndex, range, requested));
+  }
+  if (segments.length === 0) return NOTHING;
+  const plan: CompactionPlan = { kind: "planned", segments, source: options.source ?? "user" };
+  if (options.note !== undefined) plan.note = options.note;
+  return plan;
+}
+
+/** What the shell adds to a segment to make it an event. */
+export interface CompactionEventOptions {
+  id: string;
+  ts: string;
+  source: CompactionSource;
+  note?: string;
+  /** Required when the segment has a summary. */
+  summary?: SummaryPolicy;
+  deferredUntilTurn?: number;
+}
+
+/** Builds the `compaction` event of a planned segment (keys in jp's order, cxc's fields after). */
+export function buildCompactionEvent(
+  segment: CompactionSegment,
+  options: CompactionEventOptions,
+): Compaction {
+  if (segment.summary !== undefined && options.summary === undefined) {
+    throw new Error(`segment of rule ${segment.ruleIndex} needs its summary text before it becomes an event`);
+  }
+  // Built key by key so the written JSON has jp's key order followed by cxc's additions.
+  const event: Record<string, unknown> = {
+    type: "compaction",
+    id: options.id,
+    ts: options.ts,
+    from_turn: segment.from,
+    to_turn: segment.to,
+  };
+  if (segment.summary !== undefined && options.summary !== undefined) event.summary = { ...options.summary };
+  if (segment.reasoning !== undefined) event.reasoning = segment.reasoning;
+  if (segment.toolCalls !== undefined) event.tool_calls = { ...segment.toolCalls };
+  event.source = options.source;
+  if (options.note !== undefined) event.note = options.note;
+  if (options.deferredUntilTurn !== undefined) event.deferred_until_turn = options.deferredUntilTurn;
+  return event as Compaction;
+}

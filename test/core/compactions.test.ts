@@ -1,0 +1,230 @@
+/**
+ * Active compactions, resets and undo, and retaining turns for fork: jp's stream_tests.rs
+ * compaction tests (reference §10.5) in cxc's append-only form, plus the `--reset=N` tests of
+ * compact_tests.rs.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  activeCompactions,
+  buildResetEvent,
+  describeReset,
+  parseCompactionIndex,
+  planReset,
+  planUndoReset,
+} from "../../src/core/compactions.js";
+import type { ConversationEvent } from "../../src/core/events.js";
+import { forkEvents, retainTurns, selectForkTurns } from "../../src/core/fork.js";
+import { projectConversation } from "../../src/core/projection.js";
+import { countTurns } from "../../src/core/turns.js";
+import { createEventBuilder, eventsOfType } from "../helpers/builders.js";
+
+function threeCompactions() {
+  const build = createEventBuilder();
+  const compactions = [
+    build.compaction({ from: 0, to: 1, reasoning: true }),
+    build.compaction({ from: 2, to: 4, reasoning: true }),
+    build.compaction({ from: 4, to: 5, reasoning: true }),
+  ];
+  return { build, compactions, events: [...build.turns(6), ...compactions] as ConversationEvent[] };
+}
+
+function ranges(events: readonly ConversationEvent[]): [number, number][] {
+  return activeCompactions(events).map(({ compaction }) => [compaction.from_turn, compaction.to_turn]);
+}
+
+describe("activeCompactions", () => {
+  it("lists compactions in stream order, numbered from 1 (test_compactions_accessor)", () => {
+    const { events, compactions } = threeCompactions();
+    expect(activeCompactions(events).map((entry) => [entry.number, entry.compaction.id])).toEqual(
+      compactions.map((compaction, index) => [index + 1, compaction.id]),
+    );
+  });
+
+  it("does not count compactions as events or turns (test_compaction_not_counted_by_len)", () => {
+    const { build } = threeCompactions();
+    expect(countTurns([build.compaction({ from: 0, to: 0 })])).toBe(0);
+  });
+
+  it("skips retired compactions and renumbers the rest", () => {
+    const { build, events, compactions } = threeCompactions();
+    const withReset = [...events, build.reset([compactions[1]!.id])];
+    expect(activeCompactions(withReset).map((entry) => [entry.number, entry.compaction.id])).toEqual([
+      [1, compactions[0]!.id],
+      [2, compactions[2]!.id],
+    ]);
+  });
+
+  it("ignores a reset that is itself retired, and a reset of that reset restores it", () => {
+    const { build, events, compactions } = threeCompactions();
+    const first = build.reset([compactions[0]!.id]);
+    const undo = build.reset([first.id]);
+    expect(activeCompactions([...events, first, undo])).toHaveLength(3);
+    const redo = build.reset([undo.id]);
+    expect(activeCompactions([...events, first, undo, redo])).toHaveLength(2);
+  });
+});
+
+describe("planReset", () => {
+  it("retires every active compaction", () => {
+    const { events, compactions } = threeCompactions();
+    const plan = planReset(events);
+    expect(plan).toEqual({ ok: true, retires: compactions.map((c) => c.id), removed: compactions });
+    if (plan.ok)
+      expect(describeReset(plan.removed, { dryRun: false })).toBe("Removed 3 compaction event(s).");
+    if (plan.ok)
+      expect(describeReset(plan.removed, { dryRun: true })).toBe("Would remove 3 compaction event(s).");
+  });
+
+  it("removes the N-th one, leaving the others (test_remove_compaction_by_index)", () => {
+    const { build, events } = threeCompactions();
+    const plan = planReset(events, { index: 2 });
+    if (!plan.ok) throw new Error(plan.message);
+    const after = [...events, buildResetEvent(plan.retires, { id: "r1", ts: build.now() })];
+    expect(ranges(after)).toEqual([
+      [0, 1],
+      [4, 5],
+    ]);
+  });
+
+  it("addresses compactions in stream order (reset_index_addresses_compactions_in_stream_order)", () => {
+    const build = createEventBuilder();
+    const events = [
+      ...build.turns(6),
+      build.compaction({ from: 0, to: 1, reasoning: true }),
+      build.compaction({ from: 2, to: 4, reasoning: true }),
+    ];
+    for (const [index, label] of [
+      [1, "turns 1..2"],
+      [2, "turns 3..5"],
+    ] as const) {
+      const plan = planReset(events, { index });
+      if (!plan.ok) throw new Error(plan.message);
+      expect(describeReset(plan.removed, { index, dryRun: false })).toBe(
+        `Removed compaction ${index} (${label}).`,
+      );
+    }
+    expect(planReset(events, { index: 3 })).toEqual({
+      ok: false,
+      kind: "out-of-range",
+      message: "compaction 3 out of range (conversation has 2 compaction event(s))",
+    });
+    const plan = planReset(events, { index: 1 });
+    if (plan.ok)
+      expect(describeReset(plan.removed, { index: 1, dryRun: true })).toBe(
+        "Would remove compaction 1 (turns 1..2).",
+      );
+  });
+
+  it("says there is nothing to remove (test_remove_compaction_out_of_range_is_a_no_op)", () => {
+    const build = createEventBuilder();
+    expect(planReset(build.turns(3))).toEqual({
+      ok: false,
+      kind: "nothing-to-remove",
+      message: "No compaction events to remove.",
+    });
+  });
+
+  it("parses --reset=N with jp's texts (reset_takes_an_optional_compaction_index)", () => {
+    expect(parseCompactionIndex("2")).toEqual({ ok: true, index: 2 });
+    expect(parseCompactionIndex("0")).toEqual({
+      ok: false,
+      message: "compaction indices are 1-based; `0` is not a valid index",
+    });
+    expect(parseCompactionIndex("x")).toEqual({ ok: false, message: "invalid compaction index 'x'" });
+  });
+});
+
+describe("planUndoReset", () => {
+  it("retires the latest reset in force and reports what comes back", () => {
+    const { build, events, compactions } = threeCompactions();
+    const first = build.reset([compactions[0]!.id]);
+    const second = build.reset([compactions[1]!.id, compactions[2]!.id]);
+    const stream = [...events, first, second];
+    const plan = planUndoReset(stream);
+    expect(plan).toMatchObject({
+      ok: true,
+      retires: [second.id],
+      reset: second,
+      restored: [compactions[1], compactions[2]],
+    });
+    const undone = [...stream, buildResetEvent([second.id], { id: "u1", ts: build.now() })];
+    expect(ranges(undone)).toEqual([
+      [2, 4],
+      [4, 5],
+    ]);
+    // The undo is itself the latest reset in force, so undoing again re-applies the reset (a redo).
+    expect(planUndoReset(undone)).toMatchObject({ ok: true, retires: ["u1"], restored: [] });
+  });
+
+  it("fails when no reset is in force", () => {
+    const { events } = threeCompactions();
+    expect(planUndoReset(events)).toEqual({
+      ok: false,
+      kind: "nothing-to-undo",
+      message: "No compaction reset to undo.",
+    });
+  });
+});
+
+describe("retainTurns (fork)", () => {
+  function stream() {
+    const build = createEventBuilder();
+    const delta = build.configDelta({ a: 1 });
+    const events: ConversationEvent[] = [
+      ...build.turns(3, { reasoning: "thinking" }),
+      delta,
+      ...build.turn("q3", { reasoning: "thinking" }),
+      ...build.turn("q4", { reasoning: "thinking" }),
+      build.compaction({ id: "early", from: 0, to: 1, reasoning: true }),
+      build.compaction({ id: "late", from: 2, to: 4, reasoning: true }),
+    ];
+    return { events, delta };
+  }
+  const ids = (events: readonly ConversationEvent[]) => eventsOfType(events, "compaction").map((c) => c.id);
+
+  it("keeps every compaction when nothing is removed (test_retain_keeping_everything_preserves_compactions)", () => {
+    const { events } = stream();
+    expect(retainTurns(events, new Set([0, 1, 2, 3, 4]))).toEqual(events);
+  });
+
+  it("drops compactions reaching the first removed turn and keeps those before (test_retain_keeps_compactions_entirely_before_removal)", () => {
+    const { events } = stream();
+    expect(ids(retainTurns(events, new Set([0, 1, 2])))).toEqual(["early"]);
+  });
+
+  it("drops every compaction when removal starts at turn 0 (test_retain_last_turns_drops_compactions)", () => {
+    const { events } = stream();
+    const forked = forkEvents(events, { last: 2 });
+    expect(ids(forked)).toEqual([]);
+    expect(countTurns(forked)).toBe(2);
+  });
+
+  it("keeps compactions when --last covers everything (test_retain_last_turns_no_truncation_keeps_compactions)", () => {
+    const { events } = stream();
+    expect(ids(forkEvents(events, { last: 10 }))).toEqual(["early", "late"]);
+  });
+
+  it("keeps a leading compaction with --first (test_retain_first_turns_drops_compactions, test_retain_first_and_last_keeps_leading_block_compaction)", () => {
+    const { events } = stream();
+    expect(ids(forkEvents(events, { first: 2 }))).toEqual(["early"]);
+    expect(ids(forkEvents(events, { first: 1 }))).toEqual([]);
+  });
+
+  it("keeps global entries from removed turns", () => {
+    const { events, delta } = stream();
+    expect(forkEvents(events, { first: 1 })).toContainEqual(delta);
+  });
+
+  it("keeps the projection of the kept turns unchanged", () => {
+    const { events } = stream();
+    const forked = forkEvents(events, { first: 2 });
+    expect(projectConversation(forked).turns).toEqual(projectConversation(events).turns.slice(0, 2));
+  });
+
+  it("selects first and last turns", () => {
+    expect([...selectForkTurns(5, { first: 2 })]).toEqual([0, 1]);
+    expect([...selectForkTurns(5, { last: 2 })]).toEqual([3, 4]);
+    expect([...selectForkTurns(5, { first: 0 })]).toEqual([]);
+    expect([...selectForkTurns(3, {})]).toEqual([0, 1, 2]);
+  });
+});
