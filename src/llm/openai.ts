@@ -122,7 +122,8 @@ function toOpenAIMessages(message: LlmMessage): ChatCompletionMessageParam[] {
       : [],
   );
   if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
-  return [assistant];
+  // An assistant message left with neither text nor calls (only redacted reasoning) is rejected.
+  return text.length === 0 && toolCalls.length === 0 ? [] : [assistant];
 }
 
 /** The text of a message's parts, reasoning rendered as `<think>` text, blocks a blank line apart. */

@@ -10,6 +10,7 @@ import {
   type FakeErrorReply,
   type FakeProvider,
   startFakeProvider,
+  textReply,
 } from "../helpers/fake-provider.js";
 import { collectEvents, terminalEvents, userRequest } from "./stream-helpers.js";
 
@@ -62,6 +63,21 @@ describe("error classification through the SDKs", () => {
       });
     }
   }
+
+  it("a response slower than the client timeout is a retryable timeout", async () => {
+    provider.enqueue({ ...textReply("late"), chunkDelayMs: 400 });
+    const client = createOpenAIClient({
+      modelId: "openai/m",
+      model: "m",
+      apiKey: "k",
+      baseURL: provider.openaiBaseURL,
+      timeoutMs: 100,
+    });
+    const events = await collectEvents(client.stream(userRequest("hi")));
+    expect(events).toEqual([
+      { type: "error", error: expect.objectContaining({ kind: "timeout", retryable: true }) },
+    ]);
+  });
 
   it("a refused connection is a retryable network error", async () => {
     const closed = await startFakeProvider();

@@ -104,3 +104,23 @@ describe("openai adapter", () => {
     expect(mapOpenAIFinishReason(null)).toBe("other");
   });
 });
+
+describe("toOpenAIRequest", () => {
+  it("drops an assistant message with nothing Chat Completions can carry", async () => {
+    const { toOpenAIRequest } = await import("../../src/llm/openai.js");
+    const body = toOpenAIRequest(
+      {
+        messages: [
+          { role: "user", parts: [{ type: "text", text: "q" }] },
+          { role: "assistant", parts: [{ type: "redacted-reasoning", data: "opaque" }] },
+        ],
+        tools: [],
+        maxOutputTokens: 10,
+      },
+      "m",
+      { maxTokensField: "max_tokens" },
+    );
+    expect(body.messages).toEqual([{ role: "user", content: "q" }]);
+    expect(body).toMatchObject({ max_tokens: 10 });
+  });
+});
