@@ -162,7 +162,7 @@ function findFailure(response: ToolCallResponse | undefined): string | undefined
   if (!response) return undefined;
   const statuses = [...response.content.matchAll(EXIT_STATUS)].map((match) => Number(match[1]));
   const status = statuses.length > 0 ? statuses[statuses.length - 1] : undefined;
-  const failedTests = /\b\d+ failed\b/.test(response.content);
+  const failedTests = /\b[1-9]\d* failed\b/.test(response.content); // "0 failed" is a pass
   if (!response.is_error && (status === undefined || status === 0) && !failedTests) return undefined;
   const line = firstFailingLine(response.content);
   const prefix = response.is_error

@@ -143,6 +143,7 @@ describe("digestTurns", () => {
       ),
       ...tool("cargo_check", { package: "jp_cli" }, "Finished dev profile"),
       ...tool("run_command", { command: "npm test" }, "Tests  1 failed | 3 passed (4)"),
+      ...tool("cargo_test", { package: "jp_config" }, "Ran 253/253 tests, of which 0 failed."),
     ]);
     const digest = digestTurns(turns, all(turns));
     expect(digest).toContain(
@@ -150,6 +151,7 @@ describe("digestTurns", () => {
     );
     expect(digest).toContain("- Turn 1: `cargo_check package=jp_cli` → ok");
     expect(digest).toContain("- Turn 1: `npm test` → failed: Tests  1 failed | 3 passed (4)");
+    expect(digest).toContain("- Turn 1: `cargo_test package=jp_config` → ok");
   });
 
   it("pairs an error with a later success of the same command or tool", () => {
