@@ -12,7 +12,8 @@ import {
   planReset,
   planUndoReset,
 } from "../../src/core/compactions.js";
-import type { ConversationEvent } from "../../src/core/events.js";
+import { type ConversationEvent, parseEvent, serializeEvent } from "../../src/core/events.js";
+import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
 import { forkEvents, retainTurns, selectForkTurns } from "../../src/core/fork.js";
 import { projectConversation } from "../../src/core/projection.js";
 import { countTurns } from "../../src/core/turns.js";
@@ -226,5 +227,41 @@ describe("retainTurns (fork)", () => {
     expect([...selectForkTurns(5, { last: 2 })]).toEqual([3, 4]);
     expect([...selectForkTurns(5, { first: 0 })]).toEqual([]);
     expect([...selectForkTurns(3, {})]).toEqual([0, 1, 2]);
+  });
+});
+
+describe("compaction events on disk (compaction_tests.rs round trips)", () => {
+  const segment = { ruleIndex: 0, from: 0, to: 5, requested: { from: 0, to: 5 } };
+  const roundTrip = (event: ConversationEvent) => {
+    const parsed = parseEvent(JSON.parse(JSON.stringify(serializeEvent(event))));
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.event;
+  };
+
+  it("round-trips a mechanical compaction and omits unset policies (roundtrip_mechanical_compaction, none_policies_omitted_from_json)", () => {
+    const event = buildCompactionEvent(
+      { ...segment, reasoning: "strip", toolCalls: { policy: "strip", request: false, response: true } },
+      { id: "c1", ts: "2026-01-01T00:00:00Z", source: "user" },
+    );
+    const json = JSON.parse(JSON.stringify(event));
+    expect(json.reasoning).toBe("strip");
+    expect(json.tool_calls).toEqual({ policy: "strip", request: false, response: true });
+    expect("summary" in json).toBe(false);
+    expect(roundTrip(event)).toEqual(event);
+  });
+
+  it("round-trips a summary compaction and an omit policy (roundtrip_summary_compaction, tool_call_policy_omit_roundtrip)", () => {
+    const event = buildCompactionEvent(
+      { ...segment, summary: {}, toolCalls: { policy: "omit" } },
+      {
+        id: "c2",
+        ts: "2026-01-01T00:00:00Z",
+        source: "assistant",
+        note: "n",
+        summary: { summary: "text", source: "supplied", author: "assistant" },
+      },
+    );
+    expect(roundTrip(event)).toEqual(event);
+    expect(JSON.parse(JSON.stringify(event)).tool_calls).toEqual({ policy: "omit" });
   });
 });
