@@ -27,7 +27,7 @@ import {
   type TurnEvent,
   type TurnStart,
 } from "./events.js";
-import { assignTurnIndices, countTurns, groupTurns } from "./turns.js";
+import { assignTurnIndices, groupTurns } from "./turns.js";
 
 /** The request text of an injected summary turn (jp's exact text). */
 export const SUMMARY_REQUEST_TEXT = "[Summary of previous conversation]";
@@ -159,9 +159,18 @@ function projectWithoutOverlays(events: readonly ConversationEvent[]): Projected
   return { events: kept, turns };
 }
 
+/** The turn count (`countTurns`) from already assigned indices: the last turn event's index + 1. */
+function countTurnsFromIndices(events: readonly ConversationEvent[], indices: readonly number[]): number {
+  for (let position = events.length - 1; position >= 0; position--) {
+    if (isTurnEvent(events[position]!)) return indices[position]! + 1;
+  }
+  return 0;
+}
+
 /** Projects the conversation: applies every compaction in force (see the module comment). */
 export function projectConversation(events: readonly ConversationEvent[]): ProjectedView {
-  const turnCount = countTurns(events);
+  const indices = assignTurnIndices(events);
+  const turnCount = countTurnsFromIndices(events, indices);
   const compactions = activeCompactions(events)
     .map((entry) => entry.compaction)
     .filter((compaction) => isCompactionInEffect(compaction, turnCount));
@@ -187,7 +196,6 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   for (const event of events)
     if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
 
-  const indices = assignTurnIndices(events);
   const output: ConversationEvent[] = [];
   const turns: { origin: TurnOrigin; events: TurnEvent[] }[] = [];
   let currentKeptTurn = -1;
