@@ -1,11 +1,13 @@
 /**
  * `use`, `archive`, `unarchive`, `rm` and `edit`: what each changes on disk and prints.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEventBuilder } from "../helpers/builders.js";
-import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
 import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
 
 let home: TempHome;
@@ -97,6 +99,44 @@ describe("cxc conversation rm", () => {
     expect(openStore(home).active()).toBeUndefined();
     const text = await home.run(["c", "rm", "--yes", "beta"]);
     expect(text.stdout).toBe("Deleted conversation beta00000001.\n");
+  });
+});
+
+/** util-linux `script` runs a command under a pseudo-terminal, so the confirmation prompt shows. */
+const hasScript = (() => {
+  try {
+    execFileSync("script", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!hasScript)("cxc conversation rm at a terminal", () => {
+  async function runInTerminal(args: string, answer: string) {
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CXC_BIN)} ${args}`;
+    return execa("script", ["-qec", command, "/dev/null"], {
+      input: answer,
+      env: home.env,
+      extendEnv: false,
+      cwd: join(home.cwd, ".."),
+      reject: false,
+      timeout: 20_000,
+    });
+  }
+
+  it("asks, and deletes only after yes", async () => {
+    home = makeTempHome();
+    await seedPair();
+    const declined = await runInTerminal("c rm alpha", "n\r");
+    expect(declined.exitCode).toBe(1);
+    expect(String(declined.stdout)).toMatch(/Delete conversation alpha0000001 permanently\?/);
+    expect(String(declined.stdout)).toContain("Nothing deleted.");
+    expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(true);
+    const confirmed = await runInTerminal("c rm alpha", "y\r");
+    expect(confirmed.exitCode).toBe(0);
+    expect(String(confirmed.stdout)).toContain("Deleted conversation alpha0000001.");
+    expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(false);
   });
 });
 

@@ -1,0 +1,117 @@
+/**
+ * Unit tests for the shared rendering helpers behind the conversation commands: turn selectors,
+ * fork event copying, relative times, tables and grep excerpts.
+ */
+import { describe, expect, it } from "vitest";
+import { copyEventsForFork } from "../../src/cli/render/fork-events.js";
+import { formatRelativeTime } from "../../src/cli/render/relative-time.js";
+import { renderTable, truncateText } from "../../src/cli/render/table.js";
+import { buildRawTranscript, renderTranscriptText } from "../../src/cli/render/transcript.js";
+import { parseTurnSelection, resolveTurnSelection } from "../../src/cli/render/turn-selection.js";
+import { cutExcerpt, findMatches } from "../../src/cli/render/excerpt.js";
+import { countTurns } from "../../src/core/turns.js";
+import { createEventBuilder } from "../helpers/builders.js";
+
+describe("turn selection", () => {
+  it.each([
+    [{}, 5, { start: 0, end: 5 }],
+    [{ first: "2" }, 5, { start: 0, end: 2 }],
+    [{ first: "9" }, 5, { start: 0, end: 5 }],
+    [{ last: "2" }, 5, { start: 3, end: 5 }],
+    [{ last: "0" }, 5, { start: 5, end: 5 }],
+    [{ turn: "3" }, 5, { start: 2, end: 3 }],
+    [{ turn: "2..4" }, 5, { start: 1, end: 4 }],
+    [{ turn: "..2" }, 5, { start: 0, end: 2 }],
+    [{ turn: "4.." }, 5, { start: 3, end: 5 }],
+    [{ turn: ".." }, 0, { start: 0, end: 0 }],
+  ])("%j over %i turns resolves to %j", (options, turnCount, expected) => {
+    expect(resolveTurnSelection(parseTurnSelection(options), turnCount)).toEqual(expected);
+  });
+
+  it("does not clamp --turn endpoints", () => {
+    expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1..6" }), 5)).toThrow(
+      "turn 6 out of range (conversation has 5 turns)",
+    );
+    expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1" }), 0)).toThrow(
+      "turn 1 out of range (conversation has 0 turns)",
+    );
+  });
+});
+
+describe("copyEventsForFork", () => {
+  it("keeps the selected turns with fresh ids and leaves the input alone", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(3), build.compaction({ id: "c", from: 1, to: 2, reasoning: true })];
+    const snapshot = structuredClone(events);
+    let counter = 0;
+    const forked = copyEventsForFork(events, { start: 1, end: 3 }, () => `new${++counter}`);
+    expect(events).toEqual(snapshot);
+    expect(countTurns(forked.events)).toBe(2);
+    expect(forked.droppedCompactions).toBe(0);
+    expect(forked.events.map((event) => (event.type === "unknown" ? "?" : event.id))).toEqual([
+      "new1",
+      "new2",
+      "new3",
+      "new4",
+      "new5",
+      "new6",
+      "new7",
+    ]);
+    expect(forked.events.at(-1)).toMatchObject({ type: "compaction", from_turn: 0, to_turn: 1 });
+  });
+
+  it("drops a compaction that starts before the selection", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(3), build.compaction({ from: 0, to: 1, reasoning: true })];
+    const forked = copyEventsForFork(events, { start: 1, end: 3 }, () => "x");
+    expect(forked.droppedCompactions).toBe(1);
+    expect(forked.events.some((event) => event.type === "compaction")).toBe(false);
+  });
+});
+
+describe("transcript", () => {
+  it("numbers turns from 1 and puts global entries in the turn they fell in", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(2), build.configDelta({ a: 1 })];
+    const turns = buildRawTranscript(events, { start: 0, end: 2 });
+    expect(turns.map((turn) => turn.turnNumbers)).toEqual([[1], [2]]);
+    expect(renderTranscriptText(turns)).toContain('[assistant]\na:q1\n[config] {"a":1}\n');
+  });
+});
+
+describe("small helpers", () => {
+  const now = Date.parse("2026-03-01T12:00:00Z");
+  it.each([
+    ["2026-03-01T11:59:55Z", "just now"],
+    ["2026-03-01T11:59:00Z", "1 minute ago"],
+    ["2026-03-01T09:00:00Z", "3 hours ago"],
+    ["2026-02-27T12:00:00Z", "2 days ago"],
+    ["2025-03-01T12:00:00Z", "1 year ago"],
+    ["2026-03-02T12:00:00Z", "in 1 day"],
+    ["not a time", "not a time"],
+  ])("%s is %s", (timestamp, expected) => {
+    expect(formatRelativeTime(timestamp, now)).toBe(expected);
+  });
+
+  it("renders aligned tables and truncates", () => {
+    expect(
+      renderTable(
+        [{ header: "ID" }, { header: "N", alignRight: true }, { header: "TITLE" }],
+        [
+          ["a", "1", "x"],
+          ["bbb", "22", ""],
+        ],
+      ),
+    ).toBe("ID    N  TITLE\na     1  x\nbbb  22");
+    expect(truncateText("abcdef", 4)).toBe("abc…");
+    expect(truncateText("abc", 4)).toBe("abc");
+  });
+
+  it("finds literal matches per line and cuts excerpts", () => {
+    expect(findMatches("one\nTwo two\nthree", "two", { ignoreCase: false })).toEqual([
+      { line: 2, excerpt: "Two two" },
+    ]);
+    expect(findMatches("a.b a*b", "a*b", { ignoreCase: true })).toEqual([{ line: 1, excerpt: "a.b a*b" }]);
+    expect(cutExcerpt("0123456789needle0123456789", 10, 6, 10)).toBe("…89needle01…");
+  });
+});
