@@ -3,6 +3,7 @@
  * store (built by test/store/helpers/bundle-store.ts) and writes to one conversation:
  *
  *   node writer-process.mjs append-loop  <bundle> <root> <conversation-id> <seed>
+ *       waits for a line on stdin (so a parent can start it ahead of time and let it load), then
  *       appends turns of varied sizes forever; after each append returns, prints the ids it wrote
  *       on one line ("ids <id> <id> …"). The parent kills it with SIGKILL at random moments.
  *   node writer-process.mjs append-count <bundle> <root> <conversation-id> <turns> <tag>
@@ -48,9 +49,15 @@ function event(type, fields = {}) {
   return { type, id: store.newEventId(), ts: store.timestampNow(), ...fields };
 }
 
+function waitForStdin() {
+  return new Promise((resolve) => process.stdin.once("data", resolve));
+}
+
 async function appendLoop(seed) {
   const random = createRandom(seed);
-  const sizes = [40, 300, 2_000, 16_000, 120_000, 400_000];
+  // Mostly small turns with some spanning many pages, so a kill can land inside a write.
+  const sizes = [40, 200, 1_000, 4_000, 16_000, 64_000];
+  await waitForStdin();
   for (;;) {
     const size = sizes[Math.floor(random() * sizes.length)];
     const events = [event("turn_start"), event("chat_request", { content: filler(size) })];

@@ -13,13 +13,15 @@ export interface WriterChild {
   waitForLine(matches: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   /** Resolves when the process has exited, with its exit code or signal. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Writes one line to the child's stdin. */
+  send(line: string): void;
   /** Everything written to stderr, for failure messages. */
   stderr(): string;
 }
 
 export function startWriter(args: readonly string[], environment: Record<string, string> = {}): WriterChild {
   const child = spawn(process.execPath, [WRITER_SCRIPT, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
     env: { PATH: process.env.PATH ?? "", ...environment },
   });
   const lines: string[] = [];
@@ -49,7 +51,12 @@ export function startWriter(args: readonly string[], environment: Record<string,
   void exited.then(() => {
     closed = true;
   });
-  const waitForLine = (matches: (line: string) => boolean, timeoutMs = 10_000): Promise<string> =>
+  // A killed child closes its end; writing to it then must not crash the test.
+  child.stdin!.on("error", () => {});
+  const send = (line: string): void => {
+    child.stdin!.write(`${line}\n`);
+  };
+  const waitForLine = (matches: (line: string) => boolean, timeoutMs = 30_000): Promise<string> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         listeners.delete(check);
@@ -67,5 +74,5 @@ export function startWriter(args: readonly string[], environment: Record<string,
       listeners.add(check);
       check();
     });
-  return { process: child, lines, waitForLine, exited, stderr: () => errorText };
+  return { process: child, lines, waitForLine, exited, send, stderr: () => errorText };
 }
