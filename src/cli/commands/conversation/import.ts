@@ -5,6 +5,7 @@
  * first conversation is created, so a bad file leaves the store untouched.
  */
 import { Option, type Command } from "commander";
+import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
 
 interface ImportOptions {
@@ -34,6 +35,11 @@ export function registerImport(conversation: Command): void {
       const { readImport, saveImported } = await import("../../../store/import.js");
       const { newConversationId, newEventId, timestampNow } = await import("../../../store/ids.js");
       const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
+      if (path === "-" && context.stdinIsTerminal) {
+        throw new CxcError("usage", "`import -` reads standard input, which is a terminal", {
+          hint: "pipe a file into it (cxc conversation import - < request.json) or pass its path",
+        });
+      }
       const stdinText = path === "-" ? await readStandardInput() : undefined;
       const batch = readImport({
         path,
