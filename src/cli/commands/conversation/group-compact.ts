@@ -2,7 +2,10 @@
  * Registers the `cxc conversation` subcommands of the compact group (one file per command).
  */
 import type { Command } from "commander";
+import { registerCompact } from "./compact.js";
+import { registerStats } from "./stats.js";
 
 export function registerCompactCommands(conversation: Command): void {
-  void conversation;
+  registerCompact(conversation);
+  registerStats(conversation);
 }

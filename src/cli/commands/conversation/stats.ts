@@ -1,0 +1,134 @@
+/**
+ * `cxc conversation stats [ID]`: where a conversation's tokens go, per kind (user, assistant,
+ * reasoning, tool arguments, tool output, summaries) and per turn, for the raw history and for the
+ * projected view the model sees. Counts are o200k BPE estimates; when a turn carries usage a
+ * provider reported, the estimate is corrected by the factor that usage implies (core/tokens.ts),
+ * and the projected view is corrected by the same factor.
+ *
+ * Text is a compact bar chart; `--format json` gives the numbers with stable keys.
+ */
+import type { Command } from "commander";
+import type { TokenSummary } from "../../../core/tokens.js";
+import { CliContext } from "../../context.js";
+
+const BAR_WIDTH = 28;
+
+export function registerStats(conversation: Command): void {
+  conversation
+    .command("stats")
+    .description("tokens per kind and per turn, raw and as the model sees it (default: the active one)")
+    .argument("[ID]", "conversation id or unique prefix")
+    .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
+      const context = CliContext.from(command);
+      const format = context.format();
+      const { projectConversation } = await import("../../../core/projection.js");
+      const { summarizeTokens } = await import("../../../core/tokens.js");
+      const { groupTurns } = await import("../../../core/turns.js");
+      const { loadTokenCounter } = await import("../../compaction/token-counter.js");
+      const id = context.store.resolveTarget(idArgument);
+      const conversation = context.store.load(id);
+      for (const warning of conversation.warnings) context.warn(warning);
+      const countTokens = await loadTokenCounter();
+      const raw = summarizeTokens(groupTurns(conversation.events), countTokens);
+      const view = projectConversation(conversation.events);
+      const projected = summarizeTokens(
+        view.turns.map((turn, index) => ({ index, events: turn.events })),
+        countTokens,
+      );
+      const labels = view.turns.map((turn) =>
+        turn.origin.kind === "kept"
+          ? `turn ${turn.origin.turn + 1}`
+          : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`,
+      );
+      if (format === "json") {
+        context.outJson(
+          statsToJson(
+            id,
+            raw,
+            projected,
+            view.turns.map((turn) => turn.origin),
+          ),
+        );
+        return;
+      }
+      context.out(await renderStatsText(raw, projected, labels));
+    });
+}
+
+function corrected(summary: TokenSummary, factor: number | undefined): number {
+  return factor === undefined ? summary.total : Math.round(summary.total * factor);
+}
+
+type Origin = { kind: "kept"; turn: number } | { kind: "summary"; from: number; to: number };
+
+function statsToJson(
+  id: string,
+  raw: TokenSummary,
+  projected: TokenSummary,
+  origins: readonly Origin[],
+): Record<string, unknown> {
+  const factor = raw.correctionFactor;
+  return {
+    id,
+    tokenizer: "o200k_base",
+    correction_factor: factor ?? null,
+    raw: {
+      total: raw.total,
+      corrected_total: corrected(raw, factor),
+      by_kind: { ...raw.byKind },
+      turns: raw.turns.map((turn) => ({
+        turn: turn.index + 1,
+        total: turn.total,
+        by_kind: { ...turn.byKind },
+        reported_usage: turn.usage ?? null,
+      })),
+    },
+    projected: {
+      total: projected.total,
+      corrected_total: corrected(projected, factor),
+      by_kind: { ...projected.byKind },
+      turns: projected.turns.map((turn, position) => {
+        const origin = origins[position]!;
+        return {
+          kind: origin.kind,
+          from_turn: (origin.kind === "kept" ? origin.turn : origin.from) + 1,
+          to_turn: (origin.kind === "kept" ? origin.turn : origin.to) + 1,
+          total: turn.total,
+          by_kind: { ...turn.byKind },
+        };
+      }),
+    },
+    saved: raw.total - projected.total,
+  };
+}
+
+async function renderStatsText(
+  raw: TokenSummary,
+  projected: TokenSummary,
+  projectedLabels: readonly string[],
+): Promise<string> {
+  const { formatTokenCount, renderTokenBars, tokenKindRows } = await import("../../../core/tokens.js");
+  const factor = raw.correctionFactor;
+  const total = (summary: TokenSummary): string => {
+    const estimate = formatTokenCount(summary.total);
+    return factor === undefined
+      ? `${estimate} tokens`
+      : `${estimate} tokens (≈${formatTokenCount(corrected(summary, factor))} by reported usage, ×${factor.toFixed(2)})`;
+  };
+  const saved = raw.total - projected.total;
+  const percent = raw.total === 0 ? 0 : Math.round((saved / raw.total) * 100);
+  const lines = [
+    `Raw history: ${total(raw)}`,
+    renderTokenBars(tokenKindRows(raw.byKind), BAR_WIDTH),
+    "",
+    `Projected view (what the model sees): ${total(projected)}; ${formatTokenCount(saved)} saved (${percent}%)`,
+    renderTokenBars(tokenKindRows(projected.byKind), BAR_WIDTH),
+    "",
+    "Per turn (projected):",
+    renderTokenBars(
+      projected.turns.map((turn, position) => ({ label: projectedLabels[position]!, value: turn.total })),
+      BAR_WIDTH,
+    ),
+  ];
+  return lines.filter((line, position) => line !== "" || lines[position - 1] !== "").join("\n");
+}

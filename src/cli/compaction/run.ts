@@ -1,0 +1,198 @@
+/**
+ * One compaction run over a snapshot of a conversation (jp reference §8.2 steps 7–10), without
+ * the store: plan the rules, then either preview the plan (`--dry-run`: ranges, labels, tokens
+ * before and after) or generate every summary and build every `compaction` event. The caller
+ * appends the events in one append while it holds the lock, so a failed summary applies nothing.
+ *
+ * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
+ * the `recipe` (the model id or `builtin/digest`).
+ */
+import { DIGEST_RECIPE, digestTurns } from "../../core/digest.js";
+import type { Compaction, ConversationEvent } from "../../core/events.js";
+import {
+  buildCompactionEvent,
+  type CompactionOverrides,
+  type CompactionPlan,
+  type CompactionSegment,
+  planCompaction,
+} from "../../core/plan-compaction.js";
+import { originOverlaps, type ProjectedView, projectConversation } from "../../core/projection.js";
+import type { CompactionRule } from "../../core/rules.js";
+import type { SummaryLosses } from "../../core/summary-check.js";
+import {
+  existingTimelineSegments,
+  formatTimeline,
+  plannedSegmentLabel,
+  type TimelineSegment,
+} from "../../core/timeline.js";
+import { summarizeTokens, type TokenCounter } from "../../core/tokens.js";
+import { countTurns, groupTurns } from "../../core/turns.js";
+import { CxcError } from "../../errors.js";
+import { generateSegmentSummary, type SummaryEnvironment } from "./summaries.js";
+
+/** The inputs of a run. */
+export interface CompactionRunOptions {
+  readonly rules: readonly CompactionRule[];
+  readonly overrides: CompactionOverrides;
+  readonly note?: string;
+  /** RFC 3339 time of the run. */
+  readonly now: string;
+}
+
+/** One new compaction of a run (0-based turns). */
+export interface RunSegment {
+  readonly segment: CompactionSegment;
+  readonly label: string | undefined;
+  /** The event to append (a real run only). */
+  readonly compaction?: Compaction;
+  readonly summary?: { readonly modelId: string; readonly path?: string; readonly losses: SummaryLosses };
+  /** Estimated tokens of the turns it covers, before and after (a dry run only). */
+  readonly tokens?: { readonly before: number; readonly after: number };
+}
+
+/** The outcome of a run. */
+export type CompactionRunResult =
+  | { readonly kind: "nothing"; readonly message: string }
+  | {
+      readonly kind: "planned";
+      readonly dryRun: boolean;
+      readonly turnCount: number;
+      readonly segments: readonly RunSegment[];
+      readonly existing: readonly TimelineSegment[];
+      readonly timeline: readonly string[];
+      /** Whole projected view before and after (a dry run only). */
+      readonly totals?: { readonly before: number; readonly after: number };
+    };
+
+/** A plan that either compacts something or selected nothing. */
+export type RunnablePlan = Extract<CompactionPlan, { kind: "planned" | "nothing-to-compact" }>;
+
+/** Plans the run; usage problems and conflicts become errors, "nothing" stays a result. */
+export function planRun(events: readonly ConversationEvent[], options: CompactionRunOptions): RunnablePlan {
+  if (countTurns(events) === 0) return { kind: "nothing-to-compact", message: "Nothing to compact." };
+  const plan = planCompaction(events, {
+    rules: options.rules,
+    overrides: options.overrides,
+    now: options.now,
+    source: "user",
+    ...(options.note === undefined ? {} : { note: options.note }),
+  });
+  if (plan.kind === "invalid") throw new CxcError("invalid-range", plan.message);
+  if (plan.kind === "conflict") throw new CxcError("compaction-conflict", plan.message);
+  return plan;
+}
+
+function timelineOf(
+  events: readonly ConversationEvent[],
+  segments: readonly RunSegment[],
+  dryRun: boolean,
+): { existing: TimelineSegment[]; timeline: string[]; turnCount: number } {
+  const existing = existingTimelineSegments(events);
+  const planned: TimelineSegment[] = segments.map(({ segment, label }) => ({
+    from: segment.from,
+    to: segment.to,
+    existing: false,
+    ...(label === undefined ? {} : { label }),
+  }));
+  const turnCount = countTurns(events);
+  return { existing, timeline: formatTimeline([...existing, ...planned], { turnCount, dryRun }), turnCount };
+}
+
+/** Generates the summaries and builds the events of a plan. Throws before anything is returned. */
+export async function executePlan(
+  events: readonly ConversationEvent[],
+  plan: Extract<CompactionPlan, { kind: "planned" }>,
+  environment: SummaryEnvironment & { readonly newEventId: () => string; readonly timestamp: () => string },
+): Promise<CompactionRunResult> {
+  const rawTurns = groupTurns(events);
+  const segments: RunSegment[] = [];
+  for (const segment of plan.segments) {
+    const generated =
+      segment.summary === undefined
+        ? undefined
+        : await generateSegmentSummary(rawTurns, segment, environment);
+    const compaction = buildCompactionEvent(segment, {
+      id: environment.newEventId(),
+      ts: environment.timestamp(),
+      source: plan.source,
+      ...(plan.note === undefined ? {} : { note: plan.note }),
+      ...(generated === undefined ? {} : { summary: generated.policy }),
+    });
+    segments.push({
+      segment,
+      label: plannedSegmentLabel(segment, generated?.path),
+      compaction,
+      ...(generated === undefined
+        ? {}
+        : {
+            summary: {
+              modelId: generated.modelId,
+              losses: generated.losses,
+              ...(generated.path === undefined ? {} : { path: generated.path }),
+            },
+          }),
+    });
+  }
+  return { kind: "planned", dryRun: false, segments, ...timelineOf(events, segments, false) };
+}
+
+/**
+ * The dry-run preview: every planned segment with its label and the estimated tokens of the turns
+ * it covers before and after. A summary's size is estimated with the digest (no model is called).
+ */
+export function previewPlan(
+  events: readonly ConversationEvent[],
+  plan: Extract<CompactionPlan, { kind: "planned" }>,
+  countTokens: TokenCounter,
+): CompactionRunResult {
+  const rawTurns = groupTurns(events);
+  const placeholders = plan.segments.map((segment, position) =>
+    buildCompactionEvent(segment, {
+      id: `dry-run:${position}`,
+      // Far in the future, so a placeholder outranks every compaction already there.
+      ts: "9999-12-31T23:59:59.999999999Z",
+      source: plan.source,
+      ...(segment.summary === undefined
+        ? {}
+        : {
+            summary: {
+              summary: digestTurns(rawTurns, { fromTurn: segment.from, toTurn: segment.to }),
+              source: "derived" as const,
+              recipe: DIGEST_RECIPE,
+            },
+          }),
+    }),
+  );
+  const current = projectConversation(events);
+  const segments: RunSegment[] = plan.segments.map((segment, position) => {
+    const after = projectConversation([...events, placeholders[position]!]);
+    return {
+      segment,
+      label: plannedSegmentLabel(segment),
+      tokens: {
+        before: countViewTokens(current, countTokens, segment),
+        after: countViewTokens(after, countTokens, segment),
+      },
+    };
+  });
+  const combined = projectConversation([...events, ...placeholders]);
+  return {
+    kind: "planned",
+    dryRun: true,
+    segments,
+    totals: { before: countViewTokens(current, countTokens), after: countViewTokens(combined, countTokens) },
+    ...timelineOf(events, segments, true),
+  };
+}
+
+/** Estimated tokens of a projected view, or of its turns standing for raw turns `range`. */
+export function countViewTokens(
+  view: ProjectedView,
+  countTokens: TokenCounter,
+  range?: { readonly from: number; readonly to: number },
+): number {
+  const turns = view.turns
+    .filter((turn) => range === undefined || originOverlaps(turn.origin, range.from, range.to))
+    .map((turn, index) => ({ index, events: turn.events }));
+  return summarizeTokens(turns, countTokens).total;
+}
