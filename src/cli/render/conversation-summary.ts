@@ -6,7 +6,7 @@ import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ConversationMeta } from "../../store/meta.js";
 
 /** The title for text output (sanitized), or a placeholder. */
-export function displayTitle(meta: ConversationMeta): string {
+export function displayTitle(meta: { readonly title?: string | null | undefined }): string {
   return meta.title ? sanitizeTerminalText(meta.title).replace(/\s+/g, " ").trim() : "(untitled)";
 }
 
