@@ -1,0 +1,63 @@
+/**
+ * `cxc query [MESSAGE...]` (alias `q`): continue a conversation with one turn. A thin handler:
+ * flags are parsed here, the terminal pieces are built here, and `src/query/run-query.ts` does the
+ * rest. See docs/query.md.
+ */
+import { type Command, Option } from "commander";
+import { CliContext } from "../context.js";
+
+/** The flags commander hands to the handler. */
+export interface QueryFlags {
+  readonly new?: boolean;
+  readonly id?: string;
+  readonly model?: string;
+  readonly tool?: { name: string; enable: boolean }[];
+  readonly toolUse?: string;
+  readonly stream: boolean;
+  readonly nonInteractive?: boolean;
+  readonly reasoning?: boolean;
+  readonly maxCycles?: string;
+}
+
+export function registerQuery(program: Command): void {
+  // -t and -T share one list so their order on the command line is kept.
+  const directives: { name: string; enable: boolean }[] = [];
+  const direct = (enable: boolean) => (name: string) => {
+    directives.push({ name, enable });
+    return directives;
+  };
+  program
+    .command("query")
+    .alias("q")
+    .description("send a message to the active (or given) conversation and stream the answer")
+    .argument("[MESSAGE...]", "the message; `-` reads stdin (also read when stdin is a pipe)")
+    .option("--new", "start a new conversation")
+    .option("--id <ID>", "the conversation to continue (id or unique prefix)")
+    .option("-m, --model <MODEL>", "model for this turn, e.g. anthropic/claude-sonnet-4-5; it sticks")
+    .addOption(
+      new Option("-t, --tool <NAME>", "enable a tool (repeatable, applied in order)").argParser(direct(true)),
+    )
+    .addOption(
+      new Option("-T, --disable-tool <NAME>", "disable a tool (repeatable, applied in order)").argParser(
+        direct(false),
+      ),
+    )
+    .option("-u, --tool-use <NAME>", "make the model call NAME on the first cycle (implies -t NAME)")
+    .option("-k, --compact [SPEC]", "compact before the turn: bare for the configured rules, or -k=SPEC")
+    .option("--fork [N]", "continue on a fork; --fork=N keeps the last N turns")
+    .option("--no-stream", "print the answer once it is complete")
+    .option("--non-interactive", "never prompt; tools that need approval are refused")
+    .option("--reasoning", "show reasoning on stderr even when it is not a terminal")
+    .option("--max-cycles <N>", "most model requests in this turn (default: conversation.max_cycles or 25)")
+    .action(async (words: string[], flags: QueryFlags, command: Command) => {
+      const context = CliContext.from(command);
+      const { runQueryCommand } = await import("../terminal/query-command.js");
+      await runQueryCommand(context, rawArguments(command), words, { ...flags, tool: directives });
+    });
+}
+
+function rawArguments(command: Command): string[] {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return (root as unknown as { rawArgs?: string[] }).rawArgs ?? [];
+}

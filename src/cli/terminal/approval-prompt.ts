@@ -1,0 +1,77 @@
+/**
+ * The `[y/n/Y/N/e/?]` approval prompt for tool calls, on the terminal.
+ *
+ * One key, no Enter: `y` run, `n` decline, `Y`/`N` the same for the rest of this turn, `e` edit
+ * the arguments in $EDITOR and run, `?` help. Ctrl-C interrupts the turn. Any other key shows the
+ * help again. The call's name, source and arguments are shown sanitized, since the model wrote them.
+ */
+import { sanitizeTerminalText } from "../../core/sanitize.js";
+import type { ApprovalPrompter, PendingCall, PromptAnswer } from "../../query/approval.js";
+import { editText } from "./editor.js";
+import { type PromptTerminal, readKey } from "./tty.js";
+
+const HELP = [
+  "  y - run this tool call",
+  "  n - do not run it (the model is told you declined)",
+  "  Y - run it, and every call of this tool for the rest of this turn",
+  "  N - decline it, and every call of this tool for the rest of this turn",
+  "  e - edit the arguments in $EDITOR, then run",
+  "  ? - show this help",
+  "  Ctrl-C - stop the turn",
+].join("\n");
+
+/** The most argument text shown before the prompt; the rest is elided. */
+const MAX_SHOWN_ARGUMENTS = 2000;
+
+export function createApprovalPrompter(
+  terminal: PromptTerminal,
+  options: { env: NodeJS.ProcessEnv; beforePrompt?: () => void },
+): ApprovalPrompter {
+  const write = (text: string): void => {
+    terminal.output.write(text);
+  };
+  return {
+    async ask(call: PendingCall): Promise<PromptAnswer> {
+      options.beforePrompt?.();
+      write(describeCall(call));
+      for (;;) {
+        write(`Run ${call.source} tool ${sanitizeTerminalText(call.name)}? [y/n/Y/N/e/?] `);
+        const key = await readKey(terminal.input);
+        write(`${key === "\u0003" ? "^C" : sanitizeTerminalText(key)}\n`);
+        if (key === "\u0003") return "interrupt";
+        if (key === "y" || key === "n" || key === "Y" || key === "N" || key === "e") return key;
+        write(`${HELP}\n`);
+      }
+    },
+    async editArguments(call: PendingCall) {
+      let text = `${JSON.stringify(call.arguments, null, 2)}\n`;
+      for (;;) {
+        const edited = await editText(text, { env: options.env, fileName: `${call.name}-arguments.json` });
+        if (edited === undefined) {
+          write("No editor is set or it failed (set $EDITOR); not editing.\n");
+          return undefined;
+        }
+        if (edited.trim().length === 0) return undefined;
+        try {
+          const value: unknown = JSON.parse(edited);
+          if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+            return value as Record<string, unknown>;
+          }
+          write("The arguments must be a JSON object; opening the editor again.\n");
+        } catch (error) {
+          write(`Not valid JSON (${(error as Error).message}); opening the editor again.\n`);
+        }
+        text = edited;
+      }
+    },
+  };
+}
+
+function describeCall(call: PendingCall): string {
+  let argumentsText = JSON.stringify(call.arguments, null, 2);
+  if (argumentsText.length > MAX_SHOWN_ARGUMENTS) {
+    argumentsText = `${argumentsText.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${argumentsText.length} characters)`;
+  }
+  const detail = call.detail ? `${sanitizeTerminalText(call.detail)}\n` : "";
+  return `\nTool call ${sanitizeTerminalText(call.name)} with arguments:\n${sanitizeTerminalText(argumentsText)}\n${detail}`;
+}

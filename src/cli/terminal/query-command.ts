@@ -1,0 +1,101 @@
+/**
+ * The `cxc q` handler body: turns commander's flags into a `QueryRequest`, builds the terminal
+ * pieces (display, approval prompt, editor, stdin) and runs the query. Loaded lazily by
+ * `commands/query.ts`, so `cxc --help` never loads the SDKs.
+ */
+import { text } from "node:stream/consumers";
+import { usageError } from "../../errors.js";
+import { restoreMessageWords, scanOptionalValueFlags } from "../../query/optional-values.js";
+import { type QueryRequest, type QueryUi, runQuery } from "../../query/run-query.js";
+import { readQuerySettings } from "../../query/settings.js";
+import { loadConfig } from "../../store/config.js";
+import type { QueryFlags } from "../commands/query.js";
+import type { CliContext } from "../context.js";
+import { createApprovalPrompter } from "./approval-prompt.js";
+import { editText } from "./editor.js";
+import { openPromptTerminal } from "./tty.js";
+import { JsonTurnDisplay, TextTurnDisplay } from "./turn-display.js";
+
+export async function runQueryCommand(
+  context: CliContext,
+  rawArguments: readonly string[],
+  words: readonly string[],
+  flags: QueryFlags,
+): Promise<void> {
+  const format = context.format(["text", "json"]);
+  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+  for (const warning of config.warnings) context.warn(warning);
+  const request = buildRequest(rawArguments, words, flags);
+  const settings = readQuerySettings(config.values);
+  const terminal = openPromptTerminal({ nonInteractive: flags.nonInteractive ?? false });
+  const renderMarkdown =
+    format === "text" && process.stdout.isTTY && !context.env.CXC_PLAIN
+      ? (await import("./markdown.js")).createMarkdownRenderer(Math.min(process.stdout.columns || 80, 100))
+      : undefined;
+  const decorate = context.options.color && !context.env.NO_COLOR && Boolean(process.stderr.isTTY);
+  const ui: QueryUi = {
+    stdinIsTerminal: context.stdinIsTerminal,
+    readStdin: () => text(process.stdin),
+    editMessage: () => editText("", { env: context.env, fileName: "QUERY_MESSAGE.md" }),
+    createDisplay: (modelId) =>
+      format === "json"
+        ? new JsonTurnDisplay(process.stdout, process.stderr)
+        : new TextTurnDisplay({
+            stdout: process.stdout,
+            stderr: process.stderr,
+            modelId,
+            ...(renderMarkdown === undefined ? {} : { renderMarkdown }),
+            showReasoning:
+              flags.reasoning === true ||
+              settings.reasoningDisplay === "show" ||
+              (settings.reasoningDisplay === "auto" && Boolean(process.stderr.isTTY)),
+            decorate,
+            buffered: !flags.stream,
+          }),
+    prompter: terminal ? createApprovalPrompter(terminal, { env: context.env }) : undefined,
+    info: (line) => context.info(`cxc: ${line}`),
+    warn: (line) => context.warn(line),
+  };
+  try {
+    await runQuery(request, {
+      store: context.store,
+      config: config.values,
+      env: context.env,
+      cwd: context.cwd,
+      ui,
+    });
+  } finally {
+    terminal?.close();
+  }
+}
+
+function buildRequest(
+  rawArguments: readonly string[],
+  words: readonly string[],
+  flags: QueryFlags,
+): QueryRequest {
+  const scanned = scanOptionalValueFlags(rawArguments);
+  const message = restoreMessageWords(rawArguments, words, scanned.swallowed);
+  return {
+    message,
+    newConversation: flags.new ?? false,
+    ...(flags.id === undefined ? {} : { id: flags.id }),
+    ...(flags.model === undefined ? {} : { model: flags.model }),
+    directives: flags.tool ?? [],
+    ...(flags.toolUse === undefined ? {} : { forcedTool: flags.toolUse }),
+    compact: scanned.compact,
+    ...(scanned.fork === undefined ? {} : { fork: parseFork(scanned.fork) }),
+    ...(flags.maxCycles === undefined ? {} : { maxCycles: parsePositive("--max-cycles", flags.maxCycles) }),
+  };
+}
+
+function parseFork(value: true | string): true | number {
+  return value === true ? true : parsePositive("--fork", value);
+}
+
+function parsePositive(flag: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw usageError(`${flag} needs a positive whole number, got '${value}'`);
+  }
+  return Number(value);
+}

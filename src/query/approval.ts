@@ -1,0 +1,102 @@
+/**
+ * Deciding whether a tool call runs: run modes, the answers remembered for the rest of a turn,
+ * and refusing (never approving) what needs a terminal when there is none.
+ *
+ * The terminal side (reading a key, opening $EDITOR) sits behind `ApprovalPrompter`, so the rules
+ * here are tested without a terminal and the prompt itself is tested in tmux.
+ */
+import type { RunMode, ToolSource } from "../tools/registry.js";
+
+/** A key answered at the `[y/n/Y/N/e/?]` prompt (`?` is handled inside the prompter). */
+export type PromptAnswer = "y" | "n" | "Y" | "N" | "e" | "interrupt";
+
+/** One tool call awaiting a decision. */
+export interface PendingCall {
+  readonly name: string;
+  readonly source: ToolSource;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Extra lines from the tool (`Tool.describeCall`). */
+  readonly detail?: string;
+}
+
+/** The terminal: present only when cxc can ask. */
+export interface ApprovalPrompter {
+  ask(call: PendingCall): Promise<PromptAnswer>;
+  /** Opens the arguments in $EDITOR; undefined when cancelled or emptied. Re-asks on invalid JSON. */
+  editArguments(call: PendingCall): Promise<Readonly<Record<string, unknown>> | undefined>;
+}
+
+/** What happens to a call. */
+export type ApprovalDecision =
+  | { readonly kind: "run"; readonly arguments: Readonly<Record<string, unknown>> }
+  | { readonly kind: "decline"; readonly content: string; readonly isError: boolean }
+  | { readonly kind: "interrupt" };
+
+/** Tool result texts, stable so tests and models can rely on them. */
+export const DECLINED_TEXT = "The user declined to run this tool call.";
+export const DECLINED_REMEMBERED_TEXT = "The user declined to run this tool call (remembered for this turn).";
+
+export function skippedText(name: string): string {
+  return `Tool call skipped: conversation.tools.${name}.run is set to skip.`;
+}
+
+/** The result given to a call refused for lack of a terminal; names the setting that allows it. */
+export function refusedText(name: string, run: RunMode): string {
+  return (
+    `Tool call refused: ${name} needs approval (run = ${run}) and there is no terminal to ask. ` +
+    `To allow it without asking, set conversation.tools.${name}.run = "unattended" ` +
+    `(for one run: -c conversation.tools.${name}.run=unattended).`
+  );
+}
+
+/** Decisions for one turn; `Y` and `N` answers are remembered per tool name until the turn ends. */
+export class TurnApprovals {
+  readonly #prompter: ApprovalPrompter | undefined;
+  readonly #remembered = new Map<string, "yes" | "no">();
+
+  /** `prompter` is undefined when there is no terminal to ask. */
+  constructor(prompter: ApprovalPrompter | undefined) {
+    this.#prompter = prompter;
+  }
+
+  async decide(call: PendingCall, run: RunMode): Promise<ApprovalDecision> {
+    if (run === "unattended") return { kind: "run", arguments: call.arguments };
+    if (run === "skip") return { kind: "decline", content: skippedText(call.name), isError: false };
+    const remembered = this.#remembered.get(call.name);
+    if (remembered === "yes") return { kind: "run", arguments: call.arguments };
+    if (remembered === "no") return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
+    if (this.#prompter === undefined)
+      return { kind: "decline", content: refusedText(call.name, run), isError: true };
+    if (run === "edit") {
+      const edited = await this.#prompter.editArguments(call);
+      // An emptied buffer falls back to asking, as jp does.
+      if (edited !== undefined) return { kind: "run", arguments: edited };
+    }
+    return this.#ask(call, this.#prompter);
+  }
+
+  async #ask(call: PendingCall, prompter: ApprovalPrompter): Promise<ApprovalDecision> {
+    for (;;) {
+      const answer = await prompter.ask(call);
+      switch (answer) {
+        case "y":
+          return { kind: "run", arguments: call.arguments };
+        case "Y":
+          this.#remembered.set(call.name, "yes");
+          return { kind: "run", arguments: call.arguments };
+        case "n":
+          return { kind: "decline", content: DECLINED_TEXT, isError: false };
+        case "N":
+          this.#remembered.set(call.name, "no");
+          return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
+        case "e": {
+          const edited = await prompter.editArguments(call);
+          if (edited !== undefined) return { kind: "run", arguments: edited };
+          continue;
+        }
+        case "interrupt":
+          return { kind: "interrupt" };
+      }
+    }
+  }
+}

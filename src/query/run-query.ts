@@ -1,0 +1,238 @@
+/**
+ * `cxc q` from parsed flags to a finished turn: read the message, load the configuration, pick
+ * the conversation (new, given, forked or active) and the model, compact first when `-k` asks,
+ * then run the turn holding the conversation's lock.
+ *
+ * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
+ * through `QueryUi`, so this module knows the order of things and nothing about ttys.
+ */
+import { copyEventsForFork } from "../cli/render/fork-events.js";
+import { resolveTurnSelection } from "../cli/render/turn-selection.js";
+import type { ConfigTable } from "../core/config.js";
+import type { ConversationEvent } from "../core/events.js";
+import { countTurns } from "../core/turns.js";
+import { CxcError, ExitCode, usageError } from "../errors.js";
+import type { RetryNotice } from "../llm/retry.js";
+import type { LlmClient } from "../llm/types.js";
+import { newEventId, timestampNow } from "../store/ids.js";
+import type { ConversationStore } from "../store/store.js";
+import { createBuiltinRegistry } from "../tools/registry.js";
+import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
+import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
+import { modelDelta, readQuerySettings, stickyModel } from "./settings.js";
+import { selectTools, type ToolDirective } from "./tool-selection.js";
+import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
+
+/** The parsed flags of `cxc q`. */
+export interface QueryRequest {
+  /** Positional words; `["-"]` reads stdin. */
+  readonly message: readonly string[];
+  readonly newConversation: boolean;
+  readonly id?: string;
+  readonly model?: string;
+  readonly directives: readonly ToolDirective[];
+  readonly forcedTool?: string;
+  readonly compact: readonly CompactFlag[];
+  /** `--fork` (true) or `--fork=N` (keep the last N turns). */
+  readonly fork?: true | number;
+  readonly maxCycles?: number;
+}
+
+/** The terminal side, supplied by the command. */
+export interface QueryUi {
+  readonly stdinIsTerminal: boolean;
+  readStdin(): Promise<string>;
+  /** Opens $EDITOR for the message; undefined when no editor is set. */
+  editMessage(): Promise<string | undefined>;
+  createDisplay(modelId: string): TurnDisplay;
+  /** Present only when a person can be asked. */
+  readonly prompter: ApprovalPrompter | undefined;
+  info(text: string): void;
+  warn(text: string): void;
+}
+
+/** Inputs of `runQuery`. */
+export interface QueryEnvironment {
+  readonly store: ConversationStore;
+  readonly config: ConfigTable;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly ui: QueryUi;
+}
+
+/** Runs `cxc q`; resolves when the turn is stored, rejects with a `CxcError`. */
+export async function runQuery(
+  request: QueryRequest,
+  environment: QueryEnvironment,
+): Promise<TurnResult | undefined> {
+  const { store, ui } = environment;
+  checkFlags(request);
+  const message = await readMessage(request.message, ui);
+  if (message.trim().length === 0) {
+    ui.info("The message is empty; nothing was sent.");
+    return undefined;
+  }
+  const settings = readQuerySettings(environment.config);
+  const tools = selectTools({
+    registry: createBuiltinRegistry(),
+    configured: settings.tools,
+    directives: request.directives,
+    ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
+  });
+  // Resolve everything that can fail (target, model, key) before creating anything.
+  const target = resolveTarget(request, store);
+  const history = target.kind === "new" ? [] : store.load(target.id).events;
+  const { client, configDelta } = await chooseModel(request, history, environment);
+  const conversationId = materializeTarget(target, request, store, ui);
+  const controller = new AbortController();
+  const removeHandlers = installInterruptHandlers(controller, ui);
+  try {
+    return await store.locked(conversationId, "cxc q", async () => {
+      if (request.compact.length > 0) {
+        const result = await compactBeforeTurn(store, conversationId, request.compact, environment.config, {
+          env: environment.env,
+          signal: controller.signal,
+          warn: (text) => ui.warn(text),
+        });
+        ui.info(result.message);
+      }
+      const loaded = store.load(conversationId);
+      for (const warning of loaded.warnings) ui.warn(warning);
+      return runTurn({
+        store,
+        conversationId,
+        events: loaded.events,
+        message,
+        ...(configDelta === undefined ? {} : { configDelta }),
+        client,
+        ...(settings.instructions === undefined ? {} : { system: settings.instructions }),
+        ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+        tools,
+        approvals: new TurnApprovals(ui.prompter),
+        display: ui.createDisplay(client.modelId),
+        maxCycles: request.maxCycles ?? settings.maxCycles,
+        signal: controller.signal,
+        clock: { now: () => timestampNow(), newEventId: () => newEventId() },
+        cwd: environment.cwd,
+      });
+    });
+  } finally {
+    removeHandlers();
+  }
+}
+
+function checkFlags(request: QueryRequest): void {
+  if (request.newConversation && request.id !== undefined)
+    throw usageError("--new and --id cannot be used together");
+  if (request.newConversation && request.fork !== undefined) {
+    throw usageError(
+      "--new and --fork cannot be used together",
+      "--fork continues on a copy of an existing conversation",
+    );
+  }
+}
+
+async function readMessage(words: readonly string[], ui: QueryUi): Promise<string> {
+  if (words.length === 1 && words[0] === "-") return stripOneNewline(await ui.readStdin());
+  if (words.length > 0) return words.join(" ");
+  if (!ui.stdinIsTerminal) return stripOneNewline(await ui.readStdin());
+  const edited = await ui.editMessage();
+  if (edited === undefined) {
+    throw usageError(
+      "no message given",
+      'pass it as an argument (cxc q "…"), pipe it on stdin, or set $EDITOR',
+    );
+  }
+  return edited;
+}
+
+function stripOneNewline(text: string): string {
+  return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+type Target = { readonly kind: "new" } | { readonly kind: "existing"; readonly id: string };
+
+/** The conversation this turn goes to; nothing is created yet. */
+function resolveTarget(request: QueryRequest, store: ConversationStore): Target {
+  if (request.newConversation) return { kind: "new" };
+  try {
+    return { kind: "existing", id: store.resolveTarget(request.id) };
+  } catch (error) {
+    // With nothing active and nothing named, start one: `cxc q "…"` just works on a fresh store.
+    if (CxcError.isInstance(error) && error.code === "no-active-conversation") return { kind: "new" };
+    throw error;
+  }
+}
+
+/** Creates the new conversation or the fork, when the turn needs one; returns the id to use. */
+function materializeTarget(
+  target: Target,
+  request: QueryRequest,
+  store: ConversationStore,
+  ui: QueryUi,
+): string {
+  if (target.kind === "new") return startConversation(store, ui);
+  if (request.fork === undefined) return target.id;
+  const id = target.id;
+  const source = store.load(id);
+  const turnCount = countTurns(source.events);
+  const selection =
+    request.fork === true ? ({ kind: "all" } as const) : ({ kind: "last", count: request.fork } as const);
+  const forked = copyEventsForFork(source.events, resolveTurnSelection(selection, turnCount), () =>
+    newEventId(),
+  );
+  const meta = store.create({
+    title: `Fork of ${source.meta.title ?? id}`,
+    events: forked.events,
+    extra: { forked_from: id },
+  });
+  store.setActive(meta.id);
+  ui.info(`Continuing on ${meta.id}, a fork of ${id} (${meta.turn_count ?? 0} turns).`);
+  return meta.id;
+}
+
+function startConversation(store: ConversationStore, ui: QueryUi): string {
+  const meta = store.create();
+  store.setActive(meta.id);
+  ui.info(`Started conversation ${meta.id}.`);
+  return meta.id;
+}
+
+/** `-m`, else the model this conversation last used, else the configured or default one. */
+async function chooseModel(
+  request: QueryRequest,
+  history: readonly ConversationEvent[],
+  environment: QueryEnvironment,
+): Promise<{ client: LlmClient; configDelta?: Record<string, unknown> }> {
+  const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
+  const previous = stickyModel(history);
+  const wanted =
+    request.model ??
+    previous ??
+    (await selectDefaultModel({ config: environment.config, env: environment.env }));
+  const client = createLlmClient(wanted, {
+    config: environment.config,
+    env: environment.env,
+    retry: {
+      onRetry: (notice: RetryNotice) =>
+        environment.ui.warn(
+          `${notice.error.kind}: ${notice.error.message} Retrying (${notice.attempt}/${notice.maxRetries}) in ${(notice.delayMs / 1000).toFixed(1)}s…`,
+        ),
+    },
+  });
+  const changed = request.model !== undefined && client.modelId !== previous;
+  return changed ? { client, configDelta: modelDelta(client.modelId) } : { client };
+}
+
+/** First Ctrl-C: stop the turn, keeping what arrived. Second: exit at once. */
+function installInterruptHandlers(controller: AbortController, ui: QueryUi): () => void {
+  const onSignal = (): void => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    ui.warn("interrupting; saving what arrived (press Ctrl-C again to quit at once)");
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+  };
+}

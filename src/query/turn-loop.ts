@@ -1,0 +1,331 @@
+/**
+ * The turn loop: one user message in, the model's answer and tool calls out, everything stored as
+ * it completes.
+ *
+ * The caller holds the conversation's lock for the whole turn. The loop:
+ *
+ * 1. stores, in one append, answers to tool calls an earlier run left unanswered ("Tool call was
+ *    interrupted."), a `config_delta` when the model changed, `turn_start` and the user's
+ *    `chat_request` — so the message is on disk before any request is sent;
+ * 2. per cycle: projects the conversation (compaction overlays applied), builds the request,
+ *    streams the answer and stores each block as it completes (see core/fold-stream.ts);
+ * 3. runs the cycle's tool calls in the order the model asked for them, each after its approval,
+ *    storing each response (with the tool's effects, in the same append) as it finishes;
+ * 4. loops until a cycle has no tool calls, or stops at the cycle cap with a clear message.
+ *
+ * A failed or interrupted stream keeps what arrived (marked `interrupted`) and ends the turn with
+ * a `CxcError`; tool failures never end the turn, they are answers for the model.
+ */
+import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../core/events.js";
+import {
+  createStreamFold,
+  type EventDraft,
+  type FoldableStreamEvent,
+  foldStreamEvent,
+  INVALID_ARGUMENTS_KEY,
+  interruptStreamFold,
+  type StreamFoldState,
+  type StreamOutcome,
+  stampDraft,
+} from "../core/fold-stream.js";
+import { projectConversation } from "../core/projection.js";
+import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/request.js";
+import { CxcError, ExitCode } from "../errors.js";
+import type { LlmClient } from "../llm/types.js";
+import type { ToolOutcome } from "../tools/registry.js";
+import type { TurnApprovals } from "./approval.js";
+import { providerError } from "./provider-errors.js";
+import {
+  type SelectedTool,
+  type ToolSelection,
+  toolChoiceForCycle,
+  toolDefinitions,
+} from "./tool-selection.js";
+
+/** Where events go; the caller holds the lock. */
+export interface TurnStore {
+  append(conversationId: string, events: readonly ConversationEvent[]): unknown;
+}
+
+/** Ids and time, injected so tests are deterministic. */
+export interface TurnClock {
+  now(): string;
+  newEventId(): string;
+}
+
+/** What the user sees; implementations live in display.ts. */
+export interface TurnDisplay {
+  requestStarted(cycle: number): void;
+  textDelta(text: string): void;
+  reasoningDelta(text: string): void;
+  /** Every stored event, in order (the NDJSON output uses this). */
+  eventStored(event: ConversationEvent): void;
+  toolStarted(call: ToolCallRequest): void;
+  toolFinished(call: ToolCallRequest, response: ToolCallResponse): void;
+  /** One line of chrome for stderr. */
+  notice(text: string): void;
+  /** The turn is over (flush buffered output); `failed` when it ends with an error. */
+  finish(failed: boolean): void;
+}
+
+/** Inputs of `runTurn`. */
+export interface TurnOptions {
+  readonly store: TurnStore;
+  readonly conversationId: string;
+  /** The conversation as loaded under the lock. */
+  readonly events: readonly ConversationEvent[];
+  readonly message: string;
+  /** Recorded before the turn (a model change), when set. */
+  readonly configDelta?: Record<string, unknown>;
+  readonly client: LlmClient;
+  readonly system?: string;
+  readonly maxOutputTokens?: number;
+  readonly tools: ToolSelection;
+  readonly approvals: TurnApprovals;
+  readonly display: TurnDisplay;
+  readonly maxCycles: number;
+  readonly signal: AbortSignal;
+  readonly clock: TurnClock;
+  readonly cwd: string;
+}
+
+/** How a turn ended. */
+export interface TurnResult {
+  readonly cycles: number;
+  readonly stoppedAtCycleCap: boolean;
+  /** Every event this run stored, in order. */
+  readonly stored: readonly ConversationEvent[];
+}
+
+interface TurnState {
+  readonly options: TurnOptions;
+  readonly events: ConversationEvent[];
+  readonly stored: ConversationEvent[];
+}
+
+/** Runs one turn; see the module comment. */
+export async function runTurn(options: TurnOptions): Promise<TurnResult> {
+  const state: TurnState = { options, events: [...options.events], stored: [] };
+  try {
+    store(state, openingEvents(options));
+    let cycle = 0;
+    for (;;) {
+      const calls = await streamCycle(state, cycle);
+      cycle += 1;
+      if (calls.length === 0) break;
+      if (cycle >= options.maxCycles) {
+        answerAtCycleCap(state, calls);
+        options.display.finish(false);
+        return { cycles: cycle, stoppedAtCycleCap: true, stored: state.stored };
+      }
+      await runToolCalls(state, calls);
+    }
+    options.display.finish(false);
+    return { cycles: cycle, stoppedAtCycleCap: false, stored: state.stored };
+  } catch (error) {
+    options.display.finish(true);
+    throw error;
+  }
+}
+
+function stamp(clock: TurnClock): { id: string; ts: string } {
+  return { id: clock.newEventId(), ts: clock.now() };
+}
+
+/** Orphan repairs, the model delta, turn_start and the request, in one append. */
+function openingEvents(options: TurnOptions): ConversationEvent[] {
+  const events: ConversationEvent[] = answerOrphanedCalls(options.events, options.clock);
+  if (options.configDelta !== undefined) {
+    events.push({ type: "config_delta", ...stamp(options.clock), delta: options.configDelta });
+  }
+  events.push({ type: "turn_start", ...stamp(options.clock) });
+  events.push({ type: "chat_request", ...stamp(options.clock), content: options.message });
+  return events;
+}
+
+/** Error responses for tool calls that never got one (a run interrupted mid-turn). */
+export function answerOrphanedCalls(
+  events: readonly ConversationEvent[],
+  clock: TurnClock,
+): ToolCallResponse[] {
+  const answered = new Set<string>();
+  for (const event of events) if (event.type === "tool_call_response") answered.add(event.call_id);
+  const repairs: ToolCallResponse[] = [];
+  for (const event of events) {
+    if (event.type !== "tool_call_request" || answered.has(event.call_id)) continue;
+    answered.add(event.call_id);
+    repairs.push({
+      type: "tool_call_response",
+      ...stamp(clock),
+      call_id: event.call_id,
+      content: INTERRUPTED_TOOL_RESULT,
+      is_error: true,
+    });
+  }
+  return repairs;
+}
+
+function store(state: TurnState, events: readonly ConversationEvent[]): void {
+  if (events.length === 0) return;
+  state.options.store.append(state.options.conversationId, events);
+  state.events.push(...events);
+  state.stored.push(...events);
+  for (const event of events) state.options.display.eventStored(event);
+}
+
+/** One request and its streamed answer; returns the tool calls stored in this cycle. */
+async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallRequest[]> {
+  const { options } = state;
+  const view = projectConversation(state.events);
+  const toolChoice = toolChoiceForCycle(options.tools, cycle);
+  const request = buildLlmRequest(view.turns, {
+    ...(options.system === undefined ? {} : { system: options.system }),
+    tools: toolDefinitions(options.tools),
+    ...(toolChoice === undefined ? {} : { toolChoice }),
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+  });
+  options.display.requestStarted(cycle);
+  const calls: ToolCallRequest[] = [];
+  let fold: StreamFoldState = createStreamFold();
+  let outcome: StreamOutcome | undefined;
+  let storedContent = false;
+  const keep = (drafts: readonly EventDraft[]): void => {
+    const events = drafts.map((draft) => stampDraft(draft, stamp(options.clock)));
+    store(state, events);
+    for (const event of events) if (event.type === "tool_call_request") calls.push(event);
+    if (events.length > 0) storedContent = true;
+  };
+  for await (const event of options.client.stream(request, { signal: options.signal })) {
+    showDelta(options.display, event);
+    const step = foldStreamEvent(fold, event as FoldableStreamEvent);
+    fold = step.state;
+    keep(step.drafts);
+    if (step.outcome) outcome = step.outcome;
+  }
+  if (outcome === undefined) {
+    // The client broke its contract (no terminal event); keep what arrived all the same.
+    keep(interruptStreamFold(fold).drafts);
+    outcome = { kind: "failed", error: { kind: "network", message: "The response stream ended early." } };
+  }
+  if (outcome.kind === "failed") {
+    const failure = options.signal.aborted ? { ...outcome.error, kind: "aborted" } : outcome.error;
+    throw providerError(failure, {
+      conversationId: options.conversationId,
+      modelId: options.client.modelId,
+      partialStored: storedContent,
+    });
+  }
+  noticeFinish(options.display, outcome.finishReason);
+  return calls;
+}
+
+function showDelta(display: TurnDisplay, event: { type: string; text?: string }): void {
+  if (event.type === "text-delta" && event.text) display.textDelta(event.text);
+  else if (event.type === "reasoning-delta" && event.text) display.reasoningDelta(event.text);
+}
+
+function noticeFinish(display: TurnDisplay, finishReason: string): void {
+  if (finishReason === "length") {
+    display.notice("The answer was cut at the output token limit (assistant.max_output_tokens).");
+  } else if (finishReason === "refusal") {
+    display.notice("The model declined to answer.");
+  }
+}
+
+/** The cap was reached with calls pending: answer them without running them, so the log stays valid. */
+function answerAtCycleCap(state: TurnState, calls: readonly ToolCallRequest[]): void {
+  const { maxCycles, clock } = state.options;
+  const content = `Not run: this turn reached its limit of ${maxCycles} model requests (conversation.max_cycles).`;
+  store(
+    state,
+    calls.map((call) => ({
+      type: "tool_call_response" as const,
+      ...stamp(clock),
+      call_id: call.call_id,
+      content,
+      is_error: true,
+    })),
+  );
+  state.options.display.notice(
+    `Stopped after ${maxCycles} model requests (conversation.max_cycles); ` +
+      "the pending tool calls were not run. Run `cxc q` again to continue.",
+  );
+}
+
+/** Runs the cycle's calls in request order, storing each response as it finishes. */
+async function runToolCalls(state: TurnState, calls: readonly ToolCallRequest[]): Promise<void> {
+  const { options } = state;
+  for (const call of calls) {
+    if (options.signal.aborted) throw interrupted();
+    const selected = options.tools.tools.find((entry) => entry.tool.name === call.name);
+    options.display.toolStarted(call);
+    const outcome = await executeCall(state, call, selected);
+    const response: ToolCallResponse = {
+      type: "tool_call_response",
+      ...stamp(options.clock),
+      call_id: call.call_id,
+      content: outcome.content,
+      is_error: outcome.isError,
+    };
+    store(state, [response, ...(outcome.effects ?? [])]);
+    options.display.toolFinished(call, response);
+  }
+  if (options.signal.aborted) throw interrupted();
+}
+
+async function executeCall(
+  state: TurnState,
+  call: ToolCallRequest,
+  selected: SelectedTool | undefined,
+): Promise<ToolOutcome> {
+  const { options } = state;
+  if (selected === undefined) {
+    return {
+      isError: true,
+      content: `Tool ${call.name} is not available in this conversation; do not call it again.`,
+    };
+  }
+  const invalid = call.metadata?.[INVALID_ARGUMENTS_KEY];
+  if (typeof invalid === "string") {
+    return { isError: true, content: `The arguments were not a JSON object: ${invalid}` };
+  }
+  const context = {
+    conversationId: options.conversationId,
+    callId: call.call_id,
+    events: state.events,
+    signal: options.signal,
+    cwd: options.cwd,
+    newEventId: () => options.clock.newEventId(),
+    now: () => options.clock.now(),
+  };
+  const detail = selected.tool.describeCall
+    ? await selected.tool.describeCall(call.arguments, context)
+    : undefined;
+  const decision = await options.approvals.decide(
+    {
+      name: call.name,
+      source: selected.tool.source,
+      arguments: call.arguments,
+      ...(detail === undefined ? {} : { detail }),
+    },
+    selected.run,
+  );
+  if (decision.kind === "interrupt") throw interrupted();
+  if (decision.kind === "decline") return { isError: decision.isError, content: decision.content };
+  try {
+    const outcome = await selected.tool.run(decision.arguments, context);
+    if (decision.arguments === call.arguments) return outcome;
+    // The model should know it was not its own arguments that ran.
+    const note = `[The user edited the arguments before running: ${JSON.stringify(decision.arguments)}]\n`;
+    return { ...outcome, content: note + outcome.content };
+  } catch (error) {
+    return { isError: true, content: `Tool ${call.name} failed: ${(error as Error).message}` };
+  }
+}
+
+function interrupted(): CxcError {
+  return new CxcError("interrupted", "Interrupted; what completed so far was saved.", {
+    hint: "run `cxc q` again to continue the conversation",
+    exitCode: ExitCode.interrupted,
+  });
+}

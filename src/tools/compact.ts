@@ -1,0 +1,179 @@
+/**
+ * The built-in `compact` tool (seed D69): the assistant proposes compaction rules for the
+ * conversation it is in, the user approves the resolved plan, and the compactions are recorded
+ * as effects of the call, deferred until the next turn starts.
+ *
+ * Enabled only when named (`-t compact`, or `-u compact` to force a call) and `run = ask` by
+ * default. Before the approval prompt, `describeCall` plans the call against the conversation and
+ * shows the plan (ranges, what replaces them, tokens saved, boundary excerpts, the note), and
+ * writes one preview file per rule to a fresh temporary directory holding everything that rule
+ * would drop. `run` plans again, against the same events, and returns the `compaction` events as
+ * effects; the turn loop stores them in the same append as the tool response.
+ *
+ * Planning, validation and every text live in the pure `core/compact-tool.ts`; this module adds
+ * only the token counter, the temporary files, and the `Tool` shape.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadTokenCounter } from "../cli/compaction/token-counter.js";
+import {
+  COMPACT_TOOL_NAME,
+  type CompactToolPlan,
+  describeRecordedCall,
+  NOTE_MAX_LENGTH,
+  parseCompactArguments,
+  planCompactCall,
+  renderApprovalPreview,
+  renderDroppedContent,
+} from "../core/compact-tool.js";
+import type { ConversationEvent } from "../core/events.js";
+import type { Tool, ToolCallContext, ToolOutcome } from "./registry.js";
+
+const DESCRIPTION = [
+  "Propose compaction rules for this conversation: replace a range of earlier turns with your own",
+  "summary, or strip reasoning or tool calls from them, to keep the context small. The user approves",
+  "every call. Approved compactions take effect when the user's next message starts a new turn; for",
+  "the rest of this turn you keep seeing the conversation as it is now.",
+  "",
+  "Turns are not numbered for you. Name a range by quoting text you were shown, verbatim:",
+  "`before_quote` ends the range at the turn before the quoted one, `after_quote` starts it at the",
+  "turn after. Or count turns: `keep_first` (default 0) and `keep_last` (default and minimum 1: the",
+  "turn in progress is always kept). A quote must appear in exactly one turn and not inside an",
+  "existing summary; if it does not, the error tells you which turns matched.",
+  "",
+  "A summary must stand alone: it replaces the turns entirely. A summary may cover an existing",
+  "summary entirely but may not split one.",
+].join("\n");
+
+const RULE_PROPERTIES = {
+  keep_first: {
+    type: "integer",
+    minimum: 0,
+    description: "Leave this many opening turns untouched (default 0). Not with after_quote.",
+  },
+  keep_last: {
+    type: "integer",
+    minimum: 1,
+    description: "Leave this many recent turns untouched (default and minimum 1). Not with before_quote.",
+  },
+  before_quote: {
+    type: "string",
+    description: "Verbatim text from one turn; the range ends at the turn before it.",
+  },
+  after_quote: {
+    type: "string",
+    description: "Verbatim text from one turn; the range starts at the turn after it.",
+  },
+  reasoning: { type: "string", enum: ["strip"], description: "Drop the reasoning in the range." },
+  tool_calls: {
+    type: "string",
+    enum: ["strip", "strip-requests", "strip-responses", "omit"],
+    description:
+      "strip: empty the arguments and replace results with a one-line stub; strip-requests / " +
+      "strip-responses: only one side; omit: remove the calls entirely.",
+  },
+  summary: {
+    type: "string",
+    description: "Replace every turn in the range with this text, written by you.",
+  },
+  note: {
+    type: "string",
+    description: `One sentence on why (at most ${NOTE_MAX_LENGTH} characters; longer notes are cut).`,
+  },
+} as const;
+
+/** The JSON Schema of the tool's arguments, as sent to the model. */
+export const COMPACT_TOOL_PARAMETERS: Readonly<Record<string, unknown>> = {
+  type: "object",
+  properties: {
+    rules: {
+      type: "array",
+      minItems: 1,
+      description:
+        "Compaction rules, applied in order. Each needs a note and at least one of summary, reasoning, tool_calls.",
+      items: {
+        type: "object",
+        properties: RULE_PROPERTIES,
+        required: ["note"],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ["rules"],
+  additionalProperties: false,
+};
+
+/** Options of `createCompactTool`; tests point the preview files somewhere known. */
+export interface CompactToolOptions {
+  /** Creates the directory the preview files go to. Default: a fresh `cxc-compact-*` under the OS temp dir. */
+  readonly createPreviewDirectory?: () => string;
+}
+
+type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
+
+async function planCall(
+  argumentsObject: Readonly<Record<string, unknown>>,
+  events: readonly ConversationEvent[],
+  ids: { newEventId: () => string; now: string },
+): Promise<CompactToolPlan> {
+  const parsed = parseCompactArguments(argumentsObject);
+  if (!parsed.ok) return parsed;
+  const countTokens = await loadTokenCounter();
+  return planCompactCall(events, parsed.rules, { countTokens, ...ids });
+}
+
+function writePreviewFiles(plan: PlannedCall, conversationId: string, directory: string): string[] {
+  const safeId = conversationId.replace(/[^A-Za-z0-9_-]/g, "_");
+  return plan.rules.map((planned) => {
+    const path = join(directory, `${safeId}-compact-${planned.index + 1}.md`);
+    writeFileSync(path, renderDroppedContent(planned, { ruleCount: plan.rules.length }));
+    return path;
+  });
+}
+
+/** The prompt text for a call that will only be answered with an error. */
+function describeInvalidCall(message: string): string {
+  return `compact — this proposal cannot be applied; if run, the model gets this error and nothing is recorded:\n${message}`;
+}
+
+/** Builds the `compact` tool. */
+export function createCompactTool(options: CompactToolOptions = {}): Tool {
+  const createPreviewDirectory =
+    options.createPreviewDirectory ?? (() => mkdtempSync(join(tmpdir(), "cxc-compact-")));
+  return {
+    name: COMPACT_TOOL_NAME,
+    description: DESCRIPTION,
+    parameters: COMPACT_TOOL_PARAMETERS,
+    source: "builtin",
+    defaults: { enable: "explicit", run: "ask" },
+
+    async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
+      // Placeholder ids: these events are only looked at, never stored.
+      let counter = 0;
+      const plan = await planCall(argumentsObject, context.events, {
+        newEventId: () => `preview-${++counter}`,
+        now: context.now(),
+      });
+      if (!plan.ok) return describeInvalidCall(plan.message);
+      const paths = writePreviewFiles(plan, context.conversationId, createPreviewDirectory());
+      return renderApprovalPreview(plan, paths);
+    },
+
+    async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
+      const plan = await planCall(argumentsObject, context.events, {
+        newEventId: () => context.newEventId(),
+        now: context.now(),
+      });
+      if (!plan.ok) return { content: plan.message, isError: true };
+      return {
+        content: describeRecordedCall(plan),
+        isError: false,
+        effects: plan.rules.map((planned) => planned.compaction),
+      };
+    },
+  };
+}
+
+/** The `compact` tool with its default options, for the built-in registry. */
+export const compactTool: Tool = createCompactTool();

@@ -1,0 +1,172 @@
+/**
+ * Local command tools: a tool defined in configuration (`conversation.tools.<name>`) that runs a
+ * program on this machine.
+ *
+ * Configuration keys: `command` (a shell command line, or an array `[program, ...args]` run
+ * without a shell), `description`, `parameters` (JSON Schema of the arguments object),
+ * `timeout_secs` (default 60) and `max_output_bytes` (default 64 KiB).
+ *
+ * Arguments are validated against the schema (ajv) before anything runs; invalid arguments are a
+ * tool error the model can correct. The command receives them three ways: as JSON on stdin, as
+ * JSON in `CXC_TOOL_ARGUMENTS`, and through `{{name}}` placeholders in the command (shell-quoted in
+ * a command line, verbatim as one argument in the array form), so a placeholder can never inject
+ * shell syntax. The result reports the exit status; output beyond the ceiling is cut with a note.
+ */
+import { Ajv, type ErrorObject } from "ajv";
+import { execa } from "execa";
+import type { RunMode, Tool, ToolCallContext, ToolOutcome } from "./registry.js";
+
+/** The configuration of one local command tool. */
+export interface LocalCommandConfig {
+  readonly command: string | readonly string[];
+  readonly description?: string;
+  readonly parameters?: Readonly<Record<string, unknown>>;
+  readonly timeout_secs?: number;
+  readonly max_output_bytes?: number;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+const EMPTY_SCHEMA = { type: "object", properties: {} } as const;
+
+/** Reads a tool's configuration entry; returns an error sentence when it is not a usable tool. */
+export function parseLocalCommandConfig(
+  name: string,
+  entry: Readonly<Record<string, unknown>>,
+): LocalCommandConfig | string {
+  const command = entry.command;
+  const isArray =
+    Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string");
+  if (!(typeof command === "string" && command.trim().length > 0) && !isArray) {
+    return `conversation.tools.${name}.command must be a command line or a non-empty array of strings`;
+  }
+  const parameters = entry.parameters;
+  if (
+    parameters !== undefined &&
+    (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
+  ) {
+    return `conversation.tools.${name}.parameters must be a JSON Schema object`;
+  }
+  const config: { -readonly [K in keyof LocalCommandConfig]: LocalCommandConfig[K] } = {
+    command: command as string | string[],
+  };
+  if (typeof entry.description === "string") config.description = entry.description;
+  if (parameters !== undefined) config.parameters = parameters as Record<string, unknown>;
+  if (typeof entry.timeout_secs === "number" && entry.timeout_secs > 0)
+    config.timeout_secs = entry.timeout_secs;
+  if (typeof entry.max_output_bytes === "number" && entry.max_output_bytes > 0) {
+    config.max_output_bytes = entry.max_output_bytes;
+  }
+  return config;
+}
+
+/** Builds the tool. Throws when the schema itself does not compile (a configuration error). */
+export function createLocalCommandTool(name: string, config: LocalCommandConfig): Tool {
+  const parameters = config.parameters ?? EMPTY_SCHEMA;
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+  const validate = ajv.compile(parameters);
+  const run = async (
+    argumentsObject: Readonly<Record<string, unknown>>,
+    context: ToolCallContext,
+  ): Promise<ToolOutcome> => {
+    // useDefaults fills in schema defaults, so validate a copy.
+    const checked = structuredClone(argumentsObject) as Record<string, unknown>;
+    if (!validate(checked)) {
+      return { isError: true, content: `Invalid arguments for ${name}: ${describeErrors(validate.errors)}` };
+    }
+    return runCommand(name, config, checked, context);
+  };
+  return {
+    name,
+    description: config.description ?? `Runs the local command \`${commandText(config.command)}\`.`,
+    parameters,
+    source: "local",
+    defaults: { enable: true, run: "ask" satisfies RunMode },
+    run,
+  };
+}
+
+function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return "they do not match the schema";
+  return errors
+    .map(
+      (error) =>
+        `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
+    )
+    .join("; ");
+}
+
+function commandText(command: string | readonly string[]): string {
+  return typeof command === "string" ? command : command.join(" ");
+}
+
+/** Replaces `{{name}}` placeholders; `quote` makes a value safe inside a shell command line. */
+export function fillPlaceholders(
+  template: string,
+  argumentsObject: Readonly<Record<string, unknown>>,
+  quote: (value: string) => string,
+): string {
+  return template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_match, key: string) => {
+    const value = argumentsObject[key];
+    if (value === undefined || value === null) return quote("");
+    return quote(typeof value === "string" ? value : JSON.stringify(value));
+  });
+}
+
+/** POSIX shell single-quoting. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+async function runCommand(
+  name: string,
+  config: LocalCommandConfig,
+  argumentsObject: Readonly<Record<string, unknown>>,
+  context: ToolCallContext,
+): Promise<ToolOutcome> {
+  const timeoutSeconds = config.timeout_secs ?? DEFAULT_TIMEOUT_SECONDS;
+  const ceiling = config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const json = JSON.stringify(argumentsObject);
+  const options = {
+    cwd: context.cwd,
+    input: json,
+    env: { CXC_TOOL_NAME: name, CXC_TOOL_ARGUMENTS: json, CXC_CONVERSATION_ID: context.conversationId },
+    reject: false,
+    timeout: timeoutSeconds * 1000,
+    maxBuffer: ceiling,
+    stripFinalNewline: false,
+    cancelSignal: context.signal,
+    // Its own process group, so a Ctrl-C meant for cxc does not kill the tool behind its back.
+    detached: true,
+  } as const;
+  const result =
+    typeof config.command === "string"
+      ? await execa(fillPlaceholders(config.command, argumentsObject, shellQuote), {
+          ...options,
+          shell: true,
+        })
+      : await execa(
+          config.command[0]!,
+          config.command.slice(1).map((part) => fillPlaceholders(part, argumentsObject, (value) => value)),
+          options,
+        );
+  const output = joinOutput(String(result.stdout ?? ""), String(result.stderr ?? ""));
+  if (result.isMaxBuffer) {
+    return { isError: true, content: `${output}\n[output cut at ${ceiling} bytes; the command was stopped]` };
+  }
+  if (result.timedOut)
+    return { isError: true, content: `${output}[timed out after ${timeoutSeconds}s]`.trim() };
+  if (result.isCanceled) return { isError: true, content: `${output}[cancelled]`.trim() };
+  if (result.exitCode === undefined) {
+    const reason = result.signal ? `killed by ${result.signal}` : (result.shortMessage ?? "could not run");
+    return { isError: true, content: `${output}[${reason}]`.trim() };
+  }
+  if (result.exitCode !== 0) return { isError: true, content: `${output}[exit status ${result.exitCode}]` };
+  return { isError: false, content: output };
+}
+
+function joinOutput(stdout: string, stderr: string): string {
+  if (stderr.length === 0) return stdout;
+  const separator = stdout.length === 0 || stdout.endsWith("\n") ? "" : "\n";
+  return `${stdout}${separator}[stderr]\n${stderr}${stderr.endsWith("\n") ? "" : "\n"}`;
+}

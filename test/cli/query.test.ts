@@ -1,0 +1,229 @@
+/**
+ * `cxc q` end to end: the built bin/cxc against the loopback fake provider (the real SDKs speak
+ * the wire protocol to it). Each test asserts stdout, the stored events and the request bodies the
+ * provider received.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import {
+  contextOverflowReply,
+  errorReply,
+  type FakeProvider,
+  startFakeProvider,
+  textReply,
+} from "../helpers/fake-provider.js";
+
+let provider: FakeProvider;
+let home: TempHome;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+beforeEach(() => {
+  home = makeTempHome();
+  provider.requests.length = 0;
+});
+afterEach(() => {
+  home.cleanup();
+  expect(provider.remaining()).toBe(0);
+});
+
+function providerEnv(): Record<string, string> {
+  return {
+    ANTHROPIC_API_KEY: "test-key-anthropic",
+    ANTHROPIC_BASE_URL: provider.anthropicBaseURL,
+    CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6",
+  };
+}
+
+function q(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  return home.run(["q", ...args], {
+    env: { ...providerEnv(), ...options.env },
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
+}
+
+/** Stored events of the only (or given) conversation, parsed. */
+function storedEvents(id?: string): Record<string, unknown>[] {
+  const conversation = id ?? activeId();
+  const text = readFileSync(join(home.home, "conversations", conversation, "events.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function activeId(): string {
+  const sessions = join(home.home, "sessions");
+  const file = readFileSync(join(sessions, "default.json"), "utf8");
+  return (JSON.parse(file) as { active: string }).active;
+}
+
+function bodyOf(index: number): { messages: { role: string; content: unknown }[]; [key: string]: unknown } {
+  return provider.requests[index]!.body as never;
+}
+
+describe("cxc q: a plain turn", () => {
+  it("streams the answer to stdout, stores the turn and sends the message", async () => {
+    provider.enqueue(textReply("Hello there, friend."));
+    const result = await q(["Say hello"]);
+    expect(result.stderr).toContain("Started conversation");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("Hello there, friend.\n");
+    const events = storedEvents();
+    expect(events.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
+    expect(events[1]).toMatchObject({ content: "Say hello" });
+    expect(events[2]).toMatchObject({
+      message: "Hello there, friend.",
+      metadata: { usage: { input_tokens: 10 } },
+    });
+    expect(provider.requests).toHaveLength(1);
+    expect(bodyOf(0)).toMatchObject({ model: "claude-sonnet-4-6", stream: true });
+    expect(bodyOf(0).messages).toEqual([
+      { role: "user", content: [expect.objectContaining({ type: "text", text: "Say hello" })] },
+    ]);
+    expect(provider.requests[0]!.headers.authorization).toBe("Bearer test-key-anthropic");
+  });
+});
+
+describe("cxc q: input and output", () => {
+  it("reads the message from stdin with -, and from a pipe without an argument", async () => {
+    provider.enqueue(textReply("first"), textReply("second"));
+    expect((await q(["-"], { input: "from stdin\n" })).exitCode).toBe(0);
+    expect((await q([], { input: "piped message\n" })).exitCode).toBe(0);
+    const requests = storedEvents().filter((event) => event.type === "chat_request");
+    expect(requests.map((event) => event.content)).toEqual(["from stdin", "piped message"]);
+    expect(bodyOf(1).messages.at(-1)).toEqual({
+      role: "user",
+      content: [expect.objectContaining({ text: "piped message" })],
+    });
+  });
+
+  it("continues the active conversation, sending the history", async () => {
+    provider.enqueue(textReply("one"), textReply("two"));
+    await q(["first question"]);
+    const result = await q(["second question"]);
+    expect(result.stdout).toBe("two\n");
+    expect(bodyOf(1).messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(storedEvents().filter((event) => event.type === "turn_start")).toHaveLength(2);
+  });
+
+  it("--format json emits the turn's stored events as NDJSON", async () => {
+    provider.enqueue(textReply("json answer"));
+    const result = await home.run(["--format", "json", "q", "hi"], { env: providerEnv() });
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
+    expect(lines[2]).toMatchObject({ message: "json answer" });
+    expect(lines).toEqual(storedEvents());
+  });
+
+  it("sanitizes terminal control sequences in the answer but stores it verbatim", async () => {
+    provider.enqueue(textReply("safe \u001b]52;c;ZXZpbA==\u0007text \u001b[2Jhere"));
+    const result = await q(["hi"]);
+    expect(result.stdout).toBe("safe text here\n");
+    expect(storedEvents()[2]!.message).toContain("\u001b]52;");
+  });
+
+  it("--no-stream prints the same answer once it is complete", async () => {
+    provider.enqueue(textReply("all at once"));
+    const result = await q(["--no-stream", "hi"]);
+    expect(result.stdout).toBe("all at once\n");
+  });
+
+  it("an empty message sends nothing", async () => {
+    const result = await q([], { input: "\n" });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("empty");
+    expect(provider.requests).toHaveLength(0);
+  });
+});
+
+describe("cxc q: models", () => {
+  it("-m picks the model for the turn and it sticks as a recorded config change", async () => {
+    provider.enqueue(textReply("a"), textReply("b"), textReply("c"));
+    await q(["first"]);
+    await q(["-m", "anthropic/claude-opus-4-6", "second"]);
+    await q(["third"]);
+    expect(provider.requests.map((request) => (request.body as { model: string }).model)).toEqual([
+      "claude-sonnet-4-6",
+      "claude-opus-4-6",
+      "claude-opus-4-6",
+    ]);
+    const deltas = storedEvents().filter((event) => event.type === "config_delta");
+    expect(deltas).toEqual([
+      expect.objectContaining({ delta: { assistant: { model: { id: "anthropic/claude-opus-4-6" } } } }),
+    ]);
+  });
+
+  it("says how to configure a model when none is", async () => {
+    const result = await home.run(["q", "hi"], {
+      env: {
+        OPENAI_BASE_URL: "http://127.0.0.1:9",
+        CXC_PROVIDERS__OLLAMA__BASE_URL: "http://127.0.0.1:9/v1",
+      },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("No model is configured");
+    expect(result.stderr).toContain("ANTHROPIC_API_KEY");
+  });
+});
+
+describe("cxc q: provider faults", () => {
+  it("retries a 429 and then succeeds", async () => {
+    provider.enqueue(errorReply(429, { retryAfterSeconds: 0 }), textReply("after the retry"));
+    const result = await q(["hi"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("after the retry\n");
+    expect(result.stderr).toContain("Retrying (1/5)");
+    expect(provider.requests).toHaveLength(2);
+    expect(storedEvents().map((event) => event.type)).toEqual([
+      "turn_start",
+      "chat_request",
+      "chat_response",
+    ]);
+  });
+
+  it("a cut stream keeps the partial answer marked interrupted; the next turn is clean", async () => {
+    // message_start, ping, block start, then a few text deltas before the connection drops.
+    provider.enqueue(textReply("one two three four five six seven", { cutAfterEvents: 6 }));
+    const cut = await q(["tell me"]);
+    expect(cut.exitCode).toBe(1);
+    expect(cut.stderr).toContain("partial answer was saved");
+    const events = storedEvents();
+    expect(events.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
+    expect(events[2]).toMatchObject({ message: "one two three ", interrupted: true });
+    provider.enqueue(textReply("clean"));
+    const next = await q(["again"]);
+    expect(next.exitCode).toBe(0);
+    expect(bodyOf(1).messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+  });
+
+  it("a context overflow says exactly how to compact", async () => {
+    provider.enqueue(contextOverflowReply());
+    const result = await q(["hi"]);
+    expect(result.exitCode).toBe(1);
+    const id = activeId();
+    expect(result.stderr).toContain(`cxc conversation compact ${id}`);
+    expect(result.stderr).toContain("-k");
+    // The user's message was stored before the request, so it is not lost.
+    expect(storedEvents().map((event) => event.type)).toEqual(["turn_start", "chat_request"]);
+  });
+
+  it("maps an auth failure to provider-auth with a hint naming the key", async () => {
+    provider.enqueue(errorReply(401));
+    const result = await q(["hi"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("ANTHROPIC_API_KEY");
+    expect(result.stderr).not.toContain("test-key-anthropic");
+  });
+});
