@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
+import { withIdleTimeout } from "./idle-timeout.js";
 import {
   DEFAULT_MODELS,
   type ModelId,
@@ -172,6 +173,8 @@ export interface CreateClientOptions {
   readonly env: Environment;
   /** Retry tunables; `false` returns the bare adapter. */
   readonly retry?: RetryOptions | false;
+  /** Silence allowed between stream events before a `timeout` error (default 60 s). */
+  readonly idleTimeoutMs?: number;
 }
 
 /** Builds a client for a model id or alias. A missing key is a `provider-auth` error. */
@@ -191,7 +194,8 @@ export function createLlmClient(idOrAlias: string, options: CreateClientOptions)
     ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
   });
-  return options.retry === false ? client : withRetry(client, options.retry ?? {});
+  const guarded = withIdleTimeout(client, options.idleTimeoutMs);
+  return options.retry === false ? guarded : withRetry(guarded, options.retry ?? {});
 }
 
 /** Lists the models of a local Ollama, or undefined when it does not answer in time. */

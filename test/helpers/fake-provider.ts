@@ -75,6 +75,8 @@ export interface FakeProvider {
   enqueue(...replies: FakeReply[]): void;
   /** Number of scripted replies not yet served. */
   remaining(): number;
+  /** Forgets unserved replies and recorded requests (between tests). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -125,6 +127,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     requests,
     enqueue: (...replies) => queue.push(...replies),
     remaining: () => queue.length,
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
     close: () => closeServer(server),
   };
 }

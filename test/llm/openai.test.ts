@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => provider.close());
 beforeEach(() => {
-  provider.requests.length = 0;
+  provider.reset();
 });
 
 describe("openai adapter", () => {

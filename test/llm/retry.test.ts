@@ -25,7 +25,7 @@ afterAll(() => provider.close());
 beforeEach(() => {
   delays = [];
   notices = [];
-  provider.requests.length = 0;
+  provider.reset();
 });
 
 function anthropic() {
@@ -62,8 +62,7 @@ describe("withRetry", () => {
     expect(events).toEqual([{ type: "error", error: expect.objectContaining({ kind: "rate-limit" }) }]);
     expect(provider.requests).toHaveLength(6);
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16000]);
-    provider.requests.length = 0;
-    while (provider.remaining() > 0) await collectEvents(anthropic().stream(userRequest("drain")));
+    expect(provider.remaining()).toBe(1);
   });
 
   it("does not retry fatal errors", async () => {
@@ -86,7 +85,6 @@ describe("withRetry", () => {
     ]);
     expect(provider.requests).toHaveLength(1);
     expect(provider.remaining()).toBe(1);
-    await collectEvents(client.stream(userRequest("drain")));
   });
 
   it("retries a cut stream that yielded nothing yet", async () => {

@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => provider.close());
 beforeEach(() => {
-  provider.requests.length = 0;
+  provider.reset();
 });
 
 function rawTurns() {
