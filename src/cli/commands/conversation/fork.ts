@@ -1,14 +1,17 @@
 /**
  * `cxc conversation fork [ID] [--first N|--last N]`: a new conversation holding the selected turns
  * of another (all of them by default), with new event ids, titled "Fork of <title>", recording
- * `forked_from` in its metadata, and made active. The source is only read.
+ * `forked_from` in its metadata, and made active. The source is only read. `-k[=SPEC]` compacts
+ * the new fork after filtering, silently, as `compact -k` would.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { CliContext } from "../../context.js";
 
 interface ForkOptions {
   readonly first?: string;
   readonly last?: string;
+  /** One entry per `-k`; a bare `-k` is the empty string (the configured rules). */
+  readonly compact?: string[];
 }
 
 export function registerFork(conversation: Command): void {
@@ -18,6 +21,14 @@ export function registerFork(conversation: Command): void {
     .argument("[ID]", "conversation id or unique prefix (default: the active one)")
     .option("--first <N>", "keep only the first N turns")
     .option("--last <N>", "keep only the last N turns")
+    .addOption(
+      new Option(
+        "-k, --compact [SPEC]",
+        "compact the fork: POLICIES[:RANGE] (repeatable; bare: the configured rules)",
+      )
+        .preset("")
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
     .action(async (idArgument: string | undefined, options: ForkOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
@@ -31,6 +42,11 @@ export function registerFork(conversation: Command): void {
       for (const warning of source.warnings) context.warn(warning);
       const resolved = resolveTurnSelection(selection, countTurns(source.events));
       const forked = copyEventsForFork(source.events, resolved, () => newEventId());
+      if (options.compact !== undefined) {
+        // Compacts the new fork after filtering, silently (jp's `fork -k`): nothing is printed.
+        const { compactForkEvents } = await import("../../compaction/fork-compact.js");
+        forked.events.push(...(await compactForkEvents(context, sourceId, forked.events, options.compact)));
+      }
       const title = `Fork of ${source.meta.title ?? sourceId}`;
       const meta = context.store.create({ title, events: forked.events, extra: { forked_from: sourceId } });
       context.store.setActive(meta.id);

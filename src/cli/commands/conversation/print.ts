@@ -1,6 +1,8 @@
 /**
  * `cxc conversation print [ID] [--first N|--last N|--turn A..B]`: the raw transcript, turns
- * numbered from 1, in text (sanitized) or JSON (stored event shapes).
+ * numbered from 1, in text (sanitized) or JSON (stored event shapes). `--compacted` prints the
+ * projected view instead (headers in raw turn numbers), and `--format anthropic|openai` prints the
+ * projected view as a ready request body (src/cli/compaction/projected-print.ts).
  *
  * The handler is three steps so other views slot in: select turns (raw numbers, before any
  * projection), build `TranscriptTurn` blocks (`buildRawTranscript` here; a projected view builds
@@ -11,6 +13,10 @@ import { CliContext } from "../../context.js";
 import type { TranscriptTurn } from "../../render/transcript.js";
 import type { TurnSelectionOptions } from "../../render/turn-selection.js";
 
+interface PrintOptions extends TurnSelectionOptions {
+  readonly compacted?: boolean;
+}
+
 export function registerPrint(conversation: Command): void {
   conversation
     .command("print")
@@ -19,9 +25,10 @@ export function registerPrint(conversation: Command): void {
     .option("--first <N>", "only the first N turns")
     .option("--last <N>", "only the last N turns")
     .option("--turn <N|A..B>", "only turn N, or turns A to B (1-based, inclusive; A.. and ..B are open)")
-    .action(async (idArgument: string | undefined, options: TurnSelectionOptions, command: Command) => {
+    .option("--compacted", "print what the model sees (compactions applied), headed by raw turn numbers")
+    .action(async (idArgument: string | undefined, options: PrintOptions, command: Command) => {
       const context = CliContext.from(command);
-      const format = context.format(["text", "json"]);
+      const format = context.format(["text", "json", "anthropic", "openai"]);
       const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
       const { buildRawTranscript } = await import("../../render/transcript.js");
       const { countTurns } = await import("../../../core/turns.js");
@@ -32,7 +39,24 @@ export function registerPrint(conversation: Command): void {
       for (const warning of conversation.warnings) context.warn(warning);
       const turnCount = countTurns(conversation.events);
       const resolved = resolveTurnSelection(selection, turnCount);
-      const turns = buildRawTranscript(conversation.events, resolved);
+      if (format === "anthropic" || format === "openai") {
+        // The projected view as a ready request body (compactions always applied).
+        const { selectProjectedTurns, buildRequestBody } = await import(
+          "../../compaction/projected-print.js"
+        );
+        const { loadConfig } = await import("../../../store/config.js");
+        const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+        const projected = selectProjectedTurns(conversation.events, resolved);
+        context.outJson(await buildRequestBody(projected, format, config.values));
+        return;
+      }
+      let turns: TranscriptTurn[];
+      if (options.compacted) {
+        const { selectProjectedTurns, buildProjectedTranscript } = await import(
+          "../../compaction/projected-print.js"
+        );
+        turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved));
+      } else turns = buildRawTranscript(conversation.events, resolved);
       await writeTranscript(context, format, {
         id,
         title: conversation.meta.title ?? null,

@@ -1,0 +1,84 @@
+/**
+ * The projected views of `cxc conversation print`: `--compacted` (what the model sees, with headers
+ * in raw turn numbers: `turn 7`, `turns 2–5 (summary)`) and `--format anthropic|openai` (the same
+ * view as a ready request body: system, messages, tools), so other programs can use cxc as a
+ * compaction filter.
+ *
+ * Turn selection (`--first/--last/--turn`) resolves against RAW turn numbers before projection;
+ * a projected turn is shown when the raw turns it stands for overlap the selection (jp §8.7).
+ */
+import { type ConfigTable, lookupConfig } from "../../core/config.js";
+import type { ConversationEvent } from "../../core/events.js";
+import { originOverlaps, type ProjectedTurn, projectConversation } from "../../core/projection.js";
+import { buildLlmRequest } from "../../core/request.js";
+import type { TranscriptTurn } from "../render/transcript.js";
+import type { ResolvedTurns } from "../render/turn-selection.js";
+
+/** The projected turns whose raw origin overlaps the selection (`end` exclusive, 0-based). */
+export function selectProjectedTurns(
+  events: readonly ConversationEvent[],
+  selection: ResolvedTurns,
+): ProjectedTurn[] {
+  if (selection.end <= selection.start) return [];
+  return projectConversation(events).turns.filter((turn) =>
+    originOverlaps(turn.origin, selection.start, selection.end - 1),
+  );
+}
+
+/** Transcript blocks of projected turns, headed by the raw turn numbers they stand for. */
+export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): TranscriptTurn[] {
+  return turns.map((turn) => {
+    if (turn.origin.kind === "kept") {
+      return {
+        header: `turn ${turn.origin.turn + 1}`,
+        turnNumbers: [turn.origin.turn + 1],
+        events: turn.events,
+      };
+    }
+    const numbers: number[] = [];
+    for (let raw = turn.origin.from; raw <= turn.origin.to; raw++) numbers.push(raw + 1);
+    const header =
+      turn.origin.from === turn.origin.to
+        ? `turn ${turn.origin.from + 1} (summary)`
+        : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`;
+    return { header, turnNumbers: numbers, events: turn.events };
+  });
+}
+
+/** Which wire format a request body is printed in. */
+export type WireFormat = "anthropic" | "openai";
+
+const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
+  anthropic: "claude-sonnet-4-6",
+  openai: "gpt-5",
+};
+
+/**
+ * The model named in the body: the configured assistant model when it belongs to that wire API's
+ * provider, else the provider's default. The body is meant to be edited or forwarded, so the
+ * model is a convenience, never a check.
+ */
+function wireModel(config: ConfigTable, format: WireFormat): string {
+  const configured = lookupConfig(config, "assistant.model.id");
+  if (typeof configured === "string" && configured.startsWith(`${format}/`)) {
+    return configured.slice(format.length + 1);
+  }
+  return DEFAULT_WIRE_MODELS[format];
+}
+
+/** The projected turns as a Messages or Chat Completions request body (plain JSON). */
+export async function buildRequestBody(
+  turns: readonly ProjectedTurn[],
+  format: WireFormat,
+  config: ConfigTable,
+): Promise<Record<string, unknown>> {
+  const instructions = lookupConfig(config, "assistant.instructions");
+  const request = buildLlmRequest(turns, typeof instructions === "string" ? { system: instructions } : {});
+  const model = wireModel(config, format);
+  if (format === "anthropic") {
+    const { toAnthropicRequest } = await import("../../llm/anthropic.js");
+    return JSON.parse(JSON.stringify(toAnthropicRequest(request, model))) as Record<string, unknown>;
+  }
+  const { toOpenAIRequest } = await import("../../llm/openai.js");
+  return JSON.parse(JSON.stringify(toOpenAIRequest(request, model))) as Record<string, unknown>;
+}
