@@ -339,19 +339,27 @@ function parseJsonFile(path: string): unknown {
   return parseJsonText(text, path);
 }
 
-/** JSON.parse with an error that names the file, line and column. */
+/**
+ * JSON.parse with an error that names the file, and the line and column when the parser tells the
+ * position (V8 does for most errors, not for an unexpected token, where it quotes a snippet instead).
+ */
 export function parseJsonText(text: string, label: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message)?.[1];
-    const offset = position === undefined ? text.length : Number(position);
-    const before = text.slice(0, offset);
-    const line = before.split("\n").length;
-    const column = offset - before.lastIndexOf("\n");
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, "").replace(/^JSON\.parse: /, "");
-    throw new CxcError("import-invalid", `${label}:${line}:${column}: not valid JSON (${reason})`);
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const offset =
+      position !== undefined ? Number(position) : /end of JSON/.test(message) ? text.length : undefined;
+    let where = "";
+    if (offset !== undefined) {
+      const before = text.slice(0, offset);
+      where = `:${before.split("\n").length}:${offset - before.lastIndexOf("\n")}`;
+    }
+    const reason = message
+      .replace(/\s*in JSON at position \d+.*$/s, "")
+      .replace(/, (\.\.\.)?".*" is not valid JSON$/s, "");
+    throw new CxcError("import-invalid", `${label}${where}: not valid JSON (${reason})`);
   }
 }
 

@@ -116,9 +116,10 @@ function importAssistantMessage(content: unknown, where: string, warnings: strin
     if (block.type === "text") {
       drafts.push({ type: "chat_response", message: block.text });
     } else if (block.type === "thinking") {
-      const metadata =
-        typeof block.signature === "string" ? { [ANTHROPIC_SIGNATURE_KEY]: block.signature } : {};
-      drafts.push({ type: "chat_response", reasoning: block.thinking, metadata });
+      const draft: Json = { type: "chat_response", reasoning: block.thinking };
+      if (typeof block.signature === "string")
+        draft.metadata = { [ANTHROPIC_SIGNATURE_KEY]: block.signature };
+      drafts.push(draft);
     } else if (block.type === "redacted_thinking") {
       drafts.push({
         type: "chat_response",
