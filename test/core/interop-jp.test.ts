@@ -52,7 +52,13 @@ function exportOrThrow(conversation: ImportedConversation) {
 const sample: JpConversationSource = {
   directoryName: "17800836875-sample",
   archived: false,
-  metadata: { title: "Sample", last_activated_at: "2026-05-29 20:04:40.293992", labels: { work: "" } },
+  metadata: {
+    title: "Sample",
+    last_activated_at: "2026-05-29 20:04:40.293992",
+    pinned_at: "2026-05-30 08:00:00.0",
+    expires_at: "2026-06-30 08:00:00.125",
+    labels: { work: "" },
+  },
   baseConfig: { assistant: { system_prompt: "be brief" } },
   events: [
     { timestamp: "2026-05-29 19:42:36.46732", type: "turn_start" },
@@ -185,7 +191,7 @@ describe("jp export", () => {
     expect(files.directoryName).toBe("17800836875-sample");
     expect(files.baseConfig).toEqual(sample.baseConfig);
     expect(files.events).toEqual(sample.events);
-    expect(files.metadata).toEqual(sample.metadata);
+    expect(renderJpJson(files.metadata)).toBe(renderJpJson(sample.metadata));
   });
 
   it("round-trips a legacy flat config entry", () => {
