@@ -14,11 +14,16 @@ const home = mkdtempSync(join(tmpdir(), "cxc-demo-"));
 const env = { ...process.env, CXC_HOME: home, XDG_CONFIG_HOME: join(home, "config") };
 for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CXC_SESSION"]) delete env[key];
 
-const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (text) => `\u001b[1m${text}\u001b[22m` : (text) => text;
+const bold =
+  process.stdout.isTTY && !process.env.NO_COLOR ? (text) => `\u001b[1m${text}\u001b[22m` : (text) => text;
 
 function cxc(args, { show = true, maxLines = 40 } = {}) {
   if (show) process.stdout.write(`\n${bold(`$ cxc ${args.map(quote).join(" ")}`)}\n`);
-  const result = spawnSync(process.execPath, [join(root, "bin", "cxc.js"), ...args], { env, cwd: home, encoding: "utf8" });
+  const result = spawnSync(process.execPath, [join(root, "bin", "cxc.js"), ...args], {
+    env,
+    cwd: home,
+    encoding: "utf8",
+  });
   if (show) {
     const lines = `${result.stdout}${result.stderr}`.trimEnd().split("\n");
     process.stdout.write(`${lines.slice(0, maxLines).join("\n")}\n`);
@@ -39,7 +44,16 @@ function quote(value) {
 try {
   process.stdout.write(`cxc demo: a temporary store at ${home}, no network, no API key.\n`);
   const imported = JSON.parse(
-    cxc(["--format", "json", "conversation", "import", join(root, "fixtures", "sample", "coding-session.jsonl")], { show: false }),
+    cxc(
+      [
+        "--format",
+        "json",
+        "conversation",
+        "import",
+        join(root, "fixtures", "sample", "coding-session.jsonl"),
+      ],
+      { show: false },
+    ),
   );
   const id = (imported.imported ?? imported)[0].id;
   cxc(["conversation", "use", id]);
@@ -48,7 +62,9 @@ try {
   cxc(["conversation", "stats"], { maxLines: 30 });
   cxc(["conversation", "compact", "--dry-run"]);
   cxc(["conversation", "compact", "--note", "the parser work is done; keep only the outcome"]);
-  cxc(["conversation", "compact", "-k", "s:..-4", "--note", "summarize all but the last four turns"], { maxLines: 20 });
+  cxc(["conversation", "compact", "-k", "s:..-4", "--note", "summarize all but the last four turns"], {
+    maxLines: 20,
+  });
   cxc(["conversation", "show"]);
   cxc(["conversation", "print", "--compacted", "--first", "2"], { maxLines: 60 });
   cxc(["conversation", "stats"], { maxLines: 12 });
