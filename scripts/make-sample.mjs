@@ -20,7 +20,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // `--out DIR` writes elsewhere (the fixture test regenerates into a temp directory and compares).
 const outArgument = process.argv.indexOf("--out");
 const outputDirectory = outArgument > 0 ? process.argv[outArgument + 1] : join(root, "fixtures/sample");
-const CONVERSATION_ID = "01JSAMPLE0000000000000000000";
+const CONVERSATION_ID = "01jsample0000";
 const TITLE = "Add a --since filter to logcat";
 const START_MICROS = Date.UTC(2026, 2, 10, 9, 0, 0) * 1000;
 
