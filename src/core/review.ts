@@ -1,0 +1,597 @@
+/**
+ * The rules of interactive compaction review (seed D66, `compact --interactive/--continue/--abort`).
+ * Pure: functions of plain data; forking, archiving and switching the active conversation live in
+ * the shell (src/cli/compaction/review*.ts).
+ *
+ * - One open review per source: a live (not archived) conversation whose `compaction_source`
+ *   names the source blocks a second review and every compaction write to the source.
+ * - A proposal is one `propose_compaction(from_turn, to_turn, summary, reasoning, tool_calls)`
+ *   call. Turn numbers are 1-based source turns, the numbers of the `[turn N]` markers; they become
+ *   0-based only when `--continue` builds the `compaction` event.
+ * - Every call is validated against the source as it stands (bounds, order, policy values, dead
+ *   fields), and a summary range that partially overlaps an existing summary is grown at once, so
+ *   the range in the tool result is final: it never widens at apply time.
+ * - The current proposal is the latest successful call; `--continue` re-validates it, and a re-run
+ *   after a crash between apply and archive is recognised by the source's latest compaction being
+ *   that proposal (an open review admits no other compaction writes, so nothing else wrote it).
+ */
+import { activeCompactions } from "./compactions.js";
+import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
+import { extendSummaryRange } from "./plan-compaction.js";
+import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
+import { assignTurnIndices, countTurns } from "./turns.js";
+
+/** The tool's name, as the model and the configuration spell it. */
+export const PROPOSE_COMPACTION_TOOL_NAME = "propose_compaction";
+
+/** The fields `propose_compaction` accepts. */
+export const PROPOSAL_FIELDS = ["from_turn", "to_turn", "summary", "reasoning", "tool_calls"] as const;
+
+/** An inclusive range of source turns, 1-based. */
+export interface ReviewTurnRange {
+  readonly fromTurn: number;
+  readonly toTurn: number;
+}
+
+/** A validated proposal. Turns are 1-based source turns; the range is final (already grown). */
+export interface ReviewProposal extends ReviewTurnRange {
+  /** The range as the call asked for it, before summary-overlap growth. */
+  readonly requested: ReviewTurnRange;
+  readonly summary?: string;
+  readonly reasoning?: "strip";
+  readonly toolCalls?: ToolCallsMode;
+}
+
+/** The conversation a proposal is checked against. */
+export type ProposalSource =
+  /** The review records no source: this is not a review conversation. */
+  | { readonly kind: "none" }
+  /** The recorded source no longer exists. */
+  | { readonly kind: "missing"; readonly id: string }
+  | { readonly kind: "found"; readonly id: string; readonly events: readonly ConversationEvent[] };
+
+/** The outcome of validating one call. */
+export type ProposalValidation =
+  | {
+      readonly ok: true;
+      readonly proposal: ReviewProposal;
+      /** Turns of the source when it was validated. */
+      readonly turnCount: number;
+      /** Existing summaries the range grew over (1-based). */
+      readonly grownOver: readonly ReviewTurnRange[];
+    }
+  | { readonly ok: false; readonly message: string };
+
+/** A user-facing refusal: one line and a hint. */
+export interface ReviewRefusal {
+  readonly message: string;
+  readonly hint: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One open review per source
+
+/** What the review rules need to know about a stored conversation. */
+export interface ReviewRecord {
+  readonly id: string;
+  readonly archived: boolean;
+  /** `compaction_source` from the conversation's metadata. */
+  readonly compactionSource?: string;
+}
+
+/** Ids of the open (not archived) reviews of `sourceId`, sorted. */
+export function findOpenReviews(records: readonly ReviewRecord[], sourceId: string): string[] {
+  return records
+    .filter((record) => !record.archived && record.compactionSource === sourceId)
+    .map((record) => record.id)
+    .sort();
+}
+
+/**
+ * Undefined when no review of `sourceId` is open; otherwise the refusal for starting a second
+ * review (`start`) or for writing compactions to the source (`compact`).
+ */
+export function checkNoOpenReview(
+  records: readonly ReviewRecord[],
+  sourceId: string,
+  purpose: "start" | "compact",
+): (ReviewRefusal & { readonly reviewId: string }) | undefined {
+  const reviewId = findOpenReviews(records, sourceId)[0];
+  if (reviewId === undefined) return undefined;
+  const steps = "then discuss, `--continue`, or `--abort`";
+  return purpose === "start"
+    ? {
+        reviewId,
+        message: `a review of this conversation is already open: ${reviewId}`,
+        hint: `switch to it with \`cxc conversation use ${reviewId}\`, ${steps}`,
+      }
+    : {
+        reviewId,
+        message: `a compaction review of this conversation is open: ${reviewId}`,
+        hint: `finish it first: \`cxc conversation use ${reviewId}\`, ${steps}`,
+      };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validating a call
+
+const REASONING_VALUES = '"strip"';
+const TOOL_CALLS_VALUES = "strip, strip-requests, strip-responses, omit";
+
+/** Providers in strict modes send `null` for an absent optional field; it means "not given". */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+function readTurnNumber(name: string, value: unknown, problems: string[]): number | undefined {
+  if (!given(value)) {
+    problems.push(`\`${name}\` is required: a source turn number (1-based), as in the [turn N] markers`);
+    return undefined;
+  }
+  const number = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isInteger(number)) {
+    problems.push(`\`${name}\` must be a whole turn number, got ${JSON.stringify(value)}`);
+    return undefined;
+  }
+  if (number < 1) {
+    problems.push(`\`${name}\` must be at least 1 (turns are numbered from 1), got ${number}`);
+    return undefined;
+  }
+  return number;
+}
+
+interface ReadPolicies {
+  summary?: string;
+  reasoning?: "strip";
+  toolCalls?: ToolCallsMode;
+}
+
+function readPolicies(argumentsObject: Readonly<Record<string, unknown>>, problems: string[]): ReadPolicies {
+  const policies: ReadPolicies = {};
+  const { summary, reasoning, tool_calls: toolCalls } = argumentsObject;
+  if (given(summary)) {
+    if (typeof summary !== "string") problems.push("`summary` must be text");
+    else if (summary.trim() === "") {
+      problems.push("`summary` is empty; write the summary, or leave the field out to compact mechanically");
+    } else policies.summary = summary;
+  }
+  if (given(reasoning)) {
+    if (reasoning === "strip") policies.reasoning = "strip";
+    else
+      problems.push(
+        `\`reasoning\` must be ${REASONING_VALUES} or left out, got ${JSON.stringify(reasoning)}`,
+      );
+  }
+  if (given(toolCalls)) {
+    const mode = typeof toolCalls === "string" ? parseToolCallsMode(toolCalls.trim()) : undefined;
+    if (mode?.ok) policies.toolCalls = mode.value;
+    else
+      problems.push(
+        `\`tool_calls\` must be one of ${TOOL_CALLS_VALUES}, or left out; got ${JSON.stringify(toolCalls)}`,
+      );
+  }
+  return policies;
+}
+
+function checkPolicyCombination(policies: ReadPolicies, problems: string[]): void {
+  if (
+    policies.summary !== undefined &&
+    (policies.reasoning !== undefined || policies.toolCalls !== undefined)
+  ) {
+    const dead = [policies.reasoning && "`reasoning`", policies.toolCalls && "`tool_calls`"].filter(Boolean);
+    problems.push(
+      `a \`summary\` replaces the turns entirely, so ${dead.join(" and ")} would change nothing; ` +
+        "drop it, or drop `summary` for a mechanical compaction",
+    );
+  }
+  if (
+    policies.summary === undefined &&
+    policies.reasoning === undefined &&
+    policies.toolCalls === undefined
+  ) {
+    problems.push("the proposal changes nothing: give a `summary`, or `reasoning` and/or `tool_calls`");
+  }
+}
+
+function refuseSource(source: Exclude<ProposalSource, { kind: "found" }>): ProposalValidation {
+  return source.kind === "none"
+    ? {
+        ok: false,
+        message:
+          "this conversation is not a compaction review, so it names no conversation to compact; " +
+          "propose_compaction works only in a review started with `cxc conversation compact --interactive`",
+      }
+    : {
+        ok: false,
+        message: `the conversation under review (${source.id}) no longer exists; end this review with \`cxc conversation compact --abort\``,
+      };
+}
+
+/** The existing summaries (1-based) a summary of `requested` grew over. */
+function summariesGrownOver(
+  events: readonly ConversationEvent[],
+  requested: ReviewTurnRange,
+  final: ReviewTurnRange,
+): ReviewTurnRange[] {
+  if (requested.fromTurn === final.fromTurn && requested.toTurn === final.toTurn) return [];
+  return activeCompactions(events)
+    .map((entry) => entry.compaction)
+    .filter((compaction) => compaction.summary !== undefined)
+    .map((compaction) => ({ fromTurn: compaction.from_turn + 1, toTurn: compaction.to_turn + 1 }))
+    .filter(
+      (summary) =>
+        summary.fromTurn >= final.fromTurn &&
+        summary.toTurn <= final.toTurn &&
+        (summary.fromTurn < requested.fromTurn || summary.toTurn > requested.toTurn),
+    );
+}
+
+/**
+ * Validates a `propose_compaction` call against the source as it stands. Every problem found is
+ * reported at once (one per line), so the model can fix them in one go.
+ */
+export function validateProposal(
+  argumentsObject: Readonly<Record<string, unknown>>,
+  source: ProposalSource,
+): ProposalValidation {
+  if (source.kind !== "found") return refuseSource(source);
+  const problems: string[] = [];
+  const unknown = Object.keys(argumentsObject).filter(
+    (key) => !(PROPOSAL_FIELDS as readonly string[]).includes(key),
+  );
+  for (const key of unknown)
+    problems.push(`unknown field \`${key}\`; the fields are ${PROPOSAL_FIELDS.join(", ")}`);
+  let fromTurn = readTurnNumber("from_turn", argumentsObject.from_turn, problems);
+  let toTurn = readTurnNumber("to_turn", argumentsObject.to_turn, problems);
+  const turnCount = countTurns(source.events);
+  if (turnCount === 0) return { ok: false, message: "the conversation under review has no turns to compact" };
+  for (const [name, value] of [
+    ["from_turn", fromTurn],
+    ["to_turn", toTurn],
+  ] as const) {
+    if (value !== undefined && value > turnCount) {
+      problems.push(`the conversation has ${turnCount} turns, \`${name}\` was ${value}`);
+      if (name === "from_turn") fromTurn = undefined;
+      else toTurn = undefined;
+    }
+  }
+  if (fromTurn !== undefined && toTurn !== undefined && fromTurn > toTurn) {
+    problems.push(
+      `\`from_turn\` (${fromTurn}) is after \`to_turn\` (${toTurn}); the range must run forwards`,
+    );
+  }
+  const policies = readPolicies(argumentsObject, problems);
+  checkPolicyCombination(policies, problems);
+  if (problems.length > 0 || fromTurn === undefined || toTurn === undefined) {
+    return { ok: false, message: problems.join("\n") };
+  }
+  const requested = { fromTurn, toTurn };
+  let final: ReviewTurnRange = requested;
+  if (policies.summary !== undefined) {
+    // RFD 064's overlap rule, applied now rather than at apply time: the result shows the final range.
+    const grown = extendSummaryRange(source.events, fromTurn - 1, toTurn - 1);
+    final = { fromTurn: grown.from + 1, toTurn: grown.to + 1 };
+  }
+  return {
+    ok: true,
+    proposal: { ...final, requested, ...policies },
+    turnCount,
+    grownOver: summariesGrownOver(source.events, requested, final),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function describeTurns(range: ReviewTurnRange): string {
+  return range.fromTurn === range.toTurn
+    ? `turn ${range.fromTurn}`
+    : `turns ${range.fromTurn}-${range.toTurn}`;
+}
+
+/** `summarize`, or the mechanical policies (`strip reasoning + strip tool calls`). */
+export function describeProposalPolicy(
+  proposal: Pick<ReviewProposal, "summary" | "reasoning" | "toolCalls">,
+): string {
+  if (proposal.summary !== undefined) return "summarize";
+  const parts: string[] = [];
+  if (proposal.reasoning !== undefined) parts.push("strip reasoning");
+  const toolLabels: Record<ToolCallsMode, string> = {
+    strip: "strip tool calls",
+    "strip-requests": "strip tool requests",
+    "strip-responses": "strip tool responses",
+    omit: "omit tool calls",
+  };
+  if (proposal.toolCalls !== undefined) parts.push(toolLabels[proposal.toolCalls]);
+  return parts.join(" + ");
+}
+
+/** `Proposed: compact turns 1-17 of 20 (summarize)`; without `turnCount`, no `of N`. */
+export function renderProposalLine(proposal: ReviewProposal, turnCount?: number): string {
+  const of = turnCount === undefined ? "" : ` of ${turnCount}`;
+  return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})`;
+}
+
+/** The tool result of a valid call: the proposal as recorded, and any growth it underwent. */
+export function renderProposalResult(validation: Extract<ProposalValidation, { ok: true }>): string {
+  const { proposal, turnCount, grownOver } = validation;
+  const lines = [renderProposalLine(proposal, turnCount)];
+  if (grownOver.length > 0) {
+    const summaries = grownOver.map(describeTurns).join(", ");
+    lines.push(
+      `The range grew from ${describeTurns(proposal.requested).replace(/^turns? /, "")} to ` +
+        `${describeTurns(proposal).replace(/^turns? /, "")} so that it covers the existing summary of ${summaries} whole; ` +
+        "the summary text should cover the whole range.",
+    );
+  }
+  lines.push(
+    "Recorded as the current proposal; the user applies it with `cxc conversation compact --continue`.",
+  );
+  return lines.join("\n");
+}
+
+/** Reads the final range back from a tool result written by `renderProposalResult`. */
+export function readRecordedRange(resultContent: string): ReviewTurnRange | undefined {
+  const match = /^Proposed: compact turns? (\d+)(?:-(\d+))?/.exec(resultContent);
+  if (match === null) return undefined;
+  const fromTurn = Number(match[1]);
+  return { fromTurn, toTurn: match[2] === undefined ? fromTurn : Number(match[2]) };
+}
+
+/** What `--continue` prints before asking (the seed's confirmation text). */
+export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number): string {
+  const rest = turnCount - proposal.toTurn;
+  const stay = rest === 1 ? "1 turn stays uncompacted" : `${rest} turns stay uncompacted`;
+  const lines = [renderProposalLine(proposal), `The conversation now has ${turnCount} turns; ${stay}.`];
+  if (proposal.summary !== undefined) lines.push("", proposal.summary);
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The current proposal, and `--continue`
+
+/** A successful `propose_compaction` call found in a review. */
+export interface RecordedProposal {
+  readonly callId: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The final range the tool result reported, when it can be read back. */
+  readonly recordedRange?: ReviewTurnRange;
+}
+
+/**
+ * The current proposal: the latest `propose_compaction` call whose result was not an error. A
+ * failed call recorded nothing (the model was told so), and a call without a result never ran.
+ */
+export function findLatestProposal(events: readonly ConversationEvent[]): RecordedProposal | undefined {
+  const requests = new Map<string, ToolCallRequest>();
+  for (const event of events) {
+    if (event.type === "tool_call_request" && event.name === PROPOSE_COMPACTION_TOOL_NAME) {
+      requests.set(event.call_id, event);
+    }
+  }
+  for (let position = events.length - 1; position >= 0; position--) {
+    const event = events[position]!;
+    if (event.type !== "tool_call_response" || event.is_error) continue;
+    const request = requests.get(event.call_id);
+    if (request === undefined) continue;
+    const recordedRange = readRecordedRange(event.content);
+    return {
+      callId: request.call_id,
+      arguments: request.arguments,
+      ...(recordedRange === undefined ? {} : { recordedRange }),
+    };
+  }
+  return undefined;
+}
+
+/** True when `compaction` is exactly what `proposal` would write (range, policies, summary text). */
+export function compactionMatchesProposal(compaction: Compaction, proposal: ReviewProposal): boolean {
+  const toolCalls = proposal.toolCalls === undefined ? undefined : toolCallsPolicyFor(proposal.toolCalls);
+  return (
+    compaction.from_turn === proposal.fromTurn - 1 &&
+    compaction.to_turn === proposal.toTurn - 1 &&
+    compaction.summary?.summary === proposal.summary &&
+    compaction.reasoning === proposal.reasoning &&
+    JSON.stringify(compaction.tool_calls ?? null) === JSON.stringify(toolCalls ?? null)
+  );
+}
+
+/** What `--continue` knows about the review and its source. */
+export interface ContinueInput {
+  readonly review: {
+    readonly id: string;
+    readonly compactionSource?: string;
+    readonly events: readonly ConversationEvent[];
+  };
+  /** Undefined when the source does not exist any more. */
+  readonly source?: { readonly archived: boolean; readonly events: readonly ConversationEvent[] };
+}
+
+/** What `--continue` should do. */
+export type ContinueDecision =
+  | ({ readonly kind: "not-a-review" | "source-deleted" | "no-proposal" | "invalid" } & ReviewRefusal)
+  /** The proposal is already the source's latest compaction: archive and switch back only. */
+  | { readonly kind: "already-applied"; readonly sourceId: string; readonly proposal: ReviewProposal }
+  | {
+      readonly kind: "apply";
+      readonly sourceId: string;
+      readonly proposal: ReviewProposal;
+      readonly turnCount: number;
+      /** The confirmation text (`renderContinuePrompt`). */
+      readonly prompt: string;
+    };
+
+/** The refusal when the active conversation is not a review (`--continue` and `--abort`). */
+export function notAReviewRefusal(
+  activeId: string | undefined,
+  flag: "--continue" | "--abort",
+): ReviewRefusal {
+  return {
+    message:
+      activeId === undefined
+        ? `${flag} needs an active compaction review, and no conversation is active`
+        : `the active conversation ${activeId} is not a compaction review, so there is nothing to ${flag === "--continue" ? "apply" : "abort"}`,
+    hint: "switch to the review with `cxc conversation use ID`, or start one with `cxc conversation compact --interactive`",
+  };
+}
+
+/** Decides what `--continue` does (see ContinueDecision); call it holding both locks. */
+export function planContinue(input: ContinueInput): ContinueDecision {
+  const sourceId = input.review.compactionSource;
+  if (sourceId === undefined)
+    return { kind: "not-a-review", ...notAReviewRefusal(input.review.id, "--continue") };
+  if (input.source === undefined) {
+    return {
+      kind: "source-deleted",
+      message: `the conversation under review (${sourceId}) no longer exists, so there is nothing to apply the proposal to`,
+      hint: "close the review with `cxc conversation compact --abort`",
+    };
+  }
+  const recorded = findLatestProposal(input.review.events);
+  if (recorded === undefined) {
+    return {
+      kind: "no-proposal",
+      message: "this review has no proposal yet: no propose_compaction call succeeded",
+      hint: 'ask the model to record one, e.g. cxc q "record the proposal with propose_compaction", or end with --abort',
+    };
+  }
+  // The recorded (already grown) range is what the user saw, so it is what gets re-validated.
+  const argumentsObject =
+    recorded.recordedRange === undefined
+      ? recorded.arguments
+      : {
+          ...recorded.arguments,
+          from_turn: recorded.recordedRange.fromTurn,
+          to_turn: recorded.recordedRange.toTurn,
+        };
+  const validation = validateProposal(argumentsObject, {
+    kind: "found",
+    id: sourceId,
+    events: input.source.events,
+  });
+  if (!validation.ok) {
+    return {
+      kind: "invalid",
+      message: `the latest proposal no longer fits the conversation: ${validation.message.split("\n").join("; ")}`,
+      hint: 'discuss it again and record a new proposal (cxc q "…"), or end with --abort',
+    };
+  }
+  const latest = activeCompactions(input.source.events).at(-1)?.compaction;
+  if (latest !== undefined && compactionMatchesProposal(latest, validation.proposal)) {
+    return { kind: "already-applied", sourceId, proposal: validation.proposal };
+  }
+  return {
+    kind: "apply",
+    sourceId,
+    proposal: validation.proposal,
+    turnCount: validation.turnCount,
+    prompt: renderContinuePrompt(validation.proposal, validation.turnCount),
+  };
+}
+
+/**
+ * The `compaction` event of an agreed proposal (0-based turns from here on). The summary was
+ * negotiated, not derived from a recipe, so it is `supplied` by the assistant that recorded it;
+ * its range was already grown over overlapping summaries when it was proposed.
+ */
+export function buildReviewCompaction(
+  proposal: ReviewProposal,
+  options: { readonly id: string; readonly ts: string; readonly reviewId: string },
+): Compaction {
+  const event: Record<string, unknown> = {
+    type: "compaction",
+    id: options.id,
+    ts: options.ts,
+    from_turn: proposal.fromTurn - 1,
+    to_turn: proposal.toTurn - 1,
+  };
+  if (proposal.summary !== undefined) {
+    event.summary = { summary: proposal.summary, source: "supplied", author: "assistant" };
+  }
+  if (proposal.reasoning !== undefined) event.reasoning = proposal.reasoning;
+  if (proposal.toolCalls !== undefined) event.tool_calls = toolCallsPolicyFor(proposal.toolCalls);
+  event.source = "user";
+  event.note = `agreed in compaction review ${options.reviewId}`;
+  return event as Compaction;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The review's history
+
+/** The marker prepended to a copied turn's user message: `[turn 17] `. */
+export function turnMarker(turnNumber: number): string {
+  return `[turn ${turnNumber}] `;
+}
+
+/**
+ * The events a review starts from. When the raw events fit the review model's window the copied
+ * `compaction` and `compaction_reset` entries are dropped, so the model sees every original turn;
+ * otherwise they are kept and earlier turns show as their summaries. Either way the first user
+ * message of every turn gets its 1-based `[turn N]` marker. Inputs are not modified.
+ */
+export function buildReviewHistory(
+  sourceEvents: readonly ConversationEvent[],
+  options: { readonly keepCompactions: boolean },
+): ConversationEvent[] {
+  const indices = assignTurnIndices(sourceEvents);
+  const marked = new Set<number>();
+  const history: ConversationEvent[] = [];
+  sourceEvents.forEach((event, position) => {
+    if (!options.keepCompactions && (event.type === "compaction" || event.type === "compaction_reset"))
+      return;
+    const turn = indices[position]!;
+    if (event.type === "chat_request" && !marked.has(turn)) {
+      marked.add(turn);
+      history.push({ ...event, content: `${turnMarker(turn + 1)}${event.content}` });
+      return;
+    }
+    history.push(event);
+  });
+  return history;
+}
+
+/**
+ * The opening proposal, written as if the model had made it: a turn whose user message asks for a
+ * review, the assistant's `propose_compaction` call carrying the summarizer's text byte for byte,
+ * its result, and a short assistant message inviting the discussion.
+ */
+export function buildOpeningProposal(
+  validation: Extract<ProposalValidation, { ok: true }>,
+  options: { readonly callId: string; readonly stamp: () => { id: string; ts: string } },
+): TurnEvent[] {
+  const { proposal } = validation;
+  const argumentsObject: Record<string, unknown> = { from_turn: proposal.fromTurn, to_turn: proposal.toTurn };
+  if (proposal.summary !== undefined) argumentsObject.summary = proposal.summary;
+  return [
+    { type: "turn_start", ...options.stamp() },
+    {
+      type: "chat_request",
+      ...options.stamp(),
+      content:
+        `Let's review a compaction of the conversation above (${validation.turnCount} turns). ` +
+        "Record the summarizer's draft as the opening proposal, then we discuss it.",
+    },
+    {
+      type: "tool_call_request",
+      ...options.stamp(),
+      call_id: options.callId,
+      name: PROPOSE_COMPACTION_TOOL_NAME,
+      arguments: argumentsObject,
+    },
+    {
+      type: "tool_call_response",
+      ...options.stamp(),
+      call_id: options.callId,
+      content: renderProposalResult(validation),
+      is_error: false,
+    },
+    {
+      type: "chat_response",
+      ...options.stamp(),
+      message:
+        `I recorded the draft: ${renderProposalLine(proposal, validation.turnCount).replace(/^Proposed: /, "")}. ` +
+        "Tell me what to change — the range, what the summary keeps or drops, or a mechanical compaction instead — " +
+        "and I will record each agreed revision with propose_compaction.",
+    } as TurnEvent,
+  ];
+}
