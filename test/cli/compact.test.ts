@@ -1,0 +1,196 @@
+/**
+ * `cxc conversation compact` end to end on the bundled sample (20 turns): the default rule, the
+ * ad-hoc `-r/-t/-s` rule with the offline digest, `-k` specs, range flags and their precedence,
+ * `--note`, `--dry-run`, the timeline text and the JSON document.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { TempHome } from "../helpers/cli.js";
+import { compactionsOf, homeWithSample, logBytes, SAMPLE_ID } from "./compact-helpers.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+describe("cxc conversation compact", () => {
+  it("applies the built-in default rule and prints jp's timeline", async () => {
+    home = await homeWithSample();
+    const result = await home.run(["conversation", "compact", "--note", "the tool output is noise now"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      "Kept turn 1.\nCompacted turns 2..19 (18 total, reasoning + tools).\nKept turn 20.\n",
+    );
+    const [compaction, ...rest] = compactionsOf(home);
+    expect(rest).toEqual([]);
+    expect(compaction).toMatchObject({
+      from_turn: 1,
+      to_turn: 18,
+      reasoning: "strip",
+      tool_calls: { policy: "strip", request: true, response: true },
+      source: "user",
+      note: "the tool output is noise now",
+    });
+    expect(compaction?.summary).toBeUndefined();
+  });
+
+  it("summarizes with builtin/digest when no model is configured, and says so", async () => {
+    home = await homeWithSample();
+    const result = await home.run(["conversation", "compact", "-s", "--turn", "3..6"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain("No model is configured; summarizing with builtin/digest");
+    const path = `/${SAMPLE_ID}-summary-2-5.md`;
+    expect(result.stdout).toMatch(
+      /^Kept turns 1\.\.2\.\nCompacted turns 3\.\.6 \(4 total, summary: .*-summary-2-5\.md\)\.\nKept turns 7\.\.20\.\n/,
+    );
+    expect(result.stdout).toContain("Summary of turns 3..6 (builtin/digest)");
+    const [compaction] = compactionsOf(home);
+    expect(compaction).toMatchObject({ from_turn: 2, to_turn: 5, source: "user" });
+    expect(compaction?.summary).toMatchObject({ source: "derived", recipe: "builtin/digest" });
+    expect(compaction?.summary?.summary).toContain("## Digest of turns 3–6 (builtin/digest)");
+    const copy = result.stdout.match(/summary: (\S+\.md)\)/)?.[1];
+    expect(copy?.endsWith(path)).toBe(true);
+    expect(existsSync(copy!)).toBe(true);
+    expect(readFileSync(copy!, "utf8").trimEnd()).toBe(compaction?.summary?.summary.trimEnd());
+  });
+
+  it("lists what the summary lost in --format json", async () => {
+    home = await homeWithSample();
+    const result = await home.run([
+      "--format",
+      "json",
+      "conversation",
+      "compact",
+      "-m",
+      "builtin/digest",
+      "-k",
+      "s:5..8",
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("No model is configured");
+    const document = JSON.parse(result.stdout);
+    expect(document).toMatchObject({ id: SAMPLE_ID, dry_run: false, compacted: true, turn_count: 20 });
+    const [entry] = document.compactions;
+    expect(entry).toMatchObject({ from_turn: 5, to_turn: 8, total: 4, source: "user" });
+    expect(entry.summary.recipe).toBe("builtin/digest");
+    expect(Object.keys(entry.summary.lost)).toEqual([
+      "paths",
+      "identifiers",
+      "numbers",
+      "constraints",
+      "omitted",
+    ]);
+    // The digest keeps every path by construction; identifiers in prose are what it drops.
+    expect(entry.summary.lost.paths).toEqual([]);
+    expect(entry.summary.lost.identifiers.length).toBeGreaterThan(0);
+    expect(document.timeline).toEqual([
+      "Kept turns 1..4.",
+      expect.stringMatching(/^Compacted turns 5\.\.8 \(4 total, summary: .*\)\.$/),
+      "Kept turns 9..20.",
+    ]);
+  });
+
+  it("builds the ad-hoc rule from -r and -t MODE", async () => {
+    home = await homeWithSample();
+    const strip = await home.run(["conversation", "compact", "-r", "-t", "sreq", "--last", "5"]);
+    expect(strip.exitCode, strip.stderr).toBe(0);
+    expect(strip.stdout).toContain("Compacted turns 16..20 (5 total, reasoning + tool requests).");
+    const omit = await home.run(["conversation", "compact", "--tools=o", "--turn", "2"]);
+    expect(omit.stdout).toContain("Compacted turns 2..2 (1 total, tools omitted).");
+    expect(omit.stdout).toContain("Compacted turns 16..20 (5 total, already compacted).");
+    expect(compactionsOf(home).map((compaction) => compaction.tool_calls)).toEqual([
+      { policy: "strip", request: true, response: false },
+      { policy: "omit" },
+    ]);
+  });
+
+  it("runs -k specs in order, replacing the configured rules unless a bare -k asks for them", async () => {
+    home = await homeWithSample();
+    const specs = await home.run(["conversation", "compact", "-k", "r:..-3", "-k", "t=sres:5..6"]);
+    expect(specs.exitCode, specs.stderr).toBe(0);
+    expect(
+      compactionsOf(home).map((c) => [c.from_turn, c.to_turn, c.reasoning, c.tool_calls?.policy]),
+    ).toEqual([
+      [0, 16, "strip", undefined],
+      [4, 5, undefined, "strip"],
+    ]);
+    const both = await home.run(["conversation", "compact", "-k", "-k", "r:2..3"]);
+    expect(both.exitCode, both.stderr).toBe(0);
+    const added = compactionsOf(home).slice(2);
+    expect(added.map((c) => [c.from_turn, c.to_turn, c.tool_calls?.policy ?? null])).toEqual([
+      [1, 18, "strip"],
+      [1, 2, null],
+    ]);
+  });
+
+  it("reads rules from conversation.compaction.rules", async () => {
+    home = await homeWithSample();
+    const rules = JSON.stringify([{ keep_first: 2, keep_last: "-4", tool_calls: "omit" }]);
+    const result = await home.run([
+      "-c",
+      `conversation.compaction.rules=${rules}`,
+      "conversation",
+      "compact",
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Compacted turns 3..16 (14 total, tools omitted).");
+  });
+
+  it("composes --keep-first with --first and --keep-last with --last (jp §5.5)", async () => {
+    home = await homeWithSample();
+    const first = await home.run(["conversation", "compact", "-r", "--keep-first", "1", "--first", "16"]);
+    expect(first.stdout).toContain("Compacted turns 2..16 (15 total, reasoning).");
+    const last = await home.run(["conversation", "compact", "-r", "--keep-last", "2", "--last", "16"]);
+    expect(last.stdout).toContain("Compacted turns 5..18 (14 total, reasoning).");
+    // After the last compaction (turn 18) up to the rule's own keep_last of 1.
+    const from = await home.run(["conversation", "compact", "-r", "--from", "last-compaction"]);
+    expect(from.stdout).toContain("Compacted turns 19..19 (1 total, reasoning).");
+    const to = await home.run(["conversation", "compact", "-t", "--from", "-3", "--to", "-2"]);
+    expect(to.stdout).toContain("Compacted turns 18..19 (2 total, tools).");
+  });
+
+  it("previews with --dry-run: conditional verbs, tokens before and after, nothing written", async () => {
+    home = await homeWithSample();
+    await home.run(["conversation", "compact", "-r", "--turn", "2..3"]);
+    const before = logBytes(home);
+    const result = await home.run(["conversation", "compact", "--dry-run"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(logBytes(home)).toBe(before);
+    const lines = result.stdout.split("\n");
+    expect(lines.slice(0, 4)).toEqual([
+      "Would have kept turn 1.",
+      "Compacted turns 2..3 (2 total, already compacted).",
+      "Would have compacted turns 2..19 (18 total, reasoning + tools).",
+      "Would have kept turn 20.",
+    ]);
+    expect(result.stdout).toMatch(
+      /turns 2\.\.19 \(18 total, reasoning \+ tools\): \d+(\.\d)?k → \d+(\.\d)?k tokens/,
+    );
+    const json = await home.run(["--format", "json", "conversation", "compact", "--dry-run", "-k", "s:..-2"]);
+    const document = JSON.parse(json.stdout);
+    expect(document.dry_run).toBe(true);
+    const [entry] = document.compactions;
+    expect(entry.tokens.before).toBeGreaterThan(entry.tokens.after);
+    expect(document.tokens.before).toBeGreaterThan(document.tokens.after);
+    expect(logBytes(home)).toBe(before);
+  });
+
+  it("says Nothing to compact. for an empty selection and a conversation without turns", async () => {
+    home = await homeWithSample();
+    const before = logBytes(home);
+    for (const args of [
+      ["--first", "0"],
+      ["--last", "0"],
+      ["--turn", "5..3"],
+      ["--keep-first", "25"],
+    ]) {
+      const result = await home.run(["conversation", "compact", "-r", ...args]);
+      expect(result.exitCode, `${args}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toBe("Nothing to compact.\n");
+    }
+    expect(logBytes(home)).toBe(before);
+    const created = await home.run(["conversation", "new", "--title", "empty"]);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const empty = await home.run(["conversation", "compact"]);
+    expect(empty.exitCode, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe("Nothing to compact.\n");
+  });
+});
