@@ -1,0 +1,157 @@
+/**
+ * `compact -s` with a real model protocol: the built CLI talks to the loopback fake provider
+ * through the real SDKs. The request must carry the RAW events of the (extended) range, the summary
+ * instructions as the system prompt and the final `Summarize the conversation above.` message; a
+ * failed summary (500s, a stream cut mid-way, a reply cut at the output limit) applies nothing.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SUMMARY_INSTRUCTIONS } from "../../src/llm/summarize.js";
+import type { TempHome } from "../helpers/cli.js";
+import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { loadSample } from "../helpers/sample.js";
+import { errorLines } from "./conversation-helpers.js";
+import { compactionsOf, homeWithSample, logBytes } from "./compact-helpers.js";
+
+let provider: FakeProvider;
+let home: TempHome;
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(() => provider?.close());
+afterEach(() => {
+  home?.cleanup();
+  provider.requests.length = 0;
+});
+
+function anthropicEnv(): Record<string, string> {
+  return { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: provider.anthropicBaseURL };
+}
+
+/** The user request texts of raw turn `number` (1-based) of the sample. */
+function requestOf(number: number): string {
+  const turn = loadSample().turns[number - 1]!;
+  const request = turn.events.find((event) => event.type === "chat_request");
+  if (request?.type !== "chat_request") throw new Error(`turn ${number} has no request`);
+  return request.content;
+}
+
+describe("compact -s with a model", () => {
+  it("sends the raw events of the extended range and stores the summary", async () => {
+    home = await homeWithSample();
+    const digest = await home.run(["conversation", "compact", "-m", "builtin/digest", "-k", "s:4..6"]);
+    expect(digest.exitCode, digest.stderr).toBe(0);
+    provider.enqueue(textReply("The user and the assistant added --since to logcat."));
+    const result = await home.run(["conversation", "compact", "-s", "focus on the tests", "--turn", "3..5"], {
+      env: anthropicEnv(),
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain("Generating summary of turns 3..6 with anthropic/claude-sonnet-4-6");
+    // Extended over the digest summary of 4..6, which it wholly covers.
+    expect(result.stdout).toContain("Compacted turns 3..6 (4 total, summary: ");
+    expect(result.stdout).toContain("Summary of turns 3..6 (anthropic/claude-sonnet-4-6) does not mention:");
+
+    expect(provider.requests).toHaveLength(1);
+    const [request] = provider.requests;
+    expect(request!.path).toBe("/v1/messages");
+    const body = request!.body as {
+      system: { text: string }[];
+      messages: { role: string; content: { type: string; text?: string }[] }[];
+      tools?: unknown;
+    };
+    expect(body.system[0]!.text).toBe(DEFAULT_SUMMARY_INSTRUCTIONS);
+    expect(body.tools).toBeUndefined();
+    const last = body.messages.at(-1)!;
+    expect(last.role).toBe("user");
+    expect(last.content.at(-1)!.text).toBe(
+      "Summarize the conversation above.\n\nAdditional context: focus on the tests",
+    );
+    const text = JSON.stringify(body.messages);
+    for (const turn of [3, 4, 5, 6]) expect(text).toContain(JSON.stringify(requestOf(turn)).slice(1, -1));
+    for (const turn of [2, 7]) expect(text).not.toContain(JSON.stringify(requestOf(turn)).slice(1, -1));
+    // Raw, not projected: no earlier summary, and native tool calls rather than a transcript.
+    expect(text).not.toContain("[Summary of previous conversation]");
+    expect(text).not.toContain("## Digest of");
+    expect(text).toContain('"type":"tool_use"');
+
+    const stored = compactionsOf(home).at(-1)!;
+    expect(stored).toMatchObject({ from_turn: 2, to_turn: 5, source: "user" });
+    expect(stored.summary).toEqual({
+      summary: "The user and the assistant added --since to logcat.",
+      source: "derived",
+      recipe: "anthropic/claude-sonnet-4-6",
+    });
+  });
+
+  it("speaks Chat Completions for -m openai/…", async () => {
+    home = await homeWithSample();
+    provider.enqueue(textReply("A short summary."));
+    const result = await home.run(["conversation", "compact", "-m", "openai/gpt-test", "-k", "s:2..3"], {
+      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL },
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const body = provider.requests[0]!.body as {
+      model: string;
+      messages: { role: string; content: unknown }[];
+    };
+    expect(provider.requests[0]!.path).toBe("/v1/chat/completions");
+    expect(body.model).toBe("gpt-test");
+    expect(body.messages[0]).toEqual({ role: "system", content: DEFAULT_SUMMARY_INSTRUCTIONS });
+    expect(compactionsOf(home)[0]!.summary?.recipe).toBe("openai/gpt-test");
+  });
+
+  const failures: [string, () => void, string][] = [
+    [
+      "a 500 on every attempt",
+      () => provider.enqueue(...Array.from({ length: 4 }, () => errorReply(500, { retryAfterSeconds: 0 }))),
+      "Summarization failed for anthropic/claude-sonnet-4-6: ",
+    ],
+    [
+      "a stream cut mid-way",
+      () => provider.enqueue(textReply("The user and the assistant", { cutAfterEvents: 4 })),
+      "Summarization failed for anthropic/claude-sonnet-4-6: ",
+    ],
+    [
+      "a reply cut at the output limit",
+      () => provider.enqueue(textReply("The user and", { stop: "max-tokens" })),
+      "Summarization failed for anthropic/claude-sonnet-4-6: the model hit its max output token limit",
+    ],
+  ];
+
+  it.each(failures)("applies nothing after %s", async (_name, script, message) => {
+    home = await homeWithSample();
+    const before = logBytes(home);
+    script();
+    // Two rules: the mechanical one must not be applied either, because everything is appended at the end.
+    const result = await home.run(["conversation", "compact", "-k", "r:2..3", "-k", "s:4..6"], {
+      env: anthropicEnv(),
+    });
+    expect(result.exitCode, result.stderr).toBe(1);
+    const { error, hint } = errorLines(result.stderr);
+    expect(error.startsWith(message), error).toBe(true);
+    expect(error).toContain("Nothing was compacted.");
+    expect(hint).toContain("-m builtin/digest");
+    expect(result.stdout).toBe("");
+    expect(logBytes(home)).toBe(before);
+    expect(provider.remaining()).toBe(0);
+  });
+
+  it("refuses a named model without its key, and falls back to the digest when none is configured", async () => {
+    home = await homeWithSample();
+    const before = logBytes(home);
+    const named = await home.run(["conversation", "compact", "-s", "-m", "anthropic/claude-test"]);
+    expect(named.exitCode).toBe(1);
+    expect(errorLines(named.stderr).error).toBe("Missing environment variable ANTHROPIC_API_KEY.");
+    expect(logBytes(home)).toBe(before);
+    const configured = await home.run([
+      "-c",
+      "assistant.model.id=anthropic/claude-test",
+      "conversation",
+      "compact",
+      "-s",
+    ]);
+    expect(configured.exitCode, configured.stderr).toBe(0);
+    expect(configured.stderr).toContain("Summarizing with builtin/digest instead");
+    expect(compactionsOf(home)[0]!.summary?.recipe).toBe("builtin/digest");
+    expect(provider.requests).toHaveLength(0);
+  });
+});
