@@ -1,0 +1,183 @@
+/**
+ * Benchmark helpers: timing child processes, medians, a store bundle for in-process timings,
+ * temporary stores, and the result table.
+ *
+ * Wall times of whole processes are what a user feels, so `measure` spawns the command and times
+ * it from spawn to exit. On a shared machine load comes and goes; `measureSideBySide` therefore
+ * interleaves the commands run by run, so a ratio compares samples taken at the same moments, and
+ * (where GNU time is installed) also reports the CPU time each process used, which load from other
+ * processes barely moves.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.js");
+
+/** The median of a list of numbers (the mean of the middle two for an even count). */
+export function median(values) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * Runs `commandLine` (an argv array; the first entry is the program) once and returns its wall
+ * time in milliseconds. Throws when it exits non-zero, so a broken command is not timed as fast.
+ */
+export function timeOnce(commandLine, options = {}) {
+  const [program, ...args] = commandLine;
+  const started = performance.now();
+  const result = spawnSync(program, args, {
+    cwd: options.cwd ?? PROJECT_ROOT,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  const elapsed = performance.now() - started;
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    throw new Error(`${commandLine.join(" ")} exited with ${result.status}: ${result.stderr.trim()}`);
+  }
+  return elapsed;
+}
+
+const GNU_TIME = "/usr/bin/time";
+
+/** Whether CPU times can be measured (GNU time is installed). */
+export const canMeasureCpu = existsSync(GNU_TIME);
+
+/**
+ * Runs `commandLine` once under GNU time and returns the CPU time (user + system) it used, in
+ * milliseconds (10 ms resolution).
+ */
+export function cpuOnce(commandLine, options = {}) {
+  const scratch = mkdtempSync(join(tmpdir(), "cxc-bench-time-"));
+  try {
+    const output = join(scratch, "time.txt");
+    timeOnce([GNU_TIME, "-f", "%U %S", "-o", output, ...commandLine], options);
+    const [user, system] = readFileSync(output, "utf8").trim().split(/\s+/).map(Number);
+    return (user + system) * 1000;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Spawns `commandLine` `runs` times (after one warm-up run) and returns the median wall time. */
+export function measure(commandLine, runs, options = {}) {
+  timeOnce(commandLine, options);
+  const samples = [];
+  for (let run = 0; run < runs; run++) samples.push(timeOnce(commandLine, options));
+  return median(samples);
+}
+
+/**
+ * Measures several commands in the same run, interleaved (run 1 of each, then run 2 of each, …)
+ * after one warm-up each. Returns `{ name, median, samples, cpuMedian? }` per command, in the given
+ * order; `cpuMedian` (from a second interleaved pass under GNU time) when `options.cpu` is set and
+ * GNU time is available.
+ */
+export function measureSideBySide(commands, runs, options = {}) {
+  for (const command of commands) timeOnce(command.commandLine, command.options);
+  const interleave = (timer) => {
+    const samples = commands.map(() => []);
+    for (let run = 0; run < runs; run++) {
+      commands.forEach((command, index) => {
+        samples[index].push(timer(command.commandLine, command.options));
+      });
+    }
+    return samples;
+  };
+  const wall = interleave(timeOnce);
+  const cpu = options.cpu && canMeasureCpu ? interleave(cpuOnce) : undefined;
+  return commands.map((command, index) => ({
+    name: command.name,
+    median: median(wall[index]),
+    samples: wall[index].map((value) => Math.round(value * 10) / 10),
+    ...(cpu ? { cpuMedian: median(cpu[index]) } : {}),
+  }));
+}
+
+/** Times a synchronous or async function in-process `runs` times; returns median and samples. */
+export async function measureInProcess(action, runs) {
+  const samples = [];
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    await action(run);
+    samples.push(performance.now() - started);
+  }
+  return { median: median(samples), samples: samples.map((value) => Math.round(value * 100) / 100) };
+}
+
+/** A temporary CXC_HOME and the environment to run cxc in it; `remove()` deletes it. */
+export function makeTemporaryHome(label) {
+  const base = mkdtempSync(join(tmpdir(), `cxc-bench-${label}-`));
+  const home = join(base, "home");
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: join(base, "user"),
+    CXC_HOME: home,
+    XDG_CONFIG_HOME: join(base, "config"),
+    NO_COLOR: "1",
+  };
+  return { base, home, env, remove: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/** A cxc command line: `node bin/cxc.js …args`. */
+export function cxc(...args) {
+  return [process.execPath, CXC_BIN, ...args];
+}
+
+/** Runs cxc once and returns stdout; throws on failure (for setup steps, not timings). */
+export function runCxc(args, env) {
+  const result = spawnSync(process.execPath, [CXC_BIN, ...args], { env, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`cxc ${args.join(" ")} failed: ${result.stderr.trim()}`);
+  return result.stdout;
+}
+
+/**
+ * Builds the store from the TypeScript sources into a temporary ES module and imports it, for
+ * in-process timings. (dist/ holds the store only as hash-named chunks of the CLI bundle.)
+ */
+export async function loadStore() {
+  const { build } = await import("tsup");
+  const outDir = mkdtempSync(join(tmpdir(), "cxc-bench-store-"));
+  await build({
+    entry: {
+      store: join(PROJECT_ROOT, "src", "store", "store.ts"),
+      ids: join(PROJECT_ROOT, "src", "store", "ids.ts"),
+    },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    outExtension: () => ({ js: ".mjs" }),
+    noExternal: [/.*/],
+    splitting: true,
+    sourcemap: false,
+    dts: false,
+    clean: false,
+    silent: true,
+    config: false,
+  });
+  const store = await import(pathToFileURL(join(outDir, "store.mjs")).href);
+  const ids = await import(pathToFileURL(join(outDir, "ids.mjs")).href);
+  return { ...store, ...ids, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+}
+
+/** Formats rows (arrays of cells) as an aligned text table with a header row. */
+export function formatTable(header, rows) {
+  const all = [header, ...rows].map((row) => row.map(String));
+  const widths = header.map((_, column) => Math.max(...all.map((row) => row[column].length)));
+  const line = (row) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+      .join("  ");
+  return [line(all[0]), widths.map((width) => "-".repeat(width)).join("  "), ...all.slice(1).map(line)].join(
+    "\n",
+  );
+}
