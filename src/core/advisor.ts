@@ -1,0 +1,532 @@
+/**
+ * The compaction advisor and automatic compaction, the decisions only. Pure: no clock, no model,
+ * no disk. The shell (src/query/advisor-hook.ts, src/query/auto-compact.ts) measures the context,
+ * asks the decision model and stores what is decided here.
+ *
+ * - Settings: `conversation.compaction.advisor` and `conversation.compaction.auto`, with
+ *   `CXC_ADVISOR_*` environment overrides. The three token lines are read as a set.
+ * - Tiers: code, never the model, maps four typed answers and the token lines to a tier
+ *   (docs/advisor.md has the table). The same tier is never announced twice in a row.
+ * - The cut point: a confident pick of the turn where the live work starts moves the planned
+ *   range's end earlier; it never moves it later and never changes how the summary is written.
+ * - Automatic compaction: the trigger, the no-loop guard and the plan's rules.
+ */
+import { z } from "zod";
+import type { Compaction, ConversationEvent } from "./events.js";
+import type { CompactionRule } from "./rules.js";
+
+/** The advisor's tiers, quietest first. */
+export const TIERS = ["silent", "notice", "recommend", "request"] as const;
+/** One of `TIERS`. */
+export type Tier = (typeof TIERS)[number];
+
+/** The three token lines; a valid set is strictly increasing. */
+export interface TokenLines {
+  readonly notice: number;
+  readonly recommend: number;
+  readonly request: number;
+}
+
+/** The lines used when none (or an invalid set) is configured. */
+export const DEFAULT_TOKEN_LINES: TokenLines = Object.freeze({
+  notice: 60_000,
+  recommend: 100_000,
+  request: 140_000,
+});
+
+/** `conversation.compaction.advisor`, checked. */
+export interface AdvisorSettings {
+  readonly enabled: boolean;
+  /** The decision model; undefined means the assistant model. */
+  readonly model?: string;
+  readonly lines: TokenLines;
+  readonly timeoutMs: number;
+  /** Whether the cut-point question is asked before an automatic compaction. */
+  readonly cutPoint: boolean;
+  /** How many recent turns one cut-point question may offer. */
+  readonly maxTurns: number;
+}
+
+/** What triggers an automatic compaction: a fraction of the model's window, or a token count. */
+export type AutoTrigger =
+  | { readonly kind: "fraction"; readonly fraction: number }
+  | { readonly kind: "tokens"; readonly tokens: number };
+
+/** `conversation.compaction.auto`, checked. */
+export interface AutoSettings {
+  readonly enabled: boolean;
+  readonly trigger: AutoTrigger;
+  /** Turns kept verbatim at the end when the advisor does not move the cut. */
+  readonly keepLast: number;
+}
+
+/** Settings plus the warnings reading them produced (bad values fall back; they never fail a turn). */
+export interface ReadSettings<T> {
+  readonly settings: T;
+  readonly warnings: readonly string[];
+}
+
+/** Environment variables, as a plain record (core never reads the process). */
+export type EnvironmentRecord = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_ADVISOR_TIMEOUT_MS = 5000;
+export const DEFAULT_ADVISOR_MAX_TURNS = 12;
+export const DEFAULT_AUTO_TRIGGER: AutoTrigger = Object.freeze({ kind: "fraction", fraction: 0.8 });
+export const DEFAULT_AUTO_KEEP_LAST = 2;
+/** A compaction that saved less than this fraction is not repeated on the next turn. */
+export const MINIMUM_SAVED_FRACTION = 0.1;
+/** A cut-point pick at or above this confidence moves the cut. */
+export const CUT_POINT_CONFIDENCE = 0.6;
+
+type Lookup = (key: string) => unknown;
+
+function lookupIn(table: unknown, path: readonly string[]): unknown {
+  let current = table;
+  for (const segment of path) {
+    if (typeof current !== "object" || current === null || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+/** A value from the environment (`CXC_ADVISOR_<NAME>`) first, else from the config table. */
+function makeLookup(
+  config: unknown,
+  path: readonly string[],
+  environment: EnvironmentRecord,
+  prefix: string,
+): Lookup {
+  return (key) => {
+    const fromEnvironment = environment[`${prefix}${key.toUpperCase()}`];
+    if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
+    return lookupIn(config, [...path, key]);
+  };
+}
+
+function readBoolean(value: unknown): boolean | undefined {
+  if (value === true || value === "true" || value === "on" || value === "1") return true;
+  if (value === false || value === "false" || value === "off" || value === "0") return false;
+  return undefined;
+}
+
+function readPositiveInteger(value: unknown): number | undefined {
+  const number =
+    typeof value === "string" && /^\s*\d[\d_]*\s*$/.test(value) ? Number(value.replace(/_/g, "")) : value;
+  return typeof number === "number" && Number.isInteger(number) && number > 0 ? number : undefined;
+}
+
+function readSetting<T>(
+  lookup: Lookup,
+  key: string,
+  read: (value: unknown) => T | undefined,
+  fallback: T,
+  warnings: string[],
+  what: string,
+): T {
+  const value = lookup(key);
+  if (value === undefined) return fallback;
+  const parsed = read(value);
+  if (parsed !== undefined) return parsed;
+  warnings.push(`${what}.${key} = ${JSON.stringify(value)} is not valid; using ${JSON.stringify(fallback)}`);
+  return fallback;
+}
+
+/**
+ * Reads the three lines as a set: all absent gives the defaults quietly; any missing, invalid or
+ * not strictly increasing gives all three defaults together, with one warning.
+ */
+export function readTokenLines(lookup: Lookup): { lines: TokenLines; warning?: string } {
+  const raw = {
+    notice: lookup("notice_tokens"),
+    recommend: lookup("recommend_tokens"),
+    request: lookup("request_tokens"),
+  };
+  if (raw.notice === undefined && raw.recommend === undefined && raw.request === undefined) {
+    return { lines: DEFAULT_TOKEN_LINES };
+  }
+  const notice = readPositiveInteger(raw.notice);
+  const recommend = readPositiveInteger(raw.recommend);
+  const request = readPositiveInteger(raw.request);
+  if (
+    notice !== undefined &&
+    recommend !== undefined &&
+    request !== undefined &&
+    notice < recommend &&
+    recommend < request
+  ) {
+    return { lines: { notice, recommend, request } };
+  }
+  const given = `notice ${String(raw.notice ?? "unset")}, recommend ${String(raw.recommend ?? "unset")}, request ${String(raw.request ?? "unset")}`;
+  const { notice: n, recommend: r, request: q } = DEFAULT_TOKEN_LINES;
+  return {
+    lines: DEFAULT_TOKEN_LINES,
+    warning:
+      `advisor token lines (${given}) must all be set and strictly increasing; ` +
+      `using the defaults ${n}/${r}/${q} for all three`,
+  };
+}
+
+/** Reads `conversation.compaction.advisor` with `CXC_ADVISOR_*` overrides. */
+export function readAdvisorSettings(
+  config: unknown,
+  environment: EnvironmentRecord = {},
+): ReadSettings<AdvisorSettings> {
+  const warnings: string[] = [];
+  const lookup = makeLookup(config, ["conversation", "compaction", "advisor"], environment, "CXC_ADVISOR_");
+  const what = "conversation.compaction.advisor";
+  const tokenLines = readTokenLines(lookup);
+  if (tokenLines.warning !== undefined) warnings.push(tokenLines.warning);
+  const model = lookup("model");
+  if (model !== undefined && (typeof model !== "string" || model === "")) {
+    warnings.push(`${what}.model must be a model id; using the assistant model`);
+  }
+  const settings: AdvisorSettings = {
+    enabled: readSetting(lookup, "enabled", readBoolean, true, warnings, what),
+    ...(typeof model === "string" && model !== "" ? { model } : {}),
+    lines: tokenLines.lines,
+    timeoutMs: readSetting(
+      lookup,
+      "timeout_ms",
+      readPositiveInteger,
+      DEFAULT_ADVISOR_TIMEOUT_MS,
+      warnings,
+      what,
+    ),
+    cutPoint: readSetting(lookup, "cut_point", readBoolean, true, warnings, what),
+    maxTurns: readSetting(
+      lookup,
+      "max_turns",
+      readPositiveInteger,
+      DEFAULT_ADVISOR_MAX_TURNS,
+      warnings,
+      what,
+    ),
+  };
+  return { settings, warnings };
+}
+
+/** `0.8` or `"80%"` is a fraction of the window; an integer above 1 is a token count. */
+export function readAutoTrigger(value: unknown): AutoTrigger | undefined {
+  if (typeof value === "string") {
+    const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(value);
+    if (percent) return readAutoTrigger(Number(percent[1]) / 100);
+    const number = Number(value.replace(/_/g, ""));
+    return value.trim() === "" || Number.isNaN(number) ? undefined : readAutoTrigger(number);
+  }
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return undefined;
+  if (value <= 1) return { kind: "fraction", fraction: value };
+  return Number.isInteger(value) ? { kind: "tokens", tokens: value } : undefined;
+}
+
+/** Reads `conversation.compaction.auto` (`enabled`, `trigger`, `keep_last`); off by default. */
+export function readAutoSettings(
+  config: unknown,
+  environment: EnvironmentRecord = {},
+): ReadSettings<AutoSettings> {
+  const warnings: string[] = [];
+  const lookup = makeLookup(config, ["conversation", "compaction", "auto"], environment, "CXC_AUTO_COMPACT_");
+  const what = "conversation.compaction.auto";
+  const settings: AutoSettings = {
+    enabled: readSetting(lookup, "enabled", readBoolean, false, warnings, what),
+    trigger: readSetting(lookup, "trigger", readAutoTrigger, DEFAULT_AUTO_TRIGGER, warnings, what),
+    keepLast: readSetting(lookup, "keep_last", readPositiveInteger, DEFAULT_AUTO_KEEP_LAST, warnings, what),
+  };
+  return { settings, warnings };
+}
+
+const unit = z.number().min(0).max(1);
+
+/** The four answers of one decision call, each 0..1. */
+export const AdvisorAnswersSchema = z.object({
+  /** Is the current request a different task from what came before? */
+  switched_gears: unit,
+  /** Did the last turn finish a unit of work? */
+  at_boundary: unit,
+  /** How much of the earlier conversation does the next step need? */
+  needs_history: unit,
+  /** Is the agent mid a multi-step edit whose partial state exists only in the conversation? */
+  mid_operation: unit,
+});
+/** The four signals. */
+export type AdvisorSignals = z.infer<typeof AdvisorAnswersSchema>;
+
+/** The cut-point answer: the 1-based turn number where the still-live work starts. */
+export const LiveFromAnswerSchema = z.object({ live_from_turn: z.number().int().min(1), confidence: unit });
+export type LiveFromAnswer = z.infer<typeof LiveFromAnswerSchema>;
+
+const UNIT_JSON = { type: "number", minimum: 0, maximum: 1 } as const;
+
+/** The decision tool the model is forced to call (its JSON Schema mirrors `AdvisorAnswersSchema`). */
+export const ADVISOR_QUESTIONS_TOOL = {
+  name: "answer_questions",
+  description: "Answer four questions about the work in this conversation, each as a number from 0 to 1.",
+  parameters: {
+    type: "object",
+    properties: {
+      switched_gears: {
+        ...UNIT_JSON,
+        description: "Is the latest request a different task from what came before it?",
+      },
+      at_boundary: { ...UNIT_JSON, description: "Did the last turn finish a unit of work?" },
+      needs_history: {
+        ...UNIT_JSON,
+        description: "How much of the earlier conversation does the next step need?",
+      },
+      mid_operation: {
+        ...UNIT_JSON,
+        description:
+          "Is the agent in the middle of a multi-step change whose partial state exists only in this conversation?",
+      },
+    },
+    required: ["switched_gears", "at_boundary", "needs_history", "mid_operation"],
+    additionalProperties: false,
+  },
+} as const;
+
+/** The cut-point tool the model is forced to call. */
+export const LIVE_FROM_TOOL = {
+  name: "pick_live_from",
+  description: "Pick the turn where the work that is still live starts, and how sure you are.",
+  parameters: {
+    type: "object",
+    properties: {
+      live_from_turn: { type: "integer", minimum: 1, description: "The turn number, as labelled [turn N]." },
+      confidence: { ...UNIT_JSON, description: "0 = guessing, 1 = certain." },
+    },
+    required: ["live_from_turn", "confidence"],
+    additionalProperties: false,
+  },
+} as const;
+
+/** Validates the decision call's arguments; a message names the first problem. */
+export function parseAdvisorAnswers(
+  value: unknown,
+): { ok: true; signals: AdvisorSignals } | { ok: false; message: string } {
+  const parsed = AdvisorAnswersSchema.safeParse(value);
+  if (parsed.success) return { ok: true, signals: parsed.data };
+  const issue = parsed.error.issues[0];
+  return {
+    ok: false,
+    message: `invalid decision answers at ${issue?.path.join(".") || "root"}: ${issue?.message ?? ""}`,
+  };
+}
+
+/** Thresholds of the tier table (docs/advisor.md). */
+export const TIER_THRESHOLDS = Object.freeze({ midOperation: 0.6, movedOn: 0.5, needsHistory: 0.7 });
+
+/** Inputs of `decideTier`. */
+export interface TierInput {
+  readonly tokens: number;
+  readonly lines: TokenLines;
+  /** Undefined when no decision model answered: the tier then follows the token lines only. */
+  readonly signals?: AdvisorSignals;
+  /** Turns a compaction could cover now (0: nothing to compact yet). */
+  readonly compactableTurns: number;
+}
+
+/** A tier and the one-line reason for it. */
+export interface TierDecision {
+  readonly tier: Tier;
+  readonly reason: string;
+}
+
+function lineTier(tokens: number, lines: TokenLines): Tier {
+  if (tokens >= lines.request) return "request";
+  if (tokens >= lines.recommend) return "recommend";
+  if (tokens >= lines.notice) return "notice";
+  return "silent";
+}
+
+function quieter(tier: Tier): Tier {
+  return TIERS[Math.max(0, TIERS.indexOf(tier) - 1)]!;
+}
+
+/** Maps answers and lines to a tier; the silences are checked before the token count. */
+export function decideTier(input: TierInput): TierDecision {
+  const { signals } = input;
+  if (input.compactableTurns <= 0) return { tier: "silent", reason: "nothing to compact yet" };
+  if (signals === undefined) {
+    const tier = lineTier(input.tokens, input.lines);
+    const reason = tier === "silent" ? "below the notice line" : `past the ${tier} line`;
+    return { tier, reason: `${reason} (token lines only: no decision model answered)` };
+  }
+  if (signals.mid_operation >= TIER_THRESHOLDS.midOperation) {
+    return { tier: "silent", reason: "the agent is in the middle of an operation" };
+  }
+  if (signals.switched_gears < TIER_THRESHOLDS.movedOn && signals.at_boundary < TIER_THRESHOLDS.movedOn) {
+    return { tier: "silent", reason: "the work has not moved on" };
+  }
+  const byLines = lineTier(input.tokens, input.lines);
+  if (byLines === "silent") return { tier: "silent", reason: "below the notice line" };
+  const why =
+    signals.switched_gears >= TIER_THRESHOLDS.movedOn ? "the task changed" : "a unit of work just finished";
+  if (signals.needs_history >= TIER_THRESHOLDS.needsHistory) {
+    const tier = quieter(byLines);
+    return { tier, reason: `past the ${byLines} line and ${why}, but the next step needs the history` };
+  }
+  return { tier: byLines, reason: `past the ${byLines} line and ${why}` };
+}
+
+/** What the advisor remembers between turns (kept in the conversation's metadata by the shell). */
+export interface AnnouncementState {
+  readonly lastAnnounced?: Tier;
+}
+
+/**
+ * Whether a tier is announced, and the state after. Silent is never announced; the same tier is
+ * never announced twice in a row; any other tier (an escalation included) is. A compaction
+ * clears the state (`clearAnnouncements`).
+ */
+export function decideAnnouncement(
+  state: AnnouncementState,
+  tier: Tier,
+): { announce: boolean; state: AnnouncementState } {
+  if (tier === "silent" || tier === state.lastAnnounced) return { announce: false, state };
+  return { announce: true, state: { lastAnnounced: tier } };
+}
+
+/** The state after a compaction: the next announcement is fresh. */
+export function clearAnnouncements(): AnnouncementState {
+  return {};
+}
+
+/** A pick of where the live work starts (0-based turn index). */
+export interface LiveFromPick {
+  readonly turn: number;
+  readonly confidence: number;
+}
+
+/**
+ * The end of the planned range after the advisor's pick. A confident pick of live turn `L` ends
+ * the range at `L - 1` when that is earlier than planned and still leaves at least one turn to
+ * compact; otherwise the planned end stays. It never moves the end later.
+ */
+export function moveCutEarlier(
+  planned: { from: number; to: number },
+  pick: LiveFromPick | undefined,
+): number {
+  if (pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE) return planned.to;
+  const moved = pick.turn - 1;
+  return moved < planned.to && moved >= planned.from ? moved : planned.to;
+}
+
+/** The 0-based turns one cut-point question offers: the last `maxTurns` up to the turn after the planned end. */
+export function cutPointCandidates(planned: { from: number; to: number }, maxTurns: number): number[] {
+  const last = planned.to + 1;
+  const first = Math.max(planned.from + 1, last - Math.max(1, maxTurns) + 1);
+  const turns: number[] = [];
+  for (let turn = first; turn <= last; turn++) turns.push(turn);
+  return turns;
+}
+
+/** The token count an automatic compaction fires at, or undefined when it cannot be known. */
+export function autoTriggerTokens(
+  trigger: AutoTrigger,
+  contextWindow: number | undefined,
+): number | undefined {
+  if (trigger.kind === "tokens") return trigger.tokens;
+  return contextWindow === undefined ? undefined : Math.floor(contextWindow * trigger.fraction);
+}
+
+/** Metadata key on an automatic `compaction` event: the sizes before and after, and the turn. */
+export const AUTO_METADATA_KEY = "cxc_auto";
+
+/** What an automatic compaction records about itself. */
+export interface AutoRecord {
+  readonly tokens_before: number;
+  readonly tokens_after: number;
+  /** The highest turn index when it was recorded. */
+  readonly turn: number;
+}
+
+function readAutoRecord(compaction: Compaction): AutoRecord | undefined {
+  const record = compaction.metadata?.[AUTO_METADATA_KEY] as Partial<AutoRecord> | undefined;
+  if (typeof record !== "object" || record === null) return undefined;
+  const { tokens_before: before, tokens_after: after, turn } = record;
+  if (typeof before !== "number" || typeof after !== "number" || typeof turn !== "number") return undefined;
+  return { tokens_before: before, tokens_after: after, turn };
+}
+
+/** The fraction of the context a compaction saved (0 when nothing was there). */
+export function savedFraction(record: Pick<AutoRecord, "tokens_before" | "tokens_after">): number {
+  return record.tokens_before <= 0 ? 0 : (record.tokens_before - record.tokens_after) / record.tokens_before;
+}
+
+/**
+ * The no-loop guard: true when the latest automatic compaction saved less than 10% and was made
+ * at the previous turn boundary (or this one), so repeating it now would likely loop.
+ */
+export function isHeldByNoLoopGuard(compactions: readonly Compaction[], currentTurn: number): boolean {
+  for (let position = compactions.length - 1; position >= 0; position--) {
+    const record = readAutoRecord(compactions[position]!);
+    if (record === undefined) continue;
+    return currentTurn - record.turn <= 1 && savedFraction(record) < MINIMUM_SAVED_FRACTION;
+  }
+  return false;
+}
+
+/**
+ * The rules of an automatic compaction over turns `0..end`: first strip reasoning and tool
+ * calls, then a summary of the same range. Two events, so undoing the (lossy) summary with
+ * `--reset` still leaves the (cheap) strip in place. `note` is the summarizer's focus.
+ */
+export function buildAutoRules(note?: string): CompactionRule[] {
+  const keep = { keep_first: { kind: "turns", count: 0 }, keep_last: { kind: "turns", count: 1 } } as const;
+  return [
+    { ...keep, reasoning: "strip", tool_calls: "strip" },
+    { ...keep, summary: note === undefined || note.trim() === "" ? {} : { context: note.trim() } },
+  ];
+}
+
+/** The calls of tool `name` among `events` whose responses succeeded (e.g. this turn's `compact_now`). */
+export function findSucceededCalls(
+  events: readonly ConversationEvent[],
+  name: string,
+): { callId: string; argumentsObject: Readonly<Record<string, unknown>> }[] {
+  const succeeded = new Set<string>();
+  for (const event of events)
+    if (event.type === "tool_call_response" && !event.is_error) succeeded.add(event.call_id);
+  return events
+    .filter((event) => event.type === "tool_call_request" && event.name === name)
+    .map((event) => event as Extract<ConversationEvent, { type: "tool_call_request" }>)
+    .filter((event) => succeeded.has(event.call_id))
+    .map((event) => ({ callId: event.call_id, argumentsObject: event.arguments }));
+}
+
+/** The range an automatic compaction plans before the advisor's pick: all but the last `keepLast` turns. */
+export function planAutoRange(turnCount: number, keepLast: number): { from: number; to: number } | undefined {
+  const to = turnCount - 1 - Math.max(1, keepLast);
+  return to < 0 ? undefined : { from: 0, to };
+}
+
+/** The live count as `63.2k tokens (31.6% of the window)`, or without the percent when the window is unknown. */
+export function describeLiveCount(
+  tokens: number,
+  contextWindow: number | undefined,
+  formatCount: (count: number) => string,
+): string {
+  const count = `${formatCount(tokens)} tokens`;
+  if (contextWindow === undefined || contextWindow <= 0) return count;
+  return `${count} (${((tokens / contextWindow) * 100).toFixed(1)}% of the window)`;
+}
+
+const TIER_HEADLINES: Readonly<Record<Tier, string>> = {
+  silent: "",
+  notice: "Context is growing",
+  recommend: "Recommended: compact now",
+  request: "Compaction requested: the context is nearly full",
+};
+
+/** The one stderr line of an announced tier. */
+export function renderAdvice(decision: TierDecision, liveCount: string): string {
+  return `advisor: ${TIER_HEADLINES[decision.tier]}. Context is at ${liveCount}; ${decision.reason}.`;
+}
+
+/** The message steered into the running loop at recommend and request. */
+export function renderSteeringMessage(decision: TierDecision, liveCount: string): string {
+  return (
+    `[cxc advisor] ${TIER_HEADLINES[decision.tier]}. Context is at ${liveCount}; ${decision.reason}. ` +
+    "Call compact_now with a short note on what you are doing and what the summary must keep, " +
+    "then continue the current request."
+  );
+}

@@ -1,0 +1,259 @@
+/**
+ * Unit tests of the advisor's pure decisions: the tier table, the line-set fallback, the no-repeat
+ * rule, the cut-point movement, the auto trigger and the no-loop guard.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  type AdvisorSignals,
+  AUTO_METADATA_KEY,
+  autoTriggerTokens,
+  buildAutoRules,
+  clearAnnouncements,
+  cutPointCandidates,
+  DEFAULT_TOKEN_LINES,
+  decideAnnouncement,
+  decideTier,
+  isHeldByNoLoopGuard,
+  moveCutEarlier,
+  parseAdvisorAnswers,
+  planAutoRange,
+  readAdvisorSettings,
+  readAutoSettings,
+  readAutoTrigger,
+  type Tier,
+} from "../../src/core/advisor.js";
+import type { Compaction } from "../../src/core/events.js";
+
+const LINES = DEFAULT_TOKEN_LINES;
+
+function signals(switched: number, boundary: number, history: number, mid: number): AdvisorSignals {
+  return { switched_gears: switched, at_boundary: boundary, needs_history: history, mid_operation: mid };
+}
+
+describe("decideTier: the tier table of docs/advisor.md", () => {
+  // [tokens, switched_gears, at_boundary, needs_history, mid_operation, expected tier]
+  const table: [number, number, number, number, number, Tier][] = [
+    [50_000, 0.9, 0.9, 0.0, 0.0, "silent"], // below the notice line
+    [60_000, 0.9, 0.9, 0.0, 0.0, "notice"], // exactly on a line counts as crossed
+    [99_999, 0.9, 0.0, 0.0, 0.0, "notice"],
+    [100_000, 0.0, 0.9, 0.0, 0.0, "recommend"],
+    [140_000, 0.9, 0.9, 0.0, 0.0, "request"],
+    [200_000, 0.9, 0.9, 0.0, 0.6, "silent"], // mid operation beats a full context
+    [200_000, 0.9, 0.9, 0.0, 0.59, "request"],
+    [200_000, 0.49, 0.49, 0.0, 0.0, "silent"], // the work has not moved on
+    [200_000, 0.5, 0.0, 0.0, 0.0, "request"],
+    [200_000, 0.9, 0.9, 0.7, 0.0, "recommend"], // needs history: one step quieter
+    [120_000, 0.9, 0.9, 0.7, 0.0, "notice"],
+    [70_000, 0.9, 0.9, 0.69, 0.0, "notice"],
+    [70_000, 0.9, 0.9, 0.7, 0.0, "silent"],
+  ];
+  for (const [tokens, switched, boundary, history, mid, expected] of table) {
+    it(`${tokens} tokens, answers ${switched}/${boundary}/${history}/${mid} → ${expected}`, () => {
+      const decision = decideTier({
+        tokens,
+        lines: LINES,
+        signals: signals(switched, boundary, history, mid),
+        compactableTurns: 5,
+      });
+      expect(decision.tier).toBe(expected);
+    });
+  }
+
+  it("is silent when there is nothing to compact, before anything else", () => {
+    const decision = decideTier({
+      tokens: 500_000,
+      lines: LINES,
+      signals: signals(1, 1, 0, 0),
+      compactableTurns: 0,
+    });
+    expect(decision).toEqual({ tier: "silent", reason: "nothing to compact yet" });
+  });
+
+  it("follows the lines only, and says so, when no decision model answered", () => {
+    const decision = decideTier({ tokens: 101_000, lines: LINES, compactableTurns: 3 });
+    expect(decision.tier).toBe("recommend");
+    expect(decision.reason).toContain("token lines only");
+  });
+});
+
+describe("readAdvisorSettings: the line set", () => {
+  const advisor = (values: Record<string, unknown>) => ({
+    conversation: { compaction: { advisor: values } },
+  });
+
+  it("uses the defaults quietly when no line is set", () => {
+    const read = readAdvisorSettings({});
+    expect(read.settings.lines).toEqual({ notice: 60_000, recommend: 100_000, request: 140_000 });
+    expect(read.warnings).toEqual([]);
+    expect(read.settings).toMatchObject({ enabled: true, timeoutMs: 5000, cutPoint: true });
+  });
+
+  it("takes a complete, strictly increasing set", () => {
+    const read = readAdvisorSettings(
+      advisor({ notice_tokens: 22_000, recommend_tokens: 28_000, request_tokens: 34_000 }),
+    );
+    expect(read.settings.lines).toEqual({ notice: 22_000, recommend: 28_000, request: 34_000 });
+    expect(read.warnings).toEqual([]);
+  });
+
+  it("falls back with all three together when one is missing", () => {
+    const read = readAdvisorSettings(advisor({ notice_tokens: 22_000, recommend_tokens: 28_000 }));
+    expect(read.settings.lines).toEqual(DEFAULT_TOKEN_LINES);
+    expect(read.warnings).toHaveLength(1);
+    expect(read.warnings[0]).toContain("request unset");
+  });
+
+  it("falls back when the set is not strictly increasing", () => {
+    for (const set of [
+      { notice_tokens: 50_000, recommend_tokens: 50_000, request_tokens: 90_000 },
+      { notice_tokens: 90_000, recommend_tokens: 80_000, request_tokens: 100_000 },
+      { notice_tokens: -1, recommend_tokens: 80_000, request_tokens: 100_000 },
+    ]) {
+      const read = readAdvisorSettings(advisor(set));
+      expect(read.settings.lines).toEqual(DEFAULT_TOKEN_LINES);
+      expect(read.warnings[0]).toContain("strictly increasing");
+    }
+  });
+
+  it("lets CXC_ADVISOR_* override the config, line by line, and still checks the set", () => {
+    const config = advisor({ notice_tokens: 22_000, recommend_tokens: 28_000, request_tokens: 34_000 });
+    const ok = readAdvisorSettings(config, {
+      CXC_ADVISOR_REQUEST_TOKENS: "40000",
+      CXC_ADVISOR_TIMEOUT_MS: "250",
+    });
+    expect(ok.settings.lines.request).toBe(40_000);
+    expect(ok.settings.timeoutMs).toBe(250);
+    const bad = readAdvisorSettings(config, { CXC_ADVISOR_NOTICE_TOKENS: "30000" });
+    expect(bad.settings.lines).toEqual(DEFAULT_TOKEN_LINES);
+    expect(readAdvisorSettings({}, { CXC_ADVISOR_ENABLED: "false" }).settings.enabled).toBe(false);
+  });
+
+  it("warns and keeps the default for a bad scalar", () => {
+    const read = readAdvisorSettings(advisor({ timeout_ms: "soon" }));
+    expect(read.settings.timeoutMs).toBe(5000);
+    expect(read.warnings[0]).toContain("timeout_ms");
+  });
+});
+
+describe("decideAnnouncement: the no-repeat rule", () => {
+  it("announces a tier once, then not again in a row; an escalation is announced", () => {
+    const sequence: Tier[] = [
+      "silent",
+      "notice",
+      "notice",
+      "silent",
+      "notice",
+      "recommend",
+      "recommend",
+      "request",
+      "request",
+    ];
+    let state = clearAnnouncements();
+    const announced: Tier[] = [];
+    for (const tier of sequence) {
+      const step = decideAnnouncement(state, tier);
+      if (step.announce) announced.push(tier);
+      state = step.state;
+    }
+    expect(announced).toEqual(["notice", "recommend", "request"]);
+  });
+
+  it("announces the same tier again after a compaction cleared the state", () => {
+    const first = decideAnnouncement({}, "recommend");
+    expect(decideAnnouncement(first.state, "recommend").announce).toBe(false);
+    expect(decideAnnouncement(clearAnnouncements(), "recommend").announce).toBe(true);
+  });
+});
+
+describe("moveCutEarlier: the cut point", () => {
+  const planned = { from: 0, to: 9 };
+
+  it("moves the end onto the turn before a confident pick", () => {
+    expect(moveCutEarlier(planned, { turn: 6, confidence: 0.9 })).toBe(5);
+  });
+
+  it("never moves the end later", () => {
+    expect(moveCutEarlier(planned, { turn: 12, confidence: 1 })).toBe(9);
+    expect(moveCutEarlier(planned, { turn: 10, confidence: 1 })).toBe(9);
+  });
+
+  it("keeps the planned end for an unsure pick or no pick", () => {
+    expect(moveCutEarlier(planned, { turn: 6, confidence: 0.59 })).toBe(9);
+    expect(moveCutEarlier(planned, undefined)).toBe(9);
+  });
+
+  it("keeps the planned end when the pick would leave nothing to compact", () => {
+    expect(moveCutEarlier(planned, { turn: 0, confidence: 1 })).toBe(9);
+    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 3, confidence: 1 })).toBe(9);
+    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 4, confidence: 1 })).toBe(3);
+  });
+
+  it("offers the last max_turns turns up to the turn after the planned end", () => {
+    expect(cutPointCandidates(planned, 4)).toEqual([7, 8, 9, 10]);
+    expect(cutPointCandidates({ from: 0, to: 1 }, 12)).toEqual([1, 2]);
+  });
+});
+
+describe("automatic compaction", () => {
+  it("reads the trigger as a fraction or a token count", () => {
+    expect(readAutoTrigger(0.75)).toEqual({ kind: "fraction", fraction: 0.75 });
+    expect(readAutoTrigger("80%")).toEqual({ kind: "fraction", fraction: 0.8 });
+    expect(readAutoTrigger(150_000)).toEqual({ kind: "tokens", tokens: 150_000 });
+    expect(readAutoTrigger("150000")).toEqual({ kind: "tokens", tokens: 150_000 });
+    expect(readAutoTrigger(0)).toBeUndefined();
+    expect(readAutoTrigger("soon")).toBeUndefined();
+    expect(autoTriggerTokens({ kind: "fraction", fraction: 0.8 }, 200_000)).toBe(160_000);
+    expect(autoTriggerTokens({ kind: "fraction", fraction: 0.8 }, undefined)).toBeUndefined();
+    expect(autoTriggerTokens({ kind: "tokens", tokens: 1000 }, undefined)).toBe(1000);
+  });
+
+  it("is off by default and reads its keys", () => {
+    expect(readAutoSettings({}).settings.enabled).toBe(false);
+    const read = readAutoSettings({
+      conversation: { compaction: { auto: { enabled: true, trigger: 5000, keep_last: 3 } } },
+    });
+    expect(read.settings).toEqual({ enabled: true, trigger: { kind: "tokens", tokens: 5000 }, keepLast: 3 });
+  });
+
+  it("plans all but the last turns, and nothing when too few", () => {
+    expect(planAutoRange(10, 2)).toEqual({ from: 0, to: 7 });
+    expect(planAutoRange(2, 2)).toBeUndefined();
+  });
+
+  it("strips reasoning and tools, then summarizes with the note as focus", () => {
+    const rules = buildAutoRules("keep the file list");
+    expect(rules[0]).toMatchObject({ reasoning: "strip", tool_calls: "strip" });
+    expect(rules[0]!.summary).toBeUndefined();
+    expect(rules[1]!.summary).toEqual({ context: "keep the file list" });
+  });
+
+  const autoCompaction = (turn: number, before: number, after: number): Compaction => ({
+    type: "compaction",
+    id: `c${turn}`,
+    ts: "2026-01-01T00:00:00Z",
+    from_turn: 0,
+    to_turn: 1,
+    source: "auto",
+    metadata: { [AUTO_METADATA_KEY]: { tokens_before: before, tokens_after: after, turn } },
+  });
+
+  it("holds a compaction that saved under 10% on the next turn only", () => {
+    const poor = [autoCompaction(4, 1000, 950)];
+    expect(isHeldByNoLoopGuard(poor, 5)).toBe(true);
+    expect(isHeldByNoLoopGuard(poor, 6)).toBe(false);
+    expect(isHeldByNoLoopGuard([autoCompaction(4, 1000, 800)], 5)).toBe(false);
+    expect(isHeldByNoLoopGuard([], 5)).toBe(false);
+  });
+});
+
+describe("parseAdvisorAnswers", () => {
+  it("accepts four numbers in 0..1 and names the first problem otherwise", () => {
+    expect(parseAdvisorAnswers(signals(0.1, 0.2, 0.3, 0.4))).toEqual({
+      ok: true,
+      signals: signals(0.1, 0.2, 0.3, 0.4),
+    });
+    const bad = parseAdvisorAnswers({ ...signals(0.1, 0.2, 0.3, 0.4), mid_operation: 2 });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.message).toContain("mid_operation");
+  });
+});
