@@ -187,13 +187,14 @@ describe("cxc conversation print", () => {
     expect(result.stdout).toContain("[assistant]\nfinethanks\n");
   });
 
-  it("rejects --format anthropic until the projected view exists", async () => {
+  it("rejects a --format print does not support", async () => {
     home = makeTempHome();
     await seedFive();
-    const result = await home.run(["--format", "anthropic", "conversation", "print"]);
+    const result = await home.run(["--format", "yaml", "conversation", "print"]);
     expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(
-      /^cxc: error: --format anthropic is not supported here\nhint: use one of: text, json\n$/,
+      /^cxc: error: --format yaml is not supported here\nhint: use one of: text, json\b/,
     );
   });
 });
