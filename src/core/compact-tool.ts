@@ -442,8 +442,8 @@ export function renderApprovalPreview(
     lines.push("");
   }
   lines.push(
-    `Recorded as deferred: nothing changes for the rest of this turn; it takes effect when your next ` +
-      `message starts turn ${plan.activatesAtTurn + 1}.`,
+    `If approved, this is recorded now and takes effect when your next message starts turn ` +
+      `${plan.activatesAtTurn + 1}; the rest of this turn is unchanged.`,
   );
   return lines.join("\n");
 }
