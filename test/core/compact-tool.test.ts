@@ -2,6 +2,7 @@
  * The compact tool's pure core (seed D69): argument validation, the keep_last clamp, planning
  * against a stream with deferred compactions, the recorded events, and the approval texts.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type CompactToolPlan,
@@ -412,5 +413,48 @@ describe("rendering", () => {
     expect(text).toContain("starts turn 4");
     expect(text).toContain("1. turn 1: the assistant's summary (5 words)");
     expect(text).toContain("(note cut to 200 characters)");
+  });
+});
+
+describe("invariants (property)", () => {
+  it("never covers the turn in progress and never changes the view before the next turn", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 10 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: -2, max: 12 }),
+        fc.constantFrom("summary", "reasoning", "tools"),
+        (turnCount, keepFirst, keepLast, policy) => {
+          const build = createEventBuilder();
+          const events = build.turns(turnCount, { reasoning: "thinking", tools: [{ name: "grep" }] });
+          const rule = {
+            keep_first: keepFirst,
+            keep_last: keepLast,
+            note: "n",
+            ...(policy === "summary"
+              ? { summary: "s" }
+              : policy === "reasoning"
+                ? { reasoning: "strip" }
+                : { tool_calls: "omit" }),
+          };
+          const result = plan(events, [rule]);
+          const expectedTo = turnCount - 1 - Math.max(1, keepLast);
+          if (keepFirst > expectedTo) {
+            expect(result.ok).toBe(false);
+            return;
+          }
+          const [only] = planned(result).rules;
+          expect(only).toMatchObject({ from: keepFirst, to: expectedTo });
+          const recorded = [...events, only!.compaction];
+          expect(projectConversation(recorded)).toEqual(projectConversation(events));
+          // Once the next turn starts, the compaction is in effect (every turn has reasoning and tools).
+          const nextTurn = build.turn("next");
+          expect(projectConversation([...recorded, ...nextTurn])).not.toEqual(
+            projectConversation([...events, ...nextTurn]),
+          );
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
