@@ -1,0 +1,243 @@
+/**
+ * `cxc q` at a real terminal (tmux): the approval prompt and each of its keys, each run mode,
+ * markdown rendering, and Ctrl-C while streaming (once: partial answer stored, exit 130; twice:
+ * exit at once). Skipped with a notice when tmux is absent.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CXC_BIN } from "../helpers/cli.js";
+import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { hasTmux, type PtySession, startInTmux } from "../helpers/pty.js";
+import { makeQueryHome, type QueryHome, requestBody, wordCountTool } from "../query/e2e.js";
+
+const tmuxAvailable = hasTmux();
+if (!tmuxAvailable) console.log("notice: tmux is not installed; skipping the terminal tests of cxc q");
+
+let provider: FakeProvider;
+let home: QueryHome;
+let session: PtySession | undefined;
+let scratch: string;
+
+// One provider per test: a failed test must not leave scripted replies for the next one.
+beforeEach(async () => {
+  provider = await startFakeProvider();
+  home = makeQueryHome(provider);
+  scratch = mkdtempSync(join(tmpdir(), "cxc-pty-scratch-"));
+});
+afterEach(async () => {
+  session?.close();
+  session = undefined;
+  home.home.cleanup();
+  rmSync(scratch, { recursive: true, force: true });
+  await provider.close();
+  expect(provider.remaining()).toBe(0);
+});
+
+/** Runs `cxc q ARGS` in tmux. */
+function qInTerminal(args: readonly string[], env: Record<string, string> = {}): PtySession {
+  session = startInTmux([process.execPath, CXC_BIN, "q", ...args], {
+    env: { ...home.home.env, ...home.env, ...env },
+    cwd: home.home.cwd.replace(/\/work$/, ""),
+  });
+  return session;
+}
+
+/** An $EDITOR that replaces the file with `content`. */
+function editorWriting(content: string): string {
+  const path = join(scratch, "editor.sh");
+  writeFileSync(path, `#!/bin/sh\nprintf '%s' '${content}' > "$1"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+function calls(...texts: string[]) {
+  return {
+    blocks: texts.map((text, index) => ({
+      type: "tool-call" as const,
+      id: `c${index + 1}-${text.replace(/\W/g, "")}`,
+      name: "word_count",
+      arguments: { text },
+    })),
+  };
+}
+
+function responses(): unknown[][] {
+  return home
+    .events()
+    .filter((event) => event.type === "tool_call_response")
+    .map((event) => [event.content, event.is_error]);
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const PROMPT = "Run local tool word_count? [y/n/Y/N/e/?]";
+
+describe.skipIf(!tmuxAvailable)("cxc q at a terminal: the approval prompt", () => {
+  it("y runs the call and n declines it, each asked separately", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    provider.enqueue(calls("a b", "c d e"), textReply("done"));
+    const pty = qInTerminal(["count"]);
+    await pty.waitFor(PROMPT);
+    pty.send("y");
+    await pty.waitFor(/\[y\/n\/Y\/N\/e\/\?\] y\n[\s\S]*\[y\/n\/Y\/N\/e\/\?\]$/);
+    pty.send("n");
+    expect(await pty.exitCode()).toBe(0);
+    expect(responses()).toEqual([
+      ["2\n", false],
+      ["The user declined to run this tool call.", false],
+    ]);
+  });
+
+  it("Y approves this tool for the rest of the turn, across cycles, with one prompt", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    provider.enqueue(calls("a", "b c"), calls("d e f"), textReply("done"));
+    const pty = qInTerminal(["count"]);
+    await pty.waitFor(PROMPT);
+    pty.send("Y");
+    expect(await pty.exitCode()).toBe(0);
+    expect(pty.screen().split(PROMPT)).toHaveLength(2);
+    expect(responses()).toEqual([
+      ["1\n", false],
+      ["2\n", false],
+      ["3\n", false],
+    ]);
+  });
+
+  it("N declines this tool for the rest of the turn with one prompt", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    provider.enqueue(calls("a", "b c"), textReply("done"));
+    const pty = qInTerminal(["count"]);
+    await pty.waitFor(PROMPT);
+    pty.send("N");
+    expect(await pty.exitCode()).toBe(0);
+    expect(pty.screen().split(PROMPT)).toHaveLength(2);
+    expect(responses().map((response) => response[0])).toEqual([
+      "The user declined to run this tool call (remembered for this turn).",
+      "The user declined to run this tool call (remembered for this turn).",
+    ]);
+  });
+
+  it("? shows the help and asks again; e edits the arguments in $EDITOR and runs them", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    provider.enqueue(calls("a"), textReply("done"));
+    const pty = qInTerminal(["count"], { EDITOR: editorWriting('{"text":"one two three four"}') });
+    await pty.waitFor(PROMPT);
+    pty.send("?");
+    await pty.waitFor("edit the arguments in $EDITOR");
+    pty.send("e");
+    expect(await pty.exitCode()).toBe(0);
+    const [content, isError] = responses()[0]!;
+    expect(isError).toBe(false);
+    expect(content).toContain('The user edited the arguments before running: {"text":"one two three four"}');
+    expect(content).toMatch(/4\n$/);
+  });
+
+  it("Ctrl-C at the prompt stops the turn with exit 130; the next turn answers the open call", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    provider.enqueue(calls("a"));
+    const pty = qInTerminal(["count"]);
+    await pty.waitFor(PROMPT);
+    pty.send("C-c");
+    expect(await pty.exitCode()).toBe(130);
+    provider.enqueue(textReply("next"));
+    expect((await home.q(["next"])).exitCode).toBe(0);
+    expect(responses()).toEqual([["Tool call was interrupted.", true]]);
+  });
+});
+
+describe.skipIf(!tmuxAvailable)("cxc q at a terminal: run modes and rendering", () => {
+  it("unattended runs without asking, skip never runs, edit opens the editor first", async () => {
+    home.writeConfig(`${wordCountTool("unattended")}
+[conversation.tools.skipped]
+command = "echo should-not-run"
+run = "skip"
+[conversation.tools.edited]
+command = "printf '%s' {{text}}"
+run = "edit"
+[conversation.tools.edited.parameters]
+type = "object"
+[conversation.tools.edited.parameters.properties.text]
+type = "string"
+`);
+    provider.enqueue(
+      {
+        blocks: [
+          { type: "tool-call", id: "u1", name: "word_count", arguments: { text: "a b" } },
+          { type: "tool-call", id: "s1", name: "skipped", arguments: {} },
+          { type: "tool-call", id: "e1", name: "edited", arguments: { text: "original" } },
+        ],
+      },
+      textReply("done"),
+    );
+    const pty = qInTerminal(["go"], { EDITOR: editorWriting('{"text":"changed"}') });
+    expect(await pty.exitCode()).toBe(0);
+    expect(pty.screen()).not.toContain("[y/n/Y/N/e/?]");
+    const [unattended, skipped, edited] = responses();
+    expect(unattended).toEqual(["2\n", false]);
+    expect(skipped).toEqual(["Tool call skipped: conversation.tools.skipped.run is set to skip.", false]);
+    expect(String(edited![0])).toMatch(/changed$/);
+  });
+
+  it("renders the answer as markdown at a terminal", async () => {
+    provider.enqueue(textReply("Some **bold** words.\n\n- first item\n- second item\n"));
+    const pty = qInTerminal(["md"]);
+    expect(await pty.exitCode()).toBe(0);
+    const screen = pty.screen();
+    expect(screen).toContain("Some bold words.");
+    expect(screen).not.toContain("**bold**");
+    expect(screen).toMatch(/\* first item|• first item/);
+  });
+});
+
+describe.skipIf(!tmuxAvailable)("cxc q at a terminal: Ctrl-C", () => {
+  it("while streaming: stores the partial answer marked interrupted, exits 130; the next turn is clean", async () => {
+    const words = Array.from({ length: 60 }, (_, index) => `word${index}`).join(" ");
+    provider.enqueue(textReply(words, { chunkDelayMs: 150 }));
+    const pty = qInTerminal(["long answer please"]);
+    // Markdown holds a paragraph until it ends, so watch the provider rather than the screen.
+    await waitUntil(() => provider.requests.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    pty.send("C-c");
+    expect(await pty.exitCode()).toBe(130);
+    const events = home.events();
+    const partial = events.at(-1)!;
+    expect(partial).toMatchObject({ type: "chat_response", interrupted: true });
+    expect(String(partial.message)).toMatch(/^word0 word1 word2 word3/);
+    expect(String(partial.message)).not.toContain("word59");
+    provider.enqueue(textReply("continuing"));
+    const next = await home.q(["go on"]);
+    expect(next.exitCode).toBe(0);
+    const body = requestBody(provider, 1);
+    expect(body.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(JSON.stringify(body.messages[1])).toContain("word0 word1");
+  });
+
+  it("a second Ctrl-C exits at once, even while a tool ignores the first", async () => {
+    home.writeConfig(`
+[conversation.tools.stubborn]
+command = "trap '' INT TERM; sleep 8"
+run = "unattended"
+`);
+    provider.enqueue({ blocks: [{ type: "tool-call", id: "t1", name: "stubborn", arguments: {} }] });
+    const pty = qInTerminal(["wait"]);
+    await pty.waitFor("stubborn");
+    pty.send("C-c");
+    await pty.waitFor("press Ctrl-C again");
+    const started = Date.now();
+    pty.send("C-c");
+    expect(await pty.exitCode()).toBe(130);
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The conversation stays loadable: the next turn answers the open call and goes on.
+    provider.enqueue(textReply("recovered"));
+    expect((await home.q(["again"])).exitCode).toBe(0);
+    expect(responses()).toEqual([["Tool call was interrupted.", true]]);
+  });
+});
