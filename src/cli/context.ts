@@ -7,7 +7,33 @@
 import type { Command } from "commander";
 import { sanitizeTerminalText } from "../core/sanitize.js";
 import { CxcError } from "../errors.js";
-import { ConversationStore } from "../store/store.js";
+import { activeConversation, type ConversationListing, listConversations } from "../store/listing.js";
+import { resolveStoreLocation } from "../store/paths.js";
+import type { ConversationStore } from "../store/store.js";
+
+type StoreModule = typeof import("../store/store.js");
+let storeModule: StoreModule | undefined;
+const lightweightCommands = new WeakSet<Command>();
+
+/**
+ * Marks a command whose handler never touches `context.store` (it uses `context.listing`), so the
+ * event-log code and its schema library are not loaded before it runs.
+ */
+export function markLightweight(command: Command): Command {
+  lightweightCommands.add(command);
+  return command;
+}
+
+/** Loads the store module before a command's action runs (a commander `preAction` hook). */
+export async function prepareForAction(command: Command): Promise<void> {
+  if (!lightweightCommands.has(command)) storeModule ??= await import("../store/store.js");
+}
+
+/** Read-only listing from metadata alone (what `ls` needs). */
+export interface Listing {
+  list(options?: { archived?: boolean }): ConversationListing;
+  active(): string | undefined;
+}
 
 export type OutputFormat = "text" | "json";
 
@@ -37,8 +63,19 @@ export class CliContext {
   }
 
   get store(): ConversationStore {
-    this.#store ??= ConversationStore.open(this.cwd, this.env);
+    if (!storeModule)
+      throw new CxcError("internal", "the store was used before it was loaded (missing preAction hook?)");
+    this.#store ??= storeModule.ConversationStore.open(this.cwd, this.env);
     return this.#store;
+  }
+
+  /** Listing without loading the event-log code; for lightweight commands. */
+  get listing(): Listing {
+    const root = resolveStoreLocation(this.cwd, this.env).root;
+    return {
+      list: (options = {}) => listConversations(root, options),
+      active: () => activeConversation(root, this.env),
+    };
   }
 
   /** The `--format` value, checked against what this command supports. */

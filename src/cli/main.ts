@@ -4,11 +4,12 @@
  * handler imports what it needs (store, core, SDKs) dynamically, so `cxc --version` stays fast.
  */
 import { Command, CommanderError, Option } from "commander";
-import packageJson from "../../package.json" with { type: "json" };
 import { CxcError, ExitCode, errorMessage } from "../errors.js";
 import { registerCommands } from "./commands/index.js";
+import { prepareForAction } from "./context.js";
+import { VERSION } from "./version.js";
 
-export const VERSION: string = packageJson.version;
+export { VERSION };
 
 export function buildProgram(): Command {
   const program = new Command("cxc")
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     outputError: (text, write) => write(text.replace(/^error: /, "cxc: error: ")),
   });
   registerCommands(program);
+  program.hook("preAction", async (_program, actionCommand) => prepareForAction(actionCommand));
   return program;
 }
 

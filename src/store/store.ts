@@ -9,7 +9,7 @@
  * of a conversation happens under its lock; reads take no lock (an append in flight shows up as a
  * torn tail, which the reader sets aside).
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ConversationEvent } from "../core/events.js";
 import { isTurnEvent } from "../core/events.js";
@@ -27,6 +27,7 @@ import {
   type StoreLocation,
 } from "./paths.js";
 import { readActive, writeActive } from "./session.js";
+import { type ConversationListing, listConversations, listDirectory as listEntries } from "./listing.js";
 
 export interface LoadedConversation extends LoadedLog {
   readonly meta: ConversationMeta;
@@ -42,10 +43,7 @@ export interface CreateOptions {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
-export interface ListedConversation {
-  readonly meta: ConversationMeta;
-  readonly archived: boolean;
-}
+export type { ListedConversation } from "./listing.js";
 
 export class ConversationStore {
   readonly location: StoreLocation;
@@ -109,22 +107,15 @@ export class ConversationStore {
   }
 
   /** Metadata of live (or archived) conversations, newest activity first. */
-  list(options: { archived?: boolean } = {}): { conversations: ListedConversation[]; warnings: string[] } {
-    const archived = options.archived ?? false;
-    const base = archived ? archiveDirectory(this.root) : conversationsDirectory(this.root);
-    const conversations: ListedConversation[] = [];
-    const warnings: string[] = [];
-    for (const id of listDirectory(base)) {
-      try {
-        conversations.push({ meta: readMeta(join(base, id)), archived });
-      } catch (error) {
-        warnings.push((error as Error).message);
-      }
+  list(options: { archived?: boolean } = {}): ConversationListing {
+    try {
+      return listConversations(this.root, options);
+    } catch (error) {
+      throw unreadable(
+        options.archived ? archiveDirectory(this.root) : conversationsDirectory(this.root),
+        error,
+      );
     }
-    conversations.sort((a, b) =>
-      a.meta.updated_at < b.meta.updated_at ? 1 : a.meta.updated_at > b.meta.updated_at ? -1 : 0,
-    );
-    return { conversations, warnings };
   }
 
   /** Resolves a full id or any unique prefix of one. */
@@ -268,11 +259,8 @@ export class ConversationStore {
 
 function listDirectory(directory: string): string[] {
   try {
-    return readdirSync(directory, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-      .map((entry) => entry.name);
+    return listEntries(directory);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw unreadable(directory, error);
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { CxcError } from "../../../errors.js";
-import { CliContext } from "../../context.js";
+import { CliContext, markLightweight } from "../../context.js";
 
 interface ListOptions {
   readonly archived?: boolean;
@@ -13,7 +13,7 @@ interface ListOptions {
 }
 
 export function registerList(conversation: Command): void {
-  conversation
+  const command = conversation
     .command("ls")
     .alias("list")
     .description("list conversations (pinned first, then newest)")
@@ -29,11 +29,11 @@ export function registerList(conversation: Command): void {
         import("../../render/conversation-summary.js"),
       ]);
       const archived = options.archived ?? false;
-      const { conversations, warnings } = context.store.list({ archived });
+      const { conversations, warnings } = context.listing.list({ archived });
       for (const warning of warnings) context.warn(warning);
       const metas = conversations.map((entry) => entry.meta).sort(summary.compareForListing);
       const shown = limit === undefined ? metas : metas.slice(0, limit);
-      const active = context.store.active();
+      const active = context.listing.active();
       if (format === "json") {
         context.outJson(
           shown.map((meta) => summary.listedConversationJson(meta, { archived, active: meta.id === active })),
@@ -71,6 +71,7 @@ export function registerList(conversation: Command): void {
       if (shown.length < metas.length)
         context.info(`(${metas.length - shown.length} more; raise --limit to see them)`);
     });
+  markLightweight(command);
 }
 
 function parseLimit(text: string | undefined): number | undefined {
