@@ -27,6 +27,13 @@ export function markLightweight(command: Command): Command {
 /** Loads the store module before a command's action runs (a commander `preAction` hook). */
 export async function prepareForAction(command: Command): Promise<void> {
   if (!lightweightCommands.has(command)) storeModule ??= await import("../store/store.js");
+  const context = CliContext.from(command);
+  if (context.options.cfg.length > 0) {
+    // Every command checks its -c overlays, even one that reads no configuration, so a typo in
+    // `-c` is an error rather than silently ignored.
+    const { loadConfig } = await import("../store/config.js");
+    loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+  }
 }
 
 /** Read-only listing from metadata alone (what `ls` needs). */

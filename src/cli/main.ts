@@ -41,6 +41,11 @@ export function buildProgram(): Command {
 
 /** Runs cxc with the given arguments; sets `process.exitCode` and never throws. */
 export async function main(argv: readonly string[]): Promise<void> {
+  // A reader that goes away (`cxc … | head`) is not an error: stop quietly.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     process.stdout.write(`${VERSION}\n`);
     return;

@@ -6,9 +6,12 @@
  * 1. built-in defaults (`DEFAULT_CONFIG` in core/config.ts), origin `default`;
  * 2. the user file `$XDG_CONFIG_HOME/cxc/config.toml` (else `~/.config/cxc/config.toml`);
  * 3. the workspace file `<workspace>/.cxc/config.toml`, when the working directory is in one;
- * 4. every `-c FILE` / `-c KEY=VALUE` overlay, in command-line order;
- * 5. environment variables `CXC_<SEGMENT>__<SEGMENT>…` for scalars (see
- *    `configPathFromEnvironmentName`), e.g. `CXC_ASSISTANT__MODEL__ID=openai/gpt-5`.
+ * 4. environment variables `CXC_<SEGMENT>__<SEGMENT>…` for scalars (see
+ *    `configPathFromEnvironmentName`), e.g. `CXC_ASSISTANT__MODEL__ID=openai/gpt-5`;
+ * 5. every `-c FILE` / `-c KEY=VALUE` overlay, in command-line order.
+ *
+ * The command line wins over the environment, as in jp: a flag typed for one run beats a variable
+ * exported for a whole shell.
  *
  * A malformed TOML file is one error naming the file, line and column. Credential-like keys are
  * refused on the command line and ignored, with a warning, in files and the environment.
@@ -86,6 +89,7 @@ export function loadConfig(sources: ConfigSources): EffectiveConfig {
   if (existsSync(userPath)) addFile(userPath);
   const workspacePath = workspaceConfigPath(sources.cwd);
   if (workspacePath && existsSync(workspacePath)) addFile(workspacePath);
+  layers.push(...environmentLayers(sources.env, warnings));
   for (const overlay of sources.overlays ?? []) {
     if (looksLikeAssignment(overlay) && !overlay.startsWith("@")) {
       layers.push({ origin: "-c", values: assignmentTable(overlay) });
@@ -93,7 +97,6 @@ export function loadConfig(sources: ConfigSources): EffectiveConfig {
       addFile(overlayFilePath(overlay, sources.cwd));
     }
   }
-  layers.push(...environmentLayers(sources.env, warnings));
   return { ...mergeConfigLayers(layers), files, warnings };
 }
 

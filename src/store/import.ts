@@ -13,7 +13,7 @@ import { basename, dirname, join } from "node:path";
 import { importAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
 import { importOpenAiMessages } from "../core/interop/openai-messages.js";
-import { type ConversationEvent, parseEvent } from "../core/events.js";
+import { type ConversationEvent, compareTimestamps, parseEvent } from "../core/events.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, usageError } from "../errors.js";
 import { CONVERSATION_ID_PATTERN } from "./ids.js";
@@ -132,6 +132,18 @@ function readCxcDirectory(directory: string): ImportedConversation {
   });
 }
 
+/**
+ * The `meta.json` beside a log file, when it describes the same conversation (a log copied out of
+ * a store, or the bundled sample): it carries the title and timestamps.
+ */
+function siblingMeta(logPath: string, id: string): Record<string, unknown> {
+  if (logPath === "-") return {};
+  const metaPath = join(dirname(logPath), "meta.json");
+  if (!existsSync(metaPath)) return {};
+  const meta = parseJsonFile(metaPath);
+  return isRecord(meta) && meta.id === id ? meta : {};
+}
+
 /** A file's content: a cxc log, a cxc export document, or a request body / messages array. */
 function readText(text: string, label: string, request: ImportRequest): ImportBatch {
   if (text.trim() === "") throw new CxcError("import-invalid", `${label} is empty`);
@@ -140,7 +152,8 @@ function readText(text: string, label: string, request: ImportRequest): ImportBa
   if (isLog && (request.from === undefined || request.from === "cxc")) {
     const log = parseLog(text.endsWith("\n") ? text : `${text}\n`, label);
     const header = { id: log.header.id, created_at: log.header.created_at };
-    return { conversations: [cxcConversation(header, log.events, label, { archived: false })], warnings: [] };
+    const meta = { ...header, ...siblingMeta(label, log.header.id) };
+    return { conversations: [cxcConversation(meta, log.events, label, { archived: false })], warnings: [] };
   }
   const value = parseJsonText(text, label);
   const format = request.from ?? detectFormat(value);
@@ -306,6 +319,7 @@ export async function saveImported(
     store.create({
       id: conversation.id,
       createdAt: conversation.createdAt,
+      updatedAt: lastActivity(conversation),
       events: conversation.events,
       extra: conversation.extra,
       ...(conversation.title ? { title: conversation.title } : {}),
@@ -320,6 +334,17 @@ export async function saveImported(
     outcomes.push({ conversation, turns, skipped: false });
   }
   return outcomes;
+}
+
+/** The time of the last event (or the `updated_at` the source recorded), for `ls` ordering. */
+function lastActivity(conversation: ImportedConversation): string {
+  const recorded = conversation.extra.updated_at;
+  let latest = typeof recorded === "string" ? recorded : conversation.createdAt;
+  for (const event of conversation.events) {
+    const ts = event.type === "unknown" ? undefined : event.ts;
+    if (ts !== undefined && compareTimestamps(ts, latest) > 0) latest = ts;
+  }
+  return latest;
 }
 
 // ---------------------------------------------------------------------------------------------

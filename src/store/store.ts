@@ -39,6 +39,8 @@ export interface CreateOptions {
   readonly title?: string;
   readonly id?: string;
   readonly createdAt?: string;
+  /** Last activity, for imported conversations (defaults to the creation time). */
+  readonly updatedAt?: string;
   readonly events?: readonly ConversationEvent[];
   readonly extra?: Readonly<Record<string, unknown>>;
 }
@@ -81,7 +83,7 @@ export class ConversationStore {
       id,
       ...(options.title ? { title: options.title } : {}),
       created_at: now,
-      updated_at: now,
+      updated_at: options.updatedAt ?? now,
       event_count: events.filter(isTurnEvent).length,
       turn_count: countTurns(events),
     };

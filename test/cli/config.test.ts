@@ -1,5 +1,5 @@
 /**
- * `cxc config show`: layer order (user file, workspace file, -c overlays in order, environment),
+ * `cxc config show`: layer order (user file, workspace file, environment, -c overlays in order),
  * origins per leaf, and the failures: a malformed file, a missing -c file, credential-like keys.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -50,7 +50,7 @@ function writeLayers(): { user: string; workspace: string; overlay: string; proj
 }
 
 describe("cxc config show", () => {
-  it("merges user, workspace, -c and environment layers in order and names each origin", async () => {
+  it("merges user, workspace, environment and -c layers in order and names each origin", async () => {
     home = makeTempHome();
     const { user, workspace, overlay, project } = writeLayers();
     const result = await home.run(
@@ -90,13 +90,13 @@ describe("cxc config show", () => {
     expect(shown.config).toMatchObject({ assistant: { model: { id: "ollama/from-flag" } } });
   });
 
-  it("the environment overrides -c for scalars, typed like TOML", async () => {
+  it("-c overrides the environment, and environment scalars are typed like TOML", async () => {
     home = makeTempHome();
     const result = await home.run(["--format", "json", "-c", "assistant.model.id=a/b", "config", "show"], {
       env: { CXC_ASSISTANT__MODEL__ID: "c/d", CXC_CONVERSATION__COMPACTION__AUTO__THRESHOLD: "0.8" },
     });
     const leaves = origins(JSON.parse(result.stdout) as Shown);
-    expect(leaves["assistant.model.id"]).toEqual(["c/d", "env CXC_ASSISTANT__MODEL__ID"]);
+    expect(leaves["assistant.model.id"]).toEqual(["a/b", "-c"]);
     expect(leaves["conversation.compaction.auto.threshold"]).toEqual([
       0.8,
       "env CXC_CONVERSATION__COMPACTION__AUTO__THRESHOLD",
