@@ -9,6 +9,9 @@
  *   node writer-process.mjs append-count <bundle> <root> <conversation-id> <turns> <tag>
  *       appends <turns> turns of two events each (turn_start, chat_request "<tag>:<n>"), each turn
  *       one append under the lock, then prints "done".
+ *   node writer-process.mjs append-big   <bundle> <root> <conversation-id> <bytes>
+ *       appends one turn holding a message of <bytes> characters (one large write the parent can
+ *       kill in the middle of), prints its ids, and exits.
  *   node writer-process.mjs hold-lock    <bundle> <root> <conversation-id> <milliseconds>
  *       takes the conversation's lock as "test holder", prints "locked", holds it, releases it.
  *
@@ -75,6 +78,12 @@ async function appendCount(turns, tag) {
   say("done");
 }
 
+async function appendBig(bytes) {
+  const events = [event("turn_start"), event("chat_request", { content: "z".repeat(bytes) })];
+  await conversations.appendLocked(conversationId, events, "test append-big");
+  say(`ids ${events.map((item) => item.id).join(" ")}`);
+}
+
 async function holdLock(milliseconds) {
   const lock = await store.acquireLock(root, conversationId, { command: "test holder" });
   say("locked");
@@ -86,6 +95,7 @@ async function holdLock(milliseconds) {
 say("ready");
 if (mode === "append-loop") await appendLoop(Number(rest[0]));
 else if (mode === "append-count") await appendCount(Number(rest[0]), rest[1]);
+else if (mode === "append-big") await appendBig(Number(rest[0]));
 else if (mode === "hold-lock") await holdLock(Number(rest[0]));
 else {
   process.stderr.write(`writer-process: unknown mode ${mode}\n`);
