@@ -16,6 +16,7 @@
  *   that proposal (an open review admits no other compaction writes, so nothing else wrote it).
  */
 import { activeCompactions } from "./compactions.js";
+import { type ConfigTable, isConfigTable, mergeConfigLayers } from "./config.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
 import { extendSummaryRange } from "./plan-compaction.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
@@ -594,4 +595,35 @@ export function buildOpeningProposal(
         "and I will record each agreed revision with propose_compaction.",
     } as TurnEvent,
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The review's configuration entry
+
+/**
+ * Metadata key marking the `config_delta` a review writes at fork time. Only marked deltas are
+ * applied by `applyReviewConfig`: other deltas (a model choice, or jp settings from an import) are
+ * not configuration cxc should start obeying.
+ */
+export const REVIEW_CONFIG_METADATA_KEY = "compaction_review";
+
+/**
+ * The configuration a turn in a review runs with: `config` with the review's fork-time entries
+ * merged on top, in stream order (inherited tools off, `propose_compaction` on, the review
+ * instructions and model). Conversations without such an entry get `config` back unchanged.
+ */
+export function applyReviewConfig(config: ConfigTable, events: readonly ConversationEvent[]): ConfigTable {
+  const deltas = events.filter(
+    (event) => event.type === "config_delta" && event.metadata?.[REVIEW_CONFIG_METADATA_KEY] === true,
+  );
+  if (deltas.length === 0) return config;
+  const layers = [
+    { origin: "config", values: config },
+    ...deltas.flatMap((event) =>
+      event.type === "config_delta" && isConfigTable(event.delta)
+        ? [{ origin: "review", values: event.delta as ConfigTable }]
+        : [],
+    ),
+  ];
+  return mergeConfigLayers(layers).values;
 }

@@ -10,6 +10,8 @@ import { copyEventsForFork } from "../cli/render/fork-events.js";
 import { resolveTurnSelection } from "../cli/render/turn-selection.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";
+import { applyReviewConfig } from "../core/review.js";
+import { assertNoOpenReview } from "../cli/compaction/review-guard.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
@@ -72,16 +74,17 @@ export async function runQuery(
     ui.info("The message is empty; nothing was sent.");
     return undefined;
   }
-  const settings = readQuerySettings(environment.config);
+  // Resolve everything that can fail (target, model, key) before creating anything.
+  const target = resolveTarget(request, store);
+  const history = target.kind === "new" ? [] : store.load(target.id).events;
+  // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
+  const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   const tools = selectTools({
     registry: createBuiltinRegistry(),
     configured: settings.tools,
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
-  // Resolve everything that can fail (target, model, key) before creating anything.
-  const target = resolveTarget(request, store);
-  const history = target.kind === "new" ? [] : store.load(target.id).events;
   const { client, configDelta } = await chooseModel(request, history, environment);
   const conversationId = materializeTarget(target, request, store, ui);
   const controller = new AbortController();
@@ -89,6 +92,7 @@ export async function runQuery(
   try {
     return await store.locked(conversationId, "cxc q", async () => {
       if (request.compact.length > 0) {
+        assertNoOpenReview(store, conversationId);
         const result = await compactBeforeTurn(store, conversationId, request.compact, environment.config, {
           env: environment.env,
           signal: controller.signal,

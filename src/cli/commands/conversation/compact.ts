@@ -57,9 +57,17 @@ export function registerCompact(conversation: Command): void {
     )
     .option("--undo-reset", "undo the latest reset, bringing back what it retired")
     .option("-y, --yes", "do not ask for confirmation")
+    .option("--interactive", "review the compaction with the model in a new conversation before applying it")
+    .option("--continue", "apply the active review's latest proposal, then archive the review")
+    .option("--abort", "end the active review without applying anything")
+    .option("--no-confirm", "with --continue: apply without asking (same as --yes)")
     .action(async (idArgument: string | undefined, flags: CompactFlags, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
+      const review = await import("../../compaction/review.js");
+      const reviewMode = review.reviewModeOf(flags);
+      if (reviewMode !== undefined) return review.runReviewMode(context, reviewMode, idArgument, flags);
+      const { assertNoOpenReview } = await import("../../compaction/review-guard.js");
       const { parseCompactFlags } = await import("../../compaction/options.js");
       const { newEventId, timestampNow } = await import("../../../store/ids.js");
       const target = separateResetTarget(idArgument, flags, rawArguments(command));
@@ -68,6 +76,7 @@ export function registerCompact(conversation: Command): void {
       if (request.kind !== "compact") {
         const { resetCompactions, undoLatestReset } = await import("../../compaction/reset.js");
         const outcome = await context.store.locked(id, "compact --reset", () => {
+          if (!request.dryRun) assertNoOpenReview(context.store, id);
           const { events, warnings } = context.store.load(id);
           for (const warning of warnings) context.warn(warning);
           const ids = { id: newEventId(), ts: timestampNow(), dryRun: request.dryRun };
@@ -162,6 +171,8 @@ async function runCompact(
         : { kind: "nothing", message: plan.message };
   } else {
     result = await context.store.locked(id, "compact", async () => {
+      const { assertNoOpenReview } = await import("../../compaction/review-guard.js");
+      assertNoOpenReview(context.store, id);
       const events = load();
       const plan = planRun(events, runOptions);
       if (plan.kind !== "planned") return { kind: "nothing", message: plan.message } as const;

@@ -1,0 +1,141 @@
+/**
+ * `cxc conversation compact --continue` and `--abort` (seed D66, step 3). Both act on the active
+ * conversation, which must be a compaction review; neither takes an id or range flags.
+ *
+ * `--continue` locks the review and (when it exists) the source, reads the latest proposal,
+ * re-validates it against the source, prints it with how far the source has grown, asks (unless
+ * `--yes`), appends the `compaction` to the source, and only then — after both locks are released,
+ * since archiving takes the review's lock itself — archives the review and switches back. Apply
+ * comes before archive, so a crash in between leaves the compaction applied and the review open;
+ * a re-run sees the proposal already applied and finishes without asking again.
+ *
+ * `--abort` archives the review and switches back without asking; it never touches the source.
+ */
+import {
+  buildReviewCompaction,
+  type ContinueDecision,
+  notAReviewRefusal,
+  planContinue,
+  type ReviewProposal,
+} from "../../core/review.js";
+import { CxcError } from "../../errors.js";
+import { newEventId, timestampNow } from "../../store/ids.js";
+import type { ConversationStore, LoadedConversation } from "../../store/store.js";
+
+/** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
+export type ConfirmApply = ((prompt: string) => Promise<boolean>) | undefined;
+
+/** The outcome of `--continue`. */
+export type ContinueOutcome =
+  | {
+      readonly kind: "applied" | "finished";
+      readonly reviewId: string;
+      readonly sourceId: string;
+      readonly proposal: ReviewProposal;
+      /** The appended compaction's id (`applied` only). */
+      readonly compactionId?: string;
+    }
+  | { readonly kind: "declined"; readonly reviewId: string; readonly sourceId: string };
+
+/** The outcome of `--abort`. */
+export interface AbortOutcome {
+  readonly reviewId: string;
+  /** Undefined when the source no longer exists. */
+  readonly sourceId?: string;
+  readonly sourceExists: boolean;
+}
+
+/** The active conversation, which must be a review; returns it and its source id. */
+function loadActiveReview(
+  store: ConversationStore,
+  flag: "--continue" | "--abort",
+): { review: LoadedConversation; sourceId: string } {
+  const activeId = store.active();
+  const found = activeId === undefined ? undefined : store.locate(activeId);
+  if (activeId === undefined || found === undefined) {
+    const refusal = notAReviewRefusal(undefined, flag);
+    throw new CxcError("no-active-conversation", refusal.message, { hint: refusal.hint });
+  }
+  const review = store.load(activeId);
+  const sourceId = review.meta.compaction_source;
+  if (typeof sourceId !== "string" || sourceId === "") {
+    const refusal = notAReviewRefusal(activeId, flag);
+    throw new CxcError("usage", refusal.message, { hint: refusal.hint });
+  }
+  return { review, sourceId };
+}
+
+function refusalError(decision: Extract<ContinueDecision, { message: string }>): CxcError {
+  const code = decision.kind === "source-deleted" ? "conversation-not-found" : "review-invalid";
+  return new CxcError(code, decision.message, { hint: decision.hint });
+}
+
+/** Runs `action` holding the review's lock and, when the source exists, the source's. */
+async function withBothLocks<T>(
+  store: ConversationStore,
+  reviewId: string,
+  sourceId: string,
+  action: () => Promise<T>,
+): Promise<T> {
+  return store.locked(reviewId, "compact --continue", () =>
+    store.locate(sourceId) === undefined ? action() : store.locked(sourceId, "compact --continue", action),
+  );
+}
+
+/** Archives the review and makes the source active again (when it still exists). */
+async function closeReview(store: ConversationStore, reviewId: string, sourceId: string): Promise<void> {
+  await store.archive(reviewId);
+  store.setActive(store.locate(sourceId) === undefined ? undefined : sourceId);
+}
+
+/** `--continue`; see the module comment. `confirm` is skipped with `--yes`. */
+export async function continueReview(
+  store: ConversationStore,
+  options: {
+    readonly confirm: ConfirmApply;
+    readonly yes: boolean;
+    readonly showPrompt: (text: string) => void;
+  },
+): Promise<ContinueOutcome> {
+  const { review, sourceId } = loadActiveReview(store, "--continue");
+  const reviewId = review.meta.id;
+  const settled = await withBothLocks(store, reviewId, sourceId, async () => {
+    const sourceFound = store.locate(sourceId);
+    const decision = planContinue({
+      review: { id: reviewId, compactionSource: sourceId, events: store.load(reviewId).events },
+      ...(sourceFound === undefined
+        ? {}
+        : { source: { archived: sourceFound.archived, events: store.load(sourceId).events } }),
+    });
+    if (decision.kind === "already-applied")
+      return { kind: "finished", proposal: decision.proposal } as const;
+    if (decision.kind !== "apply") throw refusalError(decision);
+    options.showPrompt(decision.prompt);
+    if (!options.yes) {
+      if (options.confirm === undefined) {
+        throw new CxcError("usage", "refusing to apply the proposal without confirmation", {
+          hint: "pass --yes (or --no-confirm) to apply without asking",
+        });
+      }
+      if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
+    }
+    const compaction = buildReviewCompaction(decision.proposal, {
+      id: newEventId(),
+      ts: timestampNow(),
+      reviewId,
+    });
+    store.append(sourceId, [compaction]);
+    return { kind: "applied", proposal: decision.proposal, compactionId: compaction.id } as const;
+  });
+  if (settled.kind === "declined") return { kind: "declined", reviewId, sourceId };
+  await closeReview(store, reviewId, sourceId);
+  return { ...settled, reviewId, sourceId };
+}
+
+/** `--abort`: archive the review and switch back; the source is not touched. */
+export async function abortReview(store: ConversationStore): Promise<AbortOutcome> {
+  const { review, sourceId } = loadActiveReview(store, "--abort");
+  await closeReview(store, review.meta.id, sourceId);
+  const sourceExists = store.locate(sourceId) !== undefined;
+  return { reviewId: review.meta.id, sourceExists, ...(sourceExists ? { sourceId } : {}) };
+}

@@ -1,0 +1,107 @@
+/**
+ * The built-in `propose_compaction` tool (seed D66): the model records one compaction proposal for
+ * the conversation under review. Disabled by default; the configuration entry a review writes at
+ * fork time enables it there, and nowhere else.
+ *
+ * Every call is validated against the source conversation as it stands (src/core/review.ts): the
+ * source is read without its lock, because an open review admits no compaction writes and new turns
+ * only widen the valid range; `--continue` re-validates under the lock. A valid call returns the
+ * proposal rendered for display, an invalid one the problems, as a tool error the model corrects.
+ * The tool writes nothing: the call and its result are the record.
+ */
+import {
+  PROPOSE_COMPACTION_TOOL_NAME,
+  type ProposalSource,
+  renderProposalResult,
+  validateProposal,
+} from "../core/review.js";
+import { readMeta } from "../store/meta.js";
+import { ConversationStore } from "../store/store.js";
+import type { Tool, ToolCallContext } from "./registry.js";
+
+/** Finds what a review conversation is reviewing. */
+export type ProposalSourceReader = (reviewId: string, context: ToolCallContext) => ProposalSource;
+
+/** JSON Schema of the arguments, as the model sees it. */
+export const PROPOSE_COMPACTION_PARAMETERS: Readonly<Record<string, unknown>> = {
+  type: "object",
+  properties: {
+    from_turn: {
+      type: "integer",
+      minimum: 1,
+      description: "First source turn to compact, 1-based: the N of the [turn N] marker.",
+    },
+    to_turn: {
+      type: "integer",
+      minimum: 1,
+      description: "Last source turn to compact, inclusive, 1-based. Turns after it stay verbatim.",
+    },
+    summary: {
+      type: "string",
+      description:
+        "The complete summary text that replaces the turns. When set, leave reasoning and tool_calls out: a summary replaces everything.",
+    },
+    reasoning: {
+      type: "string",
+      enum: ["strip"],
+      description: "Mechanical compaction without a summary: drop the reasoning of the turns.",
+    },
+    tool_calls: {
+      type: "string",
+      enum: ["strip", "strip-requests", "strip-responses", "omit"],
+      description:
+        "Mechanical compaction without a summary: strip tool arguments and/or results, or omit the calls.",
+    },
+  },
+  required: ["from_turn", "to_turn"],
+  additionalProperties: false,
+};
+
+const DESCRIPTION =
+  "Record the compaction proposal agreed in this review, replacing the previous one. Turn numbers are the " +
+  "source conversation's, from the [turn N] markers, and are absolute. Give either a summary, or reasoning " +
+  "and/or tool_calls. The result shows the proposal as recorded (the range may grow to cover an existing " +
+  "summary whole) or what to fix. Call it once per agreed revision, not after every message.";
+
+/** Reads the review's `compaction_source` and the source's events from the store of this process. */
+export function readSourceFromStore(store: ConversationStore): ProposalSourceReader {
+  return (reviewId) => {
+    const review = store.locate(reviewId);
+    const sourceId = review === undefined ? undefined : readMeta(review.directory).compaction_source;
+    if (typeof sourceId !== "string" || sourceId === "") return { kind: "none" };
+    if (store.locate(sourceId) === undefined) return { kind: "missing", id: sourceId };
+    return { kind: "found", id: sourceId, events: store.load(sourceId).events };
+  };
+}
+
+/** The default reader: the store the running `cxc` uses (workspace, else CXC_HOME, …). */
+function readSourceOfThisProcess(reviewId: string, context: ToolCallContext): ProposalSource {
+  return readSourceFromStore(ConversationStore.open(context.cwd, process.env))(reviewId, context);
+}
+
+/** Builds the tool; tests pass their own reader. */
+export function createProposeCompactionTool(
+  readSource: ProposalSourceReader = readSourceOfThisProcess,
+): Tool {
+  return {
+    name: PROPOSE_COMPACTION_TOOL_NAME,
+    description: DESCRIPTION,
+    parameters: PROPOSE_COMPACTION_PARAMETERS,
+    source: "builtin",
+    // Recording a proposal changes nothing outside the review, so it needs no approval.
+    defaults: { enable: false, run: "unattended" },
+    async describeCall(argumentsObject, context) {
+      const validation = validateProposal(argumentsObject, readSource(context.conversationId, context));
+      return validation.ok ? renderProposalResult(validation).split("\n")[0]! : validation.message;
+    },
+    async run(argumentsObject, context) {
+      const validation = validateProposal(argumentsObject, readSource(context.conversationId, context));
+      return validation.ok
+        ? { content: renderProposalResult(validation), isError: false }
+        : { content: validation.message, isError: true };
+    },
+  };
+}
+
+/** The tool as registered in the built-in registry. */
+export const proposeCompactionTool: Tool = createProposeCompactionTool();
