@@ -156,22 +156,52 @@ export function setAsideTornTail(path: string): string | undefined {
     const size = fstatSync(descriptor).size;
     if (size === 0) return undefined;
     const last = Buffer.alloc(1);
-    readSync(descriptor, last, 0, 1, size - 1);
+    readExactly(descriptor, last, 1, size - 1);
     if (last[0] === 0x0a) return undefined;
-    const whole = Buffer.alloc(size);
-    readSync(descriptor, whole, 0, size, 0);
-    const cut = whole.lastIndexOf(0x0a) + 1;
+    const cut = findLineStart(descriptor, size);
+    // Truncating to zero would drop the header and leave a log nothing can read: refuse instead.
+    if (cut === 0) throw corruptLine(path, 1, "the header line is cut off (no complete line in the log)");
+    const tail = Buffer.alloc(size - cut);
+    readExactly(descriptor, tail, tail.length, cut);
     let sidePath = "";
     for (let counter = 1; ; counter++) {
       sidePath = `${path}.torn-${counter}`;
       if (!existsSync(sidePath)) break;
     }
     // The raw bytes, not decoded text: a tail cut inside a multi-byte character must be kept exactly.
-    writeFileAtomic(sidePath, whole.subarray(cut));
+    writeFileAtomic(sidePath, tail);
     ftruncateSync(descriptor, cut);
     return sidePath;
   } finally {
     closeSync(descriptor);
+  }
+}
+
+const SCAN_CHUNK_BYTES = 65_536;
+
+/**
+ * The offset just after the last newline before `size` (0 if there is none). Reads backwards in
+ * chunks, so recovering a torn tail costs the size of the tail, not of the whole log.
+ */
+function findLineStart(descriptor: number, size: number): number {
+  const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - SCAN_CHUNK_BYTES);
+    readExactly(descriptor, chunk, end - start, start);
+    const index = chunk.subarray(0, end - start).lastIndexOf(0x0a);
+    if (index >= 0) return start + index + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/** Reads exactly `length` bytes at `position` (one readSync may return fewer). */
+function readExactly(descriptor: number, buffer: Buffer, length: number, position: number): void {
+  let offset = 0;
+  while (offset < length) {
+    const read = readSync(descriptor, buffer, offset, length - offset, position + offset);
+    if (read === 0) throw new Error(`unexpected end of file at byte ${position + offset}`);
+    offset += read;
   }
 }
 

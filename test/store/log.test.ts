@@ -157,6 +157,28 @@ describe("torn tails", () => {
   });
 });
 
+describe("torn tails larger than one read", () => {
+  it("sets aside a tail of many chunks exactly, after a log of many chunks", () => {
+    const build = createEventBuilder();
+    store.create({ id: "conv-a", events: build.turn("x".repeat(300_000)) });
+    const intact = readFileSync(logPath("conv-a"));
+    const torn = Buffer.from(`{"type":"chat_request","content":"${"é".repeat(150_000)}`, "utf8");
+    appendFileSync(logPath("conv-a"), torn);
+    store.append("conv-a", build.turn("after"));
+    expect(readFileSync(`${logPath("conv-a")}.torn-1`).equals(torn)).toBe(true);
+    expect(readFileSync(logPath("conv-a")).subarray(0, intact.length).equals(intact)).toBe(true);
+    expect(store.load("conv-a").events).toHaveLength(6);
+  });
+
+  it("refuses to append to a log whose header itself is cut off, leaving it unchanged", () => {
+    store.create({ id: "conv-a" });
+    writeFileSync(logPath("conv-a"), '{"cxc":"conversation-log","vers');
+    expect(caught(() => store.append("conv-a", createEventBuilder().turn("q"))).code).toBe("corrupt-log");
+    expect(readFileSync(logPath("conv-a"), "utf8")).toBe('{"cxc":"conversation-log","vers');
+    expect(existsSync(`${logPath("conv-a")}.torn-1`)).toBe(false);
+  });
+});
+
 describe("corrupt and unsupported logs", () => {
   it("fails on a corrupt middle line, naming file and line, and leaves the file unchanged", () => {
     const build = createEventBuilder();
