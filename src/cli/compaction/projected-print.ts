@@ -76,9 +76,9 @@ export async function buildRequestBody(
   const request = buildLlmRequest(turns, typeof instructions === "string" ? { system: instructions } : {});
   const model = wireModel(config, format);
   if (format === "anthropic") {
-    const { toAnthropicRequest } = await import("../../llm/anthropic.js");
+    const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return JSON.parse(JSON.stringify(toAnthropicRequest(request, model))) as Record<string, unknown>;
   }
-  const { toOpenAIRequest } = await import("../../llm/openai.js");
+  const { toOpenAIRequest } = await import("../../llm/openai-request.js");
   return JSON.parse(JSON.stringify(toOpenAIRequest(request, model))) as Record<string, unknown>;
 }

@@ -1,0 +1,146 @@
+/**
+ * Pure pieces of the Anthropic adapter: the Messages API request body for a neutral request and
+ * the stop-reason mapping. Imports only SDK *types*, so `print --format anthropic` builds a body
+ * without loading the SDK.
+ */
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  StopReason,
+  TextBlockParam,
+  Tool,
+  ToolChoice as AnthropicToolChoice,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/request.js";
+import type { FinishReason, LlmRequest, ToolChoice } from "./types.js";
+
+/** Output limit used when neither the request nor the client names one. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+
+/** Wire-shaping options of an Anthropic request that do not come from the conversation. */
+export interface AnthropicRequestOptions {
+  /** Output limit when the request has none. */
+  readonly maxOutputTokens?: number;
+  /** Prompt-cache breakpoints on the stable prefix (default true). */
+  readonly cache?: boolean;
+  /** Turns on extended thinking with this token budget. */
+  readonly thinkingBudgetTokens?: number;
+}
+
+const CACHE_CONTROL = { type: "ephemeral" } as const;
+
+/** Builds the Messages API body for a neutral request. Pure. */
+export function toAnthropicRequest(
+  request: LlmRequest,
+  model: string,
+  options: AnthropicRequestOptions = {},
+): MessageCreateParamsStreaming {
+  const cache = options.cache ?? true;
+  const messages = request.messages.map((message, position) =>
+    toAnthropicMessage(message, position === request.messages.length - 1),
+  );
+  if (cache) markCacheBreakpoint(messages);
+  const body: MessageCreateParamsStreaming = {
+    model,
+    max_tokens: request.maxOutputTokens ?? options.maxOutputTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    messages,
+    stream: true,
+  };
+  if (request.system !== undefined) {
+    const block: TextBlockParam = { type: "text", text: request.system };
+    body.system = [cache ? { ...block, cache_control: CACHE_CONTROL } : block];
+  }
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool, position): Tool => {
+      const definition: Tool = {
+        name: tool.name,
+        input_schema: { type: "object", ...tool.parameters } as Tool["input_schema"],
+      };
+      if (tool.description !== undefined) definition.description = tool.description;
+      if (cache && position === request.tools.length - 1) definition.cache_control = CACHE_CONTROL;
+      return definition;
+    });
+    if (request.toolChoice !== undefined) body.tool_choice = toAnthropicToolChoice(request.toolChoice);
+  }
+  if (options.thinkingBudgetTokens !== undefined) {
+    body.thinking = { type: "enabled", budget_tokens: options.thinkingBudgetTokens };
+  }
+  return body;
+}
+
+/** Maps Anthropic's stop reason to ours. */
+export function mapAnthropicStopReason(reason: StopReason | string | null | undefined): FinishReason {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+      return "stop";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "tool_use":
+      return "tool-calls";
+    case "refusal":
+      return "refusal";
+    default:
+      return "other";
+  }
+}
+
+function toAnthropicToolChoice(choice: ToolChoice): AnthropicToolChoice {
+  switch (choice.type) {
+    case "auto":
+      return { type: "auto" };
+    case "none":
+      return { type: "none" };
+    case "required":
+      return { type: "any" };
+    case "tool":
+      return { type: "tool", name: choice.name };
+  }
+}
+
+/**
+ * One message. A final assistant message is being continued: Anthropic rejects thinking blocks
+ * there, so its reasoning goes back as `<think>` text and redacted reasoning is dropped.
+ */
+function toAnthropicMessage(message: LlmMessage, isLast: boolean): MessageParam {
+  const continuing = isLast && message.role === "assistant";
+  const content = message.parts.flatMap((part) => toContentBlocks(part, continuing));
+  return { role: message.role, content };
+}
+
+function toContentBlocks(part: LlmPart, continuing: boolean): ContentBlockParam[] {
+  switch (part.type) {
+    case "text":
+      return [{ type: "text", text: part.text }];
+    case "reasoning":
+      return continuing
+        ? [{ type: "text", text: renderReasoningAsText(part.text) }]
+        : [{ type: "thinking", thinking: part.text, signature: part.signature }];
+    case "redacted-reasoning":
+      return continuing ? [] : [{ type: "redacted_thinking", data: part.data }];
+    case "tool-call":
+      return [{ type: "tool_use", id: part.id, name: part.name, input: part.arguments }];
+    case "tool-result":
+      return [
+        { type: "tool_result", tool_use_id: part.callId, content: part.content, is_error: part.isError },
+      ];
+  }
+}
+
+/**
+ * Marks the last cacheable block of the message before the newest one, so the next request of
+ * this conversation reads the whole earlier history from the cache. Thinking blocks cannot carry
+ * a breakpoint, so the last other block is used.
+ */
+function markCacheBreakpoint(messages: MessageParam[]): void {
+  const target = messages[messages.length - 2];
+  if (target === undefined || typeof target.content === "string") return;
+  for (let position = target.content.length - 1; position >= 0; position--) {
+    const block = target.content[position]!;
+    if (block.type === "thinking" || block.type === "redacted_thinking") continue;
+    target.content[position] = { ...block, cache_control: CACHE_CONTROL } as ContentBlockParam;
+    return;
+  }
+}
