@@ -1,0 +1,230 @@
+/**
+ * `compact --continue` and `compact --abort` end to end (seed D66, Phase 3): apply the latest
+ * proposal (re-validated, shown with how far the source grew), archive and switch back; the
+ * re-run after a crash between apply and archive; deleted and archived sources; no proposal;
+ * flags; and abort, which touches nothing in the source.
+ */
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildReviewCompaction, type ReviewProposal } from "../../src/core/review.js";
+import type { TempHome } from "../helpers/cli.js";
+import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
+import {
+  activeOf,
+  conversationIds,
+  eventsOf,
+  homeWithSample,
+  logBytes,
+  providerEnv,
+  proposalRound,
+  readEvents,
+  reviewOf,
+  SAMPLE_ID,
+} from "./review-helpers.js";
+
+let provider: FakeProvider;
+let home: TempHome;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+beforeEach(async () => {
+  provider.reset();
+  home = await homeWithSample();
+});
+afterEach(() => {
+  home.cleanup();
+  expect(provider.remaining()).toBe(0);
+});
+
+function cxc(args: string[], input?: string) {
+  return home.run(args, { env: providerEnv(provider), ...(input === undefined ? {} : { input }) });
+}
+
+async function startReview(): Promise<string> {
+  const result = await cxc(["c", "compact", "--interactive", "-m", "builtin/digest"]);
+  expect(result.exitCode).toBe(0);
+  return reviewOf(home, SAMPLE_ID)!;
+}
+
+/** One `cxc q` round in which the model records a proposal. */
+async function propose(argumentsObject: Record<string, unknown>, callId: string): Promise<void> {
+  provider.enqueue(...proposalRound(argumentsObject, "Recorded that.", callId));
+  const result = await cxc(["q", "please record it"]);
+  expect(result.exitCode).toBe(0);
+}
+
+const compactionsOfSource = () => readEvents(home).filter((event) => event.type === "compaction");
+
+describe("compact --continue", () => {
+  it("applies the latest proposal, archives the review and switches back", async () => {
+    const reviewId = await startReview();
+    await propose({ from_turn: 1, to_turn: 17, summary: "The agreed summary." }, "toolu_1");
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.stderr).toContain("Proposed: compact turns 1-17 (summarize)");
+    expect(result.stderr).toContain("The conversation now has 20 turns; 3 turns stay uncompacted.");
+    expect(result.stderr).toContain("The agreed summary.");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`Applied to ${SAMPLE_ID}: compacted turns 1-17 (summarize)`);
+    const [compaction] = compactionsOfSource();
+    expect(compaction).toMatchObject({
+      from_turn: 0,
+      to_turn: 16,
+      summary: { summary: "The agreed summary.", source: "supplied", author: "assistant" },
+      source: "user",
+      note: `agreed in compaction review ${reviewId}`,
+    });
+    expect(conversationIds(home, true)).toEqual([reviewId]);
+    expect(metaOf(home, reviewId, true).compaction_source).toBe(SAMPLE_ID);
+    expect(activeOf(home)).toBe(SAMPLE_ID);
+    // The review is over: compaction of the source works again.
+    const again = await cxc(["c", "compact", "-r", "--to", "18"]);
+    expect(again.exitCode).toBe(0);
+  });
+
+  it("shows how far the source has grown and still compacts the agreed absolute range", async () => {
+    await startReview();
+    await propose({ from_turn: 1, to_turn: 17, summary: "S" }, "toolu_1");
+    await cxc(["c", "use", SAMPLE_ID]);
+    for (const words of ["one more", "and another", "a third", "a fourth"]) {
+      provider.enqueue(textReply("ok"));
+      expect((await cxc(["q", words])).exitCode).toBe(0);
+    }
+    await cxc(["c", "use", reviewOf(home, SAMPLE_ID)!]);
+    const result = await cxc(["c", "compact", "--continue", "--no-confirm"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("The conversation now has 24 turns; 7 turns stay uncompacted.");
+    expect(compactionsOfSource()[0]).toMatchObject({ from_turn: 0, to_turn: 16 });
+  });
+
+  it("without --yes and without a terminal refuses to apply, leaving everything as it was", async () => {
+    const reviewId = await startReview();
+    const before = logBytes(home);
+    const result = await cxc(["c", "compact", "--continue"]);
+    expect(result.exitCode).toBe(2);
+    expect(errorLines(result.stderr).error).toBe("refusing to apply the proposal without confirmation");
+    expect(logBytes(home)).toBe(before);
+    expect(activeOf(home)).toBe(reviewId);
+  });
+
+  it("after a crash between apply and archive, a re-run finishes without asking again", async () => {
+    const reviewId = await startReview();
+    await propose({ from_turn: 2, to_turn: 10, summary: "Crash test summary." }, "toolu_1");
+    // What the first --continue did before it died: the compaction is in the source, the review is open.
+    const proposal: ReviewProposal = {
+      fromTurn: 2,
+      toTurn: 10,
+      requested: { fromTurn: 2, toTurn: 10 },
+      summary: "Crash test summary.",
+    };
+    const store = openStore(home);
+    await store.appendLocked(
+      SAMPLE_ID,
+      [
+        buildReviewCompaction(proposal, {
+          id: "crashed0compaction",
+          ts: "2026-06-01T00:00:00.000Z",
+          reviewId,
+        }),
+      ],
+      "test",
+    );
+    const before = logBytes(home);
+    // No --yes and no terminal: it would refuse if it wanted to ask.
+    const result = await cxc(["c", "compact", "--continue"]);
+    expect(result.stderr).not.toContain("error");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`already applied to ${SAMPLE_ID}`);
+    expect(logBytes(home)).toBe(before);
+    expect(compactionsOfSource()).toHaveLength(1);
+    expect(conversationIds(home, true)).toEqual([reviewId]);
+    expect(activeOf(home)).toBe(SAMPLE_ID);
+  });
+
+  it("fails with a pointer to --abort when the source was deleted", async () => {
+    await startReview();
+    expect((await cxc(["c", "rm", SAMPLE_ID, "-y"])).exitCode).toBe(0);
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.exitCode).toBe(1);
+    const { error, hint } = errorLines(result.stderr);
+    expect(error).toContain(`(${SAMPLE_ID}) no longer exists`);
+    expect(hint).toBe("close the review with `cxc conversation compact --abort`");
+  });
+
+  it("applies normally to an archived source", async () => {
+    const reviewId = await startReview();
+    expect((await cxc(["c", "archive", SAMPLE_ID])).exitCode).toBe(0);
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.exitCode).toBe(0);
+    const archivedSource = eventsOf(home, SAMPLE_ID, true).filter((event) => event.type === "compaction");
+    expect(archivedSource).toMatchObject([{ from_turn: 1, to_turn: 18 }]);
+    expect(conversationIds(home, true)).toEqual([reviewId, SAMPLE_ID].sort());
+  });
+
+  it("is a clear error when the review holds no proposal", async () => {
+    await seedConversation(home, { id: "review00empty", events: [], active: true });
+    const store = openStore(home);
+    await store.updateMeta("review00empty", (meta) => ({ ...meta, compaction_source: SAMPLE_ID }), "test");
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.exitCode).toBe(1);
+    expect(errorLines(result.stderr).error).toBe(
+      "this review has no proposal yet: no propose_compaction call succeeded",
+    );
+  });
+
+  it("needs the active conversation to be a review, and takes no id or range flags", async () => {
+    const notReview = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(notReview.exitCode).toBe(2);
+    expect(errorLines(notReview.stderr).error).toBe(
+      `the active conversation ${SAMPLE_ID} is not a compaction review, so there is nothing to apply`,
+    );
+    await startReview();
+    for (const [args, message] of [
+      [[SAMPLE_ID], "--continue takes no conversation id; it acts on the active review"],
+      [["--keep-last", "3"], "--continue cannot be used with --keep-last"],
+      [["--abort"], "--continue cannot be used with --abort"],
+      [["--dry-run"], "--continue cannot be used with --dry-run"],
+    ] as const) {
+      const result = await cxc(["c", "compact", "--continue", ...args]);
+      expect(result.exitCode, args.join(" ")).toBe(2);
+      expect(errorLines(result.stderr).error).toBe(message);
+    }
+  });
+});
+
+describe("compact --abort", () => {
+  it("archives the review and switches back, touching nothing in the source and asking nothing", async () => {
+    const before = snapshotTree(join(home.home, "conversations", SAMPLE_ID));
+    const reviewId = await startReview();
+    await propose({ from_turn: 1, to_turn: 5, summary: "never applied" }, "toolu_1");
+    const result = await cxc(["c", "compact", "--abort"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(
+      `Aborted review ${reviewId} (archived); ${SAMPLE_ID} is unchanged and active again.\n`,
+    );
+    expect(snapshotTree(join(home.home, "conversations", SAMPLE_ID))).toEqual(before);
+    expect(conversationIds(home, true)).toEqual([reviewId]);
+    expect(activeOf(home)).toBe(SAMPLE_ID);
+    // An archived review never blocks: a new review can start.
+    expect(reviewOf(home, SAMPLE_ID)).toBeUndefined();
+    await startReview();
+  });
+
+  it("works when the source was deleted, and refuses outside a review", async () => {
+    const outside = await cxc(["c", "compact", "--abort"]);
+    expect(outside.exitCode).toBe(2);
+    expect(errorLines(outside.stderr).error).toContain(
+      "is not a compaction review, so there is nothing to abort",
+    );
+    const reviewId = await startReview();
+    await cxc(["c", "rm", SAMPLE_ID, "-y"]);
+    const result = await cxc(["c", "compact", "--abort"]);
+    expect(result.exitCode).toBe(0);
+    expect(conversationIds(home, true)).toEqual([reviewId]);
+    expect(activeOf(home)).toBeUndefined();
+  });
+});
