@@ -20,6 +20,7 @@ import { newEventId, timestampNow } from "../store/ids.js";
 import type { ConversationStore } from "../store/store.js";
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
+import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { modelDelta, readQuerySettings, stickyModel } from "./settings.js";
 import { selectTools, type ToolDirective } from "./tool-selection.js";
@@ -79,8 +80,9 @@ export async function runQuery(
   const history = target.kind === "new" ? [] : store.load(target.id).events;
   // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
+  const advisorHolder: AdvisorHolder = {};
   const tools = selectTools({
-    registry: createBuiltinRegistry(),
+    registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder),
     configured: settings.tools,
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
@@ -102,6 +104,20 @@ export async function runQuery(
       }
       const loaded = store.load(conversationId);
       for (const warning of loaded.warnings) ui.warn(warning);
+      const clock = { now: () => timestampNow(), newEventId: () => newEventId() };
+      // The compaction advisor and automatic compaction (docs/advisor.md) join the loop as hooks.
+      const compaction = await prepareTurnCompaction({
+        config: environment.config,
+        env: environment.env,
+        assistant: client,
+        directory: loaded.directory,
+        compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
+        ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+        clock,
+        info: (text) => ui.info(text),
+        warn: (text) => ui.warn(text),
+      });
+      advisorHolder.current = compaction.advisor;
       return runTurn({
         store,
         conversationId,
@@ -116,8 +132,9 @@ export async function runQuery(
         display: ui.createDisplay(client.modelId),
         maxCycles: request.maxCycles ?? settings.maxCycles,
         signal: controller.signal,
-        clock: { now: () => timestampNow(), newEventId: () => newEventId() },
+        clock,
         cwd: environment.cwd,
+        hooks: compaction.hooks,
       });
     });
   } finally {

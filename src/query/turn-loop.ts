@@ -68,6 +68,32 @@ export interface TurnDisplay {
   finish(failed: boolean): void;
 }
 
+/**
+ * Optional points where the compaction advisor and automatic compaction join the loop (see
+ * src/query/auto-compact.ts). Each returns events for the loop to store (a steering message, a
+ * compaction); hooks swallow their own failures.
+ */
+export interface TurnHooks {
+  /** After a cycle's tool calls ran, before the next request. */
+  afterCycle?(
+    events: readonly ConversationEvent[],
+    signal: AbortSignal,
+  ): Promise<readonly ConversationEvent[]>;
+  /** After the turn ended normally (the display is finished). */
+  afterTurn?(
+    events: readonly ConversationEvent[],
+    signal: AbortSignal,
+  ): Promise<readonly ConversationEvent[]>;
+  /**
+   * A request failed with a context overflow before any content arrived: events that compact.
+   * The loop stores them and retries the request once; none means the error stands.
+   */
+  onContextOverflow?(
+    events: readonly ConversationEvent[],
+    signal: AbortSignal,
+  ): Promise<readonly ConversationEvent[]>;
+}
+
 /** Inputs of `runTurn`. */
 export interface TurnOptions {
   readonly store: TurnStore;
@@ -87,6 +113,7 @@ export interface TurnOptions {
   readonly signal: AbortSignal;
   readonly clock: TurnClock;
   readonly cwd: string;
+  readonly hooks?: TurnHooks;
 }
 
 /** How a turn ended. */
@@ -101,16 +128,18 @@ interface TurnState {
   readonly options: TurnOptions;
   readonly events: ConversationEvent[];
   readonly stored: ConversationEvent[];
+  /** The one retry after a context overflow has been spent. */
+  overflowRetried: boolean;
 }
 
 /** Runs one turn; see the module comment. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
-  const state: TurnState = { options, events: [...options.events], stored: [] };
+  const state: TurnState = { options, events: [...options.events], stored: [], overflowRetried: false };
   try {
     store(state, openingEvents(options));
     let cycle = 0;
     for (;;) {
-      const calls = await streamCycle(state, cycle);
+      const calls = await streamCycleWithOverflowRetry(state, cycle);
       cycle += 1;
       if (calls.length === 0) break;
       if (cycle >= options.maxCycles) {
@@ -119,8 +148,11 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
         return { cycles: cycle, stoppedAtCycleCap: true, stored: state.stored };
       }
       await runToolCalls(state, calls);
+      if (options.hooks?.afterCycle)
+        store(state, await options.hooks.afterCycle(state.events, options.signal));
     }
     options.display.finish(false);
+    if (options.hooks?.afterTurn) store(state, await options.hooks.afterTurn(state.events, options.signal));
     return { cycles: cycle, stoppedAtCycleCap: false, stored: state.stored };
   } catch (error) {
     options.display.finish(true);
@@ -171,6 +203,24 @@ function store(state: TurnState, events: readonly ConversationEvent[]): void {
   state.events.push(...events);
   state.stored.push(...events);
   for (const event of events) state.options.display.eventStored(event);
+}
+
+/** `streamCycle`, retried once after a context overflow the `onContextOverflow` hook compacted. */
+async function streamCycleWithOverflowRetry(state: TurnState, cycle: number): Promise<ToolCallRequest[]> {
+  const storedBefore = state.stored.length;
+  try {
+    return await streamCycle(state, cycle);
+  } catch (error) {
+    const hook = state.options.hooks?.onContextOverflow;
+    const overflow = CxcError.isInstance(error) && error.code === "provider-context-overflow";
+    if (hook === undefined || !overflow || state.overflowRetried || state.stored.length !== storedBefore)
+      throw error;
+    state.overflowRetried = true;
+    const compaction = await hook(state.events, state.options.signal);
+    if (compaction.length === 0) throw error;
+    store(state, compaction);
+    return streamCycle(state, cycle);
+  }
 }
 
 /** One request and its streamed answer; returns the tool calls stored in this cycle. */

@@ -1,0 +1,359 @@
+/**
+ * The compaction advisor's shell side: it measures the projected context, asks the decision model
+ * its four typed questions (a forced tool call, validated with zod, under a timeout), maps the
+ * answers to a tier with the pure rules of core/advisor.ts, prints one stderr line with the live
+ * count and the reason, and at recommend and request steers a message into the running loop
+ * telling the agent to call `compact_now` (when that tool is enabled).
+ *
+ * Failures at the end of a cycle or turn are swallowed: the first one warns once per
+ * conversation (remembered in its metadata), later ones are silent, because an advisor must never
+ * cost the user a turn. With no decision model reachable the advisor reports the token lines only
+ * and says so. The `should_i_compact` tool uses `verdict`, whose failures are thrown (tool errors).
+ */
+import {
+  ADVISOR_QUESTIONS_TOOL,
+  type AdvisorSettings,
+  type AdvisorSignals,
+  type AnnouncementState,
+  decideAnnouncement,
+  decideTier,
+  describeLiveCount,
+  LIVE_FROM_TOOL,
+  type LiveFromPick,
+  LiveFromAnswerSchema,
+  parseAdvisorAnswers,
+  renderAdvice,
+  renderSteeringMessage,
+  type Tier,
+  type TierDecision,
+  type TokenLines,
+} from "../core/advisor.js";
+import type { ChatRequest, ConversationEvent, TurnEvent } from "../core/events.js";
+import { type ProjectedTurn, projectConversation } from "../core/projection.js";
+import type { LlmRequest, ToolDefinition } from "../core/request.js";
+import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
+import type { LlmClient } from "../llm/types.js";
+import type { TurnClock } from "./turn-loop.js";
+
+/** What the advisor keeps between runs (in the conversation's metadata, under `advisor`). */
+export interface AdvisorState {
+  readonly last_announced?: Tier;
+  /** True once a failure at turn end has been reported for this conversation. */
+  readonly warned?: boolean;
+}
+
+/** Where the state lives; the caller holds the conversation's lock. */
+export interface AdvisorStateStore {
+  load(): AdvisorState;
+  save(state: AdvisorState): void;
+}
+
+/** Inputs of `createAdvisor`. */
+export interface AdvisorOptions {
+  readonly settings: AdvisorSettings;
+  /** The decision model's client, or undefined when none could be built (token lines only). */
+  readonly decisionClient: LlmClient | undefined;
+  /** Why there is no decision client, said once when the advisor first speaks. */
+  readonly decisionUnavailable?: string;
+  readonly contextWindow: number | undefined;
+  readonly countTokens: TokenCounter;
+  readonly clock: TurnClock;
+  readonly state: AdvisorStateStore;
+  /** One line of advice on stderr. */
+  readonly print: (text: string) => void;
+  /** One warning on stderr (the first swallowed failure of a conversation). */
+  readonly warn: (text: string) => void;
+  /** Whether the agent can call `compact_now` this turn (steering names it only then). */
+  readonly compactNowEnabled: boolean;
+}
+
+/** The projected context as the advisor sees it. */
+export interface ContextMeasure {
+  readonly tokens: number;
+  /** Projected turns before the live one that are not summaries (what a compaction could cover). */
+  readonly compactableTurns: number;
+  readonly turns: readonly ProjectedTurn[];
+}
+
+/** The `should_i_compact` verdict (the seed's shape). */
+export interface Verdict {
+  readonly should_compact: boolean;
+  readonly tier: Tier;
+  readonly reason: string;
+  readonly context_tokens: number;
+  readonly context_percent?: number;
+  readonly lines: TokenLines;
+  readonly signals?: AdvisorSignals;
+  readonly next_step: string;
+}
+
+const DECISION_SYSTEM = [
+  "You judge the state of the work in a conversation between a user and an AI assistant.",
+  "You are never asked what to do, only questions about the work; answer each with a number from 0 to 1",
+  "by calling the tool you are given. The transcript is abridged; turns are labelled [turn N].",
+].join("\n");
+
+const TRANSCRIPT_TURNS = 12;
+const TRANSCRIPT_PART_CHARACTERS = 600;
+const TRANSCRIPT_CHARACTERS = 24_000;
+
+/** Measures the projected view of `events` (the local o200k estimate). */
+export function measureContext(
+  events: readonly ConversationEvent[],
+  countTokens: TokenCounter,
+): ContextMeasure {
+  const view = projectConversation(events);
+  const summary = summarizeTokens(
+    view.turns.map((turn, index) => ({ index, events: turn.events })),
+    countTokens,
+  );
+  const compactableTurns = view.turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
+  return { tokens: summary.total, compactableTurns, turns: view.turns };
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= TRANSCRIPT_PART_CHARACTERS ? flat : `${flat.slice(0, TRANSCRIPT_PART_CHARACTERS)}…`;
+}
+
+function renderEvent(event: TurnEvent): string | undefined {
+  switch (event.type) {
+    case "chat_request":
+      return `user: ${clip(event.content)}`;
+    case "chat_response":
+      if (event.reasoning !== undefined) return undefined;
+      return `assistant: ${clip(event.message ?? JSON.stringify(event.data ?? null))}`;
+    case "tool_call_request":
+      return `assistant calls ${event.name}(${clip(JSON.stringify(event.arguments))})`;
+    case "tool_call_response":
+      return `${event.is_error ? "tool error" : "tool result"}: ${clip(event.content)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** An abridged transcript of the last turns, labelled with raw 1-based turn numbers. */
+export function renderDecisionTranscript(turns: readonly ProjectedTurn[]): string {
+  const blocks = turns.slice(-TRANSCRIPT_TURNS).map((turn) => {
+    const label =
+      turn.origin.kind === "kept"
+        ? `[turn ${turn.origin.turn + 1}]`
+        : `[summary of turns ${turn.origin.from + 1}..${turn.origin.to + 1}]`;
+    const lines = turn.events.map(renderEvent).filter((line): line is string => line !== undefined);
+    return [label, ...lines].join("\n");
+  });
+  const text = blocks.join("\n\n");
+  return text.length <= TRANSCRIPT_CHARACTERS ? text : `…${text.slice(text.length - TRANSCRIPT_CHARACTERS)}`;
+}
+
+function decisionRequest(transcript: string, question: string, tool: ToolDefinition): LlmRequest {
+  return {
+    system: DECISION_SYSTEM,
+    messages: [{ role: "user", parts: [{ type: "text", text: `${transcript}\n\n${question}` }] }],
+    tools: [tool],
+    toolChoice: { type: "tool", name: tool.name },
+    maxOutputTokens: 1024,
+  };
+}
+
+/** Streams one forced tool call and returns its arguments; throws on failure or timeout. */
+export async function callDecisionTool(
+  client: LlmClient,
+  request: LlmRequest,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<Record<string, unknown>> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`the decision model did not answer within ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+  });
+  const read = async (): Promise<Record<string, unknown>> => {
+    const name = request.toolChoice?.type === "tool" ? request.toolChoice.name : "";
+    for await (const event of client.stream(request, { signal: controller.signal })) {
+      if (event.type === "tool-call" && event.name === name) return event.arguments;
+      if (event.type === "error") throw new Error(`the decision model failed: ${event.error.message}`);
+    }
+    throw new Error(`the decision model did not call ${name}`);
+  };
+  try {
+    return await Promise.race([read(), timeout]);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    controller.abort();
+  }
+}
+
+/** The advisor of one `cxc q` run. */
+export interface Advisor {
+  readonly settings: AdvisorSettings;
+  readonly contextWindow: number | undefined;
+  measure(events: readonly ConversationEvent[]): ContextMeasure;
+  /** At the end of a cycle or turn: maybe one stderr line; at recommend/request mid-turn, a steering message to store. */
+  adviseAtBoundary(
+    events: readonly ConversationEvent[],
+    options: { midTurn: boolean; signal: AbortSignal },
+  ): Promise<ConversationEvent[]>;
+  /** The `should_i_compact` verdict; throws when the decision model fails. */
+  verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict>;
+  /** Where the live work starts among `candidates` (0-based turns); undefined when unsure or failing. */
+  pickLiveFrom(
+    events: readonly ConversationEvent[],
+    candidates: readonly number[],
+    signal: AbortSignal,
+  ): Promise<LiveFromPick | undefined>;
+  /** Forgets the last announced tier (after a compaction). */
+  clearAnnouncements(): void;
+  /** Reports a swallowed failure: the first per conversation warns, later ones are silent. */
+  reportFailure(message: string): void;
+}
+
+/** Builds the advisor; see the module comment. */
+export function createAdvisor(options: AdvisorOptions): Advisor {
+  const { settings } = options;
+  let saidUnavailable = false;
+  const liveCount = (tokens: number) => describeLiveCount(tokens, options.contextWindow, formatTokenCount);
+
+  const askSignals = async (measure: ContextMeasure, signal: AbortSignal): Promise<AdvisorSignals> => {
+    if (options.decisionClient === undefined)
+      throw new Error(options.decisionUnavailable ?? "no decision model");
+    const request = decisionRequest(
+      renderDecisionTranscript(measure.turns),
+      "Answer the four questions about the latest request and the work before it.",
+      ADVISOR_QUESTIONS_TOOL,
+    );
+    const answers = await callDecisionTool(options.decisionClient, request, {
+      timeoutMs: settings.timeoutMs,
+      signal,
+    });
+    const parsed = parseAdvisorAnswers(answers);
+    if (!parsed.ok) throw new Error(parsed.message);
+    return parsed.signals;
+  };
+
+  const reportFailure = (message: string): void => {
+    const state = options.state.load();
+    if (state.warned) return;
+    options.state.save({ ...state, warned: true });
+    options.warn(
+      `advisor: ${message}; the advisor keeps quiet about such failures from now on in this conversation.`,
+    );
+  };
+
+  const announce = (decision: TierDecision, tokens: number, midTurn: boolean): ConversationEvent[] => {
+    const state = options.state.load();
+    const current: AnnouncementState =
+      state.last_announced === undefined ? {} : { lastAnnounced: state.last_announced };
+    const step = decideAnnouncement(current, decision.tier);
+    if (!step.announce) return [];
+    options.state.save({ ...state, last_announced: decision.tier });
+    options.print(renderAdvice(decision, liveCount(tokens)));
+    const steer =
+      midTurn && options.compactNowEnabled && (decision.tier === "recommend" || decision.tier === "request");
+    if (!steer) return [];
+    const message: ChatRequest = {
+      type: "chat_request",
+      id: options.clock.newEventId(),
+      ts: options.clock.now(),
+      content: renderSteeringMessage(decision, liveCount(tokens)),
+      author: "cxc advisor",
+    };
+    return [message];
+  };
+
+  return {
+    settings,
+    contextWindow: options.contextWindow,
+    measure: (events) => measureContext(events, options.countTokens),
+
+    async adviseAtBoundary(events, { midTurn, signal }) {
+      const measure = measureContext(events, options.countTokens);
+      // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
+      if (measure.tokens < settings.lines.notice || measure.compactableTurns === 0) return [];
+      let signals: AdvisorSignals | undefined;
+      if (options.decisionClient === undefined) {
+        if (!saidUnavailable && options.decisionUnavailable !== undefined) {
+          saidUnavailable = true;
+          options.warn(`advisor: ${options.decisionUnavailable}; reporting token lines only.`);
+        }
+      } else {
+        try {
+          signals = await askSignals(measure, signal);
+        } catch (error) {
+          reportFailure((error as Error).message);
+          return [];
+        }
+      }
+      const decision = decideTier({
+        tokens: measure.tokens,
+        lines: settings.lines,
+        compactableTurns: measure.compactableTurns,
+        ...(signals === undefined ? {} : { signals }),
+      });
+      return announce(decision, measure.tokens, midTurn);
+    },
+
+    async verdict(events, signal) {
+      const measure = measureContext(events, options.countTokens);
+      const signals = measure.compactableTurns === 0 ? undefined : await askSignals(measure, signal);
+      const decision = decideTier({
+        tokens: measure.tokens,
+        lines: settings.lines,
+        compactableTurns: measure.compactableTurns,
+        ...(signals === undefined ? {} : { signals }),
+      });
+      const should = decision.tier === "recommend" || decision.tier === "request";
+      const window = options.contextWindow;
+      return {
+        should_compact: should,
+        tier: decision.tier,
+        reason: decision.reason,
+        context_tokens: measure.tokens,
+        ...(window === undefined
+          ? {}
+          : { context_percent: Math.round((measure.tokens / window) * 1000) / 10 }),
+        lines: settings.lines,
+        ...(signals === undefined ? {} : { signals }),
+        next_step: should
+          ? "Call compact_now with a short note to yourself, then continue the current request."
+          : "No compaction needed now; continue the current request.",
+      };
+    },
+
+    async pickLiveFrom(events, candidates, signal) {
+      if (!settings.cutPoint || options.decisionClient === undefined || candidates.length < 2)
+        return undefined;
+      try {
+        const measure = measureContext(events, options.countTokens);
+        const offered = candidates.map((turn) => turn + 1).join(", ");
+        const request = decisionRequest(
+          renderDecisionTranscript(measure.turns),
+          `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)?`,
+          LIVE_FROM_TOOL,
+        );
+        const answer = LiveFromAnswerSchema.parse(
+          await callDecisionTool(options.decisionClient, request, { timeoutMs: settings.timeoutMs, signal }),
+        );
+        const turn = answer.live_from_turn - 1;
+        return candidates.includes(turn) ? { turn, confidence: answer.confidence } : undefined;
+      } catch {
+        // A failed pick leaves the planned cut: a compaction never fails because the advisor could not be asked.
+        return undefined;
+      }
+    },
+
+    clearAnnouncements() {
+      const state = options.state.load();
+      if (state.last_announced === undefined) return;
+      const { last_announced: _dropped, ...rest } = state;
+      options.state.save(rest);
+    },
+
+    reportFailure,
+  };
+}

@@ -1,0 +1,377 @@
+/**
+ * Automatic compaction (`conversation.compaction.auto`) and the turn-loop hooks that tie it to the
+ * advisor.
+ *
+ * - At the end of a turn: a `compact_now` call made in the turn, or the trigger (a fraction of the
+ *   model's window or a token count), plans a compaction with the advisor's cut point and records
+ *   it with `source: auto`, deferred until the next turn starts; when the next request would
+ *   overflow the window it is recorded in force at once. Otherwise the advisor gives its advice.
+ * - At the end of a cycle (the loop goes on): when the next request would overflow, compact at
+ *   once (the live turn is always kept); otherwise the advisor may steer the agent.
+ * - On a context-overflow error: compact at once; the loop then retries the request once.
+ *
+ * The plan (core/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a
+ * `builtin/digest` summary of everything before the live work, as two events. A compaction that
+ * saved less than 10% is not repeated on the next turn (the no-loop guard reads the sizes each
+ * automatic compaction records in its metadata). Every automatic compaction prints what it did and
+ * how to undo it. Failures are swallowed through the advisor's warn-once reporting.
+ */
+import {
+  AUTO_METADATA_KEY,
+  type AutoRecord,
+  type AutoSettings,
+  autoTriggerTokens,
+  buildAutoRules,
+  cutPointCandidates,
+  findSucceededCalls,
+  isHeldByNoLoopGuard,
+  moveCutEarlier,
+  planAutoRange,
+  readAdvisorSettings,
+  readAutoSettings,
+  savedFraction,
+} from "../core/advisor.js";
+import type { ConfigTable } from "../core/config.js";
+import { activeCompactions } from "../core/compactions.js";
+import { DIGEST_RECIPE, digestTurns } from "../core/digest.js";
+import type { Compaction, ConversationEvent } from "../core/events.js";
+import { buildCompactionEvent, planCompaction } from "../core/plan-compaction.js";
+import { describePolicies } from "../core/rules.js";
+import { formatTokenCount } from "../core/tokens.js";
+import { countTurns, groupTurns } from "../core/turns.js";
+import { loadTokenCounter } from "../cli/compaction/token-counter.js";
+import type { LlmClient } from "../llm/types.js";
+import { readMeta, writeMeta } from "../store/meta.js";
+import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
+import {
+  type Advisor,
+  type AdvisorState,
+  type AdvisorStateStore,
+  createAdvisor,
+  measureContext,
+} from "./advisor-hook.js";
+import type { TurnClock, TurnHooks } from "./turn-loop.js";
+
+/** Tokens kept free for the answer when judging whether the next request would overflow. */
+export const DEFAULT_OVERFLOW_RESERVE_TOKENS = 16_384;
+
+/** Inputs of `createCompactionHooks`. */
+export interface CompactionHooksOptions {
+  readonly advisor: Advisor | undefined;
+  readonly auto: AutoSettings;
+  /** The assistant model's window, when known. */
+  readonly contextWindow: number | undefined;
+  readonly reserveTokens?: number;
+  readonly clock: TurnClock;
+  /** One line on stderr. */
+  readonly print: (text: string) => void;
+  /** Measures the projected context (the advisor's measure; tests may pass their own). */
+  readonly measureTokens: (events: readonly ConversationEvent[]) => number;
+  /** Swallowed failures go here (the advisor's warn-once reporting). */
+  readonly reportFailure: (message: string) => void;
+}
+
+type Why = "trigger" | "compact_now" | "overflow-soon" | "overflow-error";
+
+const WHY_TEXT: Readonly<Record<Why, string>> = {
+  trigger: "the context passed the automatic compaction trigger",
+  compact_now: "the assistant called compact_now",
+  "overflow-soon": "the next request would overflow the context window",
+  "overflow-error": "the provider said the context window overflowed",
+};
+
+/** The events of the current (last) turn. */
+function currentTurnEvents(events: readonly ConversationEvent[]): readonly ConversationEvent[] {
+  for (let position = events.length - 1; position >= 0; position--) {
+    if (events[position]!.type === "turn_start") return events.slice(position);
+  }
+  return events;
+}
+
+/** The turn-loop hooks; see the module comment. */
+export function createCompactionHooks(options: CompactionHooksOptions): TurnHooks {
+  const reserve = options.reserveTokens ?? DEFAULT_OVERFLOW_RESERVE_TOKENS;
+  const wouldOverflow = (tokens: number): boolean =>
+    options.contextWindow !== undefined && tokens + reserve >= options.contextWindow;
+  const guarded = async (
+    work: () => Promise<readonly ConversationEvent[]>,
+  ): Promise<readonly ConversationEvent[]> => {
+    try {
+      return await work();
+    } catch (error) {
+      options.reportFailure(`automatic compaction failed: ${(error as Error).message}`);
+      return [];
+    }
+  };
+
+  return {
+    afterCycle: (events, signal) =>
+      guarded(async () => {
+        if (options.auto.enabled && wouldOverflow(options.measureTokens(events))) {
+          return compactAutomatically(events, { why: "overflow-soon", atOnce: true, signal }, options);
+        }
+        return options.advisor?.adviseAtBoundary(events, { midTurn: true, signal }) ?? [];
+      }),
+
+    afterTurn: (events, signal) =>
+      guarded(async () => {
+        const scheduled = findSucceededCalls(currentTurnEvents(events), COMPACT_NOW_NAME);
+        const tokens = options.measureTokens(events);
+        const overflowSoon = wouldOverflow(tokens);
+        const threshold = autoTriggerTokens(options.auto.trigger, options.contextWindow);
+        const triggered =
+          options.auto.enabled && (overflowSoon || (threshold !== undefined && tokens >= threshold));
+        if (scheduled.length > 0 || triggered) {
+          const note = scheduled
+            .map((call) => call.argumentsObject.note)
+            .find((value) => typeof value === "string");
+          const why: Why = scheduled.length > 0 ? "compact_now" : overflowSoon ? "overflow-soon" : "trigger";
+          const compacted = await compactAutomatically(
+            events,
+            { why, atOnce: overflowSoon, signal, ...(typeof note === "string" ? { note } : {}) },
+            options,
+          );
+          if (compacted.length > 0 || why !== "trigger") return compacted;
+        }
+        return options.advisor?.adviseAtBoundary(events, { midTurn: false, signal }) ?? [];
+      }),
+
+    onContextOverflow: (events, signal) =>
+      guarded(() => compactAutomatically(events, { why: "overflow-error", atOnce: true, signal }, options)),
+  };
+}
+
+interface CompactRequest {
+  readonly why: Why;
+  readonly atOnce: boolean;
+  readonly signal: AbortSignal;
+  readonly note?: string;
+}
+
+/** Plans, builds and describes one automatic compaction; returns its events (none when held or empty). */
+export async function compactAutomatically(
+  events: readonly ConversationEvent[],
+  request: CompactRequest,
+  options: CompactionHooksOptions,
+): Promise<Compaction[]> {
+  const turnCount = countTurns(events);
+  const active = activeCompactions(events);
+  const overflow = request.why === "overflow-soon" || request.why === "overflow-error";
+  if (
+    !overflow &&
+    isHeldByNoLoopGuard(
+      active.map((entry) => entry.compaction),
+      turnCount - 1,
+    )
+  ) {
+    options.print(
+      "auto-compact: held — the last automatic compaction saved less than 10%, so it is not repeated on this turn.",
+    );
+    return [];
+  }
+  const planned = planAutoRange(turnCount, options.auto.keepLast);
+  if (planned === undefined) {
+    if (request.why !== "trigger")
+      options.print(`auto-compact: nothing to compact yet (${WHY_TEXT[request.why]}).`);
+    return [];
+  }
+  // When space is needed now, the cut stays where planned: moving it earlier would free less.
+  const pick =
+    request.atOnce || options.advisor === undefined
+      ? undefined
+      : await options.advisor.pickLiveFrom(
+          events,
+          cutPointCandidates(planned, options.advisor.settings.maxTurns),
+          request.signal,
+        );
+  const end = moveCutEarlier(planned, pick);
+  const compactions = buildCompactions(events, end, request, options);
+  if (compactions.length === 0) return [];
+  const tokensBefore = options.measureTokens(events);
+  const tokensAfter = options.measureTokens([
+    ...events,
+    ...compactions.map(({ deferred_until_turn: _deferred, ...rest }) => rest as Compaction),
+  ]);
+  const record: AutoRecord = { tokens_before: tokensBefore, tokens_after: tokensAfter, turn: turnCount - 1 };
+  const recorded = compactions.map((compaction) => ({
+    ...compaction,
+    metadata: { ...compaction.metadata, [AUTO_METADATA_KEY]: record },
+  }));
+  options.print(describeAutoCompaction(recorded, active.length, record, request, end !== planned.to));
+  options.advisor?.clearAnnouncements();
+  return recorded;
+}
+
+function buildCompactions(
+  events: readonly ConversationEvent[],
+  end: number,
+  request: CompactRequest,
+  options: CompactionHooksOptions,
+): Compaction[] {
+  const now = options.clock.now();
+  const note = (request.note ?? WHY_TEXT[request.why]).slice(0, 200);
+  const plan = planCompaction(events, {
+    rules: buildAutoRules(request.note),
+    overrides: { turn: { from: 1, to: end + 1 } },
+    now,
+    source: "auto",
+    note,
+  });
+  if (plan.kind !== "planned") return [];
+  const turns = groupTurns(events);
+  const deferred = request.atOnce ? {} : { deferredUntilTurn: countTurns(events) };
+  return plan.segments.map((segment) =>
+    buildCompactionEvent(segment, {
+      id: options.clock.newEventId(),
+      ts: now,
+      source: "auto",
+      note,
+      ...deferred,
+      ...(segment.summary === undefined
+        ? {}
+        : {
+            summary: {
+              summary: digestTurns(turns, { fromTurn: segment.from, toTurn: segment.to }),
+              source: "derived" as const,
+              recipe: DIGEST_RECIPE,
+            },
+          }),
+    }),
+  );
+}
+
+/** What was done and how to undo it, in one or two lines. */
+export function describeAutoCompaction(
+  compactions: readonly Compaction[],
+  activeBefore: number,
+  record: AutoRecord,
+  request: CompactRequest,
+  cutMoved: boolean,
+): string {
+  const parts = compactions.map((compaction) => {
+    const what =
+      compaction.summary !== undefined ? "summary" : (describePolicies(compaction) ?? "compaction");
+    return `${what} of turns ${compaction.from_turn + 1}..${compaction.to_turn + 1}`;
+  });
+  const saved = Math.round(savedFraction(record) * 100);
+  const when = request.atOnce ? "in force now" : "takes effect at the next turn";
+  const numbers = compactions.map((_, index) => activeBefore + index + 1).reverse();
+  const undo = numbers.map((number) => `\`cxc conversation compact --reset=${number}\``).join(", then ");
+  return (
+    `auto-compact: ${WHY_TEXT[request.why]}; recorded ${parts.join(" and ")} ` +
+    `(${formatTokenCount(record.tokens_before)} → ${formatTokenCount(record.tokens_after)} tokens, saved ${saved}%; ` +
+    `${when}${cutMoved ? "; the advisor kept the live work verbatim" : ""}).\n` +
+    `auto-compact: to undo it run ${undo}.`
+  );
+}
+
+/** Holds the run's advisor for the `should_i_compact` tool, which is built before the model is known. */
+export interface AdvisorHolder {
+  current?: Advisor;
+}
+
+/** Adds `should_i_compact` and `compact_now` to a registry (unless it already has them). */
+export function registerAdvisorTools(registry: ToolRegistry, holder: AdvisorHolder): ToolRegistry {
+  if (registry.get(SHOULD_I_COMPACT_NAME) === undefined) {
+    registry.register(createShouldICompactTool(() => holder.current));
+  }
+  if (registry.get(COMPACT_NOW_NAME) === undefined) registry.register(createCompactNowTool());
+  return registry;
+}
+
+/** Inputs of `prepareTurnCompaction`. */
+export interface PrepareOptions {
+  readonly config: ConfigTable;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly assistant: LlmClient;
+  /** The conversation's directory (its metadata holds the advisor's state); the caller holds the lock. */
+  readonly directory: string;
+  readonly compactNowEnabled: boolean;
+  readonly maxOutputTokens?: number;
+  readonly clock: TurnClock;
+  readonly info: (text: string) => void;
+  readonly warn: (text: string) => void;
+}
+
+/** The advisor state in `meta.json` under `advisor`. */
+function metaStateStore(directory: string): AdvisorStateStore {
+  return {
+    load: () => {
+      const value = readMeta(directory).advisor;
+      return typeof value === "object" && value !== null ? (value as AdvisorState) : {};
+    },
+    save: (state) => writeMeta(directory, { ...readMeta(directory), advisor: state }),
+  };
+}
+
+async function contextWindowOf(
+  modelId: string,
+  config: ConfigTable,
+  env: PrepareOptions["env"],
+): Promise<number | undefined> {
+  // Loaded on demand, as run-query does: the provider SDKs are slow to import.
+  const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
+  try {
+    return resolveModel(modelId, readLlmConfig(config), env).contextWindow;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the settings and builds the advisor and the hooks of one `cxc q` turn. */
+export async function prepareTurnCompaction(
+  options: PrepareOptions,
+): Promise<{ advisor: Advisor | undefined; hooks: TurnHooks }> {
+  const advisorRead = readAdvisorSettings(options.config, options.env);
+  const autoRead = readAutoSettings(options.config, options.env);
+  for (const warning of [...advisorRead.warnings, ...autoRead.warnings]) options.warn(warning);
+  const countTokens = await loadTokenCounter();
+  const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
+  const state = metaStateStore(options.directory);
+  let advisor: Advisor | undefined;
+  if (advisorRead.settings.enabled) {
+    let decisionClient: LlmClient | undefined = options.assistant;
+    let decisionUnavailable: string | undefined;
+    const model = advisorRead.settings.model;
+    if (model !== undefined && model !== options.assistant.modelId) {
+      try {
+        const { createLlmClient } = await import("../llm/registry.js");
+        decisionClient = createLlmClient(model, { config: options.config, env: options.env, retry: false });
+      } catch (error) {
+        decisionClient = undefined;
+        decisionUnavailable = `the decision model ${model} is not reachable (${(error as Error).message})`;
+      }
+    }
+    advisor = createAdvisor({
+      settings: advisorRead.settings,
+      decisionClient,
+      ...(decisionUnavailable === undefined ? {} : { decisionUnavailable }),
+      contextWindow,
+      countTokens,
+      clock: options.clock,
+      state,
+      print: options.info,
+      warn: options.warn,
+      compactNowEnabled: options.compactNowEnabled,
+    });
+  }
+  const warnOnce = (message: string): void => {
+    const current = state.load();
+    if (current.warned) return;
+    state.save({ ...current, warned: true });
+    options.warn(`${message}; further failures in this conversation are not reported.`);
+  };
+  const hooks = createCompactionHooks({
+    advisor,
+    auto: autoRead.settings,
+    contextWindow,
+    ...(options.maxOutputTokens === undefined ? {} : { reserveTokens: options.maxOutputTokens }),
+    clock: options.clock,
+    print: options.info,
+    measureTokens: (events) => measureContext(events, countTokens).tokens,
+    reportFailure: advisor?.reportFailure ?? warnOnce,
+  });
+  return { advisor, hooks };
+}

@@ -1,0 +1,75 @@
+/**
+ * The built-in `compact_now` tool: the assistant schedules a compaction for the end of the current
+ * turn, with a note that becomes the compaction's note (what it is doing and what the summary must
+ * keep).
+ *
+ * It never compacts inside the tool: compacting here would change the context under the loop that
+ * is running the call. The successful call, stored in the conversation like any other, is the
+ * schedule; at the end of the turn the automatic-compaction hook (src/query/auto-compact.ts) finds
+ * it and records the compaction, which activates when the next turn starts. A bad note is a tool
+ * error and schedules nothing.
+ */
+import type { Tool, ToolOutcome } from "./registry.js";
+
+/** The tool's name (the end-of-turn hook looks for successful calls of it). */
+export const COMPACT_NOW_NAME = "compact_now";
+
+/** The longest note kept (a compaction's `note` holds at most 200 characters). */
+export const COMPACT_NOW_NOTE_MAX = 200;
+
+const DESCRIPTION = [
+  "Schedule a compaction of this conversation for the end of the current turn. Earlier turns are",
+  "summarized; the work that is still live stays verbatim. Nothing changes while you finish this",
+  "turn: finish your reply, and the compaction runs when the turn ends.",
+].join("\n");
+
+/** The JSON Schema of the arguments. */
+export const COMPACT_NOW_PARAMETERS: Readonly<Record<string, unknown>> = {
+  type: "object",
+  properties: {
+    note: {
+      type: "string",
+      description: `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters).`,
+    },
+  },
+  required: ["note"],
+  additionalProperties: false,
+};
+
+function scheduled(note: string): ToolOutcome {
+  const result = {
+    scheduled: true,
+    when: "at the end of this turn",
+    note,
+    next_step: "Finish your reply. Compaction runs when the turn ends, then continue.",
+  };
+  return { content: JSON.stringify(result, null, 2), isError: false };
+}
+
+/** Builds the `compact_now` tool. */
+export function createCompactNowTool(): Tool {
+  return {
+    name: COMPACT_NOW_NAME,
+    description: DESCRIPTION,
+    parameters: COMPACT_NOW_PARAMETERS,
+    source: "builtin",
+    // Offered only when named; it merely schedules, so once enabled it runs without asking.
+    defaults: { enable: "explicit", run: "unattended" },
+    async run(argumentsObject): Promise<ToolOutcome> {
+      const note = argumentsObject.note;
+      if (typeof note !== "string" || note.trim() === "") {
+        return {
+          content: "compact_now needs a non-empty `note` string; nothing was scheduled.",
+          isError: true,
+        };
+      }
+      if (note.length > COMPACT_NOW_NOTE_MAX) {
+        return {
+          content: `The note has ${note.length} characters; at most ${COMPACT_NOW_NOTE_MAX} are allowed. Nothing was scheduled.`,
+          isError: true,
+        };
+      }
+      return scheduled(note.trim());
+    },
+  };
+}

@@ -1,0 +1,424 @@
+/**
+ * The advisor and automatic compaction inside the real turn loop, with the model (and the decision
+ * model, whose answers are scripted as forced tool calls) played by the loopback fake provider
+ * through the real Anthropic client. Tokens are counted as characters so the lines are easy to
+ * cross on purpose.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type AdvisorSettings,
+  type AutoSettings,
+  DEFAULT_TOKEN_LINES,
+  type TokenLines,
+} from "../../src/core/advisor.js";
+import type { Compaction, ConversationEvent } from "../../src/core/events.js";
+import { projectConversation } from "../../src/core/projection.js";
+import { createLlmClient } from "../../src/llm/registry.js";
+import {
+  type Advisor,
+  type AdvisorState,
+  createAdvisor,
+  measureContext,
+} from "../../src/query/advisor-hook.js";
+import { TurnApprovals } from "../../src/query/approval.js";
+import { createCompactionHooks } from "../../src/query/auto-compact.js";
+import type { ToolSelection } from "../../src/query/tool-selection.js";
+import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import { createCompactNowTool } from "../../src/tools/compact-now.js";
+import { createShouldICompactTool } from "../../src/tools/should-i-compact.js";
+import {
+  contextOverflowReply,
+  type FakeMessageReply,
+  type FakeProvider,
+  type FakeReply,
+  startFakeProvider,
+  textReply,
+} from "../helpers/fake-provider.js";
+
+let provider: FakeProvider;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+beforeEach(() => {
+  provider.reset();
+});
+afterEach(() => {
+  expect(provider.remaining()).toBe(0);
+});
+
+const countCharacters = (text: string): number => text.length;
+
+const silentDisplay: TurnDisplay = {
+  requestStarted() {},
+  textDelta() {},
+  reasoningDelta() {},
+  eventStored() {},
+  toolStarted() {},
+  toolFinished() {},
+  notice() {},
+  finish() {},
+};
+
+function answers(
+  switched: number,
+  boundary: number,
+  history: number,
+  mid: number,
+  id = "d",
+): FakeMessageReply {
+  return {
+    blocks: [
+      {
+        type: "tool-call",
+        id,
+        name: "answer_questions",
+        arguments: {
+          switched_gears: switched,
+          at_boundary: boundary,
+          needs_history: history,
+          mid_operation: mid,
+        },
+      },
+    ],
+  };
+}
+
+function liveFrom(turn: number, confidence: number): FakeReply {
+  return {
+    blocks: [
+      { type: "tool-call", id: "l", name: "pick_live_from", arguments: { live_from_turn: turn, confidence } },
+    ],
+  };
+}
+
+function toolCall(name: string, argumentsObject: Record<string, unknown>, id = "c1"): FakeReply {
+  return { blocks: [{ type: "tool-call", id, name, arguments: argumentsObject }] };
+}
+
+interface Harness {
+  events: ConversationEvent[];
+  printed: string[];
+  warned: string[];
+  state: AdvisorState;
+  advisor: Advisor;
+  turn(message: string, options?: { tools?: ToolSelection }): Promise<ConversationEvent[]>;
+}
+
+function makeHarness(
+  options: {
+    lines?: TokenLines;
+    timeoutMs?: number;
+    auto?: Partial<AutoSettings>;
+    contextWindow?: number;
+  } = {},
+): Harness {
+  let tick = 0;
+  const clock = {
+    now: () => new Date(Date.UTC(2026, 1, 1) + ++tick * 1000).toISOString(),
+    newEventId: () => `ev${String(++tick).padStart(5, "0")}`,
+  };
+  const client = createLlmClient("anthropic/claude-sonnet-4-6", {
+    env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
+    retry: false,
+  });
+  const settings: AdvisorSettings = {
+    enabled: true,
+    lines: options.lines ?? DEFAULT_TOKEN_LINES,
+    timeoutMs: options.timeoutMs ?? 5000,
+    cutPoint: true,
+    maxTurns: 12,
+  };
+  const harness: Harness = {
+    events: [],
+    printed: [],
+    warned: [],
+    state: {},
+    advisor: undefined as unknown as Advisor,
+    turn: async () => [],
+  };
+  const advisor = createAdvisor({
+    settings,
+    decisionClient: client,
+    contextWindow: options.contextWindow,
+    countTokens: countCharacters,
+    clock,
+    state: { load: () => harness.state, save: (state) => (harness.state = state) },
+    print: (text) => harness.printed.push(text),
+    warn: (text) => harness.warned.push(text),
+    compactNowEnabled: true,
+  });
+  harness.advisor = advisor;
+  const hooks = createCompactionHooks({
+    advisor,
+    auto: { enabled: false, trigger: { kind: "fraction", fraction: 0.8 }, keepLast: 1, ...options.auto },
+    contextWindow: options.contextWindow,
+    clock,
+    print: (text) => harness.printed.push(text),
+    measureTokens: (events) => measureContext(events, countCharacters).tokens,
+    reportFailure: (message) => advisor.reportFailure(message),
+  });
+  harness.turn = async (message, turnOptions = {}) => {
+    const stored: ConversationEvent[] = [];
+    await runTurn({
+      store: { append: (_id, batch) => stored.push(...batch) },
+      conversationId: "conv",
+      events: harness.events,
+      message,
+      client,
+      tools: turnOptions.tools ?? { tools: [] },
+      approvals: new TurnApprovals(undefined),
+      display: silentDisplay,
+      maxCycles: 10,
+      signal: new AbortController().signal,
+      clock,
+      cwd: process.cwd(),
+      hooks,
+    });
+    harness.events = [...harness.events, ...stored];
+    return stored;
+  };
+  return harness;
+}
+
+const compactions = (events: readonly ConversationEvent[]): Compaction[] =>
+  events.filter((event): event is Compaction => event.type === "compaction");
+
+/** A message of `size` characters. */
+const text = (label: string, size: number): string =>
+  `${label} ${"x".repeat(Math.max(0, size - label.length - 1))}`;
+
+describe("the advisor at the end of each turn", () => {
+  it("stays silent without a model call below the notice line, then announces each tier once as the context grows", async () => {
+    const harness = makeHarness({ lines: { notice: 1000, recommend: 2000, request: 3000 } });
+    // Turn 1: ~600 characters, below notice: one request, no decision call.
+    provider.enqueue(textReply(text("answer one", 300)));
+    await harness.turn(text("first task", 300));
+    expect(provider.requests).toHaveLength(1);
+    expect(harness.printed).toEqual([]);
+
+    // Turn 2: past notice (~1200): one decision call, one notice line with the live count.
+    provider.enqueue(textReply(text("answer two", 300)), answers(0.9, 0.8, 0.1, 0.1));
+    await harness.turn(text("second task", 300));
+    expect(provider.requests).toHaveLength(3);
+    const decision = provider.requests[2]!.body as { tool_choice: unknown; tools: { name: string }[] };
+    expect(decision.tool_choice).toMatchObject({ type: "tool", name: "answer_questions" });
+    expect(harness.printed).toHaveLength(1);
+    expect(harness.printed[0]).toMatch(
+      /^advisor: Context is growing\. Context is at 1\.\dk tokens; past the notice line/,
+    );
+
+    // Turn 3: still between notice and recommend: asked again, not announced again.
+    provider.enqueue(textReply(text("answer three", 200)), answers(0.9, 0.8, 0.1, 0.1));
+    await harness.turn(text("third", 100));
+    expect(harness.printed).toHaveLength(1);
+
+    // Turn 4: past recommend: announced (an escalation).
+    provider.enqueue(textReply(text("answer four", 400)), answers(0.9, 0.8, 0.1, 0.1));
+    await harness.turn(text("fourth", 300));
+    expect(harness.printed).toHaveLength(2);
+    expect(harness.printed[1]).toContain("Recommended: compact now");
+
+    // Turn 5: past request, but mid operation: silent.
+    provider.enqueue(textReply(text("answer five", 600)), answers(0.9, 0.8, 0.1, 0.9));
+    await harness.turn(text("fifth", 400));
+    expect(harness.printed).toHaveLength(2);
+    // Nothing was stored by the advisor at turn end (no steering after the loop is over).
+    expect(harness.events.filter((event) => event.type === "chat_request")).toHaveLength(5);
+  });
+
+  it("steers a message into the running loop at recommend, telling the agent to call compact_now", async () => {
+    const harness = makeHarness({ lines: { notice: 100, recommend: 200, request: 100_000 } });
+    provider.enqueue(textReply("ok"));
+    await harness.turn(text("earlier work", 300));
+    const tools: ToolSelection = { tools: [{ tool: createCompactNowTool(), run: "unattended" }] };
+    provider.enqueue(
+      toolCall("compact_now", { note: "" }), // an invalid call: a tool error, nothing scheduled
+      answers(0.9, 0.9, 0.1, 0.1), // end of cycle 1: recommend, steer
+      textReply("done"),
+      answers(0.9, 0.9, 0.1, 0.1), // end of turn: recommend again, not announced
+    );
+    const stored = await harness.turn("new task", { tools });
+    const steer = stored.find((event) => event.type === "chat_request" && event.author === "cxc advisor");
+    expect(steer).toBeDefined();
+    expect((steer as { content: string }).content).toContain("Call compact_now");
+    // The steering message went into the next request of the same turn.
+    const next = JSON.stringify(provider.requests[3]!.body);
+    expect(next).toContain("[cxc advisor]");
+    expect(harness.printed.filter((line) => line.includes("Recommended"))).toHaveLength(1);
+    expect(compactions(harness.events)).toEqual([]);
+  });
+});
+
+describe("compact_now", () => {
+  it("schedules the compaction for the end of the turn; the advisor's cut keeps the live work verbatim", async () => {
+    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
+    for (const label of ["one", "two", "three", "four"]) {
+      provider.enqueue(textReply(`answer ${label}`));
+      await harness.turn(`task ${label}`);
+    }
+    const tools: ToolSelection = { tools: [{ tool: createCompactNowTool(), run: "unattended" }] };
+    provider.enqueue(
+      toolCall("compact_now", { note: "mid-refactor of auth; keep the file list" }),
+      textReply("Finishing my reply."),
+      liveFrom(3, 0.9), // the live work starts at turn 3 (1-based)
+    );
+    const stored = await harness.turn("task five", { tools });
+    const response = stored.find((event) => event.type === "tool_call_response");
+    expect(response).toMatchObject({ is_error: false });
+    expect(JSON.parse((response as { content: string }).content)).toMatchObject({
+      scheduled: true,
+      when: "at the end of this turn",
+    });
+    // Nothing was compacted inside the tool: the compactions come after the turn's last answer.
+    const recorded = compactions(stored);
+    expect(recorded).toHaveLength(2);
+    const lastAnswer = stored.findIndex(
+      (event) => event.type === "chat_response" && event.message === "Finishing my reply.",
+    );
+    expect(stored.indexOf(recorded[0]!)).toBeGreaterThan(lastAnswer);
+    // Planned 0..3 (keep the last turn); the pick moved the end onto turn 2 (0-based 1).
+    for (const compaction of recorded) {
+      expect(compaction).toMatchObject({ source: "auto", from_turn: 0, to_turn: 1, deferred_until_turn: 5 });
+      expect(compaction.note).toBe("mid-refactor of auth; keep the file list");
+    }
+    expect(recorded[0]).toMatchObject({ reasoning: "strip", tool_calls: { policy: "strip" } });
+    expect(recorded[1]!.summary).toMatchObject({ recipe: "builtin/digest", source: "derived" });
+    const cutQuestion = provider.requests[provider.requests.length - 1]!.body as {
+      tool_choice: { name: string };
+    };
+    expect(cutQuestion.tool_choice.name).toBe("pick_live_from");
+    expect(harness.printed.join("\n")).toContain(
+      "cxc conversation compact --reset=2`, then `cxc conversation compact --reset=1",
+    );
+    // Deferred: this turn's view is unchanged; the next turn sees the summary and turns 3.. verbatim.
+    expect(projectConversation(harness.events).turns.every((turn) => turn.origin.kind === "kept")).toBe(true);
+    provider.enqueue(textReply("next"));
+    await harness.turn("task six");
+    const body = provider.requests[provider.requests.length - 1]!.body as {
+      messages: { role: string; content: { type: string; text?: string }[] }[];
+    };
+    const texts = body.messages.flatMap((message) => message.content.map((part) => part.text));
+    expect(texts[0]).toBe("[Summary of previous conversation]");
+    expect(texts).not.toContain("task one");
+    expect(texts).not.toContain("task two");
+    expect(texts).toContain("task three");
+    expect(texts).toContain("answer three");
+  });
+});
+
+describe("automatic compaction", () => {
+  it("compacts at once on a context-overflow error and retries once", async () => {
+    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
+    for (const label of ["one", "two", "three"]) {
+      provider.enqueue(textReply(`answer ${label}`));
+      await harness.turn(text(`task ${label}`, 500));
+    }
+    provider.enqueue(contextOverflowReply(), textReply("fits now"));
+    const stored = await harness.turn("task four");
+    const recorded = compactions(stored);
+    expect(recorded).toHaveLength(2);
+    expect(recorded[0]!.deferred_until_turn).toBeUndefined();
+    expect(recorded[0]).toMatchObject({ from_turn: 0, to_turn: 2 });
+    const retried = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
+    expect(retried).toContain("[Summary of previous conversation]");
+    expect(retried).toContain("task four");
+    expect(stored.some((event) => event.type === "chat_response" && event.message === "fits now")).toBe(true);
+    expect(harness.printed.join("\n")).toMatch(/context window overflowed; recorded .*in force now/);
+  });
+
+  it("retries only once: a second overflow is the error", async () => {
+    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
+    provider.enqueue(textReply("ok"));
+    await harness.turn(text("task one", 500));
+    provider.enqueue(contextOverflowReply(), contextOverflowReply());
+    await expect(harness.turn("task two")).rejects.toMatchObject({ code: "provider-context-overflow" });
+  });
+
+  it("does not repeat a compaction that saved less than 10% on the next turn", async () => {
+    const harness = makeHarness({
+      lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 },
+      auto: { enabled: true, trigger: { kind: "tokens", tokens: 1 }, keepLast: 1 },
+    });
+    // Tiny turns: the digest summary is no smaller than what it replaces, so nothing is saved.
+    provider.enqueue(textReply("a"));
+    await harness.turn("q1");
+    expect(compactions(harness.events)).toEqual([]); // one turn: nothing to compact yet
+    provider.enqueue(textReply("b")); // one turn to compact: no cut-point choice to offer
+    await harness.turn("q2");
+    expect(compactions(harness.events)).toHaveLength(2);
+    expect(harness.printed.join("\n")).toMatch(/saved -?\d+%/);
+    provider.enqueue(textReply("c"));
+    await harness.turn("q3");
+    expect(compactions(harness.events)).toHaveLength(2);
+    expect(harness.printed[harness.printed.length - 1]).toContain("held");
+    // The turn after that may compact again.
+    provider.enqueue(textReply("d"), liveFrom(1, 0.1)); // an unsure pick leaves the planned cut
+    await harness.turn("q4");
+    expect(compactions(harness.events)).toHaveLength(4);
+    expect(compactions(harness.events)[3]).toMatchObject({ from_turn: 0, to_turn: 2 });
+    expect(provider.requests).toHaveLength(5);
+  });
+});
+
+describe("failures", () => {
+  it("swallows a decision model that times out, warning once per conversation", async () => {
+    const harness = makeHarness({
+      lines: { notice: 10, recommend: 100_000, request: 200_000 },
+      timeoutMs: 150,
+    });
+    provider.enqueue(textReply("one"));
+    await harness.turn("first question");
+    const slow: FakeReply = { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 400 };
+    provider.enqueue(textReply("two"), slow);
+    const started = Date.now();
+    await harness.turn("second question");
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(harness.warned).toHaveLength(1);
+    expect(harness.warned[0]).toContain("did not answer within 150 ms");
+    provider.enqueue(textReply("three"), { ...slow });
+    await harness.turn("third question");
+    expect(harness.warned).toHaveLength(1);
+    expect(harness.printed).toEqual([]);
+    expect(harness.events.filter((event) => event.type === "chat_response")).toHaveLength(3);
+  });
+
+  it("answers should_i_compact with the verdict, and a failing decision model is a tool error", async () => {
+    const harness = makeHarness({ lines: { notice: 10, recommend: 20, request: 100_000 } });
+    provider.enqueue(textReply("one"));
+    await harness.turn("first question");
+    const tools: ToolSelection = {
+      tools: [{ tool: createShouldICompactTool(() => harness.advisor), run: "unattended" }],
+    };
+    // The boundary advice asks too (after each cycle and the turn); it is already announced, so quiet.
+    harness.state = { last_announced: "recommend" };
+    provider.enqueue(
+      toolCall("should_i_compact", {}),
+      answers(0.91, 0.74, 0.3, 0.08), // the tool's own call
+      answers(0.91, 0.74, 0.3, 0.08), // end of cycle 1
+      toolCall("should_i_compact", {}, "c2"),
+      { kind: "error", status: 500, message: "decision model down" }, // the tool's call fails
+      answers(0.91, 0.74, 0.3, 0.08), // end of cycle 2
+      textReply("ok"),
+      answers(0.91, 0.74, 0.3, 0.08), // end of turn
+    );
+    const stored = await harness.turn("should I compact?", { tools });
+    const responses = stored.filter((event) => event.type === "tool_call_response") as {
+      content: string;
+      is_error: boolean;
+    }[];
+    expect(responses[0]!.is_error).toBe(false);
+    expect(JSON.parse(responses[0]!.content)).toMatchObject({
+      should_compact: true,
+      tier: "recommend",
+      lines: { notice: 10, recommend: 20, request: 100_000 },
+      signals: { switched_gears: 0.91, at_boundary: 0.74, needs_history: 0.3, mid_operation: 0.08 },
+      next_step: expect.stringContaining("compact_now"),
+    });
+    expect(responses[1]!.is_error).toBe(true);
+    expect(responses[1]!.content).toContain("should_i_compact failed");
+  });
+});
