@@ -382,9 +382,9 @@ export function describeRuleAction(rule: CompactToolRule): string {
 
 /** `~11.2k tokens smaller`, or `larger` when the rule grows the view. */
 export function describeTokenChange(tokensSaved: number): string {
-  return tokensSaved >= 0
-    ? `~${formatTokenCount(tokensSaved)} tokens smaller`
-    : `~${formatTokenCount(-tokensSaved)} tokens larger`;
+  const size = Math.abs(Math.round(tokensSaved));
+  const unit = size === 1 ? "token" : "tokens";
+  return `~${formatTokenCount(size)} ${unit} ${tokensSaved >= 0 ? "smaller" : "larger"}`;
 }
 
 function turnsInRange(view: ProjectedView, from: number, to: number): ProjectedTurn[] {

@@ -7,7 +7,7 @@
  * registered they are skipped with a notice, and the same flows are covered in-process by
  * compact-tool-loop.test.ts.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DECLINED_TEXT } from "../../src/query/approval.js";
@@ -182,6 +182,7 @@ describe.skipIf(!registered || !hasTmux())("the approval prompt in a pseudo-term
   async function promptSession(answer: string, env: Record<string, string> = {}) {
     await buildHistory();
     provider.enqueue(compactReply(), textReply("Done with the proposal."));
+    mkdirSync(home.cwd, { recursive: true });
     const session = startInTmux(
       [process.execPath, CXC_BIN, "q", "-u", "compact", "summarize everything except the current task"],
       { env: { ...home.env, ...providerEnv("anthropic"), ...env }, cwd: home.cwd },

@@ -9,6 +9,7 @@ import {
   type CompactToolRule,
   cutNote,
   describeRecordedCall,
+  describeTokenChange,
   NOTE_MAX_LENGTH,
   parseCompactArguments,
   planCompactCall,
@@ -386,6 +387,12 @@ describe("rendering", () => {
     expect(file).toContain("export const dividerWidth = 4;");
     expect(file).toContain("That keeps the whole live thread verbatim");
     expect(file).not.toContain("second question");
+  });
+
+  it("says token or tokens, smaller or larger", () => {
+    expect(describeTokenChange(1)).toBe("~1 token smaller");
+    expect(describeTokenChange(11_234)).toBe("~11.2k tokens smaller");
+    expect(describeTokenChange(-40)).toBe("~40 tokens larger");
   });
 
   it("lists only what a mechanical rule removes", () => {
