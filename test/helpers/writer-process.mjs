@@ -58,8 +58,8 @@ function waitForStdin() {
 
 async function appendLoop(seed) {
   const random = createRandom(seed);
-  // Mostly small turns with some spanning many pages, so a kill can land inside a write.
-  const sizes = [40, 200, 1_000, 4_000, 16_000, 64_000];
+  // Turns of one to several pages. (A kill inside one big write is its own test: append-big.)
+  const sizes = [40, 200, 1_000, 4_000, 16_000, 32_000];
   await waitForStdin();
   for (;;) {
     const size = sizes[Math.floor(random() * sizes.length)];

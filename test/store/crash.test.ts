@@ -178,10 +178,15 @@ describe("crash safety", () => {
     const megabytes = finals.reduce((total, final) => total + final.bytes, 0) / 1e6;
     // Side files without an injected fragment hold the tails of writes cut by a kill.
     const cutByKill = sideContents.filter((content) => !content.includes('"id":"torn-')).length;
+    // Temporary files of atomic writes and lock records that a kill interrupted (harmless debris).
+    const debris = [join(base, "locks"), ...conversations.map((id) => join(base, "conversations", id))]
+      .flatMap((directory) => readdirSync(directory))
+      .filter((name) => name.endsWith(".tmp")).length;
     console.info(
       `crash test: ${KILLS_PER_LANE * LANES} kills, ${reported} reported ids, ${events} events in ` +
         `${conversations.length} logs (${megabytes.toFixed(1)} MB), ${torn} torn tails seen on load, ` +
-        `${sideContents.length} side files (${cutByKill} from writes cut by a kill), ${Math.round(loadMs)} ms loading`,
+        `${sideContents.length} side files (${cutByKill} from writes cut by a kill), ${debris} temporary files left by kills, ` +
+        `${Math.round(loadMs)} ms loading`,
     );
     expect(reported).toBeGreaterThan(KILLS_PER_LANE);
   }, 120_000);
