@@ -137,6 +137,23 @@ function describeInvalidCall(message: string): string {
   return `compact — this proposal cannot be applied; if run, the model gets this error and nothing is recorded:\n${message}`;
 }
 
+/**
+ * The answer to a call that cannot be applied (bad arguments, an unresolvable quote, a conflicting
+ * summary), or undefined when the call can be put to the user. For a turn-loop pre-check hook:
+ * such calls can go straight back to the model, which corrects itself without involving the user.
+ */
+export async function precheckCompactCall(
+  argumentsObject: Readonly<Record<string, unknown>>,
+  context: Pick<ToolCallContext, "events" | "now">,
+): Promise<ToolOutcome | undefined> {
+  let counter = 0;
+  const plan = await planCall(argumentsObject, context.events, {
+    newEventId: () => `precheck-${++counter}`,
+    now: context.now(),
+  });
+  return plan.ok ? undefined : { content: plan.message, isError: true };
+}
+
 /** Builds the `compact` tool. */
 export function createCompactTool(options: CompactToolOptions = {}): Tool {
   const createPreviewDirectory =

@@ -24,7 +24,7 @@ import {
 } from "../../src/query/approval.js";
 import { selectTools, type ToolSelection } from "../../src/query/tool-selection.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
-import { createCompactTool } from "../../src/tools/compact.js";
+import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
 import { type RunMode, ToolRegistry } from "../../src/tools/registry.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
@@ -341,6 +341,17 @@ describe("enabling the tool", () => {
     const forced = selectTools({ registry: registry(), configured: {}, forced: "compact" });
     expect(forced.forced).toBe("compact");
     expect(forced.tools).toHaveLength(1);
+  });
+
+  it("pre-checks a call: an error answer for what cannot be applied, nothing otherwise", async () => {
+    const context = { events: history(), now: () => "2026-01-01T00:00:00Z" };
+    expect(await precheckCompactCall({ rules: [SUMMARY_RULE] }, context)).toBeUndefined();
+    const answer = await precheckCompactCall(
+      { rules: [{ ...SUMMARY_RULE, before_quote: "nowhere" }] },
+      context,
+    );
+    expect(answer).toMatchObject({ isError: true });
+    expect(answer!.content).toContain('before_quote "nowhere" was not found');
   });
 
   it("writes no preview file for an invalid call", async () => {
