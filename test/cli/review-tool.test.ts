@@ -1,0 +1,145 @@
+/**
+ * The `propose_compaction` tool and the review's configuration entry, without the CLI: the tool
+ * validates against the source its reader returns; the fork-time entry turns inherited tools off
+ * and only `propose_compaction` on, and `applyReviewConfig` applies only marked entries, so the
+ * query loop's tool selection sees exactly that.
+ */
+import { describe, expect, it } from "vitest";
+import { applyReviewConfig, type ProposalSource, REVIEW_CONFIG_METADATA_KEY } from "../../src/core/review.js";
+import {
+  buildReviewConfigDelta,
+  chooseOpeningRule,
+  chooseReviewModel,
+} from "../../src/cli/compaction/review-start.js";
+import { readQuerySettings } from "../../src/query/settings.js";
+import { selectTools } from "../../src/query/tool-selection.js";
+import { createProposeCompactionTool } from "../../src/tools/propose-compaction.js";
+import { createBuiltinRegistry } from "../../src/tools/registry.js";
+import type { ToolCallContext } from "../../src/tools/registry.js";
+import { createEventBuilder } from "../helpers/builders.js";
+
+const build = createEventBuilder();
+
+function context(): ToolCallContext {
+  return {
+    conversationId: "review1",
+    callId: "call-1",
+    events: [],
+    signal: new AbortController().signal,
+    cwd: "/nonexistent",
+    newEventId: () => "id",
+    now: () => "2026-01-01T00:00:00.000Z",
+  };
+}
+
+describe("propose_compaction", () => {
+  const sourceEvents = build.turns(20);
+  const reader = (source: ProposalSource) => (reviewId: string) => {
+    expect(reviewId).toBe("review1");
+    return source;
+  };
+
+  it("is registered as a built-in, off by default, recorded without approval", () => {
+    const tool = createBuiltinRegistry().get("propose_compaction");
+    expect(tool?.defaults).toEqual({ enable: false, run: "unattended" });
+    expect(tool?.parameters).toMatchObject({ required: ["from_turn", "to_turn"] });
+  });
+
+  it("returns the rendered proposal for a valid call", async () => {
+    const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events: sourceEvents }));
+    const outcome = await tool.run({ from_turn: 1, to_turn: 17, summary: "S" }, context());
+    expect(outcome.isError).toBe(false);
+    expect(outcome.content.split("\n")[0]).toBe("Proposed: compact turns 1-17 of 20 (summarize)");
+    expect(outcome.effects).toBeUndefined();
+  });
+
+  it("returns the problem as a tool error", async () => {
+    const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events: sourceEvents }));
+    const outcome = await tool.run({ from_turn: 1, to_turn: 25, summary: "S" }, context());
+    expect(outcome).toEqual({ isError: true, content: "the conversation has 20 turns, `to_turn` was 25" });
+  });
+
+  it("is an error where no source is recorded", async () => {
+    const tool = createProposeCompactionTool(reader({ kind: "none" }));
+    const outcome = await tool.run({ from_turn: 1, to_turn: 2, summary: "S" }, context());
+    expect(outcome.isError).toBe(true);
+    expect(outcome.content).toContain("not a compaction review");
+  });
+});
+
+describe("the review's configuration entry", () => {
+  const configured = {
+    conversation: {
+      tools: { shell: { command: "echo", description: "run a command", enable: true } },
+    },
+    assistant: { instructions: "Be a coding assistant." },
+  };
+
+  function selectedNames(config: Record<string, unknown>): string[] {
+    const settings = readQuerySettings(config as never);
+    return selectTools({ registry: createBuiltinRegistry(), configured: settings.tools })
+      .tools.map((entry) => entry.tool.name)
+      .sort();
+  }
+
+  it("leaves an ordinary conversation's tools alone (propose_compaction stays off)", () => {
+    const events = [
+      ...build.turns(2),
+      build.configDelta({ conversation: { tools: { "*": { enable: false } } } }),
+    ];
+    expect(applyReviewConfig(configured as never, events)).toBe(configured);
+    expect(selectedNames(configured)).toEqual(["shell"]);
+  });
+
+  it("turns inherited tools off and only propose_compaction on, with the review instructions", () => {
+    const delta = buildReviewConfigDelta({
+      inheritedTools: ["*", "shell"],
+      instructions: "Review it.",
+      model: { id: "anthropic/claude-opus-4-6" },
+    });
+    const marked = { ...build.configDelta(delta), metadata: { [REVIEW_CONFIG_METADATA_KEY]: true } };
+    const effective = applyReviewConfig(configured as never, [...build.turns(2), marked]);
+    expect(selectedNames(effective)).toEqual(["propose_compaction"]);
+    expect(readQuerySettings(effective).instructions).toBe("Review it.");
+    expect(effective).toMatchObject({ assistant: { model: { id: "anthropic/claude-opus-4-6" } } });
+    // The configured tool keeps its definition; only its switch changed.
+    expect(effective).toMatchObject({
+      conversation: { tools: { shell: { command: "echo", enable: false } } },
+    });
+  });
+
+  it("picks the review model: -m over conversation.compaction.review.model, digest never", () => {
+    const config = {
+      conversation: { compaction: { review: { model: { id: "anthropic/a", parameters: { x: 1 } } } } },
+    };
+    expect(chooseReviewModel(config as never, undefined)).toEqual({
+      id: "anthropic/a",
+      parameters: { x: 1 },
+    });
+    expect(chooseReviewModel(config as never, "openai/b").id).toBe("openai/b");
+    expect(chooseReviewModel(config as never, "builtin/digest").id).toBe("anthropic/a");
+    expect(chooseReviewModel({}, undefined)).toEqual({});
+  });
+
+  it("opens on the first configured rule with a summary, else the default range, always summarizing", () => {
+    const rules = [
+      { keep_last: 2, reasoning: "strip" },
+      { keep_first: 3, keep_last: 4, summary: { context: "c" } },
+    ];
+    const rule = chooseOpeningRule({ conversation: { compaction: { rules } } } as never, "builtin/digest");
+    expect(rule).toEqual({
+      keep_first: { kind: "turns", count: 3 },
+      keep_last: { kind: "turns", count: 4 },
+      summary: { context: "c", model: { id: "builtin/digest" } },
+    });
+    expect(
+      chooseOpeningRule({
+        conversation: { compaction: { rules: [{ keep_last: 2, reasoning: "strip" }] } },
+      } as never),
+    ).toEqual({
+      keep_first: { kind: "turns", count: 1 },
+      keep_last: { kind: "turns", count: 1 },
+      summary: {},
+    });
+  });
+});
