@@ -199,6 +199,19 @@ export const KnownEventSchema = z.union([
   CompactionResetSchema,
 ]);
 
+const SCHEMA_BY_TYPE: Record<KnownEventType, z.ZodType> = {
+  turn_start: TurnStartSchema,
+  chat_request: ChatRequestSchema,
+  chat_response: ChatResponseSchema,
+  tool_call_request: ToolCallRequestSchema,
+  tool_call_response: ToolCallResponseSchema,
+  inquiry_request: InquiryRequestSchema,
+  inquiry_response: InquiryResponseSchema,
+  config_delta: ConfigDeltaSchema,
+  compaction: CompactionSchema,
+  compaction_reset: CompactionResetSchema,
+};
+
 export type TurnStart = z.infer<typeof TurnStartSchema>;
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 export type ChatResponse = z.infer<typeof ChatResponseSchema>;
@@ -273,7 +286,10 @@ export function parseEvent(value: unknown): ParsedEvent {
   if (!(KNOWN_EVENT_TYPES as readonly string[]).includes(record.type)) {
     return { ok: true, event: { type: "unknown", raw: record } };
   }
-  const parsed = KnownEventSchema.safeParse(value);
+  // Pick the schema by `type` instead of trying a union's members in turn: loading a large log
+  // validates thousands of events, and a union would fail its way through most of them.
+  const schema = SCHEMA_BY_TYPE[record.type as KnownEventType];
+  const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
