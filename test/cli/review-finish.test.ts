@@ -196,6 +196,26 @@ describe("compact --continue", () => {
   });
 });
 
+describe("--format json", () => {
+  it("reports the start, the apply and the abort as JSON documents", async () => {
+    const started = await cxc(["--format", "json", "c", "compact", "--interactive", "-m", "builtin/digest"]);
+    const start = JSON.parse(started.stdout) as Record<string, unknown>;
+    expect(start).toMatchObject({ action: "interactive", source_id: SAMPLE_ID, raw_events: true });
+    expect(start.proposal).toMatchObject({ from_turn: 2, to_turn: 19 });
+    const applied = await cxc(["--format", "json", "c", "compact", "--continue", "--yes"]);
+    expect(JSON.parse(applied.stdout)).toMatchObject({
+      action: "continue",
+      outcome: "applied",
+      review_id: start.review_id,
+      from_turn: 2,
+      to_turn: 19,
+    });
+    await cxc(["c", "compact", "--interactive", "-m", "builtin/digest"]);
+    const aborted = await cxc(["--format", "json", "c", "compact", "--abort"]);
+    expect(JSON.parse(aborted.stdout)).toMatchObject({ action: "abort", source_id: SAMPLE_ID });
+  });
+});
+
 describe("compact --abort", () => {
   it("archives the review and switches back, touching nothing in the source and asking nothing", async () => {
     const before = snapshotTree(join(home.home, "conversations", SAMPLE_ID));

@@ -78,6 +78,8 @@ describe.skipIf(!tmux)("a review at the terminal", () => {
     );
     const first = await runToEnd(["q", "Keep the last three turns, and compact from the very start."]);
     expect(first).toContain("Recorded turns 1-17.");
+    // Each revision is visible as it is made: the tool result is the rendered proposal.
+    expect(first).toContain("ok: Proposed: compact turns 1-17 of 20 (summarize)");
 
     provider.enqueue(
       ...proposalRound(
@@ -93,6 +95,7 @@ describe.skipIf(!tmux)("a review at the terminal", () => {
     );
     const second = await runToEnd(["q", "Start at 3, stop at 16, and keep the streaming decision."]);
     expect(second).toContain("Recorded turns 3-16.");
+    expect(second).toContain("ok: Proposed: compact turns 3-16 of 20 (summarize)");
 
     const finish = atTerminal(["c", "compact", "--continue"]);
     const prompt = await finish.waitFor("Apply?");

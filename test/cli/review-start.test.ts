@@ -202,6 +202,10 @@ describe("one review per source, and the block on compaction writes", () => {
     const dryRun = await cxc(["c", "compact", SAMPLE_ID, "-r", "--dry-run"]);
     expect(dryRun.exitCode).toBe(0);
     expect(logBytes(home)).toBe(before);
+    // fork -k compacts the fork's copy and leaves the source alone.
+    const fork = await cxc(["c", "fork", SAMPLE_ID, "-k", "r:..-2"]);
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    expect(logBytes(home)).toBe(before);
     provider.enqueue(textReply("Still here."));
     const chat = await cxc(["q", "--id", SAMPLE_ID, "Are you there?"]);
     expect(chat.exitCode).toBe(0);
