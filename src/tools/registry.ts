@@ -11,6 +11,7 @@
  * built from configuration by `local-command.ts` and share the same interface.
  */
 import type { ConversationEvent } from "../core/events.js";
+import { compactTool } from "./compact.js";
 import { proposeCompactionTool } from "./propose-compaction.js";
 
 /** How a call is approved: ask at the terminal, run without asking, edit the arguments first, or never run. */
@@ -98,5 +99,5 @@ export class ToolRegistry {
  * `should_i_compact`, `compact_now`), each in its own module exporting a `Tool`.
  */
 export function createBuiltinRegistry(): ToolRegistry {
-  return new ToolRegistry().register(proposeCompactionTool);
+  return new ToolRegistry().register(compactTool).register(proposeCompactionTool);
 }
