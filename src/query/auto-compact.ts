@@ -138,8 +138,13 @@ export function createCompactionHooks(options: CompactionHooksOptions): TurnHook
         return options.advisor?.adviseAtBoundary(events, { midTurn: false, signal }) ?? [];
       }),
 
+    // Off means off: without `auto.enabled` an overflow stays an error that says how to compact.
     onContextOverflow: (events, signal) =>
-      guarded(() => compactAutomatically(events, { why: "overflow-error", atOnce: true, signal }, options)),
+      options.auto.enabled
+        ? guarded(() =>
+            compactAutomatically(events, { why: "overflow-error", atOnce: true, signal }, options),
+          )
+        : Promise.resolve([]),
   };
 }
 

@@ -311,8 +311,13 @@ describe("compact_now", () => {
 });
 
 describe("automatic compaction", () => {
+  const autoOn: Partial<AutoSettings> = { enabled: true, trigger: { kind: "tokens", tokens: 1_000_000 } };
+
   it("compacts at once on a context-overflow error and retries once", async () => {
-    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
+    const harness = makeHarness({
+      lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 },
+      auto: autoOn,
+    });
     for (const label of ["one", "two", "three"]) {
       provider.enqueue(textReply(`answer ${label}`));
       await harness.turn(text(`task ${label}`, 500));
@@ -331,11 +336,27 @@ describe("automatic compaction", () => {
   });
 
   it("retries only once: a second overflow is the error", async () => {
-    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
-    provider.enqueue(textReply("ok"));
+    const harness = makeHarness({
+      lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 },
+      auto: autoOn,
+    });
+    provider.enqueue(textReply("ok"), textReply("ok"));
     await harness.turn(text("task one", 500));
+    await harness.turn(text("task two", 500));
     provider.enqueue(contextOverflowReply(), contextOverflowReply());
-    await expect(harness.turn("task two")).rejects.toMatchObject({ code: "provider-context-overflow" });
+    await expect(harness.turn("task three")).rejects.toMatchObject({ code: "provider-context-overflow" });
+    expect(provider.requests).toHaveLength(4);
+  });
+
+  it("leaves an overflow an error when automatic compaction is off", async () => {
+    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
+    provider.enqueue(textReply("ok"), textReply("ok"));
+    await harness.turn(text("task one", 500));
+    await harness.turn(text("task two", 500));
+    provider.enqueue(contextOverflowReply());
+    await expect(harness.turn("task three")).rejects.toMatchObject({ code: "provider-context-overflow" });
+    expect(provider.requests).toHaveLength(3); // no retry
+    expect(harness.printed).toEqual([]);
   });
 
   it("does not repeat a compaction that saved less than 10% on the next turn", async () => {

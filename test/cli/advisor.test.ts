@@ -1,0 +1,161 @@
+/**
+ * The advisor and automatic compaction through the built `cxc q`, against the loopback fake
+ * provider: the stderr advice line, the state kept in the conversation's metadata across
+ * processes, the line-set warning, `compact_now` applied at turn end with its undo command, and
+ * the overflow retry.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  contextOverflowReply,
+  type FakeMessageReply,
+  type FakeProvider,
+  startFakeProvider,
+  textReply,
+} from "../helpers/fake-provider.js";
+import { makeQueryHome, type QueryHome } from "../query/e2e.js";
+
+let provider: FakeProvider;
+let home: QueryHome;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+});
+afterAll(async () => {
+  await provider.close();
+});
+beforeEach(() => {
+  provider.reset();
+  home = makeQueryHome(provider);
+});
+afterEach(() => {
+  home.home.cleanup();
+  expect(provider.remaining()).toBe(0);
+});
+
+function answers(switched: number, boundary: number, history: number, mid: number): FakeMessageReply {
+  const argumentsObject = {
+    switched_gears: switched,
+    at_boundary: boundary,
+    needs_history: history,
+    mid_operation: mid,
+  };
+  return { blocks: [{ type: "tool-call", id: "d1", name: "answer_questions", arguments: argumentsObject }] };
+}
+
+function meta(): Record<string, unknown> {
+  return JSON.parse(
+    readFileSync(join(home.home.home, "conversations", home.activeId(), "meta.json"), "utf8"),
+  );
+}
+
+const words = (count: number): string =>
+  Array.from({ length: count }, (_, index) => `word${index}`).join(" ");
+
+describe("cxc q with the advisor", () => {
+  it("prints one advice line per tier as the context crosses the lines, remembered across runs", async () => {
+    home.writeConfig(`
+[conversation.compaction.advisor]
+notice_tokens = 150
+recommend_tokens = 400
+request_tokens = 100000
+`);
+    provider.enqueue(textReply(words(60)));
+    const first = await home.q(["--new", words(60)]);
+    expect(first.exitCode).toBe(0);
+    expect(first.stderr).not.toContain("advisor");
+    expect(provider.requests).toHaveLength(1);
+
+    provider.enqueue(textReply(words(20)), answers(0.9, 0.9, 0.1, 0.1));
+    const second = await home.q([words(20)]);
+    expect(second.exitCode).toBe(0);
+    expect(second.stderr).toMatch(
+      /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
+    );
+    expect(meta().advisor).toEqual({ last_announced: "notice" });
+
+    provider.enqueue(textReply("ok"), answers(0.9, 0.9, 0.1, 0.1));
+    const third = await home.q(["again"]);
+    expect(third.stderr).not.toContain("advisor");
+
+    provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
+    const fourth = await home.q([words(100)]);
+    expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
+    expect(meta().advisor).toEqual({ last_announced: "recommend" });
+  });
+
+  it("warns once and uses the default lines when the set is not strictly increasing", async () => {
+    provider.enqueue(textReply("hello"));
+    const result = await home.q(["--new", "hi"], {
+      env: {
+        CXC_ADVISOR_NOTICE_TOKENS: "500",
+        CXC_ADVISOR_RECOMMEND_TOKENS: "400",
+        CXC_ADVISOR_REQUEST_TOKENS: "900",
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("using the defaults 60000/100000/140000 for all three");
+  });
+
+  it("applies a compact_now call at the end of the turn and says how to undo it", async () => {
+    for (const message of ["first task", "second task", "third task"]) {
+      provider.enqueue(textReply(`done: ${message}`));
+      expect((await home.q(message === "first task" ? ["--new", message] : [message])).exitCode).toBe(0);
+    }
+    provider.enqueue(
+      {
+        blocks: [
+          { type: "tool-call", id: "t1", name: "compact_now", arguments: { note: "keep the task list" } },
+        ],
+      },
+      textReply("Compaction scheduled; finishing."),
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "l1",
+            name: "pick_live_from",
+            arguments: { live_from_turn: 2, confidence: 0.9 },
+          },
+        ],
+      },
+    );
+    const result = await home.q(["-t", "compact_now", "fourth task"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("the assistant called compact_now");
+    expect(result.stderr).toContain(
+      "`cxc conversation compact --reset=2`, then `cxc conversation compact --reset=1`",
+    );
+    const recorded = home.events().filter((event) => event.type === "compaction");
+    expect(recorded).toHaveLength(2);
+    expect(recorded[1]).toMatchObject({ source: "auto", from_turn: 0, to_turn: 0, deferred_until_turn: 4 });
+
+    const undo = await home.home.run(["conversation", "compact", "--reset=2"], { env: home.env });
+    expect(undo.exitCode).toBe(0);
+    expect(undo.stdout + undo.stderr).toContain("Removed compaction 2");
+  });
+
+  it("compacts and retries once on a context overflow when automatic compaction is on", async () => {
+    home.writeConfig(`
+[conversation.compaction.auto]
+enabled = true
+trigger = 0.9
+keep_last = 1
+`);
+    for (const message of ["first task", "second task"]) {
+      provider.enqueue(textReply(`done: ${message}`));
+      expect((await home.q(message === "first task" ? ["--new", message] : [message])).exitCode).toBe(0);
+    }
+    provider.enqueue(contextOverflowReply(), textReply("fits now"));
+    const result = await home.q(["third task"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("fits now");
+    expect(result.stderr).toContain("the provider said the context window overflowed");
+    const recorded = home.events().filter((event) => event.type === "compaction");
+    expect(recorded.map((event) => [event.from_turn, event.to_turn, event.deferred_until_turn])).toEqual([
+      [0, 1, undefined],
+      [0, 1, undefined],
+    ]);
+  });
+});
