@@ -9,12 +9,16 @@
  * proposal rendered for display, an invalid one the problems, as a tool error the model corrects.
  * The tool writes nothing: the call and its result are the record.
  */
+import type { ConversationEvent } from "../core/events.js";
 import {
   PROPOSE_COMPACTION_TOOL_NAME,
   type ProposalSource,
+  type ReviewProposal,
   renderProposalResult,
   validateProposal,
 } from "../core/review.js";
+import { checkSummary, type LossKind } from "../core/summary-check.js";
+import { groupTurns } from "../core/turns.js";
 import { readMeta } from "../store/meta.js";
 import { ConversationStore } from "../store/store.js";
 import type { Tool, ToolCallContext } from "./registry.js";
@@ -79,6 +83,32 @@ function readSourceOfThisProcess(reviewId: string, context: ToolCallContext): Pr
   return readSourceFromStore(ConversationStore.open(context.cwd, process.env))(reviewId, context);
 }
 
+const LOSS_KINDS: readonly LossKind[] = ["paths", "identifiers", "numbers", "constraints"];
+
+/**
+ * What a proposed summary does not mention of the raw turns it replaces (the summary check), as
+ * lines for the tool result and the `--continue` prompt; empty for a mechanical proposal or when
+ * nothing the check looks for is missing. Shown so the model and the user see the cost before
+ * agreeing, not after.
+ */
+export function describeSummaryLosses(
+  sourceEvents: readonly ConversationEvent[],
+  proposal: ReviewProposal,
+  limit = 10,
+): string[] {
+  if (proposal.summary === undefined) return [];
+  const range = { fromTurn: proposal.fromTurn - 1, toTurn: proposal.toTurn - 1 };
+  const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary, { limit });
+  const lines: string[] = [];
+  for (const kind of LOSS_KINDS) {
+    const values = losses[kind].map((item) => (kind === "constraints" ? `"${item.value}"` : item.value));
+    if (values.length === 0) continue;
+    const omitted = losses.omitted[kind];
+    lines.push(`  ${kind}: ${values.join(", ")}${omitted > 0 ? ` (and ${omitted} more)` : ""}`);
+  }
+  return lines.length === 0 ? [] : ["The summary does not mention:", ...lines];
+}
+
 /** Builds the tool; tests pass their own reader. */
 export function createProposeCompactionTool(
   readSource: ProposalSourceReader = readSourceOfThisProcess,
@@ -95,10 +125,11 @@ export function createProposeCompactionTool(
       return validation.ok ? renderProposalResult(validation).split("\n")[0]! : validation.message;
     },
     async run(argumentsObject, context) {
-      const validation = validateProposal(argumentsObject, readSource(context.conversationId, context));
-      return validation.ok
-        ? { content: renderProposalResult(validation), isError: false }
-        : { content: validation.message, isError: true };
+      const source = readSource(context.conversationId, context);
+      const validation = validateProposal(argumentsObject, source);
+      if (!validation.ok) return { content: validation.message, isError: true };
+      const losses = source.kind === "found" ? describeSummaryLosses(source.events, validation.proposal) : [];
+      return { content: [renderProposalResult(validation), ...losses].join("\n"), isError: false };
     },
   };
 }

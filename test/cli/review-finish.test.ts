@@ -68,6 +68,9 @@ describe("compact --continue", () => {
     expect(result.stderr).toContain("Proposed: compact turns 1-17 (summarize)");
     expect(result.stderr).toContain("The conversation now has 20 turns; 3 turns stay uncompacted.");
     expect(result.stderr).toContain("The agreed summary.");
+    // The summary check shows what the agreed text leaves out before anything is applied.
+    expect(result.stderr).toContain("The summary does not mention:");
+    expect(result.stderr).toContain("src/since.ts");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`Applied to ${SAMPLE_ID}: compacted turns 1-17 (summarize)`);
     const [compaction] = compactionsOfSource();

@@ -53,6 +53,29 @@ describe("propose_compaction", () => {
     expect(outcome.effects).toBeUndefined();
   });
 
+  it("tells the model what a summary does not mention of the turns it replaces", async () => {
+    const events = [
+      ...build.turn("Read src/since.ts and keep the retryCount at 3 tests"),
+      ...build.turn("Never touch README.md"),
+      ...build.turns(2),
+    ];
+    const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events }));
+    const vague = await tool.run({ from_turn: 1, to_turn: 2, summary: "We talked." }, context());
+    expect(vague.content).toContain("The summary does not mention:");
+    expect(vague.content).toContain("src/since.ts");
+    expect(vague.content).toContain("retryCount");
+    const thorough = await tool.run(
+      {
+        from_turn: 1,
+        to_turn: 2,
+        summary: 'Read src/since.ts; retryCount stays at 3 tests. "Never touch README.md".',
+      },
+      context(),
+    );
+    expect(thorough.content).not.toContain("  paths:");
+    expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1-2 of 4 (summarize)");
+  });
+
   it("returns the problem as a tool error", async () => {
     const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events: sourceEvents }));
     const outcome = await tool.run({ from_turn: 1, to_turn: 25, summary: "S" }, context());

@@ -110,7 +110,9 @@ export async function continueReview(
     if (decision.kind === "already-applied")
       return { kind: "finished", proposal: decision.proposal } as const;
     if (decision.kind !== "apply") throw refusalError(decision);
-    options.showPrompt(decision.prompt);
+    const { describeSummaryLosses } = await import("../../tools/propose-compaction.js");
+    const losses = describeSummaryLosses(store.load(sourceId).events, decision.proposal);
+    options.showPrompt([decision.prompt, ...(losses.length === 0 ? [] : ["", ...losses])].join("\n"));
     if (!options.yes) {
       if (options.confirm === undefined) {
         throw new CxcError("usage", "refusing to apply the proposal without confirmation", {

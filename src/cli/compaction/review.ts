@@ -6,6 +6,7 @@
  * steps, the confirmation text and the prompt go to stderr.
  */
 import { renderProposalLine } from "../../core/review.js";
+import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import type { CompactFlags } from "./options.js";
@@ -180,7 +181,8 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
   const canAsk = context.stdinIsTerminal && Boolean(process.stderr.isTTY);
   const outcome = await continueReview(context.store, {
     yes: flags.yes === true || flags.confirm === false,
-    showPrompt: (text) => context.info(text),
+    // The summary is model output: sanitized before it reaches the terminal.
+    showPrompt: (text) => context.info(sanitizeTerminalText(text)),
     confirm: canAsk
       ? async (message) => {
           const { confirm } = await import("@inquirer/prompts");
