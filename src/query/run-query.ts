@@ -22,6 +22,7 @@ import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
+import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings, stickyModel } from "./settings.js";
 import { selectTools, type ToolDirective } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
@@ -77,7 +78,8 @@ export async function runQuery(
   }
   // Resolve everything that can fail (target, model, key) before creating anything.
   const target = resolveTarget(request, store);
-  const history = target.kind === "new" ? [] : store.load(target.id).events;
+  const snapshot = target.kind === "new" ? undefined : loadSnapshot(store, target.id);
+  const history = snapshot?.loaded.events ?? [];
   // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   const advisorHolder: AdvisorHolder = {};
@@ -102,7 +104,7 @@ export async function runQuery(
         });
         ui.info(result.message);
       }
-      const loaded = store.load(conversationId);
+      const loaded = reloadIfChanged(store, conversationId, snapshot);
       for (const warning of loaded.warnings) ui.warn(warning);
       const clock = { now: () => timestampNow(), newEventId: () => newEventId() };
       // The compaction advisor and automatic compaction (docs/advisor.md) join the loop as hooks.

@@ -112,14 +112,7 @@ function collectTools(
     }
     const config = parseLocalCommandConfig(name, entry);
     if (typeof config === "string") throw new CxcError("invalid-config", config);
-    try {
-      result.push({ tool: createLocalCommandTool(name, config), entry });
-    } catch (error) {
-      throw new CxcError(
-        "invalid-config",
-        `conversation.tools.${name}.parameters is not a valid JSON Schema: ${(error as Error).message}`,
-      );
-    }
+    result.push({ tool: createLocalCommandTool(name, config), entry });
   }
   return result;
 }

@@ -12,8 +12,7 @@
  * a command line, verbatim as one argument in the array form), so a placeholder can never inject
  * shell syntax. The result reports the exit status; output beyond the ceiling is cut with a note.
  */
-import { Ajv, type ErrorObject } from "ajv";
-import { execa } from "execa";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import type { RunMode, Tool, ToolCallContext, ToolOutcome } from "./registry.js";
 
 /** The configuration of one local command tool. */
@@ -60,15 +59,26 @@ export function parseLocalCommandConfig(
   return config;
 }
 
-/** Builds the tool. Throws when the schema itself does not compile (a configuration error). */
+/**
+ * Builds the tool. The schema is compiled on the first call (ajv is a large import and most turns
+ * call no tool); a schema that does not compile makes every call a tool error naming the key.
+ */
 export function createLocalCommandTool(name: string, config: LocalCommandConfig): Tool {
   const parameters = config.parameters ?? EMPTY_SCHEMA;
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
-  const validate = ajv.compile(parameters);
+  let validate: ValidateFunction | undefined;
   const run = async (
     argumentsObject: Readonly<Record<string, unknown>>,
     context: ToolCallContext,
   ): Promise<ToolOutcome> => {
+    try {
+      validate ??= await compileSchema(parameters);
+    } catch (error) {
+      const problem = (error as Error).message;
+      return {
+        isError: true,
+        content: `conversation.tools.${name}.parameters is not a valid JSON Schema: ${problem}`,
+      };
+    }
     // useDefaults fills in schema defaults, so validate a copy.
     const checked = structuredClone(argumentsObject) as Record<string, unknown>;
     if (!validate(checked)) {
@@ -84,6 +94,11 @@ export function createLocalCommandTool(name: string, config: LocalCommandConfig)
     defaults: { enable: true, run: "ask" satisfies RunMode },
     run,
   };
+}
+
+async function compileSchema(schema: Readonly<Record<string, unknown>>): Promise<ValidateFunction> {
+  const { Ajv } = await import("ajv");
+  return new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(schema);
 }
 
 function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
@@ -139,6 +154,8 @@ async function runCommand(
     // Its own process group, so a Ctrl-C meant for cxc does not kill the tool behind its back.
     detached: true,
   } as const;
+  // Loaded on first use: execa is a large import, and most turns run no local command.
+  const { execa } = await import("execa");
   const result =
     typeof config.command === "string"
       ? await execa(fillPlaceholders(config.command, argumentsObject, shellQuote), {

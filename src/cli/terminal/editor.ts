@@ -7,7 +7,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 
 /** The editor command from the environment, if one is set. */
 export function editorCommand(env: NodeJS.ProcessEnv): string | undefined {
@@ -29,6 +28,7 @@ export async function editText(
   const path = join(directory, options.fileName);
   try {
     writeFileSync(path, initial);
+    const { execa } = await import("execa");
     const result = await execa(`${command} '${path.replace(/'/g, `'\\''`)}'`, {
       shell: true,
       stdio: "inherit",

@@ -1,0 +1,153 @@
+/**
+ * The per-turn overhead of `cxc q`: process start, load, projection, request building, streaming
+ * from the loopback fake provider (which answers at once) and storing the turn, over conversations
+ * of 20, 200 and 2,000 turns with tool calls, timed side by side with `node -e 0`.
+ *
+ *   node bench/query.mjs [--runs N]     (standalone; `run()` is the scenario for bench/run.mjs)
+ *
+ * Target (issue 5): at most 3× `node -e 0`, and flat as the conversation grows.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { cxc, formatTable, loadStore, makeTemporaryHome, measureSideBySide, PROJECT_ROOT } from "./lib.mjs";
+
+const SIZES = [20, 200, 2_000];
+export const TARGET_RATIO = 3;
+
+/** One turn with reasoning, a tool call with about 1 KB of output, and an answer. */
+function turnEvents(store, time, index) {
+  let tick = 0;
+  const stamp = () => {
+    tick += 1;
+    return { id: store.newEventId(time + tick), ts: new Date(time + tick).toISOString() };
+  };
+  const callId = `call_${index}`;
+  return [
+    { type: "turn_start", ...stamp() },
+    { type: "chat_request", ...stamp(), content: `Question ${index}: please look at src/file-${index}.ts` },
+    { type: "chat_response", ...stamp(), reasoning: `I should read src/file-${index}.ts first.` },
+    {
+      type: "tool_call_request",
+      ...stamp(),
+      call_id: callId,
+      name: "read_file",
+      arguments: { path: `src/file-${index}.ts` },
+    },
+    {
+      type: "tool_call_response",
+      ...stamp(),
+      call_id: callId,
+      content: `line\n`.repeat(200),
+      is_error: false,
+    },
+    { type: "chat_response", ...stamp(), message: `The file ${index} looks fine.` },
+  ];
+}
+
+function createConversation(store, root, turns) {
+  const conversations = new store.ConversationStore(
+    { kind: "home", root, origin: "bench" },
+    { CXC_HOME: root },
+  );
+  const start = Date.UTC(2026, 0, 1);
+  const events = [];
+  for (let index = 0; index < turns; index++) events.push(...turnEvents(store, start + index * 1000, index));
+  return conversations.create({ title: `${turns} turns`, events }).id;
+}
+
+/** Starts the fake provider as a child process with `count` instant text replies. */
+async function startProvider(count) {
+  const scratch = mkdtempSync(join(tmpdir(), "cxc-bench-provider-"));
+  const script = join(scratch, "replies.json");
+  writeFileSync(
+    script,
+    JSON.stringify(Array.from({ length: count }, () => ({ blocks: [{ type: "text", text: "ok" }] }))),
+  );
+  const child = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, "test", "helpers", "fake-provider-cli.mjs"), "--script", script],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const line = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    createInterface({ input: child.stdout }).once("line", resolve);
+  });
+  return {
+    ...JSON.parse(line),
+    stop: () => {
+      child.kill("SIGTERM");
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function run({ runs, store, log }) {
+  const home = makeTemporaryHome("query");
+  // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per size.
+  const provider = await startProvider(4 * SIZES.length * (2 * runs + 2));
+  try {
+    const env = {
+      ...home.env,
+      ANTHROPIC_API_KEY: "bench-key",
+      ANTHROPIC_BASE_URL: provider.anthropicBaseURL,
+      CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6",
+    };
+    const commands = [{ name: "node -e 0", commandLine: [process.execPath, "-e", "0"] }];
+    for (const turns of SIZES) {
+      log(`creating a ${turns}-turn conversation with tool calls …`);
+      const id = createConversation(store, home.home, turns);
+      commands.push({
+        name: `cxc q (${turns.toLocaleString("en")} turns)`,
+        commandLine: cxc("q", "--id", id, "one more question"),
+        options: { env },
+      });
+    }
+    log(`timing ${commands.length} commands × ${runs} runs, interleaved …`);
+    const results = measureSideBySide(commands, runs, { cpu: true });
+    const baseline = results[0];
+    return {
+      results: results.map((result) => ({
+        ...result,
+        ratio: result.median / baseline.median,
+        ...(result.cpuMedian !== undefined ? { cpuRatio: result.cpuMedian / baseline.cpuMedian } : {}),
+        target: result === baseline ? undefined : TARGET_RATIO,
+      })),
+    };
+  } finally {
+    provider.stop();
+    home.remove();
+  }
+}
+
+async function main() {
+  const index = process.argv.indexOf("--runs");
+  const runs = index >= 0 ? Number(process.argv[index + 1]) : 9;
+  const store = await loadStore();
+  try {
+    const { results } = await run({
+      runs,
+      store,
+      log: (message) => process.stderr.write(`bench: ${message}\n`),
+    });
+    const rows = results.map((result) => [
+      result.name,
+      `${result.median.toFixed(1)} ms`,
+      `${result.ratio.toFixed(2)}×`,
+      result.target ? (result.ratio <= result.target ? "ok" : "MISSED") : "",
+      result.cpuMedian === undefined ? "n/a" : `${Math.round(result.cpuMedian)} ms`,
+      result.cpuRatio === undefined ? "n/a" : `${result.cpuRatio.toFixed(2)}×`,
+    ]);
+    process.stdout.write(
+      `${formatTable(["scenario", "wall median", "vs node", `≤ ${TARGET_RATIO}×`, "cpu", "cpu vs node"], rows)}\n`,
+    );
+  } finally {
+    store.remove();
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) await main();
