@@ -6,7 +6,8 @@
  * per projected turn, e.g. `turns 2–5 (summary)`) share it. Everything that came from outside cxc
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
-import { type ConversationEvent, serializeEvent } from "../../core/events.js";
+import { type ConversationEvent, serializeEvent, type ToolCallsPolicy } from "../../core/events.js";
+import { describePolicies } from "../../core/rules.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/turns.js";
 import { formatTimestamp } from "./relative-time.js";
@@ -94,8 +95,15 @@ function renderEventLines(event: ConversationEvent, toolNames: ReadonlyMap<strin
       return [`[inquiry answer] ${clean(JSON.stringify(event.answer))}`];
     case "config_delta":
       return [`[config] ${clean(JSON.stringify(event.delta))}`];
-    case "compaction":
-      return [`[compaction] turns ${event.from_turn + 1}..${event.to_turn + 1} (${describePolicy(event)})`];
+    case "compaction": {
+      const extras = [describePolicy(event), event.source];
+      if (event.deferred_until_turn !== undefined)
+        extras.push(`deferred until turn ${event.deferred_until_turn + 1}`);
+      const note = event.note ? ` — ${clean(event.note)}` : "";
+      return [
+        `[compaction] turns ${event.from_turn + 1}..${event.to_turn + 1} (${extras.join(", ")})${note}`,
+      ];
+    }
     case "compaction_reset":
       return [
         `[compaction reset] retires ${event.retires.length} entr${event.retires.length === 1 ? "y" : "ies"}`,
@@ -105,16 +113,12 @@ function renderEventLines(event: ConversationEvent, toolNames: ReadonlyMap<strin
   }
 }
 
-/** `summary`, or the mechanical policies (`reasoning + tool calls omitted`), or `no policy`. */
+/** `summary`, or jp's label of the mechanical policies (`reasoning + tools`), or `no policy`. */
 export function describePolicy(compaction: {
   readonly summary?: unknown;
-  readonly reasoning?: unknown;
-  readonly tool_calls?: { readonly policy: string } | undefined;
+  readonly reasoning?: "strip" | undefined;
+  readonly tool_calls?: ToolCallsPolicy | undefined;
 }): string {
   if (compaction.summary !== undefined) return "summary";
-  const parts: string[] = [];
-  if (compaction.reasoning !== undefined) parts.push("reasoning");
-  if (compaction.tool_calls !== undefined)
-    parts.push(compaction.tool_calls.policy === "omit" ? "tool calls omitted" : "tool calls stripped");
-  return parts.length > 0 ? parts.join(" + ") : "no policy";
+  return describePolicies(compaction) ?? "no policy";
 }
