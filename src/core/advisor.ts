@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import type { Compaction, ConversationEvent } from "./events.js";
-import type { CompactionRule } from "./rules.js";
+import { type CompactionRule, readCompactionRules, ruleHasPolicy } from "./rules.js";
 
 /** The advisor's tiers, quietest first. */
 export const TIERS = ["silent", "notice", "recommend", "request"] as const;
@@ -58,6 +58,11 @@ export interface AutoSettings {
   readonly trigger: AutoTrigger;
   /** Turns kept verbatim at the end when the advisor does not move the cut. */
   readonly keepLast: number;
+  /**
+   * `auto.rules`: the policies to apply (jp's rule schema; their keep bounds are replaced by the
+   * automatic range). Undefined means the default (`buildAutoRules`).
+   */
+  readonly rules?: readonly CompactionRule[];
 }
 
 /** Settings plus the warnings reading them produced (bad values fall back; they never fail a turn). */
@@ -231,6 +236,13 @@ export function readAutoSettings(
     trigger: readSetting(lookup, "trigger", readAutoTrigger, DEFAULT_AUTO_TRIGGER, warnings, what),
     keepLast: readSetting(lookup, "keep_last", readPositiveInteger, DEFAULT_AUTO_KEEP_LAST, warnings, what),
   };
+  const configured = lookup("rules");
+  if (configured === undefined) return { settings, warnings };
+  const rules = readCompactionRules(configured);
+  if (rules.ok && rules.value.some(ruleHasPolicy))
+    return { settings: { ...settings, rules: rules.value }, warnings };
+  const problem = rules.ok ? "no rule has a policy" : rules.message;
+  warnings.push(`${what}.rules: ${problem}; using the default (strip reasoning and tools, then a summary)`);
   return { settings, warnings };
 }
 
@@ -466,16 +478,23 @@ export function isHeldByNoLoopGuard(compactions: readonly Compaction[], currentT
 }
 
 /**
- * The rules of an automatic compaction over turns `0..end`: first strip reasoning and tool
- * calls, then a summary of the same range. Two events, so undoing the (lossy) summary with
- * `--reset` still leaves the (cheap) strip in place. `note` is the summarizer's focus.
+ * The rules of an automatic compaction over turns `0..end`. By default: first strip reasoning and
+ * tool calls, then a summary of the same range. Two events, so undoing the (lossy) summary with
+ * `--reset` still leaves the (cheap) strip in place. `configured` (`auto.rules`) replaces the
+ * default. `note` (from `compact_now`) is added to every summary's context, the summarizer's focus.
  */
-export function buildAutoRules(note?: string): CompactionRule[] {
-  const keep = { keep_first: { kind: "turns", count: 0 }, keep_last: { kind: "turns", count: 1 } } as const;
-  return [
-    { ...keep, reasoning: "strip", tool_calls: "strip" },
-    { ...keep, summary: note === undefined || note.trim() === "" ? {} : { context: note.trim() } },
+export function buildAutoRules(note?: string, configured?: readonly CompactionRule[]): CompactionRule[] {
+  const rules: CompactionRule[] = configured?.filter(ruleHasPolicy).map((rule) => ({ ...rule })) ?? [
+    { reasoning: "strip", tool_calls: "strip" },
+    { summary: {} },
   ];
+  const focus = note?.trim() ?? "";
+  return rules.map((rule) => {
+    const keep = { keep_first: { kind: "turns", count: 0 }, keep_last: { kind: "turns", count: 1 } } as const;
+    if (rule.summary === undefined || focus === "") return { ...rule, ...keep };
+    const context = rule.summary.context === undefined ? focus : `${rule.summary.context}\n\n${focus}`;
+    return { ...rule, ...keep, summary: { ...rule.summary, context } };
+  });
 }
 
 /** The calls of tool `name` among `events` whose responses succeeded (e.g. this turn's `compact_now`). */

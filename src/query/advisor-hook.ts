@@ -7,8 +7,8 @@
  *
  * Failures at the end of a cycle or turn are swallowed: the first one warns once per
  * conversation (remembered in its metadata), later ones are silent, because an advisor must never
- * cost the user a turn. With no decision model reachable the advisor reports the token lines only
- * and says so. The `should_i_compact` tool uses `verdict`, whose failures are thrown (tool errors).
+ * cost the user a turn. Without answers (no decision model reachable, or its call failed) the
+ * advisor reports the token lines only, says so in the line, and never steers the agent. The `should_i_compact` tool uses `verdict`, whose failures are thrown (tool errors).
  */
 import {
   ADVISOR_QUESTIONS_TOOL,
@@ -245,7 +245,7 @@ export function createAdvisor(options: AdvisorOptions): Advisor {
     );
   };
 
-  const announce = (decision: TierDecision, tokens: number, midTurn: boolean): ConversationEvent[] => {
+  const announce = (decision: TierDecision, tokens: number, maySteer: boolean): ConversationEvent[] => {
     const state = options.state.load();
     const current: AnnouncementState =
       state.last_announced === undefined ? {} : { lastAnnounced: state.last_announced };
@@ -254,7 +254,7 @@ export function createAdvisor(options: AdvisorOptions): Advisor {
     options.state.save({ ...state, last_announced: decision.tier });
     options.print(renderAdvice(decision, liveCount(tokens)));
     const steer =
-      midTurn && options.compactNowEnabled && (decision.tier === "recommend" || decision.tier === "request");
+      maySteer && options.compactNowEnabled && (decision.tier === "recommend" || decision.tier === "request");
     if (!steer) return [];
     const message: ChatRequest = {
       type: "chat_request",
@@ -285,8 +285,8 @@ export function createAdvisor(options: AdvisorOptions): Advisor {
         try {
           signals = await askSignals(measure, signal);
         } catch (error) {
+          // Swallowed (warned once); the advice falls back to the token lines and says so.
           reportFailure((error as Error).message);
-          return [];
         }
       }
       const decision = decideTier({
@@ -295,7 +295,8 @@ export function createAdvisor(options: AdvisorOptions): Advisor {
         compactableTurns: measure.compactableTurns,
         ...(signals === undefined ? {} : { signals }),
       });
-      return announce(decision, measure.tokens, midTurn);
+      // Steering the agent on token counts alone could interrupt half-done work: only with answers.
+      return announce(decision, measure.tokens, midTurn && signals !== undefined);
     },
 
     async verdict(events, signal) {

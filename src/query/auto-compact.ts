@@ -34,11 +34,11 @@ import {
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/compactions.js";
 import { DIGEST_RECIPE, digestTurns } from "../core/digest.js";
-import type { Compaction, ConversationEvent } from "../core/events.js";
-import { buildCompactionEvent, planCompaction } from "../core/plan-compaction.js";
-import { describePolicies } from "../core/rules.js";
+import type { Compaction, ConversationEvent, SummaryPolicy } from "../core/events.js";
+import { buildCompactionEvent, type CompactionSegment, planCompaction } from "../core/plan-compaction.js";
+import { describePolicies, type SummaryRule } from "../core/rules.js";
 import { formatTokenCount } from "../core/tokens.js";
-import { countTurns, groupTurns } from "../core/turns.js";
+import { countTurns, groupTurns, type Turn } from "../core/turns.js";
 import { loadTokenCounter } from "../cli/compaction/token-counter.js";
 import type { LlmClient } from "../llm/types.js";
 import { readMeta, writeMeta } from "../store/meta.js";
@@ -71,6 +71,16 @@ export interface CompactionHooksOptions {
   readonly measureTokens: (events: readonly ConversationEvent[]) => number;
   /** Swallowed failures go here (the advisor's warn-once reporting). */
   readonly reportFailure: (message: string) => void;
+  /**
+   * Summarizes with a model (for a rule naming `summary.model.id`); undefined on failure, when
+   * the `builtin/digest` is used instead. Absent: always the digest.
+   */
+  readonly summarizeWithModel?: (
+    modelId: string,
+    rawTurns: readonly Turn[],
+    rule: SummaryRule,
+    signal: AbortSignal,
+  ) => Promise<string | undefined>;
 }
 
 type Why = "trigger" | "compact_now" | "overflow-soon" | "overflow-error";
@@ -163,9 +173,9 @@ export async function compactAutomatically(
 ): Promise<Compaction[]> {
   const turnCount = countTurns(events);
   const active = activeCompactions(events);
-  const overflow = request.why === "overflow-soon" || request.why === "overflow-error";
+  // Only a provider's overflow error bypasses the guard: its single retry needs the space.
   if (
-    !overflow &&
+    request.why !== "overflow-error" &&
     isHeldByNoLoopGuard(
       active.map((entry) => entry.compaction),
       turnCount - 1,
@@ -192,7 +202,7 @@ export async function compactAutomatically(
           request.signal,
         );
   const end = moveCutEarlier(planned, pick);
-  const compactions = buildCompactions(events, end, request, options);
+  const compactions = await buildCompactions(events, end, request, options);
   if (compactions.length === 0) return [];
   const tokensBefore = options.measureTokens(events);
   const tokensAfter = options.measureTokens([
@@ -209,16 +219,34 @@ export async function compactAutomatically(
   return recorded;
 }
 
-function buildCompactions(
+async function summarizeSegment(
+  turns: readonly Turn[],
+  segment: CompactionSegment,
+  request: CompactRequest,
+  options: CompactionHooksOptions,
+): Promise<SummaryPolicy | undefined> {
+  const rule = segment.summary;
+  if (rule === undefined) return undefined;
+  const modelId = rule.model?.id;
+  if (modelId !== undefined && modelId !== DIGEST_RECIPE && options.summarizeWithModel !== undefined) {
+    const raw = turns.filter((turn) => turn.index >= segment.from && turn.index <= segment.to);
+    const text = await options.summarizeWithModel(modelId, raw, rule, request.signal);
+    if (text !== undefined) return { summary: text, source: "derived", recipe: modelId };
+  }
+  const digest = digestTurns(turns, { fromTurn: segment.from, toTurn: segment.to });
+  return { summary: digest, source: "derived", recipe: DIGEST_RECIPE };
+}
+
+async function buildCompactions(
   events: readonly ConversationEvent[],
   end: number,
   request: CompactRequest,
   options: CompactionHooksOptions,
-): Compaction[] {
+): Promise<Compaction[]> {
   const now = options.clock.now();
   const note = (request.note ?? WHY_TEXT[request.why]).slice(0, 200);
   const plan = planCompaction(events, {
-    rules: buildAutoRules(request.note),
+    rules: buildAutoRules(request.note, options.auto.rules),
     overrides: { turn: { from: 1, to: end + 1 } },
     now,
     source: "auto",
@@ -227,24 +255,21 @@ function buildCompactions(
   if (plan.kind !== "planned") return [];
   const turns = groupTurns(events);
   const deferred = request.atOnce ? {} : { deferredUntilTurn: countTurns(events) };
-  return plan.segments.map((segment) =>
-    buildCompactionEvent(segment, {
-      id: options.clock.newEventId(),
-      ts: now,
-      source: "auto",
-      note,
-      ...deferred,
-      ...(segment.summary === undefined
-        ? {}
-        : {
-            summary: {
-              summary: digestTurns(turns, { fromTurn: segment.from, toTurn: segment.to }),
-              source: "derived" as const,
-              recipe: DIGEST_RECIPE,
-            },
-          }),
-    }),
-  );
+  const built: Compaction[] = [];
+  for (const segment of plan.segments) {
+    const summary = await summarizeSegment(turns, segment, request, options);
+    built.push(
+      buildCompactionEvent(segment, {
+        id: options.clock.newEventId(),
+        ts: now,
+        source: "auto",
+        note,
+        ...deferred,
+        ...(summary === undefined ? {} : { summary }),
+      }),
+    );
+  }
+  return built;
 }
 
 /** What was done and how to undo it, in one or two lines. */
@@ -377,6 +402,37 @@ export async function prepareTurnCompaction(
     print: options.info,
     measureTokens: (events) => measureContext(events, countTokens).tokens,
     reportFailure: advisor?.reportFailure ?? warnOnce,
+    summarizeWithModel: (modelId, rawTurns, rule, signal) =>
+      summarizeForAuto(modelId, rawTurns, rule, signal, options),
   });
   return { advisor, hooks };
+}
+
+/** A model summary for an automatic compaction; undefined (with a warning) when it fails. */
+async function summarizeForAuto(
+  modelId: string,
+  rawTurns: readonly Turn[],
+  rule: SummaryRule,
+  signal: AbortSignal,
+  options: PrepareOptions,
+): Promise<string | undefined> {
+  const { createLlmClient } = await import("../llm/registry.js");
+  const { summarizeWithModel } = await import("../llm/summarize.js");
+  try {
+    const client = createLlmClient(modelId, { config: options.config, env: options.env });
+    const result = await summarizeWithModel(client, {
+      rawTurns,
+      model: modelId,
+      signal,
+      ...(rule.instructions === undefined ? {} : { instructions: rule.instructions }),
+      ...(rule.context === undefined ? {} : { context: rule.context }),
+    });
+    if (result.ok) return result.text;
+    options.warn(`${result.message}; using ${DIGEST_RECIPE} instead`);
+  } catch (error) {
+    options.warn(
+      `Summarization failed for ${modelId}: ${(error as Error).message}; using ${DIGEST_RECIPE} instead`,
+    );
+  }
+  return undefined;
 }

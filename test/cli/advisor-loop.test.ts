@@ -114,6 +114,7 @@ function makeHarness(
     timeoutMs?: number;
     auto?: Partial<AutoSettings>;
     contextWindow?: number;
+    reserveTokens?: number;
   } = {},
 ): Harness {
   let tick = 0;
@@ -156,6 +157,7 @@ function makeHarness(
     advisor,
     auto: { enabled: false, trigger: { kind: "fraction", fraction: 0.8 }, keepLast: 1, ...options.auto },
     contextWindow: options.contextWindow,
+    ...(options.reserveTokens === undefined ? {} : { reserveTokens: options.reserveTokens }),
     clock,
     print: (text) => harness.printed.push(text),
     measureTokens: (events) => measureContext(events, countCharacters).tokens,
@@ -385,6 +387,78 @@ describe("automatic compaction", () => {
   });
 });
 
+describe("automatic compaction by the trigger", () => {
+  const quiet = { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 };
+
+  it("fires at a turn boundary once the context passes the fraction of the window, in force from the next turn", async () => {
+    const harness = makeHarness({
+      lines: quiet,
+      contextWindow: 10_000,
+      reserveTokens: 100,
+      auto: { enabled: true, trigger: { kind: "fraction", fraction: 0.5 }, keepLast: 2 },
+    });
+    for (const label of ["one", "two", "three"]) {
+      provider.enqueue(textReply(text(`answer ${label}`, 1400)));
+      await harness.turn(`task ${label}`);
+      expect(compactions(harness.events)).toEqual([]); // below 5000 characters
+    }
+    provider.enqueue(textReply(text("answer four", 1400)), liveFrom(2, 0.3));
+    const stored = await harness.turn("task four");
+    const recorded = compactions(stored);
+    expect(recorded.map((compaction) => [compaction.from_turn, compaction.to_turn])).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(recorded[0]!.deferred_until_turn).toBe(4);
+    expect(recorded[0]!.metadata?.cxc_auto).toMatchObject({ turn: 3 });
+    expect(harness.printed.join("\n")).toMatch(
+      /passed the automatic compaction trigger; .*takes effect at the next turn/,
+    );
+    provider.enqueue(textReply("five"));
+    await harness.turn("task five");
+    const body = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
+    expect(body).toContain("[Summary of previous conversation]");
+    expect(body).not.toContain("answer one");
+  });
+
+  it("compacts at once between cycles when the next request would overflow, keeping the live turn", async () => {
+    const harness = makeHarness({
+      lines: quiet,
+      contextWindow: 3000,
+      reserveTokens: 100,
+      auto: { enabled: true, trigger: { kind: "tokens", tokens: 1_000_000 }, keepLast: 1 },
+    });
+    for (const label of ["one", "two"]) {
+      provider.enqueue(textReply(text(`answer ${label}`, 1000)));
+      await harness.turn(`task ${label}`);
+    }
+    const bigTool = {
+      name: "read_big",
+      description: "returns a lot",
+      parameters: { type: "object" },
+      source: "builtin" as const,
+      defaults: { enable: true, run: "unattended" as const },
+      run: async () => ({ content: text("big output", 1000), isError: false }),
+    };
+    provider.enqueue(toolCall("read_big", {}), textReply("done"));
+    const stored = await harness.turn("task three", {
+      tools: { tools: [{ tool: bigTool, run: "unattended" }] },
+    });
+    const recorded = compactions(stored);
+    expect(recorded.length).toBeGreaterThanOrEqual(2);
+    expect(recorded[0]).toMatchObject({ from_turn: 0, to_turn: 1 });
+    expect(recorded[0]!.deferred_until_turn).toBeUndefined();
+    // Stored between the tool's answer and the next request, which already sees the summary.
+    const toolResponse = stored.findIndex((event) => event.type === "tool_call_response");
+    expect(stored.indexOf(recorded[0]!)).toBeGreaterThan(toolResponse);
+    const second = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
+    expect(second).toContain("[Summary of previous conversation]");
+    expect(second).not.toContain("answer one");
+    expect(second).toContain("big output");
+    expect(harness.printed[0]).toContain("the next request would overflow the context window");
+  });
+});
+
 describe("failures", () => {
   it("swallows a decision model that times out, warning once per conversation", async () => {
     const harness = makeHarness({
@@ -400,10 +474,13 @@ describe("failures", () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(harness.warned).toHaveLength(1);
     expect(harness.warned[0]).toContain("did not answer within 150 ms");
+    // Without answers the advice follows the token lines only, and says so.
+    expect(harness.printed).toHaveLength(1);
+    expect(harness.printed[0]).toContain("token lines only: no decision model answered");
     provider.enqueue(textReply("three"), { ...slow });
     await harness.turn("third question");
     expect(harness.warned).toHaveLength(1);
-    expect(harness.printed).toEqual([]);
+    expect(harness.printed).toHaveLength(1);
     expect(harness.events.filter((event) => event.type === "chat_response")).toHaveLength(3);
   });
 

@@ -220,6 +220,30 @@ describe("automatic compaction", () => {
     expect(planAutoRange(2, 2)).toBeUndefined();
   });
 
+  it("reads auto.rules, and falls back to the default with a warning when they are unusable", () => {
+    const auto = (rules: unknown) => ({ conversation: { compaction: { auto: { rules } } } });
+    const read = readAutoSettings(auto([{ summary: { model: { id: "openai/gpt-5" } } }]));
+    expect(read.warnings).toEqual([]);
+    expect(read.settings.rules).toEqual([{ summary: { model: { id: "openai/gpt-5" } } }]);
+    const bad = readAutoSettings(auto([{ tool_calls: "sometimes" }]));
+    expect(bad.settings.rules).toBeUndefined();
+    expect(bad.warnings[0]).toContain("conversation.compaction.auto.rules");
+    const empty = readAutoSettings(auto([{ keep_last: 3 }]));
+    expect(empty.settings.rules).toBeUndefined();
+    expect(empty.warnings[0]).toContain("no rule has a policy");
+  });
+
+  it("adds the note to the context of configured summary rules", () => {
+    const rules = buildAutoRules("the auth refactor", [
+      { reasoning: "strip" },
+      { summary: { context: "be brief" } },
+    ]);
+    expect(rules).toHaveLength(2);
+    expect(rules[0]).toMatchObject({ reasoning: "strip" });
+    expect(rules[1]!.summary).toEqual({ context: "be brief\n\nthe auth refactor" });
+    expect(buildAutoRules()[1]!.summary).toEqual({});
+  });
+
   it("strips reasoning and tools, then summarizes with the note as focus", () => {
     const rules = buildAutoRules("keep the file list");
     expect(rules[0]).toMatchObject({ reasoning: "strip", tool_calls: "strip" });
