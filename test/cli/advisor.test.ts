@@ -136,6 +136,52 @@ request_tokens = 100000
     expect(undo.stdout + undo.stderr).toContain("Removed compaction 2");
   });
 
+  it("hands the compact_now note to a configured summary model as its focus", async () => {
+    home.writeConfig(`
+[[conversation.compaction.auto.rules]]
+reasoning = "strip"
+
+[[conversation.compaction.auto.rules]]
+summary = { model = { id = "anthropic/claude-sonnet-4-6" } }
+`);
+    for (const message of ["first task", "second task", "third task"]) {
+      provider.enqueue(textReply(`done: ${message}`));
+      expect((await home.q(message === "first task" ? ["--new", message] : [message])).exitCode).toBe(0);
+    }
+    provider.enqueue(
+      {
+        blocks: [
+          { type: "tool-call", id: "t1", name: "compact_now", arguments: { note: "keep the task list" } },
+        ],
+      },
+      textReply("Finishing."),
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "l1",
+            name: "pick_live_from",
+            arguments: { live_from_turn: 3, confidence: 0.2 },
+          },
+        ],
+      },
+      textReply("MODEL SUMMARY of the first two tasks"),
+    );
+    const result = await home.q(["-t", "compact_now", "fourth task"]);
+    expect(result.exitCode).toBe(0);
+    const summaryRequest = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
+    expect(summaryRequest).toContain("Additional context: keep the task list");
+    const recorded = home.events().filter((event) => event.type === "compaction");
+    expect(recorded.map((event) => [event.from_turn, event.to_turn])).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(recorded[1]!.summary).toMatchObject({
+      summary: "MODEL SUMMARY of the first two tasks",
+      recipe: "anthropic/claude-sonnet-4-6",
+    });
+  });
+
   it("compacts and retries once on a context overflow when automatic compaction is on", async () => {
     home.writeConfig(`
 [conversation.compaction.auto]
