@@ -88,7 +88,8 @@ export async function run({ runs, store, log }) {
     createConversations(store, listing.home, CONVERSATION_COUNT);
     const imported = importLargest(showing.env);
     const commands = [
-      { name: "node -e 0", commandLine: [process.execPath, "-e", "0"] },
+      // Same environment as cxc: variables such as NODE_EXTRA_CA_CERTS change node's start-up cost.
+      { name: "node -e 0", commandLine: [process.execPath, "-e", "0"], options: { env: listing.env } },
       { name: "cxc --version", commandLine: cxc("--version"), options: { env: listing.env } },
       {
         name: "cxc conversation ls (1,000)",
