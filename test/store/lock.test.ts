@@ -84,7 +84,7 @@ describe("lock files", () => {
       );
       expect((result.error as { hint: string }).hint).toContain(lockPath("conv-a"));
       expect(result.elapsed).toBeGreaterThanOrEqual(290);
-      expect(result.elapsed).toBeLessThan(2_000);
+      expect(result.elapsed).toBeLessThan(3_000);
     } finally {
       holder.process.kill("SIGKILL");
       await holder.exited;
@@ -102,19 +102,20 @@ describe("lock files", () => {
       const result = await timed(() => store.locked("conv-a", "cxc q", () => "ran"));
       expect(result.error).toMatchObject({ code: "lock-timeout" });
       expect(result.elapsed).toBeGreaterThanOrEqual(140);
-      expect(result.elapsed).toBeLessThan(1_500);
+      expect(result.elapsed).toBeLessThan(3_000);
     } finally {
       holder.process.kill("SIGKILL");
       await holder.exited;
     }
   });
 
-  it("lets a waiting writer in as soon as the holder releases", async () => {
+  it("lets a waiting writer in once the holder releases, not before", async () => {
     const holder = startWriter(["hold-lock", bundle.modulePath, base, "conv-a", "300"]);
     await holder.waitForLine((line) => line === "locked");
     const result = await timed(() => acquireLock(base, "conv-a", { command: "second", timeoutMs: 10_000 }));
     expect(result.error).toBeUndefined();
-    expect(holder.lines).toContain("released");
+    expect(result.elapsed).toBeGreaterThanOrEqual(250);
+    await holder.waitForLine((line) => line === "released");
     expect(lockHolder(base, "conv-a")).toMatchObject({ pid: process.pid, command: "second" });
     result.value!.release();
     await holder.exited;
