@@ -213,148 +213,161 @@ export interface Advisor {
   reportFailure(message: string): void;
 }
 
-/** Builds the advisor; see the module comment. */
-export function createAdvisor(options: AdvisorOptions): Advisor {
-  const { settings } = options;
-  let saidUnavailable = false;
-  const liveCount = (tokens: number) => describeLiveCount(tokens, options.contextWindow, formatTokenCount);
+const QUESTIONS_PROMPT = "Answer the four questions about the latest request and the work before it.";
 
-  const askSignals = async (measure: ContextMeasure, signal: AbortSignal): Promise<AdvisorSignals> => {
-    if (options.decisionClient === undefined)
-      throw new Error(options.decisionUnavailable ?? "no decision model");
+/** The advisor of one run; see the module comment and the `Advisor` interface. */
+class AdvisorRuntime implements Advisor {
+  readonly settings: AdvisorSettings;
+  readonly contextWindow: number | undefined;
+  readonly #options: AdvisorOptions;
+  #saidUnavailable = false;
+
+  constructor(options: AdvisorOptions) {
+    this.#options = options;
+    this.settings = options.settings;
+    this.contextWindow = options.contextWindow;
+  }
+
+  measure(events: readonly ConversationEvent[]): ContextMeasure {
+    return measureContext(events, this.#options.countTokens);
+  }
+
+  async adviseAtBoundary(
+    events: readonly ConversationEvent[],
+    { midTurn, signal }: { midTurn: boolean; signal: AbortSignal },
+  ): Promise<ConversationEvent[]> {
+    const measure = this.measure(events);
+    // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
+    if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
+    let signals: AdvisorSignals | undefined;
+    if (this.#options.decisionClient === undefined) {
+      this.#sayUnavailable();
+    } else {
+      try {
+        signals = await this.#askSignals(measure, signal);
+      } catch (error) {
+        // Swallowed (warned once); the advice falls back to the token lines and says so.
+        this.reportFailure((error as Error).message);
+      }
+    }
+    const decision = this.#decide(measure, signals);
+    // Steering the agent on token counts alone could interrupt half-done work: only with answers.
+    return this.#announce(decision, measure.tokens, midTurn && signals !== undefined);
+  }
+
+  async verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict> {
+    const measure = this.measure(events);
+    const signals = measure.compactableTurns === 0 ? undefined : await this.#askSignals(measure, signal);
+    const decision = this.#decide(measure, signals);
+    const should = decision.tier === "recommend" || decision.tier === "request";
+    const window = this.contextWindow;
+    return {
+      should_compact: should,
+      tier: decision.tier,
+      reason: decision.reason,
+      context_tokens: measure.tokens,
+      ...(window === undefined ? {} : { context_percent: Math.round((measure.tokens / window) * 1000) / 10 }),
+      lines: this.settings.lines,
+      ...(signals === undefined ? {} : { signals }),
+      next_step: should
+        ? "Call compact_now with a short note to yourself, then continue the current request."
+        : "No compaction needed now; continue the current request.",
+    };
+  }
+
+  async pickLiveFrom(
+    events: readonly ConversationEvent[],
+    candidates: readonly number[],
+    signal: AbortSignal,
+  ): Promise<LiveFromPick | undefined> {
+    const client = this.#options.decisionClient;
+    if (!this.settings.cutPoint || client === undefined || candidates.length < 2) return undefined;
+    try {
+      const offered = candidates.map((turn) => turn + 1).join(", ");
+      const request = decisionRequest(
+        renderDecisionTranscript(this.measure(events).turns),
+        `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)?`,
+        LIVE_FROM_TOOL,
+      );
+      const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
+      const answer = LiveFromAnswerSchema.parse(answers);
+      const turn = answer.live_from_turn - 1;
+      return candidates.includes(turn) ? { turn, confidence: answer.confidence } : undefined;
+    } catch {
+      // A failed pick leaves the planned cut: a compaction never fails because the advisor could not be asked.
+      return undefined;
+    }
+  }
+
+  clearAnnouncements(): void {
+    const state = this.#options.state.load();
+    if (state.last_announced === undefined) return;
+    const { last_announced: _dropped, ...rest } = state;
+    this.#options.state.save(rest);
+  }
+
+  reportFailure(message: string): void {
+    const state = this.#options.state.load();
+    if (state.warned) return;
+    this.#options.state.save({ ...state, warned: true });
+    this.#options.warn(
+      `advisor: ${message}; the advisor keeps quiet about such failures from now on in this conversation.`,
+    );
+  }
+
+  #sayUnavailable(): void {
+    if (this.#saidUnavailable || this.#options.decisionUnavailable === undefined) return;
+    this.#saidUnavailable = true;
+    this.#options.warn(`advisor: ${this.#options.decisionUnavailable}; reporting token lines only.`);
+  }
+
+  async #askSignals(measure: ContextMeasure, signal: AbortSignal): Promise<AdvisorSignals> {
+    const client = this.#options.decisionClient;
+    if (client === undefined) throw new Error(this.#options.decisionUnavailable ?? "no decision model");
     const request = decisionRequest(
       renderDecisionTranscript(measure.turns),
-      "Answer the four questions about the latest request and the work before it.",
+      QUESTIONS_PROMPT,
       ADVISOR_QUESTIONS_TOOL,
     );
-    const answers = await callDecisionTool(options.decisionClient, request, {
-      timeoutMs: settings.timeoutMs,
-      signal,
-    });
+    const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
     const parsed = parseAdvisorAnswers(answers);
     if (!parsed.ok) throw new Error(parsed.message);
     return parsed.signals;
-  };
+  }
 
-  const reportFailure = (message: string): void => {
-    const state = options.state.load();
-    if (state.warned) return;
-    options.state.save({ ...state, warned: true });
-    options.warn(
-      `advisor: ${message}; the advisor keeps quiet about such failures from now on in this conversation.`,
-    );
-  };
+  #decide(measure: ContextMeasure, signals: AdvisorSignals | undefined): TierDecision {
+    return decideTier({
+      tokens: measure.tokens,
+      lines: this.settings.lines,
+      compactableTurns: measure.compactableTurns,
+      ...(signals === undefined ? {} : { signals }),
+    });
+  }
 
-  const announce = (decision: TierDecision, tokens: number, maySteer: boolean): ConversationEvent[] => {
-    const state = options.state.load();
+  /** Prints an announced tier; returns the steering message to store, if any. */
+  #announce(decision: TierDecision, tokens: number, maySteer: boolean): ConversationEvent[] {
+    const { state: stateStore, clock } = this.#options;
+    const state = stateStore.load();
     const current: AnnouncementState =
       state.last_announced === undefined ? {} : { lastAnnounced: state.last_announced };
-    const step = decideAnnouncement(current, decision.tier);
-    if (!step.announce) return [];
-    options.state.save({ ...state, last_announced: decision.tier });
-    options.print(renderAdvice(decision, liveCount(tokens)));
-    const steer =
-      maySteer && options.compactNowEnabled && (decision.tier === "recommend" || decision.tier === "request");
-    if (!steer) return [];
+    if (!decideAnnouncement(current, decision.tier).announce) return [];
+    stateStore.save({ ...state, last_announced: decision.tier });
+    const liveCount = describeLiveCount(tokens, this.contextWindow, formatTokenCount);
+    this.#options.print(renderAdvice(decision, liveCount));
+    const loud = decision.tier === "recommend" || decision.tier === "request";
+    if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
     const message: ChatRequest = {
       type: "chat_request",
-      id: options.clock.newEventId(),
-      ts: options.clock.now(),
-      content: renderSteeringMessage(decision, liveCount(tokens)),
+      id: clock.newEventId(),
+      ts: clock.now(),
+      content: renderSteeringMessage(decision, liveCount),
       author: "cxc advisor",
     };
     return [message];
-  };
+  }
+}
 
-  return {
-    settings,
-    contextWindow: options.contextWindow,
-    measure: (events) => measureContext(events, options.countTokens),
-
-    async adviseAtBoundary(events, { midTurn, signal }) {
-      const measure = measureContext(events, options.countTokens);
-      // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
-      if (measure.tokens < settings.lines.notice || measure.compactableTurns === 0) return [];
-      let signals: AdvisorSignals | undefined;
-      if (options.decisionClient === undefined) {
-        if (!saidUnavailable && options.decisionUnavailable !== undefined) {
-          saidUnavailable = true;
-          options.warn(`advisor: ${options.decisionUnavailable}; reporting token lines only.`);
-        }
-      } else {
-        try {
-          signals = await askSignals(measure, signal);
-        } catch (error) {
-          // Swallowed (warned once); the advice falls back to the token lines and says so.
-          reportFailure((error as Error).message);
-        }
-      }
-      const decision = decideTier({
-        tokens: measure.tokens,
-        lines: settings.lines,
-        compactableTurns: measure.compactableTurns,
-        ...(signals === undefined ? {} : { signals }),
-      });
-      // Steering the agent on token counts alone could interrupt half-done work: only with answers.
-      return announce(decision, measure.tokens, midTurn && signals !== undefined);
-    },
-
-    async verdict(events, signal) {
-      const measure = measureContext(events, options.countTokens);
-      const signals = measure.compactableTurns === 0 ? undefined : await askSignals(measure, signal);
-      const decision = decideTier({
-        tokens: measure.tokens,
-        lines: settings.lines,
-        compactableTurns: measure.compactableTurns,
-        ...(signals === undefined ? {} : { signals }),
-      });
-      const should = decision.tier === "recommend" || decision.tier === "request";
-      const window = options.contextWindow;
-      return {
-        should_compact: should,
-        tier: decision.tier,
-        reason: decision.reason,
-        context_tokens: measure.tokens,
-        ...(window === undefined
-          ? {}
-          : { context_percent: Math.round((measure.tokens / window) * 1000) / 10 }),
-        lines: settings.lines,
-        ...(signals === undefined ? {} : { signals }),
-        next_step: should
-          ? "Call compact_now with a short note to yourself, then continue the current request."
-          : "No compaction needed now; continue the current request.",
-      };
-    },
-
-    async pickLiveFrom(events, candidates, signal) {
-      if (!settings.cutPoint || options.decisionClient === undefined || candidates.length < 2)
-        return undefined;
-      try {
-        const measure = measureContext(events, options.countTokens);
-        const offered = candidates.map((turn) => turn + 1).join(", ");
-        const request = decisionRequest(
-          renderDecisionTranscript(measure.turns),
-          `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)?`,
-          LIVE_FROM_TOOL,
-        );
-        const answer = LiveFromAnswerSchema.parse(
-          await callDecisionTool(options.decisionClient, request, { timeoutMs: settings.timeoutMs, signal }),
-        );
-        const turn = answer.live_from_turn - 1;
-        return candidates.includes(turn) ? { turn, confidence: answer.confidence } : undefined;
-      } catch {
-        // A failed pick leaves the planned cut: a compaction never fails because the advisor could not be asked.
-        return undefined;
-      }
-    },
-
-    clearAnnouncements() {
-      const state = options.state.load();
-      if (state.last_announced === undefined) return;
-      const { last_announced: _dropped, ...rest } = state;
-      options.state.save(rest);
-    },
-
-    reportFailure,
-  };
+/** Builds the advisor of one run. */
+export function createAdvisor(options: AdvisorOptions): Advisor {
+  return new AdvisorRuntime(options);
 }

@@ -401,7 +401,7 @@ export async function prepareTurnCompaction(
     clock: options.clock,
     print: options.info,
     measureTokens: (events) => measureContext(events, countTokens).tokens,
-    reportFailure: advisor?.reportFailure ?? warnOnce,
+    reportFailure: (message) => (advisor === undefined ? warnOnce(message) : advisor.reportFailure(message)),
     summarizeWithModel: (modelId, rawTurns, rule, signal) =>
       summarizeForAuto(modelId, rawTurns, rule, signal, options),
   });

@@ -85,6 +85,28 @@ request_tokens = 100000
     expect(meta().advisor).toEqual({ last_announced: "recommend" });
   });
 
+  it("swallows a decision model that times out: one warning per conversation, token lines only", async () => {
+    const env = {
+      CXC_ADVISOR_NOTICE_TOKENS: "5",
+      CXC_ADVISOR_RECOMMEND_TOKENS: "100000",
+      CXC_ADVISOR_REQUEST_TOKENS: "200000",
+      CXC_ADVISOR_TIMEOUT_MS: "300",
+    };
+    provider.enqueue(textReply("first answer"));
+    expect((await home.q(["--new", "first question"], { env })).exitCode).toBe(0);
+    provider.enqueue(textReply("second answer"), { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 1500 });
+    const second = await home.q(["second question"], { env });
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toContain("second answer");
+    expect(second.stderr).toContain("cxc: warning: advisor: the decision model did not answer within 300 ms");
+    expect(second.stderr).toContain("token lines only: no decision model answered");
+    expect(meta().advisor).toMatchObject({ warned: true, last_announced: "notice" });
+    provider.enqueue(textReply("third answer"), { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 1500 });
+    const third = await home.q(["third question"], { env });
+    expect(third.exitCode).toBe(0);
+    expect(third.stderr).not.toContain("advisor");
+  });
+
   it("warns once and uses the default lines when the set is not strictly increasing", async () => {
     provider.enqueue(textReply("hello"));
     const result = await home.q(["--new", "hi"], {
