@@ -147,39 +147,96 @@ async function runCommand(
     input: json,
     env: { CXC_TOOL_NAME: name, CXC_TOOL_ARGUMENTS: json, CXC_CONVERSATION_ID: context.conversationId },
     reject: false,
-    timeout: timeoutSeconds * 1000,
     maxBuffer: ceiling,
     stripFinalNewline: false,
-    cancelSignal: context.signal,
-    // Its own process group, so a Ctrl-C meant for cxc does not kill the tool behind its back.
+    // Its own process group: a Ctrl-C meant for cxc does not reach the tool behind its back, and
+    // a timeout or cancellation can stop the whole group (a shell's children hold the pipes open).
     detached: true,
   } as const;
   // Loaded on first use: execa is a large import, and most turns run no local command.
   const { execa } = await import("execa");
-  const result =
+  const subprocess =
     typeof config.command === "string"
-      ? await execa(fillPlaceholders(config.command, argumentsObject, shellQuote), {
-          ...options,
-          shell: true,
-        })
-      : await execa(
+      ? execa(fillPlaceholders(config.command, argumentsObject, shellQuote), { ...options, shell: true })
+      : execa(
           config.command[0]!,
           config.command.slice(1).map((part) => fillPlaceholders(part, argumentsObject, (value) => value)),
           options,
         );
+  const stopper = new GroupStopper(subprocess.pid);
+  trackGroup(subprocess.pid);
+  const timer = setTimeout(() => stopper.stop("timeout"), timeoutSeconds * 1000);
+  const onAbort = (): void => stopper.stop("cancel");
+  context.signal.addEventListener("abort", onAbort, { once: true });
+  if (context.signal.aborted) onAbort();
+  const result = await subprocess;
+  untrackGroup(subprocess.pid);
+  clearTimeout(timer);
+  context.signal.removeEventListener("abort", onAbort);
   const output = joinOutput(String(result.stdout ?? ""), String(result.stderr ?? ""));
   if (result.isMaxBuffer) {
     return { isError: true, content: `${output}\n[output cut at ${ceiling} bytes; the command was stopped]` };
   }
-  if (result.timedOut)
+  if (stopper.reason === "timeout") {
     return { isError: true, content: `${output}[timed out after ${timeoutSeconds}s]`.trim() };
-  if (result.isCanceled) return { isError: true, content: `${output}[cancelled]`.trim() };
+  }
+  if (stopper.reason === "cancel") return { isError: true, content: `${output}[cancelled]`.trim() };
   if (result.exitCode === undefined) {
     const reason = result.signal ? `killed by ${result.signal}` : (result.shortMessage ?? "could not run");
     return { isError: true, content: `${output}[${reason}]`.trim() };
   }
   if (result.exitCode !== 0) return { isError: true, content: `${output}[exit status ${result.exitCode}]` };
   return { isError: false, content: output };
+}
+
+/** Tool process groups still running; killed if cxc exits first (a second Ctrl-C). */
+const runningGroups = new Set<number>();
+let exitHandlerInstalled = false;
+
+function trackGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  runningGroups.add(pid);
+  if (exitHandlerInstalled) return;
+  exitHandlerInstalled = true;
+  process.on("exit", () => {
+    for (const group of runningGroups) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
+function untrackGroup(pid: number | undefined): void {
+  if (pid !== undefined) runningGroups.delete(pid);
+}
+
+/** Ends a process group: SIGTERM, then SIGKILL two seconds later. Remembers why. */
+class GroupStopper {
+  readonly #pid: number | undefined;
+  reason: "timeout" | "cancel" | undefined;
+
+  constructor(pid: number | undefined) {
+    this.#pid = pid;
+  }
+
+  stop(reason: "timeout" | "cancel"): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.#signal("SIGTERM");
+    setTimeout(() => this.#signal("SIGKILL"), 2000).unref();
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    if (this.#pid === undefined) return;
+    try {
+      process.kill(-this.#pid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
 }
 
 function joinOutput(stdout: string, stderr: string): string {
