@@ -186,6 +186,13 @@ type = "string"
     expect(String(edited![0])).toMatch(/changed$/);
   });
 
+  it("opens $EDITOR for the message when none is given at a terminal", async () => {
+    provider.enqueue(textReply("got it"));
+    const pty = qInTerminal([], { EDITOR: editorWriting("written in the editor") });
+    expect(await pty.exitCode()).toBe(0);
+    expect(home.events()[1]).toMatchObject({ type: "chat_request", content: "written in the editor" });
+  });
+
   it("renders the answer as markdown at a terminal", async () => {
     provider.enqueue(textReply("Some **bold** words.\n\n- first item\n- second item\n"));
     const pty = qInTerminal(["md"]);

@@ -227,3 +227,65 @@ describe("cxc q: provider faults", () => {
     expect(result.stderr).not.toContain("test-key-anthropic");
   });
 });
+
+describe("cxc q: reasoning, other providers, locks", () => {
+  const thinking = {
+    blocks: [
+      { type: "thinking" as const, text: "Let me think about it.", signature: "sig-abc" },
+      { type: "text" as const, text: "The answer." },
+    ],
+  };
+
+  it("hides reasoning in pipes, shows it on stderr with --reasoning, and sends it back signed", async () => {
+    provider.enqueue(thinking, thinking, textReply("third"));
+    const hidden = await q(["first"]);
+    expect(hidden.stdout).toBe("The answer.\n");
+    expect(hidden.stderr).not.toContain("Let me think");
+    const shown = await q(["--reasoning", "second"]);
+    expect(shown.stdout).toBe("The answer.\n");
+    expect(shown.stderr).toContain("Let me think about it.");
+    const events = storedEvents();
+    expect(events[2]).toMatchObject({
+      reasoning: "Let me think about it.",
+      metadata: { anthropic_thinking_signature: "sig-abc" },
+    });
+    await q(["third"]);
+    const assistant = bodyOf(2).messages[1]!.content as { type: string; signature?: string }[];
+    expect(assistant[0]).toMatchObject({ type: "thinking", signature: "sig-abc" });
+  });
+
+  it("talks to an OpenAI-compatible endpoint the same way", async () => {
+    provider.enqueue(textReply("from openai"));
+    const result = await home.run(["q", "-m", "openai/gpt-5", "hi"], {
+      env: { OPENAI_API_KEY: "test-key-openai", OPENAI_BASE_URL: provider.openaiBaseURL },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("from openai\n");
+    expect(provider.requests[0]!.path).toBe("/v1/chat/completions");
+    expect(provider.requests[0]!.body).toMatchObject({ model: "gpt-5", stream: true });
+  });
+
+  it("waits a bounded time for a conversation another process holds, then names the holder", async () => {
+    provider.enqueue(textReply("first"));
+    await q(["first"]);
+    const id = activeId();
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const { hostname } = await import("node:os");
+    mkdirSync(join(home.home, "locks"), { recursive: true });
+    // This test process is alive, so the lock is not stale.
+    writeFileSync(
+      join(home.home, "locks", `${id}.lock`),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        command: "cxc q",
+        acquired_at: "2026-01-01T00:00:00Z",
+      }),
+    );
+    const result = await q(["second"], { env: { CXC_LOCK_TIMEOUT_MS: "300" } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`conversation ${id} is locked by cxc q (pid ${process.pid}`);
+    expect(provider.requests).toHaveLength(1);
+    expect(storedEvents().filter((event) => event.type === "chat_request")).toHaveLength(1);
+  });
+});
