@@ -248,66 +248,43 @@ export function readAutoSettings(
 
 const unit = z.number().min(0).max(1);
 
-/** The four answers of one decision call, each 0..1. */
+/** The four answers of one decision call, each 0..1 (the descriptions are the questions asked). */
 export const AdvisorAnswersSchema = z.object({
-  /** Is the current request a different task from what came before? */
-  switched_gears: unit,
-  /** Did the last turn finish a unit of work? */
-  at_boundary: unit,
-  /** How much of the earlier conversation does the next step need? */
-  needs_history: unit,
-  /** Is the agent mid a multi-step edit whose partial state exists only in the conversation? */
-  mid_operation: unit,
+  switched_gears: unit.describe("Is the latest request a different task from what came before it?"),
+  at_boundary: unit.describe("Did the last turn finish a unit of work?"),
+  needs_history: unit.describe("How much of the earlier conversation does the next step need?"),
+  mid_operation: unit.describe(
+    "Is the agent in the middle of a multi-step change whose partial state exists only in this conversation?",
+  ),
 });
 /** The four signals. */
 export type AdvisorSignals = z.infer<typeof AdvisorAnswersSchema>;
 
 /** The cut-point answer: the 1-based turn number where the still-live work starts. */
-export const LiveFromAnswerSchema = z.object({ live_from_turn: z.number().int().min(1), confidence: unit });
+export const LiveFromAnswerSchema = z.object({
+  live_from_turn: z.number().int().min(1).describe("The turn number, as labelled [turn N]."),
+  confidence: unit.describe("0 = guessing, 1 = certain."),
+});
 export type LiveFromAnswer = z.infer<typeof LiveFromAnswerSchema>;
 
-const UNIT_JSON = { type: "number", minimum: 0, maximum: 1 } as const;
+/** A JSON Schema for tool parameters, derived from the zod schema that validates the answer. */
+function toolParameters(schema: z.ZodType): Readonly<Record<string, unknown>> {
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return parameters;
+}
 
-/** The decision tool the model is forced to call (its JSON Schema mirrors `AdvisorAnswersSchema`). */
+/** The decision tool the model is forced to call. */
 export const ADVISOR_QUESTIONS_TOOL = {
   name: "answer_questions",
   description: "Answer four questions about the work in this conversation, each as a number from 0 to 1.",
-  parameters: {
-    type: "object",
-    properties: {
-      switched_gears: {
-        ...UNIT_JSON,
-        description: "Is the latest request a different task from what came before it?",
-      },
-      at_boundary: { ...UNIT_JSON, description: "Did the last turn finish a unit of work?" },
-      needs_history: {
-        ...UNIT_JSON,
-        description: "How much of the earlier conversation does the next step need?",
-      },
-      mid_operation: {
-        ...UNIT_JSON,
-        description:
-          "Is the agent in the middle of a multi-step change whose partial state exists only in this conversation?",
-      },
-    },
-    required: ["switched_gears", "at_boundary", "needs_history", "mid_operation"],
-    additionalProperties: false,
-  },
+  parameters: toolParameters(AdvisorAnswersSchema),
 } as const;
 
 /** The cut-point tool the model is forced to call. */
 export const LIVE_FROM_TOOL = {
   name: "pick_live_from",
   description: "Pick the turn where the work that is still live starts, and how sure you are.",
-  parameters: {
-    type: "object",
-    properties: {
-      live_from_turn: { type: "integer", minimum: 1, description: "The turn number, as labelled [turn N]." },
-      confidence: { ...UNIT_JSON, description: "0 = guessing, 1 = certain." },
-    },
-    required: ["live_from_turn", "confidence"],
-    additionalProperties: false,
-  },
+  parameters: toolParameters(LiveFromAnswerSchema),
 } as const;
 
 /** Validates the decision call's arguments; a message names the first problem. */

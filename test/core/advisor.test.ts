@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  ADVISOR_QUESTIONS_TOOL,
   type AdvisorSignals,
   AUTO_METADATA_KEY,
   autoTriggerTokens,
@@ -14,6 +15,7 @@ import {
   decideAnnouncement,
   decideTier,
   isHeldByNoLoopGuard,
+  LIVE_FROM_TOOL,
   moveCutEarlier,
   parseAdvisorAnswers,
   planAutoRange,
@@ -267,6 +269,22 @@ describe("automatic compaction", () => {
     expect(isHeldByNoLoopGuard(poor, 6)).toBe(false);
     expect(isHeldByNoLoopGuard([autoCompaction(4, 1000, 800)], 5)).toBe(false);
     expect(isHeldByNoLoopGuard([], 5)).toBe(false);
+  });
+});
+
+describe("the decision tools", () => {
+  it("send the JSON Schema of the zod schemas that validate the answers", () => {
+    const parameters = ADVISOR_QUESTIONS_TOOL.parameters as {
+      required: string[];
+      properties: Record<string, unknown>;
+    };
+    expect(parameters.required).toEqual(["switched_gears", "at_boundary", "needs_history", "mid_operation"]);
+    expect(parameters.properties.mid_operation).toMatchObject({ type: "number", minimum: 0, maximum: 1 });
+    expect(parameters).not.toHaveProperty("$schema");
+    expect((LIVE_FROM_TOOL.parameters as { required: string[] }).required).toEqual([
+      "live_from_turn",
+      "confidence",
+    ]);
   });
 });
 
