@@ -52,8 +52,12 @@ const UNREADABLE_LOCK_STALE_MS = 5_000;
 
 let temporaryCounter = 0;
 
+/** The lock timeout from `CXC_LOCK_TIMEOUT_MS` (milliseconds); unset, empty or invalid → 10 s. */
 export function defaultLockTimeout(env: Readonly<Record<string, string | undefined>>): number {
-  const value = Number(env.CXC_LOCK_TIMEOUT_MS);
+  const text = env.CXC_LOCK_TIMEOUT_MS?.trim();
+  // Number("") is 0: an empty variable must mean "the default", not "do not wait at all".
+  if (!text) return DEFAULT_TIMEOUT_MS;
+  const value = Number(text);
   return Number.isFinite(value) && value >= 0 ? value : DEFAULT_TIMEOUT_MS;
 }
 
@@ -62,7 +66,8 @@ export async function acquireLock(root: string, id: string, options: LockOptions
   const directory = locksDirectory(root);
   mkdirSync(directory, { recursive: true });
   const path = join(directory, `${id}.lock`);
-  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  // A monotonic clock: a wall-clock jump must not end (or stretch) the wait.
+  const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const pollMs = options.pollMs ?? 50;
   for (;;) {
     if (tryCreate(path, options.command)) return heldLock(path);
@@ -71,7 +76,7 @@ export async function acquireLock(root: string, id: string, options: LockOptions
     // interval instead of spinning (and keep honouring the deadline).
     if (holder && isStale(holder) && recoverStale(path, holder)) continue;
     if (!holder && recoverUnreadable(path)) continue;
-    if (Date.now() >= deadline) throw lockTimeout(id, path, holder);
+    if (performance.now() >= deadline) throw lockTimeout(id, path, holder);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }

@@ -14,7 +14,7 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { acquireLock, lockHolder } from "../../src/store/lock.js";
+import { acquireLock, defaultLockTimeout, lockHolder } from "../../src/store/lock.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { bundleStore, type StoreBundle } from "./helpers/bundle-store.js";
 import { startWriter } from "./helpers/child.js";
@@ -183,5 +183,14 @@ describe("lock files", () => {
     const lock = await acquireLock(base, "conv-a", { command: "second", timeoutMs: 0 });
     expect(lockHolder(base, "conv-a")?.command).toBe("second");
     lock.release();
+  });
+
+  it("reads CXC_LOCK_TIMEOUT_MS, treating unset, empty and invalid values as the 10 s default", () => {
+    expect(defaultLockTimeout({ CXC_LOCK_TIMEOUT_MS: "250" })).toBe(250);
+    expect(defaultLockTimeout({ CXC_LOCK_TIMEOUT_MS: "0" })).toBe(0);
+    expect(defaultLockTimeout({})).toBe(10_000);
+    expect(defaultLockTimeout({ CXC_LOCK_TIMEOUT_MS: "" })).toBe(10_000);
+    expect(defaultLockTimeout({ CXC_LOCK_TIMEOUT_MS: "soon" })).toBe(10_000);
+    expect(defaultLockTimeout({ CXC_LOCK_TIMEOUT_MS: "-5" })).toBe(10_000);
   });
 });
