@@ -111,7 +111,7 @@ describe("runTurn", () => {
       ["tool_call_response", "config_delta"],
       ["chat_response"],
     ]);
-    expect(store.appends[3]![0]).toMatchObject({ call_id: "t1", content: "noted x", is_error: false });
+    expect(store.appends[2]![0]).toMatchObject({ call_id: "t1", content: "noted x", is_error: false });
     // The follow-up request carries the call and its result, and tool_choice is not forced.
     const second = client.requests[1]!;
     expect(second.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
