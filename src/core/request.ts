@@ -18,15 +18,11 @@
  */
 import type { TurnEvent } from "./events.js";
 import type { ProjectedTurn } from "./projection.js";
+import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY, INTERRUPTED_TOOL_RESULT } from "./provider-keys.js";
 
 export type { ProjectedTurn } from "./projection.js";
 
-/** Metadata key of an Anthropic thinking block's signature on a reasoning `chat_response`. */
-export const ANTHROPIC_SIGNATURE_KEY = "anthropic_thinking_signature";
-/** Metadata key of Anthropic's opaque redacted-thinking payload on a reasoning `chat_response`. */
-export const ANTHROPIC_REDACTED_KEY = "anthropic_redacted_thinking";
-/** Content of the synthetic result given to a tool call that was never answered. */
-export const INTERRUPTED_TOOL_RESULT = "Tool call was interrupted.";
+export { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY, INTERRUPTED_TOOL_RESULT } from "./provider-keys.js";
 
 /** A piece of message content. */
 export type LlmPart =

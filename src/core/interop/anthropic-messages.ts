@@ -16,6 +16,7 @@
  * out). Blocks the event model has no place for (images, documents, server tools) are reported.
  */
 import type { ConversationEvent } from "../events.js";
+import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import type { InteropResult } from "./jp.js";
 import { validateEvent } from "./jp.js";
 import {
@@ -28,10 +29,7 @@ import {
   systemPromptOf,
 } from "./openai-messages.js";
 
-/** Metadata key of a thinking block's signature on a reasoning `chat_response` (as jp stores it). */
-export const ANTHROPIC_SIGNATURE_KEY = "anthropic_thinking_signature";
-/** Metadata key of a redacted thinking block's opaque payload. */
-export const ANTHROPIC_REDACTED_KEY = "anthropic_redacted_thinking";
+export { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 
 type Json = Record<string, unknown>;
 

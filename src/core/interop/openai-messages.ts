@@ -16,6 +16,7 @@
  * JSON) are kept in metadata so a round trip gives the same messages.
  */
 import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../events.js";
+import { INTERRUPTED_TOOL_RESULT } from "../provider-keys.js";
 import { type InteropResult, validateEvent } from "./jp.js";
 
 /** Where new events get their ids and timestamps (the shell passes a clock and an id source). */
@@ -30,8 +31,7 @@ export const OPENAI_CONTENT_KEY = "openai_content";
 export const OPENAI_ARGUMENTS_KEY = "openai_arguments";
 /** Metadata key marking a system prompt that came from a `developer` message. */
 export const OPENAI_ROLE_KEY = "openai_role";
-/** Content of the synthetic result given to a tool call that was never answered. */
-export const INTERRUPTED_TOOL_RESULT = "Tool call was interrupted.";
+export { INTERRUPTED_TOOL_RESULT } from "../provider-keys.js";
 
 type Json = Record<string, unknown>;
 
