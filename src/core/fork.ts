@@ -1,59 +1,154 @@
 /**
- * Keeping a subset of turns, for `fork --first N / --last N` (jp reference §3.4). Pure.
+ * Building the event list of a fork: the selected turns of a source conversation, copied with new
+ * event ids (jp reference §3.4). Pure. Used by `cxc conversation fork` (and `-k`), `query --fork`
+ * and the review shell.
  *
- * Turn events outside the kept turns are dropped; every global entry (config deltas, resets,
- * unknown entries) survives. Overlays follow jp's `retain` rule: when any turn event was dropped,
- * let T be the lowest turn that lost one; every compaction reaching T or later is dropped, because
- * its turn numbers no longer mean the same turns. Compactions lying entirely before T keep their
- * meaning (the turns before T are unchanged and keep their numbers), so they are kept.
- *
- * Choice: jp's fork drops every overlay, even those `retain` would keep (reference §0.2 #14).
- * cxc keeps the ones lying entirely before the first removed turn, so `fork --first N` of a
- * compacted conversation stays compacted the same way.
+ * What is kept, and why:
+ * - the turn events of the selected turns;
+ * - every `config_delta` that comes before the first dropped trailing turn, so the fork runs with
+ *   the configuration the source had at that point (the sticky per-conversation config); one that
+ *   comes later belongs to a history the fork does not have;
+ * - compactions lying wholly inside the selection, wherever they stand in the stream, renumbered
+ *   to the fork's turns (and their deferral with them). This is jp's `retain` rule — an overlay
+ *   lying entirely before the first removed turn keeps its meaning — extended to `--last`, where
+ *   the kept turns only move down. A compaction reaching a dropped turn no longer describes the
+ *   fork's history and is dropped.
+ *   Choice: jp's fork drops every overlay, even those `retain` would keep (reference §0.2 #14).
+ *   cxc keeps them, so `fork --first N` of a compacted conversation stays compacted the same way;
+ * - resets, wherever they stand, with `retires` mapped to the new ids; a reset left with nothing to
+ *   retire is dropped. Dropping one that still retires a kept compaction would revive it;
+ * - unknown event kinds inside the selection, verbatim (they have no id to renew).
+ * Timestamps are kept: the fork's history happened when it happened.
  */
-import { type ConversationEvent, isTurnEvent } from "./events.js";
-import { assignTurnIndices, countTurns } from "./turns.js";
+import { type Compaction, type ConversationEvent, isTurnEvent } from "./events.js";
+import { assignTurnIndices } from "./turns.js";
 
-/** The turns `--first N` or `--last N` keep out of `turnCount` (0-based). No selector keeps all. */
-export function selectForkTurns(
-  turnCount: number,
-  selection: { first?: number; last?: number },
-): Set<number> {
-  let from = 0;
-  let to = turnCount - 1;
-  if (selection.first !== undefined) to = Math.min(to, selection.first - 1);
-  if (selection.last !== undefined) from = Math.max(from, turnCount - selection.last);
-  const kept = new Set<number>();
-  for (let turn = from; turn <= to; turn++) kept.add(turn);
-  return kept;
+/** Selected turns as 0-based indices, `start` inclusive and `end` exclusive. */
+export interface TurnSlice {
+  readonly start: number;
+  readonly end: number;
 }
 
-/** The events of the kept turns plus the global entries, with overlays filtered as described. */
-export function retainTurns(
+/** The fork's events and what was left behind. */
+export interface ForkedEvents {
+  readonly events: ConversationEvent[];
+  /** Compactions of the source that the fork does not carry. */
+  readonly droppedCompactions: number;
+}
+
+/**
+ * The turns `--first N` or `--last N` keep out of `turnCount` (both given: the overlap). No
+ * selector keeps all of them.
+ */
+export function selectTurnSlice(turnCount: number, selection: { first?: number; last?: number }): TurnSlice {
+  const end = selection.first === undefined ? turnCount : Math.min(turnCount, selection.first);
+  const start = selection.last === undefined ? 0 : Math.max(0, turnCount - selection.last);
+  return { start, end: Math.max(start, end) };
+}
+
+/**
+ * Copies the turns of `selection` out of `events`, each copied event getting the id `newId` gives
+ * for its old one. Inputs are not modified.
+ */
+export function copyEventsForFork(
   events: readonly ConversationEvent[],
-  keptTurns: ReadonlySet<number>,
-): ConversationEvent[] {
+  selection: TurnSlice,
+  newId: (oldId: string) => string,
+): ForkedEvents {
   const indices = assignTurnIndices(events);
-  let lowestRemoved: number | undefined;
-  const retained: ConversationEvent[] = [];
-  for (let position = 0; position < events.length; position++) {
-    const event = events[position]!;
-    const turn = indices[position]!;
-    if (isTurnEvent(event) && !keptTurns.has(turn)) {
-      lowestRemoved = lowestRemoved === undefined ? turn : Math.min(lowestRemoved, turn);
-      continue;
+  const tailStart = firstPositionOfTurn(events, indices, selection.end);
+  const kept: ConversationEvent[] = [];
+  const newIds = new Map<string, string>();
+  let droppedCompactions = 0;
+  const copy = <T extends ConversationEvent & { id: string }>(event: T): void => {
+    const id = newId(event.id);
+    newIds.set(event.id, id);
+    const copied: T = { ...event, id };
+    kept.push(copied);
+  };
+  events.forEach((event, position) => {
+    const index = indices[position]!;
+    const beforeTail = position < tailStart;
+    if (isTurnEvent(event)) {
+      if (index >= selection.start && index < selection.end) copy(event);
+      return;
     }
-    retained.push(event);
-  }
-  if (lowestRemoved === undefined) return retained;
-  const boundary = lowestRemoved;
-  return retained.filter((event) => event.type !== "compaction" || event.to_turn < boundary);
+    switch (event.type) {
+      case "config_delta":
+        if (beforeTail) copy(event);
+        return;
+      case "compaction": {
+        const shifted = shiftCompaction(event, selection);
+        if (shifted === undefined) droppedCompactions += 1;
+        else copy(shifted);
+        return;
+      }
+      case "compaction_reset":
+        // Mapped after the walk: a reset may name an event that comes later in the stream.
+        copy(event);
+        return;
+      case "unknown":
+        if (beforeTail && index >= selection.start) kept.push(event);
+        return;
+    }
+  });
+  return { events: remapResets(kept, newIds), droppedCompactions };
 }
 
-/** `retainTurns` with a `--first`/`--last` selection. */
-export function forkEvents(
+/** The compaction renumbered to the fork's turns, or undefined when it reaches a dropped turn. */
+function shiftCompaction(compaction: Compaction, selection: TurnSlice): Compaction | undefined {
+  if (compaction.from_turn < selection.start || compaction.to_turn >= selection.end) return undefined;
+  const shifted = {
+    ...compaction,
+    from_turn: compaction.from_turn - selection.start,
+    to_turn: compaction.to_turn - selection.start,
+  };
+  if (compaction.deferred_until_turn !== undefined) {
+    // A deferral already reached in the fork's numbering is no deferral at all.
+    const deferred = compaction.deferred_until_turn - selection.start;
+    if (deferred > 0) shifted.deferred_until_turn = deferred;
+    else delete shifted.deferred_until_turn;
+  }
+  return shifted;
+}
+
+/** The position of the first turn event with index >= `turn`, or the stream length. */
+function firstPositionOfTurn(
   events: readonly ConversationEvent[],
-  selection: { first?: number; last?: number },
-): ConversationEvent[] {
-  return retainTurns(events, selectForkTurns(countTurns(events), selection));
+  indices: readonly number[],
+  turn: number,
+): number {
+  for (let position = 0; position < events.length; position++) {
+    if (isTurnEvent(events[position]!) && indices[position]! >= turn) return position;
+  }
+  return events.length;
+}
+
+/**
+ * Points every reset's `retires` at the copies of what it retired, leaving out events the fork
+ * does not carry, and drops resets left with nothing to retire. Repeats until stable, because a
+ * dropped reset may have been all that another reset retired.
+ */
+function remapResets(events: ConversationEvent[], newIds: ReadonlyMap<string, string>): ConversationEvent[] {
+  let current = events.map((event) =>
+    event.type === "compaction_reset"
+      ? { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) }
+      : event,
+  );
+  for (;;) {
+    const present = new Set(current.flatMap((event) => (event.type === "unknown" ? [] : [event.id])));
+    let changed = false;
+    const next: ConversationEvent[] = [];
+    for (const event of current) {
+      if (event.type !== "compaction_reset") {
+        next.push(event);
+        continue;
+      }
+      const retires = event.retires.filter((id) => present.has(id));
+      if (retires.length === 0) changed = true;
+      else next.push(retires.length === event.retires.length ? event : { ...event, retires });
+    }
+    if (!changed) return next;
+    current = next;
+  }
 }

@@ -14,20 +14,22 @@
 import { activeCompactions } from "./compactions.js";
 import {
   type BoundResolution,
-  type CliBound,
-  checkTurnSelector,
-  convertFromBound,
   convertKeepFirst,
   convertKeepLast,
-  convertToBound,
   describeStream,
   type RuleBound,
   resolveResolutions,
   type StreamFacts,
-  selectorBounds,
   type TurnRange,
-  type TurnSelector,
 } from "./bounds.js";
+import {
+  type CliBound,
+  checkTurnSelector,
+  convertFromBound,
+  convertToBound,
+  selectorBounds,
+  type TurnSelector,
+} from "./cli-bounds.js";
 import type {
   Compaction,
   CompactionSource,

@@ -6,7 +6,7 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { copyEventsForFork } from "../cli/render/fork-events.js";
+import { copyEventsForFork } from "../core/fork.js";
 import { resolveTurnSelection } from "../cli/render/turn-selection.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";

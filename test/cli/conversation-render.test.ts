@@ -1,15 +1,13 @@
 /**
  * Unit tests for the shared rendering helpers behind the conversation commands: turn selectors,
- * fork event copying, relative times, tables and grep excerpts.
+ * relative times, tables and grep excerpts.
  */
 import { describe, expect, it } from "vitest";
-import { copyEventsForFork } from "../../src/cli/render/fork-events.js";
 import { formatRelativeTime } from "../../src/cli/render/relative-time.js";
 import { renderTable, truncateText } from "../../src/cli/render/table.js";
 import { buildRawTranscript, renderTranscriptText } from "../../src/cli/render/transcript.js";
 import { parseTurnSelection, resolveTurnSelection } from "../../src/cli/render/turn-selection.js";
 import { cutExcerpt, findMatches } from "../../src/cli/render/excerpt.js";
-import { countTurns } from "../../src/core/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 describe("turn selection", () => {
@@ -35,37 +33,6 @@ describe("turn selection", () => {
     expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1" }), 0)).toThrow(
       "turn 1 out of range (conversation has 0 turns)",
     );
-  });
-});
-
-describe("copyEventsForFork", () => {
-  it("keeps the selected turns with fresh ids and leaves the input alone", () => {
-    const build = createEventBuilder();
-    const events = [...build.turns(3), build.compaction({ id: "c", from: 1, to: 2, reasoning: true })];
-    const snapshot = structuredClone(events);
-    let counter = 0;
-    const forked = copyEventsForFork(events, { start: 1, end: 3 }, () => `new${++counter}`);
-    expect(events).toEqual(snapshot);
-    expect(countTurns(forked.events)).toBe(2);
-    expect(forked.droppedCompactions).toBe(0);
-    expect(forked.events.map((event) => (event.type === "unknown" ? "?" : event.id))).toEqual([
-      "new1",
-      "new2",
-      "new3",
-      "new4",
-      "new5",
-      "new6",
-      "new7",
-    ]);
-    expect(forked.events.at(-1)).toMatchObject({ type: "compaction", from_turn: 0, to_turn: 1 });
-  });
-
-  it("drops a compaction that starts before the selection", () => {
-    const build = createEventBuilder();
-    const events = [...build.turns(3), build.compaction({ from: 0, to: 1, reasoning: true })];
-    const forked = copyEventsForFork(events, { start: 1, end: 3 }, () => "x");
-    expect(forked.droppedCompactions).toBe(1);
-    expect(forked.events.some((event) => event.type === "compaction")).toBe(false);
   });
 });
 

@@ -4,25 +4,25 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  checkTurnSelector,
-  convertFromBound,
   convertKeepFirst,
   convertKeepLast,
-  convertToBound,
   describeStream,
-  formatDuration,
   formatRuleBound,
-  parseDuration,
-  parseFromBound,
   parseRuleBound,
-  parseToBound,
-  parseTurnSelector,
   readRuleBound,
   resolveRange,
-  selectorBounds,
-  shiftTimestamp,
   turnAtTime,
 } from "../../src/core/bounds.js";
+import {
+  checkTurnSelector,
+  convertFromBound,
+  convertToBound,
+  parseFromBound,
+  parseToBound,
+  parseTurnSelector,
+  selectorBounds,
+} from "../../src/core/cli-bounds.js";
+import { formatDuration, parseDuration, shiftTimestamp } from "../../src/core/duration.js";
 import { countTurns } from "../../src/core/turns.js";
 import { createEventBuilder, tickTime } from "../helpers/builders.js";
 

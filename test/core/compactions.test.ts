@@ -1,5 +1,5 @@
 /**
- * Active compactions, resets and undo, and retaining turns for fork: jp's stream_tests.rs
+ * Active compactions, resets and undo: jp's stream_tests.rs
  * compaction tests (reference §10.5) in cxc's append-only form, plus the `--reset=N` tests of
  * compact_tests.rs.
  */
@@ -14,10 +14,8 @@ import {
 } from "../../src/core/compactions.js";
 import { type ConversationEvent, parseEvent, serializeEvent } from "../../src/core/events.js";
 import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
-import { forkEvents, retainTurns, selectForkTurns } from "../../src/core/fork.js";
-import { projectConversation } from "../../src/core/projection.js";
 import { countTurns } from "../../src/core/turns.js";
-import { createEventBuilder, eventsOfType } from "../helpers/builders.js";
+import { createEventBuilder } from "../helpers/builders.js";
 
 function threeCompactions() {
   const build = createEventBuilder();
@@ -164,69 +162,6 @@ describe("planUndoReset", () => {
       kind: "nothing-to-undo",
       message: "No compaction reset to undo.",
     });
-  });
-});
-
-describe("retainTurns (fork)", () => {
-  function stream() {
-    const build = createEventBuilder();
-    const delta = build.configDelta({ a: 1 });
-    const events: ConversationEvent[] = [
-      ...build.turns(3, { reasoning: "thinking" }),
-      delta,
-      ...build.turn("q3", { reasoning: "thinking" }),
-      ...build.turn("q4", { reasoning: "thinking" }),
-      build.compaction({ id: "early", from: 0, to: 1, reasoning: true }),
-      build.compaction({ id: "late", from: 2, to: 4, reasoning: true }),
-    ];
-    return { events, delta };
-  }
-  const ids = (events: readonly ConversationEvent[]) => eventsOfType(events, "compaction").map((c) => c.id);
-
-  it("keeps every compaction when nothing is removed (test_retain_keeping_everything_preserves_compactions)", () => {
-    const { events } = stream();
-    expect(retainTurns(events, new Set([0, 1, 2, 3, 4]))).toEqual(events);
-  });
-
-  it("drops compactions reaching the first removed turn and keeps those before (test_retain_keeps_compactions_entirely_before_removal)", () => {
-    const { events } = stream();
-    expect(ids(retainTurns(events, new Set([0, 1, 2])))).toEqual(["early"]);
-  });
-
-  it("drops every compaction when removal starts at turn 0 (test_retain_last_turns_drops_compactions)", () => {
-    const { events } = stream();
-    const forked = forkEvents(events, { last: 2 });
-    expect(ids(forked)).toEqual([]);
-    expect(countTurns(forked)).toBe(2);
-  });
-
-  it("keeps compactions when --last covers everything (test_retain_last_turns_no_truncation_keeps_compactions)", () => {
-    const { events } = stream();
-    expect(ids(forkEvents(events, { last: 10 }))).toEqual(["early", "late"]);
-  });
-
-  it("keeps a leading compaction with --first (test_retain_first_turns_drops_compactions, test_retain_first_and_last_keeps_leading_block_compaction)", () => {
-    const { events } = stream();
-    expect(ids(forkEvents(events, { first: 2 }))).toEqual(["early"]);
-    expect(ids(forkEvents(events, { first: 1 }))).toEqual([]);
-  });
-
-  it("keeps global entries from removed turns", () => {
-    const { events, delta } = stream();
-    expect(forkEvents(events, { first: 1 })).toContainEqual(delta);
-  });
-
-  it("keeps the projection of the kept turns unchanged", () => {
-    const { events } = stream();
-    const forked = forkEvents(events, { first: 2 });
-    expect(projectConversation(forked).turns).toEqual(projectConversation(events).turns.slice(0, 2));
-  });
-
-  it("selects first and last turns", () => {
-    expect([...selectForkTurns(5, { first: 2 })]).toEqual([0, 1]);
-    expect([...selectForkTurns(5, { last: 2 })]).toEqual([3, 4]);
-    expect([...selectForkTurns(5, { first: 0 })]).toEqual([]);
-    expect([...selectForkTurns(3, {})]).toEqual([0, 1, 2]);
   });
 });
 

@@ -3,7 +3,8 @@
  * summary-extension tests of compaction_tests.rs (§10.1), and cxc's supplied-summary rule.
  */
 import { describe, expect, it } from "vitest";
-import type { CliBound, RuleBound } from "../../src/core/bounds.js";
+import type { RuleBound } from "../../src/core/bounds.js";
+import type { CliBound } from "../../src/core/cli-bounds.js";
 import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
 import type { ConversationEvent } from "../../src/core/events.js";
 import {

@@ -8,14 +8,8 @@
  * exclude `-k` in any form; `--reset` excludes every selection, policy, DSL, model and note flag
  * (`--dry-run` is allowed); range flags exclude each other as `findOverrideConflict` lists.
  */
-import {
-  type CliBound,
-  parseFromBound,
-  parseRuleBound,
-  parseToBound,
-  parseTurnSelector,
-  type RuleBound,
-} from "../../core/bounds.js";
+import { parseRuleBound, type RuleBound } from "../../core/bounds.js";
+import { type CliBound, parseFromBound, parseToBound, parseTurnSelector } from "../../core/cli-bounds.js";
 import { describeSpecError, parseCompactSpec, specToRule } from "../../core/compact-spec.js";
 import { parseCompactionIndex } from "../../core/compactions.js";
 import {

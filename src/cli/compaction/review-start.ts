@@ -29,7 +29,7 @@ import { CxcError } from "../../errors.js";
 import { stickyModel } from "../../query/settings.js";
 import { newEventId, timestampNow } from "../../store/ids.js";
 import type { ConversationStore } from "../../store/store.js";
-import { copyEventsForFork } from "../render/fork-events.js";
+import { copyEventsForFork } from "../../core/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
 import { assertNoOpenReview } from "./review-guard.js";

@@ -2,8 +2,12 @@
  * The turn selectors shared by `print` and `fork` (and, later, `compact`): `--first N`,
  * `--last N` and `--turn N|A..B|A..|..B|..`. Turn numbers are 1-based on the command line and
  * 0-based in storage; ranges are inclusive. Out-of-range `--turn` endpoints are an error, never
- * clamped (jp's rule): `turn 100 out of range (conversation has 5 turns)`.
+ * clamped (jp's rule): `turn 100 out of range (conversation has 5 turns)`. The grammar and the
+ * first/last arithmetic are core's (`splitTurnRange`, `selectTurnSlice`); this layer words the
+ * errors for `print` and `fork`.
  */
+import { splitTurnRange } from "../../core/cli-bounds.js";
+import { selectTurnSlice, type TurnSlice } from "../../core/fork.js";
 import { CxcError } from "../../errors.js";
 
 /** A parsed selector. `range` endpoints are 1-based and inclusive; a missing end is open. */
@@ -21,10 +25,7 @@ export interface TurnSelectionOptions {
 }
 
 /** Selected turns as 0-based indices, `start` inclusive and `end` exclusive. */
-export interface ResolvedTurns {
-  readonly start: number;
-  readonly end: number;
-}
+export type ResolvedTurns = TurnSlice;
 
 const RANGE_HINT = "use --turn N, --turn A..B, --turn A.. or --turn ..B (1-based, inclusive)";
 
@@ -58,15 +59,15 @@ function parseCount(flag: string, text: string): number {
 /** `N`, `A..B`, `A..`, `..B` or `..`. */
 export function parseTurnRange(text: string): TurnSelection {
   const trimmed = text.trim();
-  const separator = trimmed.indexOf("..");
-  if (separator < 0) {
-    const turn = parseTurnNumber(trimmed);
-    return { kind: "range", from: turn, to: turn };
+  const ends = splitTurnRange(trimmed);
+  if (!ends.ok) {
+    const message =
+      ends.problem.kind === "zero"
+        ? "turn numbers are 1-based; 0 is not a valid turn"
+        : `invalid turn number '${ends.problem.text}'`;
+    throw new CxcError("invalid-range", message, { hint: RANGE_HINT });
   }
-  const fromText = trimmed.slice(0, separator);
-  const toText = trimmed.slice(separator + 2);
-  const from = fromText === "" ? undefined : parseTurnNumber(fromText);
-  const to = toText === "" ? undefined : parseTurnNumber(toText);
+  const { from, to } = ends;
   if (from !== undefined && to !== undefined && from > to) {
     throw new CxcError("invalid-range", `invalid turn range ${trimmed} (the start is after the end)`, {
       hint: RANGE_HINT,
@@ -79,28 +80,15 @@ export function parseTurnRange(text: string): TurnSelection {
   };
 }
 
-function parseTurnNumber(text: string): number {
-  if (!/^\d+$/.test(text)) {
-    throw new CxcError("invalid-range", `invalid turn number '${text}'`, { hint: RANGE_HINT });
-  }
-  const value = Number(text);
-  if (value === 0) {
-    throw new CxcError("invalid-range", "turn numbers are 1-based; 0 is not a valid turn", {
-      hint: RANGE_HINT,
-    });
-  }
-  return value;
-}
-
 /** Resolves a selection against a conversation with `turnCount` turns. */
 export function resolveTurnSelection(selection: TurnSelection, turnCount: number): ResolvedTurns {
   switch (selection.kind) {
     case "all":
-      return { start: 0, end: turnCount };
+      return selectTurnSlice(turnCount, {});
     case "first":
-      return { start: 0, end: Math.min(selection.count, turnCount) };
+      return selectTurnSlice(turnCount, { first: selection.count });
     case "last":
-      return { start: Math.max(0, turnCount - selection.count), end: turnCount };
+      return selectTurnSlice(turnCount, { last: selection.count });
     case "range": {
       for (const endpoint of [selection.from, selection.to]) {
         if (endpoint !== undefined && endpoint > turnCount) {

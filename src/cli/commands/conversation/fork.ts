@@ -33,7 +33,7 @@ export function registerFork(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
-      const { copyEventsForFork } = await import("../../render/fork-events.js");
+      const { copyEventsForFork } = await import("../../../core/fork.js");
       const { countTurns } = await import("../../../core/turns.js");
       const { newEventId } = await import("../../../store/ids.js");
       const selection = parseTurnSelection(options);

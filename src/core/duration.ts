@@ -1,0 +1,90 @@
+/**
+ * Durations and timestamp arithmetic for range bounds (jp reference §5.2): humantime-like
+ * durations (`5h`, `2days`, `1h 30m`) and shifting RFC 3339 UTC timestamps at full nanosecond
+ * precision. Pure: the current time is always passed in. Error texts are jp's, word for word.
+ */
+import type { Parsed } from "./bounds.js";
+
+const UNIT_MILLISECONDS: ReadonlyMap<string, number> = new Map([
+  ...["s", "sec", "secs", "second", "seconds"].map((unit) => [unit, 1000] as const),
+  ...["m", "min", "mins", "minute", "minutes"].map((unit) => [unit, 60_000] as const),
+  ...["h", "hr", "hrs", "hour", "hours"].map((unit) => [unit, 3_600_000] as const),
+  ...["d", "day", "days"].map((unit) => [unit, 86_400_000] as const),
+  ...["w", "week", "weeks"].map((unit) => [unit, 604_800_000] as const),
+]);
+
+/** Parses a humantime-like duration (`5h`, `2days`, `1h 30m`, `90min`) into milliseconds. */
+export function parseDuration(text: string): Parsed<number> {
+  const input = text.trim();
+  if (input === "") return { ok: false, message: "value was empty" };
+  const part = /\s*(\d+)\s*([a-zA-Z]*)\s*/y;
+  let total = 0;
+  while (part.lastIndex < input.length) {
+    const offset = part.lastIndex;
+    const match = part.exec(input);
+    if (match === null) return { ok: false, message: `expected number at ${offset}` };
+    const unit = match[2]!;
+    if (unit === "")
+      return { ok: false, message: `time unit needed, for example ${match[1]}sec or ${match[1]}min` };
+    const scale = UNIT_MILLISECONDS.get(unit.toLowerCase());
+    if (scale === undefined) {
+      return { ok: false, message: `unknown time unit \`${unit}\`, supported units: s, m, h, d, w` };
+    }
+    total += Number(match[1]) * scale;
+    if (!Number.isSafeInteger(total)) return { ok: false, message: "number is too large" };
+  }
+  return { ok: true, value: total };
+}
+
+/** Formats milliseconds as a duration `parseDuration` reads back (`1h 30m`, `2d`, `0s`). */
+export function formatDuration(milliseconds: number): string {
+  const parts: string[] = [];
+  let rest = Math.floor(milliseconds / 1000);
+  for (const [unit, seconds] of [
+    ["w", 604_800],
+    ["d", 86_400],
+    ["h", 3600],
+    ["m", 60],
+    ["s", 1],
+  ] as const) {
+    const amount = Math.floor(rest / seconds);
+    if (amount > 0) parts.push(`${amount}${unit}`);
+    rest -= amount * seconds;
+  }
+  return parts.length === 0 ? "0s" : parts.join(" ");
+}
+
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z?$/;
+
+const NANOSECONDS_PER_SECOND = 1_000_000_000n;
+
+/** Shifts an RFC 3339 UTC timestamp by `milliseconds`; undefined if unreadable or out of range. */
+export function shiftTimestamp(timestamp: string, milliseconds: number): string | undefined {
+  const match = TIMESTAMP.exec(timestamp);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, fraction = ""] = match;
+  const wholeMs = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+  );
+  if (!Number.isFinite(wholeMs)) return undefined;
+  // Exact integer nanoseconds, so a shift by zero returns the same instant at full precision.
+  const shifted =
+    BigInt(wholeMs) * 1_000_000n +
+    BigInt(fraction.padEnd(9, "0")) +
+    BigInt(Math.trunc(milliseconds)) * 1_000_000n;
+  let seconds = shifted / NANOSECONDS_PER_SECOND;
+  let nanoseconds = shifted % NANOSECONDS_PER_SECOND;
+  if (nanoseconds < 0n) {
+    seconds -= 1n;
+    nanoseconds += NANOSECONDS_PER_SECOND;
+  }
+  const secondsNumber = Number(seconds);
+  if (Math.abs(secondsNumber) > 8.64e12) return undefined;
+  const whole = new Date(secondsNumber * 1000).toISOString().slice(0, 19);
+  return `${whole}.${nanoseconds.toString().padStart(9, "0")}Z`;
+}
