@@ -237,6 +237,20 @@ describe("compact --abort", () => {
     await startReview();
   });
 
+  it("an unarchived review is open again: it blocks, and --continue offers its proposal", async () => {
+    const reviewId = await startReview();
+    await cxc(["c", "compact", "--abort"]);
+    expect((await cxc(["c", "unarchive", reviewId])).exitCode).toBe(0);
+    const blocked = await cxc(["c", "compact", SAMPLE_ID, "-r"]);
+    expect(errorLines(blocked.stderr).error).toBe(
+      `a compaction review of this conversation is open: ${reviewId}`,
+    );
+    await cxc(["c", "use", reviewId]);
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain("Proposed: compact turns 2-19 (summarize)");
+  });
+
   it("works when the source was deleted, and refuses outside a review", async () => {
     const outside = await cxc(["c", "compact", "--abort"]);
     expect(outside.exitCode).toBe(2);

@@ -159,6 +159,27 @@ describe("compact --interactive: the compaction conversation", () => {
   });
 });
 
+describe("compact --interactive: what the summarizer reads", () => {
+  const small = ["-c", 'providers.anthropic.models.claude-sonnet-4-6={"context_window": 2000}'];
+
+  it("reads the raw turns of the range when they fit the summarizer's window", async () => {
+    await cxc(["c", "compact", "-m", "builtin/digest", "-s", "--from", "2", "--to", "5"]);
+    provider.enqueue(textReply("draft"));
+    expect((await cxc(["c", "compact", "--interactive"])).exitCode).toBe(0);
+    expect(JSON.stringify(bodyOf(0).messages)).not.toContain("[Summary of previous conversation]");
+  });
+
+  it("reads the projected view (stored summaries) when the raw turns do not fit", async () => {
+    await cxc(["c", "compact", "-m", "builtin/digest", "-s", "--from", "2", "--to", "5"]);
+    provider.enqueue(textReply("draft"));
+    const result = await cxc([...small, "c", "compact", "--interactive"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const sent = JSON.stringify(bodyOf(0).messages);
+    expect(sent).toContain("[Summary of previous conversation]");
+    expect(sent).toContain("Digest of turns 2");
+  });
+});
+
 describe("compact --interactive: flags", () => {
   for (const flag of [["--reasoning"], ["--tools"], ["--dry-run"], ["--reset"]]) {
     it(`${flag[0]} conflicts with --interactive (usage error, nothing created)`, async () => {
