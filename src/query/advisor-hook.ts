@@ -181,7 +181,10 @@ export async function callDecisionTool(
     throw new Error(`the decision model did not call ${name}`);
   };
   try {
-    return await Promise.race([read(), timeout]);
+    const reading = read();
+    // After a timeout the aborted stream still settles; its rejection has nobody left to hear it.
+    reading.catch(() => undefined);
+    return await Promise.race([reading, timeout]);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
