@@ -15,6 +15,7 @@ import type { ConversationEvent } from "../core/events.js";
 import { isTurnEvent } from "../core/events.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError } from "../errors.js";
+import { syncDirectory } from "./files.js";
 import { CONVERSATION_ID_PATTERN, newConversationId, timestampNow } from "./ids.js";
 import { defaultLockTimeout, withLock } from "./lock.js";
 import { appendEvents, createLog, type LoadedLog, readLog, unreadable } from "./log.js";
@@ -70,14 +71,8 @@ export class ConversationStore {
     const id = options.id ?? newConversationId();
     if (!CONVERSATION_ID_PATTERN.test(id)) throw new CxcError("usage", `invalid conversation id '${id}'`);
     if (this.locate(id)) throw new CxcError("usage", `conversation ${id} already exists`);
-    const directory = join(conversationsDirectory(this.root), id);
-    try {
-      mkdirSync(directory, { recursive: true });
-    } catch (error) {
-      throw unreadable(directory, error);
-    }
+    const parent = conversationsDirectory(this.root);
     const events = options.events ?? [];
-    createLog(directory, id, now, events);
     const meta: ConversationMeta = {
       ...(options.extra ?? {}),
       id,
@@ -87,7 +82,29 @@ export class ConversationStore {
       event_count: events.filter(isTurnEvent).length,
       turn_count: countTurns(events),
     };
-    writeMeta(directory, meta);
+    // Built in a hidden staging directory, then renamed into place: a crash mid-create leaves only
+    // hidden debris (listings skip dot-names), never a conversation without its log or metadata,
+    // and rename refuses a non-empty target, so two creators of one id cannot both succeed.
+    const staging = join(parent, `.creating-${id}-${process.pid}`);
+    try {
+      rmSync(staging, { recursive: true, force: true }); // debris of an earlier process with our pid
+      mkdirSync(staging, { recursive: true });
+    } catch (error) {
+      throw unreadable(staging, error);
+    }
+    try {
+      createLog(staging, id, now, events);
+      writeMeta(staging, meta);
+      renameSync(staging, join(parent, id));
+    } catch (error) {
+      rmSync(staging, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOTEMPTY" || code === "EEXIST") {
+        throw new CxcError("usage", `conversation ${id} already exists`);
+      }
+      throw error;
+    }
+    syncDirectory(parent);
     return meta;
   }
 

@@ -12,6 +12,9 @@
  *   node writer-process.mjs append-big   <bundle> <root> <conversation-id> <bytes>
  *       appends one turn holding a message of <bytes> characters (one large write the parent can
  *       kill in the middle of), prints its ids, and exits.
+ *   node writer-process.mjs create-big   <bundle> <root> <conversation-id> <bytes>
+ *       creates the conversation with one turn holding a message of <bytes> characters (a create
+ *       the parent can kill half-way), prints "created", and exits.
  *   node writer-process.mjs hold-lock    <bundle> <root> <conversation-id> <milliseconds>
  *       takes the conversation's lock as "test holder", prints "locked", holds it, releases it.
  *
@@ -84,6 +87,14 @@ async function appendBig(bytes) {
   say(`ids ${events.map((item) => item.id).join(" ")}`);
 }
 
+function createBig(bytes) {
+  conversations.create({
+    id: conversationId,
+    events: [event("turn_start"), event("chat_request", { content: "c".repeat(bytes) })],
+  });
+  say("created");
+}
+
 async function holdLock(milliseconds) {
   const lock = await store.acquireLock(root, conversationId, { command: "test holder" });
   say("locked");
@@ -96,6 +107,7 @@ say("ready");
 if (mode === "append-loop") await appendLoop(Number(rest[0]));
 else if (mode === "append-count") await appendCount(Number(rest[0]), rest[1]);
 else if (mode === "append-big") await appendBig(Number(rest[0]));
+else if (mode === "create-big") createBig(Number(rest[0]));
 else if (mode === "hold-lock") await holdLock(Number(rest[0]));
 else {
   process.stderr.write(`writer-process: unknown mode ${mode}\n`);

@@ -246,3 +246,32 @@ describe("a kill inside a large write", () => {
     expect(statSync(path).size).toBeLessThan(cut.before + 300);
   }, 60_000);
 });
+
+describe("a kill while a conversation is being created", () => {
+  it("leaves either no conversation or a whole one, never a half-made one", async () => {
+    const store = new ConversationStore({ kind: "home", root: base, origin: "test" }, { CXC_HOME: base });
+    const live = join(base, "conversations");
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const id = `created-${attempt}`;
+      const writer = startWriter(["create-big", bundle.modulePath, base, id, "40000000"]);
+      await writer.waitForLine((line) => line === "ready");
+      // Kill at staggered moments: before, during and after the files are written.
+      const deadline = performance.now() + 20_000;
+      while (performance.now() < deadline && !readdirSync(base).includes("conversations"));
+      await new Promise((resolve) => setTimeout(resolve, attempt * 15));
+      writer.process.kill("SIGKILL");
+      await writer.exited;
+      const found = store.locate(id);
+      if (found) {
+        const loaded = store.load(id);
+        expect(loaded.events).toHaveLength(2);
+        expect(loaded.meta.id).toBe(id);
+      }
+      const { warnings } = store.list();
+      expect(warnings).toEqual([]);
+      expect(readdirSync(live).filter((name) => !name.startsWith("."))).toEqual(
+        found ? expect.arrayContaining([id]) : expect.not.arrayContaining([id]),
+      );
+    }
+  }, 60_000);
+});
