@@ -135,6 +135,8 @@ interface TurnState {
 /** Runs one turn; see the module comment. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
   const state: TurnState = { options, events: [...options.events], stored: [], overflowRetried: false };
+  // Ctrl-C while waiting for the lock: stop before storing anything.
+  if (options.signal.aborted) throw interrupted();
   try {
     store(state, openingEvents(options));
     let cycle = 0;

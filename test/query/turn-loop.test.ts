@@ -160,6 +160,21 @@ describe("runTurn", () => {
   });
 });
 
+describe("runTurn when interrupted before it starts", () => {
+  it("stores nothing and reports the interrupt (Ctrl-C while waiting for the lock)", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const store = memoryStore();
+    const client = scriptedClient([]);
+    await expect(runTurn({ ...options(client, store), signal: controller.signal })).rejects.toMatchObject({
+      code: "interrupted",
+      exitCode: 130,
+    });
+    expect(store.appends).toEqual([]);
+    expect(client.requests).toEqual([]);
+  });
+});
+
 describe("answerOrphanedCalls", () => {
   it("answers each unanswered call once, in order", () => {
     const events: ConversationEvent[] = [
