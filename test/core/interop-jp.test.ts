@@ -8,19 +8,21 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
 import {
-  decodeBase64,
-  deriveConversationId,
-  deriveEventId,
-  encodeBase64,
   exportJpConversation,
   type ImportedConversation,
   importJpConversation,
   type JpConversationSource,
   jpDirectoryName,
-  jpTimestampToRfc3339,
   renderJpJson,
-  rfc3339ToJpTimestamp,
 } from "../../src/core/interop/jp.js";
+import {
+  decodeBase64,
+  deriveConversationId,
+  deriveEventId,
+  encodeBase64,
+  jpTimestampToRfc3339,
+  rfc3339ToJpTimestamp,
+} from "../../src/core/interop/jp-encoding.js";
 import { CONVERSATION_ID_PATTERN } from "../../src/store/ids.js";
 
 const CONVERSATIONS = fileURLToPath(

@@ -1,0 +1,199 @@
+/**
+ * jp's storage encodings, for the jp interop (interop/jp.ts). Pure: its timestamp format
+ * (`2026-05-29 19:42:36.46732`, fraction digits kept exactly), the base64-of-UTF-8 it stores tool
+ * arguments, tool output and metadata in, and the deterministic ids import derives from jp's
+ * conversation id and entry positions.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Timestamps and ids
+
+const TIMESTAMP_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[ Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * jp's `2026-05-29 19:42:36.46732` (or RFC 3339) → `2026-05-29T19:42:36.46732Z`, keeping the exact
+ * fraction digits so export can write them back byte for byte. Undefined when it is not a timestamp.
+ */
+export function jpTimestampToRfc3339(value: string): string | undefined {
+  const match = TIMESTAMP_PATTERN.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, fraction, zone] = match;
+  const fractionText = fraction === undefined ? "" : `.${fraction}`;
+  if (zone === undefined || /^(z|[+-]00:00)$/i.test(zone)) {
+    return `${year}-${month}-${day}T${hour}:${minute}:${second}${fractionText}Z`;
+  }
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const offsetMinutes = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const local = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+  );
+  const utc = new Date(local - offsetMinutes * 60_000).toISOString().slice(0, 19);
+  return `${utc}${fractionText}Z`;
+}
+
+/** RFC 3339 (UTC) → jp's `YYYY-MM-DD HH:MM:SS.f`: trailing zeros of the fraction trimmed, `.0` at least. */
+export function rfc3339ToJpTimestamp(value: string): string | undefined {
+  const normalized = jpTimestampToRfc3339(value);
+  if (normalized === undefined) return undefined;
+  const match = TIMESTAMP_PATTERN.exec(normalized)!;
+  const fraction = (match[7] ?? "").replace(/0+$/, "") || "0";
+  return `${match[1]}-${match[2]}-${match[3]} ${match[4]}:${match[5]}:${match[6]}.${fraction}`;
+}
+
+/** Milliseconds since the epoch of an RFC 3339 or jp timestamp (NaN when it is neither). */
+export function timestampMilliseconds(value: string): number {
+  const normalized = jpTimestampToRfc3339(value);
+  if (normalized === undefined) return Number.NaN;
+  const match = TIMESTAMP_PATTERN.exec(normalized)!;
+  const whole = Date.UTC(
+    Number(match[1]),
+    Number(match[2]) - 1,
+    Number(match[3]),
+    Number(match[4]),
+    Number(match[5]),
+    Number(match[6]),
+  );
+  return whole + Number((match[7] ?? "").padEnd(3, "0").slice(0, 3));
+}
+
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+
+function toCrockford(value: number, length: number): string {
+  let text = "";
+  let rest = value;
+  for (let position = 0; position < length; position++) {
+    text = CROCKFORD[rest % 32] + text;
+    rest = Math.floor(rest / 32);
+  }
+  return text;
+}
+
+/** FNV-1a (32 bit) of `text`, salted by `seed`: a stable, cheap hash for derived ids. */
+function hash32(text: string, seed: number): number {
+  let hash = (0x811c9dc5 ^ seed) >>> 0;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/**
+ * A ULID derived from a timestamp and a key: 10 characters of time, then 4 of the key's position
+ * (so ids of one conversation sort in stream order within a millisecond) and 12 of a hash of the
+ * key (so ids differ between conversations). Uppercase, like the `ulid` package's ids.
+ */
+export function deriveEventId(milliseconds: number, key: string): string {
+  const position = Number(/:(\d+)$/.exec(key)?.[1] ?? 0);
+  const hashed = toCrockford(hash32(key, 1) % 2 ** 30, 6) + toCrockford(hash32(key, 2) % 2 ** 30, 6);
+  return (toCrockford(Math.max(0, milliseconds), 10) + toCrockford(position, 4) + hashed).toUpperCase();
+}
+
+/** A cxc conversation id: 10 characters of creation time and 3 of a hash of the source's id. */
+export function deriveConversationId(milliseconds: number, key: string): string {
+  return toCrockford(milliseconds, 10) + toCrockford(hash32(key, 3) % 32768, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base64 of UTF-8, as jp stores tool arguments, tool output and metadata
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_INDEX = new Map([...BASE64].map((character, index) => [character, index]));
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+const utf8Encoder = new TextEncoder();
+
+/** Standard base64 with padding of the UTF-8 bytes of `text`. */
+export function encodeBase64(text: string): string {
+  const bytes = utf8Encoder.encode(text);
+  let output = "";
+  for (let index = 0; index < bytes.length; index += 3) {
+    const chunk = (bytes[index]! << 16) | ((bytes[index + 1] ?? 0) << 8) | (bytes[index + 2] ?? 0);
+    output += BASE64[(chunk >> 18) & 63]! + BASE64[(chunk >> 12) & 63]!;
+    output += index + 1 < bytes.length ? BASE64[(chunk >> 6) & 63]! : "=";
+    output += index + 2 < bytes.length ? BASE64[chunk & 63]! : "=";
+  }
+  return output;
+}
+
+/**
+ * Decodes canonical standard base64 of valid UTF-8; undefined for anything else (jp then keeps the
+ * string as stored). Canonical means encoding the result gives the input back, as jp's strict
+ * decoder requires (padding present, no stray bits).
+ */
+export function decodeBase64(text: string): string | undefined {
+  if (text.length % 4 !== 0) return undefined;
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  const bytes = new Uint8Array((text.length / 4) * 3 - padding);
+  let written = 0;
+  for (let index = 0; index < text.length; index += 4) {
+    let chunk = 0;
+    for (let offset = 0; offset < 4; offset++) {
+      const character = text[index + offset]!;
+      const digit = character === "=" && index + 4 === text.length ? 0 : BASE64_INDEX.get(character);
+      if (digit === undefined) return undefined;
+      chunk = (chunk << 6) | digit;
+    }
+    for (const shift of [16, 8, 0]) if (written < bytes.length) bytes[written++] = (chunk >> shift) & 255;
+  }
+  let decoded: string;
+  try {
+    decoded = utf8Decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return encodeBase64(decoded) === text ? decoded : undefined;
+}
+
+/** Decodes every string leaf; records the pointers of leaves kept as stored. */
+export function decodeLeaves(
+  value: unknown,
+  path: readonly (string | number)[],
+  undecoded: string[],
+): unknown {
+  if (typeof value === "string") {
+    const decoded = decodeBase64(value);
+    if (decoded === undefined) undecoded.push(pointer(path));
+    return decoded ?? value;
+  }
+  if (Array.isArray(value))
+    return value.map((item, index) => decodeLeaves(item, [...path, index], undecoded));
+  if (isRecord(value)) {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      result[key] = decodeLeaves(item, [...path, key], undecoded);
+    return result;
+  }
+  return value;
+}
+
+/** Encodes every string leaf except those import kept as stored. */
+export function encodeLeaves(
+  value: unknown,
+  path: readonly (string | number)[],
+  keep: ReadonlySet<string>,
+): unknown {
+  if (typeof value === "string") return keep.has(pointer(path)) ? value : encodeBase64(value);
+  if (Array.isArray(value)) return value.map((item, index) => encodeLeaves(item, [...path, index], keep));
+  if (isRecord(value)) {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) result[key] = encodeLeaves(item, [...path, key], keep);
+    return result;
+  }
+  return value;
+}
+
+/** A JSON pointer (RFC 6901) without the leading slash: `arguments/path`. */
+function pointer(path: readonly (string | number)[]): string {
+  return path.map((part) => String(part).replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+}
+
+/** True for a JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
