@@ -140,6 +140,26 @@ describe.skipIf(!tmuxAvailable)("cxc q at a terminal: the approval prompt", () =
     expect(content).toMatch(/4\n$/);
   });
 
+  it("asks on /dev/tty when the message comes from a pipe; --non-interactive never asks", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    provider.enqueue(calls("a b"), textReply("counted"));
+    session = startInTmux(["sh", "-c", `echo 'count these' | ${process.execPath} ${CXC_BIN} q`], {
+      env: { ...home.home.env, ...home.env },
+      cwd: home.home.cwd.replace(/\/work$/, ""),
+    });
+    await session.waitFor(PROMPT);
+    session.send("y");
+    expect(await session.exitCode()).toBe(0);
+    expect(home.events()[1]).toMatchObject({ content: "count these" });
+    expect(responses()).toEqual([["2\n", false]]);
+    session.close();
+    provider.enqueue(calls("c"), textReply("refused"));
+    const pty = qInTerminal(["--non-interactive", "again"]);
+    expect(await pty.exitCode()).toBe(0);
+    expect(pty.screen()).not.toContain(PROMPT);
+    expect(responses()[1]).toEqual([expect.stringContaining("Tool call refused"), true]);
+  });
+
   it("Ctrl-C at the prompt stops the turn with exit 130; the next turn answers the open call", async () => {
     home.writeConfig(wordCountTool("ask"));
     provider.enqueue(calls("a"));
