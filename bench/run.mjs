@@ -9,8 +9,9 @@
  * current: run `npm run build` first (the bench builds it only when it is missing).
  *
  * A process group is a module exporting `run({ runs, store, log })` that resolves to
- * `{ results: [{ name, median, ratio, cpuMedian?, target? }], notices? }`. Optional groups whose
- * module is absent are skipped with a notice.
+ * `{ results: [{ name, median, ratio, cpuMedian?, target? }], notices? }`. An in-process group
+ * resolves to `{ name, median, cpuMedian?, first?, target, met }` (target in milliseconds).
+ * Optional groups whose module is absent are skipped with a notice.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -22,8 +23,11 @@ import * as storeScenarios from "./store.mjs";
 const PROCESS_GROUPS = [
   { name: "cli", title: "commands (targets from the brief)", module: "./cli.mjs" },
   { name: "query", title: "cxc q per-turn overhead", module: "./query.mjs", optional: true },
+  { name: "compact", title: "compaction commands", module: "./compact.mjs", optional: true },
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];
+
+const IN_PROCESS_GROUPS = [{ name: "projection", module: "./projection.mjs", optional: true }];
 
 const log = (message) => process.stderr.write(`bench: ${message}\n`);
 const milliseconds = (value) => `${value.toFixed(1)} ms`;
@@ -68,8 +72,22 @@ function renderStoreGroup(group) {
   return `\n${formatTable(header, rows)}\n`;
 }
 
-async function runProcessGroups(context, only, document) {
-  for (const group of PROCESS_GROUPS) {
+function renderInProcessGroup(result) {
+  const row = [
+    result.name,
+    result.first === undefined ? "n/a" : milliseconds(result.first),
+    milliseconds(result.median),
+    result.cpuMedian === undefined ? "n/a" : milliseconds(result.cpuMedian),
+    `≤ ${result.target} ms`,
+    result.met ? "ok" : "MISSED",
+  ];
+  const header = ["in-process", "first", "wall median", "cpu median", "target", ""];
+  return `\n${formatTable(header, [row])}\n`;
+}
+
+/** Runs each selected group in turn; `render` turns its result into text for stdout. */
+async function runGroups(groups, render, context, only, document) {
+  for (const group of groups) {
     if (only && !only.has(group.name)) continue;
     if (group.optional && !existsSync(join(PROJECT_ROOT, "bench", group.module))) {
       log(`skipping ${group.name}: ${group.module} is not there`);
@@ -78,7 +96,7 @@ async function runProcessGroups(context, only, document) {
     const scenarios = await import(group.module);
     const result = await scenarios.run(context);
     document[group.name] = result;
-    process.stdout.write(renderProcessGroup(group.title, result));
+    process.stdout.write(render(group, result));
   }
 }
 
@@ -89,7 +107,21 @@ async function main() {
   try {
     const loadBefore = loadavg()[0];
     const document = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, runs };
-    await runProcessGroups({ runs, store, log }, only, document);
+    const context = { runs, store, log };
+    await runGroups(
+      PROCESS_GROUPS,
+      (group, result) => renderProcessGroup(group.title, result),
+      context,
+      only,
+      document,
+    );
+    await runGroups(
+      IN_PROCESS_GROUPS,
+      (_group, result) => renderInProcessGroup(result),
+      context,
+      only,
+      document,
+    );
     if (!only || only.has("store")) {
       document.append = (await storeScenarios.run({ runs, store, log })).results;
       process.stdout.write(renderStoreGroup({ results: document.append }));
