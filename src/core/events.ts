@@ -14,7 +14,10 @@
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
  * round trip through an older one.
  */
-import { z } from "zod";
+// A namespace import, not `{ z }`: the bundler can then keep only the schema kinds used here.
+// `{ z }` is one object holding all of zod (every locale included), and loading that costs a
+// command several times what validating a large log does.
+import * as z from "zod";
 
 /** Current version of the on-disk log format (the header line's `version`). */
 export const LOG_FORMAT_VERSION = 1;

@@ -1,32 +1,135 @@
 /**
  * The token counter the shell hands to core token accounting: gpt-tokenizer's o200k_base BPE,
- * loaded lazily because its rank table costs tens of milliseconds to load and most commands never
- * count tokens.
+ * loaded lazily (synchronously, on the first count that is not cached) because its rank table
+ * costs far more to load than a command's own work, and most commands never count tokens.
  *
  * Special-token markers that appear in conversation text (`<|endoftext|>` pasted by a user) are
  * counted as ordinary text: the tokenizer would otherwise refuse to encode them.
  *
  * Counts are memoized per text: a dry run counts the same events in several projections (before
  * and after each segment, and the whole view), and BPE is the expensive part of it.
+ *
+ * With a `cacheDirectory` (a conversation's directory), counts also persist across runs in
+ * `tokens.cache.json` there, keyed by a SHA-1 of the text. Stored events never change, so a second
+ * dry run over the same conversation counts nothing and never loads the tokenizer. The cache is
+ * only an accelerator: it is written atomically when the process exits and only if something new
+ * was counted, a missing, unreadable or foreign cache is ignored, and deleting it is always safe.
  */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { TokenCounter } from "../../core/tokens.js";
+import { writeFileAtomic } from "../../store/files.js";
 
-let counter: TokenCounter | undefined;
+/** The cache file's name inside a conversation directory. */
+export const TOKEN_CACHE_FILE = "tokens.cache.json";
 
-/** The shared o200k_base counter, loaded on first use. */
-export async function loadTokenCounter(): Promise<TokenCounter> {
-  if (counter !== undefined) return counter;
-  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
-  const options = { disallowedSpecial: new Set<string>() };
-  const memo = new Map<string, number>();
-  counter = (text: string) => {
+/** Identifies what the cached counts were counted with; a cache of anything else is ignored. */
+const CACHE_ENCODING = "o200k_base";
+const CACHE_VERSION = 1;
+
+type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+
+let countWithTokenizer: CountTokens | undefined;
+const memo = new Map<string, number>();
+const persistentCaches = new Map<string, PersistentCache>();
+
+/** Counts read from one conversation's cache file, plus those counted since. */
+interface PersistentCache {
+  readonly counts: Map<string, number>;
+  changed: boolean;
+}
+
+/** The options of `loadTokenCounter`. */
+export interface TokenCounterOptions {
+  /** A conversation directory whose `tokens.cache.json` is read now and updated at exit. */
+  readonly cacheDirectory?: string;
+}
+
+/** The o200k_base counter, backed by the conversation's count cache when one is named. */
+export async function loadTokenCounter(options: TokenCounterOptions = {}): Promise<TokenCounter> {
+  const cache = options.cacheDirectory === undefined ? undefined : openCache(options.cacheDirectory);
+  return (text: string) => {
     if (text.length === 0) return 0;
     let count = memo.get(text);
+    if (count !== undefined) return count;
+    const key = cache === undefined ? undefined : hashText(text);
+    count = key === undefined ? undefined : cache?.counts.get(key);
     if (count === undefined) {
-      count = countTokens(text, options);
-      memo.set(text, count);
+      count = countUncached(text);
+      if (cache !== undefined && key !== undefined) {
+        cache.counts.set(key, count);
+        cache.changed = true;
+      }
     }
+    memo.set(text, count);
     return count;
   };
-  return counter;
+}
+
+function countUncached(text: string): number {
+  if (countWithTokenizer === undefined) {
+    // Synchronous on purpose: the counter is a plain function, and a cached run must not pay for
+    // the tokenizer at all, so it is only loaded here, on the first miss.
+    const load = createRequire(import.meta.url);
+    countWithTokenizer = (load("gpt-tokenizer/encoding/o200k_base") as { countTokens: CountTokens })
+      .countTokens;
+  }
+  return countWithTokenizer(text, { disallowedSpecial: new Set<string>() });
+}
+
+function hashText(text: string): string {
+  return createHash("sha1").update(text).digest("base64url");
+}
+
+function openCache(directory: string): PersistentCache {
+  const path = join(directory, TOKEN_CACHE_FILE);
+  const existing = persistentCaches.get(path);
+  if (existing !== undefined) return existing;
+  const cache: PersistentCache = { counts: readCacheFile(path), changed: false };
+  persistentCaches.set(path, cache);
+  if (persistentCaches.size === 1) process.once("exit", writeChangedCaches);
+  return cache;
+}
+
+function readCacheFile(path: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return counts;
+  }
+  if (typeof document !== "object" || document === null) return counts;
+  const { version, encoding, counts: stored } = document as Record<string, unknown>;
+  if (version !== CACHE_VERSION || encoding !== CACHE_ENCODING) return counts;
+  if (typeof stored !== "object" || stored === null) return counts;
+  for (const [key, value] of Object.entries(stored)) {
+    if (Number.isInteger(value) && (value as number) >= 0) counts.set(key, value as number);
+  }
+  return counts;
+}
+
+/** Writes every cache that gained counts; a cache that cannot be written is simply not kept. */
+function writeChangedCaches(): void {
+  for (const [path, cache] of persistentCaches) {
+    if (!cache.changed) continue;
+    const document = {
+      version: CACHE_VERSION,
+      encoding: CACHE_ENCODING,
+      counts: Object.fromEntries(cache.counts),
+    };
+    try {
+      writeFileAtomic(path, `${JSON.stringify(document)}\n`);
+      cache.changed = false;
+    } catch {
+      // Read-only or vanished directory: the next run counts again.
+    }
+  }
+}
+
+/** Writes the caches now (for tests and long-running callers; exit writes them anyway). */
+export function flushTokenCaches(): void {
+  writeChangedCaches();
 }
