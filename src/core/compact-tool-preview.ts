@@ -1,0 +1,207 @@
+/**
+ * The texts of the assistant's `compact` tool (seed D69): the approval preview shown to the user,
+ * the preview file of each rule (what the model would no longer see), and the tool result the
+ * model reads once the compactions are recorded. Pure.
+ */
+import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.js";
+import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
+import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool.js";
+import { isTurnEvent, type TurnEvent } from "./events.js";
+import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
+import type { ToolCallsMode } from "./rules.js";
+import { formatTokenCount } from "./tokens.js";
+
+/** Words in a text (runs of non-space characters). */
+export function countWords(text: string): number {
+  return text.split(/\s+/).filter((word) => word.length > 0).length;
+}
+
+/** `turn 3` or `turns 1..14` (1-based). */
+export function formatTurnRange(from: number, to: number): string {
+  return from === to ? `turn ${from + 1}` : `turns ${from + 1}..${to + 1}`;
+}
+
+const TOOL_CALLS_LABELS: Record<ToolCallsMode, string> = {
+  strip: "strip tool calls",
+  "strip-requests": "strip tool requests",
+  "strip-responses": "strip tool responses",
+  omit: "omit tool calls",
+};
+
+/** What a rule does, e.g. `the assistant's summary (180 words)` or `strip reasoning + omit tool calls`. */
+export function describeRuleAction(rule: CompactToolRule): string {
+  if (rule.summary !== undefined) return `the assistant's summary (${countWords(rule.summary)} words)`;
+  const parts: string[] = [];
+  if (rule.reasoning !== undefined) parts.push("strip reasoning");
+  if (rule.toolCalls !== undefined) parts.push(TOOL_CALLS_LABELS[rule.toolCalls]);
+  return parts.join(" + ");
+}
+
+/** `~11.2k tokens smaller`, or `larger` when the rule grows the view. */
+export function describeTokenChange(tokensSaved: number): string {
+  const size = Math.abs(Math.round(tokensSaved));
+  const unit = size === 1 ? "token" : "tokens";
+  return `~${formatTokenCount(size)} ${unit} ${tokensSaved >= 0 ? "smaller" : "larger"}`;
+}
+
+function turnsInRange(view: ProjectedView, from: number, to: number): ProjectedTurn[] {
+  return view.turns.filter((turn) => originOverlaps(turn.origin, from, to));
+}
+
+function textsOf(turn: ProjectedTurn): string[] {
+  return turn.events
+    .map(eventText)
+    .filter((text): text is string => text !== undefined && text.trim() !== "");
+}
+
+/** The opening words of the range's first turn and the closing words of its last (as shown now). */
+export function boundaryExcerpts(planned: PlannedCompactRule, length = 60): { from: string; to: string } {
+  const turns = turnsInRange(planned.before, planned.from, planned.to);
+  const first = turns.length === 0 ? [] : textsOf(turns[0]!);
+  const last = turns.length === 0 ? [] : textsOf(turns[turns.length - 1]!);
+  return {
+    from: first.length === 0 ? "" : excerptStart(first[0]!, length),
+    to: last.length === 0 ? "" : excerptEnd(last[last.length - 1]!, length),
+  };
+}
+
+function ruleWarnings(rule: CompactToolRule): string[] {
+  const warnings: string[] = [];
+  if (rule.keepLastRaised) warnings.push("keep_last raised to 1 (the turn in progress is always kept)");
+  if (rule.noteCut) warnings.push(`note cut to ${NOTE_MAX_LENGTH} characters`);
+  return warnings;
+}
+
+/**
+ * The approval prompt's text: per rule the raw range, what replaces it, tokens saved, the
+ * boundary excerpts, the note, and the preview file's path (`previewPaths[i]`, when written).
+ */
+export function renderApprovalPreview(
+  plan: Extract<CompactToolPlan, { ok: true }>,
+  previewPaths: readonly (string | undefined)[] = [],
+): string {
+  const count = plan.rules.length;
+  const lines = [`compact — ${count} rule${count === 1 ? "" : "s"} proposed`, ""];
+  for (const planned of plan.rules) {
+    const excerpts = boundaryExcerpts(planned);
+    const label = `  ${planned.index + 1}. `;
+    const indent = " ".repeat(label.length);
+    lines.push(
+      `${label}${formatTurnRange(planned.from, planned.to)} → ${describeRuleAction(planned.rule)}, ` +
+        describeTokenChange(planned.tokensSaved),
+    );
+    lines.push(`${indent}from     ${JSON.stringify(excerpts.from)}`);
+    lines.push(`${indent}to       ${JSON.stringify(excerpts.to)}`);
+    lines.push(`${indent}why      ${planned.rule.note}`);
+    const path = previewPaths[planned.index];
+    if (path !== undefined) lines.push(`${indent}preview  ${path}`);
+    for (const warning of ruleWarnings(planned.rule)) lines.push(`${indent}note     ${warning}`);
+    lines.push("");
+  }
+  lines.push(
+    `If approved, this is recorded now and takes effect when your next message starts turn ` +
+      `${plan.activatesAtTurn + 1}; the rest of this turn is unchanged.`,
+  );
+  return lines.join("\n");
+}
+
+/** A code fence longer than any backtick run inside `text`. */
+function fence(text: string, info = ""): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
+  const marker = "`".repeat(longest + 1);
+  return `${marker}${info}\n${text}\n${marker}`;
+}
+
+function renderDroppedEvent(
+  event: TurnEvent,
+  toolNames: ReadonlyMap<string, string>,
+  inSummary: boolean,
+): string | undefined {
+  switch (event.type) {
+    case "chat_request":
+      return inSummary ? undefined : `**User**\n\n${event.content}`;
+    case "chat_response":
+      if (inSummary) return `**Summary**\n\n${event.message ?? ""}`;
+      if (event.reasoning !== undefined) return `**Reasoning**\n\n${event.reasoning}`;
+      return `**Assistant**\n\n${event.message ?? fence(JSON.stringify(event.data ?? null, null, 2), "json")}`;
+    case "tool_call_request":
+      return `**Tool call \`${event.name}\`**\n\n${fence(JSON.stringify(event.arguments, null, 2), "json")}`;
+    case "tool_call_response": {
+      const name = toolNames.get(event.call_id) ?? "unknown";
+      return `**Tool result \`${name}\`${event.is_error ? " (error)" : ""}**\n\n${fence(event.content)}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The events of `turn` that the rule removes or changes, rendered, oldest first. */
+function droppedSections(
+  turn: ProjectedTurn,
+  remaining: ReadonlyMap<string, string>,
+  toolNames: ReadonlyMap<string, string>,
+): string[] {
+  const inSummary = turn.origin.kind === "summary";
+  const sections: string[] = [];
+  for (const event of turn.events) {
+    if (remaining.get(event.id) === JSON.stringify(event)) continue;
+    const rendered = renderDroppedEvent(event, toolNames, inSummary);
+    if (rendered !== undefined) sections.push(rendered);
+  }
+  return sections;
+}
+
+/**
+ * The preview file of one rule (Markdown): the note, the replacement summary, and every piece of
+ * the current view the rule would remove or change, grouped by turn.
+ */
+export function renderDroppedContent(planned: PlannedCompactRule, options: { ruleCount: number }): string {
+  const remaining = new Map<string, string>();
+  for (const event of planned.after.events) {
+    if (isTurnEvent(event)) remaining.set(event.id, JSON.stringify(event));
+  }
+  const toolNames = new Map<string, string>();
+  for (const event of planned.before.events) {
+    if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
+  }
+  const range = formatTurnRange(planned.from, planned.to);
+  const parts = [
+    `# compact: rule ${planned.index + 1} of ${options.ruleCount}, ${range}`,
+    `Why: ${planned.rule.note}`,
+    `Action: ${describeRuleAction(planned.rule)}, ${describeTokenChange(planned.tokensSaved)}.`,
+  ];
+  if (planned.rule.summary !== undefined) {
+    parts.push(`## Replacement summary (${countWords(planned.rule.summary)} words)`, planned.rule.summary);
+  }
+  parts.push("## What the model would no longer see");
+  let dropped = 0;
+  for (const turn of turnsInRange(planned.before, planned.from, planned.to)) {
+    const sections = droppedSections(turn, remaining, toolNames);
+    if (sections.length === 0) continue;
+    dropped += sections.length;
+    const heading =
+      turn.origin.kind === "kept" ? `Turn ${turn.origin.turn + 1}` : describeOrigin(turn.origin);
+    parts.push(`### ${heading.charAt(0).toUpperCase()}${heading.slice(1)}`, ...sections);
+  }
+  if (dropped === 0)
+    parts.push("Nothing: the current view of these turns already has nothing this rule removes.");
+  return `${parts.join("\n\n")}\n`;
+}
+
+/** The tool result after the compactions were recorded. */
+export function describeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }>): string {
+  const count = plan.rules.length;
+  const lines = [
+    `Recorded ${count} compaction${count === 1 ? "" : "s"}. ${count === 1 ? "It takes" : "They take"} effect ` +
+      `when the user's next message starts turn ${plan.activatesAtTurn + 1}; the rest of this turn still ` +
+      "sees the conversation uncompacted.",
+  ];
+  for (const planned of plan.rules) {
+    const warnings = ruleWarnings(planned.rule);
+    lines.push(
+      `${planned.index + 1}. ${formatTurnRange(planned.from, planned.to)}: ${describeRuleAction(planned.rule)}, ` +
+        `${describeTokenChange(planned.tokensSaved)}${warnings.length === 0 ? "" : ` (${warnings.join("; ")})`}.`,
+    );
+  }
+  return lines.join("\n");
+}
