@@ -5,11 +5,18 @@
  * finished blocks, and renders the rest when the answer ends.
  */
 
-/** Buffers deltas into whole blocks and writes each block rendered. */
+/**
+ * Buffers deltas into whole blocks and writes each block rendered. Each line is scanned once, so a
+ * long answer (a big code block arriving in thousands of deltas) costs time linear in its length.
+ */
 export class MarkdownStream {
   readonly #render: (text: string) => string;
   readonly #write: (text: string) => void;
-  #pending = "";
+  /** Complete lines since the last rendered block. */
+  #lines: string[] = [];
+  /** The line being received (no newline yet). Only new text is searched for newlines. */
+  #partial = "";
+  #inFence = false;
 
   constructor(render: (text: string) => string, write: (text: string) => void) {
     this.#render = render;
@@ -17,35 +24,37 @@ export class MarkdownStream {
   }
 
   push(text: string): void {
-    this.#pending += text;
-    const end = lastBlockEnd(this.#pending);
-    if (end <= 0) return;
-    this.#emit(this.#pending.slice(0, end));
-    this.#pending = this.#pending.slice(end);
+    let start = 0;
+    for (;;) {
+      const newline = text.indexOf("\n", start);
+      if (newline < 0) break;
+      const line = this.#partial + text.slice(start, newline);
+      this.#partial = "";
+      start = newline + 1;
+      this.#lines.push(`${line}\n`);
+      if (/^\s*(```|~~~)/.test(line)) this.#inFence = !this.#inFence;
+      else if (!this.#inFence && line.trim() === "") this.#emitLines();
+    }
+    this.#partial += text.slice(start);
   }
 
   /** Renders whatever is left (the end of the answer, or before a prompt). */
   flush(): void {
-    if (this.#pending.trim().length > 0) this.#emit(this.#pending);
-    this.#pending = "";
+    const rest = this.#lines.join("") + this.#partial;
+    this.#lines = [];
+    this.#partial = "";
+    this.#inFence = false;
+    if (rest.trim().length > 0) this.#emit(rest);
+  }
+
+  #emitLines(): void {
+    const block = this.#lines.join("");
+    this.#lines = [];
+    this.#emit(block);
   }
 
   #emit(text: string): void {
     const rendered = this.#render(text);
     this.#write(rendered.endsWith("\n") ? rendered : `${rendered}\n`);
   }
-}
-
-/** The offset just after the last blank line that is not inside a code fence, or 0. */
-export function lastBlockEnd(text: string): number {
-  let inFence = false;
-  let end = 0;
-  let offset = 0;
-  for (const line of text.split("\n")) {
-    const lineEnd = offset + line.length + 1;
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-    else if (!inFence && line.trim() === "" && lineEnd <= text.length) end = lineEnd;
-    offset = lineEnd;
-  }
-  return end;
 }
