@@ -37,7 +37,7 @@ import { DIGEST_RECIPE, digestTurns } from "../core/digest.js";
 import type { Compaction, ConversationEvent, SummaryPolicy } from "../core/events.js";
 import { buildCompactionEvent, type CompactionSegment, planCompaction } from "../core/plan-compaction.js";
 import { describePolicies, type SummaryRule } from "../core/rules.js";
-import { formatTokenCount } from "../core/tokens.js";
+import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../core/turns.js";
 import { loadTokenCounter } from "../cli/compaction/token-counter.js";
 import type { LlmClient } from "../llm/types.js";
@@ -325,6 +325,19 @@ export interface PrepareOptions {
   readonly warn: (text: string) => void;
 }
 
+/** The same texts are counted at every cycle boundary of a run; count each once. */
+function memoizeCounter(countTokens: TokenCounter): TokenCounter {
+  const counted = new Map<string, number>();
+  return (text) => {
+    let tokens = counted.get(text);
+    if (tokens === undefined) {
+      tokens = countTokens(text);
+      counted.set(text, tokens);
+    }
+    return tokens;
+  };
+}
+
 /** The advisor state in `meta.json` under `advisor`. */
 function metaStateStore(directory: string): AdvisorStateStore {
   return {
@@ -357,7 +370,7 @@ export async function prepareTurnCompaction(
   const advisorRead = readAdvisorSettings(options.config, options.env);
   const autoRead = readAutoSettings(options.config, options.env);
   for (const warning of [...advisorRead.warnings, ...autoRead.warnings]) options.warn(warning);
-  const countTokens = await loadTokenCounter();
+  const countTokens = memoizeCounter(await loadTokenCounter());
   const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
   const state = metaStateStore(options.directory);
   let advisor: Advisor | undefined;
