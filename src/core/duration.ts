@@ -58,19 +58,21 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1
 
 const NANOSECONDS_PER_SECOND = 1_000_000_000n;
 
+/**
+ * Milliseconds since the epoch of a UTC date and time given as the digit groups of a timestamp:
+ * year, month (1-based), day, hour, minute, second. NaN when a group is not a number.
+ */
+export function utcMilliseconds(fields: readonly (string | undefined)[]): number {
+  const [year, month, day, hour, minute, second] = fields.map(Number);
+  return Date.UTC(year!, month! - 1, day!, hour!, minute!, second!);
+}
+
 /** Shifts an RFC 3339 UTC timestamp by `milliseconds`; undefined if unreadable or out of range. */
 export function shiftTimestamp(timestamp: string, milliseconds: number): string | undefined {
   const match = TIMESTAMP.exec(timestamp);
   if (!match) return undefined;
-  const [, year, month, day, hour, minute, second, fraction = ""] = match;
-  const wholeMs = Date.UTC(
-    Number(year),
-    Number(month) - 1,
-    Number(day),
-    Number(hour),
-    Number(minute),
-    Number(second),
-  );
+  const fraction = match[7] ?? "";
+  const wholeMs = utcMilliseconds(match.slice(1, 7));
   if (!Number.isFinite(wholeMs)) return undefined;
   // Exact integer nanoseconds, so a shift by zero returns the same instant at full precision.
   const shifted =

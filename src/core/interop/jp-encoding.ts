@@ -4,6 +4,7 @@
  * arguments, tool output and metadata in, and the deterministic ids import derives from jp's
  * conversation id and entry positions.
  */
+import { utcMilliseconds } from "../duration.js";
 
 // ---------------------------------------------------------------------------------------------
 // Timestamps and ids
@@ -25,14 +26,7 @@ export function jpTimestampToRfc3339(value: string): string | undefined {
   }
   const sign = zone.startsWith("-") ? -1 : 1;
   const offsetMinutes = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
-  const local = Date.UTC(
-    Number(year),
-    Number(month) - 1,
-    Number(day),
-    Number(hour),
-    Number(minute),
-    Number(second),
-  );
+  const local = utcMilliseconds([year, month, day, hour, minute, second]);
   const utc = new Date(local - offsetMinutes * 60_000).toISOString().slice(0, 19);
   return `${utc}${fractionText}Z`;
 }
@@ -51,14 +45,7 @@ export function timestampMilliseconds(value: string): number {
   const normalized = jpTimestampToRfc3339(value);
   if (normalized === undefined) return Number.NaN;
   const match = TIMESTAMP_PATTERN.exec(normalized)!;
-  const whole = Date.UTC(
-    Number(match[1]),
-    Number(match[2]) - 1,
-    Number(match[3]),
-    Number(match[4]),
-    Number(match[5]),
-    Number(match[6]),
-  );
+  const whole = utcMilliseconds(match.slice(1, 7));
   return whole + Number((match[7] ?? "").padEnd(3, "0").slice(0, 3));
 }
 

@@ -28,6 +28,7 @@ import {
   ToolCallResponseSchema,
   TurnStartSchema,
 } from "../events.js";
+import { activeCompactions } from "../compactions.js";
 import {
   decodeLeaves,
   deriveConversationId,
@@ -321,7 +322,8 @@ export function validateEvent(
 export function exportJpConversation(source: ExportSource): InteropResult<JpConversationFiles> {
   const createdMilliseconds = timestampMilliseconds(source.createdAt);
   if (Number.isNaN(createdMilliseconds)) return fail(`'${source.createdAt}' is not a timestamp`);
-  const retired = retiredIds(source.events);
+  // Retired compactions (and every reset) are left out: jp has no resets, so only what is in force goes.
+  const inForce = new Set(activeCompactions(source.events).map(({ compaction }) => compaction.id));
   let baseConfig: unknown;
   const entries: Record<string, unknown>[] = [];
   for (const event of source.events) {
@@ -329,7 +331,8 @@ export function exportJpConversation(source: ExportSource): InteropResult<JpConv
       entries.push({ ...event.raw });
       continue;
     }
-    if (event.type === "compaction_reset" || retired.has(event.id)) continue;
+    if (event.type === "compaction_reset") continue;
+    if (event.type === "compaction" && !inForce.has(event.id)) continue;
     if (
       event.type === "config_delta" &&
       event.metadata?.[BASE_CONFIG_MARKER] === true &&
@@ -433,19 +436,6 @@ function withMetadata(
 ): Record<string, unknown> {
   if (!metadata || Object.keys(metadata).length === 0) return entry;
   return { ...entry, metadata: encodeLeaves(metadata, ["metadata"], keep) };
-}
-
-/** Ids of compactions (and resets) retired by a reset that is itself still in force. */
-function retiredIds(events: readonly ConversationEvent[]): Set<string> {
-  const retired = new Set<string>();
-  // A reset only retires earlier events, so walking backwards settles each reset before its targets.
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!;
-    if (event.type === "compaction_reset" && !retired.has(event.id)) {
-      for (const id of event.retires) retired.add(id);
-    }
-  }
-  return retired;
 }
 
 /**
