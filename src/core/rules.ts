@@ -9,7 +9,7 @@
  * Keys are snake_case because they are the config keys. An unset `keep_first`/`keep_last` means
  * the per-rule default, 1 (see `finalizeRule`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type Parsed, type RuleBound, readRuleBound } from "./bounds.js";
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 

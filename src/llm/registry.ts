@@ -9,7 +9,7 @@
  * The environment is passed in as a record, never read here, and API keys only ever travel from
  * that record into the SDK client; nothing in this module writes them anywhere.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
 import { withIdleTimeout } from "./idle-timeout.js";

@@ -155,19 +155,23 @@ async function runCompact(
     now: ids.timestampNow(),
     ...(request.note === undefined ? {} : { note: request.note }),
   };
-  const load = () => {
+  const loadConversation = () => {
     const conversation = context.store.load(id);
     for (const warning of conversation.warnings) context.warn(warning);
-    return conversation.events;
+    return conversation;
   };
+  const load = () => loadConversation().events;
   let result: CompactionRunResult;
   if (request.dryRun) {
-    const events = load();
+    const conversation = loadConversation();
+    const events = conversation.events;
     const plan = planRun(events, runOptions);
     const { loadTokenCounter } = await import("../../compaction/token-counter.js");
+    // Token counts are cached beside the log (tokens.cache.json, safe to delete), so a repeated
+    // preview does not tokenize the whole conversation again.
     result =
       plan.kind === "planned"
-        ? previewPlan(events, plan, await loadTokenCounter())
+        ? previewPlan(events, plan, await loadTokenCounter({ cacheDirectory: conversation.directory }))
         : { kind: "nothing", message: plan.message };
   } else {
     result = await context.store.locked(id, "compact", async () => {
