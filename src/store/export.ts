@@ -12,7 +12,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { serializeEvent } from "../core/events.js";
 import { exportAnthropicMessages } from "../core/interop/anthropic-messages.js";
-import { exportJpConversation, renderJpJson } from "../core/interop/jp.js";
+import { exportJpConversation, renderJpJson } from "../core/interop/jp-export.js";
 import { exportOpenAiMessages } from "../core/interop/openai-messages.js";
 import { CxcError } from "../errors.js";
 import { writeFileAtomic } from "./files.js";

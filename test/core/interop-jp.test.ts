@@ -8,12 +8,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
 import {
-  exportJpConversation,
   type ImportedConversation,
   importJpConversation,
   type JpConversationSource,
-  jpDirectoryName,
-  renderJpJson,
 } from "../../src/core/interop/jp.js";
 import {
   decodeBase64,
@@ -23,6 +20,7 @@ import {
   jpTimestampToRfc3339,
   rfc3339ToJpTimestamp,
 } from "../../src/core/interop/jp-encoding.js";
+import { exportJpConversation, jpDirectoryName, renderJpJson } from "../../src/core/interop/jp-export.js";
 import { CONVERSATION_ID_PATTERN } from "../../src/store/ids.js";
 
 const CONVERSATIONS = fileURLToPath(

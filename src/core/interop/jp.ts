@@ -14,7 +14,8 @@
  * - `jp_undecoded` lists the fields (JSON pointers) that were not valid base64 of UTF-8 and were
  *   therefore kept as stored, so export writes them back unchanged instead of encoding them again.
  *
- * jp's encodings (timestamps, base64 leaves, derived ids) are in `jp-encoding.ts`.
+ * Import is here; export is in `jp-export.ts`, jp's encodings (timestamps, base64 leaves, derived
+ * ids) in `jp-encoding.ts`.
  */
 import {
   ChatRequestSchema,
@@ -28,15 +29,12 @@ import {
   ToolCallResponseSchema,
   TurnStartSchema,
 } from "../events.js";
-import { activeCompactions } from "../compactions.js";
 import {
   decodeLeaves,
   deriveConversationId,
   deriveEventId,
-  encodeLeaves,
   isRecord,
   jpTimestampToRfc3339,
-  rfc3339ToJpTimestamp,
   timestampMilliseconds,
 } from "./jp-encoding.js";
 
@@ -73,29 +71,12 @@ export interface JpConversationSource {
   readonly archived: boolean;
 }
 
-/** The three files of a jp conversation directory, as JSON values to pretty-print. */
-export interface JpConversationFiles {
-  readonly directoryName: string;
-  readonly metadata: Record<string, unknown>;
-  readonly baseConfig?: unknown;
-  readonly events: Record<string, unknown>[];
-}
-
-/** What export needs to know about the conversation besides its events. */
-export interface ExportSource {
-  readonly createdAt: string;
-  readonly meta: Readonly<Record<string, unknown>>;
-  readonly events: readonly ConversationEvent[];
-}
-
-const BASE_CONFIG_MARKER = "jp_base_config";
-const FLAT_CONFIG_MARKER = "jp_flat_config";
-const UNDECODED_FIELD = "jp_undecoded";
-
-/** jp's file format: pretty JSON, 2-space indent, trailing newline. */
-export function renderJpJson(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
+/** Metadata marker of the `config_delta` that is `base_config.json`. */
+export const BASE_CONFIG_MARKER = "jp_base_config";
+/** Metadata marker of a legacy first entry with the config fields inline. */
+export const FLAT_CONFIG_MARKER = "jp_flat_config";
+/** Event field listing the pointers of fields kept as stored (not base64 of UTF-8). */
+export const UNDECODED_FIELD = "jp_undecoded";
 
 // ---------------------------------------------------------------------------------------------
 // Import
@@ -104,9 +85,11 @@ export function renderJpJson(value: unknown): string {
 export function importJpConversation(source: JpConversationSource): InteropResult<ImportedConversation> {
   const deciseconds = parseDirectoryName(source.directoryName);
   if (deciseconds === undefined) {
-    return fail(`'${source.directoryName}' is not a jp conversation directory name (<deciseconds>-<slug>)`);
+    return interopError(
+      `'${source.directoryName}' is not a jp conversation directory name (<deciseconds>-<slug>)`,
+    );
   }
-  if (!Array.isArray(source.events)) return fail("events.json must hold a JSON array");
+  if (!Array.isArray(source.events)) return interopError("events.json must hold a JSON array");
   const createdMilliseconds = deciseconds * 100;
   const createdAt = new Date(createdMilliseconds).toISOString();
   const metadata = importMetadata(source.metadata);
@@ -114,7 +97,7 @@ export function importJpConversation(source: JpConversationSource): InteropResul
   const events: ConversationEvent[] = [];
   const key = String(deciseconds);
   if (source.baseConfig !== undefined) {
-    if (!isRecord(source.baseConfig)) return fail("base_config.json must hold a JSON object");
+    if (!isRecord(source.baseConfig)) return interopError("base_config.json must hold a JSON object");
     const baseEvent = validateEvent(
       {
         id: deriveEventId(createdMilliseconds, `${key}:base`),
@@ -131,7 +114,7 @@ export function importJpConversation(source: JpConversationSource): InteropResul
   for (const [position, entry] of source.events.entries()) {
     const converted = importEntry(entry, `${key}:${position}`);
     const where = `entry ${position}${isRecord(entry) && typeof entry.type === "string" ? ` (${entry.type})` : ""}`;
-    if (!converted.ok) return fail(`${where}: ${converted.error}`);
+    if (!converted.ok) return interopError(`${where}: ${converted.error}`);
     const checked = validateEvent(converted.value, where);
     if (!checked.ok) return checked;
     events.push(checked.value);
@@ -157,20 +140,21 @@ export function parseDirectoryName(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-const METADATA_TIMESTAMPS = ["last_activated_at", "pinned_at", "archived_at", "expires_at"] as const;
+/** The timestamp fields of jp's `metadata.json`, converted both ways. */
+export const METADATA_TIMESTAMPS = ["last_activated_at", "pinned_at", "archived_at", "expires_at"] as const;
 
 function importMetadata(value: unknown): InteropResult<Record<string, unknown>> {
   if (value === undefined) return { ok: true, value: {} };
-  if (!isRecord(value)) return fail("metadata.json must hold a JSON object");
+  if (!isRecord(value)) return interopError("metadata.json must hold a JSON object");
   const result: Record<string, unknown> = {};
   if (value.title !== undefined && value.title !== null) {
-    if (typeof value.title !== "string") return fail("metadata.json: `title` must be a string");
+    if (typeof value.title !== "string") return interopError("metadata.json: `title` must be a string");
     result.title = value.title;
   }
   for (const field of METADATA_TIMESTAMPS) {
     if (value[field] === undefined || value[field] === null) continue;
     const converted = typeof value[field] === "string" ? jpTimestampToRfc3339(value[field]) : undefined;
-    if (converted === undefined) return fail(`metadata.json: \`${field}\` is not a timestamp`);
+    if (converted === undefined) return interopError(`metadata.json: \`${field}\` is not a timestamp`);
     result[field] = converted;
   }
   if (isRecord(value.labels) && Object.keys(value.labels).length > 0) result.labels = value.labels;
@@ -179,8 +163,8 @@ function importMetadata(value: unknown): InteropResult<Record<string, unknown>> 
 
 /** Builds the cxc shape of one jp entry (validation follows). */
 function importEntry(entry: unknown, idKey: string): InteropResult<Record<string, unknown>> {
-  if (!isRecord(entry)) return fail("an entry must be a JSON object");
-  if (typeof entry.type !== "string") return fail("an entry needs a string `type`");
+  if (!isRecord(entry)) return interopError("an entry must be a JSON object");
+  if (typeof entry.type !== "string") return interopError("an entry needs a string `type`");
   const known = ["turn_start", "chat_request", "chat_response", "tool_call_request"];
   const alsoKnown = [
     "tool_call_response",
@@ -191,9 +175,9 @@ function importEntry(entry: unknown, idKey: string): InteropResult<Record<string
   ];
   if (![...known, ...alsoKnown].includes(entry.type))
     return { ok: true, value: { type: "unknown", raw: entry } };
-  if (typeof entry.timestamp !== "string") return fail("`timestamp` must be a string");
+  if (typeof entry.timestamp !== "string") return interopError("`timestamp` must be a string");
   const ts = jpTimestampToRfc3339(entry.timestamp);
-  if (ts === undefined) return fail(`'${entry.timestamp}' is not a jp timestamp`);
+  if (ts === undefined) return interopError(`'${entry.timestamp}' is not a jp timestamp`);
   const undecoded: string[] = [];
   const common: Record<string, unknown> = { id: deriveEventId(timestampMilliseconds(ts), idKey), ts };
   const body = importBody(entry, undecoded);
@@ -218,17 +202,17 @@ function importBody(
     case "chat_request":
       return {
         ok: true,
-        value: pick(entry, ["content", "author", "schema"]),
+        value: pickFields(entry, ["content", "author", "schema"]),
       };
     case "chat_response":
       // jp's variants are untagged and tried in this order; the first key present wins.
       for (const variant of ["message", "reasoning", "data"]) {
         if (variant in entry) return { ok: true, value: { [variant]: entry[variant] } };
       }
-      return fail("needs one of `message`, `reasoning` or `data`");
+      return interopError("needs one of `message`, `reasoning` or `data`");
     case "tool_call_request": {
       const argumentsValue = entry.arguments ?? {};
-      if (!isRecord(argumentsValue)) return fail("`arguments` must be a JSON object");
+      if (!isRecord(argumentsValue)) return interopError("`arguments` must be a JSON object");
       return {
         ok: true,
         value: {
@@ -255,7 +239,7 @@ function importBody(
     case "inquiry_response":
       return "answer" in entry
         ? { ok: true, value: { inquiry_id: entry.id, answer: entry.answer } }
-        : fail("needs an `answer`");
+        : interopError("needs an `answer`");
     case "config_delta":
       return importConfigDelta(entry);
     default:
@@ -277,7 +261,7 @@ function importCompaction(entry: Record<string, unknown>): InteropResult<Record<
     source: "user",
   };
   if (entry.summary !== undefined) {
-    if (!isRecord(entry.summary)) return fail("`summary` must be an object with a `summary` string");
+    if (!isRecord(entry.summary)) return interopError("`summary` must be an object with a `summary` string");
     value.summary = { summary: entry.summary.summary, source: "derived" };
   }
   if (entry.reasoning !== undefined) value.reasoning = entry.reasoning;
@@ -307,169 +291,33 @@ export function validateEvent(
 ): InteropResult<ConversationEvent> {
   if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
   const schema = SCHEMAS[value.type as keyof typeof SCHEMAS];
-  if (schema === undefined) return fail(`${where}: unknown event type '${String(value.type)}'`);
+  if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data as ConversationEvent };
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? ` \`${issue.path.join(".")}\`` : "";
-  return fail(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Export
-
-/** Converts a cxc conversation into the three files of a jp conversation directory. */
-export function exportJpConversation(source: ExportSource): InteropResult<JpConversationFiles> {
-  const createdMilliseconds = timestampMilliseconds(source.createdAt);
-  if (Number.isNaN(createdMilliseconds)) return fail(`'${source.createdAt}' is not a timestamp`);
-  // Retired compactions (and every reset) are left out: jp has no resets, so only what is in force goes.
-  const inForce = new Set(activeCompactions(source.events).map(({ compaction }) => compaction.id));
-  let baseConfig: unknown;
-  const entries: Record<string, unknown>[] = [];
-  for (const event of source.events) {
-    if (event.type === "unknown") {
-      entries.push({ ...event.raw });
-      continue;
-    }
-    if (event.type === "compaction_reset") continue;
-    if (event.type === "compaction" && !inForce.has(event.id)) continue;
-    if (
-      event.type === "config_delta" &&
-      event.metadata?.[BASE_CONFIG_MARKER] === true &&
-      baseConfig === undefined
-    ) {
-      baseConfig = event.delta;
-      continue;
-    }
-    const entry = exportEvent(event);
-    if (!entry.ok) return entry;
-    entries.push(entry.value);
-  }
-  const title = typeof source.meta.title === "string" ? source.meta.title : undefined;
-  return {
-    ok: true,
-    value: {
-      directoryName: jpDirectoryName(Math.floor(createdMilliseconds / 100), title),
-      metadata: exportMetadata(source.meta, source.createdAt),
-      ...(baseConfig === undefined ? {} : { baseConfig }),
-      events: entries,
-    },
-  };
-}
-
-function exportMetadata(meta: Readonly<Record<string, unknown>>, createdAt: string): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  if (typeof meta.title === "string" && meta.title !== "") result.title = meta.title;
-  const lastActivated = meta.last_activated_at ?? meta.updated_at ?? createdAt;
-  result.last_activated_at = rfc3339ToJpTimestamp(String(lastActivated)) ?? lastActivated;
-  for (const field of METADATA_TIMESTAMPS.slice(1)) {
-    if (typeof meta[field] === "string") result[field] = rfc3339ToJpTimestamp(meta[field]) ?? meta[field];
-  }
-  if (isRecord(meta.labels) && Object.keys(meta.labels).length > 0) result.labels = meta.labels;
-  return result;
-}
-
-type KnownExportable = Exclude<ConversationEvent, { type: "unknown" } | { type: "compaction_reset" }>;
-
-/** One cxc event in jp's shape and key order. */
-function exportEvent(event: KnownExportable): InteropResult<Record<string, unknown>> {
-  const timestamp = rfc3339ToJpTimestamp(event.ts);
-  if (timestamp === undefined) return fail(`event ${event.id}: '${event.ts}' is not a timestamp`);
-  const keep = new Set(Array.isArray(event[UNDECODED_FIELD]) ? (event[UNDECODED_FIELD] as string[]) : []);
-  const head = { timestamp, type: event.type };
-  switch (event.type) {
-    case "config_delta":
-      if (event.metadata?.[FLAT_CONFIG_MARKER] === true)
-        return done({ type: event.type, timestamp, ...event.delta });
-      return done({ type: event.type, timestamp, delta: event.delta });
-    case "compaction": {
-      const entry: Record<string, unknown> = { type: event.type, timestamp };
-      Object.assign(entry, { from_turn: event.from_turn, to_turn: event.to_turn });
-      if (event.summary) entry.summary = { summary: event.summary.summary };
-      if (event.reasoning) entry.reasoning = event.reasoning;
-      if (event.tool_calls) entry.tool_calls = event.tool_calls;
-      return done(entry);
-    }
-    case "turn_start":
-      return done(withMetadata(head, event.metadata, keep));
-    case "chat_request":
-      return done(
-        withMetadata({ ...head, ...pick(event, ["content", "schema", "author"]) }, event.metadata, keep),
-      );
-    case "chat_response":
-      return done(withMetadata({ ...head, ...responseVariant(event) }, event.metadata, keep));
-    case "tool_call_request": {
-      const encoded = encodeLeaves(event.arguments, ["arguments"], keep);
-      const entry = { ...head, id: event.call_id, name: event.name, arguments: encoded };
-      return done(withMetadata(entry, event.metadata, keep));
-    }
-    case "tool_call_response": {
-      const content = encodeLeaves(event.content, ["content"], keep);
-      const entry = { ...head, id: event.call_id, content, is_error: event.is_error };
-      return done(withMetadata(entry, event.metadata, keep));
-    }
-    case "inquiry_request": {
-      const entry = { ...head, id: event.inquiry_id, source: event.source, question: event.question };
-      return done(withMetadata(entry, event.metadata, keep));
-    }
-    case "inquiry_response":
-      return done(
-        withMetadata({ ...head, id: event.inquiry_id, answer: event.answer }, event.metadata, keep),
-      );
-  }
-}
-
-function responseVariant(event: {
-  message?: string;
-  reasoning?: string;
-  data?: unknown;
-}): Record<string, unknown> {
-  if (event.message !== undefined) return { message: event.message };
-  if (event.reasoning !== undefined) return { reasoning: event.reasoning };
-  return { data: event.data };
-}
-
-function withMetadata(
-  entry: Record<string, unknown>,
-  metadata: Record<string, unknown> | undefined,
-  keep: ReadonlySet<string>,
-): Record<string, unknown> {
-  if (!metadata || Object.keys(metadata).length === 0) return entry;
-  return { ...entry, metadata: encodeLeaves(metadata, ["metadata"], keep) };
-}
-
-/**
- * jp's directory name: `<deciseconds>` or `<deciseconds>-<slug>`, the slug being the first 60
- * characters of the trimmed title with every non-alphanumeric character replaced by `-` (runs kept),
- * trailing dashes stripped, lowercased; a title over 60 bytes is cut back to the last `-`.
- */
-export function jpDirectoryName(deciseconds: number, title: string | undefined): string {
-  const prefix = String(deciseconds);
-  if (title === undefined || title.trim() === "") return prefix;
-  const characters = [...title.trim()].slice(0, 60);
-  const slug = characters
-    .map((character) => (/[\p{Alphabetic}\p{N}]/u.test(character) ? character : "-"))
-    .join("")
-    .replace(/-+$/, "")
-    .toLowerCase();
-  const joined = `${prefix}-${slug}`;
-  if (new TextEncoder().encode(title).length <= 60) return joined;
-  return joined.slice(0, joined.lastIndexOf("-"));
+  return interopError(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function pick(source: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {
+/** The fields of `source` named in `keys` that are set, in the order of `keys`. */
+export function pickFields(
+  source: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of keys) if (source[key] !== undefined) result[key] = source[key];
   return result;
 }
 
-function fail(error: string): { ok: false; error: string } {
+/** A failed conversion. */
+export function interopError(error: string): { ok: false; error: string } {
   return { ok: false, error };
 }
 
-function done<T>(value: T): InteropResult<T> {
+/** A successful conversion. */
+export function interopValue<T>(value: T): InteropResult<T> {
   return { ok: true, value };
 }
