@@ -11,7 +11,7 @@ import { resolveTurnSelection } from "../cli/render/turn-selection.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";
 import { applyReviewConfig } from "../core/review.js";
-import { assertNoOpenReview } from "../cli/compaction/review-guard.js";
+import { assertNoOpenReview } from "../store/review-guard.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
@@ -247,15 +247,18 @@ async function chooseModel(
   return changed ? { client, configDelta: modelDelta(client.modelId) } : { client };
 }
 
-/** First Ctrl-C: stop the turn, keeping what arrived. Second: exit at once. */
+/** First Ctrl-C (or SIGTERM): stop the turn, keeping what arrived. Second: exit at once. */
 function installInterruptHandlers(controller: AbortController, ui: QueryUi): () => void {
   const onSignal = (): void => {
     if (controller.signal.aborted) process.exit(ExitCode.interrupted);
     ui.warn("interrupting; saving what arrived (press Ctrl-C again to quit at once)");
     controller.abort();
   };
+  // SIGTERM (a `kill`, a closing terminal multiplexer) is handled the same way: what arrived is kept.
   process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   return () => {
     process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   };
 }

@@ -28,6 +28,9 @@ import {
   renderDroppedContent,
 } from "../core/compact-tool.js";
 import type { ConversationEvent } from "../core/events.js";
+import { checkNoOpenReview } from "../core/review.js";
+import { listReviewRecords } from "../store/review-guard.js";
+import { ConversationStore } from "../store/store.js";
 import type { Tool, ToolCallContext, ToolOutcome } from "./registry.js";
 
 const DESCRIPTION = [
@@ -154,6 +157,16 @@ export async function precheckCompactCall(
   return plan.ok ? undefined : { content: plan.message, isError: true };
 }
 
+/**
+ * While a compaction review of this conversation is open, no compaction may be written to it
+ * (seed D66): the tool answers with the refusal so the model can tell the user.
+ */
+function openReviewRefusal(context: ToolCallContext): string | undefined {
+  const store = ConversationStore.open(context.cwd, process.env);
+  const refusal = checkNoOpenReview(listReviewRecords(store), context.conversationId, "compact");
+  return refusal === undefined ? undefined : `${refusal.message} (${refusal.hint})`;
+}
+
 /** Builds the `compact` tool. */
 export function createCompactTool(options: CompactToolOptions = {}): Tool {
   const createPreviewDirectory =
@@ -178,6 +191,8 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     },
 
     async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
+      const underReview = openReviewRefusal(context);
+      if (underReview !== undefined) return { content: underReview, isError: true };
       const plan = await planCall(argumentsObject, context.events, {
         newEventId: () => context.newEventId(),
         now: context.now(),

@@ -32,7 +32,7 @@ import type { ConversationStore } from "../../store/store.js";
 import { copyEventsForFork } from "../../core/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
-import { assertNoOpenReview } from "./review-guard.js";
+import { assertNoOpenReview } from "../../store/review-guard.js";
 import { planRun } from "./run.js";
 import { chooseSummaryModel, generateSegmentSummary } from "./summaries.js";
 import { loadTokenCounter } from "./token-counter.js";

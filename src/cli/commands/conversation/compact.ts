@@ -67,7 +67,7 @@ export function registerCompact(conversation: Command): void {
       const review = await import("../../compaction/review.js");
       const reviewMode = review.reviewModeOf(flags);
       if (reviewMode !== undefined) return review.runReviewMode(context, reviewMode, idArgument, flags);
-      const { assertNoOpenReview } = await import("../../compaction/review-guard.js");
+      const { assertNoOpenReview } = await import("../../../store/review-guard.js");
       const { parseCompactFlags } = await import("../../compaction/options.js");
       const { newEventId, timestampNow } = await import("../../../store/ids.js");
       const target = separateResetTarget(idArgument, flags, rawArguments(command));
@@ -175,7 +175,7 @@ async function runCompact(
         : { kind: "nothing", message: plan.message };
   } else {
     result = await context.store.locked(id, "compact", async () => {
-      const { assertNoOpenReview } = await import("../../compaction/review-guard.js");
+      const { assertNoOpenReview } = await import("../../../store/review-guard.js");
       assertNoOpenReview(context.store, id);
       const events = load();
       const plan = planRun(events, runOptions);

@@ -4,9 +4,9 @@
  * form (`--reset` and `--undo-reset` included) and `q -k` refuse to touch it (seed D66). Dry runs
  * and ordinary chat do not call the guard.
  */
-import { checkNoOpenReview, type ReviewRecord } from "../../core/review.js";
-import { CxcError } from "../../errors.js";
-import type { ConversationStore } from "../../store/store.js";
+import { checkNoOpenReview, type ReviewRecord } from "../core/review.js";
+import { CxcError } from "../errors.js";
+import type { ConversationStore } from "./store.js";
 
 /** The live conversations as review records (archived reviews never block, so they are skipped). */
 export function listReviewRecords(store: Pick<ConversationStore, "list">): ReviewRecord[] {
