@@ -247,12 +247,20 @@ async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallReq
     for (const event of events) if (event.type === "tool_call_request") calls.push(event);
     if (events.length > 0) storedContent = true;
   };
-  for await (const event of options.client.stream(request, { signal: options.signal })) {
-    showDelta(options.display, event);
-    const step = foldStreamEvent(fold, event as FoldableStreamEvent);
-    fold = step.state;
-    keep(step.drafts);
-    if (step.outcome) outcome = step.outcome;
+  try {
+    for await (const event of options.client.stream(request, { signal: options.signal })) {
+      showDelta(options.display, event);
+      const step = foldStreamEvent(fold, event as FoldableStreamEvent);
+      fold = step.state;
+      keep(step.drafts);
+      if (step.outcome) outcome = step.outcome;
+    }
+  } catch (error) {
+    // A client that throws breaks its contract; the partial answer is kept all the same.
+    if (CxcError.isInstance(error)) throw error;
+    keep(interruptStreamFold(fold).drafts);
+    const message = error instanceof Error ? error.message : String(error);
+    outcome = { kind: "failed", error: { kind: "other", message } };
   }
   if (outcome === undefined) {
     // The client broke its contract (no terminal event); keep what arrived all the same.

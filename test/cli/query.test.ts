@@ -208,6 +208,30 @@ describe("cxc q: provider faults", () => {
     expect(bodyOf(1).messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
   });
 
+  it("SIGTERM while streaming keeps the partial answer like Ctrl-C", async () => {
+    const words = Array.from({ length: 40 }, (_, index) => `w${index}`).join(" ");
+    provider.enqueue(textReply(words, { chunkDelayMs: 100 }));
+    const { execa } = await import("execa");
+    const { CXC_BIN } = await import("../helpers/cli.js");
+    const child = execa(process.execPath, [CXC_BIN, "q", "long"], {
+      env: { ...home.env, ...providerEnv() },
+      extendEnv: false,
+      cwd: home.cwd.replace(/\/work$/, ""),
+      reject: false,
+    });
+    const deadline = Date.now() + 20_000;
+    while (provider.requests.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    child.kill("SIGTERM");
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    const partial = storedEvents().at(-1)!;
+    expect(partial).toMatchObject({ type: "chat_response", interrupted: true });
+    expect(String(partial.message)).toMatch(/^w0 w1/);
+    expect(String(partial.message)).not.toContain("w39");
+  });
+
   it("a context overflow says exactly how to compact", async () => {
     provider.enqueue(contextOverflowReply());
     const result = await q(["hi"]);

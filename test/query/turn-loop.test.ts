@@ -148,6 +148,21 @@ describe("runTurn", () => {
     ]);
   });
 
+  it("keeps the partial answer when a client throws instead of ending its stream", async () => {
+    const client: LlmClient = {
+      modelId: "test/model",
+      async *stream() {
+        yield { type: "text-delta", text: "half" };
+        throw new Error("socket closed");
+      },
+    };
+    const store = memoryStore();
+    await expect(runTurn(options(client, store))).rejects.toMatchObject({ code: "provider-error" });
+    expect(store.appends.at(-1)).toEqual([
+      expect.objectContaining({ type: "chat_response", message: "half", interrupted: true }),
+    ]);
+  });
+
   it("records a model change as a config_delta before the turn", async () => {
     const client = scriptedClient([[{ type: "text-delta", text: "hi" }, end()]]);
     const store = memoryStore();
