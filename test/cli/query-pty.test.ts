@@ -221,6 +221,11 @@ type = "string"
     expect(screen).toContain("Some bold words.");
     expect(screen).not.toContain("**bold**");
     expect(screen).toMatch(/\* first item|• first item/);
+    session?.close();
+    provider.enqueue(textReply("All **at once**."));
+    const buffered = qInTerminal(["--no-stream", "md again"]);
+    expect(await buffered.exitCode()).toBe(0);
+    expect(buffered.screen()).toContain("All at once.");
   });
 });
 

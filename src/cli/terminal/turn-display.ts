@@ -109,9 +109,13 @@ export class TextTurnDisplay implements TurnDisplay {
   finish(_failed: boolean): void {
     this.#spinner?.stop();
     this.#endReasoning();
-    this.#markdown?.flush();
-    if (this.#options.buffered && this.#buffer.length > 0) this.#writeOut(this.#buffer);
+    if (this.#options.buffered && this.#buffer.length > 0) {
+      // --no-stream: the whole answer at once, rendered the same way a stream would be.
+      if (this.#markdown) this.#markdown.push(this.#buffer);
+      else this.#writeOut(this.#buffer);
+    }
     this.#buffer = "";
+    this.#markdown?.flush();
     if (this.#wroteText && !this.#endsWithNewline) this.#writeOut("\n");
   }
 
