@@ -152,7 +152,8 @@ function decisionRequest(transcript: string, question: string, tool: ToolDefinit
     messages: [{ role: "user", parts: [{ type: "text", text: `${transcript}\n\n${question}` }] }],
     tools: [tool],
     toolChoice: { type: "tool", name: tool.name },
-    maxOutputTokens: 1024,
+    // Room for a reasoning model to think before it calls the tool.
+    maxOutputTokens: 4096,
   };
 }
 

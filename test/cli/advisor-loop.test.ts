@@ -115,6 +115,8 @@ function makeHarness(
     auto?: Partial<AutoSettings>;
     contextWindow?: number;
     reserveTokens?: number;
+    /** The decision model's wire API (the assistant is always Anthropic here). */
+    decisionProvider?: "anthropic" | "openai";
   } = {},
 ): Harness {
   let tick = 0;
@@ -126,6 +128,13 @@ function makeHarness(
     env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
     retry: false,
   });
+  const decisionClient =
+    options.decisionProvider === "openai"
+      ? createLlmClient("openai/gpt-5-mini", {
+          env: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: provider.openaiBaseURL },
+          retry: false,
+        })
+      : client;
   const settings: AdvisorSettings = {
     enabled: true,
     lines: options.lines ?? DEFAULT_TOKEN_LINES,
@@ -143,7 +152,7 @@ function makeHarness(
   };
   const advisor = createAdvisor({
     settings,
-    decisionClient: client,
+    decisionClient,
     contextWindow: options.contextWindow,
     countTokens: countCharacters,
     clock,
@@ -230,6 +239,24 @@ describe("the advisor at the end of each turn", () => {
     expect(harness.printed).toHaveLength(2);
     // Nothing was stored by the advisor at turn end (no steering after the loop is over).
     expect(harness.events.filter((event) => event.type === "chat_request")).toHaveLength(5);
+  });
+
+  it("asks a decision model on the OpenAI wire API with a forced function call", async () => {
+    const harness = makeHarness({
+      lines: { notice: 10, recommend: 20, request: 100_000 },
+      decisionProvider: "openai",
+    });
+    provider.enqueue(textReply("one"));
+    await harness.turn("first question");
+    provider.enqueue(textReply("two"), answers(0.9, 0.9, 0.1, 0.1));
+    await harness.turn("second question");
+    const decision = provider.requests[2]!;
+    expect(decision.path).toContain("/chat/completions");
+    expect(decision.body).toMatchObject({
+      tool_choice: { type: "function", function: { name: "answer_questions" } },
+    });
+    expect(harness.printed[0]).toContain("Recommended: compact now");
+    expect(harness.warned).toEqual([]);
   });
 
   it("steers a message into the running loop at recommend, telling the agent to call compact_now", async () => {
