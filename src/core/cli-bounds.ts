@@ -142,12 +142,16 @@ export function parseTurnSelector(text: string): Parsed<TurnSelector> {
 /** `turn N out of range (conversation has C turns)` for a `--turn` end past the conversation. */
 export function checkTurnSelector(selector: TurnSelector, turnCount: number): string | undefined {
   if (selector.kind !== "turns") return undefined;
-  for (const turn of [selector.from, selector.to]) {
-    if (turn !== undefined && turn > turnCount) {
-      return `turn ${turn} out of range (conversation has ${turnCount} turns)`;
-    }
-  }
-  return undefined;
+  const turn = findTurnPastEnd(selector, turnCount);
+  return turn === undefined ? undefined : `turn ${turn} out of range (conversation has ${turnCount} turns)`;
+}
+
+/**
+ * The first end of a `--turn` range (1-based) past a conversation of `turnCount` turns. Ends are
+ * never clamped (jp's rule): such an end is an error, worded by the caller.
+ */
+export function findTurnPastEnd(ends: { from?: number; to?: number }, turnCount: number): number | undefined {
+  return [ends.from, ends.to].find((turn) => turn !== undefined && turn > turnCount);
 }
 
 /** The start and end a selector sets (§5.4). `--first 0`/`--last 0` select nothing. */

@@ -6,7 +6,7 @@
  * first/last arithmetic are core's (`splitTurnRange`, `selectTurnSlice`); this layer words the
  * errors for `print` and `fork`.
  */
-import { splitTurnRange } from "../../core/cli-bounds.js";
+import { findTurnPastEnd, splitTurnRange } from "../../core/cli-bounds.js";
 import { selectTurnSlice, type TurnSlice } from "../../core/fork.js";
 import { CxcError } from "../../errors.js";
 
@@ -90,17 +90,16 @@ export function resolveTurnSelection(selection: TurnSelection, turnCount: number
     case "last":
       return selectTurnSlice(turnCount, { last: selection.count });
     case "range": {
-      for (const endpoint of [selection.from, selection.to]) {
-        if (endpoint !== undefined && endpoint > turnCount) {
-          throw new CxcError(
-            "invalid-range",
-            `turn ${endpoint} out of range (conversation has ${turnCount} turn${turnCount === 1 ? "" : "s"})`,
-            {
-              hint:
-                turnCount === 0 ? "the conversation has no turns yet" : `turns are numbered 1..${turnCount}`,
-            },
-          );
-        }
+      const endpoint = findTurnPastEnd(selection, turnCount);
+      if (endpoint !== undefined) {
+        throw new CxcError(
+          "invalid-range",
+          `turn ${endpoint} out of range (conversation has ${turnCount} turn${turnCount === 1 ? "" : "s"})`,
+          {
+            hint:
+              turnCount === 0 ? "the conversation has no turns yet" : `turns are numbered 1..${turnCount}`,
+          },
+        );
       }
       return { start: (selection.from ?? 1) - 1, end: selection.to ?? turnCount };
     }
