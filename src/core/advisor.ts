@@ -11,7 +11,7 @@
  *   range's end earlier; it never moves it later and never changes how the summary is written.
  * - Automatic compaction: the trigger, the no-loop guard and the plan's rules.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Compaction, ConversationEvent } from "./events.js";
 import { type CompactionRule, readCompactionRules, ruleHasPolicy } from "./rules.js";
 

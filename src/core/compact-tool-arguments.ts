@@ -3,7 +3,7 @@
  * checks that turn them into validated rules, with the keep_last clamp and the note cut. Pure.
  * Every problem is returned as a message for the model, never thrown.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolCallsMode } from "./rules.js";
 
 /** The longest note kept; longer notes are cut (with `…`), never refused. */

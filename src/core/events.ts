@@ -14,21 +14,21 @@
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
  * round trip through an older one.
  */
-// A namespace import, not `{ z }`: the bundler can then keep only the schema kinds used here.
-// `{ z }` is one object holding all of zod (every locale included), and loading that costs a
-// command several times what validating a large log does.
-import * as z from "zod";
+// zod/mini, not the classic API: every command that reads a log loads these schemas, and the
+// classic bundle (methods on every schema, all locales) costs more to load than validating a
+// large log does. Same validation core, same error texts; see docs/decisions/003-zod-mini-for-events.md.
+import * as z from "zod/mini";
 
 /** Current version of the on-disk log format (the header line's `version`). */
 export const LOG_FORMAT_VERSION = 1;
 
 const base = {
   /** Stable, unique, sortable id (ULID). */
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   /** RFC 3339 timestamp in UTC, e.g. `2026-05-29T19:42:36.467321Z`. */
-  ts: z.string().min(1),
+  ts: z.string().check(z.minLength(1)),
   /** Provider-opaque data kept with the event (e.g. `anthropic_thinking_signature`). */
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
 };
 
 /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/turns.ts). */
@@ -39,9 +39,9 @@ export const ChatRequestSchema = z.looseObject({
   ...base,
   type: z.literal("chat_request"),
   content: z.string(),
-  author: z.string().optional(),
+  author: z.optional(z.string()),
   /** JSON Schema asking for structured output. */
-  schema: z.record(z.string(), z.unknown()).optional(),
+  schema: z.optional(z.record(z.string(), z.unknown())),
 });
 
 /**
@@ -53,15 +53,17 @@ export const ChatResponseSchema = z
   .looseObject({
     ...base,
     type: z.literal("chat_response"),
-    message: z.string().optional(),
-    reasoning: z.string().optional(),
-    data: z.unknown().optional(),
-    interrupted: z.boolean().optional(),
+    message: z.optional(z.string()),
+    reasoning: z.optional(z.string()),
+    data: z.optional(z.unknown()),
+    interrupted: z.optional(z.boolean()),
   })
-  .refine(
-    (event) =>
-      [event.message, event.reasoning, event.data].filter((value) => value !== undefined).length === 1,
-    { message: "chat_response needs exactly one of message, reasoning or data" },
+  .check(
+    z.refine(
+      (event) =>
+        [event.message, event.reasoning, event.data].filter((value) => value !== undefined).length === 1,
+      { message: "chat_response needs exactly one of message, reasoning or data" },
+    ),
   );
 
 /** The assistant asks for a tool to run. `call_id` pairs it with its response. */
@@ -120,9 +122,9 @@ export type CompactionSource = z.infer<typeof CompactionSourceSchema>;
  */
 export const SummaryPolicySchema = z.looseObject({
   summary: z.string(),
-  source: z.enum(["derived", "supplied"]).default("derived"),
-  author: z.enum(["user", "assistant"]).optional(),
-  recipe: z.string().optional(),
+  source: z._default(z.enum(["derived", "supplied"]), "derived"),
+  author: z.optional(z.enum(["user", "assistant"])),
+  recipe: z.optional(z.string()),
 });
 export type SummaryPolicy = z.infer<typeof SummaryPolicySchema>;
 
@@ -154,14 +156,14 @@ export type ToolCallsPolicy = z.infer<typeof ToolCallsPolicySchema>;
 export const CompactionSchema = z.looseObject({
   ...base,
   type: z.literal("compaction"),
-  from_turn: z.number().int().nonnegative(),
-  to_turn: z.number().int().nonnegative(),
-  summary: SummaryPolicySchema.optional(),
-  reasoning: ReasoningPolicySchema.optional(),
-  tool_calls: ToolCallsPolicySchema.optional(),
-  source: CompactionSourceSchema.default("user"),
-  note: z.string().max(200).optional(),
-  deferred_until_turn: z.number().int().nonnegative().optional(),
+  from_turn: z.int().check(z.nonnegative()),
+  to_turn: z.int().check(z.nonnegative()),
+  summary: z.optional(SummaryPolicySchema),
+  reasoning: z.optional(ReasoningPolicySchema),
+  tool_calls: z.optional(ToolCallsPolicySchema),
+  source: z._default(CompactionSourceSchema, "user"),
+  note: z.optional(z.string().check(z.maxLength(200))),
+  deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
 });
 
 /**
@@ -202,7 +204,7 @@ export const KnownEventSchema = z.union([
   CompactionResetSchema,
 ]);
 
-const SCHEMA_BY_TYPE: Record<KnownEventType, z.ZodType> = {
+const SCHEMA_BY_TYPE: Record<KnownEventType, z.ZodMiniType> = {
   turn_start: TurnStartSchema,
   chat_request: ChatRequestSchema,
   chat_response: ChatResponseSchema,

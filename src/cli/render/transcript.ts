@@ -7,7 +7,7 @@
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
 import { type ConversationEvent, serializeEvent, type ToolCallsPolicy } from "../../core/events.js";
-import { describePolicies } from "../../core/rules.js";
+import { describePolicies } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/turns.js";
 import { formatTimestamp } from "./relative-time.js";
