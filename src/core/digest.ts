@@ -12,7 +12,7 @@
  * It understands cxc's own tools (`read_file`, `edit_file`, `run_command`) and jp's (`fs_read_file`,
  * `fs_modify_file`, `cargo_check`, `git_*`, …) by argument keys and tool-name words, not by a list.
  */
-import type { ToolCallRequest, ToolCallResponse } from "./events.js";
+import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "./events.js";
 import type { Turn } from "./turns.js";
 
 /** The turns to digest: 0-based and inclusive, like a compaction's `from_turn`/`to_turn`. */
@@ -187,6 +187,7 @@ function renderRequests(turns: readonly Turn[]): string {
   for (const turn of turns) {
     for (const event of turn.events) {
       if (event.type !== "chat_request" || event.content.trim().length === 0) continue;
+      if (event.author === ADVISOR_AUTHOR) continue;
       lines.push(renderVerbatim(`Turn ${turn.index + 1}`, event.content));
     }
   }
@@ -316,7 +317,9 @@ function collectUnansweredAsks(turn: Turn): string[] {
   const messages = turn.events.filter(
     (event) => event.type === "chat_response" && event.message !== undefined,
   );
-  const requests = turn.events.filter((event) => event.type === "chat_request");
+  const requests = turn.events.filter(
+    (event) => event.type === "chat_request" && event.author !== ADVISOR_AUTHOR,
+  );
   const asks: string[] = [];
   const lastRequest = requests[requests.length - 1];
   const lastRequestPosition = lastRequest ? turn.events.indexOf(lastRequest) : -1;

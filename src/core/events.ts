@@ -34,6 +34,13 @@ const base = {
 /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/turns.ts). */
 export const TurnStartSchema = z.looseObject({ ...base, type: z.literal("turn_start") });
 
+/**
+ * The `author` of the `chat_request`s cxc itself inserts into a running turn (the advisor's
+ * steering messages). They are sent to the model but are not the user's words, so summaries do
+ * not list them as user requests.
+ */
+export const ADVISOR_AUTHOR = "cxc advisor";
+
 /** A user message. `author` is cosmetic and never sent to a provider. */
 export const ChatRequestSchema = z.looseObject({
   ...base,

@@ -28,7 +28,7 @@ import {
   type TierDecision,
   type TokenLines,
 } from "../core/advisor.js";
-import type { ChatRequest, ConversationEvent, TurnEvent } from "../core/events.js";
+import { ADVISOR_AUTHOR, type ChatRequest, type ConversationEvent, type TurnEvent } from "../core/events.js";
 import { type ProjectedTurn, projectConversation } from "../core/projection.js";
 import type { LlmRequest, ToolDefinition } from "../core/request.js";
 import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
@@ -365,7 +365,7 @@ class AdvisorRuntime implements Advisor {
       id: clock.newEventId(),
       ts: clock.now(),
       content: renderSteeringMessage(decision, liveCount),
-      author: "cxc advisor",
+      author: ADVISOR_AUTHOR,
     };
     return [message];
   }

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { collectArgumentPaths, collectCommandPaths, digestTurns } from "../../src/core/digest.js";
-import type { ConversationEvent, TurnEvent } from "../../src/core/events.js";
+import { ADVISOR_AUTHOR, type ConversationEvent, type TurnEvent } from "../../src/core/events.js";
+import { createEventBuilder, tickTime } from "../helpers/builders.js";
 import { groupTurns, type Turn } from "../../src/core/turns.js";
 import { loadSample, PROJECT_ROOT } from "../helpers/sample.js";
 
@@ -333,3 +334,22 @@ function loadJpEvents(path: string): ConversationEvent[] {
     }
   });
 }
+
+describe("advisor steering messages", () => {
+  it("are not listed as user requests", () => {
+    const build = createEventBuilder();
+    const events = [
+      ...build.turn("please refactor the parser"),
+      {
+        type: "chat_request" as const,
+        id: "steer-1",
+        ts: tickTime(99),
+        content: "cxc advisor: the context is large; call compact_now",
+        author: ADVISOR_AUTHOR,
+      },
+    ];
+    const digest = digestTurns(groupTurns(events), { fromTurn: 0, toTurn: 0 });
+    expect(digest).toContain("please refactor the parser");
+    expect(digest).not.toContain("call compact_now");
+  });
+});
