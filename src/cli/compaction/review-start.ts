@@ -91,7 +91,7 @@ export function chooseReviewModel(
       "invalid-config",
       "conversation.compaction.review.model must be a table with an `id`",
       {
-        hint: 'e.g. -c conversation.compaction.review.model.id="anthropic/claude-sonnet-4-5"',
+        hint: 'e.g. -c conversation.compaction.review.model.id="anthropic/claude-sonnet-4-6"',
       },
     );
   }
