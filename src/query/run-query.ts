@@ -195,7 +195,11 @@ function materializeTarget(
   ui: QueryUi,
 ): string {
   if (target.kind === "new") return startConversation(store, ui);
-  if (request.fork === undefined) return target.id;
+  if (request.fork === undefined) {
+    // Naming a conversation makes it the active one, as jp records the session's activation.
+    if (request.id !== undefined && store.active() !== target.id) store.setActive(target.id);
+    return target.id;
+  }
   const id = target.id;
   const source = store.load(id);
   const turnCount = countTurns(source.events);

@@ -114,6 +114,23 @@ describe("cxc q: input and output", () => {
     expect(storedEvents().filter((event) => event.type === "turn_start")).toHaveLength(2);
   });
 
+  it("--new starts another conversation; --id goes back to one by prefix", async () => {
+    provider.enqueue(textReply("one"), textReply("two"), textReply("three"));
+    await q(["first"]);
+    const first = activeId();
+    const started = await q(["--new", "second"]);
+    expect(started.stderr).toContain("Started conversation");
+    const second = activeId();
+    expect(second).not.toBe(first);
+    await q(["--id", first.slice(0, 10), "third"]);
+    expect(activeId()).toBe(first);
+    expect(storedEvents(first).filter((event) => event.type === "chat_request")).toHaveLength(2);
+    expect(storedEvents(second).filter((event) => event.type === "chat_request")).toHaveLength(1);
+    const conflict = await q(["--new", "--id", first, "x"]);
+    expect(conflict.exitCode).toBe(2);
+    expect(conflict.stderr).toContain("--new and --id cannot be used together");
+  });
+
   it("--format json emits the turn's stored events as NDJSON", async () => {
     provider.enqueue(textReply("json answer"));
     const result = await home.run(["--format", "json", "q", "hi"], { env: providerEnv() });

@@ -32,7 +32,7 @@ export function registerQuery(program: Command): void {
     .description("send a message to the active (or given) conversation and stream the answer")
     .argument("[MESSAGE...]", "the message; `-` reads stdin (also read when stdin is a pipe)")
     .option("--new", "start a new conversation")
-    .option("--id <ID>", "the conversation to continue (id or unique prefix)")
+    .option("--id <ID>", "the conversation to continue (id or unique prefix); it becomes active")
     .option("-m, --model <MODEL>", "model for this turn, e.g. anthropic/claude-sonnet-4-6; it sticks")
     .addOption(
       new Option("-t, --tool <NAME>", "enable a tool (repeatable, applied in order)").argParser(direct(true)),
