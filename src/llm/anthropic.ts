@@ -7,7 +7,7 @@
  * breakpoints on the stable prefix: the system prompt, the tool list and the last message before
  * the newest one, so the next request reads everything up to there from the cache.
  */
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type {
   MessageCreateParamsStreaming,
   RawMessageStreamEvent,
@@ -49,12 +49,19 @@ export interface AnthropicClientSettings extends AnthropicRequestOptions {
 
 /** Creates an `LlmClient` talking to the Messages API. The SDK's own retries are off. */
 export function createAnthropicClient(settings: AnthropicClientSettings): LlmClient {
-  const sdk = new Anthropic({
-    apiKey: settings.apiKey,
-    baseURL: settings.baseURL ?? null,
-    maxRetries: 0,
-    ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
-  });
+  // The SDK is imported on the first request, so commands that never call a model (and users of
+  // other providers) do not pay for loading it.
+  let client: Promise<Anthropic> | undefined;
+  const sdk = (): Promise<Anthropic> =>
+    (client ??= import("@anthropic-ai/sdk").then(
+      ({ default: AnthropicSdk }) =>
+        new AnthropicSdk({
+          apiKey: settings.apiKey,
+          baseURL: settings.baseURL ?? null,
+          maxRetries: 0,
+          ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
+        }),
+    ));
   return {
     modelId: settings.modelId,
     stream: (request, options) =>
@@ -63,13 +70,14 @@ export function createAnthropicClient(settings: AnthropicClientSettings): LlmCli
 }
 
 async function* streamAnthropic(
-  sdk: Anthropic,
+  sdk: () => Promise<Anthropic>,
   body: MessageCreateParamsStreaming,
   options: StreamOptions = {},
 ): AsyncGenerator<LlmStreamEvent> {
   const state = createStreamState();
   try {
-    const stream = await sdk.messages.create(body, options.signal ? { signal: options.signal } : {});
+    const client = await sdk();
+    const stream = await client.messages.create(body, options.signal ? { signal: options.signal } : {});
     for await (const event of stream) {
       yield* mapAnthropicEvent(event, state);
       if (state.finished) return;

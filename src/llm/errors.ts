@@ -6,8 +6,6 @@
  * also fail mid-stream with an SSE `error` event, which the SDK throws without a status; its
  * `error.type` (`overloaded_error`, `rate_limit_error`, …) decides then.
  */
-import * as AnthropicErrors from "@anthropic-ai/sdk";
-import * as OpenAIErrors from "openai";
 import type { LlmError, LlmErrorKind } from "./types.js";
 
 /** Phrases providers use when the prompt does not fit the model's context window. */
@@ -162,26 +160,23 @@ function readHeader(headers: unknown, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** A stable name for the SDK classes that carry no status (bundlers may rename constructors). */
+/**
+ * The name of the SDK error class that carries no status, found by walking the prototype chain
+ * (both SDKs use the same class names). No SDK is imported here, so classifying an error never
+ * loads one; the SDKs stay unbundled, so their class names survive.
+ */
+const STATUSLESS_CLASSES = ["APIUserAbortError", "APIConnectionTimeoutError", "APIConnectionError"];
+
 function errorName(thrown: unknown): string {
-  if (
-    thrown instanceof AnthropicErrors.APIUserAbortError ||
-    thrown instanceof OpenAIErrors.APIUserAbortError
-  ) {
-    return "APIUserAbortError";
+  const names = new Set<string>();
+  let prototype = typeof thrown === "object" && thrown !== null ? Object.getPrototypeOf(thrown) : null;
+  while (prototype !== null && prototype !== Object.prototype) {
+    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === "string") names.add(name);
+    prototype = Object.getPrototypeOf(prototype);
   }
-  if (
-    thrown instanceof AnthropicErrors.APIConnectionTimeoutError ||
-    thrown instanceof OpenAIErrors.APIConnectionTimeoutError
-  ) {
-    return "APIConnectionTimeoutError";
-  }
-  if (
-    thrown instanceof AnthropicErrors.APIConnectionError ||
-    thrown instanceof OpenAIErrors.APIConnectionError
-  ) {
-    return "APIConnectionError";
-  }
+  const found = STATUSLESS_CLASSES.find((name) => names.has(name));
+  if (found !== undefined) return found;
   return thrown instanceof Error ? thrown.name : "";
 }
 

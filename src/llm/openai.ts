@@ -7,7 +7,7 @@
  * reasoning goes back as `<think>` text. Tool results become `tool` role messages placed before
  * the user's text, and streamed tool-call argument fragments are assembled per call index.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
@@ -41,12 +41,18 @@ export interface OpenAIClientSettings extends OpenAIRequestOptions {
 
 /** Creates an `LlmClient` talking to a Chat Completions endpoint. The SDK's own retries are off. */
 export function createOpenAIClient(settings: OpenAIClientSettings): LlmClient {
-  const sdk = new OpenAI({
-    apiKey: settings.apiKey ?? "not-needed",
-    baseURL: settings.baseURL ?? null,
-    maxRetries: 0,
-    ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
-  });
+  // The SDK is imported on the first request (see createAnthropicClient).
+  let client: Promise<OpenAI> | undefined;
+  const sdk = (): Promise<OpenAI> =>
+    (client ??= import("openai").then(
+      ({ default: OpenAISdk }) =>
+        new OpenAISdk({
+          apiKey: settings.apiKey ?? "not-needed",
+          baseURL: settings.baseURL ?? null,
+          maxRetries: 0,
+          ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
+        }),
+    ));
   return {
     modelId: settings.modelId,
     stream: (request, options) =>
@@ -67,13 +73,17 @@ interface StreamState {
 }
 
 async function* streamOpenAI(
-  sdk: OpenAI,
+  sdk: () => Promise<OpenAI>,
   body: ChatCompletionCreateParamsStreaming,
   options: StreamOptions = {},
 ): AsyncGenerator<LlmStreamEvent> {
   const state: StreamState = { usage: EMPTY_USAGE, finishReason: undefined, toolCalls: new Map() };
   try {
-    const stream = await sdk.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
+    const client = await sdk();
+    const stream = await client.chat.completions.create(
+      body,
+      options.signal ? { signal: options.signal } : {},
+    );
     for await (const chunk of stream) yield* mapOpenAIChunk(chunk, state);
     if (options.signal?.aborted || state.finishReason === undefined) {
       // The SDK ends the iteration quietly when the signal aborts it.

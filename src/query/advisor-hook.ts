@@ -97,6 +97,15 @@ const TRANSCRIPT_TURNS = 12;
 const TRANSCRIPT_PART_CHARACTERS = 600;
 const TRANSCRIPT_CHARACTERS = 24_000;
 
+/** An upper bound of the token count of the projected view: its size in UTF-8 bytes, as JSON. */
+export function projectedByteBound(events: readonly ConversationEvent[]): number {
+  let bytes = 0;
+  for (const turn of projectConversation(events).turns) {
+    for (const event of turn.events) bytes += Buffer.byteLength(JSON.stringify(event), "utf8");
+  }
+  return bytes;
+}
+
 /** Measures the projected view of `events` (the local o200k estimate). */
 export function measureContext(
   events: readonly ConversationEvent[],
@@ -240,6 +249,10 @@ class AdvisorRuntime implements Advisor {
     events: readonly ConversationEvent[],
     { midTurn, signal }: { midTurn: boolean; signal: AbortSignal },
   ): Promise<ConversationEvent[]> {
+    // Every o200k token stands for at least one byte of UTF-8, so the byte size of what the model
+    // sees bounds its token count: a conversation that is below the notice line in bytes is below
+    // it in tokens, and neither the tokenizer nor the decision model is needed.
+    if (projectedByteBound(events) < this.settings.lines.notice) return [];
     const measure = this.measure(events);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];

@@ -128,7 +128,9 @@ export function createCompactionHooks(options: CompactionHooksOptions): TurnHook
     afterTurn: (events, signal) =>
       guarded(async () => {
         const scheduled = findSucceededCalls(currentTurnEvents(events), COMPACT_NOW_NAME);
-        const tokens = options.measureTokens(events);
+        // Counting tokens loads the tokenizer: only when automatic compaction or compact_now can
+        // use the count (the advisor bounds its own need below).
+        const tokens = options.auto.enabled || scheduled.length > 0 ? options.measureTokens(events) : 0;
         const overflowSoon = wouldOverflow(tokens);
         const threshold = autoTriggerTokens(options.auto.trigger, options.contextWindow);
         const triggered =
