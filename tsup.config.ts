@@ -5,9 +5,10 @@ import { defineConfig } from "tsup";
 //
 // commander and zod are bundled into the chunks instead of being imported from node_modules:
 // node 20's ESM loader pays per module file (resolve, async read, compile), and zod alone is
-// about a hundred files, which cost more start-up time than their code. The SDKs stay external:
-// only commands that talk to a provider load them. gpt-tokenizer stays external too, because the
-// token counter loads it synchronously through `require` only when a count is not cached.
+// about a hundred files, which cost more start-up time than their code. The provider SDKs are
+// bundled for the same reason (hundreds of files each); they sit in chunks that only a request
+// to a provider imports. gpt-tokenizer stays external, because the token counter loads it
+// synchronously through `require` only when a count is not cached.
 export default defineConfig({
   entry: { "cli/main": "src/cli/main.ts", "cli/version": "src/cli/version.ts" },
   outDir: "dist",
@@ -16,7 +17,7 @@ export default defineConfig({
   platform: "node",
   splitting: true,
   sourcemap: true,
-  noExternal: ["commander", "zod"],
+  noExternal: ["commander", "zod", "@anthropic-ai/sdk", "openai"],
   // Bundled CommonJS (commander) calls `require("node:events")` and friends; an ES module has no
   // `require`, so every chunk gets one.
   banner: {
