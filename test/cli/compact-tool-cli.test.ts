@@ -200,6 +200,8 @@ describe.skipIf(!registered || !hasTmux())("the approval prompt in a pseudo-term
   it("shows the resolved plan and a preview file, and records on y", async () => {
     const { screen, exitCode } = await promptSession("y");
     expect(screen).toContain("compact — 1 rule proposed");
+    // The resolved plan is shown, not the call's JSON.
+    expect(screen).not.toContain("with arguments:");
     expect(screen).toContain("turns 1..2 → the assistant's summary");
     expect(screen).toContain('from     "set up the project skeleton"');
     expect(screen).toContain(`why      ${NOTE}`);

@@ -68,10 +68,12 @@ export function createApprovalPrompter(
 }
 
 function describeCall(call: PendingCall): string {
+  // A tool that describes its own calls (the compact tool's resolved plan) is shown by that
+  // description, not by its JSON: the plan is what the user approves; `e` still opens the JSON.
+  if (call.detail) return `\n${sanitizeTerminalText(call.detail)}\n`;
   let argumentsText = JSON.stringify(call.arguments, null, 2);
   if (argumentsText.length > MAX_SHOWN_ARGUMENTS) {
     argumentsText = `${argumentsText.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${argumentsText.length} characters)`;
   }
-  const detail = call.detail ? `${sanitizeTerminalText(call.detail)}\n` : "";
-  return `\nTool call ${sanitizeTerminalText(call.name)} with arguments:\n${sanitizeTerminalText(argumentsText)}\n${detail}`;
+  return `\nTool call ${sanitizeTerminalText(call.name)} with arguments:\n${sanitizeTerminalText(argumentsText)}\n`;
 }
