@@ -358,6 +358,8 @@ async function executeCall(
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),
   };
+  const rejected = await selected.tool.precheck?.(call.arguments, context);
+  if (rejected !== undefined) return rejected;
   const detail = selected.tool.describeCall
     ? await selected.tool.describeCall(call.arguments, context)
     : undefined;

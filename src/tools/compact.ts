@@ -178,6 +178,12 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     source: "builtin",
     defaults: { enable: "explicit", run: "ask" },
 
+    async precheck(argumentsObject, context: ToolCallContext): Promise<ToolOutcome | undefined> {
+      const underReview = openReviewRefusal(context);
+      if (underReview !== undefined) return { content: underReview, isError: true };
+      return precheckCompactCall(argumentsObject, context);
+    },
+
     async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
       // Placeholder ids: these events are only looked at, never stored.
       let counter = 0;

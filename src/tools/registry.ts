@@ -63,8 +63,17 @@ export interface Tool {
   /** Used when configuration says nothing. */
   readonly defaults: { readonly enable: EnableState; readonly run: RunMode };
   /**
-   * Extra lines for the approval prompt (what the call would do, resolved against the
-   * conversation). Optional; the prompt always shows the arguments.
+   * A check before anyone is asked: an outcome returned here goes straight back to the model (a
+   * call that cannot be carried out, such as an unresolvable quote), so the model corrects itself
+   * without the user having to decline. Undefined means the call may be put to the user.
+   */
+  precheck?(
+    argumentsObject: Readonly<Record<string, unknown>>,
+    context: ToolCallContext,
+  ): Promise<ToolOutcome | undefined>;
+  /**
+   * What the call would do, resolved against the conversation, for the approval prompt. When a
+   * tool gives it, the prompt shows it instead of the call's JSON.
    */
   describeCall?(
     argumentsObject: Readonly<Record<string, unknown>>,

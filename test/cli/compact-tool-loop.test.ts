@@ -267,14 +267,15 @@ describe("compact approval outcomes", () => {
     expect(compactionsOf(unattended)).toHaveLength(1);
   });
 
-  it("answers an unresolvable quote with a tool error and records nothing", async () => {
+  it("answers an unresolvable quote with a tool error, without asking the user, and records nothing", async () => {
     provider.enqueue(
       compactCall("compact-1", [{ before_quote: "words nobody wrote", summary: "s", note: "n" }]),
       textReply("I will quote exactly."),
     );
-    const prompter = scriptedPrompter(["y"]);
+    const prompter = scriptedPrompter([]);
     const events = await turn("anthropic", history(), "compact please", { prompter });
-    expect(prompter.shown[0]!.detail).toContain("this proposal cannot be applied");
+    // The pre-check answers the model directly: nobody is asked to approve a call that cannot apply.
+    expect(prompter.shown).toEqual([]);
     expect(compactionsOf(events)).toEqual([]);
     expect(responsesOf(events)[0]).toMatchObject({ is_error: true });
     expect(responsesOf(events)[0]!.content).toContain('before_quote "words nobody wrote" was not found');
