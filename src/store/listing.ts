@@ -1,9 +1,17 @@
 /**
  * Listing conversations from their metadata alone. Kept apart from store.ts so that
  * `cxc conversation ls` loads no event-log code (and so no schema library) at start-up.
+ *
+ * A listing cache (`.listing-cache.json` beside the conversation directories) keeps each
+ * conversation's metadata with the size and modification time of its `meta.json`. A listing
+ * stats every `meta.json` and reads only those that changed, so a thousand conversations cost a
+ * thousand `stat`s instead of a thousand reads and parses. The cache is never trusted beyond its
+ * stats, is rewritten (atomically, best effort) only when something changed, and is safe to
+ * delete. Writers never touch it.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "./files.js";
 import { type ConversationMeta, readMeta } from "./meta.js";
 import { archiveDirectory, conversationsDirectory, type Environment } from "./paths.js";
 import { readActive } from "./session.js";
@@ -25,17 +33,63 @@ export function listConversations(root: string, options: { archived?: boolean } 
   const base = archived ? archiveDirectory(root) : conversationsDirectory(root);
   const conversations: ListedConversation[] = [];
   const warnings: string[] = [];
+  const cachePath = join(base, LISTING_CACHE_FILE);
+  const cached = readListingCache(cachePath);
+  const fresh: Record<string, CachedMeta> = {};
+  let changed = false;
   for (const id of listDirectory(base)) {
+    const directory = join(base, id);
     try {
-      conversations.push({ meta: readMeta(join(base, id)), archived });
+      const stat = statSync(join(directory, "meta.json"), { throwIfNoEntry: false });
+      const hit = cached[id];
+      if (stat && hit && hit.mtime_ms === stat.mtimeMs && hit.size === stat.size) {
+        fresh[id] = hit;
+        conversations.push({ meta: hit.meta, archived });
+        continue;
+      }
+      const meta = readMeta(directory);
+      if (stat) fresh[id] = { mtime_ms: stat.mtimeMs, size: stat.size, meta };
+      changed = true;
+      conversations.push({ meta, archived });
     } catch (error) {
       warnings.push((error as Error).message);
     }
   }
+  if (changed || Object.keys(cached).length !== Object.keys(fresh).length)
+    writeListingCache(cachePath, fresh);
   conversations.sort((a, b) =>
     a.meta.updated_at < b.meta.updated_at ? 1 : a.meta.updated_at > b.meta.updated_at ? -1 : 0,
   );
   return { conversations, warnings };
+}
+
+/** The listing cache's file name, in `conversations/` and `archive/`. */
+export const LISTING_CACHE_FILE = ".listing-cache.json";
+const LISTING_CACHE_VERSION = 1;
+
+interface CachedMeta {
+  readonly mtime_ms: number;
+  readonly size: number;
+  readonly meta: ConversationMeta;
+}
+
+function readListingCache(path: string): Record<string, CachedMeta> {
+  try {
+    const document = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; entries?: unknown };
+    if (document.version !== LISTING_CACHE_VERSION || typeof document.entries !== "object") return {};
+    return (document.entries ?? {}) as Record<string, CachedMeta>;
+  } catch {
+    // Absent, unreadable or damaged: list from the metadata files and write a fresh cache.
+    return {};
+  }
+}
+
+function writeListingCache(path: string, entries: Record<string, CachedMeta>): void {
+  try {
+    writeFileAtomic(path, JSON.stringify({ version: LISTING_CACHE_VERSION, entries }));
+  } catch {
+    // A read-only store still lists; it only stays uncached.
+  }
 }
 
 /** The session's active conversation id, if any. */

@@ -1,0 +1,70 @@
+/**
+ * The listing cache: `ls` reads only the metadata that changed, and the cache can never show a
+ * stale title, a removed conversation, or break the listing when damaged.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LISTING_CACHE_FILE, listConversations } from "../../src/store/listing.js";
+import { readMeta, writeMeta } from "../../src/store/meta.js";
+import { ConversationStore } from "../../src/store/store.js";
+
+let root: string;
+let store: ConversationStore;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "cxc-listing-"));
+  store = new ConversationStore({ kind: "home", root, origin: "test" }, { CXC_HOME: root });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const titles = () =>
+  listConversations(root)
+    .conversations.map((entry) => entry.meta.title)
+    .sort();
+
+describe("listConversations with its cache", () => {
+  it("writes a cache and sees every later change of a meta.json", () => {
+    const first = store.create({ title: "one" });
+    store.create({ title: "two" });
+    expect(titles()).toEqual(["one", "two"]);
+    const cache = join(root, "conversations", LISTING_CACHE_FILE);
+    expect(existsSync(cache)).toBe(true);
+    const directory = join(root, "conversations", first.id);
+    writeMeta(directory, { ...readMeta(directory), title: "renamed, and longer" });
+    expect(titles()).toEqual(["renamed, and longer", "two"]);
+  });
+
+  it("drops removed conversations and lists new ones", async () => {
+    const first = store.create({ title: "one" });
+    store.create({ title: "two" });
+    expect(titles()).toEqual(["one", "two"]);
+    await store.remove(first.id);
+    store.create({ title: "three" });
+    expect(titles()).toEqual(["three", "two"]);
+  });
+
+  it("ignores a damaged or foreign cache file", () => {
+    store.create({ title: "one" });
+    const cache = join(root, "conversations", LISTING_CACHE_FILE);
+    for (const content of ["{not json", JSON.stringify({ version: 99, entries: {} }), "null"]) {
+      writeFileSync(cache, content);
+      expect(titles()).toEqual(["one"]);
+    }
+  });
+
+  it("uses a cache entry while its meta.json keeps size and time, and only then", () => {
+    const first = store.create({ title: "one" });
+    expect(titles()).toEqual(["one"]);
+    const cache = join(root, "conversations", LISTING_CACHE_FILE);
+    const document = JSON.parse(readFileSync(cache, "utf8"));
+    document.entries[first.id].meta.title = "from the cache";
+    writeFileSync(cache, JSON.stringify(document));
+    // Same stats: the cached metadata is used (the file is not read again).
+    expect(titles()).toEqual(["from the cache"]);
+    const directory = join(root, "conversations", first.id);
+    writeMeta(directory, { ...readMeta(directory), title: "uno" });
+    expect(titles()).toEqual(["uno"]);
+  });
+});
