@@ -54,3 +54,32 @@ describe("architecture", () => {
     });
   }
 });
+
+describe("layering of the shell", () => {
+  // Dependencies point inward: the store, the providers and the tools never reach up into the
+  // command line or the turn loop (docs/architecture.md).
+  const inner = ["src/store", "src/llm", "src/tools"].flatMap((folder) => sourceFiles(join(root, folder)));
+  for (const file of inner) {
+    const name = relative(root, file);
+    it(`${name} does not import the CLI or the turn loop`, () => {
+      // Type-only imports (erased at run time) may name an interface the caller implements.
+      const source = readFileSync(file, "utf8").replace(/^import type [^;]*;$/gm, "");
+      for (const specifier of importsOf(source)) {
+        expect(specifier, `${name} imports ${specifier}`).not.toMatch(/(^|\/)(cli|query)\//);
+      }
+    });
+  }
+
+  it("SDK types stay in src/llm", () => {
+    const outside = ["src/core", "src/store", "src/tools", "src/query", "src/cli"].flatMap((folder) =>
+      sourceFiles(join(root, folder)),
+    );
+    for (const file of outside) {
+      for (const specifier of importsOf(readFileSync(file, "utf8"))) {
+        expect(specifier, `${relative(root, file)} imports ${specifier}`).not.toMatch(
+          /^(@anthropic-ai\/sdk|openai)(\/|$)/,
+        );
+      }
+    }
+  });
+});

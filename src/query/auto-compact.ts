@@ -39,7 +39,7 @@ import { buildCompactionEvent, type CompactionSegment, planCompaction } from "..
 import { describePolicies, type SummaryRule } from "../core/rules.js";
 import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../core/turns.js";
-import { loadTokenCounter } from "../cli/compaction/token-counter.js";
+import { loadTokenCounter } from "../store/token-counter.js";
 import type { LlmClient } from "../llm/types.js";
 import { readMeta, writeMeta } from "../store/meta.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";

@@ -16,7 +16,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadTokenCounter } from "../cli/compaction/token-counter.js";
+import { loadTokenCounter } from "../store/token-counter.js";
 import {
   COMPACT_TOOL_NAME,
   type CompactToolPlan,

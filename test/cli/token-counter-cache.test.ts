@@ -12,7 +12,7 @@ import {
   flushTokenCaches,
   loadTokenCounter,
   TOKEN_CACHE_FILE,
-} from "../../src/cli/compaction/token-counter.js";
+} from "../../src/store/token-counter.js";
 
 const directories: string[] = [];
 function temporaryDirectory(): string {

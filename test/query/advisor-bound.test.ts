@@ -3,7 +3,7 @@
  * is only sound if the byte size never undercounts the tokens.
  */
 import { describe, expect, it } from "vitest";
-import { loadTokenCounter } from "../../src/cli/compaction/token-counter.js";
+import { loadTokenCounter } from "../../src/store/token-counter.js";
 import { measureContext, projectedByteBound } from "../../src/query/advisor-hook.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { loadSample } from "../helpers/sample.js";

@@ -35,7 +35,7 @@ import { buildReviewInstructions } from "./review-instructions.js";
 import { assertNoOpenReview } from "../../store/review-guard.js";
 import { planRun } from "./run.js";
 import { chooseSummaryModel, generateSegmentSummary } from "./summaries.js";
-import { loadTokenCounter } from "./token-counter.js";
+import { loadTokenCounter } from "../../store/token-counter.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */
 const DIGEST_MODEL = "builtin/digest";

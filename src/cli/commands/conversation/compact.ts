@@ -166,7 +166,7 @@ async function runCompact(
     const conversation = loadConversation();
     const events = conversation.events;
     const plan = planRun(events, runOptions);
-    const { loadTokenCounter } = await import("../../compaction/token-counter.js");
+    const { loadTokenCounter } = await import("../../../store/token-counter.js");
     // Token counts are cached beside the log (tokens.cache.json, safe to delete), so a repeated
     // preview does not tokenize the whole conversation again.
     result =

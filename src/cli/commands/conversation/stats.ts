@@ -24,7 +24,7 @@ export function registerStats(conversation: Command): void {
       const { projectConversation } = await import("../../../core/projection.js");
       const { summarizeTokens } = await import("../../../core/tokens.js");
       const { groupTurns } = await import("../../../core/turns.js");
-      const { loadTokenCounter } = await import("../../compaction/token-counter.js");
+      const { loadTokenCounter } = await import("../../../store/token-counter.js");
       const id = context.store.resolveTarget(idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);

@@ -19,8 +19,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { TokenCounter } from "../../core/tokens.js";
-import { writeFileAtomic } from "../../store/files.js";
+import type { TokenCounter } from "../core/tokens.js";
+import { writeFileAtomic } from "./files.js";
 
 /** The cache file's name inside a conversation directory. */
 export const TOKEN_CACHE_FILE = "tokens.cache.json";
