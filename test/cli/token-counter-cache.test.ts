@@ -8,11 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  flushTokenCaches,
-  loadTokenCounter,
-  TOKEN_CACHE_FILE,
-} from "../../src/store/token-counter.js";
+import { flushTokenCaches, loadTokenCounter, TOKEN_CACHE_FILE } from "../../src/store/token-counter.js";
 
 const directories: string[] = [];
 function temporaryDirectory(): string {
