@@ -5,7 +5,6 @@
  * otherwise it is the store-wide `default` session. Each session has one small file
  * `sessions/<key>.json` holding the active id and the one before it, replaced atomically.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./files.js";
@@ -20,8 +19,20 @@ export function sessionKey(env: Environment): string {
   const name = env.CXC_SESSION?.trim();
   if (!name) return "default";
   const readable = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 32);
-  const digest = createHash("sha256").update(name).digest("hex").slice(0, 12);
-  return `session-${readable}-${digest}`;
+  return `session-${readable}-${fnv1a(name)}`;
+}
+
+/**
+ * FNV-1a (32-bit) of the session name, in hex: keeps two names that read alike after cleaning
+ * apart. Not a security measure, just a file name, so no crypto module is loaded at start-up.
+ */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 function sessionPath(root: string, env: Environment): string {

@@ -95,7 +95,7 @@ describe("sessions", () => {
     expect(files).toHaveLength(3);
     expect(files).toContain("default.json");
     expect(files).toContain(`${sessionKey({ CXC_SESSION: "terminal one" })}.json`);
-    expect(sessionKey({ CXC_SESSION: "terminal one" })).toMatch(/^session-terminal_one-[0-9a-f]{12}$/);
+    expect(sessionKey({ CXC_SESSION: "terminal one" })).toMatch(/^session-terminal_one-[0-9a-f]{8}$/);
     // Names that sanitise alike still get different sessions.
     expect(sessionKey({ CXC_SESSION: "a b" })).not.toBe(sessionKey({ CXC_SESSION: "a_b" }));
     expect(sessionKey({ CXC_SESSION: "  " })).toBe("default");
