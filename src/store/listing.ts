@@ -2,15 +2,15 @@
  * Listing conversations from their metadata alone. Kept apart from store.ts so that
  * `cxc conversation ls` loads no event-log code (and so no schema library) at start-up.
  *
- * A listing cache (`.listing-cache.json` beside the conversation directories) keeps each
+ * A listing cache (`cache/listing.json`, and `cache/listing-archive.json`) keeps each
  * conversation's metadata with the size and modification time of its `meta.json`. A listing
  * stats every `meta.json` and reads only those that changed, so a thousand conversations cost a
  * thousand `stat`s instead of a thousand reads and parses. The cache is never trusted beyond its
  * stats, is rewritten (atomically, best effort) only when something changed, and is safe to
  * delete. Writers never touch it.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { writeFileAtomic } from "./files.js";
 import { type ConversationMeta, readMeta } from "./meta.js";
 import { archiveDirectory, conversationsDirectory, type Environment } from "./paths.js";
@@ -33,7 +33,7 @@ export function listConversations(root: string, options: { archived?: boolean } 
   const base = archived ? archiveDirectory(root) : conversationsDirectory(root);
   const conversations: ListedConversation[] = [];
   const warnings: string[] = [];
-  const cachePath = join(base, LISTING_CACHE_FILE);
+  const cachePath = join(root, "cache", archived ? "listing-archive.json" : "listing.json");
   const cached = readListingCache(cachePath);
   const fresh: Record<string, CachedMeta> = {};
   let changed = false;
@@ -64,8 +64,8 @@ export function listConversations(root: string, options: { archived?: boolean } 
   return { conversations, warnings };
 }
 
-/** The listing cache's file name, in `conversations/` and `archive/`. */
-export const LISTING_CACHE_FILE = ".listing-cache.json";
+/** The listing cache of live conversations, relative to the store root. */
+export const LISTING_CACHE_FILE = "cache/listing.json";
 const LISTING_CACHE_VERSION = 1;
 
 interface CachedMeta {
@@ -87,6 +87,7 @@ function readListingCache(path: string): Record<string, CachedMeta> {
 
 function writeListingCache(path: string, entries: Record<string, CachedMeta>): void {
   try {
+    mkdirSync(dirname(path), { recursive: true });
     writeFileAtomic(path, JSON.stringify({ version: LISTING_CACHE_VERSION, entries }));
   } catch {
     // A read-only store still lists; it only stays uncached.

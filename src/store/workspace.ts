@@ -11,7 +11,7 @@ export function initWorkspace(directory: string, cwd: string): { path: string; c
   if (existsSync(path)) return { path, created: false };
   try {
     mkdirSync(conversationsDirectory(path), { recursive: true });
-    writeFileSync(join(path, ".gitignore"), "locks/\nsessions/\n");
+    writeFileSync(join(path, ".gitignore"), "locks/\nsessions/\ncache/\n");
   } catch (error) {
     throw unreadable(path, error);
   }

@@ -29,7 +29,7 @@ describe("listConversations with its cache", () => {
     const first = store.create({ title: "one" });
     store.create({ title: "two" });
     expect(titles()).toEqual(["one", "two"]);
-    const cache = join(root, "conversations", LISTING_CACHE_FILE);
+    const cache = join(root, LISTING_CACHE_FILE);
     expect(existsSync(cache)).toBe(true);
     const directory = join(root, "conversations", first.id);
     writeMeta(directory, { ...readMeta(directory), title: "renamed, and longer" });
@@ -47,7 +47,8 @@ describe("listConversations with its cache", () => {
 
   it("ignores a damaged or foreign cache file", () => {
     store.create({ title: "one" });
-    const cache = join(root, "conversations", LISTING_CACHE_FILE);
+    expect(titles()).toEqual(["one"]);
+    const cache = join(root, LISTING_CACHE_FILE);
     for (const content of ["{not json", JSON.stringify({ version: 99, entries: {} }), "null"]) {
       writeFileSync(cache, content);
       expect(titles()).toEqual(["one"]);
@@ -57,7 +58,7 @@ describe("listConversations with its cache", () => {
   it("uses a cache entry while its meta.json keeps size and time, and only then", () => {
     const first = store.create({ title: "one" });
     expect(titles()).toEqual(["one"]);
-    const cache = join(root, "conversations", LISTING_CACHE_FILE);
+    const cache = join(root, LISTING_CACHE_FILE);
     const document = JSON.parse(readFileSync(cache, "utf8"));
     document.entries[first.id].meta.title = "from the cache";
     writeFileSync(cache, JSON.stringify(document));
