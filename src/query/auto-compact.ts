@@ -31,6 +31,7 @@ import {
   readAutoSettings,
   savedFraction,
 } from "../core/advisor.js";
+import { basename, dirname } from "node:path";
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/compactions.js";
 import { DIGEST_RECIPE, digestTurns } from "../core/digest.js";
@@ -41,7 +42,10 @@ import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../core/turns.js";
 import { loadTokenCounter } from "../store/token-counter.js";
 import type { LlmClient } from "../llm/types.js";
+import { checkNoOpenReview } from "../core/review.js";
+import { listConversations } from "../store/listing.js";
 import { readMeta, writeMeta } from "../store/meta.js";
+import { listReviewRecords } from "../store/review-guard.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
@@ -71,6 +75,11 @@ export interface CompactionHooksOptions {
   readonly measureTokens: (events: readonly ConversationEvent[]) => number;
   /** Swallowed failures go here (the advisor's warn-once reporting). */
   readonly reportFailure: (message: string) => void;
+  /**
+   * Why the conversation may not be compacted now (a compaction review of it is open, seed D66),
+   * or undefined. Absent: never refused.
+   */
+  readonly refusal?: () => string | undefined;
   /**
    * Summarizes with a model (for a rule naming `summary.model.id`); undefined on failure, when
    * the `builtin/digest` is used instead. Absent: always the digest.
@@ -173,6 +182,11 @@ export async function compactAutomatically(
   request: CompactRequest,
   options: CompactionHooksOptions,
 ): Promise<Compaction[]> {
+  const refused = options.refusal?.();
+  if (refused !== undefined) {
+    options.print(`auto-compact: skipped — ${refused}`);
+    return [];
+  }
   const turnCount = countTurns(events);
   const active = activeCompactions(events);
   // Only a provider's overflow error bypasses the guard: its single retry needs the space.
@@ -327,6 +341,13 @@ export interface PrepareOptions {
   readonly warn: (text: string) => void;
 }
 
+/** The open review of the conversation in `directory` (`<root>/conversations/<id>`), if any. */
+function openReviewRefusal(directory: string): string | undefined {
+  const root = dirname(dirname(directory));
+  const records = listReviewRecords({ list: (listOptions) => listConversations(root, listOptions) });
+  return checkNoOpenReview(records, basename(directory), "compact")?.message;
+}
+
 /** The same texts are counted at every cycle boundary of a run; count each once. */
 function memoizeCounter(countTokens: TokenCounter): TokenCounter {
   const counted = new Map<string, number>();
@@ -417,6 +438,7 @@ export async function prepareTurnCompaction(
     print: options.info,
     measureTokens: (events) => measureContext(events, countTokens).tokens,
     reportFailure: (message) => (advisor === undefined ? warnOnce(message) : advisor.reportFailure(message)),
+    refusal: () => openReviewRefusal(options.directory),
     summarizeWithModel: (modelId, rawTurns, rule, signal) =>
       summarizeForAuto(modelId, rawTurns, rule, signal, options),
   });

@@ -1,0 +1,59 @@
+/**
+ * Automatic compaction never writes to a conversation under review (seed D66): it is skipped
+ * with a notice, whatever triggered it.
+ */
+import { describe, expect, it } from "vitest";
+import { readAutoSettings } from "../../src/core/advisor.js";
+import { compactAutomatically } from "../../src/query/auto-compact.js";
+import { createEventBuilder } from "../helpers/builders.js";
+
+function options(refusal: (() => string | undefined) | undefined, printed: string[]) {
+  let counter = 0;
+  return {
+    advisor: undefined,
+    auto: {
+      ...readAutoSettings({ conversation: { compaction: { auto: { enabled: true } } } }).settings,
+      keepLast: 1,
+    },
+    contextWindow: 200_000,
+    clock: {
+      now: () => "2026-11-30T10:00:00.000Z",
+      newEventId: () => `01AUTOTEST${String(++counter).padStart(16, "0")}`,
+    },
+    print: (text: string) => printed.push(text),
+    measureTokens: () => 1_000,
+    reportFailure: () => {},
+    ...(refusal === undefined ? {} : { refusal }),
+  };
+}
+
+describe("automatic compaction and an open review", () => {
+  const build = createEventBuilder();
+  const events = [
+    ...build.turns(6, { reasoning: "thinking", tools: [{ name: "read_file", result: "x".repeat(200) }] }),
+  ];
+  const request = { why: "compact_now" as const, atOnce: false, signal: new AbortController().signal };
+
+  it("compacts when no review is open", async () => {
+    const printed: string[] = [];
+    const compactions = await compactAutomatically(
+      events,
+      request,
+      options(() => undefined, printed),
+    );
+    expect(compactions.length).toBeGreaterThan(0);
+  });
+
+  it("is skipped with a notice while a review is open", async () => {
+    const printed: string[] = [];
+    const compactions = await compactAutomatically(
+      events,
+      request,
+      options(() => "a compaction review of this conversation is open: 01review", printed),
+    );
+    expect(compactions).toEqual([]);
+    expect(printed.join("\n")).toContain(
+      "auto-compact: skipped — a compaction review of this conversation is open",
+    );
+  });
+});
