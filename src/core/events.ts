@@ -211,7 +211,8 @@ export const KnownEventSchema = z.union([
   CompactionResetSchema,
 ]);
 
-const SCHEMA_BY_TYPE: Record<KnownEventType, z.ZodMiniType> = {
+/** The schema of each known event kind (validate by kind, so an error names the field at fault). */
+export const EVENT_SCHEMAS: Readonly<Record<KnownEventType, z.ZodMiniType>> = {
   turn_start: TurnStartSchema,
   chat_request: ChatRequestSchema,
   chat_response: ChatResponseSchema,
@@ -300,7 +301,7 @@ export function parseEvent(value: unknown): ParsedEvent {
   }
   // Pick the schema by `type` instead of trying a union's members in turn: loading a large log
   // validates thousands of events, and a union would fail its way through most of them.
-  const schema = SCHEMA_BY_TYPE[record.type as KnownEventType];
+  const schema = EVENT_SCHEMAS[record.type as KnownEventType];
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
   const issue = parsed.error.issues[0];

@@ -17,18 +17,7 @@
  * Import is here; export is in `jp-export.ts`, jp's encodings (timestamps, base64 leaves, derived
  * ids) in `jp-encoding.ts`.
  */
-import {
-  ChatRequestSchema,
-  ChatResponseSchema,
-  CompactionSchema,
-  ConfigDeltaSchema,
-  type ConversationEvent,
-  InquiryRequestSchema,
-  InquiryResponseSchema,
-  ToolCallRequestSchema,
-  ToolCallResponseSchema,
-  TurnStartSchema,
-} from "../events.js";
+import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
 import {
   decodeLeaves,
   deriveConversationId,
@@ -269,18 +258,6 @@ function importCompaction(entry: Record<string, unknown>): InteropResult<Record<
   return { ok: true, value };
 }
 
-const SCHEMAS = {
-  turn_start: TurnStartSchema,
-  chat_request: ChatRequestSchema,
-  chat_response: ChatResponseSchema,
-  tool_call_request: ToolCallRequestSchema,
-  tool_call_response: ToolCallResponseSchema,
-  inquiry_request: InquiryRequestSchema,
-  inquiry_response: InquiryResponseSchema,
-  config_delta: ConfigDeltaSchema,
-  compaction: CompactionSchema,
-} as const;
-
 /**
  * Validates a converted event against its own kind's schema (not the union), so the message names
  * the field at fault. Unknown entries pass through as they are.
@@ -290,7 +267,7 @@ export function validateEvent(
   where: string,
 ): InteropResult<ConversationEvent> {
   if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
-  const schema = SCHEMAS[value.type as keyof typeof SCHEMAS];
+  const schema = EVENT_SCHEMAS[value.type as KnownEventType];
   if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data as ConversationEvent };
