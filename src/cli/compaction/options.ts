@@ -73,7 +73,7 @@ export type CompactRequest =
   | { readonly kind: "undo-reset"; readonly dryRun: boolean };
 
 /** `--flag` spellings for messages, keyed by the flags' property names. */
-const FLAG_NAMES: Readonly<Record<string, string>> = {
+export const FLAG_NAMES: Readonly<Record<string, string>> = {
   keepFirst: "--keep-first",
   keepLast: "--keep-last",
   from: "--from",
@@ -87,9 +87,15 @@ const FLAG_NAMES: Readonly<Record<string, string>> = {
   compact: "--compact",
   model: "--model",
   note: "--note",
+  dryRun: "--dry-run",
+  reset: "--reset",
+  undoReset: "--undo-reset",
+  interactive: "--interactive",
+  continue: "--continue",
+  abort: "--abort",
 };
 
-const RANGE_FLAGS = ["keepFirst", "keepLast", "from", "to", "first", "last", "turn"] as const;
+export const RANGE_FLAGS = ["keepFirst", "keepLast", "from", "to", "first", "last", "turn"] as const;
 const POLICY_FLAGS = ["reasoning", "tools", "summarize"] as const;
 
 function given(flags: CompactFlags, name: keyof CompactFlags): boolean {

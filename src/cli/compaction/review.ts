@@ -9,7 +9,7 @@ import { renderProposalLine } from "../../core/review.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
-import type { CompactFlags } from "./options.js";
+import { type CompactFlags, FLAG_NAMES, RANGE_FLAGS } from "./options.js";
 
 /** The review flags of `compact`, beside the ordinary ones. */
 export interface ReviewFlags extends CompactFlags {
@@ -19,30 +19,6 @@ export interface ReviewFlags extends CompactFlags {
   /** `--no-confirm` sets this to false. */
   readonly confirm?: boolean;
 }
-
-const RANGE_FLAGS = ["keepFirst", "keepLast", "from", "to", "first", "last", "turn"] as const;
-
-const FLAG_NAMES: Readonly<Record<string, string>> = {
-  keepFirst: "--keep-first",
-  keepLast: "--keep-last",
-  from: "--from",
-  to: "--to",
-  first: "--first",
-  last: "--last",
-  turn: "--turn",
-  reasoning: "--reasoning",
-  tools: "--tools",
-  summarize: "--summarize",
-  compact: "--compact",
-  model: "--model",
-  note: "--note",
-  dryRun: "--dry-run",
-  reset: "--reset",
-  undoReset: "--undo-reset",
-  interactive: "--interactive",
-  continue: "--continue",
-  abort: "--abort",
-};
 
 function isGiven(flags: ReviewFlags, name: string): boolean {
   const value = (flags as Record<string, unknown>)[name];
