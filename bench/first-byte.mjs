@@ -1,0 +1,144 @@
+/**
+ * Issue 4's provider measurements, standalone:
+ *
+ *   node bench/first-byte.mjs [--runs N]
+ *
+ * 1. From process start to the first request byte: `cxc q` on the largest jp fixture conversation
+ *    against a loopback server speaking the Anthropic Messages SSE protocol, side by side with
+ *    `node -e 0` (process start to exit). Target: at most 3×.
+ * 2. Latency per streamed chunk: the same turn answered with 1 text delta and with 2,000; the
+ *    difference divided by 1,999 is what one chunk costs cxc end to end (parse, fold, print).
+ *
+ * The server records when each request's first byte arrives; the time is taken on this process's
+ * monotonic clock, so spawn and arrival are compared on one clock.
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { makeTemporaryHome, PROJECT_ROOT, runCxc } from "./lib.mjs";
+
+const runsIndex = process.argv.indexOf("--runs");
+const RUNS = runsIndex > 0 ? Number(process.argv[runsIndex + 1]) : 7;
+const JP = join(PROJECT_ROOT, "..", "shared", "fixtures", "jp-workspace", ".jp", "conversations");
+
+function sse(deltas) {
+  const events = [
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "bench",
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
+    ],
+    [
+      "content_block_start",
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ],
+    ...Array.from({ length: deltas }, () => [
+      "content_block_delta",
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "ok " } },
+    ]),
+    ["content_block_stop", { type: "content_block_stop", index: 0 }],
+    [
+      "message_delta",
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: deltas } },
+    ],
+    ["message_stop", { type: "message_stop" }],
+  ];
+  return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+}
+
+function startServer() {
+  const state = { deltas: 1, firstByte: [] };
+  const server = createServer((request, response) => {
+    let seen = false;
+    request.on("data", () => {
+      if (!seen) state.firstByte.push(performance.now());
+      seen = true;
+    });
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(sse(state.deltas));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, state })));
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function timed(command, args, env) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(command, args, { env, stdio: ["ignore", "ignore", "ignore"] });
+    child.on("exit", (code) => resolve({ started, ended: performance.now(), code }));
+  });
+}
+
+async function main() {
+  let largest;
+  try {
+    for (const name of readdirSync(JP)) {
+      const size = statSync(join(JP, name, "events.json"), { throwIfNoEntry: false })?.size ?? 0;
+      if (!largest || size > largest.size) largest = { name, size };
+    }
+  } catch {
+    process.stderr.write(`first-byte: ${JP} is absent; skipping\n`);
+    return;
+  }
+  const home = makeTemporaryHome("first-byte");
+  const imported = JSON.parse(
+    runCxc(["--format", "json", "conversation", "import", join(JP, largest.name)], home.env),
+  );
+  const id = (imported.imported ?? imported)[0].id;
+  const { server, state } = await startServer();
+  const { port } = server.address();
+  const env = { ...home.env, ANTHROPIC_API_KEY: "bench", ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` };
+  const cxcArgs = [join(PROJECT_ROOT, "bin", "cxc.js"), "q", "--id", id, "--no-stream", "one more question"];
+
+  const nodeTimes = [];
+  const firstByte = [];
+  const turnTimes = { 1: [], 2000: [] };
+  for (let run = 0; run < RUNS; run++) {
+    const baseline = await timed(process.execPath, ["-e", "0"], env);
+    nodeTimes.push(baseline.ended - baseline.started);
+    for (const deltas of [1, 2000]) {
+      state.deltas = deltas;
+      state.firstByte.length = 0;
+      const turn = await timed(process.execPath, cxcArgs, env);
+      if (turn.code !== 0) throw new Error(`cxc q exited with ${turn.code}`);
+      turnTimes[deltas].push(turn.ended - turn.started);
+      if (deltas === 1) firstByte.push(state.firstByte[0] - turn.started);
+    }
+  }
+  server.close();
+  home.remove();
+  const node = median(nodeTimes);
+  const first = median(firstByte);
+  const perChunk = ((median(turnTimes[2000]) - median(turnTimes[1])) / 1999) * 1000;
+  process.stdout.write(
+    [
+      `conversation: ${largest.name} (${(largest.size / 1e6).toFixed(1)} MB of jp events)`,
+      `node -e 0 (start to exit):          ${node.toFixed(1)} ms`,
+      `cxc q, start to first request byte: ${first.toFixed(1)} ms  (${(first / node).toFixed(2)}× node -e 0; target ≤ 3×)`,
+      `cxc q, whole turn, 1 chunk:         ${median(turnTimes[1]).toFixed(1)} ms`,
+      `cxc q, whole turn, 2,000 chunks:    ${median(turnTimes[2000]).toFixed(1)} ms`,
+      `per streamed chunk:                 ${perChunk.toFixed(1)} µs`,
+      `${RUNS} runs, medians`,
+      "",
+    ].join("\n"),
+  );
+}
+
+await main();
