@@ -6,8 +6,9 @@
  * conversation's metadata with the size and modification time of its `meta.json`. A listing
  * stats every `meta.json` and reads only those that changed, so a thousand conversations cost a
  * thousand `stat`s instead of a thousand reads and parses. The cache is never trusted beyond its
- * stats, is rewritten (atomically, best effort) only when something changed, and is safe to
- * delete. Writers never touch it.
+ * stats, holds only files older than the coarse tick of file times (see RACY_WINDOW_MS), is
+ * rewritten (atomically, best effort) only when something changed, and is safe to delete.
+ * Writers never touch it.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -36,6 +37,7 @@ export function listConversations(root: string, options: { archived?: boolean } 
   const cachePath = join(root, "cache", archived ? "listing-archive.json" : "listing.json");
   const cached = readListingCache(cachePath);
   const fresh: Record<string, CachedMeta> = {};
+  const now = Date.now();
   let changed = false;
   for (const id of listDirectory(base)) {
     // Plain concatenation: `join` on a thousand paths shows up in the profile of `ls`.
@@ -49,8 +51,13 @@ export function listConversations(root: string, options: { archived?: boolean } 
         continue;
       }
       const meta = readMeta(directory);
-      if (stat) fresh[id] = { mtime_ms: stat.mtimeMs, size: stat.size, meta };
-      changed = true;
+      // File times tick coarsely (a few milliseconds), so a file rewritten in the same tick with
+      // the same size would look unchanged. Only files older than that are cached: any later
+      // rewrite then carries a later time. (Git guards its index against "racy" entries alike.)
+      if (stat && now - stat.mtimeMs > RACY_WINDOW_MS) {
+        fresh[id] = { mtime_ms: stat.mtimeMs, size: stat.size, meta };
+        changed = true;
+      }
       conversations.push({ meta, archived });
     } catch (error) {
       warnings.push((error as Error).message);
@@ -67,6 +74,7 @@ export function listConversations(root: string, options: { archived?: boolean } 
 /** The listing cache of live conversations, relative to the store root. */
 export const LISTING_CACHE_FILE = "cache/listing.json";
 const LISTING_CACHE_VERSION = 1;
+const RACY_WINDOW_MS = 2_000;
 
 interface CachedMeta {
   readonly mtime_ms: number;

@@ -10,7 +10,7 @@
  * torn tail, which the reader sets aside).
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { ConversationEvent } from "../core/events.js";
 import { isTurnEvent } from "../core/events.js";
 import { countTurns } from "../core/turns.js";
@@ -239,6 +239,8 @@ export class ConversationStore {
       writeMeta(found.directory, { ...readMeta(found.directory), archived_at: now });
       mkdirSync(archiveDirectory(this.root), { recursive: true });
       renameSync(found.directory, join(archiveDirectory(this.root), id));
+      syncDirectory(conversationsDirectory(this.root));
+      syncDirectory(archiveDirectory(this.root));
     });
   }
 
@@ -250,6 +252,8 @@ export class ConversationStore {
       writeMeta(found.directory, withoutKey(readMeta(found.directory), "archived_at"));
       mkdirSync(conversationsDirectory(this.root), { recursive: true });
       renameSync(found.directory, join(conversationsDirectory(this.root), id));
+      syncDirectory(archiveDirectory(this.root));
+      syncDirectory(conversationsDirectory(this.root));
       return true;
     });
   }
@@ -261,6 +265,7 @@ export class ConversationStore {
       // Rename first so a crash mid-delete never leaves a half-removed conversation that looks live.
       const trash = join(this.root, `.trash-${id}-${process.pid}`);
       renameSync(found.directory, trash);
+      syncDirectory(dirname(found.directory));
       rmSync(trash, { recursive: true, force: true });
     });
     if (this.active() === id) writeActive(this.root, this.env, undefined);

@@ -2,7 +2,7 @@
  * The listing cache: `ls` reads only the metadata that changed, and the cache can never show a
  * stale title, a removed conversation, or break the listing when damaged.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -19,6 +19,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
+/** Sets a conversation's meta.json a minute into the past, so the listing may cache it. */
+function age(id: string): void {
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(join(root, "conversations", id, "meta.json"), past, past);
+}
+
 const titles = () =>
   listConversations(root)
     .conversations.map((entry) => entry.meta.title)
@@ -27,7 +33,8 @@ const titles = () =>
 describe("listConversations with its cache", () => {
   it("writes a cache and sees every later change of a meta.json", () => {
     const first = store.create({ title: "one" });
-    store.create({ title: "two" });
+    age(first.id);
+    age(store.create({ title: "two" }).id);
     expect(titles()).toEqual(["one", "two"]);
     const cache = join(root, LISTING_CACHE_FILE);
     expect(existsSync(cache)).toBe(true);
@@ -46,7 +53,7 @@ describe("listConversations with its cache", () => {
   });
 
   it("ignores a damaged or foreign cache file", () => {
-    store.create({ title: "one" });
+    age(store.create({ title: "one" }).id);
     expect(titles()).toEqual(["one"]);
     const cache = join(root, LISTING_CACHE_FILE);
     for (const content of ["{not json", JSON.stringify({ version: 99, entries: {} }), "null"]) {
@@ -57,6 +64,9 @@ describe("listConversations with its cache", () => {
 
   it("uses a cache entry while its meta.json keeps size and time, and only then", () => {
     const first = store.create({ title: "one" });
+    const directory = join(root, "conversations", first.id);
+    // Files changed in the last moments are never cached (their times tick coarsely): age it.
+    age(first.id);
     expect(titles()).toEqual(["one"]);
     const cache = join(root, LISTING_CACHE_FILE);
     const document = JSON.parse(readFileSync(cache, "utf8"));
@@ -64,6 +74,14 @@ describe("listConversations with its cache", () => {
     writeFileSync(cache, JSON.stringify(document));
     // Same stats: the cached metadata is used (the file is not read again).
     expect(titles()).toEqual(["from the cache"]);
+    // Same size ("one" → "uno"): only the time tells them apart.
+    writeMeta(directory, { ...readMeta(directory), title: "uno" });
+    expect(titles()).toEqual(["uno"]);
+  });
+
+  it("never caches a meta.json written moments ago, so a same-size rewrite in the same tick is seen", () => {
+    const first = store.create({ title: "one" });
+    expect(titles()).toEqual(["one"]);
     const directory = join(root, "conversations", first.id);
     writeMeta(directory, { ...readMeta(directory), title: "uno" });
     expect(titles()).toEqual(["uno"]);
