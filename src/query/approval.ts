@@ -5,7 +5,7 @@
  * The terminal side (reading a key, opening $EDITOR) sits behind `ApprovalPrompter`, so the rules
  * here are tested without a terminal and the prompt itself is tested in tmux.
  */
-import type { RunMode, ToolSource } from "../tools/registry.js";
+import type { ArgumentsEditing, RunMode, ToolSource } from "../tools/registry.js";
 
 /** A key answered at the `[y/n/Y/N/e/?]` prompt (`?` is handled inside the prompter). */
 export type PromptAnswer = "y" | "n" | "Y" | "N" | "e" | "interrupt";
@@ -17,6 +17,8 @@ export interface PendingCall {
   readonly arguments: Readonly<Record<string, unknown>>;
   /** Extra lines from the tool (`Tool.describeCall`). */
   readonly detail?: string;
+  /** The tool's own text form of its arguments for `e` (JSON when absent). */
+  readonly editing?: ArgumentsEditing;
 }
 
 /** The terminal: present only when cxc can ask. */

@@ -369,6 +369,7 @@ async function executeCall(
       source: selected.tool.source,
       arguments: call.arguments,
       ...(detail === undefined ? {} : { detail }),
+      ...(selected.tool.editing === undefined ? {} : { editing: selected.tool.editing }),
     },
     selected.run,
   );

@@ -28,6 +28,7 @@ import {
   renderDroppedContent,
 } from "../core/compact-tool.js";
 import type { ConversationEvent } from "../core/events.js";
+import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../core/review.js";
 import { listReviewRecords } from "../store/review-guard.js";
 import { ConversationStore } from "../store/store.js";
@@ -177,6 +178,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     parameters: COMPACT_TOOL_PARAMETERS,
     source: "builtin",
     defaults: { enable: "explicit", run: "ask" },
+    editing: compactArgumentsEditing,
 
     async precheck(argumentsObject, context: ToolCallContext): Promise<ToolOutcome | undefined> {
       const underReview = openReviewRefusal(context);

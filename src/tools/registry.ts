@@ -39,6 +39,19 @@ export interface ToolCallContext {
   now(): string;
 }
 
+/** A text form of a tool's arguments for `$EDITOR` (`e` at the approval prompt). */
+export interface ArgumentsEditing {
+  /** The file name the editor opens (its extension picks the syntax highlighting). */
+  readonly fileName: string;
+  render(argumentsObject: Readonly<Record<string, unknown>>): string;
+  /** The edited text as arguments, or one line saying why it cannot be read. */
+  parse(
+    text: string,
+  ):
+    | { readonly ok: true; readonly value: Record<string, unknown> }
+    | { readonly ok: false; readonly error: string };
+}
+
 /** The result of one call. */
 export interface ToolOutcome {
   /** Sent back to the model as the tool result. */
@@ -62,6 +75,10 @@ export interface Tool {
   readonly source: ToolSource;
   /** Used when configuration says nothing. */
   readonly defaults: { readonly enable: EnableState; readonly run: RunMode };
+  /**
+   * How `e` at the approval prompt presents the arguments for editing; JSON when absent.
+   */
+  readonly editing?: ArgumentsEditing;
   /**
    * A check before anyone is asked: an outcome returned here goes straight back to the model (a
    * call that cannot be carried out, such as an unresolvable quote), so the model corrects itself

@@ -7,6 +7,7 @@
  */
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ApprovalPrompter, PendingCall, PromptAnswer } from "../../query/approval.js";
+import type { ArgumentsEditing } from "../../tools/registry.js";
 import { editText } from "./editor.js";
 import { type PromptTerminal, readKey } from "./tty.js";
 
@@ -44,6 +45,7 @@ export function createApprovalPrompter(
       }
     },
     async editArguments(call: PendingCall) {
+      if (call.editing !== undefined) return editInToolFormat(call, call.editing, options.env, write);
       let text = `${JSON.stringify(call.arguments, null, 2)}\n`;
       for (;;) {
         const edited = await editText(text, { env: options.env, fileName: `${call.name}-arguments.json` });
@@ -65,6 +67,28 @@ export function createApprovalPrompter(
       }
     },
   };
+}
+
+/** `e` for a tool with its own text form of the arguments; re-opens the editor on a bad edit. */
+async function editInToolFormat(
+  call: PendingCall,
+  editing: ArgumentsEditing,
+  env: NodeJS.ProcessEnv,
+  write: (text: string) => void,
+): Promise<Record<string, unknown> | undefined> {
+  let text = editing.render(call.arguments);
+  for (;;) {
+    const edited = await editText(text, { env, fileName: editing.fileName });
+    if (edited === undefined) {
+      write("No editor is set or it failed (set $EDITOR); not editing.\n");
+      return undefined;
+    }
+    if (edited.trim().length === 0) return undefined;
+    const parsed = editing.parse(edited);
+    if (parsed.ok) return parsed.value;
+    write(`${sanitizeTerminalText(parsed.error)}; opening the editor again.\n`);
+    text = edited;
+  }
 }
 
 function describeCall(call: PendingCall): string {
