@@ -192,8 +192,15 @@ function computeCorrectionFactor(turns: readonly TurnTokens[], overheadTokens: n
   const reported = reportedContextTokens(turns[lastWithUsage]!.usage!) - overheadTokens;
   // A factor from nothing (or from less than the overhead) would be noise, not a calibration.
   if (estimated <= 0 || reported <= 0) return undefined;
-  return reported / estimated;
+  const factor = reported / estimated;
+  // Tokenizers differ by tens of percent, not by multiples. A factor far outside that means the
+  // usage describes another context (a fork that dropped earlier turns keeps the usage its last
+  // turn had in the original conversation), so it calibrates nothing.
+  return factor >= MIN_PLAUSIBLE_FACTOR && factor <= MAX_PLAUSIBLE_FACTOR ? factor : undefined;
 }
+
+const MIN_PLAUSIBLE_FACTOR = 0.5;
+const MAX_PLAUSIBLE_FACTOR = 2.5;
 
 /**
  * A compact token count: `950`, `4.8k`, `48.2k`, `482k`, `1.3M`. Rounds to whole tokens first;

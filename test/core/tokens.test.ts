@@ -114,6 +114,21 @@ describe("summarizeTokens", () => {
     expect(summarizeTokens(conversation, countCharacters).correctedTotal).toBe(90);
   });
 
+  it("refuses a factor that no tokenizer difference explains (usage from another context)", () => {
+    // A fork that kept only the last turns still carries the usage of the whole original context.
+    const inherited = turns([
+      user("x".repeat(10)),
+      say("y".repeat(10), { usage: { input_tokens: 600, output_tokens: 20 } }),
+    ]);
+    expect(summarizeTokens(inherited, countCharacters).correctionFactor).toBeUndefined();
+    expect(summarizeTokens(inherited, countCharacters).correctedTotal).toBe(20);
+    const small = turns([
+      user("x".repeat(10)),
+      say("y".repeat(10), { usage: { input_tokens: 5, output_tokens: 0 } }),
+    ]);
+    expect(summarizeTokens(small, countCharacters).correctionFactor).toBeUndefined();
+  });
+
   it("refuses a factor when the overhead swallows the reported usage", () => {
     const conversation = turns([user("x"), say("y", { usage: { input_tokens: 10, output_tokens: 0 } })]);
     expect(
