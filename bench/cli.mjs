@@ -3,20 +3,16 @@
  * `cxc --version`, `cxc conversation ls` over 1,000 conversations, and `cxc conversation show` on
  * the largest conversation of the jp fixture workspace (imported with `cxc conversation import`).
  */
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { cxc, makeTemporaryHome, measureSideBySide, PROJECT_ROOT, runCxc } from "./lib.mjs";
+import {
+  cxc,
+  makeTemporaryHome,
+  measureSideBySide,
+  runCxc,
+  JP_CONVERSATIONS,
+  largestJpConversation,
+} from "./lib.mjs";
 
 const CONVERSATION_COUNT = 1_000;
-const JP_CONVERSATIONS = join(
-  PROJECT_ROOT,
-  "..",
-  "shared",
-  "fixtures",
-  "jp-workspace",
-  ".jp",
-  "conversations",
-);
 
 /** Targets from the brief: the scenario's median over `node -e 0`'s median. */
 export const TARGETS = {
@@ -49,21 +45,6 @@ function createConversations(store, root, count) {
       ],
     });
   }
-}
-
-/** The jp conversation directory whose events.json is largest, or undefined without the fixture. */
-function largestJpConversation() {
-  let best;
-  try {
-    for (const name of readdirSync(JP_CONVERSATIONS)) {
-      const size =
-        statSync(join(JP_CONVERSATIONS, name, "events.json"), { throwIfNoEntry: false })?.size ?? 0;
-      if (!best || size > best.size) best = { path: join(JP_CONVERSATIONS, name), size };
-    }
-  } catch {
-    return undefined;
-  }
-  return best;
 }
 
 /** Imports the largest jp conversation into `home`; returns its id and size, or a skip notice. */

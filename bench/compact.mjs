@@ -8,40 +8,23 @@
  * the timed runs therefore measure the cached path (the warm-up run fills the cache), and the
  * first, uncached dry run is timed once on its own and reported as a notice.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { cxc, makeTemporaryHome, measureSideBySide, PROJECT_ROOT, runCxc, timeOnce } from "./lib.mjs";
-
-const JP_CONVERSATIONS = join(
-  PROJECT_ROOT,
-  "..",
-  "shared",
-  "fixtures",
-  "jp-workspace",
-  ".jp",
-  "conversations",
-);
+import {
+  cxc,
+  makeTemporaryHome,
+  measureSideBySide,
+  runCxc,
+  timeOnce,
+  JP_CONVERSATIONS,
+  largestJpConversation,
+} from "./lib.mjs";
 
 /** Targets from the brief: the scenario's median over `node -e 0`'s median. */
 export const TARGETS = {
   "cxc conversation compact --dry-run (largest jp)": 3,
   "cxc conversation print --compacted --format anthropic (largest jp)": 3,
 };
-
-/** The jp conversation directory whose events.json is largest, or undefined without the fixture. */
-function largestJpConversation() {
-  let best;
-  try {
-    for (const name of readdirSync(JP_CONVERSATIONS)) {
-      const size =
-        statSync(join(JP_CONVERSATIONS, name, "events.json"), { throwIfNoEntry: false })?.size ?? 0;
-      if (!best || size > best.size) best = { path: join(JP_CONVERSATIONS, name), size };
-    }
-  } catch {
-    return undefined;
-  }
-  return best;
-}
 
 export async function run({ runs, log }) {
   const home = makeTemporaryHome("compact");

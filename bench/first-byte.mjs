@@ -14,13 +14,11 @@
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { makeTemporaryHome, PROJECT_ROOT, runCxc } from "./lib.mjs";
+import { JP_CONVERSATIONS, largestJpConversation, makeTemporaryHome, PROJECT_ROOT, runCxc } from "./lib.mjs";
 
 const runsIndex = process.argv.indexOf("--runs");
 const RUNS = runsIndex > 0 ? Number(process.argv[runsIndex + 1]) : 7;
-const JP = join(PROJECT_ROOT, "..", "shared", "fixtures", "jp-workspace", ".jp", "conversations");
 
 function sse(deltas) {
   const events = [
@@ -87,20 +85,13 @@ function timed(command, args, env) {
 }
 
 async function main() {
-  let largest;
-  try {
-    for (const name of readdirSync(JP)) {
-      const size = statSync(join(JP, name, "events.json"), { throwIfNoEntry: false })?.size ?? 0;
-      if (!largest || size > largest.size) largest = { name, size };
-    }
-  } catch {
-    process.stderr.write(`first-byte: ${JP} is absent; skipping\n`);
+  const largest = largestJpConversation();
+  if (!largest) {
+    process.stderr.write(`first-byte: ${JP_CONVERSATIONS} is absent; skipping\n`);
     return;
   }
   const home = makeTemporaryHome("first-byte");
-  const imported = JSON.parse(
-    runCxc(["--format", "json", "conversation", "import", join(JP, largest.name)], home.env),
-  );
+  const imported = JSON.parse(runCxc(["--format", "json", "conversation", "import", largest.path], home.env));
   const id = (imported.imported ?? imported)[0].id;
   const { server, state } = await startServer();
   const { port } = server.address();

@@ -9,13 +9,39 @@
  * processes barely moves.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.js");
+
+/** The real jp workspace's conversations, beside the project (absent in a user's clone). */
+export const JP_CONVERSATIONS = join(
+  PROJECT_ROOT,
+  "..",
+  "shared",
+  "fixtures",
+  "jp-workspace",
+  ".jp",
+  "conversations",
+);
+
+/** The jp conversation directory whose events.json is largest, or undefined without the fixture. */
+export function largestJpConversation() {
+  let best;
+  try {
+    for (const name of readdirSync(JP_CONVERSATIONS)) {
+      const size =
+        statSync(join(JP_CONVERSATIONS, name, "events.json"), { throwIfNoEntry: false })?.size ?? 0;
+      if (!best || size > best.size) best = { name, path: join(JP_CONVERSATIONS, name), size };
+    }
+  } catch {
+    return undefined;
+  }
+  return best;
+}
 
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export function median(values) {
