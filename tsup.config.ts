@@ -1,31 +1,106 @@
+import type { Plugin } from "esbuild";
 import { defineConfig } from "tsup";
 
-// One ESM bundle with code splitting: the entry stays small and every command is a
-// dynamically imported chunk, so `cxc --version` never loads zod, the SDKs or the store.
+// The build (see docs/decisions/004-commonjs-bundles-with-a-code-cache.md):
 //
-// commander and zod are bundled into the chunks instead of being imported from node_modules:
-// node 20's ESM loader pays per module file (resolve, async read, compile), and zod alone is
-// about a hundred files, which cost more start-up time than their code. The provider SDKs are
-// bundled for the same reason (hundreds of files each); they sit in chunks that only a request
-// to a provider imports. gpt-tokenizer stays external, because the token counter loads it
-// synchronously through `require` only when a count is not cached.
-export default defineConfig({
-  entry: { "cli/main": "src/cli/main.ts", "cli/version": "src/cli/version.ts" },
-  outDir: "dist",
-  format: ["esm"],
-  target: "node20",
-  platform: "node",
-  splitting: true,
-  sourcemap: true,
-  noExternal: ["commander", "zod", "@anthropic-ai/sdk", "openai"],
-  // Bundled CommonJS (commander) calls `require("node:events")` and friends; an ES module has no
-  // `require`, so every chunk gets one.
-  banner: {
-    js: 'import { createRequire as __cxcCreateRequire } from "node:module";\nconst require = __cxcCreateRequire(import.meta.url);',
+// - dist/cxc.cjs: the whole CLI, commander and zod in one CommonJS bundle. bin/cxc.cjs loads it
+//   through `vm.Script` with a V8 code cache (dist/cxc.cjs.cache, written by
+//   scripts/warm-code-cache.mjs after the build), so a command compiles almost nothing: Node 20
+//   has no compile cache for ES modules, and compiling is most of what a short command costs.
+//   Modules inside the bundle that are imported dynamically are still evaluated only when used.
+// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the terminal
+//   markdown renderer, prompts, execa, ajv), each a bundle of its own with its own code cache, loaded the
+//   first time they are imported. A bare `cxc conversation ls` never reads them.
+// - Code compiled from a V8 code cache cannot use `import()` on Node 20 (the import callback is
+//   lost), so nothing in these bundles may import dynamically from outside: every such import is
+//   an island, and scripts/warm-code-cache.cjs fails the build if one slips through (it reads
+//   esbuild's metafile). gpt-tokenizer stays in node_modules and is loaded with `require`.
+
+/** Dynamic imports that become islands: specifier → island name and the exports cxc uses. */
+const ISLANDS: Readonly<Record<string, { name: string; exports: readonly string[] }>> = {
+  "@anthropic-ai/sdk": { name: "anthropic", exports: ["default"] },
+  openai: { name: "openai", exports: ["default"] },
+  "./markdown.js": { name: "markdown", exports: ["createMarkdownRenderer"] },
+  "@inquirer/prompts": { name: "prompts", exports: ["confirm"] },
+  execa: { name: "execa", exports: ["execa"] },
+  ajv: { name: "ajv", exports: ["Ajv"] },
+};
+const ISLAND_SPECIFIERS = new RegExp(
+  `^(${Object.keys(ISLANDS)
+    .map((specifier) => specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
+    .join("|")})$`,
+);
+
+/**
+ * Resolves the dynamic imports listed in ISLANDS to a small module that loads the island's bundle:
+ * through the code-cache loader when bin/cxc.cjs passed one in (`__cxcLoadBundle`, a parameter of
+ * the wrapper the bundle runs in), else with a plain `require`.
+ */
+const islands: Plugin = {
+  name: "cxc-islands",
+  setup(build) {
+    build.onResolve({ filter: ISLAND_SPECIFIERS }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      if (args.path === "./markdown.js" && !/[\\/]src[\\/]cli[\\/]terminal[\\/]/.test(args.importer)) {
+        return undefined;
+      }
+      return { path: args.path, namespace: "cxc-island" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "cxc-island" }, (args) => {
+      const island = ISLANDS[args.path]!;
+      const file = `islands/${island.name}.cjs`;
+      const exports = island.exports.map((name) =>
+        name === "default" ? "export default island.default;" : `export const ${name} = island.${name};`,
+      );
+      return {
+        contents: [
+          `const island = typeof __cxcLoadBundle === "function" ? __cxcLoadBundle("${file}") : require("./${file}");`,
+          ...exports,
+        ].join("\n"),
+        loader: "js",
+        resolveDir: ".",
+      };
+    });
+    build.onResolve({ filter: /^\.\/islands\// }, (args) => ({ path: args.path, external: true }));
   },
-  // Not `clean`: end-to-end tests spawn bin/cxc from dist/ while another build may run; chunk
-  // names are content hashes, so stale files are harmless.
+};
+
+const common = {
+  format: ["cjs" as const],
+  target: "node20",
+  platform: "node" as const,
+  splitting: false,
+  sourcemap: true,
+  // Not `clean`: end-to-end tests spawn bin/cxc from dist/ while another build may run.
   clean: false,
   dts: false,
-  shims: false,
-});
+  outExtension: () => ({ js: ".cjs" }),
+};
+
+export default defineConfig([
+  {
+    ...common,
+    entry: { cxc: "src/cli/main.ts" },
+    outDir: "dist",
+    // Everything but the packages below is bundled (tsup leaves dependencies external by default).
+    noExternal: [/^(?!gpt-tokenizer(\/|$))/],
+    metafile: true,
+    // `import.meta.url` (token-counter's createRequire) in a CommonJS bundle.
+    shims: true,
+    esbuildPlugins: [islands],
+  },
+  {
+    ...common,
+    entry: {
+      anthropic: "src/llm/islands/anthropic.ts",
+      openai: "src/llm/islands/openai.ts",
+      markdown: "src/cli/terminal/markdown.ts",
+      prompts: "src/cli/terminal/islands/prompts.ts",
+      execa: "src/tools/islands/execa.ts",
+      ajv: "src/tools/islands/ajv.ts",
+    },
+    outDir: "dist/islands",
+    noExternal: [/.*/],
+    metafile: true,
+  },
+]);

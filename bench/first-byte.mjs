@@ -96,7 +96,7 @@ async function main() {
   const { server, state } = await startServer();
   const { port } = server.address();
   const env = { ...home.env, ANTHROPIC_API_KEY: "bench", ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` };
-  const cxcArgs = [join(PROJECT_ROOT, "bin", "cxc.js"), "q", "--id", id, "--no-stream", "one more question"];
+  const cxcArgs = [join(PROJECT_ROOT, "bin", "cxc.cjs"), "q", "--id", id, "--no-stream", "one more question"];
 
   const nodeTimes = [];
   const firstByte = [];

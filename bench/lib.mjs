@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.js");
+export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.cjs");
 
 /** The real jp workspace's conversations, beside the project (absent in a user's clone). */
 export const JP_CONVERSATIONS = join(
@@ -153,7 +153,7 @@ export function makeTemporaryHome(label) {
   return { base, home, env, remove: () => rmSync(base, { recursive: true, force: true }) };
 }
 
-/** A cxc command line: `node bin/cxc.js …args`. */
+/** A cxc command line: `node bin/cxc.cjs …args`. */
 export function cxc(...args) {
   return [process.execPath, CXC_BIN, ...args];
 }

@@ -5,7 +5,7 @@
  *
  * Process timings are medians of N interleaved runs, as ratios over `node -e 0` measured in the
  * same run and environment, plus CPU times where GNU time is installed (load from other processes
- * moves wall times far more than CPU times). The process scenarios run bin/cxc.js, so dist/ must be
+ * moves wall times far more than CPU times). The process scenarios run bin/cxc.cjs, so dist/ must be
  * current: run `npm run build` first (the bench builds it only when it is missing).
  *
  * A process group is a module exporting `run({ runs, store, log })` that resolves to

@@ -19,7 +19,7 @@ const bold =
 
 function cxc(args, { show = true, maxLines = 40 } = {}) {
   if (show) process.stdout.write(`\n${bold(`$ cxc ${args.map(quote).join(" ")}`)}\n`);
-  const result = spawnSync(process.execPath, [join(root, "bin", "cxc.js"), ...args], {
+  const result = spawnSync(process.execPath, [join(root, "bin", "cxc.cjs"), ...args], {
     env,
     cwd: home,
     encoding: "utf8",

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.js");
+export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.cjs");
 
 export interface CxcResult {
   readonly stdout: string;

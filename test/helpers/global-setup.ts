@@ -12,4 +12,5 @@ export default function setup(): void {
     cwd: root,
     stdio: "inherit",
   });
+  execFileSync(process.execPath, ["scripts/warm-code-cache.cjs"], { cwd: root, stdio: "ignore" });
 }

@@ -3,6 +3,7 @@
  * writes a conversation for another tool. `jp` writes a jp conversation directory into PATH (default:
  * the current directory); the others write one document to PATH or standard output.
  */
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { CliContext } from "../../context.js";
 
@@ -28,7 +29,6 @@ export function registerExport(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { renderExport, writeExportFile, writeJpExport } = await import("../../../store/export.js");
-      const { resolve } = await import("node:path");
       const id = context.store.resolveTarget(idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);

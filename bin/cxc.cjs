@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+/**
+ * The cxc command. Loads dist/cxc.cjs (the CLI in one CommonJS bundle) with the V8 code cache the
+ * build wrote beside it, so start-up compiles almost nothing; see
+ * docs/decisions/004-commonjs-bundles-with-a-code-cache.md.
+ *
+ * A cache that does not fit this Node (another version, other V8 flags) is rejected by V8 and the
+ * bundle compiles as it would without one; if dist/ is writable, a fresh cache is then written for
+ * the next run. `--version` reads package.json and loads nothing else.
+ */
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const vm = require("node:vm");
+const { createRequire } = require("node:module");
+
+const DIST = path.join(__dirname, "..", "dist");
+// The bundle runs inside this function, like a CommonJS module, plus the loader for its islands.
+const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname, __cxcLoadBundle) {";
+const WRAPPER_TAIL = "\n})";
+
+const loaded = [];
+const loadedByName = new Map();
+
+/**
+ * Runs `dist/<name>` as a CommonJS module compiled from its code cache, and returns its exports.
+ * Falls back to a plain `require` on a Node without the main-context import loader for vm code.
+ */
+function loadBundle(name) {
+  const known = loadedByName.get(name);
+  if (known) return known.module.exports;
+  const file = path.join(DIST, name);
+  const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (importer === undefined) return require(file);
+  const source = fs.readFileSync(file, "utf8");
+  let cachedData;
+  if (process.env.CXC_CODE_CACHE !== "off") {
+    try {
+      cachedData = fs.readFileSync(`${file}.cache`);
+    } catch {}
+  }
+  const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
+    filename: file,
+    cachedData,
+    importModuleDynamically: importer,
+  });
+  const module = { exports: {}, filename: file, id: file, loaded: false };
+  const entry = { name, file, script, module, rejected: cachedData === undefined || script.cachedDataRejected };
+  loadedByName.set(name, entry);
+  loaded.push(entry);
+  script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file), loadBundle);
+  module.loaded = true;
+  return module.exports;
+}
+
+/**
+ * Writes the code cache of every bundle this process loaded (`all`), or only of those whose cache
+ * was missing or rejected. Atomic (temporary file, then rename), and silent when dist/ is read-only.
+ */
+function writeCodeCaches(all = false) {
+  if (!all && !loaded.some((entry) => entry.rejected)) return;
+  try {
+    fs.accessSync(DIST, fs.constants.W_OK);
+  } catch {
+    return;
+  }
+  for (const entry of loaded) {
+    if (!all && !entry.rejected) continue;
+    const temporary = `${entry.file}.cache.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temporary, entry.script.createCachedData());
+      fs.renameSync(temporary, `${entry.file}.cache`);
+    } catch {
+      try {
+        fs.rmSync(temporary, { force: true });
+      } catch {}
+    }
+  }
+}
+
+// Node flags this experimental vm option behind a one-time warning; it is the documented way for
+// code compiled by `vm` to use `import()`, which the bundle does for execa, prompts and ajv.
+const emitWarning = process.emitWarning;
+process.emitWarning = function (warning, ...rest) {
+  if (typeof warning === "string" && warning.startsWith("vm.USE_MAIN_CONTEXT_DEFAULT_LOADER")) return;
+  return emitWarning.call(process, warning, ...rest);
+};
+
+/** The bundles this process loaded, and whether each ran from its code cache (for tests). */
+function codeCacheStatus() {
+  return loaded.map((entry) => ({ name: entry.name, fromCache: !entry.rejected }));
+}
+
+module.exports = { loadBundle, writeCodeCaches, codeCacheStatus };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    process.stdout.write(`${require("../package.json").version}\n`);
+  } else {
+    const { main } = loadBundle("cxc.cjs");
+    main(args).then(() => {
+      if (process.env.CXC_CODE_CACHE !== "off") writeCodeCaches();
+    });
+  }
+}

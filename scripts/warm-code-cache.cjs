@@ -1,0 +1,107 @@
+/**
+ * Writes the V8 code caches of dist/cxc.cjs and its islands (run by `npm run build`, after tsup).
+ *
+ * A code cache holds the functions V8 had compiled when it was made, so this script first runs the
+ * commands people run most, in this one process, against a temporary store holding the sample
+ * conversation, then loads every island, and only then writes the caches. Output is discarded.
+ */
+"use strict";
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { loadBundle, writeCodeCaches } = require("../bin/cxc.cjs");
+
+const ROOT = path.join(__dirname, "..");
+const SAMPLE = path.join(ROOT, "fixtures", "sample", "coding-session.jsonl");
+
+/**
+ * Code compiled from a V8 code cache cannot run `import()` on Node 20 (the callback is lost), so a
+ * bundle loaded that way must not import anything dynamically from outside itself. esbuild's
+ * metafile lists every import of every output; an external dynamic import fails the build.
+ */
+function checkNoExternalDynamicImports() {
+  const problems = [];
+  for (const metafile of ["dist/metafile-cjs.json", "dist/islands/metafile-cjs.json"]) {
+    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, metafile), "utf8"));
+    for (const [output, info] of Object.entries(meta.outputs)) {
+      for (const entry of info.imports ?? []) {
+        if (entry.kind === "dynamic-import" && entry.external)
+          problems.push(`${output}: import("${entry.path}")`);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `dynamic imports of outside modules in the bundles (make each an island in tsup.config.ts):\n  ${problems.join("\n  ")}`,
+    );
+  }
+}
+
+async function main() {
+  checkNoExternalDynamicImports();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "cxc-warm-"));
+  const saved = { env: { ...process.env }, write: process.stdout.write, errorWrite: process.stderr.write };
+  for (const key of Object.keys(process.env))
+    if (/^(CXC_|ANTHROPIC_|OPENAI_)/.test(key)) delete process.env[key];
+  Object.assign(process.env, {
+    CXC_HOME: path.join(scratch, "home"),
+    HOME: path.join(scratch, "user"),
+    XDG_CONFIG_HOME: path.join(scratch, "config"),
+    NO_COLOR: "1",
+  });
+  let failures = 0;
+  try {
+    const { main } = loadBundle("cxc.cjs");
+    process.stdout.setMaxListeners(0); // main() adds an EPIPE listener per run
+    process.stdout.write = () => true;
+    process.stderr.write = () => true;
+    const run = async (...args) => {
+      process.exitCode = undefined;
+      await main(args);
+      if (process.exitCode) failures += 1;
+    };
+    await run("--help");
+    await run("conversation", "import", SAMPLE);
+    const [id] = fs.readdirSync(path.join(process.env.CXC_HOME, "conversations"));
+    await run("conversation", "ls");
+    await run("conversation", "ls", "--format", "json");
+    await run("conversation", "show", id);
+    await run("conversation", "print", id);
+    await run("conversation", "print", "--compacted", "--format", "anthropic", id);
+    await run("conversation", "compact", "--dry-run", id);
+    await run("conversation", "stats", id);
+    await run("conversation", "grep", "test");
+    await run("config", "show");
+    process.exitCode = undefined;
+    const Anthropic = loadBundle("islands/anthropic.cjs").default;
+    new Anthropic({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });
+    const OpenAI = loadBundle("islands/openai.cjs").default;
+    new OpenAI({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });
+    loadBundle("islands/prompts.cjs");
+    loadBundle("islands/execa.cjs");
+    new (loadBundle("islands/ajv.cjs").Ajv)().compile({
+      type: "object",
+      properties: { n: { type: "number" } },
+    });
+    loadBundle("islands/markdown.cjs").createMarkdownRenderer(80)(
+      "# Title\n\nSome `code` and a list:\n\n- one\n",
+    );
+  } finally {
+    process.stdout.write = saved.write;
+    process.stderr.write = saved.errorWrite;
+    process.env = saved.env;
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  writeCodeCaches(true);
+  const caches = fs
+    .readdirSync(path.join(ROOT, "dist"), { recursive: true })
+    .filter((name) => String(name).endsWith(".cache"));
+  process.stdout.write(
+    `warm-code-cache: ${caches.length} code caches written${failures ? ` (${failures} warm-up commands failed)` : ""}\n`,
+  );
+}
+
+main().catch((error) => {
+  process.stderr.write(`warm-code-cache: ${error.stack ?? error}\n`);
+  process.exitCode = 1;
+});
