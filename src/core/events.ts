@@ -198,6 +198,13 @@ export const KNOWN_EVENT_TYPES = [
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
+const KNOWN_EVENT_TYPE_SET: ReadonlySet<unknown> = new Set(KNOWN_EVENT_TYPES);
+
+/** True for the `type` of an event kind this cxc knows. */
+export function isKnownEventType(type: unknown): type is KnownEventType {
+  return KNOWN_EVENT_TYPE_SET.has(type);
+}
+
 export const KnownEventSchema = z.union([
   TurnStartSchema,
   ChatRequestSchema,
@@ -296,7 +303,7 @@ export function parseEvent(value: unknown): ParsedEvent {
   }
   const record = value as Record<string, unknown>;
   if (typeof record.type !== "string") return { ok: false, error: "an event needs a string `type`" };
-  if (!(KNOWN_EVENT_TYPES as readonly string[]).includes(record.type)) {
+  if (!isKnownEventType(record.type)) {
     return { ok: true, event: { type: "unknown", raw: record } };
   }
   // Pick the schema by `type` instead of trying a union's members in turn: loading a large log

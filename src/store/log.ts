@@ -7,13 +7,47 @@
  * and its newlines in one write, then fsync): it is set aside with a warning. The next append, under
  * the lock, moves those bytes to `events.jsonl.torn-<n>` before writing, so nothing is lost and
  * nothing good is overwritten.
+ *
+ * Validation stamp. Validating every event against the schemas is most of what loading a large
+ * log costs, and a log changes only by appends. Every line cxc writes is in canonical form: the
+ * exact JSON of the schema's output for it (validated on the way out, see `serializeLines`). When a
+ * load validates a whole log and finds every line canonical and none torn, it writes
+ * `events.validated.json` naming the file's identity at that moment: inode, size, and modification
+ * and change times in nanoseconds. A later load whose file still has exactly that identity reads
+ * the lines with `JSON.parse` alone; the schemas would return the same objects. An append by cxc
+ * (under the lock) moves the stamp along when it matched before the append. Any other change to
+ * the file (an editor, a copy, a truncation) changes its change time, so the next load validates
+ * everything again. The stamp is a cache: it is written without fsync, and a missing, torn or
+ * stale stamp only means a full validation.
  */
-import { existsSync, openSync, readFileSync, closeSync, ftruncateSync, fstatSync, readSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  type BigIntStats,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { type ConversationEvent, LOG_FORMAT_VERSION, parseEvent, serializeEvent } from "../core/events.js";
+import {
+  type ConversationEvent,
+  isKnownEventType,
+  LOG_FORMAT_VERSION,
+  parseEvent,
+  serializeEvent,
+} from "../core/events.js";
 import { CxcError } from "../errors.js";
 import { appendDurably, writeFileAtomic } from "./files.js";
 import { EVENTS_FILE } from "./paths.js";
+
+/** The validation stamp beside a log (see the header). */
+export const VALIDATED_STAMP_FILE = "events.validated.json";
 
 export interface LogHeader {
   readonly cxc: "conversation-log";
@@ -51,25 +85,60 @@ export function createLog(
   writeFileAtomic(path, headerLine(id, createdAt) + serializeLines(events));
 }
 
+/**
+ * The log lines for `events`, each the canonical JSON of the event: what the schema returns for
+ * it, so a later load's validation returns the same object. An event that fails its schema is
+ * never written: that is a bug in cxc, reported as an internal error.
+ */
 export function serializeLines(events: readonly ConversationEvent[]): string {
   let text = "";
-  for (const event of events) text += `${JSON.stringify(serializeEvent(event))}\n`;
+  for (const event of events) {
+    const parsed = parseEvent(serializeEvent(event));
+    if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
+    text += `${JSON.stringify(serializeEvent(parsed.event))}\n`;
+  }
   return text;
 }
 
-/** Reads and validates a log. */
+/** Reads a log: validated line by line, unless its validation stamp matches (see the header). */
 export function readLog(directory: string): LoadedLog {
   const path = join(directory, EVENTS_FILE);
   let text: string;
+  let identity: string;
+  let descriptor: number | undefined;
   try {
-    text = readFileSync(path, "utf8");
+    descriptor = openSync(path, "r");
+    const stats = fstatSync(descriptor, { bigint: true });
+    identity = identityOf(stats);
+    // Exactly the bytes the identity describes; an append racing this read is left for next time.
+    const buffer = Buffer.alloc(Number(stats.size));
+    readExactly(descriptor, buffer, buffer.length, 0);
+    text = buffer.toString("utf8");
   } catch (error) {
-    throw unreadable(path, error);
+    throw error instanceof CxcError ? error : unreadable(path, error);
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
   }
-  return parseLog(text, path);
+  const trusted = readStamp(directory) === identity;
+  const log = parseLog(text, path, { trusted });
+  if (!trusted && log.canonical && log.warnings.length === 0) writeStamp(directory, identity);
+  return log;
 }
 
-export function parseLog(text: string, path: string): LoadedLog {
+export interface ParseLogOptions {
+  /**
+   * The lines are known to be valid and canonical (the validation stamp matched): parse them with
+   * `JSON.parse` alone.
+   */
+  readonly trusted?: boolean;
+}
+
+export interface ParsedLog extends LoadedLog {
+  /** Every event line is exactly the JSON of its validated event (false when `trusted`). */
+  readonly canonical: boolean;
+}
+
+export function parseLog(text: string, path: string, options: ParseLogOptions = {}): ParsedLog {
   const warnings: string[] = [];
   let complete = text;
   const lastNewline = text.lastIndexOf("\n");
@@ -86,20 +155,67 @@ export function parseLog(text: string, path: string): LoadedLog {
     throw new CxcError("corrupt-log", `${path}: the log has no header line`, { hint: recoverHint(path) });
   const header = parseHeader(lines[0]!, path);
   const events: ConversationEvent[] = [];
+  const trusted = options.trusted === true;
+  let canonical = !trusted;
   for (let index = 1; index < lines.length; index++) {
     const line = lines[index]!;
-    if (line.trim() === "") continue;
+    if (line.trim() === "") {
+      canonical = false;
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
       throw corruptLine(path, index + 1, `not valid JSON (${(error as Error).message})`);
     }
+    if (trusted) {
+      const record = value as Record<string, unknown>;
+      events.push(
+        isKnownEventType(record.type)
+          ? (record as unknown as ConversationEvent)
+          : { type: "unknown", raw: record },
+      );
+      continue;
+    }
     const parsed = parseEvent(value);
     if (!parsed.ok) throw corruptLine(path, index + 1, parsed.error);
+    if (canonical && JSON.stringify(serializeEvent(parsed.event)) !== line) canonical = false;
     events.push(parsed.event);
   }
-  return { header, events, warnings };
+  return { header, events, warnings, canonical };
+}
+
+/** A log file's identity for the validation stamp: inode, size, modification and change times. */
+function identityOf(stats: BigIntStats): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+function readStamp(directory: string): string | undefined {
+  try {
+    const value = JSON.parse(readFileSync(join(directory, VALIDATED_STAMP_FILE), "utf8")) as {
+      log?: unknown;
+    };
+    return typeof value.log === "string" ? value.log : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the stamp (temporary file, then rename; no fsync: it is a cache). Never throws. */
+function writeStamp(directory: string, identity: string): void {
+  const path = join(directory, VALIDATED_STAMP_FILE);
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify({ log: identity })}\n`);
+    renameSync(temporary, path);
+  } catch {
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // A read-only store keeps no stamp; loads validate every time.
+    }
+  }
 }
 
 function parseHeader(line: string, path: string): LogHeader {
@@ -136,9 +252,13 @@ function parseHeader(line: string, path: string): LogHeader {
 export function appendEvents(directory: string, events: readonly ConversationEvent[]): void {
   if (events.length === 0) return;
   const path = join(directory, EVENTS_FILE);
+  const lines = serializeLines(events);
   setAsideTornTail(path);
   try {
-    appendDurably(path, serializeLines(events));
+    const stamped = readStamp(directory) === identityOf(statSync(path, { bigint: true }));
+    appendDurably(path, lines);
+    // The log was valid and canonical before, and these lines are: so is the whole.
+    if (stamped) writeStamp(directory, identityOf(statSync(path, { bigint: true })));
   } catch (error) {
     throw unreadable(path, error);
   }

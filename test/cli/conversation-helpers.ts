@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ConversationEvent } from "../../src/core/events.js";
+import { VALIDATED_STAMP_FILE } from "../../src/store/log.js";
 import { type ConversationMeta, readMeta, writeMeta } from "../../src/store/meta.js";
 import { ConversationStore } from "../../src/store/store.js";
 import type { TempHome } from "../helpers/cli.js";
@@ -53,7 +54,7 @@ export function metaOf(home: TempHome, id: string, archived = false): Conversati
   return readMeta(join(home.home, archived ? "archive" : "conversations", id));
 }
 
-/** Every file under `directory` with its content, to assert that a failed command changed nothing. */
+/** Every file under `directory` with its content (caches aside), to assert that a command changed nothing. */
 export function snapshotTree(directory: string): Record<string, string> {
   const files: Record<string, string> = {};
   const walk = (current: string): void => {
@@ -64,6 +65,8 @@ export function snapshotTree(directory: string): Record<string, string> {
       return;
     }
     for (const name of entries) {
+      // A log's validation stamp is a cache any load may write (src/store/log.ts), not data.
+      if (name === VALIDATED_STAMP_FILE) continue;
       const path = join(current, name);
       if (statSync(path).isDirectory()) {
         files[`${relative(directory, path)}/`] = "<dir>";

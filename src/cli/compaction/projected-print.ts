@@ -66,7 +66,7 @@ function wireModel(config: ConfigTable, format: WireFormat): string {
   return DEFAULT_WIRE_MODELS[format];
 }
 
-/** The projected turns as a Messages or Chat Completions request body (plain JSON). */
+/** The projected turns as a Messages or Chat Completions request body, ready for JSON.stringify. */
 export async function buildRequestBody(
   turns: readonly ProjectedTurn[],
   format: WireFormat,
@@ -77,8 +77,8 @@ export async function buildRequestBody(
   const model = wireModel(config, format);
   if (format === "anthropic") {
     const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
-    return JSON.parse(JSON.stringify(toAnthropicRequest(request, model))) as Record<string, unknown>;
+    return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;
   }
   const { toOpenAIRequest } = await import("../../llm/openai-request.js");
-  return JSON.parse(JSON.stringify(toOpenAIRequest(request, model))) as Record<string, unknown>;
+  return toOpenAIRequest(request, model) as unknown as Record<string, unknown>;
 }

@@ -1,0 +1,164 @@
+/**
+ * The validation stamp beside a log (src/store/log.ts): a log cxc validated and has not changed
+ * since loads without the schemas, and any change made outside cxc is validated again.
+ */
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
+import { CxcError } from "../../src/errors.js";
+import { parseLog, readLog, serializeLines, VALIDATED_STAMP_FILE } from "../../src/store/log.js";
+import { ConversationStore } from "../../src/store/store.js";
+import { createEventBuilder } from "../helpers/builders.js";
+
+let base: string;
+let store: ConversationStore;
+
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "cxc-log-stamp-"));
+  store = new ConversationStore({ kind: "home", root: base, origin: "test" }, { CXC_HOME: base });
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const directoryOf = (id: string): string => join(base, "conversations", id);
+const stampOf = (id: string): string | undefined => {
+  const path = join(directoryOf(id), VALIDATED_STAMP_FILE);
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+};
+
+function everyKind(): ConversationEvent[] {
+  const build = createEventBuilder();
+  return [
+    ...build.turn("hello", { reasoning: "think", tools: [{ name: "read_file", result: "data" }] }),
+    build.configDelta({ "assistant.model.id": "anthropic/claude" }),
+    ...build.turn("again"),
+    build.compaction({ from: 0, to: 0, summary: "the first turn", reasoning: "strip" }),
+  ];
+}
+
+function caught(action: () => unknown): CxcError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof CxcError) return error;
+    throw error;
+  }
+  throw new Error("expected a CxcError, nothing was thrown");
+}
+
+describe("the validation stamp", () => {
+  it("is written by a full validation, and a stamped load returns the same events", () => {
+    const { id } = store.create({ events: everyKind() });
+    expect(stampOf(id)).toBeUndefined();
+    const validated = readLog(directoryOf(id));
+    const stamp = stampOf(id);
+    expect(stamp).toBeDefined();
+    const trusted = readLog(directoryOf(id));
+    expect(trusted.events).toEqual(validated.events);
+    expect(JSON.stringify(trusted.events)).toBe(JSON.stringify(validated.events));
+    expect(stampOf(id)).toBe(stamp);
+  });
+
+  it("moves along with cxc's own appends, which are validated before they are written", () => {
+    const build = createEventBuilder();
+    const { id } = store.create({ events: build.turn("one") });
+    readLog(directoryOf(id));
+    const before = stampOf(id);
+    store.append(id, build.turn("two"));
+    const after = stampOf(id);
+    expect(after).not.toBe(before);
+    // The stamp names the file as it is now: a load trusts it and sees both turns.
+    const size = statSync(join(directoryOf(id), "events.jsonl")).size;
+    expect(after).toContain(`:${size}:`);
+    expect(readLog(directoryOf(id)).events).toHaveLength(build.turn("x").length * 2);
+    expect(() =>
+      store.append(id, [{ type: "chat_response", id: "x", ts: "t" } as ConversationEvent]),
+    ).toThrow(/refusing to write an invalid event/);
+  });
+
+  it("does not trust a log changed outside cxc: an appended invalid line is caught", () => {
+    const { id } = store.create({ events: everyKind() });
+    readLog(directoryOf(id));
+    appendFileSync(
+      join(directoryOf(id), "events.jsonl"),
+      `${JSON.stringify({ type: "chat_request", id: "e", ts: "t" })}\n`,
+    );
+    const error = caught(() => readLog(directoryOf(id)));
+    expect(error.code).toBe("corrupt-log");
+    expect(error.message).toMatch(/events\.jsonl:\d+: invalid chat_request event at content/);
+  });
+
+  it("does not trust a same-size rewrite that restores the old modification time", () => {
+    const { id } = store.create({ events: everyKind() });
+    const path = join(directoryOf(id), "events.jsonl");
+    readLog(directoryOf(id));
+    const stats = statSync(path);
+    const text = readFileSync(path, "utf8");
+    // Same length, now invalid: `content` becomes a number of the same width.
+    const broken = text.replace('"content":"hello"', '"content":1234567');
+    expect(broken.length).toBe(text.length);
+    writeFileSync(path, broken);
+    utimesSync(path, stats.atime, stats.mtime);
+    expect(caught(() => readLog(directoryOf(id))).code).toBe("corrupt-log");
+  });
+
+  it("is not written for a log whose lines are valid but not in canonical form", () => {
+    const { id } = store.create({ events: everyKind() });
+    const path = join(directoryOf(id), "events.jsonl");
+    const lines = readFileSync(path, "utf8").split("\n");
+    // Reorder the keys of one event: still valid, no longer the schema's own output.
+    const event = JSON.parse(lines[1]!) as Record<string, unknown>;
+    lines[1] = JSON.stringify(Object.fromEntries(Object.entries(event).reverse()));
+    writeFileSync(path, lines.join("\n"));
+    const first = readLog(directoryOf(id));
+    expect(stampOf(id)).toBeUndefined();
+    expect(readLog(directoryOf(id)).events).toEqual(first.events);
+  });
+
+  it("is not written while the log has a torn tail", () => {
+    const { id } = store.create({ events: everyKind() });
+    appendFileSync(join(directoryOf(id), "events.jsonl"), '{"type":"turn_st');
+    expect(readLog(directoryOf(id)).warnings).toHaveLength(1);
+    expect(stampOf(id)).toBeUndefined();
+  });
+
+  it("a torn or foreign stamp only means a full validation", () => {
+    const { id } = store.create({ events: everyKind() });
+    const expected = readLog(directoryOf(id)).events;
+    for (const content of ["", "{", '{"log":42}', '{"log":"1:2:3:4"}']) {
+      writeFileSync(join(directoryOf(id), VALIDATED_STAMP_FILE), content);
+      expect(readLog(directoryOf(id)).events).toEqual(expected);
+    }
+  });
+});
+
+describe("canonical lines", () => {
+  it("serializeLines writes each event as the JSON of its validated form", () => {
+    const events = everyKind();
+    const text = serializeLines(events);
+    for (const line of text.trimEnd().split("\n")) {
+      const parsed = parseEvent(JSON.parse(line));
+      expect(parsed.ok).toBe(true);
+      if (parsed.ok) expect(JSON.stringify(parsed.event)).toBe(line);
+    }
+  });
+
+  it("a trusted parse and a validating parse of a canonical log agree", () => {
+    const header = '{"cxc":"conversation-log","version":1,"id":"x","created_at":"t"}\n';
+    const text = header + serializeLines(everyKind()) + '{"type":"from_the_future","id":"f"}\n';
+    const validated = parseLog(text, "events.jsonl");
+    expect(validated.canonical).toBe(true);
+    const trusted = parseLog(text, "events.jsonl", { trusted: true });
+    expect(trusted.events).toEqual(validated.events);
+  });
+});
