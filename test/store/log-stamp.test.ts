@@ -42,7 +42,7 @@ function everyKind(): ConversationEvent[] {
     ...build.turn("hello", { reasoning: "think", tools: [{ name: "read_file", result: "data" }] }),
     build.configDelta({ "assistant.model.id": "anthropic/claude" }),
     ...build.turn("again"),
-    build.compaction({ from: 0, to: 0, summary: "the first turn", reasoning: "strip" }),
+    build.compaction({ from: 0, to: 0, summary: "the first turn", reasoning: true, note: "why" }),
   ];
 }
 
