@@ -6,6 +6,12 @@
 import { join } from "node:path";
 import { cxc, makeTemporaryHome, measureSideBySide, PROJECT_ROOT } from "./lib.mjs";
 
+/** A command line that only loads the CLI bundle through bin/cxc.cjs's code-cache loader. */
+function loadBundleOnly() {
+  const loader = join(PROJECT_ROOT, "bin", "cxc.cjs");
+  return [process.execPath, "-e", `require(${JSON.stringify(loader)}).loadBundle("cxc.cjs")`];
+}
+
 /** A command line that only imports `specifier` (resolved from the project root). */
 function importOnly(specifier) {
   const resolved = specifier.startsWith(".") ? join(PROJECT_ROOT, specifier) : specifier;
@@ -20,7 +26,13 @@ export async function run({ runs, log }) {
       { name: "node -e 0", commandLine: [process.execPath, "-e", "0"], options },
       { name: "import commander", commandLine: importOnly("commander"), options },
       { name: "import zod", commandLine: importOnly("zod"), options },
-      { name: "import dist/cli/main.js", commandLine: importOnly("./dist/cli/main.js"), options },
+      { name: "load dist/cxc.cjs (code cache)", commandLine: loadBundleOnly(), options },
+      {
+        name: "load dist/cxc.cjs (CXC_CODE_CACHE=off)",
+        commandLine: loadBundleOnly(),
+        options: { ...options, env: { ...empty.env, CXC_CODE_CACHE: "off" } },
+      },
+      { name: "cxc --version", commandLine: cxc("--version"), options },
       { name: "cxc --help", commandLine: cxc("--help"), options },
       { name: "cxc conversation ls (empty store)", commandLine: cxc("conversation", "ls"), options },
     ];

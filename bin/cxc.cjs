@@ -4,9 +4,10 @@
  * build wrote beside it, so start-up compiles almost nothing; see
  * docs/decisions/004-commonjs-bundles-with-a-code-cache.md.
  *
- * A cache that does not fit this Node (another version, other V8 flags) is rejected by V8 and the
- * bundle compiles as it would without one; if dist/ is writable, a fresh cache is then written for
- * the next run. `--version` reads package.json and loads nothing else.
+ * Caches are named for the Node version and flags they fit (`cxc.cjs.v20.20.2-x64-<hash>.cache`).
+ * A missing cache, or one V8 rejects anyway, costs only speed: the bundle compiles as it would
+ * without one, and if dist/ is writable a fresh cache is written for the next run. `--version`
+ * reads package.json and loads nothing else.
  */
 "use strict";
 const fs = require("node:fs");
@@ -18,6 +19,31 @@ const DIST = path.join(__dirname, "..", "dist");
 // The bundle runs inside this function, like a CommonJS module, plus the loader for its islands.
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname, __cxcLoadBundle) {";
 const WRAPPER_TAIL = "\n})";
+
+/**
+ * V8 accepts a code cache only from the same V8 version with the same flags, so the cache's name
+ * carries both: the Node version, and a hash of the flags Node was started with. Running once with
+ * other flags (NODE_OPTIONS=--inspect, say) then writes a cache of its own instead of replacing
+ * the one the build wrote.
+ */
+function cacheSuffix() {
+  // Flags that only say what to run (`node -e …`, `--require …`) do not change how V8 compiles.
+  const runOnly = new Set(["-e", "--eval", "-p", "--print", "-r", "--require", "--import"]);
+  const compiling = [];
+  for (let index = 0; index < process.execArgv.length; index++) {
+    const flag = process.execArgv[index];
+    if (runOnly.has(flag)) index += 1;
+    else if (!/^(--eval|--print|--require|--import|--input-type)=/.test(flag)) compiling.push(flag);
+  }
+  const flags = `${compiling.join(" ")}|${process.env.NODE_OPTIONS ?? ""}`;
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < flags.length; index++) {
+    hash ^= flags.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${process.version}-${process.arch}-${hash.toString(16).padStart(8, "0")}.cache`;
+}
+const CACHE_SUFFIX = cacheSuffix();
 
 const loaded = [];
 const loadedByName = new Map();
@@ -36,7 +62,7 @@ function loadBundle(name) {
   let cachedData;
   if (process.env.CXC_CODE_CACHE !== "off") {
     try {
-      cachedData = fs.readFileSync(`${file}.cache`);
+      cachedData = fs.readFileSync(`${file}.${CACHE_SUFFIX}`);
     } catch {}
   }
   const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
@@ -66,10 +92,10 @@ function writeCodeCaches(all = false) {
   }
   for (const entry of loaded) {
     if (!all && !entry.rejected) continue;
-    const temporary = `${entry.file}.cache.${process.pid}.tmp`;
+    const temporary = `${entry.file}.${CACHE_SUFFIX}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(temporary, entry.script.createCachedData());
-      fs.renameSync(temporary, `${entry.file}.cache`);
+      fs.renameSync(temporary, `${entry.file}.${CACHE_SUFFIX}`);
     } catch {
       try {
         fs.rmSync(temporary, { force: true });
@@ -91,14 +117,33 @@ function codeCacheStatus() {
   return loaded.map((entry) => ({ name: entry.name, fromCache: !entry.rejected }));
 }
 
-module.exports = { loadBundle, writeCodeCaches, codeCacheStatus };
+module.exports = { loadBundle, writeCodeCaches, codeCacheStatus, bundleFor, CACHE_SUFFIX };
+
+/**
+ * The bundle to run: dist/list.cjs when the first two words of the command line are
+ * `conversation|c` and `ls|list` (global options before them are skipped with their values), else
+ * the whole CLI. list.cjs builds the same program with that one command, so nothing that reaches
+ * `ls` behaves differently; it just loads a fraction of the code.
+ */
+function bundleFor(args) {
+  const words = [];
+  for (let index = 0; index < args.length && words.length < 2; index++) {
+    const arg = args[index];
+    if (arg === "-c" || arg === "--cfg" || arg === "--format") index += 1;
+    else if (arg === "--no-color" || arg.startsWith("--cfg=") || arg.startsWith("--format=")) continue;
+    else if (arg.startsWith("-")) return "cxc.cjs";
+    else words.push(arg);
+  }
+  const listing = (words[0] === "conversation" || words[0] === "c") && (words[1] === "ls" || words[1] === "list");
+  return listing ? "list.cjs" : "cxc.cjs";
+}
 
 if (require.main === module) {
   const args = process.argv.slice(2);
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     process.stdout.write(`${require("../package.json").version}\n`);
   } else {
-    const { main } = loadBundle("cxc.cjs");
+    const { main } = loadBundle(bundleFor(args));
     main(args).then(() => {
       if (process.env.CXC_CODE_CACHE !== "off") writeCodeCaches();
     });

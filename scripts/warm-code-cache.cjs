@@ -72,6 +72,13 @@ async function main() {
     await run("conversation", "stats", id);
     await run("conversation", "grep", "test");
     await run("config", "show");
+    // The listing bundle gets a cache of its own, from listings only.
+    const list = loadBundle("list.cjs").main;
+    process.exitCode = undefined;
+    await list(["conversation", "ls"]);
+    await list(["--format", "json", "conversation", "ls", "--limit", "5"]);
+    await list(["conversation", "ls", "--archived"]);
+    if (process.exitCode) failures += 1;
     process.exitCode = undefined;
     const Anthropic = loadBundle("islands/anthropic.cjs").default;
     new Anthropic({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });

@@ -1,78 +1,13 @@
 /**
- * The cxc entry point: builds the commander program, runs it, and is the only place that turns
- * errors into stderr text and an exit code. Commands are registered from light modules; each
- * handler imports what it needs (store, core, SDKs) dynamically, so `cxc --version` stays fast.
+ * The cxc entry point (dist/cxc.cjs): the program with every command. Commands are registered
+ * from light modules; each handler imports what it needs (store, core, SDKs) when it runs.
  */
-import { Command, CommanderError, Option } from "commander";
-import { CxcError, ExitCode, errorMessage } from "../errors.js";
 import { registerCommands } from "./commands/index.js";
-import { prepareForAction } from "./context.js";
-import { VERSION } from "./version.js";
+import { runProgram } from "./program.js";
 
-export { VERSION };
-
-export function buildProgram(): Command {
-  const program = new Command("cxc")
-    .description("A conversation manager for LLM conversations, built around non-destructive compaction.")
-    .version(VERSION, "-V, --version", "print the version and exit")
-    .addOption(
-      new Option("-c, --cfg <FILE|KEY=VALUE>", "load a TOML file or set one key (repeatable)")
-        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
-        .default([] as string[], "none"),
-    )
-    .addOption(
-      new Option(
-        "--format <FORMAT>",
-        "output format: text or json (print also takes anthropic|openai)",
-      ).default("text"),
-    )
-    .option("--no-color", "disable colours (also NO_COLOR)")
-    .showHelpAfterError("(run with --help for usage)")
-    .enablePositionalOptions(false)
-    .exitOverride();
-  program.configureOutput({
-    writeErr: (text) => process.stderr.write(text),
-    outputError: (text, write) => write(text.replace(/^error: /, "cxc: error: ")),
-  });
-  registerCommands(program);
-  program.hook("preAction", async (_program, actionCommand) => prepareForAction(actionCommand));
-  return program;
-}
+export { VERSION } from "./program.js";
 
 /** Runs cxc with the given arguments; sets `process.exitCode` and never throws. */
-export async function main(argv: readonly string[]): Promise<void> {
-  // A reader that goes away (`cxc … | head`) is not an error: stop quietly.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    process.stdout.write(`${VERSION}\n`);
-    return;
-  }
-  try {
-    await buildProgram().parseAsync([...argv], { from: "user" });
-  } catch (error) {
-    process.exitCode = reportError(error);
-  }
-}
-
-/** Prints one clear line (plus a hint) for an error and returns the exit code to use. */
-export function reportError(error: unknown): number {
-  if (error instanceof CommanderError) {
-    // Help and version exit with 0; commander already printed its own usage error text.
-    if (error.exitCode === 0) return ExitCode.ok;
-    return ExitCode.usage;
-  }
-  if (CxcError.isInstance(error)) {
-    process.stderr.write(`cxc: error: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-    if (process.env.CXC_DEBUG && error.stack) process.stderr.write(`${error.stack}\n`);
-    return error.exitCode;
-  }
-  process.stderr.write(`cxc: internal error: ${errorMessage(error)}\n`);
-  if (process.env.CXC_DEBUG && error instanceof Error && error.stack)
-    process.stderr.write(`${error.stack}\n`);
-  else process.stderr.write("hint: run again with CXC_DEBUG=1 for a stack trace, and report it\n");
-  return ExitCode.failure;
+export function main(argv: readonly string[]): Promise<void> {
+  return runProgram(argv, registerCommands);
 }

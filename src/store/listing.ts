@@ -39,6 +39,7 @@ export function listConversations(root: string, options: { archived?: boolean } 
   const fresh: Record<string, CachedMeta> = {};
   const now = Date.now();
   let changed = false;
+  let reused = 0;
   for (const id of listDirectory(base)) {
     // Plain concatenation: `join` on a thousand paths shows up in the profile of `ls`.
     const directory = `${base}/${id}`;
@@ -47,6 +48,7 @@ export function listConversations(root: string, options: { archived?: boolean } 
       const hit = cached[id];
       if (stat && hit && hit.mtime_ms === stat.mtimeMs && hit.size === stat.size) {
         fresh[id] = hit;
+        reused += 1;
         conversations.push({ meta: hit.meta, archived });
         continue;
       }
@@ -63,8 +65,8 @@ export function listConversations(root: string, options: { archived?: boolean } 
       warnings.push((error as Error).message);
     }
   }
-  if (changed || Object.keys(cached).length !== Object.keys(fresh).length)
-    writeListingCache(cachePath, fresh);
+  // Rewrite when an entry was added or refreshed, or when the cache holds entries no longer listed.
+  if (changed || reused !== Object.keys(cached).length) writeListingCache(cachePath, fresh);
   conversations.sort((a, b) =>
     a.meta.updated_at < b.meta.updated_at ? 1 : a.meta.updated_at > b.meta.updated_at ? -1 : 0,
   );

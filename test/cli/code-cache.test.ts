@@ -4,7 +4,7 @@
  * loader with the exports the CLI uses, and that a rejected cache is replaced, not trusted.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -48,28 +48,52 @@ describe("the code-cache loader", () => {
     expect(status.caches.find((cache) => cache.name === "islands/anthropic.cjs")?.fromCache).toBe(true);
   });
 
+  it("keeps the build's cache when run with other flags: that run writes a cache of its own", () => {
+    const root = mkdtempSync(join(tmpdir(), "cxc-code-cache-"));
+    scratch.push(root);
+    cpSync(join(PROJECT_ROOT, "bin"), join(root, "bin"), { recursive: true });
+    cpSync(join(PROJECT_ROOT, "dist"), join(root, "dist"), { recursive: true });
+    copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
+    const caches = () =>
+      readdirSync(join(root, "dist")).filter(
+        (name) => name.startsWith("cxc.cjs.") && name.endsWith(".cache"),
+      );
+    const before = caches();
+    expect(before).toHaveLength(1);
+    const built = readFileSync(join(root, "dist", before[0]!));
+    execFileSync(process.execPath, ["--stack-size=2000", join(root, "bin", "cxc.cjs"), "--help"], {
+      env: { PATH: process.env.PATH ?? "", CXC_HOME: join(root, "home"), HOME: root },
+    });
+    expect(caches()).toHaveLength(2);
+    expect(readFileSync(join(root, "dist", before[0]!)).equals(built)).toBe(true);
+  });
+
   it("rejects a cache that does not fit, runs correctly anyway, and writes a fresh one", () => {
     const root = mkdtempSync(join(tmpdir(), "cxc-code-cache-"));
     scratch.push(root);
     cpSync(join(PROJECT_ROOT, "bin"), join(root, "bin"), { recursive: true });
     cpSync(join(PROJECT_ROOT, "dist"), join(root, "dist"), { recursive: true });
     copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
-    const cache = join(root, "dist", "cxc.cjs.cache");
+    const suffix = inChild(`console.log(JSON.stringify(require("./bin/cxc.cjs").CACHE_SUFFIX))`) as string;
+    expect(suffix).toMatch(
+      new RegExp(`^${process.version.replace(/\./g, "\\.")}-${process.arch}-[0-9a-f]{8}\\.cache$`),
+    );
+    const cache = join(root, "dist", `cxc.cjs.${suffix}`);
     writeFileSync(cache, Buffer.alloc(4096, 7)); // garbage V8 must refuse
     const home = join(root, "home");
     const run = () =>
       execFileSync(
         process.execPath,
-        [join(root, "bin", "cxc.cjs"), "--format", "json", "conversation", "ls"],
+        [join(root, "bin", "cxc.cjs"), "--help"],
         {
           encoding: "utf8",
           env: { PATH: process.env.PATH ?? "", CXC_HOME: home, HOME: root, NO_COLOR: "1" },
         },
       );
-    expect(JSON.parse(run())).toEqual([]);
+    expect(run()).toMatch(/^Usage: cxc /);
     const rewritten = readFileSync(cache);
     expect(rewritten.equals(Buffer.alloc(4096, 7))).toBe(false);
-    expect(existsSync(`${cache}.${process.pid}.tmp`)).toBe(false);
+    expect(readdirSync(join(root, "dist")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
     const status = inChild(
       `const l = require("./bin/cxc.cjs"); l.loadBundle("cxc.cjs"); console.log(JSON.stringify(l.codeCacheStatus()))`,
       root,

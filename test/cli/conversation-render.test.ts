@@ -74,6 +74,22 @@ describe("small helpers", () => {
     expect(truncateText("abc", 4)).toBe("abc");
   });
 
+  it("counts code points, not UTF-16 units, when padding and cutting", () => {
+    // "🦀x" is 3 UTF-16 units but 2 code points; a lone surrogate counts as one.
+    expect(
+      renderTable(
+        [{ header: "A" }, { header: "B" }],
+        [
+          ["🦀x", "1"],
+          ["abc", "2"],
+        ],
+      ),
+    ).toBe("A    B\n🦀x   1\nabc  2");
+    expect(renderTable([{ header: "A" }, { header: "B" }], [["\ud800", "1"]])).toBe("A  B\n\ud800  1");
+    expect(truncateText("🦀🦀🦀", 3)).toBe("🦀🦀🦀");
+    expect(truncateText("🦀🦀🦀🦀", 3)).toBe("🦀🦀…");
+  });
+
   it("finds literal matches per line and cuts excerpts", () => {
     expect(findMatches("one\nTwo two\nthree", "two", { ignoreCase: false })).toEqual([
       { line: 2, excerpt: "Two two" },

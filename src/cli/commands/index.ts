@@ -11,13 +11,11 @@ import { registerNew } from "./conversation/new.js";
 import { registerInit } from "./init.js";
 import { registerQueryCommands } from "./group-query.js";
 import { registerTopLevelCommands } from "./group-top.js";
+import { CONVERSATION_GROUP_DESCRIPTION } from "../program.js";
 
 export function registerCommands(program: Command): void {
   registerInit(program);
-  const conversation = program
-    .command("conversation")
-    .alias("c")
-    .description("manage conversations: list, show, print, fork, compact, import, export");
+  const conversation = program.command("conversation").alias("c").description(CONVERSATION_GROUP_DESCRIPTION);
   registerNew(conversation);
   registerBasicCommands(conversation);
   registerInteropCommands(conversation);
