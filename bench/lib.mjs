@@ -9,7 +9,7 @@
  * processes barely moves.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -103,9 +103,10 @@ export function measure(commandLine, runs, options = {}) {
 
 /**
  * Measures several commands in the same run, interleaved (run 1 of each, then run 2 of each, …)
- * after one warm-up each. Returns `{ name, median, samples, cpuMedian? }` per command, in the given
- * order; `cpuMedian` (from a second interleaved pass under GNU time) when `options.cpu` is set and
- * GNU time is available.
+ * after one warm-up each. Returns `{ name, median, pairedRatio, samples, cpuMedian? }` per command,
+ * in the given order; `pairedRatio` is the median over rounds of the command's time over the first
+ * command's (the baseline's) time in that round; `cpuMedian` (from a second interleaved pass
+ * under GNU time) when `options.cpu` is set and GNU time is available.
  */
 export function measureSideBySide(commands, runs, options = {}) {
   for (const command of commands) timeOnce(command.commandLine, command.options);
@@ -123,6 +124,10 @@ export function measureSideBySide(commands, runs, options = {}) {
   return commands.map((command, index) => ({
     name: command.name,
     median: median(wall[index]),
+    // Each round's time over the first command's time in the same round, then the median of those.
+    // A shared machine drifts between faster and slower spells; a round's samples are taken
+    // within a few hundred milliseconds of each other, so this ratio is the steadiest estimate.
+    pairedRatio: median(wall[index].map((value, round) => value / wall[0][round])),
     samples: wall[index].map((value) => Math.round(value * 10) / 10),
     ...(cpu ? { cpuMedian: median(cpu[index]) } : {}),
   }));
@@ -171,7 +176,11 @@ export function runCxc(args, env) {
  */
 export async function loadStore() {
   const { build } = await import("tsup");
-  const outDir = mkdtempSync(join(tmpdir(), "cxc-bench-store-"));
+  // Inside the project, not the system temporary directory: the store loads some packages (ulid)
+  // with \`require\` when first used, and they resolve from node_modules above the bundle.
+  const cacheDirectory = join(PROJECT_ROOT, "node_modules", ".cache");
+  mkdirSync(cacheDirectory, { recursive: true });
+  const outDir = mkdtempSync(join(cacheDirectory, "cxc-bench-store-"));
   await build({
     entry: {
       store: join(PROJECT_ROOT, "src", "store", "store.ts"),

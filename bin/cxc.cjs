@@ -58,7 +58,8 @@ function loadBundle(name) {
   const file = path.join(DIST, name);
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined) return require(file);
-  const source = fs.readFileSync(file, "utf8");
+  // The build makes every bundle pure ASCII (and checks it), which latin1 reads exactly and fastest.
+  const source = fs.readFileSync(file, "latin1");
   let cachedData;
   if (process.env.CXC_CODE_CACHE !== "off") {
     try {

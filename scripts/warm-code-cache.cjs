@@ -37,8 +37,31 @@ function checkNoExternalDynamicImports() {
   }
 }
 
+/** bin/cxc.cjs reads bundles as latin1, which is exact only for ASCII: fail the build otherwise. */
+function checkAscii() {
+  const { isAscii } = require("node:buffer");
+  const bundles = ["dist/cxc.cjs", "dist/list.cjs"];
+  for (const name of fs.readdirSync(path.join(ROOT, "dist", "islands"))) {
+    if (name.endsWith(".cjs")) bundles.push(`dist/islands/${name}`);
+  }
+  const wide = bundles.filter((bundle) => !isAscii(fs.readFileSync(path.join(ROOT, bundle))));
+  if (wide.length > 0)
+    throw new Error(`bundles with non-ASCII bytes (see tsup.config.ts): ${wide.join(", ")}`);
+}
+
+/** Caches of an earlier build (any Node, any flags) no longer fit the bundles: remove them. */
+function removeOldCaches() {
+  for (const directory of ["dist", "dist/islands"]) {
+    for (const name of fs.readdirSync(path.join(ROOT, directory))) {
+      if (name.endsWith(".cache")) fs.rmSync(path.join(ROOT, directory, name), { force: true });
+    }
+  }
+}
+
 async function main() {
   checkNoExternalDynamicImports();
+  checkAscii();
+  removeOldCaches();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "cxc-warm-"));
   const saved = { env: { ...process.env }, write: process.stdout.write, errorWrite: process.stderr.write };
   for (const key of Object.keys(process.env))

@@ -45,9 +45,10 @@ const READ_WORDS =
 const WRITE_WORDS =
   /(?:^|_)(?:edit|modify|write|create|patch|replace|delete|remove|rm|rename|move|mv|apply|stage|unstage|insert|append)(?:_|$)/i;
 const FAILURE_LINE =
-  /\b(?:FAIL|failed|failure|error|Error|panicked|exception|Exception|cannot|Cannot|not found|No such file)\b|[×✗]/;
+  /\b(?:FAIL|failed|failure|error|Error|panicked|exception|Exception|cannot|Cannot|not found|No such file)\b|[\u00d7\u2717]/;
 // Compiler and test-runner lines that name the actual problem; preferred over generic failure words.
-const SPECIFIC_FAILURE_LINE = /\berror\s*(?:TS\d+|\[E\d+\])|^error\b|^FAIL\b|^[×✗]|^thread '.*' panicked/i;
+const SPECIFIC_FAILURE_LINE =
+  /\berror\s*(?:TS\d+|\[E\d+\])|^error\b|^FAIL\b|^[\u00d7\u2717]|^thread '.*' panicked/i;
 const EXIT_STATUS = /(?:exit(?:ed with)? (?:code|status):?\s*|Exit status:\s*)(\d+)/gi;
 // Phrases that state a choice on their own, and weaker ones ("because", "instead of") that count
 // only in a sentence that also speaks of what we do ("we", "I'll", "use", "keep").

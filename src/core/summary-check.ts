@@ -65,7 +65,7 @@ const IDENTIFIER_PATTERNS = [
 const FILE_EXTENSIONS =
   /\.(?:ts|tsx|js|mjs|cjs|jsx|json|jsonl|md|rs|toml|yaml|yml|lock|txt|log|py|go|java|rb|c|h|cpp|hpp|css|html|sh|sql|csv)$/;
 const NUMBER_PATTERNS = [
-  /\b\d+(?:\.\d+)?\s?(?:ms|µs|ns|s|h|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?|KB|MB|GB|TB|KiB|MiB|GiB|kB|bytes?|tokens?|lines?|files?|tests?|px|%)(?![\w])/g,
+  /\b\d+(?:\.\d+)?\s?(?:ms|\u00b5s|ns|s|h|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?|KB|MB|GB|TB|KiB|MiB|GiB|kB|bytes?|tokens?|lines?|files?|tests?|px|%)(?![\w])/g,
   /\b(?:\d+(?:ms|[smhdw]))+\b/g, // durations like 2h, 1h30m
   /\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b/g, // versions 0.4.2, v20.11.1
   /\bv\d+(?:\.\d+)?\b/g, // v20

@@ -95,11 +95,32 @@ export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnToke
     (event) => event.type === "chat_request" && event.content === SUMMARY_REQUEST_TEXT,
   );
   for (const event of turn.events) {
-    const counted = countEvent(event, countTokens);
+    const counted = countEventOnce(event, countTokens);
     if (counted) byKind[isSummary ? "summary" : counted.kind] += counted.tokens;
   }
   const total = TOKEN_KINDS.reduce((sum, kind) => sum + byKind[kind], 0);
   return { index: turn.index, byKind, total, usage: findTurnUsage(turn) };
+}
+
+type CountedEvent = { kind: TokenKind; tokens: number } | undefined;
+
+/**
+ * Each event's count, per counter. Events are immutable, and the views a preview compares (before
+ * and after each segment, the whole conversation) share the events of every turn they leave alone,
+ * so each is rendered and counted once instead of once per view.
+ */
+const countsByCounter = new WeakMap<TokenCounter, WeakMap<TurnEvent, CountedEvent>>();
+
+function countEventOnce(event: TurnEvent, countTokens: TokenCounter): CountedEvent {
+  let counts = countsByCounter.get(countTokens);
+  if (counts === undefined) {
+    counts = new WeakMap();
+    countsByCounter.set(countTokens, counts);
+  }
+  if (counts.has(event)) return counts.get(event);
+  const counted = countEvent(event, countTokens);
+  counts.set(event, counted);
+  return counted;
 }
 
 function countEvent(

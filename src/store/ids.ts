@@ -5,16 +5,28 @@
  * one millisecond. Conversation ids are shorter: ten Crockford base32 characters of creation time
  * (milliseconds) followed by three random ones, lowercase, e.g. `01jtq8m3vk7xw`. They sort by
  * creation time, and any unique prefix is accepted on the command line.
+ *
+ * `node:crypto` and ulid are loaded on the first id, not with the store: loading them costs a few
+ * milliseconds, and most commands only read (ulid would also reach for Web Crypto by default; it
+ * is handed node:crypto's random bytes instead).
  */
-import { randomBytes } from "node:crypto";
-import { monotonicFactory } from "ulid";
+import { createRequire } from "node:module";
+import type { ULIDFactory } from "ulid";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 
-const nextUlid = monotonicFactory();
+const load = createRequire(import.meta.url);
+let randomBytes: ((size: number) => Buffer) | undefined;
+let nextUlid: ULIDFactory | undefined;
+
+function random(size: number): Buffer {
+  randomBytes ??= (load("node:crypto") as typeof import("node:crypto")).randomBytes;
+  return randomBytes(size);
+}
 
 /** A new event id (ULID). */
 export function newEventId(now: number = Date.now()): string {
+  nextUlid ??= (load("ulid") as typeof import("ulid")).monotonicFactory(() => random(1)[0]! / 256);
   return nextUlid(now);
 }
 
@@ -26,9 +38,8 @@ export function newConversationId(now: number = Date.now()): string {
     time = CROCKFORD[value % 32] + time;
     value = Math.floor(value / 32);
   }
-  const random = randomBytes(3);
   let suffix = "";
-  for (const byte of random) suffix += CROCKFORD[byte % 32];
+  for (const byte of random(3)) suffix += CROCKFORD[byte % 32];
   return time + suffix;
 }
 

@@ -103,7 +103,7 @@ export function serializeLines(events: readonly ConversationEvent[]): string {
 /** Reads a log: validated line by line, unless its validation stamp matches (see the header). */
 export function readLog(directory: string): LoadedLog {
   const path = join(directory, EVENTS_FILE);
-  let text: string;
+  let bytes: Buffer;
   let identity: string;
   let descriptor: number | undefined;
   try {
@@ -111,16 +111,15 @@ export function readLog(directory: string): LoadedLog {
     const stats = fstatSync(descriptor, { bigint: true });
     identity = identityOf(stats);
     // Exactly the bytes the identity describes; an append racing this read is left for next time.
-    const buffer = Buffer.alloc(Number(stats.size));
-    readExactly(descriptor, buffer, buffer.length, 0);
-    text = buffer.toString("utf8");
+    bytes = Buffer.allocUnsafe(Number(stats.size));
+    readExactly(descriptor, bytes, bytes.length, 0);
   } catch (error) {
     throw error instanceof CxcError ? error : unreadable(path, error);
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
   const trusted = readStamp(directory) === identity;
-  const log = parseLog(text, path, { trusted });
+  const log = parseLog(bytes, path, { trusted });
   if (!trusted && log.canonical && log.warnings.length === 0) writeStamp(directory, identity);
   return log;
 }
@@ -138,27 +137,23 @@ export interface ParsedLog extends LoadedLog {
   readonly canonical: boolean;
 }
 
-export function parseLog(text: string, path: string, options: ParseLogOptions = {}): ParsedLog {
+export function parseLog(content: string | Buffer, path: string, options: ParseLogOptions = {}): ParsedLog {
   const warnings: string[] = [];
-  let complete = text;
-  const lastNewline = text.lastIndexOf("\n");
-  if (lastNewline !== text.length - 1) {
-    complete = text.slice(0, lastNewline + 1);
-    const tornBytes = Buffer.byteLength(text.slice(lastNewline + 1), "utf8");
+  const { lines, tornBytes } = typeof content === "string" ? splitText(content) : splitBytes(content);
+  const lineCount = lines.length;
+  if (tornBytes > 0) {
     warnings.push(
       `${path}: the last line (${tornBytes} bytes) was cut off by an interrupted write and is set aside; the events before it are intact`,
     );
   }
-  const lines = complete.split("\n");
-  lines.pop(); // the empty string after the final newline
-  if (lines.length === 0)
+  if (lineCount === 0)
     throw new CxcError("corrupt-log", `${path}: the log has no header line`, { hint: recoverHint(path) });
-  const header = parseHeader(lines[0]!, path);
+  const header = parseHeader(lines.at(0), path);
   const events: ConversationEvent[] = [];
   const trusted = options.trusted === true;
   let canonical = !trusted;
-  for (let index = 1; index < lines.length; index++) {
-    const line = lines[index]!;
+  for (let index = 1; index < lineCount; index++) {
+    const line = lines.at(index);
     if (line.trim() === "") {
       canonical = false;
       continue;
@@ -184,6 +179,42 @@ export function parseLog(text: string, path: string, options: ParseLogOptions = 
     events.push(parsed.event);
   }
   return { header, events, warnings, canonical };
+}
+
+interface SplitLines {
+  /** The complete lines, without their newlines. */
+  readonly lines: { readonly length: number; at(index: number): string };
+  /** The size in bytes of a final line without its newline (0 when the log ends with one). */
+  readonly tornBytes: number;
+}
+
+function splitText(text: string): SplitLines {
+  const lastNewline = text.lastIndexOf("\n");
+  const tornBytes =
+    lastNewline === text.length - 1 ? 0 : Buffer.byteLength(text.slice(lastNewline + 1), "utf8");
+  const split = text.slice(0, lastNewline + 1).split("\n");
+  split.pop(); // the empty string after the final newline
+  return { lines: { length: split.length, at: (index) => split[index]! }, tornBytes };
+}
+
+/**
+ * Splits raw log bytes into lines, each decoded only when it is read: V8 keeps a line of ASCII
+ * (most of a log) as a one-byte string, where decoding the whole file at once would make every
+ * line as wide as its widest character, and a line read and parsed at once is garbage before the
+ * next collection, instead of a copy the collector carries along. A newline byte never occurs
+ * inside a multi-byte UTF-8 sequence.
+ */
+function splitBytes(bytes: Buffer): SplitLines {
+  const ends: number[] = [];
+  for (let end = bytes.indexOf(0x0a); end >= 0; end = bytes.indexOf(0x0a, end + 1)) ends.push(end);
+  const complete = ends.length === 0 ? 0 : ends[ends.length - 1]! + 1;
+  return {
+    lines: {
+      length: ends.length,
+      at: (index) => bytes.toString("utf8", index === 0 ? 0 : ends[index - 1]! + 1, ends[index]),
+    },
+    tornBytes: bytes.length - complete,
+  };
 }
 
 /** A log file's identity for the validation stamp: inode, size, modification and change times. */

@@ -82,14 +82,10 @@ describe("the code-cache loader", () => {
     writeFileSync(cache, Buffer.alloc(4096, 7)); // garbage V8 must refuse
     const home = join(root, "home");
     const run = () =>
-      execFileSync(
-        process.execPath,
-        [join(root, "bin", "cxc.cjs"), "--help"],
-        {
-          encoding: "utf8",
-          env: { PATH: process.env.PATH ?? "", CXC_HOME: home, HOME: root, NO_COLOR: "1" },
-        },
-      );
+      execFileSync(process.execPath, [join(root, "bin", "cxc.cjs"), "--help"], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "", CXC_HOME: home, HOME: root, NO_COLOR: "1" },
+      });
     expect(run()).toMatch(/^Usage: cxc /);
     const rewritten = readFileSync(cache);
     expect(rewritten.equals(Buffer.alloc(4096, 7))).toBe(false);

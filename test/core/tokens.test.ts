@@ -80,6 +80,29 @@ describe("countTurnTokens", () => {
   });
 });
 
+describe("counting an event once per counter", () => {
+  it("counts each event object once, however many views share it, and again for another counter", () => {
+    const seen: string[] = [];
+    const counting: TokenCounter = (text) => {
+      seen.push(text);
+      return text.length;
+    };
+    const view = turns([user("hello"), ...call("read_file", { path: "a.ts" }, "content")]);
+    const first = summarizeTokens(view, counting);
+    const calls = seen.length;
+    expect(calls).toBeGreaterThan(0);
+    // A second view holding the same event objects (as projections do for turns they leave alone).
+    expect(summarizeTokens([...view], counting)).toEqual(first);
+    expect(seen).toHaveLength(calls);
+    // Another counter counts for itself.
+    const other: TokenCounter = (text) => text.length * 2;
+    expect(summarizeTokens(view, other).total).toBe(first.total * 2);
+    // Equal content in new objects is counted again (the memo is by event, not by text).
+    summarizeTokens(turns([user("hello")]), counting);
+    expect(seen.slice(calls)).toEqual(["hello"]);
+  });
+});
+
 describe("summarizeTokens", () => {
   it("sums turns and kinds, without a factor when no usage is known", () => {
     const summary = summarizeTokens(

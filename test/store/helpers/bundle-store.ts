@@ -6,8 +6,7 @@
  * exists there as hash-named chunks that no stable path reaches. tsup's API with an extra entry
  * gives the same esbuild output without touching the shared build config.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "tsup";
@@ -26,7 +25,11 @@ export interface StoreBundle {
 
 /** Bundles test/store/helpers/store-entry.ts with all its dependencies into a temporary directory. */
 export async function bundleStore(): Promise<StoreBundle> {
-  const outDir = mkdtempSync(join(tmpdir(), "cxc-store-bundle-"));
+  // Inside the project, not the system temporary directory: the store loads some packages (ulid)
+  // with \`require\` when first used, and they resolve from node_modules above the bundle.
+  const cacheDirectory = join(PROJECT_ROOT, "node_modules", ".cache");
+  mkdirSync(cacheDirectory, { recursive: true });
+  const outDir = mkdtempSync(join(cacheDirectory, "cxc-store-bundle-"));
   await build({
     entry: { "store-entry": join(PROJECT_ROOT, "test", "store", "helpers", "store-entry.ts") },
     outDir,
