@@ -5,12 +5,13 @@ import { defineConfig } from "tsup";
 //
 // - dist/cxc.cjs: the whole CLI, commander and zod in one CommonJS bundle. bin/cxc.cjs loads it
 //   through `vm.Script` with a V8 code cache (dist/cxc.cjs.cache, written by
-//   scripts/warm-code-cache.mjs after the build), so a command compiles almost nothing: Node 20
+//   scripts/warm-code-cache.cjs after the build), so a command compiles almost nothing: Node 20
 //   has no compile cache for ES modules, and compiling is most of what a short command costs.
 //   Modules inside the bundle that are imported dynamically are still evaluated only when used.
-// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the terminal
-//   markdown renderer, prompts, execa, ajv), each a bundle of its own with its own code cache, loaded the
-//   first time they are imported. A bare `cxc conversation ls` never reads them.
+// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs and their
+//   HTTP transport node-fetch, the terminal markdown renderer, prompts, execa, ajv), each a
+//   bundle of its own with its own code cache, loaded the first time they are imported. A bare
+//   `cxc conversation ls` never reads them.
 // - Code compiled from a V8 code cache cannot use `import()` on Node 20 (the import callback is
 //   lost), so nothing in these bundles may import dynamically from outside: every such import is
 //   an island, and scripts/warm-code-cache.cjs fails the build if one slips through (it reads
@@ -20,6 +21,7 @@ import { defineConfig } from "tsup";
 const ISLANDS: Readonly<Record<string, { name: string; exports: readonly string[] }>> = {
   "@anthropic-ai/sdk": { name: "anthropic", exports: ["default"] },
   openai: { name: "openai", exports: ["default"] },
+  "node-fetch": { name: "node-fetch", exports: ["default"] },
   "./markdown.js": { name: "markdown", exports: ["createMarkdownRenderer"] },
   "@inquirer/prompts": { name: "prompts", exports: ["confirm"] },
   execa: { name: "execa", exports: ["execa"] },
@@ -98,9 +100,11 @@ const common = {
   // make V8 decode and hold the whole 0.9 MB source as UTF-16. esbuild escapes non-ASCII in strings;
   // dropping whitespace also drops the comments it keeps (zod has an em dash in one). Stack traces
   // still point into the sources through the source maps. scripts/warm-code-cache.cjs checks it.
-  esbuildOptions(options: { charset?: string; minifyWhitespace?: boolean }) {
+  // License comments of bundled packages go to <bundle>.LEGAL.txt beside the bundle.
+  esbuildOptions(options: { charset?: string; minifyWhitespace?: boolean; legalComments?: string }) {
     options.charset = "ascii";
     options.minifyWhitespace = true;
+    options.legalComments = "external";
   },
 };
 
@@ -123,6 +127,7 @@ export default defineConfig([
     entry: {
       anthropic: "src/llm/islands/anthropic.ts",
       openai: "src/llm/islands/openai.ts",
+      "node-fetch": "src/llm/islands/node-fetch.ts",
       markdown: "src/cli/terminal/markdown.ts",
       prompts: "src/cli/terminal/islands/prompts.ts",
       execa: "src/tools/islands/execa.ts",

@@ -6,6 +6,8 @@
  * 1. From process start to the first request byte: `cxc q` on the largest jp fixture conversation
  *    against a loopback server speaking the Anthropic Messages SSE protocol, side by side with
  *    `node -e 0` (process start to exit). Target: at most 3×.
+ *    Beside it, the floor: a process that only loads the same SDK bundle and sends a one-line
+ *    request, timed the same way.
  * 2. Latency per streamed chunk: the same turn answered with 1 text delta and with 2,000; the
  *    difference divided by 1,999 is what one chunk costs cxc end to end (parse, fold, print).
  *
@@ -15,7 +17,14 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { JP_CONVERSATIONS, largestJpConversation, makeTemporaryHome, PROJECT_ROOT, runCxc } from "./lib.mjs";
+import {
+  bareSdkRequest,
+  JP_CONVERSATIONS,
+  largestJpConversation,
+  makeTemporaryHome,
+  PROJECT_ROOT,
+  runCxc,
+} from "./lib.mjs";
 
 const runsIndex = process.argv.indexOf("--runs");
 const RUNS = runsIndex > 0 ? Number(process.argv[runsIndex + 1]) : 7;
@@ -100,10 +109,17 @@ async function main() {
 
   const nodeTimes = [];
   const firstByte = [];
+  const floorFirstByte = [];
   const turnTimes = { 1: [], 2000: [] };
   for (let run = 0; run < RUNS; run++) {
     const baseline = await timed(process.execPath, ["-e", "0"], env);
     nodeTimes.push(baseline.ended - baseline.started);
+    state.deltas = 1;
+    state.firstByte.length = 0;
+    const [program, ...floorArgs] = bareSdkRequest();
+    const floor = await timed(program, floorArgs, env);
+    if (floor.code !== 0) throw new Error(`the bare SDK request exited with ${floor.code}`);
+    floorFirstByte.push(state.firstByte[0] - floor.started);
     for (const deltas of [1, 2000]) {
       state.deltas = deltas;
       state.firstByte.length = 0;
@@ -117,12 +133,14 @@ async function main() {
   home.remove();
   const node = median(nodeTimes);
   const first = median(firstByte);
+  const floor = median(floorFirstByte);
   const perChunk = ((median(turnTimes[2000]) - median(turnTimes[1])) / 1999) * 1000;
   process.stdout.write(
     [
       `conversation: ${largest.name} (${(largest.size / 1e6).toFixed(1)} MB of jp events)`,
       `node -e 0 (start to exit):          ${node.toFixed(1)} ms`,
       `cxc q, start to first request byte: ${first.toFixed(1)} ms  (${(first / node).toFixed(2)}× node -e 0; target ≤ 3×)`,
+      `floor: the Anthropic SDK alone:     ${floor.toFixed(1)} ms  (${(floor / node).toFixed(2)}× node -e 0; a process that only loads the SDK and sends a one-line request)`,
       `cxc q, whole turn, 1 chunk:         ${median(turnTimes[1]).toFixed(1)} ms`,
       `cxc q, whole turn, 2,000 chunks:    ${median(turnTimes[2000]).toFixed(1)} ms`,
       `per streamed chunk:                 ${perChunk.toFixed(1)} µs`,

@@ -158,6 +158,26 @@ export function makeTemporaryHome(label) {
   return { base, home, env, remove: () => rmSync(base, { recursive: true, force: true }) };
 }
 
+/**
+ * A command line for the floor under `cxc q`: a process that only loads the Anthropic SDK and the
+ * transport cxc gives it (the same islands, from the same code caches) and sends one streaming request to
+ * `ANTHROPIC_BASE_URL`, reading the reply to its end. Whatever cxc does for a turn comes on top.
+ */
+export function bareSdkRequest() {
+  const script = [
+    `const { loadBundle } = require(${JSON.stringify(CXC_BIN)});`,
+    `const Anthropic = loadBundle("islands/anthropic.cjs").default;`,
+    `const fetch = loadBundle("islands/node-fetch.cjs").default;`,
+    "const client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0, fetch });",
+    "(async () => {",
+    '  const stream = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 64, stream: true,',
+    '    messages: [{ role: "user", content: "one more question" }] });',
+    "  for await (const event of stream) void event;",
+    "})();",
+  ].join("\n");
+  return [process.execPath, "-e", script];
+}
+
 /** A cxc command line: `node bin/cxc.cjs …args`. */
 export function cxc(...args) {
   return [process.execPath, CXC_BIN, ...args];

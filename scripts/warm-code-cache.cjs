@@ -107,6 +107,7 @@ async function main() {
     new Anthropic({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });
     const OpenAI = loadBundle("islands/openai.cjs").default;
     new OpenAI({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });
+    loadBundle("islands/node-fetch.cjs");
     loadBundle("islands/prompts.cjs");
     loadBundle("islands/execa.cjs");
     new (loadBundle("islands/ajv.cjs").Ajv)().compile({

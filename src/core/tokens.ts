@@ -24,7 +24,7 @@ export const TOKEN_KINDS = [
 ] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
 
-/** Counts the tokens of a text (e.g. gpt-tokenizer's `countTokens`). */
+/** Counts the tokens of a text (e.g. gpt-tokenizer's `countTokens`); the same text, the same count. */
 export type TokenCounter = (text: string) => number;
 
 /** Tokens per kind of content. */
@@ -105,7 +105,8 @@ export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnToke
 type CountedEvent = { kind: TokenKind; tokens: number } | undefined;
 
 /**
- * Each event's count, per counter. Events are immutable, and the views a preview compares (before
+ * Each event's count, per counter: a counter must give a text the same count for as long as it is
+ * used (make a new function for counts that change). Events are immutable, and the views a preview compares (before
  * and after each segment, the whole conversation) share the events of every turn they leave alone,
  * so each is rendered and counted once instead of once per view.
  */

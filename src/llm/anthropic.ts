@@ -14,6 +14,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
+import { loadTransport } from "./transport.js";
 import {
   EMPTY_USAGE,
   type LlmClient,
@@ -53,9 +54,10 @@ export function createAnthropicClient(settings: AnthropicClientSettings): LlmCli
   // other providers) do not pay for loading it.
   let client: Promise<Anthropic> | undefined;
   const sdk = (): Promise<Anthropic> =>
-    (client ??= import("@anthropic-ai/sdk").then(
-      ({ default: AnthropicSdk }) =>
+    (client ??= Promise.all([import("@anthropic-ai/sdk"), loadTransport()]).then(
+      ([{ default: AnthropicSdk }, fetch]) =>
         new AnthropicSdk({
+          fetch,
           apiKey: settings.apiKey,
           baseURL: settings.baseURL ?? null,
           maxRetries: 0,

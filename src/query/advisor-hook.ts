@@ -57,6 +57,11 @@ export interface AdvisorOptions {
   readonly decisionUnavailable?: string;
   readonly contextWindow: number | undefined;
   readonly countTokens: TokenCounter;
+  /**
+   * An upper bound of a text's count that costs nothing: its cached count, else its size in UTF-8
+   * bytes (every o200k token stands for at least one byte). Without one, the byte size alone.
+   */
+  readonly boundTokens?: TokenCounter;
   readonly clock: TurnClock;
   readonly state: AdvisorStateStore;
   /** One line of advice on stderr. */
@@ -97,13 +102,9 @@ const TRANSCRIPT_TURNS = 12;
 const TRANSCRIPT_PART_CHARACTERS = 600;
 const TRANSCRIPT_CHARACTERS = 24_000;
 
-/** An upper bound of the token count of the projected view: its size in UTF-8 bytes, as JSON. */
-export function projectedByteBound(events: readonly ConversationEvent[]): number {
-  let bytes = 0;
-  for (const turn of projectConversation(events).turns) {
-    for (const event of turn.events) bytes += Buffer.byteLength(JSON.stringify(event), "utf8");
-  }
-  return bytes;
+/** A text's size in UTF-8 bytes: an upper bound of its o200k token count. */
+export function utf8ByteBound(text: string): number {
+  return Buffer.byteLength(text, "utf8");
 }
 
 /** Measures the projected view of `events` (the local o200k estimate). */
@@ -249,10 +250,16 @@ class AdvisorRuntime implements Advisor {
     events: readonly ConversationEvent[],
     { midTurn, signal }: { midTurn: boolean; signal: AbortSignal },
   ): Promise<ConversationEvent[]> {
-    // Every o200k token stands for at least one byte of UTF-8, so the byte size of what the model
-    // sees bounds its token count: a conversation that is below the notice line in bytes is below
-    // it in tokens, and neither the tokenizer nor the decision model is needed.
-    if (projectedByteBound(events) < this.settings.lines.notice) return [];
+    // Every o200k token stands for at least one byte of UTF-8, so counting each text the model sees
+    // as its cached count, or else as its size in bytes, bounds the token count from above: below
+    // the notice line by that bound, it is below it in tokens, and neither the tokenizer nor the
+    // decision model is needed. With counts cached from earlier turns, only the newest texts are
+    // estimated, so a conversation that stays below the line never loads the tokenizer again.
+    // A fresh function per measure: core memoizes counts per counter, and this bound tightens as
+    // counts get cached.
+    const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
+    const bound = measureContext(events, (text) => boundTokens(text)).tokens;
+    if (bound < this.settings.lines.notice) return [];
     const measure = this.measure(events);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];

@@ -55,6 +55,7 @@ import {
   type AdvisorStateStore,
   createAdvisor,
   measureContext,
+  utf8ByteBound,
 } from "./advisor-hook.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
 
@@ -393,7 +394,11 @@ export async function prepareTurnCompaction(
   const advisorRead = readAdvisorSettings(options.config, options.env);
   const autoRead = readAutoSettings(options.config, options.env);
   for (const warning of [...advisorRead.warnings, ...autoRead.warnings]) options.warn(warning);
-  const countTokens = memoizeCounter(await loadTokenCounter());
+  // Counts persist in the conversation's tokens.cache.json, so each turn counts only its own texts,
+  // and the advisor bounds the context from cached counts without loading the tokenizer.
+  const counter = await loadTokenCounter({ cacheDirectory: options.directory });
+  const countTokens = memoizeCounter(counter);
+  const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
   const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
   const state = metaStateStore(options.directory);
   let advisor: Advisor | undefined;
@@ -416,6 +421,7 @@ export async function prepareTurnCompaction(
       ...(decisionUnavailable === undefined ? {} : { decisionUnavailable }),
       contextWindow,
       countTokens,
+      boundTokens,
       clock: options.clock,
       state,
       print: options.info,

@@ -47,10 +47,22 @@ export interface TokenCounterOptions {
   readonly cacheDirectory?: string;
 }
 
+/** A token counter that can also say what it already knows without counting. */
+export interface CachingTokenCounter extends TokenCounter {
+  /** The count of `text` if it is memoized or in the conversation's cache; never tokenizes. */
+  readonly known: (text: string) => number | undefined;
+}
+
 /** The o200k_base counter, backed by the conversation's count cache when one is named. */
-export async function loadTokenCounter(options: TokenCounterOptions = {}): Promise<TokenCounter> {
+export async function loadTokenCounter(options: TokenCounterOptions = {}): Promise<CachingTokenCounter> {
   const cache = options.cacheDirectory === undefined ? undefined : openCache(options.cacheDirectory);
-  return (text: string) => {
+  const known = (text: string): number | undefined => {
+    if (text.length === 0) return 0;
+    const count = memo.get(text);
+    if (count !== undefined || cache === undefined) return count;
+    return cache.counts.get(hashText(text));
+  };
+  const count = (text: string): number => {
     if (text.length === 0) return 0;
     let count = memo.get(text);
     if (count !== undefined) return count;
@@ -66,6 +78,7 @@ export async function loadTokenCounter(options: TokenCounterOptions = {}): Promi
     memo.set(text, count);
     return count;
   };
+  return Object.assign(count, { known });
 }
 
 function countUncached(text: string): number {

@@ -32,6 +32,7 @@ describe("the code-cache loader", () => {
       const islands = {
         anthropic: typeof loader.loadBundle("islands/anthropic.cjs").default,
         openai: typeof loader.loadBundle("islands/openai.cjs").default,
+        "node-fetch": typeof loader.loadBundle("islands/node-fetch.cjs").default,
         markdown: typeof loader.loadBundle("islands/markdown.cjs").createMarkdownRenderer,
         prompts: typeof loader.loadBundle("islands/prompts.cjs").confirm,
         execa: typeof loader.loadBundle("islands/execa.cjs").execa,

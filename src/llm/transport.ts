@@ -1,0 +1,23 @@
+/**
+ * The HTTP transport the provider SDKs send their requests through: node-fetch, on `node:http`
+ * and `node:https`, instead of Node's global `fetch` (undici).
+ *
+ * Every `cxc q` is a new process, and in a new process undici compiles its WebAssembly HTTP
+ * parser before it can read the first response: about 60 ms of every turn on the benchmark machine
+ * (docs/benchmarks.md). node-fetch reads responses with Node's built-in parser. The SDKs take a
+ * `fetch` option for exactly this; building requests, parsing the event stream, errors and
+ * timeouts stay theirs. Responses are decompressed as before, interrupts and timeouts still go
+ * through the SDK's AbortSignal, and, as with undici, no proxy variables are read.
+ */
+
+/** The `fetch` an SDK is given (each SDK declares its own Fetch type; node-fetch serves both). */
+// biome-ignore lint/suspicious/noExplicitAny: the two SDKs' Fetch types differ in detail only.
+export type SdkFetch = (...args: any[]) => Promise<any>;
+
+let transport: Promise<SdkFetch> | undefined;
+
+/** node-fetch, loaded with the first request (commands that never call a model never load it). */
+export function loadTransport(): Promise<SdkFetch> {
+  transport ??= import("node-fetch").then(({ default: fetch }) => fetch as SdkFetch);
+  return transport;
+}
