@@ -13,6 +13,10 @@ const ESCAPE_SEQUENCES =
 // C0 controls except \t and \n, DEL, and C1 controls (including the 8-bit CSI \u009b).
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+// Every escape sequence starts with ESC, and \r is a C0 control: text without any of these is safe.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
 export function sanitizeTerminalText(text: string): string {
+  if (!UNSAFE.test(text)) return text;
   return text.replace(/\r\n/g, "\n").replace(ESCAPE_SEQUENCES, "").replace(CONTROL_CHARACTERS, "");
 }

@@ -7,8 +7,14 @@ import type { ConversationMeta } from "../../store/meta.js";
 
 /** The title for text output (sanitized), or a placeholder. */
 export function displayTitle(meta: { readonly title?: string | null | undefined }): string {
-  return meta.title ? sanitizeTerminalText(meta.title).replace(/\s+/g, " ").trim() : "(untitled)";
+  if (!meta.title) return "(untitled)";
+  // Most titles are words separated by single spaces already (a listing shows a thousand).
+  if (PLAIN_TITLE.test(meta.title)) return meta.title;
+  return sanitizeTerminalText(meta.title).replace(/\s+/g, " ").trim();
 }
+
+/** Words of characters that are neither whitespace nor controls, joined by single spaces. */
+const PLAIN_TITLE = /^[^\s\u0000-\u001f\u007f-\u009f]+(?: [^\s\u0000-\u001f\u007f-\u009f]+)*$/;
 
 export function isPinned(meta: ConversationMeta): boolean {
   return typeof meta.pinned_at === "string";

@@ -1,0 +1,63 @@
+/**
+ * Terminal sanitizing (src/core/sanitize.ts) and the listing's title (src/cli/render): examples,
+ * and properties checking that the fast paths for clean text change nothing.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { displayTitle } from "../../src/cli/render/conversation-summary.js";
+import { sanitizeTerminalText } from "../../src/core/sanitize.js";
+
+/** The sanitizer without its fast path, as it was written first. */
+function reference(text: string): string {
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(
+      /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g,
+      "",
+    )
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+}
+
+/** Strings rich in what the sanitizer looks for. */
+const terminalText = fc
+  .array(
+    fc.oneof(
+      fc.string(),
+      fc.constantFrom("\u001b[31m", "\u001b]0;title\u0007", "\u001bP1$r\u001b\\", "\r\n", "\r", "\t", "\n"),
+      fc.constantFrom("\u0000", "\u0007", "\u007f", "\u009b", "\u00a0", "\u3000", "  ", " ", "é", "🦀"),
+    ),
+    { maxLength: 12 },
+  )
+  .map((parts) => parts.join(""));
+
+describe("sanitizeTerminalText", () => {
+  it("removes escape sequences and controls, keeps tabs and newlines", () => {
+    expect(sanitizeTerminalText("a\u001b[31mred\u001b[0m b")).toBe("ared b");
+    expect(sanitizeTerminalText("x\u001b]0;pwned\u0007y")).toBe("xy");
+    expect(sanitizeTerminalText("line\r\nnext\rover")).toBe("line\nnextover");
+    expect(sanitizeTerminalText("tab\tnew\nline \u009b2J")).toBe("tab\tnew\nline 2J");
+    expect(sanitizeTerminalText("plain text, ünïcode 🦀")).toBe("plain text, ünïcode 🦀");
+  });
+
+  it("equals the reference for any text", () => {
+    fc.assert(fc.property(terminalText, (text) => sanitizeTerminalText(text) === reference(text)));
+  });
+});
+
+describe("displayTitle", () => {
+  it("collapses whitespace, trims, sanitizes, and names the untitled", () => {
+    expect(displayTitle({ title: "  Fix\tthe \u001b[1mbuild\u001b[0m\n now " })).toBe("Fix the build now");
+    expect(displayTitle({ title: "Plain title" })).toBe("Plain title");
+    expect(displayTitle({ title: "" })).toBe("(untitled)");
+    expect(displayTitle({})).toBe("(untitled)");
+  });
+
+  it("equals sanitizing, collapsing and trimming, for any title", () => {
+    fc.assert(
+      fc.property(terminalText, (title) => {
+        const expected = title ? reference(title).replace(/\s+/g, " ").trim() : "(untitled)";
+        return displayTitle({ title }) === expected;
+      }),
+    );
+  });
+});
