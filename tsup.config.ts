@@ -19,9 +19,9 @@ import { defineConfig } from "tsup";
 
 /** Dynamic imports that become islands: specifier → island name and the exports cxc uses. */
 const ISLANDS: Readonly<Record<string, { name: string; exports: readonly string[] }>> = {
-  "@anthropic-ai/sdk": { name: "anthropic", exports: ["default"] },
-  openai: { name: "openai", exports: ["default"] },
-  "node-fetch": { name: "node-fetch", exports: ["default"] },
+  "@anthropic-ai/sdk": { name: "sdk/anthropic", exports: ["default"] },
+  openai: { name: "sdk/openai", exports: ["default"] },
+  "node-fetch": { name: "sdk/node-fetch", exports: ["default"] },
   "./markdown.js": { name: "markdown", exports: ["createMarkdownRenderer"] },
   "@inquirer/prompts": { name: "prompts", exports: ["confirm"] },
   execa: { name: "execa", exports: ["execa"] },
@@ -124,10 +124,24 @@ export default defineConfig([
   },
   {
     ...common,
+    // The provider SDKs and their transport, with node-fetch's `Headers` and `FormData` in place
+    // of the globals (see src/llm/islands/fetch-globals.ts).
     entry: {
       anthropic: "src/llm/islands/anthropic.ts",
       openai: "src/llm/islands/openai.ts",
       "node-fetch": "src/llm/islands/node-fetch.ts",
+    },
+    outDir: "dist/islands/sdk",
+    noExternal: [/.*/],
+    metafile: true,
+    esbuildOptions(options: Parameters<NonNullable<typeof common.esbuildOptions>>[0] & { inject?: string[] }) {
+      common.esbuildOptions(options);
+      options.inject = ["src/llm/islands/fetch-globals.ts"];
+    },
+  },
+  {
+    ...common,
+    entry: {
       markdown: "src/cli/terminal/markdown.ts",
       prompts: "src/cli/terminal/islands/prompts.ts",
       execa: "src/tools/islands/execa.ts",

@@ -166,8 +166,8 @@ export function makeTemporaryHome(label) {
 export function bareSdkRequest() {
   const script = [
     `const { loadBundle } = require(${JSON.stringify(CXC_BIN)});`,
-    `const Anthropic = loadBundle("islands/anthropic.cjs").default;`,
-    `const fetch = loadBundle("islands/node-fetch.cjs").default;`,
+    `const Anthropic = loadBundle("islands/sdk/anthropic.cjs").default;`,
+    `const fetch = loadBundle("islands/sdk/node-fetch.cjs").default;`,
     "const client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0, fetch });",
     "(async () => {",
     '  const stream = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 64, stream: true,',

@@ -21,7 +21,11 @@ const SAMPLE = path.join(ROOT, "fixtures", "sample", "coding-session.jsonl");
  */
 function checkNoExternalDynamicImports() {
   const problems = [];
-  for (const metafile of ["dist/metafile-cjs.json", "dist/islands/metafile-cjs.json"]) {
+  for (const metafile of [
+    "dist/metafile-cjs.json",
+    "dist/islands/metafile-cjs.json",
+    "dist/islands/sdk/metafile-cjs.json",
+  ]) {
     const meta = JSON.parse(fs.readFileSync(path.join(ROOT, metafile), "utf8"));
     for (const [output, info] of Object.entries(meta.outputs)) {
       for (const entry of info.imports ?? []) {
@@ -41,8 +45,10 @@ function checkNoExternalDynamicImports() {
 function checkAscii() {
   const { isAscii } = require("node:buffer");
   const bundles = ["dist/cxc.cjs", "dist/list.cjs"];
-  for (const name of fs.readdirSync(path.join(ROOT, "dist", "islands"))) {
-    if (name.endsWith(".cjs")) bundles.push(`dist/islands/${name}`);
+  for (const directory of ["dist/islands", "dist/islands/sdk"]) {
+    for (const name of fs.readdirSync(path.join(ROOT, directory))) {
+      if (name.endsWith(".cjs")) bundles.push(`${directory}/${name}`);
+    }
   }
   const wide = bundles.filter((bundle) => !isAscii(fs.readFileSync(path.join(ROOT, bundle))));
   if (wide.length > 0)
@@ -51,7 +57,7 @@ function checkAscii() {
 
 /** Caches of an earlier build (any Node, any flags) no longer fit the bundles: remove them. */
 function removeOldCaches() {
-  for (const directory of ["dist", "dist/islands"]) {
+  for (const directory of ["dist", "dist/islands", "dist/islands/sdk"]) {
     for (const name of fs.readdirSync(path.join(ROOT, directory))) {
       if (name.endsWith(".cache")) fs.rmSync(path.join(ROOT, directory, name), { force: true });
     }
@@ -103,11 +109,11 @@ async function main() {
     await list(["conversation", "ls", "--archived"]);
     if (process.exitCode) failures += 1;
     process.exitCode = undefined;
-    const Anthropic = loadBundle("islands/anthropic.cjs").default;
+    const Anthropic = loadBundle("islands/sdk/anthropic.cjs").default;
     new Anthropic({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });
-    const OpenAI = loadBundle("islands/openai.cjs").default;
+    const OpenAI = loadBundle("islands/sdk/openai.cjs").default;
     new OpenAI({ apiKey: "warm-up", baseURL: "http://127.0.0.1:9" });
-    loadBundle("islands/node-fetch.cjs");
+    loadBundle("islands/sdk/node-fetch.cjs");
     loadBundle("islands/prompts.cjs");
     loadBundle("islands/execa.cjs");
     new (loadBundle("islands/ajv.cjs").Ajv)().compile({

@@ -30,9 +30,9 @@ describe("the code-cache loader", () => {
       const loader = require("./bin/cxc.cjs");
       const main = loader.loadBundle("cxc.cjs").main;
       const islands = {
-        anthropic: typeof loader.loadBundle("islands/anthropic.cjs").default,
-        openai: typeof loader.loadBundle("islands/openai.cjs").default,
-        "node-fetch": typeof loader.loadBundle("islands/node-fetch.cjs").default,
+        anthropic: typeof loader.loadBundle("islands/sdk/anthropic.cjs").default,
+        openai: typeof loader.loadBundle("islands/sdk/openai.cjs").default,
+        "node-fetch": typeof loader.loadBundle("islands/sdk/node-fetch.cjs").default,
         markdown: typeof loader.loadBundle("islands/markdown.cjs").createMarkdownRenderer,
         prompts: typeof loader.loadBundle("islands/prompts.cjs").confirm,
         execa: typeof loader.loadBundle("islands/execa.cjs").execa,
@@ -46,7 +46,7 @@ describe("the code-cache loader", () => {
       name: "cxc.cjs",
       fromCache: true,
     });
-    expect(status.caches.find((cache) => cache.name === "islands/anthropic.cjs")?.fromCache).toBe(true);
+    expect(status.caches.find((cache) => cache.name === "islands/sdk/anthropic.cjs")?.fromCache).toBe(true);
   });
 
   it("keeps the build's cache when run with other flags: that run writes a cache of its own", () => {
