@@ -20,6 +20,17 @@ function inChild(script: string, root = PROJECT_ROOT): unknown {
 }
 
 const scratch: string[] = [];
+
+/** bin/, dist/ and package.json copied to a temporary directory, to change its caches freely. */
+function copyOfTheInstall(): string {
+  const root = mkdtempSync(join(tmpdir(), "cxc-code-cache-"));
+  scratch.push(root);
+  cpSync(join(PROJECT_ROOT, "bin"), join(root, "bin"), { recursive: true });
+  cpSync(join(PROJECT_ROOT, "dist"), join(root, "dist"), { recursive: true });
+  copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
+  return root;
+}
+
 afterEach(() => {
   for (const directory of scratch.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
@@ -50,11 +61,7 @@ describe("the code-cache loader", () => {
   });
 
   it("keeps the build's cache when run with other flags: that run writes a cache of its own", () => {
-    const root = mkdtempSync(join(tmpdir(), "cxc-code-cache-"));
-    scratch.push(root);
-    cpSync(join(PROJECT_ROOT, "bin"), join(root, "bin"), { recursive: true });
-    cpSync(join(PROJECT_ROOT, "dist"), join(root, "dist"), { recursive: true });
-    copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
+    const root = copyOfTheInstall();
     const caches = () =>
       readdirSync(join(root, "dist")).filter(
         (name) => name.startsWith("cxc.cjs.") && name.endsWith(".cache"),
@@ -70,11 +77,7 @@ describe("the code-cache loader", () => {
   });
 
   it("rejects a cache that does not fit, runs correctly anyway, and writes a fresh one", () => {
-    const root = mkdtempSync(join(tmpdir(), "cxc-code-cache-"));
-    scratch.push(root);
-    cpSync(join(PROJECT_ROOT, "bin"), join(root, "bin"), { recursive: true });
-    cpSync(join(PROJECT_ROOT, "dist"), join(root, "dist"), { recursive: true });
-    copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
+    const root = copyOfTheInstall();
     const suffix = inChild(`console.log(JSON.stringify(require("./bin/cxc.cjs").CACHE_SUFFIX))`) as string;
     expect(suffix).toMatch(
       new RegExp(`^${process.version.replace(/\./g, "\\.")}-${process.arch}-[0-9a-f]{8}\\.cache$`),

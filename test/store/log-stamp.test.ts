@@ -16,10 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
-import { CxcError } from "../../src/errors.js";
 import { parseLog, readLog, serializeLines, VALIDATED_STAMP_FILE } from "../../src/store/log.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { createEventBuilder } from "../helpers/builders.js";
+import { caughtCxcError } from "../helpers/errors.js";
 
 let base: string;
 let store: ConversationStore;
@@ -44,16 +44,6 @@ function everyKind(): ConversationEvent[] {
     ...build.turn("again"),
     build.compaction({ from: 0, to: 0, summary: "the first turn", reasoning: true, note: "why" }),
   ];
-}
-
-function caught(action: () => unknown): CxcError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof CxcError) return error;
-    throw error;
-  }
-  throw new Error("expected a CxcError, nothing was thrown");
 }
 
 describe("the validation stamp", () => {
@@ -93,7 +83,7 @@ describe("the validation stamp", () => {
       join(directoryOf(id), "events.jsonl"),
       `${JSON.stringify({ type: "chat_request", id: "e", ts: "t" })}\n`,
     );
-    const error = caught(() => readLog(directoryOf(id)));
+    const error = caughtCxcError(() => readLog(directoryOf(id)));
     expect(error.code).toBe("corrupt-log");
     expect(error.message).toMatch(/events\.jsonl:\d+: invalid chat_request event at content/);
   });
@@ -109,7 +99,7 @@ describe("the validation stamp", () => {
     expect(broken.length).toBe(text.length);
     writeFileSync(path, broken);
     utimesSync(path, stats.atime, stats.mtime);
-    expect(caught(() => readLog(directoryOf(id))).code).toBe("corrupt-log");
+    expect(caughtCxcError(() => readLog(directoryOf(id))).code).toBe("corrupt-log");
   });
 
   it("is not written for a log whose lines are valid but not in canonical form", () => {

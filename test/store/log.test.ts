@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
-import { CxcError } from "../../src/errors.js";
 import { readLog } from "../../src/store/log.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { createEventBuilder } from "../helpers/builders.js";
+import { caughtCxcError } from "../helpers/errors.js";
 
 let base: string;
 let store: ConversationStore;
@@ -21,16 +21,6 @@ beforeEach(() => {
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 const logPath = (id: string): string => join(base, "conversations", id, "events.jsonl");
-
-function caught(action: () => unknown): CxcError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof CxcError) return error;
-    throw error;
-  }
-  throw new Error("expected a CxcError, nothing was thrown");
-}
 
 describe("create and load", () => {
   it("round-trips every known event kind and the metadata", () => {
@@ -173,7 +163,9 @@ describe("torn tails larger than one read", () => {
   it("refuses to append to a log whose header itself is cut off, leaving it unchanged", () => {
     store.create({ id: "conv-a" });
     writeFileSync(logPath("conv-a"), '{"cxc":"conversation-log","vers');
-    expect(caught(() => store.append("conv-a", createEventBuilder().turn("q"))).code).toBe("corrupt-log");
+    expect(caughtCxcError(() => store.append("conv-a", createEventBuilder().turn("q"))).code).toBe(
+      "corrupt-log",
+    );
     expect(readFileSync(logPath("conv-a"), "utf8")).toBe('{"cxc":"conversation-log","vers');
     expect(existsSync(`${logPath("conv-a")}.torn-1`)).toBe(false);
   });
@@ -188,7 +180,7 @@ describe("corrupt and unsupported logs", () => {
     writeFileSync(logPath("conv-a"), lines.join("\n"));
     const before = readFileSync(logPath("conv-a"));
 
-    const error = caught(() => store.load("conv-a"));
+    const error = caughtCxcError(() => store.load("conv-a"));
     expect(error.code).toBe("corrupt-log");
     expect(error.message).toContain(`${logPath("conv-a")}:4:`);
     expect(error.hint).toMatch(/never rewrites/);
@@ -201,7 +193,7 @@ describe("corrupt and unsupported logs", () => {
     appendFileSync(logPath("conv-a"), '{"type":"chat_request","id":"e9","ts":"t"}\n');
     appendFileSync(logPath("conv-a"), '{"type":"turn_start","id":"e10","ts":"t"}\n');
     const before = readFileSync(logPath("conv-a"));
-    const error = caught(() => readLog(join(base, "conversations", "conv-a")));
+    const error = caughtCxcError(() => readLog(join(base, "conversations", "conv-a")));
     expect(error.code).toBe("corrupt-log");
     expect(error.message).toMatch(/events\.jsonl:5: invalid chat_request event/);
     expect(readFileSync(logPath("conv-a")).equals(before)).toBe(true);
@@ -211,7 +203,7 @@ describe("corrupt and unsupported logs", () => {
     store.create({ id: "conv-a" });
     const text = readFileSync(logPath("conv-a"), "utf8").replace('"version":1', '"version":2');
     writeFileSync(logPath("conv-a"), text);
-    const error = caught(() => store.load("conv-a"));
+    const error = caughtCxcError(() => store.load("conv-a"));
     expect(error.code).toBe("unsupported-version");
     expect(error.message).toMatch(/log format 2; this cxc reads up to 1/);
     expect(error.hint).toMatch(/upgrade/);
@@ -220,9 +212,9 @@ describe("corrupt and unsupported logs", () => {
   it("fails on a missing or foreign header", () => {
     store.create({ id: "conv-a" });
     writeFileSync(logPath("conv-a"), '{"something":"else"}\n');
-    expect(caught(() => store.load("conv-a")).message).toMatch(/:1: the header line is not a cxc/);
+    expect(caughtCxcError(() => store.load("conv-a")).message).toMatch(/:1: the header line is not a cxc/);
     writeFileSync(logPath("conv-a"), "");
-    expect(caught(() => store.load("conv-a")).message).toMatch(/no header line/);
+    expect(caughtCxcError(() => store.load("conv-a")).message).toMatch(/no header line/);
   });
 
   it("does not create side files or change anything when loading a clean log", () => {

@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CxcError } from "../../src/errors.js";
 import { newConversationId } from "../../src/store/ids.js";
 import { sessionKey } from "../../src/store/session.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { createEventBuilder } from "../helpers/builders.js";
+import { caughtCxcError } from "../helpers/errors.js";
 
 let base: string;
 
@@ -20,16 +20,6 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 function openStore(env: Record<string, string> = {}): ConversationStore {
   return new ConversationStore({ kind: "home", root: base, origin: "test" }, { CXC_HOME: base, ...env });
-}
-
-function caught(action: () => unknown): CxcError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof CxcError) return error;
-    throw error;
-  }
-  throw new Error("expected a CxcError, nothing was thrown");
 }
 
 describe("conversation ids", () => {
@@ -47,15 +37,15 @@ describe("conversation ids", () => {
     expect(store.resolveId("abd")).toBe("abd333");
     expect(store.resolveId(" ABC2 ")).toBe("abc222");
 
-    const ambiguous = caught(() => store.resolveId("ab"));
+    const ambiguous = caughtCxcError(() => store.resolveId("ab"));
     expect(ambiguous.code).toBe("conversation-ambiguous");
     expect(ambiguous.message).toBe("'ab' matches 3 conversations: abc111, abc222, abd333");
 
-    const none = caught(() => store.resolveId("q"));
+    const none = caughtCxcError(() => store.resolveId("q"));
     expect(none.code).toBe("conversation-not-found");
     expect(none.hint).toMatch(/cxc conversation ls/);
 
-    expect(caught(() => store.resolveId("  ")).code).toBe("usage");
+    expect(caughtCxcError(() => store.resolveId("  ")).code).toBe("usage");
   });
 
   it("resolves prefixes of archived conversations too, marking them in ambiguity messages", async () => {
@@ -64,14 +54,14 @@ describe("conversation ids", () => {
     store.create({ id: "abc222" });
     await store.archive("abc222");
     expect(store.resolveId("abc2")).toBe("abc222");
-    expect(caught(() => store.resolveId("abc")).message).toContain("abc222 (archived)");
+    expect(caughtCxcError(() => store.resolveId("abc")).message).toContain("abc222 (archived)");
   });
 
   it("refuses an id that exists or that is not a valid directory name", () => {
     const store = openStore();
     store.create({ id: "abc111" });
-    expect(caught(() => store.create({ id: "abc111" })).message).toMatch(/already exists/);
-    expect(caught(() => store.create({ id: "../escape" })).code).toBe("usage");
+    expect(caughtCxcError(() => store.create({ id: "abc111" })).message).toMatch(/already exists/);
+    expect(caughtCxcError(() => store.create({ id: "../escape" })).code).toBe("usage");
   });
 });
 
@@ -111,12 +101,12 @@ describe("sessions", () => {
 
   it("has no target when nothing is active, or the active conversation is gone", async () => {
     const store = openStore();
-    expect(caught(() => store.resolveTarget(undefined)).code).toBe("no-active-conversation");
+    expect(caughtCxcError(() => store.resolveTarget(undefined)).code).toBe("no-active-conversation");
     store.create({ id: "conv-a" });
     store.setActive("conv-a");
     await store.remove("conv-a");
     expect(store.active()).toBeUndefined();
-    expect(caught(() => store.resolveTarget(undefined)).code).toBe("no-active-conversation");
+    expect(caughtCxcError(() => store.resolveTarget(undefined)).code).toBe("no-active-conversation");
   });
 });
 
