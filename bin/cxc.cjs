@@ -50,14 +50,14 @@ const loadedByName = new Map();
 
 /**
  * Runs `dist/<name>` as a CommonJS module compiled from its code cache, and returns its exports.
- * Falls back to a plain `require` on a Node without the main-context import loader for vm code.
+ *
+ * Code run by `vm` has no `import()` (and on Node 20 code compiled from a cache would lose it
+ * anyway): the build guarantees the bundles never import dynamically from outside themselves.
  */
 function loadBundle(name) {
   const known = loadedByName.get(name);
   if (known) return known.module.exports;
   const file = path.join(DIST, name);
-  const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (importer === undefined) return require(file);
   // The build makes every bundle pure ASCII (and checks it), which latin1 reads exactly and fastest.
   const source = fs.readFileSync(file, "latin1");
   let cachedData;
@@ -66,11 +66,7 @@ function loadBundle(name) {
       cachedData = fs.readFileSync(`${file}.${CACHE_SUFFIX}`);
     } catch {}
   }
-  const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
-    filename: file,
-    cachedData,
-    importModuleDynamically: importer,
-  });
+  const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: file, cachedData });
   const module = { exports: {}, filename: file, id: file, loaded: false };
   const entry = { name, file, script, module, rejected: cachedData === undefined || script.cachedDataRejected };
   loadedByName.set(name, entry);
@@ -105,14 +101,6 @@ function writeCodeCaches(all = false) {
   }
 }
 
-// Node flags this experimental vm option behind a one-time warning; it is the documented way for
-// code compiled by `vm` to use `import()`, which the bundle does for execa, prompts and ajv.
-const emitWarning = process.emitWarning;
-process.emitWarning = function (warning, ...rest) {
-  if (typeof warning === "string" && warning.startsWith("vm.USE_MAIN_CONTEXT_DEFAULT_LOADER")) return;
-  return emitWarning.call(process, warning, ...rest);
-};
-
 /** The bundles this process loaded, and whether each ran from its code cache (for tests). */
 function codeCacheStatus() {
   return loaded.map((entry) => ({ name: entry.name, fromCache: !entry.rejected }));
@@ -144,7 +132,15 @@ if (require.main === module) {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     process.stdout.write(`${require("../package.json").version}\n`);
   } else {
-    const { main } = loadBundle(bundleFor(args));
+    let main;
+    try {
+      ({ main } = loadBundle(bundleFor(args)));
+    } catch (error) {
+      if (error.code !== "ENOENT") throw error;
+      process.stderr.write(`cxc: error: cxc is not built (${error.path} is missing)\n`);
+      process.stderr.write("hint: run `npm run build` in the cxc checkout (`npm ci` builds it too)\n");
+      process.exit(1);
+    }
     main(args).then(() => {
       if (process.env.CXC_CODE_CACHE !== "off") writeCodeCaches();
     });

@@ -3,7 +3,7 @@
  * tests check that a built cache is accepted by this Node, that every island loads through the
  * loader with the exports the CLI uses, and that a rejected cache is replaced, not trusted.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,6 +74,21 @@ describe("the code-cache loader", () => {
     });
     expect(caches()).toHaveLength(2);
     expect(readFileSync(join(root, "dist", before[0]!)).equals(built)).toBe(true);
+  });
+
+  it("says in one line that cxc is not built when dist/ is missing, and exits 1", () => {
+    const root = copyOfTheInstall();
+    rmSync(join(root, "dist"), { recursive: true, force: true });
+    const result = spawnSync(process.execPath, [join(root, "bin", "cxc.cjs"), "conversation", "show"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", CXC_HOME: join(root, "home"), HOME: root },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      `cxc: error: cxc is not built (${join(root, "dist", "cxc.cjs")} is missing)\n` +
+        "hint: run `npm run build` in the cxc checkout (`npm ci` builds it too)\n",
+    );
   });
 
   it("rejects a cache that does not fit, runs correctly anyway, and writes a fresh one", () => {
