@@ -105,23 +105,42 @@ export function readLog(directory: string): LoadedLog {
   const path = join(directory, EVENTS_FILE);
   let bytes: Buffer;
   let identity: string;
+  // Whether the file kept the identity it had while it was read: only then may a stamp name it.
+  let stable: boolean;
   let descriptor: number | undefined;
   try {
     descriptor = openSync(path, "r");
     const stats = fstatSync(descriptor, { bigint: true });
     identity = identityOf(stats);
-    // Exactly the bytes the identity describes; an append racing this read is left for next time.
-    bytes = Buffer.allocUnsafe(Number(stats.size));
-    readExactly(descriptor, bytes, bytes.length, 0);
+    // At most the bytes the identity describes: an append racing this read is left for next time.
+    // Fewer, if a writer cut a torn tail meanwhile (readers take no lock): what is there is read.
+    const size = Number(stats.size);
+    bytes = Buffer.allocUnsafe(size);
+    const read = readUpTo(descriptor, bytes, size);
+    bytes = bytes.subarray(0, read);
+    stable = read === size && identityOf(fstatSync(descriptor, { bigint: true })) === identity;
   } catch (error) {
     throw error instanceof CxcError ? error : unreadable(path, error);
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
+  // A stamp names a file without a torn tail, and such a file only ever grows: the bytes below
+  // the stamped size cannot change under a reader.
   const trusted = readStamp(directory) === identity;
   const log = parseLog(bytes, path, { trusted });
-  if (!trusted && log.canonical && log.warnings.length === 0) writeStamp(directory, identity);
+  if (!trusted && stable && log.canonical && log.warnings.length === 0) writeStamp(directory, identity);
   return log;
+}
+
+/** Reads up to `length` bytes from the start of the file; fewer if it ends first. */
+function readUpTo(descriptor: number, buffer: Buffer, length: number): number {
+  let offset = 0;
+  while (offset < length) {
+    const read = readSync(descriptor, buffer, offset, length - offset, offset);
+    if (read === 0) break;
+    offset += read;
+  }
+  return offset;
 }
 
 export interface ParseLogOptions {
