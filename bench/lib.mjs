@@ -192,7 +192,7 @@ export function runCxc(args, env) {
 
 /**
  * Builds the store from the TypeScript sources into a temporary ES module and imports it, for
- * in-process timings. (dist/ holds the store only as hash-named chunks of the CLI bundle.)
+ * in-process timings. (dist/ holds the store only inside the CLI bundle, with no exports of its own.)
  */
 export async function loadStore() {
   const { build } = await import("tsup");

@@ -2,9 +2,9 @@
  * Builds the store (from the TypeScript sources) into one self-contained ES module in a temporary
  * directory, so child processes in the crash and concurrency tests run the real store code.
  *
- * Why not dist/: tsup.config.ts has a single entry (the CLI) with code splitting, so the store only
- * exists there as hash-named chunks that no stable path reaches. tsup's API with an extra entry
- * gives the same esbuild output without touching the shared build config.
+ * Why not dist/: the store exists there only inside the CLI bundle (dist/cxc.cjs), which exports
+ * nothing of it. tsup's API with an entry of its own builds it without touching the shared config.
+ * The directory is under node_modules/.cache, so packages the store requires lazily resolve.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
