@@ -2,7 +2,7 @@
  * The one error type cxc throws across layers.
  *
  * Every failure a user can see has a stable `code` (a string-literal union, so callers switch on
- * it instead of matching message text) and the process exit code it maps to. `src/cli/main.ts` is
+ * it instead of matching message text) and the process exit code it maps to. `src/cli/program.ts` is
  * the only place that turns a `CxcError` into stderr text and `process.exitCode`.
  *
  * Expected domain outcomes inside `src/core` (nothing to compact, an invalid proposal) are returned
