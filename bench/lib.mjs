@@ -191,21 +191,21 @@ export function runCxc(args, env) {
 }
 
 /**
- * Builds the store from the TypeScript sources into a temporary ES module and imports it, for
- * in-process timings. (dist/ holds the store only inside the CLI bundle, with no exports of its own.)
+ * Builds TypeScript entries of src/ (`{ name: path relative to src/ }`) into temporary ES modules
+ * and imports them, for in-process timings: dist/ holds these modules only inside the CLI bundle,
+ * with no exports of their own. Returns the modules by name and `remove()`.
  */
-export async function loadStore() {
+export async function buildSourceModules(entries) {
   const { build } = await import("tsup");
   // Inside the project, not the system temporary directory: the store loads some packages (ulid)
-  // with \`require\` when first used, and they resolve from node_modules above the bundle.
+  // with `require` when first used, and they resolve from node_modules above the bundle.
   const cacheDirectory = join(PROJECT_ROOT, "node_modules", ".cache");
   mkdirSync(cacheDirectory, { recursive: true });
-  const outDir = mkdtempSync(join(cacheDirectory, "cxc-bench-store-"));
+  const outDir = mkdtempSync(join(cacheDirectory, "cxc-bench-"));
   await build({
-    entry: {
-      store: join(PROJECT_ROOT, "src", "store", "store.ts"),
-      ids: join(PROJECT_ROOT, "src", "store", "ids.ts"),
-    },
+    entry: Object.fromEntries(
+      Object.entries(entries).map(([name, path]) => [name, join(PROJECT_ROOT, "src", path)]),
+    ),
     outDir,
     format: ["esm"],
     platform: "node",
@@ -219,9 +219,17 @@ export async function loadStore() {
     silent: true,
     config: false,
   });
-  const store = await import(pathToFileURL(join(outDir, "store.mjs")).href);
-  const ids = await import(pathToFileURL(join(outDir, "ids.mjs")).href);
-  return { ...store, ...ids, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+  const modules = {};
+  for (const name of Object.keys(entries)) {
+    modules[name] = await import(pathToFileURL(join(outDir, `${name}.mjs`)).href);
+  }
+  return { modules, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+}
+
+/** The store and its id sources, built from the sources (see buildSourceModules). */
+export async function loadStore() {
+  const { modules, remove } = await buildSourceModules({ store: "store/store.ts", ids: "store/ids.ts" });
+  return { ...modules.store, ...modules.ids, remove };
 }
 
 /** Formats rows (arrays of cells) as an aligned text table with a header row. */

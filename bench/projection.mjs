@@ -3,37 +3,17 @@
  * compactions of every kind (summaries, stripped reasoning, stripped and omitted tool calls, some
  * deferred, some retired by a reset), built from the TypeScript sources. Target: at most 100 ms.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { median, PROJECT_ROOT } from "./lib.mjs";
+import { buildSourceModules, median } from "./lib.mjs";
 
 export const EVENT_COUNT = 100_000;
 export const COMPACTION_COUNT = 1_000;
 /** The brief's bound for one projection, in milliseconds. */
 export const TARGET_MS = 100;
 
-/** Builds src/core/projection.ts into a temporary ES module and imports it. */
+/** src/core/projection.ts, built from the sources. */
 async function loadProjection() {
-  const { build } = await import("tsup");
-  const outDir = mkdtempSync(join(tmpdir(), "cxc-bench-projection-"));
-  await build({
-    entry: { projection: join(PROJECT_ROOT, "src", "core", "projection.ts") },
-    outDir,
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    outExtension: () => ({ js: ".mjs" }),
-    noExternal: [/.*/],
-    sourcemap: false,
-    dts: false,
-    clean: false,
-    silent: true,
-    config: false,
-  });
-  const module = await import(pathToFileURL(join(outDir, "projection.mjs")).href);
-  return { ...module, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+  const { modules, remove } = await buildSourceModules({ projection: "core/projection.ts" });
+  return { ...modules.projection, remove };
 }
 
 /** A fixed-width sortable id and an RFC 3339 timestamp for event number `index`. */

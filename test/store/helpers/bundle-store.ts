@@ -26,7 +26,7 @@ export interface StoreBundle {
 /** Bundles test/store/helpers/store-entry.ts with all its dependencies into a temporary directory. */
 export async function bundleStore(): Promise<StoreBundle> {
   // Inside the project, not the system temporary directory: the store loads some packages (ulid)
-  // with \`require\` when first used, and they resolve from node_modules above the bundle.
+  // with `require` when first used, and they resolve from node_modules above the bundle.
   const cacheDirectory = join(PROJECT_ROOT, "node_modules", ".cache");
   mkdirSync(cacheDirectory, { recursive: true });
   const outDir = mkdtempSync(join(cacheDirectory, "cxc-store-bundle-"));
