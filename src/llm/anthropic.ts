@@ -14,7 +14,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
-import { loadTransport } from "./transport.js";
+import { sdkClientOptions } from "./transport.js";
 import {
   EMPTY_USAGE,
   type LlmClient,
@@ -54,15 +54,8 @@ export function createAnthropicClient(settings: AnthropicClientSettings): LlmCli
   // other providers) do not pay for loading it.
   let client: Promise<Anthropic> | undefined;
   const sdk = (): Promise<Anthropic> =>
-    (client ??= Promise.all([import("@anthropic-ai/sdk"), loadTransport()]).then(
-      ([{ default: AnthropicSdk }, fetch]) =>
-        new AnthropicSdk({
-          fetch,
-          apiKey: settings.apiKey,
-          baseURL: settings.baseURL ?? null,
-          maxRetries: 0,
-          ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
-        }),
+    (client ??= Promise.all([import("@anthropic-ai/sdk"), sdkClientOptions(settings)]).then(
+      ([{ default: AnthropicSdk }, options]) => new AnthropicSdk({ ...options, apiKey: settings.apiKey }),
     ));
   return {
     modelId: settings.modelId,

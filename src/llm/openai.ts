@@ -14,7 +14,7 @@ import type {
 } from "openai/resources/chat/completions";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
-import { loadTransport } from "./transport.js";
+import { sdkClientOptions } from "./transport.js";
 import {
   EMPTY_USAGE,
   type LlmClient,
@@ -45,15 +45,9 @@ export function createOpenAIClient(settings: OpenAIClientSettings): LlmClient {
   // The SDK is imported on the first request (see createAnthropicClient).
   let client: Promise<OpenAI> | undefined;
   const sdk = (): Promise<OpenAI> =>
-    (client ??= Promise.all([import("openai"), loadTransport()]).then(
-      ([{ default: OpenAISdk }, fetch]) =>
-        new OpenAISdk({
-          fetch,
-          apiKey: settings.apiKey ?? "not-needed",
-          baseURL: settings.baseURL ?? null,
-          maxRetries: 0,
-          ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
-        }),
+    (client ??= Promise.all([import("openai"), sdkClientOptions(settings)]).then(
+      ([{ default: OpenAISdk }, options]) =>
+        new OpenAISdk({ ...options, apiKey: settings.apiKey ?? "not-needed" }),
     ));
   return {
     modelId: settings.modelId,

@@ -16,8 +16,30 @@ export type SdkFetch = (...args: any[]) => Promise<any>;
 
 let transport: Promise<SdkFetch> | undefined;
 
+/** What both SDK clients are built with, besides their key. */
+export interface SdkClientOptions {
+  readonly fetch: SdkFetch;
+  readonly baseURL: string | null;
+  /** cxc retries itself (retry.ts), so the SDKs' own retries are off. */
+  readonly maxRetries: 0;
+  readonly timeout?: number;
+}
+
+/** The client options for a base URL and a per-request timeout, with the transport loaded. */
+export async function sdkClientOptions(settings: {
+  readonly baseURL?: string;
+  readonly timeoutMs?: number;
+}): Promise<SdkClientOptions> {
+  return {
+    fetch: await loadTransport(),
+    baseURL: settings.baseURL ?? null,
+    maxRetries: 0,
+    ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
+  };
+}
+
 /** node-fetch, loaded with the first request (commands that never call a model never load it). */
-export function loadTransport(): Promise<SdkFetch> {
+function loadTransport(): Promise<SdkFetch> {
   transport ??= import("node-fetch").then(({ default: fetch }) => fetch as SdkFetch);
   return transport;
 }
