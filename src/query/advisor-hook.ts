@@ -29,7 +29,7 @@ import {
   type TokenLines,
 } from "../core/advisor.js";
 import { ADVISOR_AUTHOR, type ChatRequest, type ConversationEvent, type TurnEvent } from "../core/events.js";
-import { type ProjectedTurn, projectConversation } from "../core/projection.js";
+import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
 import type { LlmRequest, ToolDefinition } from "../core/request.js";
 import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
 import type { LlmClient } from "../llm/types.js";
@@ -112,7 +112,11 @@ export function measureContext(
   events: readonly ConversationEvent[],
   countTokens: TokenCounter,
 ): ContextMeasure {
-  const view = projectConversation(events);
+  return measureView(projectConversation(events), countTokens);
+}
+
+/** Measures an already projected view. */
+function measureView(view: ProjectedView, countTokens: TokenCounter): ContextMeasure {
   const summary = summarizeTokens(
     view.turns.map((turn, index) => ({ index, events: turn.events })),
     countTokens,
@@ -258,9 +262,10 @@ class AdvisorRuntime implements Advisor {
     // A fresh function per measure: core memoizes counts per counter, and this bound tightens as
     // counts get cached.
     const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
-    const bound = measureContext(events, (text) => boundTokens(text)).tokens;
+    const view = projectConversation(events);
+    const bound = measureView(view, (text) => boundTokens(text)).tokens;
     if (bound < this.settings.lines.notice) return [];
-    const measure = this.measure(events);
+    const measure = measureView(view, this.#options.countTokens);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
     let signals: AdvisorSignals | undefined;

@@ -60,7 +60,10 @@ export async function loadTokenCounter(options: TokenCounterOptions = {}): Promi
     if (text.length === 0) return 0;
     const count = memo.get(text);
     if (count !== undefined || cache === undefined) return count;
-    return cache.counts.get(hashText(text));
+    const cached = cache.counts.get(hashText(text));
+    // Memoized, so counting the same text later does not hash it again.
+    if (cached !== undefined) memo.set(text, cached);
+    return cached;
   };
   const count = (text: string): number => {
     if (text.length === 0) return 0;
