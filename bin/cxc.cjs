@@ -45,8 +45,8 @@ function cacheSuffix() {
 }
 const CACHE_SUFFIX = cacheSuffix();
 
-const loaded = [];
-const loadedByName = new Map();
+/** The bundles this process loaded, by name, in load order. */
+const loaded = new Map();
 
 /**
  * Runs `dist/<name>` as a CommonJS module compiled from its code cache, and returns its exports.
@@ -55,7 +55,7 @@ const loadedByName = new Map();
  * anyway): the build guarantees the bundles never import dynamically from outside themselves.
  */
 function loadBundle(name) {
-  const known = loadedByName.get(name);
+  const known = loaded.get(name);
   if (known) return known.module.exports;
   const file = path.join(DIST, name);
   // The build makes every bundle pure ASCII (and checks it), which latin1 reads exactly and fastest.
@@ -69,8 +69,7 @@ function loadBundle(name) {
   const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: file, cachedData });
   const module = { exports: {}, filename: file, id: file, loaded: false };
   const entry = { name, file, script, module, rejected: cachedData === undefined || script.cachedDataRejected };
-  loadedByName.set(name, entry);
-  loaded.push(entry);
+  loaded.set(name, entry);
   script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file), loadBundle);
   module.loaded = true;
   return module.exports;
@@ -81,13 +80,14 @@ function loadBundle(name) {
  * was missing or rejected. Atomic (temporary file, then rename), and silent when dist/ is read-only.
  */
 function writeCodeCaches(all = false) {
-  if (!all && !loaded.some((entry) => entry.rejected)) return;
+  const entries = [...loaded.values()];
+  if (!all && !entries.some((entry) => entry.rejected)) return;
   try {
     fs.accessSync(DIST, fs.constants.W_OK);
   } catch {
     return;
   }
-  for (const entry of loaded) {
+  for (const entry of entries) {
     if (!all && !entry.rejected) continue;
     const temporary = `${entry.file}.${CACHE_SUFFIX}.${process.pid}.tmp`;
     try {
@@ -103,7 +103,7 @@ function writeCodeCaches(all = false) {
 
 /** The bundles this process loaded, and whether each ran from its code cache (for tests). */
 function codeCacheStatus() {
-  return loaded.map((entry) => ({ name: entry.name, fromCache: !entry.rejected }));
+  return [...loaded.values()].map((entry) => ({ name: entry.name, fromCache: !entry.rejected }));
 }
 
 module.exports = { loadBundle, writeCodeCaches, codeCacheStatus, bundleFor, CACHE_SUFFIX };

@@ -14,6 +14,19 @@ const { loadBundle, writeCodeCaches } = require("../bin/cxc.cjs");
 const ROOT = path.join(__dirname, "..");
 const SAMPLE = path.join(ROOT, "fixtures", "sample", "coding-session.jsonl");
 
+/** Where tsup writes the bundles (each with its esbuild metafile; see tsup.config.ts). */
+const BUNDLE_DIRECTORIES = ["dist", "dist/islands", "dist/islands/sdk"];
+
+/** The files of the bundle directories whose names end in `suffix`, relative to the project. */
+function filesIn(suffix) {
+  return BUNDLE_DIRECTORIES.flatMap((directory) =>
+    fs
+      .readdirSync(path.join(ROOT, directory))
+      .filter((name) => name.endsWith(suffix))
+      .map((name) => `${directory}/${name}`),
+  );
+}
+
 /**
  * Code compiled from a V8 code cache cannot run `import()` on Node 20 (the callback is lost), so a
  * bundle loaded that way must not import anything dynamically from outside itself. esbuild's
@@ -21,12 +34,8 @@ const SAMPLE = path.join(ROOT, "fixtures", "sample", "coding-session.jsonl");
  */
 function checkNoExternalDynamicImports() {
   const problems = [];
-  for (const metafile of [
-    "dist/metafile-cjs.json",
-    "dist/islands/metafile-cjs.json",
-    "dist/islands/sdk/metafile-cjs.json",
-  ]) {
-    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, metafile), "utf8"));
+  for (const directory of BUNDLE_DIRECTORIES) {
+    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, directory, "metafile-cjs.json"), "utf8"));
     for (const [output, info] of Object.entries(meta.outputs)) {
       for (const entry of info.imports ?? []) {
         if (entry.kind === "dynamic-import" && entry.external)
@@ -44,24 +53,14 @@ function checkNoExternalDynamicImports() {
 /** bin/cxc.cjs reads bundles as latin1, which is exact only for ASCII: fail the build otherwise. */
 function checkAscii() {
   const { isAscii } = require("node:buffer");
-  const bundles = ["dist/cxc.cjs", "dist/list.cjs"];
-  for (const directory of ["dist/islands", "dist/islands/sdk"]) {
-    for (const name of fs.readdirSync(path.join(ROOT, directory))) {
-      if (name.endsWith(".cjs")) bundles.push(`${directory}/${name}`);
-    }
-  }
-  const wide = bundles.filter((bundle) => !isAscii(fs.readFileSync(path.join(ROOT, bundle))));
+  const wide = filesIn(".cjs").filter((bundle) => !isAscii(fs.readFileSync(path.join(ROOT, bundle))));
   if (wide.length > 0)
     throw new Error(`bundles with non-ASCII bytes (see tsup.config.ts): ${wide.join(", ")}`);
 }
 
 /** Caches of an earlier build (any Node, any flags) no longer fit the bundles: remove them. */
 function removeOldCaches() {
-  for (const directory of ["dist", "dist/islands", "dist/islands/sdk"]) {
-    for (const name of fs.readdirSync(path.join(ROOT, directory))) {
-      if (name.endsWith(".cache")) fs.rmSync(path.join(ROOT, directory, name), { force: true });
-    }
-  }
+  for (const cache of filesIn(".cache")) fs.rmSync(path.join(ROOT, cache), { force: true });
 }
 
 async function main() {
@@ -130,9 +129,7 @@ async function main() {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   writeCodeCaches(true);
-  const caches = fs
-    .readdirSync(path.join(ROOT, "dist"), { recursive: true })
-    .filter((name) => String(name).endsWith(".cache"));
+  const caches = filesIn(".cache");
   process.stdout.write(
     `warm-code-cache: ${caches.length} code caches written${failures ? ` (${failures} warm-up commands failed)` : ""}\n`,
   );
