@@ -4,8 +4,8 @@
  *
  *   node test/helpers/fake-provider-cli.mjs --script replies.json --record requests.json [--port N]
  *
- * `replies.json` holds a JSON array of scripted replies (or `{ "replies": [...] }`), in the shapes
- * `FakeReply` documents. Once listening, one JSON line `{"url": "...", "anthropicBaseURL": "...",
+ * `replies.json` holds a JSON array of scripted replies (or `{ "replies": [...], "routes": [...] }`),
+ * in the shapes `FakeReply` and `FakeRoute` document. Once listening, one JSON line `{"url": "...", "anthropicBaseURL": "...",
  * "openaiBaseURL": "..."}` is printed to stdout. After every request the whole list of recorded
  * requests is written to the record file (atomically, so a reader never sees half a file).
  * SIGTERM or SIGINT stops the server.
@@ -39,17 +39,21 @@ async function loadFakeProvider() {
   return import(pathToFileURL(compiledPath).href);
 }
 
-function readReplies(path) {
-  if (path === undefined) return [];
+function readScript(path) {
+  if (path === undefined) return { replies: [], routes: [] };
   const script = JSON.parse(readFileSync(path, "utf8"));
-  return Array.isArray(script) ? script : (script.replies ?? []);
+  return Array.isArray(script)
+    ? { replies: script, routes: [] }
+    : { replies: script.replies ?? [], routes: script.routes ?? [] };
 }
 
 const { startFakeProvider } = await loadFakeProvider();
 const recordPath = values.record;
 const requests = [];
+const script = readScript(values.script);
 const provider = await startFakeProvider({
-  replies: readReplies(values.script),
+  replies: script.replies,
+  routes: script.routes,
   port: Number(values.port),
   onRequest: (request) => {
     requests.push(request);
