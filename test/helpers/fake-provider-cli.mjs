@@ -10,16 +10,14 @@
  * requests is written to the record file (atomically, so a reader never sees half a file).
  * SIGTERM or SIGINT stops the server.
  *
- * The TypeScript module is transpiled with esbuild (already installed for tsup) into a temporary
- * file, so this works on any Node 20 without type-stripping flags.
+ * The TypeScript module is transpiled with esbuild (see load-ts.mjs), so this works on any Node 20
+ * without type-stripping flags.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { transform } from "esbuild";
+import { loadTsModule } from "./load-ts.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -29,16 +27,6 @@ const { values } = parseArgs({
   },
 });
 
-async function loadFakeProvider() {
-  const sourcePath = join(dirname(fileURLToPath(import.meta.url)), "fake-provider.ts");
-  const source = readFileSync(sourcePath, "utf8");
-  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20" });
-  const digest = createHash("sha256").update(code).digest("hex").slice(0, 16);
-  const compiledPath = join(tmpdir(), `cxc-fake-provider-${digest}.mjs`);
-  writeFileSync(compiledPath, code);
-  return import(pathToFileURL(compiledPath).href);
-}
-
 function readScript(path) {
   if (path === undefined) return { replies: [], routes: [] };
   const script = JSON.parse(readFileSync(path, "utf8"));
@@ -47,7 +35,9 @@ function readScript(path) {
     : { replies: script.replies ?? [], routes: script.routes ?? [] };
 }
 
-const { startFakeProvider } = await loadFakeProvider();
+const { startFakeProvider } = await loadTsModule(
+  join(dirname(fileURLToPath(import.meta.url)), "fake-provider.ts"),
+);
 const recordPath = values.record;
 const requests = [];
 const script = readScript(values.script);

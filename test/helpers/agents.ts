@@ -1,0 +1,277 @@
+/**
+ * The real coding agents, Claude Code and pi, run offline against the loopback fake provider
+ * (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
+ * load-ts.mjs, and the interop end-to-end tests use the same functions, so both run the agents
+ * the same way. It imports only node built-ins.
+ *
+ * The agents are pinned in `agents/package.json` and installed by `npm ci --prefix agents`
+ * (`.ci/run` does it), not by the project's own `npm ci`: see docs/import-export.md.
+ *
+ * Session files hold the machine's paths (the HOME, the working directory and the folder name
+ * derived from it). Committed fixtures hold placeholders instead (`/home/user`,
+ * `/home/user/project`); `toPlaceholders` and `fromPlaceholders` translate between the two.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The HOME written into committed fixtures. */
+export const PLACEHOLDER_HOME = "/home/user";
+/** The working directory written into committed fixtures. */
+export const PLACEHOLDER_CWD = "/home/user/project";
+
+/** Where an agent runs: its HOME and working directory. */
+export interface AgentPlace {
+  readonly home: string;
+  readonly cwd: string;
+}
+
+export type AgentName = "claude" | "pi";
+
+/** The installed binary of an agent under `<projectRoot>/agents`, or undefined when not installed. */
+export function agentBinary(projectRoot: string, agent: AgentName): string | undefined {
+  const path = join(projectRoot, "agents", "node_modules", ".bin", agent);
+  return existsSync(path) ? path : undefined;
+}
+
+/** The environment variables common to both agents: nothing of the caller's own settings. */
+function baseEnvironment(place: AgentPlace, tmp: string): Record<string, string> {
+  mkdirSync(tmp, { recursive: true });
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: place.home,
+    TMPDIR: tmp,
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+    NO_COLOR: "1",
+  };
+}
+
+/**
+ * Claude Code against the fake: the base URL, a dummy key, and everything that would reach the
+ * internet besides the model (telemetry, error reports, the auto-updater, feedback) switched off.
+ */
+export function claudeCodeEnvironment(place: AgentPlace, baseUrl: string): Record<string, string> {
+  return {
+    ...baseEnvironment(place, join(place.home, ".tmp")),
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: "sk-ant-fake-key",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_BUG_COMMAND: "1",
+  };
+}
+
+/** pi with its startup network operations off (`PI_OFFLINE`); the model comes from models.json. */
+export function piEnvironment(place: AgentPlace): Record<string, string> {
+  return { ...baseEnvironment(place, join(place.home, ".tmp")), PI_OFFLINE: "1" };
+}
+
+/** The provider and model name pi is configured with by `writePiConfig`. */
+export const PI_PROVIDER = "fake";
+export const PI_MODEL = "claude-fake";
+
+/**
+ * Writes pi's `models.json` (a provider `fake` speaking Anthropic Messages at `baseUrl`, one
+ * reasoning model `claude-fake`) and `settings.json` (merged with `settings`).
+ */
+export function writePiConfig(home: string, baseUrl: string, settings: Record<string, unknown> = {}): void {
+  const directory = join(home, ".pi", "agent");
+  mkdirSync(directory, { recursive: true });
+  const models = {
+    providers: {
+      [PI_PROVIDER]: {
+        baseUrl,
+        api: "anthropic-messages",
+        apiKey: "fake-key",
+        models: [{ id: PI_MODEL, reasoning: true }],
+      },
+    },
+  };
+  writeFileSync(join(directory, "models.json"), `${JSON.stringify(models, null, 2)}\n`);
+  writeFileSync(join(directory, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/** Claude Code's folder name for a working directory: every non-alphanumeric character as `-`. */
+export function claudeProjectSlug(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, "-");
+}
+
+/** `~/.claude/projects/<slug>`: where Claude Code keeps the sessions of `cwd`. */
+export function claudeProjectDirectory(place: AgentPlace): string {
+  return join(place.home, ".claude", "projects", claudeProjectSlug(place.cwd));
+}
+
+/** pi's folder name for a working directory: `--<cwd without its leading slash, / and : as ->--`. */
+export function piSessionSlug(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** `~/.pi/agent/sessions/<slug>`: where pi keeps the sessions of `cwd`. */
+export function piSessionDirectory(place: AgentPlace): string {
+  return join(place.home, ".pi", "agent", "sessions", piSessionSlug(place.cwd));
+}
+
+/** The spellings of a place's paths inside session files, longest first. */
+function spellings(place: AgentPlace): string[] {
+  return [place.cwd, claudeProjectSlug(place.cwd), piSessionSlug(place.cwd), place.home];
+}
+
+function replaceAll(text: string, from: readonly string[], to: readonly string[]): string {
+  let result = text;
+  from.forEach((value, index) => {
+    result = result.split(value).join(to[index]!);
+  });
+  return result;
+}
+
+/** Replaces the machine's paths of `place` in a session file's text by the placeholders. */
+export function toPlaceholders(text: string, place: AgentPlace): string {
+  return replaceAll(text, spellings(place), spellings({ home: PLACEHOLDER_HOME, cwd: PLACEHOLDER_CWD }));
+}
+
+/** Puts the paths of `place` back where a fixture has the placeholders. */
+export function fromPlaceholders(text: string, place: AgentPlace): string {
+  return replaceAll(text, spellings({ home: PLACEHOLDER_HOME, cwd: PLACEHOLDER_CWD }), spellings(place));
+}
+
+/** What an agent run printed and how it ended. */
+export interface AgentRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs an agent to completion without blocking the event loop (an in-process fake provider must
+ * keep answering it). Standard input is closed at once unless `input` is given.
+ */
+export function runAgent(
+  binary: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; input?: string; timeoutMs?: number },
+): Promise<AgentRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd: options.cwd, env: options.env, stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** A JSON line pi printed in RPC mode. */
+export type PiRpcEvent = Record<string, unknown> & { type: string };
+
+/**
+ * `pi --mode rpc`: commands are JSON lines on stdin, responses and events JSON lines on stdout.
+ * `command` sends one and resolves with its response; `waitFor` resolves with the next event that
+ * matches (or one already seen since the last `waitFor`).
+ */
+export class PiRpc {
+  private readonly child: ChildProcess;
+  private readonly seen: PiRpcEvent[] = [];
+  private readonly waiters: {
+    match: (event: PiRpcEvent) => boolean;
+    resolve: (event: PiRpcEvent) => void;
+  }[] = [];
+  private buffer = "";
+  private nextId = 1;
+  stderr = "";
+
+  constructor(
+    binary: string,
+    args: readonly string[],
+    options: { cwd: string; env: Record<string, string> },
+  ) {
+    this.child = spawn(binary, [...args, "--mode", "rpc"], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: "pipe",
+    });
+    this.child.stdout!.on("data", (chunk: Buffer) => this.receive(chunk.toString("utf8")));
+    this.child.stderr!.on("data", (chunk: Buffer) => {
+      this.stderr += chunk.toString("utf8");
+    });
+  }
+
+  private receive(text: string): void {
+    this.buffer += text;
+    for (let end = this.buffer.indexOf("\n"); end >= 0; end = this.buffer.indexOf("\n")) {
+      const line = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end + 1);
+      let event: PiRpcEvent;
+      try {
+        event = JSON.parse(line) as PiRpcEvent;
+      } catch {
+        continue;
+      }
+      const waiter = this.waiters.findIndex((candidate) => candidate.match(event));
+      if (waiter >= 0) this.waiters.splice(waiter, 1)[0]!.resolve(event);
+      else this.seen.push(event);
+    }
+  }
+
+  /** The next event matching `match` (looking first at events nobody waited for yet). */
+  waitFor(match: (event: PiRpcEvent) => boolean, timeoutMs = 120_000): Promise<PiRpcEvent> {
+    const index = this.seen.findIndex(match);
+    if (index >= 0) return Promise.resolve(this.seen.splice(index, 1)[0]!);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`pi rpc: timed out waiting (stderr: ${this.stderr.slice(0, 500)})`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        match,
+        resolve: (event) => {
+          clearTimeout(timer);
+          resolve(event);
+        },
+      });
+    });
+  }
+
+  /** Sends a command and resolves with its `response`. */
+  command(command: Record<string, unknown>): Promise<PiRpcEvent> {
+    const id = `cmd-${this.nextId++}`;
+    this.child.stdin!.write(`${JSON.stringify({ ...command, id })}\n`);
+    return this.waitFor((event) => event.type === "response" && event.id === id);
+  }
+
+  /** Sends a prompt and resolves when the agent has finished answering it. */
+  async prompt(message: string): Promise<void> {
+    const response = await this.command({ type: "prompt", message });
+    if (response.success !== true) throw new Error(`pi rpc: prompt refused: ${JSON.stringify(response)}`);
+    await this.waitFor((event) => event.type === "agent_end");
+  }
+
+  /** Closes stdin and waits for pi to exit (SIGTERM after 3 s, SIGKILL after 10 s). */
+  close(): Promise<number | null> {
+    return new Promise((resolve) => {
+      const terminate = setTimeout(() => this.child.kill("SIGTERM"), 3_000);
+      const kill = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+      this.child.on("close", (code) => {
+        clearTimeout(terminate);
+        clearTimeout(kill);
+        resolve(code);
+      });
+      this.child.stdin!.end();
+    });
+  }
+}
