@@ -153,6 +153,17 @@ export const ToolCallsPolicySchema = z.discriminatedUnion("policy", [
 export type ToolCallsPolicy = z.infer<typeof ToolCallsPolicySchema>;
 
 /**
+ * Where an imported overlay came from: `agent` names the agent whose own compaction it is
+ * (`claude-code`, `pi`), `record` the id of the agent's record it was read from. Agents' summaries
+ * are `supplied` (written by the agent's model, not reproducible); see docs/import-export.md.
+ */
+export const CompactionOriginSchema = z.looseObject({
+  agent: z.string().check(z.minLength(1)),
+  record: z.optional(z.string()),
+});
+export type CompactionOrigin = z.infer<typeof CompactionOriginSchema>;
+
+/**
  * The compaction overlay. It never changes stored events; projection reads it.
  *
  * `from_turn`/`to_turn` are 0-based and inclusive. An unset policy means "no opinion": an earlier
@@ -171,6 +182,8 @@ export const CompactionSchema = z.looseObject({
   source: z._default(CompactionSourceSchema, "user"),
   note: z.optional(z.string().check(z.maxLength(200))),
   deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
+  /** Set on overlays imported from another agent's own compaction. */
+  origin: z.optional(CompactionOriginSchema),
 });
 
 /**
