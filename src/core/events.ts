@@ -124,8 +124,9 @@ export type CompactionSource = z.infer<typeof CompactionSourceSchema>;
  *
  * - `derived`: cxc can produce the text again from a recipe (`recipe`: the summarizer model id, or
  *   `builtin/digest`). Overlap extension may widen a derived summary's range.
- * - `supplied`: typed text (by the user or the assistant), not reproducible. Its range is never
- *   widened; a supplied proposal that partially overlaps an existing summary is rejected.
+ * - `supplied`: typed text (by the user or the assistant, or another agent's own summary brought in
+ *   by an import), not reproducible. Its range is never widened; a supplied proposal that
+ *   partially overlaps an existing summary is rejected.
  */
 export const SummaryPolicySchema = z.looseObject({
   summary: z.string(),
