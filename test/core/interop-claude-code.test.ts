@@ -204,6 +204,19 @@ describe("Claude Code import", () => {
   });
 });
 
+describe("the committed fixtures", () => {
+  it("hold neither machine paths nor the agents' own prompts and tool descriptions", () => {
+    const pi = readFileSync(
+      fileURLToPath(new URL("../../fixtures/agents/pi/session.jsonl", import.meta.url)),
+      "utf8",
+    );
+    for (const text of [session, pi]) {
+      expect(text).not.toMatch(/\/tmp\/|\/work\/|\/root\//);
+      expect(text).not.toMatch(/"type":"api-request|"type":"prompt_snapshot"|"type":"skill_listing"/);
+    }
+  });
+});
+
 describe("Claude Code import: chains", () => {
   it("leaves side chains and abandoned branches out and counts them", () => {
     const all = records();
