@@ -23,6 +23,7 @@
  */
 import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
+import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import type { Compaction, ConversationEvent } from "./events.js";
 import { checkSuppliedSummary } from "./plan-compaction.js";
 import { type ProjectedView, projectConversation } from "./projection.js";
@@ -38,6 +39,7 @@ export {
   type ParsedCompactArguments,
   parseCompactArguments,
 } from "./compact-tool-arguments.js";
+export type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 export {
   boundaryExcerpts,
   countWords,
@@ -54,32 +56,6 @@ export const COMPACT_TOOL_NAME = "compact";
 
 // ---------------------------------------------------------------------------------------------
 // Planning
-
-/** One planned rule: its resolved raw range, its event, and what the user needs to judge it. */
-export interface PlannedCompactRule {
-  /** 0-based position in the call's `rules`. */
-  readonly index: number;
-  readonly rule: CompactToolRule;
-  /** Raw turns, 0-based, inclusive. */
-  readonly from: number;
-  readonly to: number;
-  readonly compaction: Compaction;
-  /** Tokens the projected view shrinks by once this rule is active (negative: it grows). */
-  readonly tokensSaved: number;
-  /** The projected view just before and just after this rule, every recorded compaction active. */
-  readonly before: ProjectedView;
-  readonly after: ProjectedView;
-}
-
-/** A planned call, or the message that tells the model what to fix. */
-export type CompactToolPlan =
-  | {
-      readonly ok: true;
-      readonly rules: readonly PlannedCompactRule[];
-      /** The turn the compactions activate at (0-based): the next one. */
-      readonly activatesAtTurn: number;
-    }
-  | { readonly ok: false; readonly message: string };
 
 /** Inputs of `planCompactCall`. */
 export interface PlanCompactCallOptions {

@@ -6,8 +6,7 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { copyEventsForFork } from "../core/fork.js";
-import { resolveTurnSelection } from "../cli/render/turn-selection.js";
+import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";
 import { applyReviewConfig } from "../core/review.js";
@@ -203,11 +202,8 @@ function materializeTarget(
   const id = target.id;
   const source = store.load(id);
   const turnCount = countTurns(source.events);
-  const selection =
-    request.fork === true ? ({ kind: "all" } as const) : ({ kind: "last", count: request.fork } as const);
-  const forked = copyEventsForFork(source.events, resolveTurnSelection(selection, turnCount), () =>
-    newEventId(),
-  );
+  const slice = selectTurnSlice(turnCount, request.fork === true ? {} : { last: request.fork });
+  const forked = copyEventsForFork(source.events, slice, () => newEventId());
   const meta = store.create({
     title: `Fork of ${source.meta.title ?? id}`,
     events: forked.events,

@@ -13,13 +13,8 @@ import { type ConfigTable, isConfigTable } from "../core/config.js";
 import type { ToolChoice, ToolDefinition } from "../core/request.js";
 import { CxcError, usageError } from "../errors.js";
 import { createLocalCommandTool, parseLocalCommandConfig } from "../tools/local-command.js";
-import {
-  type EnableState,
-  RUN_MODES,
-  type RunMode,
-  type Tool,
-  type ToolRegistry,
-} from "../tools/registry.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { type EnableState, RUN_MODES, type RunMode, type Tool } from "../tools/tool.js";
 
 /** One `-t NAME` (enable) or `-T NAME` (disable), in command-line order. */
 export interface ToolDirective {

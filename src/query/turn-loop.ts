@@ -32,7 +32,7 @@ import { projectConversation } from "../core/projection.js";
 import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/request.js";
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
-import type { ToolOutcome } from "../tools/registry.js";
+import type { ToolOutcome } from "../tools/tool.js";
 import type { TurnApprovals } from "./approval.js";
 import { providerError } from "./provider-errors.js";
 import {

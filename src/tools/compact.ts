@@ -32,7 +32,7 @@ import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../core/review.js";
 import { listReviewRecords } from "../store/review-guard.js";
 import { ConversationStore } from "../store/store.js";
-import type { Tool, ToolCallContext, ToolOutcome } from "./registry.js";
+import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 
 const DESCRIPTION = [
   "Propose compaction rules for this conversation: replace a range of earlier turns with your own",

@@ -13,7 +13,7 @@
  * shell syntax. The result reports the exit status; output beyond the ceiling is cut with a note.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import type { RunMode, Tool, ToolCallContext, ToolOutcome } from "./registry.js";
+import type { RunMode, Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 
 /** The configuration of one local command tool. */
 export interface LocalCommandConfig {

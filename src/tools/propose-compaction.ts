@@ -21,7 +21,7 @@ import { checkSummary, type LossKind } from "../core/summary-check.js";
 import { groupTurns } from "../core/turns.js";
 import { readMeta } from "../store/meta.js";
 import { ConversationStore } from "../store/store.js";
-import type { Tool, ToolCallContext } from "./registry.js";
+import type { Tool, ToolCallContext } from "./tool.js";
 
 /** Finds what a review conversation is reviewing. */
 export type ProposalSourceReader = (reviewId: string, context: ToolCallContext) => ProposalSource;

@@ -25,7 +25,8 @@ import {
 import { selectTools, type ToolSelection } from "../../src/query/tool-selection.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
-import { type RunMode, ToolRegistry } from "../../src/tools/registry.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { RunMode } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 

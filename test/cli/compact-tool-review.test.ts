@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { compactTool } from "../../src/tools/compact.js";
-import type { ToolCallContext } from "../../src/tools/registry.js";
+import type { ToolCallContext } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 let base: string;

@@ -15,7 +15,7 @@ import { readQuerySettings } from "../../src/query/settings.js";
 import { selectTools } from "../../src/query/tool-selection.js";
 import { createProposeCompactionTool } from "../../src/tools/propose-compaction.js";
 import { createBuiltinRegistry } from "../../src/tools/registry.js";
-import type { ToolCallContext } from "../../src/tools/registry.js";
+import type { ToolCallContext } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const build = createEventBuilder();

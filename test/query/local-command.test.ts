@@ -10,7 +10,7 @@ import {
   parseLocalCommandConfig,
   shellQuote,
 } from "../../src/tools/local-command.js";
-import type { ToolCallContext } from "../../src/tools/registry.js";
+import type { ToolCallContext } from "../../src/tools/tool.js";
 
 const context: ToolCallContext = {
   conversationId: "conv",

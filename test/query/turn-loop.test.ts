@@ -10,7 +10,8 @@ import type { LlmClient, LlmStreamEvent } from "../../src/llm/types.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { selectTools } from "../../src/query/tool-selection.js";
 import { answerOrphanedCalls, runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
-import { type Tool, ToolRegistry } from "../../src/tools/registry.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { Tool } from "../../src/tools/tool.js";
 
 const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
 const end = (finishReason: "stop" | "tool-calls" = "stop"): LlmStreamEvent => ({

@@ -7,7 +7,7 @@
  */
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ApprovalPrompter, PendingCall, PromptAnswer } from "../../query/approval.js";
-import type { ArgumentsEditing } from "../../tools/registry.js";
+import type { ArgumentsEditing } from "../../tools/tool.js";
 import { editText } from "./editor.js";
 import { type PromptTerminal, readKey } from "./tty.js";
 
