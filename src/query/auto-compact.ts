@@ -31,7 +31,6 @@ import {
   readAutoSettings,
   savedFraction,
 } from "../core/advisor.js";
-import { basename, dirname } from "node:path";
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/compactions.js";
 import { DIGEST_RECIPE, digestTurns } from "../core/digest.js";
@@ -40,18 +39,14 @@ import { buildCompactionEvent, type CompactionSegment, planCompaction } from "..
 import { describePolicies, type SummaryRule } from "../core/rules.js";
 import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../core/turns.js";
-import { loadTokenCounter } from "../store/token-counter.js";
 import type { LlmClient } from "../llm/types.js";
 import { checkNoOpenReview } from "../core/review.js";
-import { listConversations } from "../store/listing.js";
-import { readMeta, writeMeta } from "../store/meta.js";
-import { listReviewRecords } from "../store/review-guard.js";
+import type { Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
 import {
   type Advisor,
-  type AdvisorState,
   type AdvisorStateStore,
   createAdvisor,
   measureContext,
@@ -333,8 +328,9 @@ export interface PrepareOptions {
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly assistant: LlmClient;
-  /** The conversation's directory (its metadata holds the advisor's state); the caller holds the lock. */
-  readonly directory: string;
+  /** The store and the conversation of the turn (the advisor's record is kept there); the caller holds the lock. */
+  readonly store: Store;
+  readonly conversationId: string;
   readonly compactNowEnabled: boolean;
   readonly maxOutputTokens?: number;
   readonly clock: TurnClock;
@@ -342,11 +338,9 @@ export interface PrepareOptions {
   readonly warn: (text: string) => void;
 }
 
-/** The open review of the conversation in `directory` (`<root>/conversations/<id>`), if any. */
-function openReviewRefusal(directory: string): string | undefined {
-  const root = dirname(dirname(directory));
-  const records = listReviewRecords({ list: (listOptions) => listConversations(root, listOptions) });
-  return checkNoOpenReview(records, basename(directory), "compact")?.message;
+/** The open review of conversation `id`, if any. */
+function openReviewRefusal(store: Store, id: string): string | undefined {
+  return checkNoOpenReview(store.openReviews(), id, "compact")?.message;
 }
 
 /** The same texts are counted at every cycle boundary of a run; count each once. */
@@ -362,14 +356,11 @@ function memoizeCounter(countTokens: TokenCounter): TokenCounter {
   };
 }
 
-/** The advisor state in `meta.json` under `advisor`. */
-function metaStateStore(directory: string): AdvisorStateStore {
+/** The advisor state: the conversation's advisor record in the store. */
+function storedAdvisorState(store: Store, id: string): AdvisorStateStore {
   return {
-    load: () => {
-      const value = readMeta(directory).advisor;
-      return typeof value === "object" && value !== null ? (value as AdvisorState) : {};
-    },
-    save: (state) => writeMeta(directory, { ...readMeta(directory), advisor: state }),
+    load: () => store.advisorState(id),
+    save: (state) => store.saveAdvisorState(id, state),
   };
 }
 
@@ -394,13 +385,13 @@ export async function prepareTurnCompaction(
   const advisorRead = readAdvisorSettings(options.config, options.env);
   const autoRead = readAutoSettings(options.config, options.env);
   for (const warning of [...advisorRead.warnings, ...autoRead.warnings]) options.warn(warning);
-  // Counts persist in the conversation's tokens.cache.json, so each turn counts only its own texts,
-  // and the advisor bounds the context from cached counts without loading the tokenizer.
-  const counter = await loadTokenCounter({ cacheDirectory: options.directory });
+  // Counts persist with the conversation (tokens.cache.json), so each turn counts only its own
+  // texts, and the advisor bounds the context from cached counts without loading the tokenizer.
+  const counter = await options.store.tokenCounter(options.conversationId);
   const countTokens = memoizeCounter(counter);
   const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
   const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
-  const state = metaStateStore(options.directory);
+  const state = storedAdvisorState(options.store, options.conversationId);
   let advisor: Advisor | undefined;
   if (advisorRead.settings.enabled) {
     let decisionClient: LlmClient | undefined = options.assistant;
@@ -444,7 +435,7 @@ export async function prepareTurnCompaction(
     print: options.info,
     measureTokens: (events) => measureContext(events, countTokens).tokens,
     reportFailure: (message) => (advisor === undefined ? warnOnce(message) : advisor.reportFailure(message)),
-    refusal: () => openReviewRefusal(options.directory),
+    refusal: () => openReviewRefusal(options.store, options.conversationId),
     summarizeWithModel: (modelId, rawTurns, rule, signal) =>
       summarizeForAuto(modelId, rawTurns, rule, signal, options),
   });

@@ -27,7 +27,7 @@ import { buildCompactionEvent, type CompactionSegment, planCompaction } from "..
 import { type CompactionRule, configuredRules, readCompactionRules } from "../core/rules.js";
 import { groupTurns } from "../core/turns.js";
 import { CxcError, usageError } from "../errors.js";
-import { newEventId, timestampNow } from "../store/ids.js";
+import { newEventId, timestampNow } from "../store/index.js";
 
 /** One `-k` occurrence: `true` for a bare `-k`, else its SPEC text. */
 export type CompactFlag = true | string;

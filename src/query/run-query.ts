@@ -10,13 +10,11 @@ import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";
 import { applyReviewConfig } from "../core/review.js";
-import { assertNoOpenReview } from "../store/review-guard.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
 import type { LlmClient } from "../llm/types.js";
-import { newEventId, timestampNow } from "../store/ids.js";
-import type { ConversationStore } from "../store/store.js";
+import { assertNoOpenReview, newEventId, type Store, timestampNow } from "../store/index.js";
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
@@ -56,7 +54,7 @@ export interface QueryUi {
 
 /** Inputs of `runQuery`. */
 export interface QueryEnvironment {
-  readonly store: ConversationStore;
+  readonly store: Store;
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
@@ -111,7 +109,8 @@ export async function runQuery(
         config: environment.config,
         env: environment.env,
         assistant: client,
-        directory: loaded.directory,
+        store,
+        conversationId,
         compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         clock,
@@ -175,7 +174,7 @@ function stripOneNewline(text: string): string {
 type Target = { readonly kind: "new" } | { readonly kind: "existing"; readonly id: string };
 
 /** The conversation this turn goes to; nothing is created yet. */
-function resolveTarget(request: QueryRequest, store: ConversationStore): Target {
+function resolveTarget(request: QueryRequest, store: Store): Target {
   if (request.newConversation) return { kind: "new" };
   try {
     return { kind: "existing", id: store.resolveTarget(request.id) };
@@ -187,12 +186,7 @@ function resolveTarget(request: QueryRequest, store: ConversationStore): Target 
 }
 
 /** Creates the new conversation or the fork, when the turn needs one; returns the id to use. */
-function materializeTarget(
-  target: Target,
-  request: QueryRequest,
-  store: ConversationStore,
-  ui: QueryUi,
-): string {
+function materializeTarget(target: Target, request: QueryRequest, store: Store, ui: QueryUi): string {
   if (target.kind === "new") return startConversation(store, ui);
   if (request.fork === undefined) {
     // Naming a conversation makes it the active one, as jp records the session's activation.
@@ -214,7 +208,7 @@ function materializeTarget(
   return meta.id;
 }
 
-function startConversation(store: ConversationStore, ui: QueryUi): string {
+function startConversation(store: Store, ui: QueryUi): string {
   const meta = store.create();
   store.setActive(meta.id);
   ui.info(`Started conversation ${meta.id}.`);

@@ -18,7 +18,7 @@ import { countTurns } from "../core/turns.js";
 import { CxcError, usageError } from "../errors.js";
 import { CONVERSATION_ID_PATTERN } from "./ids.js";
 import { parseLog } from "./log.js";
-import type { ConversationStore } from "./store.js";
+import type { Store } from "./port.js";
 
 /** The formats `cxc conversation import --from` accepts. */
 export const IMPORT_FORMATS = ["jp", "openai", "anthropic", "cxc"] as const;
@@ -289,7 +289,7 @@ export interface ImportOutcome {
  * exists, unless `skipExisting`, which leaves existing ones as they are.
  */
 export async function saveImported(
-  store: ConversationStore,
+  store: Pick<Store, "locate" | "create" | "archive">,
   conversations: readonly ImportedConversation[],
   options: { skipExisting: boolean },
 ): Promise<ImportOutcome[]> {

@@ -16,7 +16,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadTokenCounter } from "../store/token-counter.js";
 import {
   COMPACT_TOOL_NAME,
   type CompactToolPlan,
@@ -27,11 +26,9 @@ import {
   renderApprovalPreview,
   renderDroppedContent,
 } from "../core/compact-tool.js";
-import type { ConversationEvent } from "../core/events.js";
 import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../core/review.js";
-import { listReviewRecords } from "../store/review-guard.js";
-import { ConversationStore } from "../store/store.js";
+import type { StoreReader } from "../store/index.js";
 import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 
 const DESCRIPTION = [
@@ -118,12 +115,13 @@ type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
 
 async function planCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  events: readonly ConversationEvent[],
+  context: Pick<ToolCallContext, "events" | "store">,
   ids: { newEventId: () => string; now: string },
 ): Promise<CompactToolPlan> {
   const parsed = parseCompactArguments(argumentsObject);
   if (!parsed.ok) return parsed;
-  const countTokens = await loadTokenCounter();
+  const { events, store } = context;
+  const countTokens = await store.tokenCounter();
   return planCompactCall(events, parsed.rules, { countTokens, ...ids });
 }
 
@@ -148,10 +146,10 @@ function describeInvalidCall(message: string): string {
  */
 export async function precheckCompactCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "now">,
+  context: Pick<ToolCallContext, "events" | "now" | "store">,
 ): Promise<ToolOutcome | undefined> {
   let counter = 0;
-  const plan = await planCall(argumentsObject, context.events, {
+  const plan = await planCall(argumentsObject, context, {
     newEventId: () => `precheck-${++counter}`,
     now: context.now(),
   });
@@ -162,9 +160,8 @@ export async function precheckCompactCall(
  * While a compaction review of this conversation is open, no compaction may be written to it
  * (seed D66): the tool answers with the refusal so the model can tell the user.
  */
-function openReviewRefusal(context: ToolCallContext): string | undefined {
-  const store = ConversationStore.open(context.cwd, process.env);
-  const refusal = checkNoOpenReview(listReviewRecords(store), context.conversationId, "compact");
+function openReviewRefusal(store: StoreReader, conversationId: string): string | undefined {
+  const refusal = checkNoOpenReview(store.openReviews(), conversationId, "compact");
   return refusal === undefined ? undefined : `${refusal.message} (${refusal.hint})`;
 }
 
@@ -181,7 +178,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     editing: compactArgumentsEditing,
 
     async precheck(argumentsObject, context: ToolCallContext): Promise<ToolOutcome | undefined> {
-      const underReview = openReviewRefusal(context);
+      const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
       return precheckCompactCall(argumentsObject, context);
     },
@@ -189,7 +186,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
       // Placeholder ids: these events are only looked at, never stored.
       let counter = 0;
-      const plan = await planCall(argumentsObject, context.events, {
+      const plan = await planCall(argumentsObject, context, {
         newEventId: () => `preview-${++counter}`,
         now: context.now(),
       });
@@ -199,9 +196,9 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     },
 
     async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
-      const underReview = openReviewRefusal(context);
+      const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      const plan = await planCall(argumentsObject, context.events, {
+      const plan = await planCall(argumentsObject, context, {
         newEventId: () => context.newEventId(),
         now: context.now(),
       });

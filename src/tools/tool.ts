@@ -7,6 +7,7 @@
  * compactions this way). Tools never write to the store themselves.
  */
 import type { ConversationEvent } from "../core/events.js";
+import type { StoreReader } from "../store/index.js";
 
 /** How a call is approved: ask at the terminal, run without asking, edit the arguments first, or never run. */
 export type RunMode = "ask" | "unattended" | "edit" | "skip";
@@ -28,6 +29,8 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
   /** The working directory of the cxc process. */
   readonly cwd: string;
+  /** The store the conversation is in, read-only: tools never write to it (effects are stored for them). */
+  readonly store: StoreReader;
   /** Ids and timestamps for effect events. */
   newEventId(): string;
   now(): string;

@@ -26,6 +26,7 @@ import type { ToolSelection } from "../../src/query/tool-selection.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactNowTool } from "../../src/tools/compact-now.js";
 import { createShouldICompactTool } from "../../src/tools/should-i-compact.js";
+import { type RecordingStore, recordingStore } from "../helpers/memory-store.js";
 import {
   contextOverflowReply,
   type FakeMessageReply,
@@ -172,11 +173,13 @@ function makeHarness(
     measureTokens: (events) => measureContext(events, countCharacters).tokens,
     reportFailure: (message) => advisor.reportFailure(message),
   });
+  let store: RecordingStore | undefined;
   harness.turn = async (message, turnOptions = {}) => {
-    const stored: ConversationEvent[] = [];
+    store ??= await recordingStore({ id: "conv-1" });
+    const appendsBefore = store.appends.length;
     await runTurn({
-      store: { append: (_id, batch) => stored.push(...batch) },
-      conversationId: "conv",
+      store,
+      conversationId: "conv-1",
       events: harness.events,
       message,
       client,
@@ -189,7 +192,9 @@ function makeHarness(
       cwd: process.cwd(),
       hooks,
     });
-    harness.events = [...harness.events, ...stored];
+    const stored = store.appends.slice(appendsBefore).flat();
+    harness.events = store.load("conv-1").events;
+    expect(harness.events.slice(harness.events.length - stored.length)).toEqual(stored);
     return stored;
   };
   return harness;

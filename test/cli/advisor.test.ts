@@ -1,10 +1,10 @@
 /**
  * The advisor and automatic compaction through the built `cxc q`, against the loopback fake
- * provider: the stderr advice line, the state kept in the conversation's metadata across
- * processes, the line-set warning, `compact_now` applied at turn end with its undo command, and
+ * provider: the stderr advice line, the state kept in the conversation's advisor record across
+ * processes (and read from `meta.json`, where older versions kept it), the line-set warning, `compact_now` applied at turn end with its undo command, and
  * the overflow retry.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -44,10 +44,17 @@ function answers(switched: number, boundary: number, history: number, mid: numbe
   return { blocks: [{ type: "tool-call", id: "d1", name: "answer_questions", arguments: argumentsObject }] };
 }
 
+const conversationFile = (name: string): string =>
+  join(home.home.home, "conversations", home.activeId(), name);
+
 function meta(): Record<string, unknown> {
-  return JSON.parse(
-    readFileSync(join(home.home.home, "conversations", home.activeId(), "meta.json"), "utf8"),
-  );
+  return JSON.parse(readFileSync(conversationFile("meta.json"), "utf8"));
+}
+
+/** The advisor record; the metadata no longer holds the advisor's state. */
+function advisorRecord(): Record<string, unknown> {
+  expect(meta()).not.toHaveProperty("advisor");
+  return JSON.parse(readFileSync(conversationFile("advisor.json"), "utf8"));
 }
 
 const words = (count: number): string =>
@@ -73,16 +80,23 @@ request_tokens = 100000
     expect(second.stderr).toMatch(
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
-    expect(meta().advisor).toEqual({ last_announced: "notice" });
+    expect(advisorRecord()).toEqual({ last_announced: "notice" });
 
+    // As an older cxc left it: the state in meta.json, no record. It is still read: no new notice.
+    rmSync(conversationFile("advisor.json"));
+    writeFileSync(
+      conversationFile("meta.json"),
+      JSON.stringify({ ...meta(), advisor: { last_announced: "notice" } }),
+    );
     provider.enqueue(textReply("ok"), answers(0.9, 0.9, 0.1, 0.1));
     const third = await home.q(["again"]);
     expect(third.stderr).not.toContain("advisor");
+    writeFileSync(conversationFile("meta.json"), JSON.stringify({ ...meta(), advisor: undefined }));
 
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
-    expect(meta().advisor).toEqual({ last_announced: "recommend" });
+    expect(advisorRecord()).toEqual({ last_announced: "recommend" });
   });
 
   it("swallows a decision model that times out: one warning per conversation, token lines only", async () => {
@@ -100,7 +114,7 @@ request_tokens = 100000
     expect(second.stdout).toContain("second answer");
     expect(second.stderr).toContain("cxc: warning: advisor: the decision model did not answer within 300 ms");
     expect(second.stderr).toContain("token lines only: no decision model answered");
-    expect(meta().advisor).toMatchObject({ warned: true, last_announced: "notice" });
+    expect(advisorRecord()).toMatchObject({ warned: true, last_announced: "notice" });
     provider.enqueue(textReply("third answer"), { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 1500 });
     const third = await home.q(["third question"], { env });
     expect(third.exitCode).toBe(0);

@@ -25,8 +25,10 @@ import {
 import { selectTools, type ToolSelection } from "../../src/query/tool-selection.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
+import { createMemoryStore } from "../../src/store/index.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { RunMode } from "../../src/tools/tool.js";
+import { recordingStore } from "../helpers/memory-store.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 
@@ -117,9 +119,9 @@ async function turn(
   options: { prompter?: ApprovalPrompter; tools?: ToolSelection } = {},
 ): Promise<ConversationEvent[]> {
   let counter = 0;
-  const appended: ConversationEvent[][] = [];
+  const store = await recordingStore({ id: "conv1", events });
   await runTurn({
-    store: { append: (_id, batch) => appended.push([...batch]) },
+    store,
     conversationId: "conv1",
     events,
     message,
@@ -135,8 +137,8 @@ async function turn(
     },
     cwd: process.cwd(),
   });
-  lastAppends = appended;
-  return [...events, ...appended.flat()];
+  lastAppends = store.appends;
+  return store.load("conv1").events;
 }
 let lastAppends: ConversationEvent[][] = [];
 
@@ -346,7 +348,11 @@ describe("enabling the tool", () => {
   });
 
   it("pre-checks a call: an error answer for what cannot be applied, nothing otherwise", async () => {
-    const context = { events: history(), now: () => "2026-01-01T00:00:00Z" };
+    const context = {
+      events: history(),
+      now: () => "2026-01-01T00:00:00Z",
+      store: await createMemoryStore(),
+    };
     expect(await precheckCompactCall({ rules: [SUMMARY_RULE] }, context)).toBeUndefined();
     const answer = await precheckCompactCall(
       { rules: [{ ...SUMMARY_RULE, before_quote: "nowhere" }] },
@@ -366,6 +372,7 @@ describe("enabling the tool", () => {
         events: history(),
         signal: new AbortController().signal,
         cwd: process.cwd(),
+        store: await createMemoryStore(),
         newEventId: () => "id",
         now: () => "2026-01-01T00:00:00Z",
       },

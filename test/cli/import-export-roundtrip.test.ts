@@ -1,7 +1,8 @@
 /**
  * The whole jp workspace in ../shared through the store functions the commands use, in process
- * (fast): import every conversation, export each with `--to jp`, compare every file byte for byte
- * with the original, import the exported copies into a second store and compare the events.
+ * (fast): import every conversation into a memory store, export each with `--to jp`, compare every
+ * file byte for byte with the original, import the exported copies into a second store and compare
+ * the events.
  * Skipped with a notice when the fixtures are absent.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -9,10 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeJpExport } from "../../src/store/export.js";
-import { newConversationId, newEventId, timestampNow } from "../../src/store/ids.js";
-import { type ImportOutcome, readImport, saveImported } from "../../src/store/import.js";
-import { ConversationStore } from "../../src/store/store.js";
+import {
+  createMemoryStore,
+  type ImportOutcome,
+  loadInterop,
+  newConversationId,
+  newEventId,
+  type Store,
+  timestampNow,
+} from "../../src/store/index.js";
+
+const { readImport, saveImported, writeJpExport } = await loadInterop();
 
 const WORKSPACE = fileURLToPath(new URL("../../../shared/fixtures/jp-workspace", import.meta.url));
 const CONVERSATIONS = join(WORKSPACE, ".jp", "conversations");
@@ -22,11 +30,7 @@ if (!haveFixtures) console.log(`notice: ${WORKSPACE} is absent; skipping the jp 
 const base = mkdtempSync(join(tmpdir(), "cxc-roundtrip-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-function openStore(name: string): ConversationStore {
-  return ConversationStore.open(base, { CXC_HOME: join(base, name) });
-}
-
-async function importPath(store: ConversationStore, path: string): Promise<ImportOutcome[]> {
+async function importPath(store: Store, path: string): Promise<ImportOutcome[]> {
   const batch = readImport({
     path,
     now: () => timestampNow(),
@@ -39,7 +43,7 @@ async function importPath(store: ConversationStore, path: string): Promise<Impor
 
 describe.skipIf(!haveFixtures)("every jp fixture conversation round-trips through the store", () => {
   it("imports, exports byte-for-byte, and re-imports identical events", async () => {
-    const first = openStore("first");
+    const first = await createMemoryStore();
     const outcomes = await importPath(first, WORKSPACE);
     const expected = readdirSync(CONVERSATIONS).filter((name) => !name.startsWith(".")).length + 1;
     expect(outcomes).toHaveLength(expected);
@@ -59,7 +63,7 @@ describe.skipIf(!haveFixtures)("every jp fixture conversation round-trips throug
         ).toBe(true);
       }
     }
-    const second = openStore("second");
+    const second = await createMemoryStore();
     const again = await importPath(second, output);
     expect(again.map((outcome) => outcome.conversation.id).sort()).toEqual(
       outcomes.map((outcome) => outcome.conversation.id).sort(),

@@ -9,7 +9,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildReviewCompaction, type ReviewProposal } from "../../src/core/review.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
+import {
+  errorLines,
+  openStore,
+  reviewSourceOf,
+  seedConversation,
+  snapshotTree,
+} from "./conversation-helpers.js";
 import {
   activeOf,
   conversationIds,
@@ -82,7 +88,7 @@ describe("compact --continue", () => {
       note: `agreed in compaction review ${reviewId}`,
     });
     expect(conversationIds(home, true)).toEqual([reviewId]);
-    expect(metaOf(home, reviewId, true).compaction_source).toBe(SAMPLE_ID);
+    expect(reviewSourceOf(home, reviewId, true)).toBe(SAMPLE_ID);
     expect(activeOf(home)).toBe(SAMPLE_ID);
     // The review is over: compaction of the source works again.
     const again = await cxc(["c", "compact", "-r", "--to", "18"]);
@@ -171,6 +177,7 @@ describe("compact --continue", () => {
   it("is a clear error when the review holds no proposal", async () => {
     await seedConversation(home, { id: "review00empty", events: [], active: true });
     const store = openStore(home);
+    // A review as versions before the review record wrote it: the source in its metadata.
     await store.updateMeta("review00empty", (meta) => ({ ...meta, compaction_source: SAMPLE_ID }), "test");
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(result.exitCode).toBe(1);

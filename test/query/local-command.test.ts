@@ -10,6 +10,7 @@ import {
   parseLocalCommandConfig,
   shellQuote,
 } from "../../src/tools/local-command.js";
+import { createMemoryStore } from "../../src/store/index.js";
 import type { ToolCallContext } from "../../src/tools/tool.js";
 
 const context: ToolCallContext = {
@@ -18,6 +19,7 @@ const context: ToolCallContext = {
   events: [],
   signal: new AbortController().signal,
   cwd: tmpdir(),
+  store: await createMemoryStore(),
   newEventId: () => "id",
   now: () => "now",
 };

@@ -4,8 +4,8 @@
  * A summary that fails stops the fork, so a fork is never created half-compacted.
  */
 import type { Compaction, ConversationEvent } from "../../core/events.js";
-import { loadConfig } from "../../store/config.js";
-import { newEventId, timestampNow } from "../../store/ids.js";
+import { newEventId, timestampNow } from "../../store/index.js";
+import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
 import { buildEffectiveRules } from "./config-rules.js";
 import { parseExplicitRules } from "./options.js";

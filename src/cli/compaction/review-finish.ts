@@ -19,8 +19,7 @@ import {
   type ReviewProposal,
 } from "../../core/review.js";
 import { CxcError } from "../../errors.js";
-import { newEventId, timestampNow } from "../../store/ids.js";
-import type { ConversationStore, LoadedConversation } from "../../store/store.js";
+import { type LoadedConversation, newEventId, type Store, timestampNow } from "../../store/index.js";
 
 /** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
 export type ConfirmApply = ((prompt: string) => Promise<boolean>) | undefined;
@@ -47,7 +46,7 @@ export interface AbortOutcome {
 
 /** The active conversation, which must be a review; returns it and its source id. */
 function loadActiveReview(
-  store: ConversationStore,
+  store: Store,
   flag: "--continue" | "--abort",
 ): { review: LoadedConversation; sourceId: string } {
   const activeId = store.active();
@@ -57,8 +56,8 @@ function loadActiveReview(
     throw new CxcError("no-active-conversation", refusal.message, { hint: refusal.hint });
   }
   const review = store.load(activeId);
-  const sourceId = review.meta.compaction_source;
-  if (typeof sourceId !== "string" || sourceId === "") {
+  const sourceId = store.reviewSource(activeId);
+  if (sourceId === undefined) {
     const refusal = notAReviewRefusal(activeId, flag);
     throw new CxcError("usage", refusal.message, { hint: refusal.hint });
   }
@@ -72,7 +71,7 @@ function refusalError(decision: Extract<ContinueDecision, { message: string }>):
 
 /** Runs `action` holding the review's lock and, when the source exists, the source's. */
 async function withBothLocks<T>(
-  store: ConversationStore,
+  store: Store,
   reviewId: string,
   sourceId: string,
   action: () => Promise<T>,
@@ -83,14 +82,14 @@ async function withBothLocks<T>(
 }
 
 /** Archives the review and makes the source active again (when it still exists). */
-async function closeReview(store: ConversationStore, reviewId: string, sourceId: string): Promise<void> {
+async function closeReview(store: Store, reviewId: string, sourceId: string): Promise<void> {
   await store.archive(reviewId);
   store.setActive(store.locate(sourceId) === undefined ? undefined : sourceId);
 }
 
 /** `--continue`; see the module comment. `confirm` is skipped with `--yes`. */
 export async function continueReview(
-  store: ConversationStore,
+  store: Store,
   options: {
     readonly confirm: ConfirmApply;
     readonly yes: boolean;
@@ -135,7 +134,7 @@ export async function continueReview(
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */
-export async function abortReview(store: ConversationStore): Promise<AbortOutcome> {
+export async function abortReview(store: Store): Promise<AbortOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--abort");
   await closeReview(store, review.meta.id, sourceId);
   const sourceExists = store.locate(sourceId) !== undefined;

@@ -27,15 +27,18 @@ import { summarizeTokens } from "../../core/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../../core/turns.js";
 import { CxcError } from "../../errors.js";
 import { stickyModel } from "../../query/settings.js";
-import { newEventId, timestampNow } from "../../store/ids.js";
-import type { ConversationStore } from "../../store/store.js";
+import {
+  assertNoOpenReview,
+  newEventId,
+  type Store,
+  type StoreReader,
+  timestampNow,
+} from "../../store/index.js";
 import { copyEventsForFork } from "../../core/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
-import { assertNoOpenReview } from "../../store/review-guard.js";
 import { planRun } from "./run.js";
 import { chooseSummaryModel, generateSegmentSummary } from "./summaries.js";
-import { loadTokenCounter } from "../../store/token-counter.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */
 const DIGEST_MODEL = "builtin/digest";
@@ -45,7 +48,7 @@ const HISTORY_SHARE_OF_WINDOW = 0.8;
 
 /** What starting a review needs. */
 export interface StartReviewOptions {
-  readonly store: ConversationStore;
+  readonly store: Store;
   readonly sourceId: string;
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -145,9 +148,13 @@ async function contextWindowOf(
   }
 }
 
-async function fitsWindow(turns: readonly Turn[], window: number | undefined): Promise<boolean> {
+async function fitsWindow(
+  turns: readonly Turn[],
+  window: number | undefined,
+  store: Pick<StoreReader, "tokenCounter">,
+): Promise<boolean> {
   if (window === undefined) return true;
-  const tokens = summarizeTokens(turns, await loadTokenCounter()).total;
+  const tokens = summarizeTokens(turns, await store.tokenCounter()).total;
   return tokens <= window * HISTORY_SHARE_OF_WINDOW;
 }
 
@@ -181,7 +188,9 @@ async function generateDraft(
   );
   const window = await contextWindowOf(choice.kind === "model" ? choice.id : undefined, options);
   // The documented exception to the raw-stream rule: what cannot be loaded is read as its summary.
-  const turns = (await fitsWindow(rangeTurns, window)) ? rawTurnsOf(events) : projectedTurnsOf(events);
+  const turns = (await fitsWindow(rangeTurns, window, options.store))
+    ? rawTurnsOf(events)
+    : projectedTurnsOf(events);
   const generated = await generateSegmentSummary(turns, segment, environment);
   return generated.policy.summary;
 }
@@ -229,7 +238,7 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
       stickyModel(source.events) ??
       (lookupConfig(options.config, "assistant.model.id") as string | undefined);
     const window = await contextWindowOf(windowModel, options);
-    const rawEvents = await fitsWindow(rawTurnsOf(source.events), window);
+    const rawEvents = await fitsWindow(rawTurnsOf(source.events), window, store);
     const turnCount = countTurns(source.events);
     const history = buildReviewHistory(source.events, { keepCompactions: !rawEvents });
     const copied = copyEventsForFork(history, { start: 0, end: turnCount }, () => newEventId()).events;
@@ -247,7 +256,7 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
     const meta = store.create({
       title: `Compaction review of ${source.meta.title ?? sourceId}`,
       events,
-      extra: { compaction_source: sourceId },
+      reviewOf: sourceId,
     });
     store.setActive(meta.id);
     return {

@@ -99,8 +99,8 @@ async function runInteractive(
 ): Promise<void> {
   const { parseOverrides } = await import("./options.js");
   const { findOverrideConflict, checkKeepAgainstSelection } = await import("../../core/plan-compaction.js");
-  const { timestampNow } = await import("../../store/ids.js");
-  const { loadConfig } = await import("../../store/config.js");
+  const { timestampNow } = await import("../../store/index.js");
+  const { loadConfig } = await import("../config.js");
   const { startReview } = await import("./review-start.js");
   const overrides = parseOverrides(flags, timestampNow());
   const problem = findOverrideConflict(overrides) ?? checkKeepAgainstSelection(overrides);

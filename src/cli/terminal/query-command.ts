@@ -8,7 +8,7 @@ import { usageError } from "../../errors.js";
 import { restoreMessageWords, scanOptionalValueFlags } from "../../query/optional-values.js";
 import { type QueryRequest, type QueryUi, runQuery } from "../../query/run-query.js";
 import { readQuerySettings } from "../../query/settings.js";
-import { loadConfig } from "../../store/config.js";
+import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
 import { createApprovalPrompter } from "./approval-prompt.js";
 import { editText } from "./editor.js";

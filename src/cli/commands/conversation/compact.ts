@@ -67,9 +67,8 @@ export function registerCompact(conversation: Command): void {
       const review = await import("../../compaction/review.js");
       const reviewMode = review.reviewModeOf(flags);
       if (reviewMode !== undefined) return review.runReviewMode(context, reviewMode, idArgument, flags);
-      const { assertNoOpenReview } = await import("../../../store/review-guard.js");
+      const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
       const { parseCompactFlags } = await import("../../compaction/options.js");
-      const { newEventId, timestampNow } = await import("../../../store/ids.js");
       const target = separateResetTarget(idArgument, flags, rawArguments(command));
       const request = parseCompactFlags(target.flags, timestampNow());
       const id = context.store.resolveTarget(target.id);
@@ -142,7 +141,7 @@ async function runCompact(
   format: "text" | "json",
   ids: { newEventId: () => string; timestampNow: () => string },
 ): Promise<void> {
-  const { loadConfig } = await import("../../../store/config.js");
+  const { loadConfig } = await import("../../config.js");
   const { buildEffectiveRules } = await import("../../compaction/config-rules.js");
   const { executePlan, planRun, previewPlan } = await import("../../compaction/run.js");
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
@@ -166,16 +165,15 @@ async function runCompact(
     const conversation = loadConversation();
     const events = conversation.events;
     const plan = planRun(events, runOptions);
-    const { loadTokenCounter } = await import("../../../store/token-counter.js");
-    // Token counts are cached beside the log (tokens.cache.json, safe to delete), so a repeated
-    // preview does not tokenize the whole conversation again.
+    // Token counts are cached with the conversation (in the file store, tokens.cache.json beside
+    // the log, safe to delete), so a repeated preview does not tokenize the whole conversation again.
     result =
       plan.kind === "planned"
-        ? previewPlan(events, plan, await loadTokenCounter({ cacheDirectory: conversation.directory }))
+        ? previewPlan(events, plan, await context.store.tokenCounter(id))
         : { kind: "nothing", message: plan.message };
   } else {
     result = await context.store.locked(id, "compact", async () => {
-      const { assertNoOpenReview } = await import("../../../store/review-guard.js");
+      const { assertNoOpenReview } = await import("../../../store/index.js");
       assertNoOpenReview(context.store, id);
       const events = load();
       const plan = planRun(events, runOptions);

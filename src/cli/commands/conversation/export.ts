@@ -28,7 +28,8 @@ export function registerExport(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: ExportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { renderExport, writeExportFile, writeJpExport } = await import("../../../store/export.js");
+      const { loadInterop } = await import("../../../store/index.js");
+      const { renderExport, writeExportFile, writeJpExport } = await loadInterop();
       const id = context.store.resolveTarget(idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);

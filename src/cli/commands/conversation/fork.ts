@@ -35,7 +35,7 @@ export function registerFork(conversation: Command): void {
       const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
       const { copyEventsForFork } = await import("../../../core/fork.js");
       const { countTurns } = await import("../../../core/turns.js");
-      const { newEventId } = await import("../../../store/ids.js");
+      const { newEventId } = await import("../../../store/index.js");
       const selection = parseTurnSelection(options);
       const sourceId = context.store.resolveTarget(idArgument);
       const source = context.store.load(sourceId);

@@ -1,5 +1,6 @@
 /**
- * Loads the effective configuration from disk, the command line and the environment.
+ * Loads the effective configuration from disk, the command line and the environment: the
+ * composition root's job, so it lives with the command line and hands plain tables inward.
  *
  * Layers, lowest first (later ones win, key by key):
  *
@@ -38,7 +39,7 @@ import {
   tableAt,
 } from "../core/config.js";
 import { CxcError } from "../errors.js";
-import { type Environment, findWorkspace } from "./paths.js";
+import { type Environment, findWorkspace } from "../store/index.js";
 
 export const CONFIG_FILE = "config.toml";
 
