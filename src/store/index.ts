@@ -20,11 +20,10 @@ import type { Environment, Store, StoreListing } from "./port.js";
 import { readActive } from "./session.js";
 
 export { CONVERSATION_ID_PATTERN, newConversationId, newEventId, timestampNow } from "./ids.js";
-export type { ExportFormat } from "./export.js";
-export type { ImportBatch, ImportFormat, ImportOutcome, ImportRequest } from "./import.js";
+export type { ImportOutcome } from "./import.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
 export { withoutKey } from "./meta.js";
-export { findWorkspace, resolveStoreLocation, WORKSPACE_DIRECTORY } from "./paths.js";
+export { findWorkspace } from "./paths.js";
 export type {
   CachingTokenCounter,
   ConversationListing,
@@ -35,9 +34,7 @@ export type {
   LoadedConversation,
   LogHeader,
   Store,
-  StoreKind,
   StoreListing,
-  StoreLocation,
   StoreReader,
 } from "./port.js";
 export { readOnly } from "./reader.js";
