@@ -48,7 +48,6 @@ import type {
   StoreLocation,
 } from "./port.js";
 import { readActive, writeActive } from "./session.js";
-import { loadTokenCounter } from "./token-counter.js";
 
 /** A loaded conversation and the directory it was read from. */
 export interface LoadedFromFiles extends LoadedConversation {
@@ -175,7 +174,10 @@ export class ConversationStore extends StoreBase {
   }
 
   async tokenCounter(id?: string): Promise<CachingTokenCounter> {
-    return loadTokenCounter(id === undefined ? {} : { cacheDirectory: this.#found(id).directory });
+    const cacheDirectory = id === undefined ? undefined : this.#found(id).directory;
+    // Loaded here, not with the store: it brings node:crypto, which most commands never need.
+    const { loadTokenCounter } = await import("./token-counter.js");
+    return loadTokenCounter(cacheDirectory === undefined ? {} : { cacheDirectory });
   }
 
   async locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T> {
