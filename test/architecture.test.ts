@@ -57,6 +57,36 @@ describe("architecture of src/", () => {
   it("has no import cycles", () => {
     expect(formatViolations(checkCycles(tree))).toBe("");
   });
+
+  it("would catch, in the real tree, each kind of import the rules exist for", () => {
+    const changed = (file: string, line: string): SourceTree =>
+      new Map([...tree, [file, `${line}\n${tree.get(file)}`]]);
+    expect(messages(checkCorePurity(changed("src/core/turns.ts", 'import "node:fs";')))).toEqual([
+      "src/core/turns.ts:1: imports the node built-in node:fs",
+    ]);
+    expect(
+      messages(
+        checkLayering(
+          changed(
+            "src/tools/should-i-compact.ts",
+            'import type { Advisor } from "../query/advisor-hook.js";',
+          ),
+        ),
+      ),
+    ).toEqual([
+      "src/tools/should-i-compact.ts:1: imports src/query/advisor-hook.ts from an outer layer (tools → query)",
+    ]);
+    expect(messages(checkStoreEntry(changed("src/tools/compact.ts", 'import "../store/meta.js";')))).toEqual([
+      "src/tools/compact.ts:1: imports src/store/meta.ts: outside src/store, import the store's port src/store/index.ts",
+    ]);
+    expect(
+      messages(checkCycles(changed("src/core/duration.ts", 'import type { TurnBound } from "./bounds.js";'))),
+    ).toEqual([
+      expect.stringMatching(
+        /^src\/core\/bounds\.ts:\d+: import cycle: src\/core\/bounds\.ts → src\/core\/duration\.ts → src\/core\/bounds\.ts$/,
+      ),
+    ]);
+  });
 });
 
 /** A tree from `path: text` pairs. */
