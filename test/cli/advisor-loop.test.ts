@@ -496,9 +496,7 @@ describe("failures", () => {
     await harness.turn("first question");
     const slow: FakeReply = { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 400 };
     provider.enqueue(textReply("two"), slow);
-    const started = Date.now();
     await harness.turn("second question");
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(harness.warned).toHaveLength(1);
     expect(harness.warned[0]).toContain("did not answer within 150 ms");
     // Without answers the advice follows the token lines only, and says so.
