@@ -121,15 +121,15 @@ function scanString(text: string, start: number): number | { reason: string; at:
     if (code === 0x22) return position + 1;
     if (code < 0x20) return { reason: "control character in a string", at: position };
     if (code === 0x5c) {
-      const escape = text[position + 1];
-      if (escape === "u") {
+      const escaped = text[position + 1];
+      if (escaped === "u") {
         if (!/^[0-9a-fA-F]{4}$/.test(text.slice(position + 2, position + 6))) {
           return { reason: "bad \\u escape in a string", at: position };
         }
         position += 6;
         continue;
       }
-      if (escape === undefined || !'"\\/bfnrt'.includes(escape)) {
+      if (escaped === undefined || !'"\\/bfnrt'.includes(escaped)) {
         return { reason: "bad escape in a string", at: position };
       }
       position += 2;
