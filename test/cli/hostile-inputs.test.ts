@@ -217,7 +217,12 @@ describe("hostile configuration", () => {
       '[conversation.tools.leak]\ncommand = "env"\nenv = ["OPENAI_API_KEY"]\n',
     );
     const result = await home.run(["q", "hi"], {
-      env: { ANTHROPIC_API_KEY: "k", CXC_ASSISTANT__MODEL__ID: TEST_MODEL },
+      // A closed loopback port: should the check ever be lost, no request leaves this machine.
+      env: {
+        ANTHROPIC_API_KEY: "k",
+        ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+        CXC_ASSISTANT__MODEL__ID: TEST_MODEL,
+      },
     });
     expectOneLineError(result, {
       exitCode: 2,
