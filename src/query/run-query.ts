@@ -83,9 +83,12 @@ export async function runQuery(
   // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   const advisorHolder: AdvisorHolder = {};
+  const { providerKeyVariables } = await import("../llm/registry.js");
   const tools = selectTools({
     registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder),
     configured: settings.tools,
+    env: environment.env,
+    protectedVariables: providerKeyVariables(environment.config),
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });

@@ -184,6 +184,29 @@ describe("jp import", () => {
     expect(badTime.ok).toBe(false);
     expect(importJpConversation({ ...sample, events: {} }).ok).toBe(false);
   });
+
+  it("refuses hostile data with one sentence instead of an exception", () => {
+    expect(importJpConversation({ ...sample, directoryName: "99999999999999999999999-x" })).toEqual({
+      ok: false,
+      error: "the directory name '99999999999999999999999-x' gives a creation time out of range",
+    });
+    const backwards = importJpConversation({
+      ...sample,
+      events: [{ type: "compaction", timestamp: "2026-05-29 19:42:36.4", from_turn: 5, to_turn: 2 }],
+    });
+    expect(backwards).toEqual({
+      ok: false,
+      error: "entry 0 (compaction): from_turn 5 is after to_turn 2 (a range runs forwards)",
+    });
+    for (const timestamp of [
+      "2025-02-30 10:00:00.0",
+      "2025-13-01 10:00:00.0",
+      "2025-01-01 24:00:00.0+01:00",
+    ]) {
+      const result = importJpConversation({ ...sample, events: [{ type: "turn_start", timestamp }] });
+      expect(result, timestamp).toMatchObject({ ok: false, error: expect.stringContaining("`timestamp`") });
+    }
+  });
 });
 
 describe("jp export", () => {
