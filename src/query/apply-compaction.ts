@@ -37,7 +37,9 @@ import {
   SUMMARY_FALLBACK_KEY,
   type Summarizer,
   type SummaryFallback,
+  type SummaryOutcome,
 } from "../core/summarizer.js";
+import type { SummaryRule } from "../core/rules.js";
 import { groupTurns, type Turn } from "../core/turns.js";
 import { CxcError, errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/scratch.js";
@@ -132,99 +134,116 @@ async function modelSummarizerFor(
   }
 }
 
-function rangeText(range: { readonly from: number; readonly to: number }): string {
+/** 0-based, inclusive raw turns. */
+type Range = { readonly from: number; readonly to: number };
+
+function rangeText(range: Range): string {
   return `turns ${range.from + 1}..${range.to + 1}`;
 }
 
+/** What a model did with a summary request. */
+type ModelOutcome =
+  | { readonly kind: "written"; readonly text: string; readonly summarizer: string }
+  | { readonly kind: "failed"; readonly model: string; readonly reason: string };
+
+/** Asks model `modelId` for the summary; a failure is an outcome, an interrupt throws. */
+async function summarizeByModel(
+  modelId: string,
+  input: { readonly turns: readonly Turn[]; readonly range: Range; readonly rule: SummaryRule },
+  environment: SummaryEnvironment,
+): Promise<ModelOutcome> {
+  const model = await modelSummarizerFor(modelId, environment);
+  if ("unavailable" in model) return { kind: "failed", model: modelId, reason: model.unavailable };
+  const progress = environment.report.progress?.(
+    `Generating summary of ${rangeText(input.range)} with ${model.id}`,
+  );
+  let outcome: SummaryOutcome;
+  try {
+    outcome = await model.summarize({
+      ...input,
+      ...(environment.signal === undefined ? {} : { signal: environment.signal }),
+      ...(progress === undefined ? {} : { onTokens: (tokens: number) => progress.setTokens(tokens) }),
+    });
+  } finally {
+    progress?.stop();
+  }
+  if (outcome.ok) return { kind: "written", text: outcome.text, summarizer: model.id };
+  if (outcome.aborted || environment.signal?.aborted) {
+    throw new CxcError("interrupted", `interrupted while ${model.id} summarized; nothing was compacted`);
+  }
+  return { kind: "failed", model: model.id, reason: outcome.reason };
+}
+
+/** The fallback setting applied to a failed model: throws (`abort`) or says the digest stands in. */
+function fallBack(
+  failed: Extract<ModelOutcome, { kind: "failed" }>,
+  range: Range,
+  environment: SummaryEnvironment,
+): void {
+  const reason = failed.reason.replace(/\.$/, "");
+  if (fallbackOf(environment.config) === "abort") {
+    throw new CxcError(
+      "summary-failed",
+      `Summarization failed for ${failed.model}: ${reason}. Nothing was compacted.`,
+      {
+        hint: `run again with -m ${DIGEST_RECIPE} to summarize offline, or set ${SUMMARY_FALLBACK_KEY} = "digest"`,
+      },
+    );
+  }
+  environment.report.warn(
+    `summary model ${failed.model} failed (${reason}); summarized ${rangeText(range)} with ${DIGEST_RECIPE} instead`,
+  );
+}
+
 /**
- * Summarizes turns `range` of `turns` (raw, see the module comment) for a summary rule; applies
- * the fallback setting when the model fails. Throws `summary-failed` (fallback `abort`) or
- * `interrupted` (the signal was aborted while a model wrote).
+ * Summarizes turns `segment.from..to` of `turns` (raw, see the module comment) for a summary rule:
+ * the one summarizer rule, the fallback setting when the model fails, then the summary check and
+ * the private copy when asked for. Throws `summary-failed` (fallback `abort`), `interrupted` (the
+ * signal was aborted while a model wrote) or `invalid-config`.
  */
 export async function makeSummary(
   turns: readonly Turn[],
-  segment: Pick<CompactionSegment, "from" | "to"> & {
-    readonly summary: NonNullable<CompactionSegment["summary"]>;
-  },
+  segment: Range & { readonly summary: SummaryRule },
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
-  const fallback = fallbackOf(environment.config);
+  fallbackOf(environment.config); // a bad setting is an error before any model is asked
   const range = { from: segment.from, to: segment.to };
   const rule = segment.summary;
   const choice = chooseSummarizer(
     rule,
     environment.assistantModel ?? configuredAssistantModel(environment.config),
   );
-  let text: string | undefined;
-  let summarizer = DIGEST_RECIPE;
-  let failed: MadeSummary["failed"];
-  if (choice.kind === "model") {
-    const model = await modelSummarizerFor(choice.id, environment);
-    if ("unavailable" in model) failed = { model: choice.id, reason: model.unavailable };
-    else {
-      const progress = environment.report.progress?.(
-        `Generating summary of ${rangeText(range)} with ${model.id}`,
-      );
-      let outcome: Awaited<ReturnType<Summarizer["summarize"]>>;
-      try {
-        outcome = await model.summarize({
-          turns,
-          range,
-          rule,
-          ...(environment.signal === undefined ? {} : { signal: environment.signal }),
-          ...(progress === undefined ? {} : { onTokens: (tokens: number) => progress.setTokens(tokens) }),
-        });
-      } finally {
-        progress?.stop();
-      }
-      if (outcome.ok) {
-        text = outcome.text;
-        summarizer = model.id;
-      } else if (outcome.aborted || environment.signal?.aborted) {
-        throw new CxcError("interrupted", `interrupted while ${model.id} summarized; nothing was compacted`);
-      } else failed = { model: model.id, reason: outcome.reason };
-    }
-    if (failed !== undefined) {
-      const reason = failed.reason.replace(/\.$/, "");
-      if (fallback === "abort") {
-        throw new CxcError(
-          "summary-failed",
-          `Summarization failed for ${failed.model}: ${reason}. Nothing was compacted.`,
-          {
-            hint: `run again with -m ${DIGEST_RECIPE} to summarize offline, or set ${SUMMARY_FALLBACK_KEY} = "digest"`,
-          },
-        );
-      }
-      environment.report.warn(
-        `summary model ${failed.model} failed (${reason}); summarized ${rangeText(range)} with ${DIGEST_RECIPE} instead`,
-      );
-    }
-  } else if (choice.why === "no-model") {
-    environment.report.info(NO_MODEL_NOTICE);
-  }
-  if (text === undefined) {
-    const digest = await digestSummarizer.summarize({ turns, range, rule });
-    text = digest.ok ? digest.text : "";
-  }
+  if (choice.kind === "digest" && choice.why === "no-model") environment.report.info(NO_MODEL_NOTICE);
+  const byModel =
+    choice.kind === "model"
+      ? await summarizeByModel(choice.id, { turns, range, rule }, environment)
+      : undefined;
+  if (byModel?.kind === "failed") fallBack(byModel, range, environment);
+  const written =
+    byModel?.kind === "written"
+      ? byModel
+      : { text: await digestText(turns, range, rule), summarizer: DIGEST_RECIPE };
   const losses = environment.checkLosses
-    ? checkSummary(turns, { fromTurn: range.from, toTurn: range.to }, text)
+    ? checkSummary(turns, { fromTurn: range.from, toTurn: range.to }, written.text)
     : undefined;
-  const path = environment.copies === undefined ? undefined : writeCopy(environment, range, text);
+  const path = environment.copies === undefined ? undefined : writeCopy(environment, range, written.text);
   return {
-    policy: { summary: text, source: "derived", recipe: summarizer },
-    summarizer,
-    ...(failed === undefined ? {} : { failed }),
+    policy: { summary: written.text, source: "derived", recipe: written.summarizer },
+    summarizer: written.summarizer,
+    ...(byModel?.kind === "failed" ? { failed: { model: byModel.model, reason: byModel.reason } } : {}),
     ...(losses === undefined ? {} : { losses }),
     ...(path === undefined ? {} : { path }),
   };
 }
 
+async function digestText(turns: readonly Turn[], range: Range, rule: SummaryRule): Promise<string> {
+  const outcome = await digestSummarizer.summarize({ turns, range, rule });
+  // The digest cannot fail; an empty text would still be an honest (empty) digest.
+  return outcome.ok ? outcome.text : "";
+}
+
 /** The private copy of a summary (store/scratch.ts), named with 1-based turns; failures only warn. */
-function writeCopy(
-  environment: SummaryEnvironment,
-  range: { readonly from: number; readonly to: number },
-  text: string,
-): string | undefined {
+function writeCopy(environment: SummaryEnvironment, range: Range, text: string): string | undefined {
   const stem = `${environment.copies!.conversationId}-summary-turns-${range.from + 1}-${range.to + 1}`;
   try {
     return writeScratchFile(environment.env, stem, text);
