@@ -261,6 +261,10 @@ export function listConfigLeaves(merged: MergedConfig): ConfigLeaf[] {
  * `cxc config show` can name `default` as their origin.
  */
 export const DEFAULT_CONFIG: ConfigTable = {
+  conversation: {
+    // What a failed summary model leads to (core/summarizer.ts, docs/compaction.md).
+    compaction: { summary: { fallback: "digest" } },
+  },
   providers: {
     ollama: { base_url: "http://localhost:11434/v1" },
   },

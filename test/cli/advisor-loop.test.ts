@@ -103,6 +103,8 @@ interface Harness {
   events: ConversationEvent[];
   printed: string[];
   warned: string[];
+  /** The compaction pipeline's notices (the digest writing a summary because no model is chosen). */
+  notices: string[];
   state: AdvisorState;
   advisor: Advisor;
   turn(message: string, options?: { tools?: ToolSelection }): Promise<ConversationEvent[]>;
@@ -146,6 +148,7 @@ function makeHarness(
     events: [],
     printed: [],
     warned: [],
+    notices: [],
     state: {},
     advisor: undefined as unknown as Advisor,
     turn: async () => [],
@@ -171,6 +174,12 @@ function makeHarness(
     print: (text) => harness.printed.push(text),
     measureTokens: (events) => measureContext(events, countCharacters).tokens,
     reportFailure: (message) => advisor.reportFailure(message),
+    // No assistant model is configured here: summaries are written by builtin/digest.
+    summaries: {
+      config: {},
+      env: {},
+      report: { info: (text) => harness.notices.push(text), warn: (text) => harness.warned.push(text) },
+    },
   });
   harness.turn = async (message, turnOptions = {}) => {
     const stored: ConversationEvent[] = [];
