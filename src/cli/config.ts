@@ -34,6 +34,7 @@ import {
   mergeConfigLayers,
   parseAssignment,
   parseConfigScalar,
+  redactAssignment,
   removeSecretKeys,
   secretKeyMessage,
   tableAt,
@@ -104,7 +105,7 @@ export function loadConfig(sources: ConfigSources): EffectiveConfig {
 function assignmentTable(overlay: string): ConfigTable {
   const parsed = parseAssignment(overlay);
   if (!parsed.ok) {
-    throw new CxcError("invalid-config", `-c ${overlay}: ${parsed.message}`, {
+    throw new CxcError("invalid-config", `-c ${redactAssignment(overlay)}: ${parsed.message}`, {
       hint: "use -c KEY=VALUE (e.g. -c assistant.model.id=anthropic/claude-sonnet-4-6) or -c PATH/TO/FILE.toml",
     });
   }

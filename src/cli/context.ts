@@ -5,7 +5,7 @@
  * from outside cxc (model output, tool output, imported data) is sanitized before it is printed.
  */
 import type { Command } from "commander";
-import { sanitizeTerminalText } from "../core/sanitize.js";
+import { sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
 import { CxcError } from "../errors.js";
 import { openFileListing, openFileStore, type Store, type StoreListing } from "../store/index.js";
 
@@ -106,14 +106,15 @@ export class CliContext {
     this.out(sanitizeTerminalText(text));
   }
 
-  /** Writes one JSON document to stdout (stable keys: callers build plain objects). */
+  /** Writes one JSON document to stdout (stable keys: callers build plain objects; C1 escaped). */
   outJson(value: unknown): void {
-    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    process.stdout.write(`${stringifyJson(value, 2)}\n`);
   }
 
-  /** Progress, advice and warnings: stderr. */
+  /** Progress and advice: stderr. Sanitized: lines often quote names and text from outside. */
   info(text: string): void {
-    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+    const clean = sanitizeTerminalText(text);
+    process.stderr.write(clean.endsWith("\n") ? clean : `${clean}\n`);
   }
 
   warn(text: string): void {

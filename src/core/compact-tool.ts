@@ -25,7 +25,7 @@ import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import type { Compaction, ConversationEvent } from "./events.js";
-import { checkSuppliedSummary } from "./plan-compaction.js";
+import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
 import { type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
@@ -69,11 +69,7 @@ export interface PlanCompactCallOptions {
 
 /** The stream with every compaction's deferral dropped: what the view will be once all activate. */
 function activateAll(events: readonly ConversationEvent[]): ConversationEvent[] {
-  return events.map((event) => {
-    if (event.type !== "compaction" || event.deferred_until_turn === undefined) return event;
-    const { deferred_until_turn: _deferred, ...active } = event;
-    return active as Compaction;
-  });
+  return events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event));
 }
 
 function countViewTokens(view: ProjectedView, countTokens: TokenCounter): number {
@@ -157,22 +153,17 @@ function buildEvent(
   now: string,
   activatesAtTurn: number,
 ): Compaction {
-  // Key order follows buildCompactionEvent: jp's fields first, cxc's additions after.
-  const event: Record<string, unknown> = {
-    type: "compaction",
-    id,
-    ts: now,
-    from_turn: range.from,
-    to_turn: range.to,
-  };
-  if (rule.summary !== undefined)
-    event.summary = { summary: rule.summary, source: "supplied", author: "assistant" };
-  if (rule.reasoning !== undefined) event.reasoning = rule.reasoning;
-  if (rule.toolCalls !== undefined) event.tool_calls = toolCallsPolicyFor(rule.toolCalls);
-  event.source = "assistant";
-  event.note = rule.note;
-  event.deferred_until_turn = activatesAtTurn;
-  return event as Compaction;
+  return buildCompactionEvent(
+    {
+      ...range,
+      ...(rule.summary === undefined
+        ? {}
+        : { supplied: { text: rule.summary, author: "assistant" as const } }),
+      ...(rule.reasoning === undefined ? {} : { reasoning: rule.reasoning }),
+      ...(rule.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(rule.toolCalls) }),
+    },
+    { id, ts: now, source: "assistant", note: rule.note, deferredUntilTurn: activatesAtTurn },
+  );
 }
 
 /**

@@ -19,7 +19,7 @@ import { activeCompactions } from "./compactions.js";
 import { type ConfigTable, isConfigTable, mergeConfigLayers } from "./config.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
 import type { ReviewRefusal } from "./open-reviews.js";
-import { extendSummaryRange } from "./plan-compaction.js";
+import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan-compaction.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
 import { assignTurnIndices, countTurns } from "./turns.js";
 
@@ -449,29 +449,27 @@ export function planContinue(input: ContinueInput): ContinueDecision {
 }
 
 /**
- * The `compaction` event of an agreed proposal (0-based turns from here on). The summary was
- * negotiated, not derived from a recipe, so it is `supplied` by the assistant that recorded it;
- * its range was already grown over overlapping summaries when it was proposed.
+ * The plan of an agreed proposal (0-based turns from here on): one segment, applied like any other
+ * plan (src/query/apply-compaction.ts). The summary was negotiated, not derived from a recipe, so
+ * it is `supplied` by the assistant that recorded it; its range was already grown over
+ * overlapping summaries when it was proposed.
  */
-export function buildReviewCompaction(
-  proposal: ReviewProposal,
-  options: { readonly id: string; readonly ts: string; readonly reviewId: string },
-): Compaction {
-  const event: Record<string, unknown> = {
-    type: "compaction",
-    id: options.id,
-    ts: options.ts,
-    from_turn: proposal.fromTurn - 1,
-    to_turn: proposal.toTurn - 1,
+export function reviewCompactionPlan(proposal: ReviewProposal, reviewId: string): PlannedCompaction {
+  const range = { from: proposal.fromTurn - 1, to: proposal.toTurn - 1 };
+  const segment: CompactionSegment = {
+    ruleIndex: 0,
+    ...range,
+    requested: range,
+    ...(proposal.summary === undefined ? {} : { supplied: { text: proposal.summary, author: "assistant" } }),
+    ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
+    ...(proposal.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(proposal.toolCalls) }),
   };
-  if (proposal.summary !== undefined) {
-    event.summary = { summary: proposal.summary, source: "supplied", author: "assistant" };
-  }
-  if (proposal.reasoning !== undefined) event.reasoning = proposal.reasoning;
-  if (proposal.toolCalls !== undefined) event.tool_calls = toolCallsPolicyFor(proposal.toolCalls);
-  event.source = "user";
-  event.note = `agreed in compaction review ${options.reviewId}`;
-  return event as Compaction;
+  return {
+    kind: "planned",
+    segments: [segment],
+    source: "user",
+    note: `agreed in compaction review ${reviewId}`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";
 import { applyReviewConfig } from "../core/review.js";
+import { configuredAssistantModel } from "../core/summarizer.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
@@ -80,13 +81,16 @@ export async function runQuery(
   // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   const advisorHolder: AdvisorHolder = {};
+  const { providerKeyVariables } = await import("../llm/registry.js");
   const tools = selectTools({
     registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder),
     configured: settings.tools,
+    env: environment.env,
+    protectedVariables: providerKeyVariables(environment.config),
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
-  const { client, configDelta } = await chooseModel(request, history, environment);
+  const { client, configDelta, chosenModel } = await chooseModel(request, history, environment);
   const conversationId = materializeTarget(target, request, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
@@ -96,8 +100,9 @@ export async function runQuery(
         assertNoOpenReview(store, conversationId);
         const result = await compactBeforeTurn(store, conversationId, request.compact, environment.config, {
           env: environment.env,
+          ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
           signal: controller.signal,
-          warn: (text) => ui.warn(text),
+          report: { info: (text) => ui.info(text), warn: (text) => ui.warn(text) },
         });
         ui.info(result.message);
       }
@@ -109,6 +114,7 @@ export async function runQuery(
         config: environment.config,
         env: environment.env,
         assistant: client,
+        ...(chosenModel === undefined ? {} : { chosenModel }),
         store,
         conversationId,
         compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
@@ -215,18 +221,21 @@ function startConversation(store: Store, ui: QueryUi): string {
   return meta.id;
 }
 
-/** `-m`, else the model this conversation last used, else the configured or default one. */
+/**
+ * `-m`, else the model this conversation last used, else the configured or default one. The
+ * default may come from an API key in the environment; `chosenModel` is the model the user chose
+ * (everything but that default), the one summaries may use (core/summarizer.ts).
+ */
 async function chooseModel(
   request: QueryRequest,
   history: readonly ConversationEvent[],
   environment: QueryEnvironment,
-): Promise<{ client: LlmClient; configDelta?: Record<string, unknown> }> {
+): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
   const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
   const previous = stickyModel(history);
+  const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
-    request.model ??
-    previous ??
-    (await selectDefaultModel({ config: environment.config, env: environment.env }));
+    chosenModel ?? (await selectDefaultModel({ config: environment.config, env: environment.env }));
   const client = createLlmClient(wanted, {
     config: environment.config,
     env: environment.env,
@@ -238,7 +247,8 @@ async function chooseModel(
     },
   });
   const changed = request.model !== undefined && client.modelId !== previous;
-  return changed ? { client, configDelta: modelDelta(client.modelId) } : { client };
+  const chosen = chosenModel === undefined ? {} : { chosenModel };
+  return changed ? { client, configDelta: modelDelta(client.modelId), ...chosen } : { client, ...chosen };
 }
 
 /** First Ctrl-C (or SIGTERM): stop the turn, keeping what arrived. Second: exit at once. */

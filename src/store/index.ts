@@ -39,6 +39,7 @@ export type {
 } from "./port.js";
 export { readOnly } from "./reader.js";
 export { assertNoOpenReview } from "./review-guard.js";
+export { type ScratchOptions, scratchDirectory, writeScratchFile } from "./scratch.js";
 export { initWorkspace } from "./workspace.js";
 
 /** The file store for this working directory and environment. */

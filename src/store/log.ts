@@ -42,6 +42,7 @@ import {
   parseEvent,
   serializeEvent,
 } from "../core/events.js";
+import { locateJsonError } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 import { appendDurably, unreadable, writeFileAtomic } from "./files.js";
 import { EVENTS_FILE } from "./paths.js";
@@ -167,8 +168,11 @@ export function parseLog(content: string | Buffer, path: string, options: ParseL
     let value: unknown;
     try {
       value = JSON.parse(line);
-    } catch (error) {
-      throw corruptLine(path, index + 1, `not valid JSON (${(error as Error).message})`);
+    } catch {
+      // Name the column and a reason, never a snippet of the line (JSON.parse's message quotes it).
+      const error = locateJsonError(line);
+      const where = error === undefined ? "" : `:${error.column}`;
+      throw corruptLine(path, `${index + 1}${where}`, `not valid JSON (${error?.reason ?? "unreadable"})`);
     }
     if (trusted) {
       const record = value as Record<string, unknown>;
@@ -362,7 +366,7 @@ function readExactly(descriptor: number, buffer: Buffer, length: number, positio
   }
 }
 
-function corruptLine(path: string, line: number, reason: string): CxcError {
+function corruptLine(path: string, line: number | string, reason: string): CxcError {
   return new CxcError("corrupt-log", `${path}:${line}: ${reason}`, { hint: recoverHint(path) });
 }
 

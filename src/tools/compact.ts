@@ -6,16 +6,17 @@
  * Enabled only when named (`-t compact`, or `-u compact` to force a call) and `run = ask` by
  * default. Before the approval prompt, `describeCall` plans the call against the conversation and
  * shows the plan (ranges, what replaces them, tokens saved, boundary excerpts, the note), and
- * writes one preview file per rule to a fresh temporary directory holding everything that rule
- * would drop. `run` plans again, against the same events, and returns the `compaction` events as
- * effects; the turn loop stores them in the same append as the tool response.
+ * writes one preview file per rule, holding everything that rule would drop, to the user's
+ * private scratch directory (store/scratch.ts: mode 0700, files 0600, never overwritten, removed
+ * after a day). `run` plans again, against the same events, and returns the `compaction` events
+ * (built by core's one constructor) as effects; the turn loop stores them in the same append as
+ * the tool response.
  *
  * Planning, validation and every text live in the pure `core/compact-tool.ts`; this module adds
  * only the token counter, the temporary files, and the `Tool` shape.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { errorMessage } from "../errors.js";
+import { writeScratchFile } from "../store/index.js";
 import {
   COMPACT_TOOL_NAME,
   type CompactToolPlan,
@@ -105,10 +106,13 @@ export const COMPACT_TOOL_PARAMETERS: Readonly<Record<string, unknown>> = {
   additionalProperties: false,
 };
 
+/** Writes one preview file and returns its path; throws when it cannot. */
+export type PreviewWriter = (stem: string, text: string) => string;
+
 /** Options of `createCompactTool`; tests point the preview files somewhere known. */
 export interface CompactToolOptions {
-  /** Creates the directory the preview files go to. Default: a fresh `cxc-compact-*` under the OS temp dir. */
-  readonly createPreviewDirectory?: () => string;
+  /** Default: a new private file in the user's scratch directory (store/scratch.ts). */
+  readonly writePreview?: PreviewWriter;
 }
 
 type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
@@ -125,13 +129,27 @@ async function planCall(
   return planCompactCall(events, parsed.rules, { countTokens, ...ids });
 }
 
-function writePreviewFiles(plan: PlannedCall, conversationId: string, directory: string): string[] {
-  const safeId = conversationId.replace(/[^A-Za-z0-9_-]/g, "_");
-  return plan.rules.map((planned) => {
-    const path = join(directory, `${safeId}-compact-${planned.index + 1}.md`);
-    writeFileSync(path, renderDroppedContent(planned, { ruleCount: plan.rules.length }));
-    return path;
+/**
+ * One preview file per rule, named with the rule's number and its 1-based turns
+ * (`<id>-compact-1-turns-2-5-<random>.md`). A file that cannot be written is left out of the
+ * prompt, with the reason.
+ */
+function writePreviewFiles(
+  plan: PlannedCall,
+  conversationId: string,
+  write: PreviewWriter,
+): { paths: (string | undefined)[]; problem?: string } {
+  let problem: string | undefined;
+  const paths = plan.rules.map((planned) => {
+    const stem = `${conversationId}-compact-${planned.index + 1}-turns-${planned.from + 1}-${planned.to + 1}`;
+    try {
+      return write(stem, renderDroppedContent(planned, { ruleCount: plan.rules.length }));
+    } catch (error) {
+      problem ??= errorMessage(error);
+      return undefined;
+    }
   });
+  return problem === undefined ? { paths } : { paths, problem };
 }
 
 /** The prompt text for a call that will only be answered with an error. */
@@ -167,8 +185,8 @@ function openReviewRefusal(store: StoreReader, conversationId: string): string |
 
 /** Builds the `compact` tool. */
 export function createCompactTool(options: CompactToolOptions = {}): Tool {
-  const createPreviewDirectory =
-    options.createPreviewDirectory ?? (() => mkdtempSync(join(tmpdir(), "cxc-compact-")));
+  const writePreview: PreviewWriter =
+    options.writePreview ?? ((stem, text) => writeScratchFile(process.env, stem, text));
   return {
     name: COMPACT_TOOL_NAME,
     description: DESCRIPTION,
@@ -191,8 +209,9 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
         now: context.now(),
       });
       if (!plan.ok) return describeInvalidCall(plan.message);
-      const paths = writePreviewFiles(plan, context.conversationId, createPreviewDirectory());
-      return renderApprovalPreview(plan, paths);
+      const previews = writePreviewFiles(plan, context.conversationId, writePreview);
+      const preview = renderApprovalPreview(plan, previews.paths);
+      return previews.problem === undefined ? preview : `${preview}\n(no preview file: ${previews.problem})`;
     },
 
     async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {

@@ -14,7 +14,7 @@ import {
   startFakeProvider,
   textReply,
 } from "../helpers/fake-provider.js";
-import { makeQueryHome, type QueryHome } from "../query/e2e.js";
+import { makeQueryHome, type QueryHome, TEST_MODEL } from "../query/e2e.js";
 
 let provider: FakeProvider;
 let home: QueryHome;
@@ -156,9 +156,12 @@ request_tokens = 100000
           },
         ],
       },
+      // The summary rule names no model: the configured assistant model writes it.
+      textReply("SUMMARY of the first task"),
     );
     const result = await home.q(["-t", "compact_now", "fourth task"]);
     expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("warning");
     expect(result.stderr).toContain("the assistant called compact_now");
     expect(result.stderr).toContain(
       "`cxc conversation compact --reset=2`, then `cxc conversation compact --reset=1`",
@@ -166,6 +169,11 @@ request_tokens = 100000
     const recorded = home.events().filter((event) => event.type === "compaction");
     expect(recorded).toHaveLength(2);
     expect(recorded[1]).toMatchObject({ source: "auto", from_turn: 0, to_turn: 0, deferred_until_turn: 4 });
+    expect(recorded[1]!.summary).toEqual({
+      summary: "SUMMARY of the first task",
+      source: "derived",
+      recipe: TEST_MODEL,
+    });
 
     const undo = await home.home.run(["conversation", "compact", "--reset=2"], { env: home.env });
     expect(undo.exitCode).toBe(0);
@@ -229,9 +237,14 @@ keep_last = 1
       provider.enqueue(textReply(`done: ${message}`));
       expect((await home.q(message === "first task" ? ["--new", message] : [message])).exitCode).toBe(0);
     }
-    provider.enqueue(contextOverflowReply(), textReply("fits now"));
+    provider.enqueue(
+      contextOverflowReply(),
+      textReply("SUMMARY of the first two tasks"),
+      textReply("fits now"),
+    );
     const result = await home.q(["third task"]);
     expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("warning");
     expect(result.stdout).toContain("fits now");
     expect(result.stderr).toContain("the provider said the context window overflowed");
     const recorded = home.events().filter((event) => event.type === "compaction");
@@ -239,5 +252,11 @@ keep_last = 1
       [0, 1, undefined],
       [0, 1, undefined],
     ]);
+    // The summary of the automatic compaction was written by the configured assistant model.
+    expect(recorded[1]!.summary).toMatchObject({
+      summary: "SUMMARY of the first two tasks",
+      recipe: TEST_MODEL,
+    });
+    expect(JSON.stringify(provider.requests[3]!.body)).toContain("Summarize the conversation above.");
   });
 });

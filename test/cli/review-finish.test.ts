@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildReviewCompaction, type ReviewProposal } from "../../src/core/review.js";
+import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
+import { type ReviewProposal, reviewCompactionPlan } from "../../src/core/review.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import {
@@ -134,10 +135,11 @@ describe("compact --continue", () => {
     await store.appendLocked(
       SAMPLE_ID,
       [
-        buildReviewCompaction(proposal, {
+        buildCompactionEvent(reviewCompactionPlan(proposal, reviewId).segments[0]!, {
           id: "crashed0compaction",
           ts: "2026-06-01T00:00:00.000Z",
-          reviewId,
+          source: "user",
+          note: `agreed in compaction review ${reviewId}`,
         }),
       ],
       "test",

@@ -4,7 +4,8 @@
  *
  * `--continue` locks the review and (when it exists) the source, reads the latest proposal,
  * re-validates it against the source, prints it with how far the source has grown, asks (unless
- * `--yes`), appends the `compaction` to the source, and only then — after both locks are released,
+ * `--yes`), appends the `compaction` to the source through the compaction pipeline
+ * (src/query/apply-compaction.ts), and only then — after both locks are released,
  * since archiving takes the review's lock itself — archives the review and switches back. Apply
  * comes before archive, so a crash in between leaves the compaction applied and the review open;
  * a re-run sees the proposal already applied and finishes without asking again.
@@ -12,13 +13,14 @@
  * `--abort` archives the review and switches back without asking; it never touches the source.
  */
 import {
-  buildReviewCompaction,
   type ContinueDecision,
   notAReviewRefusal,
   planContinue,
   type ReviewProposal,
+  reviewCompactionPlan,
 } from "../../core/review.js";
 import { CxcError } from "../../errors.js";
+import { applyCompactionLocked } from "../../query/apply-compaction.js";
 import { type LoadedConversation, newEventId, type Store, timestampNow } from "../../store/index.js";
 
 /** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
@@ -120,13 +122,18 @@ export async function continueReview(
       }
       if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
     }
-    const compaction = buildReviewCompaction(decision.proposal, {
-      id: newEventId(),
-      ts: timestampNow(),
-      reviewId,
+    // Both locks are held: the pipeline appends under them.
+    const applied = await applyCompactionLocked(store, sourceId, {
+      plan: () => reviewCompactionPlan(decision.proposal, reviewId),
+      newEventId: () => newEventId(),
+      now: () => timestampNow(),
     });
-    store.append(sourceId, [compaction]);
-    return { kind: "applied", proposal: decision.proposal, compactionId: compaction.id } as const;
+    const compactionId = applied.kind === "applied" ? applied.segments[0]?.compaction.id : undefined;
+    return {
+      kind: "applied",
+      proposal: decision.proposal,
+      ...(compactionId === undefined ? {} : { compactionId }),
+    } as const;
   });
   if (settled.kind === "declined") return { kind: "declined", reviewId, sourceId };
   await closeReview(store, reviewId, sourceId);

@@ -3,7 +3,8 @@
  *
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured
- * rule with a `summary`, else the built-in default range); run the summarizer once; fork the
+ * rule with a `summary`, else the built-in default range); run the summarizer once (the
+ * compaction pipeline's summary step, src/query/apply-compaction.ts); fork the
  * source into the review — `[turn N]` markers, the source's compactions dropped when the raw events
  * fit the review model's window and kept otherwise, a `config_delta` turning every inherited tool
  * off and `propose_compaction` on with the review instructions and the review model — and write
@@ -38,7 +39,8 @@ import { copyEventsForFork } from "../../core/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
 import { planRun } from "./run.js";
-import { chooseSummaryModel, generateSegmentSummary } from "./summaries.js";
+import { chooseSummarizer, configuredAssistantModel } from "../../core/summarizer.js";
+import { makeSummary, type PipelineReport } from "../../query/apply-compaction.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */
 const DIGEST_MODEL = "builtin/digest";
@@ -57,7 +59,8 @@ export interface StartReviewOptions {
   readonly model?: string;
   /** `-s CONTEXT`: what the draft summary should focus on. */
   readonly summaryContext?: string;
-  readonly stderr?: NodeJS.WriteStream;
+  /** Notices, fallbacks and progress of the draft's summary (stderr). */
+  readonly report: PipelineReport;
 }
 
 /** A started review. */
@@ -176,13 +179,8 @@ async function generateDraft(
   segment: CompactionSegment,
   options: StartReviewOptions,
 ): Promise<string> {
-  const environment = {
-    config: options.config,
-    env: options.env,
-    conversationId: options.sourceId,
-    ...(options.stderr === undefined ? {} : { stderr: options.stderr }),
-  };
-  const choice = await chooseSummaryModel(segment.summary ?? {}, environment);
+  const summary = segment.summary ?? {};
+  const choice = chooseSummarizer(summary, configuredAssistantModel(options.config));
   const rangeTurns = rawTurnsOf(events).filter(
     (turn) => turn.index >= segment.from && turn.index <= segment.to,
   );
@@ -191,8 +189,16 @@ async function generateDraft(
   const turns = (await fitsWindow(rangeTurns, window, options.store))
     ? rawTurnsOf(events)
     : projectedTurnsOf(events);
-  const generated = await generateSegmentSummary(turns, segment, environment);
-  return generated.policy.summary;
+  const made = await makeSummary(
+    turns,
+    { from: segment.from, to: segment.to, summary },
+    {
+      config: options.config,
+      env: options.env,
+      report: options.report,
+    },
+  );
+  return made.policy.summary;
 }
 
 /** Plans the opening range and writes the draft; throws when there is nothing to review. */

@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { escapeJsonControls } from "../../../core/sanitize.js";
 import { CliContext } from "../../context.js";
 
 interface ExportOptions {
@@ -41,7 +42,7 @@ export function registerExport(conversation: Command): void {
       }
       const text = renderExport(loaded, options.to, options.model ? { model: options.model } : {});
       if (options.output === undefined || options.output === "-") {
-        process.stdout.write(text);
+        process.stdout.write(escapeJsonControls(text));
         return;
       }
       const path = resolve(context.cwd, options.output);
