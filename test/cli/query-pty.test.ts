@@ -67,14 +67,6 @@ function responses(): unknown[][] {
     .map((event) => [event.content, event.is_error]);
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const PROMPT = "Run local tool word_count? [y/n/Y/N/e/?]";
 
 describe("cxc q at a terminal: the approval prompt", () => {
