@@ -10,7 +10,8 @@
  * A lone `-N` means `..-N`, a lone `N` means `N..`. Reasons are jp's texts; the CLI wraps them as
  * `invalid compact spec '<value>': <reason>` (see `describeSpecError`).
  */
-import type { Parsed, RuleBound } from "./bounds.js";
+import type { RuleBound } from "./bounds.js";
+import type { Parsed } from "./parsed.js";
 import { type CompactionRule, parseToolCallsMode, type ToolCallsMode } from "./rules.js";
 
 /** A bound of a spec range. */

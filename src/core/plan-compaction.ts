@@ -6,7 +6,7 @@
  * started), skip it when the range is empty, and widen a summary rule's range over any summary it
  * touches (transitively), counting the summaries planned earlier in this same run. The shell then
  * generates the summary texts over the planned (raw) ranges and turns each segment into an event
- * with `buildCompactionEvent`.
+ * with `buildCompactionEvent`, the one constructor of compaction events.
  *
  * cxc addition: a `supplied` summary (typed text) is never widened, because its text covers only
  * the turns it names; if it partially overlaps an existing summary the plan is a conflict instead.
@@ -32,8 +32,10 @@ import {
 } from "./cli-bounds.js";
 import type {
   Compaction,
+  CompactionOrigin,
   CompactionSource,
   ConversationEvent,
+  ReasoningPolicy,
   SummaryPolicy,
   ToolCallsPolicy,
 } from "./events.js";
@@ -64,7 +66,7 @@ export interface PlanCompactionOptions {
 }
 
 /** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
-export interface CompactionSegment {
+export interface CompactionSegment extends CompactionShape {
   ruleIndex: number;
   from: number;
   to: number;
@@ -74,6 +76,9 @@ export interface CompactionSegment {
   toolCalls?: ToolCallsPolicy;
   summary?: SummaryRule;
 }
+
+/** A plan that compacts something. */
+export type PlannedCompaction = Extract<CompactionPlan, { kind: "planned" }>;
 
 /** A summary a supplied range would split. */
 export interface SummaryConflict {
@@ -288,38 +293,79 @@ export function planCompaction(
   return plan;
 }
 
+/** A summary whose text is given (typed by a person, written by the assistant), not generated. */
+export interface SuppliedSummary {
+  readonly text: string;
+  readonly author: "user" | "assistant";
+}
+
+/** What a compaction event is made of: a raw range and its policies (0-based turns). */
+export interface CompactionShape {
+  readonly from: number;
+  readonly to: number;
+  readonly reasoning?: ReasoningPolicy;
+  readonly toolCalls?: ToolCallsPolicy;
+  /** A summary to generate: the event needs its text (`CompactionEventOptions.summary`). */
+  readonly summary?: SummaryRule;
+  /** A summary whose text is given; never together with `summary`. */
+  readonly supplied?: SuppliedSummary;
+}
+
 /** What the shell adds to a segment to make it an event. */
 export interface CompactionEventOptions {
   id: string;
   ts: string;
   source: CompactionSource;
   note?: string;
-  /** Required when the segment has a summary. */
+  /** The generated summary; required when the shape has a `summary` rule. */
   summary?: SummaryPolicy;
   deferredUntilTurn?: number;
+  metadata?: Record<string, unknown>;
+  /** Set when the overlay is another agent's own compaction, read from its session file. */
+  origin?: CompactionOrigin;
 }
 
-/** Builds the `compaction` event of a planned segment (keys in jp's order, cxc's fields after). */
-export function buildCompactionEvent(
-  segment: CompactionSegment,
-  options: CompactionEventOptions,
-): Compaction {
-  if (segment.summary !== undefined && options.summary === undefined) {
-    throw new Error(`segment of rule ${segment.ruleIndex} needs its summary text before it becomes an event`);
+function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
+  if (shape.supplied !== undefined) {
+    return { summary: shape.supplied.text, source: "supplied", author: shape.supplied.author };
   }
-  // Built key by key so the written JSON has jp's key order followed by cxc's additions.
-  const event: Record<string, unknown> = {
+  if (shape.summary === undefined) return undefined;
+  if (options.summary === undefined) {
+    throw new Error(
+      `the summary of turns ${shape.from + 1}..${shape.to + 1} needs its text before it becomes an event`,
+    );
+  }
+  return { ...options.summary };
+}
+
+/**
+ * The one constructor of `compaction` events: every compaction cxc writes (by `compact`, `fork -k`,
+ * `q -k`, automatic compaction, the `compact` tool, an agreed review) is built here. Keys come in
+ * jp's order followed by cxc's additions, so the written JSON reads like jp's.
+ */
+export function buildCompactionEvent(shape: CompactionShape, options: CompactionEventOptions): Compaction {
+  const summary = summaryPolicyOf(shape, options);
+  return {
     type: "compaction",
     id: options.id,
     ts: options.ts,
-    from_turn: segment.from,
-    to_turn: segment.to,
+    from_turn: shape.from,
+    to_turn: shape.to,
+    ...(summary === undefined ? {} : { summary }),
+    ...(shape.reasoning === undefined ? {} : { reasoning: shape.reasoning }),
+    ...(shape.toolCalls === undefined ? {} : { tool_calls: { ...shape.toolCalls } }),
+    source: options.source,
+    ...(options.note === undefined ? {} : { note: options.note }),
+    ...(options.deferredUntilTurn === undefined ? {} : { deferred_until_turn: options.deferredUntilTurn }),
+    ...(options.metadata === undefined ? {} : { metadata: { ...options.metadata } }),
+    ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
   };
-  if (segment.summary !== undefined && options.summary !== undefined) event.summary = { ...options.summary };
-  if (segment.reasoning !== undefined) event.reasoning = segment.reasoning;
-  if (segment.toolCalls !== undefined) event.tool_calls = { ...segment.toolCalls };
-  event.source = options.source;
-  if (options.note !== undefined) event.note = options.note;
-  if (options.deferredUntilTurn !== undefined) event.deferred_until_turn = options.deferredUntilTurn;
-  return event as Compaction;
+}
+
+/** The same compaction in force at once: what the view is once a deferred compaction activates. */
+export function withoutDeferral(compaction: Compaction): Compaction {
+  if (compaction.deferred_until_turn === undefined) return compaction;
+  const active: Compaction = { ...compaction };
+  delete active.deferred_until_turn;
+  return active;
 }

@@ -7,7 +7,8 @@
  * build drafts of cxc events and validate them at the end. Errors name the file and the line.
  * See docs/import-export.md for the mappings.
  */
-import type { ConversationEvent } from "../events.js";
+import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../events.js";
+import { buildCompactionEvent } from "../plan-compaction.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import type { ImportedConversation, InteropResult } from "./jp.js";
 import { interopError, validateEvent } from "./jp.js";
@@ -123,6 +124,26 @@ export function titleFromPrompt(prompt: string | undefined): string | undefined 
     .find((part) => part !== "");
   if (line === undefined) return undefined;
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * The agent's own compaction as a draft overlay: turns 0..`toTurn` (0-based) replaced by the
+ * agent's summary, supplied by the agent's model. Built by the one compaction constructor; the id
+ * comes with the other drafts' in `finishEvents`.
+ */
+export function agentCompactionDraft(compaction: {
+  readonly ts: string;
+  readonly toTurn: number;
+  readonly summary: string;
+  readonly source: CompactionSource;
+  readonly note: string;
+  readonly origin: CompactionOrigin;
+}): EventDraft {
+  const { id: _placeholder, ...draft } = buildCompactionEvent(
+    { from: 0, to: compaction.toTurn, supplied: { text: compaction.summary, author: "assistant" } },
+    { id: "", ts: compaction.ts, source: compaction.source, note: compaction.note, origin: compaction.origin },
+  );
+  return draft;
 }
 
 /** The model as a cxc config delta (`{assistant: {model: {id}}}`, jp's key). */

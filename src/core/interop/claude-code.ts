@@ -25,6 +25,7 @@
  */
 import {
   type AgentImport,
+  agentCompactionDraft,
   count,
   DraftList,
   type EventDraft,
@@ -607,16 +608,14 @@ class ClaudeCodeMapper {
     const trigger = typeof metadata.trigger === "string" ? metadata.trigger : "manual";
     this.compactions += 1;
     this.drafts.addGlobal(
-      {
-        type: "compaction",
+      agentCompactionDraft({
         ts: boundary?.timestamp ?? record.timestamp,
-        from_turn: 0,
-        to_turn: toTurn,
-        summary: { summary: text, source: "supplied", author: "assistant" },
+        toTurn,
+        summary: text,
         source: trigger === "auto" ? "auto" : "user",
         note: `Claude Code's own compaction (${trigger})`,
         origin: { agent: "claude-code", record: boundary?.uuid ?? record.uuid },
-      },
+      }),
       where,
     );
   }

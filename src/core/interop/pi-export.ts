@@ -94,7 +94,7 @@ export function exportPiSession(
       // pi's own summary opening the session: its own shape again.
       nativeSummaries += 1;
       pendingCompaction = add(
-        { type: "compaction", summary: ownSummary, firstKeptEntryId: "", tokensBefore: 0, fromHook: false },
+        piCompactionEntry(ownSummary),
         item.kind === "user" ? item.event.ts : options.timestamp,
       );
       continue;
@@ -104,16 +104,7 @@ export function exportPiSession(
         if (item.opening) {
           nativeSummaries += 1;
           // It keeps what follows it: firstKeptEntryId is set to the next entry once written.
-          pendingCompaction = add(
-            {
-              type: "compaction",
-              summary: item.text,
-              firstKeptEntryId: "",
-              tokensBefore: 0,
-              fromHook: false,
-            },
-            item.ts,
-          );
+          pendingCompaction = add(piCompactionEntry(item.text), item.ts);
           continue;
         }
         message({ role: "user", content: [{ type: "text", text: SUMMARY_REQUEST_TEXT }] }, item.ts);
@@ -152,6 +143,14 @@ export function exportPiSession(
     ok: true,
     value: { lines: entries.map((entry) => JSON.stringify(entry)), nativeSummaries, warnings: [] },
   };
+}
+
+/**
+ * pi's own `compaction` session entry (pi's file format, not a cxc event): the summary pi's model
+ * sees first; `firstKeptEntryId` is filled in once the entry it keeps is written.
+ */
+function piCompactionEntry(summary: string): Json {
+  return { type: "compaction", summary, firstKeptEntryId: "", tokensBefore: 0, fromHook: false };
 }
 
 function assistantBlock(event: ChatResponse | ToolCallRequest): Json[] {

@@ -19,6 +19,7 @@
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import {
   type AgentImport,
+  agentCompactionDraft,
   agentTimestamp,
   count,
   DraftList,
@@ -440,16 +441,14 @@ class PiMapper {
     this.compactions += 1;
     const tokens = typeof raw.tokensBefore === "number" ? ` of ${raw.tokensBefore} tokens` : "";
     this.drafts.addGlobal(
-      {
-        type: "compaction",
+      agentCompactionDraft({
         ts,
-        from_turn: 0,
-        to_turn: toTurn,
-        summary: { summary: raw.summary, source: "supplied", author: "assistant" },
+        toTurn,
+        summary: raw.summary,
         source: "user",
         note: `pi's own compaction${tokens}${raw.fromHook === true ? " (by an extension)" : ""}`,
         origin: { agent: "pi", record: entry.id },
-      },
+      }),
       where,
     );
   }
