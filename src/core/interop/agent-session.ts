@@ -10,18 +10,13 @@
 import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../events.js";
 import { buildCompactionEvent } from "../plan-compaction.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import { AGENT_NAMES, type AgentFormat } from "./agents.js";
 import type { ImportedConversation, InteropResult } from "./jp.js";
 import { interopError, validateEvent } from "./jp.js";
 import { deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 
 export { ANTHROPIC_SIGNATURE_KEY };
-
-/** The agents whose session files cxc reads and writes. */
-export const AGENT_FORMATS = ["claude-code", "pi"] as const;
-export type AgentFormat = (typeof AGENT_FORMATS)[number];
-
-/** How each agent is named in messages. */
-export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = { "claude-code": "Claude Code", pi: "pi" };
+export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
 
 /** What an import read and what it left out, for the import summary. */
 export interface AgentImportSummary {
@@ -49,9 +44,6 @@ export interface AgentImport {
   readonly summary: AgentImportSummary;
   readonly warnings: readonly string[];
 }
-
-/** Meta field naming where an imported conversation came from: `{agent, session_id, cwd, …}`. */
-export const ORIGIN_META_KEY = "origin";
 
 /** Increments `counts[key]`. */
 export function count(counts: Record<string, number>, key: string, by = 1): void {
@@ -229,4 +221,37 @@ export function setMetadata(draft: EventDraft, key: string, value: unknown): voi
   const metadata = isRecord(draft.metadata) ? draft.metadata : {};
   metadata[key] = value;
   draft.metadata = metadata;
+}
+
+/**
+ * Which agent wrote a session file, from its first non-empty line: pi's files open with their
+ * `session` header, Claude Code's records carry a `sessionId` (or, in old files, a `leafUuid` title
+ * record). Undefined when the line is neither (or not JSON).
+ */
+export function detectAgentSession(firstLine: string): AgentFormat | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(firstLine);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || typeof value.type !== "string") return undefined;
+  if (value.type === "session" && typeof value.id === "string" && typeof value.cwd === "string") return "pi";
+  if (typeof value.sessionId === "string" || typeof value.leafUuid === "string") return "claude-code";
+  return undefined;
+}
+
+/** Claude Code's folder name for a working directory: every non-alphanumeric character as `-`. */
+export function claudeCodeProjectFolder(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, "-");
+}
+
+/** pi's folder name for a working directory: `--<cwd without its leading slash, / \ : as ->--`. */
+export function piSessionFolder(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** pi's file name for a session: `<timestamp with : and . as ->_<session id>.jsonl`. */
+export function piSessionFileName(timestamp: string, sessionId: string): string {
+  return `${timestamp.replace(/[:.]/g, "-")}_${sessionId}.jsonl`;
 }
