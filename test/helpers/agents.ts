@@ -275,3 +275,57 @@ export class PiRpc {
     });
   }
 }
+
+/**
+ * The text a request's messages carry, one string per text leaf (text, thinking, tool input as
+ * JSON, tool results), for comparing what two requests send.
+ */
+export function messageTexts(messages: unknown): string[] {
+  const texts: string[] = [];
+  const visit = (value: unknown, key?: string): void => {
+    if (typeof value === "string") {
+      if (key === "text" || key === "thinking" || key === "content") texts.push(value);
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, key === "content" ? undefined : key);
+      return;
+    }
+    if (value === null || typeof value !== "object") return;
+    const record = value as Record<string, unknown>;
+    if (record.type === "tool_use" || record.type === "toolCall") texts.push(JSON.stringify(record.input ?? record.arguments));
+    for (const [name, inner] of Object.entries(record)) {
+      if (name !== "signature" && name !== "cache_control") visit(inner, name);
+    }
+  };
+  visit(messages);
+  return texts;
+}
+
+/** Messages without what a provider adds per request (`cache_control` marks), for equality. */
+export function withoutCacheMarks(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCacheMarks);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => key !== "cache_control")
+      .map(([key, inner]) => [key, withoutCacheMarks(inner)]),
+  );
+}
+
+/** The whole conversation's tokens before and after, from `compact --dry-run --format json`. */
+export function dryRunWhole(stdout: string): { before: number; after: number } {
+  const tokens = (JSON.parse(stdout) as { tokens?: { before?: unknown; after?: unknown } }).tokens;
+  if (typeof tokens?.before !== "number" || typeof tokens.after !== "number") {
+    throw new Error(`no token estimate in the dry run's output:\n${stdout}`);
+  }
+  return { before: tokens.before, after: tokens.after };
+}
+
+/** Lines of numbered filler text, about `lines` × 12 tokens: a large file for a tool to read. */
+export function fillerText(word: string, lines: number): string {
+  return Array.from(
+    { length: lines },
+    (_, index) => `${word} line ${index + 1}: the parser keeps a table of ${word} entries, row ${index * 7}.`,
+  ).join("\n");
+}
