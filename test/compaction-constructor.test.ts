@@ -50,7 +50,9 @@ describe("compaction events have one constructor", () => {
         match[1]!.includes(other.field),
       );
       expect(literals.length, `${name} writes ${other.why}`).toBeGreaterThan(0);
-      expect(ofTheFormat.length, `${name}: a compaction literal that is not ${other.why}`).toBe(literals.length);
+      expect(ofTheFormat.length, `${name}: a compaction literal that is not ${other.why}`).toBe(
+        literals.length,
+      );
     });
   }
 });

@@ -6,7 +6,16 @@
  * file. The agents' own files are only read. See docs/import-export.md.
  */
 import { randomUUID } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, readdirSync, readSync, openSync, closeSync, statSync } from "node:fs";
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readSync,
+  openSync,
+  closeSync,
+  statSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -86,11 +95,18 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
     const problem = eventListProblem(conversation.events);
     if (problem !== undefined) throw new CxcError("import-invalid", `${file}: ${problem}`);
     warnings.push(...result.value.warnings);
-    const origin = { ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>), file: resolve(file) };
+    const origin = {
+      ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>),
+      file: resolve(file),
+    };
     imports.push({
       file,
       // Messages name the file ("… was already imported as …"), not the agent's session id.
-      conversation: { ...conversation, sourceId: file, extra: { ...conversation.extra, [ORIGIN_META_KEY]: origin } },
+      conversation: {
+        ...conversation,
+        sourceId: file,
+        extra: { ...conversation.extra, [ORIGIN_META_KEY]: origin },
+      },
       summary,
     });
   }
@@ -211,6 +227,8 @@ export interface AgentExportResult {
   readonly cwd: string;
   /** The command that continues the session, as arguments. */
   readonly resume: readonly string[];
+  /** Where the agent looks for the session, when the file was written elsewhere (`--output`). */
+  readonly agentPath?: string;
   readonly nativeSummaries: number;
   readonly warnings: readonly string[];
 }
@@ -232,6 +250,7 @@ export function writeAgentExport(
   const sessionId = randomUUID();
   let session: InteropResult<AgentSessionExport>;
   let path: string;
+  let agentPath: string | undefined;
   if (request.agent === "claude-code") {
     session = exportClaudeCodeSession(conversation.events, {
       sessionId,
@@ -239,7 +258,14 @@ export function writeAgentExport(
       newUuid: () => randomUUID(),
       model: model.model,
     });
-    path = request.output ?? join(claudeConfigDirectory(request.env), "projects", claudeCodeProjectFolder(cwd), `${sessionId}.jsonl`);
+    // Claude Code resumes by id from its own folder only.
+    agentPath = join(
+      claudeConfigDirectory(request.env),
+      "projects",
+      claudeCodeProjectFolder(cwd),
+      `${sessionId}.jsonl`,
+    );
+    path = request.output ?? agentPath;
   } else {
     session = exportPiSession(conversation.events, {
       sessionId,
@@ -251,7 +277,12 @@ export function writeAgentExport(
     });
     path =
       request.output ??
-      join(piAgentDirectory(request.env), "sessions", piSessionFolder(cwd), piSessionFileName(request.now, sessionId));
+      join(
+        piAgentDirectory(request.env),
+        "sessions",
+        piSessionFolder(cwd),
+        piSessionFileName(request.now, sessionId),
+      );
   }
   if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
   const text = session.value.lines.map((line) => `${line}\n`).join("");
@@ -263,6 +294,7 @@ export function writeAgentExport(
     sessionId,
     cwd,
     resume,
+    ...(agentPath !== undefined && agentPath !== path ? { agentPath } : {}),
     nativeSummaries: session.value.nativeSummaries,
     warnings: session.value.warnings,
   };
@@ -291,7 +323,8 @@ function claudeConfigDirectory(env: Environment): string {
 /** pi's agent folder: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
 function piAgentDirectory(env: Environment): string {
   const configured = env.PI_CODING_AGENT_DIR;
-  if (configured) return configured.startsWith("~/") ? join(env.HOME ?? homedir(), configured.slice(2)) : configured;
+  if (configured)
+    return configured.startsWith("~/") ? join(env.HOME ?? homedir(), configured.slice(2)) : configured;
   return join(env.HOME ?? homedir(), ".pi", "agent");
 }
 
@@ -305,8 +338,13 @@ function writeNewFile(path: string, text: string): void {
     createFileAtomic(path, text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      throw usageError(`${path} already exists; export never overwrites a file`, "pass another --output path");
+      throw usageError(
+        `${path} already exists; export never overwrites a file`,
+        "pass another --output path",
+      );
     }
-    throw new CxcError("store-unreadable", `cannot write ${path}: ${(error as Error).message}`, { cause: error });
+    throw new CxcError("store-unreadable", `cannot write ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

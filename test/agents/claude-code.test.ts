@@ -138,8 +138,14 @@ beforeAll(async () => {
       },
       textReply(ANSWERS[0]!),
     ],
-    [{ blocks: [call("toolu_e2e_changelog", "Bash", { command: "cat CHANGELOG.md" })] }, textReply(ANSWERS[1]!)],
-    [{ blocks: [call("toolu_e2e_big", "Read", { file_path: join(place.cwd, "big.txt") })] }, textReply(ANSWERS[2]!)],
+    [
+      { blocks: [call("toolu_e2e_changelog", "Bash", { command: "cat CHANGELOG.md" })] },
+      textReply(ANSWERS[1]!),
+    ],
+    [
+      { blocks: [call("toolu_e2e_big", "Read", { file_path: join(place.cwd, "big.txt") })] },
+      textReply(ANSWERS[2]!),
+    ],
     [{ blocks: [call("toolu_e2e_data", "Bash", { command: "cat data.txt" })] }, textReply(ANSWERS[3]!)],
     [textReply(ANSWERS[4]!)],
   ];
@@ -175,7 +181,9 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     expect(result.exitCode, result.stderr).toBe(0);
     conversation = importedId(result.stdout);
     expect(result.stdout).toContain(`Imported Claude Code session ${file} as ${conversation}`);
-    expect(result.stdout).toMatch(/read: 5 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records, no records of unknown types/);
+    expect(result.stdout).toMatch(
+      /read: 5 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records, no records of unknown types/,
+    );
     expect(readFileSync(file, "utf8")).toBe(original);
 
     const shown = await cxc(["conversation", "show", conversation, "--format", "json"]);
@@ -187,10 +195,15 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     };
     expect(details).toMatchObject({ turns: 5, source: "claude-code", source_file: file });
     // What Claude Code wrote: its boundary and the summary prompt its model saw from then on.
-    const records = original.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = original
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const summaryRecord = records.find((record) => record.isCompactSummary === true)!;
     const summaryText = (summaryRecord.message as { content: unknown }).content;
-    expect(typeof summaryText === "string" ? summaryText : JSON.stringify(summaryText)).toContain(OWN_SUMMARY);
+    expect(typeof summaryText === "string" ? summaryText : JSON.stringify(summaryText)).toContain(
+      OWN_SUMMARY,
+    );
     expect(details.compactions).toHaveLength(1);
     const [own] = details.compactions;
     // Claude Code kept the second turn's reply verbatim, so cxc keeps the second turn whole.
@@ -198,7 +211,8 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     expect(own!.summary).toBe(typeof summaryText === "string" ? summaryText : undefined);
 
     const raw = await cxc(["conversation", "print", conversation]);
-    for (const text of [...PROMPTS, ...ANSWERS, "remember the milk", "lexer line 150"]) expect(raw.stdout).toContain(text);
+    for (const text of [...PROMPTS, ...ANSWERS, "remember the milk", "lexer line 150"])
+      expect(raw.stdout).toContain(text);
     expect(raw.stdout).toContain("parser line 150");
     const listed = await cxc(["conversation", "ls"]);
     expect(listed.stdout).toMatch(new RegExp(`${conversation}\\s+5\\s+.*Claude Code`));
@@ -235,7 +249,9 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     const before = await resumeMessages(exportedSessionId(baseline.stdout));
 
     // The default rule: keep the first and last turn, strip reasoning and tool calls between.
-    const plan1 = dryRunWhole((await cxc(["conversation", "compact", conversation, "--dry-run", "--format", "json"])).stdout);
+    const plan1 = dryRunWhole(
+      (await cxc(["conversation", "compact", conversation, "--dry-run", "--format", "json"])).stdout,
+    );
     expect((await cxc(["conversation", "compact", conversation, "-y"])).exitCode).toBe(0);
     // A `-k` summary of turn 3 (the offline digest, which the dry run estimates exactly).
     const specArgs = ["conversation", "compact", conversation, "-k", "s:3..3", "-m", "builtin/digest"];
@@ -243,7 +259,14 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     expect(plan2.before).toBe(plan1.after);
     expect((await cxc([...specArgs, "-y"])).exitCode).toBe(0);
     // An agreed review: the model proposes a summary of turns 1..2, the user applies it.
-    const started = await cxc(["conversation", "compact", conversation, "--interactive", "-m", "builtin/digest"]);
+    const started = await cxc([
+      "conversation",
+      "compact",
+      conversation,
+      "--interactive",
+      "-m",
+      "builtin/digest",
+    ]);
     expect(started.exitCode, started.stderr).toBe(0);
     fake.enqueue(
       {
@@ -262,7 +285,9 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     expect(proposed.exitCode, proposed.stderr).toBe(0);
     const applied = await cxc(["conversation", "compact", "--continue", "--yes"]);
     expect(applied.exitCode, applied.stderr).toBe(0);
-    const plan3 = dryRunWhole((await cxc(["conversation", "compact", conversation, "--dry-run", "--format", "json"])).stdout);
+    const plan3 = dryRunWhole(
+      (await cxc(["conversation", "compact", conversation, "--dry-run", "--format", "json"])).stdout,
+    );
 
     const exported = await cxc(["conversation", "export", conversation, "--to", "claude-code"]);
     expect(exported.exitCode, exported.stderr).toBe(0);
@@ -273,8 +298,16 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     for (const kept of [REVIEW_SUMMARY, "## Digest of turn 3", "[compacted] Bash: success"]) {
       expect(has(kept), kept).toBe(true);
     }
-    for (const kept of [PROMPTS[3]!, ANSWERS[3]!, PROMPTS[4]!, ANSWERS[4]!]) expect(has(kept), kept).toBe(true);
-    for (const gone of [OWN_SUMMARY, "remember the milk", PROMPTS[0]!, "parser line 150", "lexer line 150", "cat data.txt"]) {
+    for (const kept of [PROMPTS[3]!, ANSWERS[3]!, PROMPTS[4]!, ANSWERS[4]!])
+      expect(has(kept), kept).toBe(true);
+    for (const gone of [
+      OWN_SUMMARY,
+      "remember the milk",
+      PROMPTS[0]!,
+      "parser line 150",
+      "lexer line 150",
+      "cat data.txt",
+    ]) {
       expect(has(gone), gone).toBe(false);
     }
 

@@ -6,7 +6,15 @@
  * session exported without compaction resumes with the very messages the original sends. Each pi
  * start costs seconds: the steps share one session and run in order.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
@@ -116,7 +124,9 @@ beforeAll(async () => {
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   writeFileSync(join(place.cwd, "big.txt"), `${BIG}\n`);
   writeFileSync(join(place.cwd, "data.txt"), `${DATA}\n`);
-  fake = await startFakeProvider({ routes: [{ bodyIncludes: PI_SUMMARY_SYSTEM, reply: textReply(OWN_SUMMARY) }] });
+  fake = await startFakeProvider({
+    routes: [{ bodyIncludes: PI_SUMMARY_SYSTEM, reply: textReply(OWN_SUMMARY) }],
+  });
   writePiConfig(place.home, fake.url, { compaction: { keepRecentTokens: 60 } });
   cxcHome = makeTempHome();
 
@@ -131,7 +141,10 @@ beforeAll(async () => {
       },
       textReply(ANSWERS[0]!),
     ],
-    [{ blocks: [call("toolu_e2e_changelog", "bash", { command: "cat CHANGELOG.md" })] }, textReply(ANSWERS[1]!)],
+    [
+      { blocks: [call("toolu_e2e_changelog", "bash", { command: "cat CHANGELOG.md" })] },
+      textReply(ANSWERS[1]!),
+    ],
     [{ blocks: [call("toolu_e2e_big", "read", { path: "big.txt" })] }, textReply(ANSWERS[2]!)],
     [{ blocks: [call("toolu_e2e_data", "bash", { command: "cat data.txt" })] }, textReply(ANSWERS[3]!)],
     [textReply(ANSWERS[4]!)],
@@ -173,7 +186,9 @@ describe("pi sessions, end to end with the real agent", () => {
     expect(result.exitCode, result.stderr).toBe(0);
     conversation = importedId(result.stdout);
     expect(result.stdout).toContain(`Imported pi session ${sessionFile} as ${conversation}`);
-    expect(result.stdout).toMatch(/read: 5 turns, 1 compaction of pi's as an overlay; left out: .*no records of unknown types/);
+    expect(result.stdout).toMatch(
+      /read: 5 turns, 1 compaction of pi's as an overlay; left out: .*no records of unknown types/,
+    );
     expect(readFileSync(sessionFile, "utf8")).toBe(original);
 
     const shown = await cxc(["conversation", "show", conversation, "--format", "json"]);
@@ -185,7 +200,10 @@ describe("pi sessions, end to end with the real agent", () => {
     };
     expect(details).toMatchObject({ turns: 5, source: "pi", source_file: sessionFile });
     // What pi wrote: its compaction entry, keeping the second turn from its prompt.
-    const entries = original.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const entries = original
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const entry = entries.find((candidate) => candidate.type === "compaction")!;
     // pi appends the files its tools touched to its model's summary.
     expect(entry.summary).toContain(OWN_SUMMARY);
@@ -236,14 +254,24 @@ describe("pi sessions, end to end with the real agent", () => {
     const before = await resumeMessages(exportedFile(baseline.stdout));
 
     const dryRun = async (args: string[]) =>
-      dryRunWhole((await cxc(["conversation", "compact", conversation, ...args, "--dry-run", "--format", "json"])).stdout);
+      dryRunWhole(
+        (await cxc(["conversation", "compact", conversation, ...args, "--dry-run", "--format", "json"]))
+          .stdout,
+      );
     const plan1 = await dryRun([]);
     expect((await cxc(["conversation", "compact", conversation, "-y"])).exitCode).toBe(0);
     const spec = ["-k", "s:3..3", "-m", "builtin/digest"];
     const plan2 = await dryRun(spec);
     expect(plan2.before).toBe(plan1.after);
     expect((await cxc(["conversation", "compact", conversation, ...spec, "-y"])).exitCode).toBe(0);
-    const started = await cxc(["conversation", "compact", conversation, "--interactive", "-m", "builtin/digest"]);
+    const started = await cxc([
+      "conversation",
+      "compact",
+      conversation,
+      "--interactive",
+      "-m",
+      "builtin/digest",
+    ]);
     expect(started.exitCode, started.stderr).toBe(0);
     fake.enqueue(
       {
@@ -254,7 +282,12 @@ describe("pi sessions, end to end with the real agent", () => {
       textReply("Recorded."),
     );
     // The imported conversation names pi's model (`fake/claude-fake`), which cxc does not know.
-    const proposed = await cxc(["query", "-m", "anthropic/claude-sonnet-4-6", "Summarize the first two turns."]);
+    const proposed = await cxc([
+      "query",
+      "-m",
+      "anthropic/claude-sonnet-4-6",
+      "Summarize the first two turns.",
+    ]);
     expect(proposed.exitCode, proposed.stderr).toBe(0);
     const applied = await cxc(["conversation", "compact", "--continue", "--yes"]);
     expect(applied.exitCode, applied.stderr).toBe(0);
@@ -269,8 +302,16 @@ describe("pi sessions, end to end with the real agent", () => {
     for (const kept of [REVIEW_SUMMARY, "## Digest of turn 3", "[compacted] bash: success"]) {
       expect(has(kept), kept).toBe(true);
     }
-    for (const kept of [PROMPTS[3]!, ANSWERS[3]!, PROMPTS[4]!, ANSWERS[4]!]) expect(has(kept), kept).toBe(true);
-    for (const gone of [OWN_SUMMARY, "remember the milk", PROMPTS[0]!, "parser line 150", "lexer line 150", "cat data.txt"]) {
+    for (const kept of [PROMPTS[3]!, ANSWERS[3]!, PROMPTS[4]!, ANSWERS[4]!])
+      expect(has(kept), kept).toBe(true);
+    for (const gone of [
+      OWN_SUMMARY,
+      "remember the milk",
+      PROMPTS[0]!,
+      "parser line 150",
+      "lexer line 150",
+      "cat data.txt",
+    ]) {
       expect(has(gone), gone).toBe(false);
     }
 

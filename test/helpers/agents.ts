@@ -293,7 +293,8 @@ export function messageTexts(messages: unknown): string[] {
     }
     if (value === null || typeof value !== "object") return;
     const record = value as Record<string, unknown>;
-    if (record.type === "tool_use" || record.type === "toolCall") texts.push(JSON.stringify(record.input ?? record.arguments));
+    if (record.type === "tool_use" || record.type === "toolCall")
+      texts.push(JSON.stringify(record.input ?? record.arguments));
     for (const [name, inner] of Object.entries(record)) {
       if (name !== "signature" && name !== "cache_control") visit(inner, name);
     }

@@ -34,8 +34,14 @@ export function describeAgentImport(summary: AgentImportSummary): string {
   const none = (count: number, text: string): string => (count === 0 ? `no ${text}` : `${count} ${text}`);
   const left = [
     none(total(summary.skipped), total(summary.skipped) === 1 ? "skipped record" : "skipped records"),
-    none(total(summary.unknown), total(summary.unknown) === 1 ? "record of an unknown type" : "records of unknown types"),
-    none(summary.sideChainRecords, summary.sideChainRecords === 1 ? "side-chain record" : "side-chain records"),
+    none(
+      total(summary.unknown),
+      total(summary.unknown) === 1 ? "record of an unknown type" : "records of unknown types",
+    ),
+    none(
+      summary.sideChainRecords,
+      summary.sideChainRecords === 1 ? "side-chain record" : "side-chain records",
+    ),
     summary.abandonedBranches === 0
       ? "no abandoned branches"
       : `${counted(summary.abandonedBranches, "abandoned branch", "abandoned branches")} (${counted(

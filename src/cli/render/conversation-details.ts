@@ -4,7 +4,12 @@
  */
 import { activeCompactions } from "../../core/compactions.js";
 import { isTurnEvent } from "../../core/events.js";
-import { type ConversationSource, conversationSource, originFile, sourceName } from "../../core/interop/agents.js";
+import {
+  type ConversationSource,
+  conversationSource,
+  originFile,
+  sourceName,
+} from "../../core/interop/agents.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
 import type { LoadedConversation } from "../../store/index.js";
@@ -109,7 +114,10 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   ];
   if (details.forked_from) rows.push(["forked from", details.forked_from]);
   const source = sourceName(details.source);
-  rows.push(["from", details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source]);
+  rows.push([
+    "from",
+    details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
+  ]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
   for (const item of details.compactions) {

@@ -133,7 +133,13 @@ export function agentCompactionDraft(compaction: {
 }): EventDraft {
   const { id: _placeholder, ...draft } = buildCompactionEvent(
     { from: 0, to: compaction.toTurn, supplied: { text: compaction.summary, author: "assistant" } },
-    { id: "", ts: compaction.ts, source: compaction.source, note: compaction.note, origin: compaction.origin },
+    {
+      id: "",
+      ts: compaction.ts,
+      source: compaction.source,
+      note: compaction.note,
+      origin: compaction.origin,
+    },
   );
   return draft;
 }

@@ -68,6 +68,11 @@ export function registerExport(conversation: Command): void {
           return;
         }
         context.out(`Exported ${id} to ${written.path}`);
+        if (written.agentPath !== undefined) {
+          context.info(
+            `cxc: Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
+          );
+        }
         context.out(`Continue it with: ${resume}`);
         return;
       }
