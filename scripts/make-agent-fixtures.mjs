@@ -3,7 +3,8 @@
  * Regenerates the agent session fixtures in fixtures/agents/ by running the real agents.
  *
  *   npm ci --prefix agents                       # once: installs the pinned agents
- *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi] [--keep]
+ *   npm ci --prefix agents/codex                 # once, for --agent codex
+ *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi|codex] [--keep]
  *
  * Each agent runs offline in a temporary HOME against the loopback fake provider, which plays
  * the model from the scripts below: a multi-turn session with tool calls (parallel ones, a failing
@@ -55,10 +56,11 @@ function binary(name) {
   return path;
 }
 
-/** The version an agent reports (`2.1.332 (Claude Code)` → `2.1.332`). */
+/** The version an agent reports (`2.1.332 (Claude Code)`, `codex-cli 0.169.0` → the number). */
 async function versionOf(path, env) {
   const result = await agents.runAgent(path, ["--version"], { cwd: projectRoot, env });
-  return (result.stdout.trim() || result.stderr.trim()).split(/\s/)[0];
+  const text = result.stdout.trim() || result.stderr.trim();
+  return /\d+\.\d+\.\d+/.exec(text)?.[0] ?? text.split(/\s/)[0];
 }
 
 function check(condition, message) {
@@ -393,12 +395,94 @@ async function replayPi(content, scenario) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Codex (installed on its own: npm ci --prefix agents/codex; CI reads only the fixture)
 
-const makers = { "claude-code": makeClaudeCode, pi: makePi };
-const chosen = options.agent === undefined ? Object.keys(makers) : [options.agent];
+/** Records and fields holding Codex's own text, dropped from the fixture. */
+function trimCodexSession(records) {
+  return records.flatMap((record) => {
+    if (record.type === "world_state") return [];
+    if (record.type === "response_item" && record.payload?.role === "developer") return [];
+    if (record.type === "session_meta") {
+      const { base_instructions: _instructions, ...payload } = record.payload;
+      return [{ ...record, payload }];
+    }
+    return [record];
+  });
+}
+
+async function makeCodex() {
+  const codex = binary("codex");
+  const { root, place } = makePlace("codex");
+  const fake = await startFakeProvider();
+  agents.writeCodexConfig(place.home, fake.url);
+  const env = agents.codexEnvironment(place);
+  const run = async (args) => {
+    const result = await agents.runAgent(codex, ["exec", "--skip-git-repo-check", "--json", ...args], {
+      cwd: place.cwd,
+      env,
+    });
+    check(result.code === 0, `codex exited ${result.code}: ${result.stderr.slice(-500)}`);
+    return result.stdout;
+  };
+  const scenario = {
+    agent: "codex",
+    version: await versionOf(codex, env),
+    model: `fake/${agents.CODEX_MODEL}`,
+    prompts: ["What files are here, and what do the notes say?", "What should I do first?"],
+    answers: ["Two files; notes.txt says to remember the milk.", "Write the parser first."],
+    thinking: { text: "List the files, then read the notes.", signature: "enc-fixture-1" },
+    toolCalls: [
+      { id: "call_fixture_ls", name: "exec_command", input: { cmd: "ls" } },
+      { id: "call_fixture_notes", name: "exec_command", input: { cmd: "cat notes.txt" } },
+    ],
+  };
+  const call = (spec) => ({ type: "tool-call", id: spec.id, name: spec.name, arguments: spec.input });
+  fake.enqueue(
+    {
+      blocks: [
+        { type: "thinking", ...scenario.thinking },
+        call(scenario.toolCalls[0]),
+        call(scenario.toolCalls[1]),
+      ],
+    },
+    text(scenario.answers[0]),
+  );
+  const first = await run([scenario.prompts[0]]);
+  const sessionId = /"thread_id":"([^"]+)"/.exec(first)?.[1];
+  check(sessionId !== undefined, "codex printed no thread id");
+  fake.enqueue(text(scenario.answers[1]));
+  await run(["resume", sessionId, scenario.prompts[1]]);
+  check(fake.remaining() === 0, `${fake.remaining()} scripted replies were not used`);
+  const last = messagesText({ body: { messages: fake.requests.at(-1).body.input } });
+  check(last.includes("remember the milk"), "Codex's second request lacks the first turn's tool output");
+  await fake.close();
+
+  const sessions = join(place.home, ".codex", "sessions");
+  const file = readdirSync(sessions, { recursive: true }).find((name) =>
+    String(name).endsWith(`${sessionId}.jsonl`),
+  );
+  check(file !== undefined, "no rollout file for the session");
+  const records = trimCodexSession(readJsonLines(join(sessions, String(file))));
+  const content = agents.toPlaceholders(
+    `${records.map((record) => JSON.stringify(record)).join("\n")}\n`,
+    place,
+  );
+  assertNoMachinePaths(content, root, "the Codex fixture");
+  const fixtureScenario = JSON.parse(
+    agents.toPlaceholders(JSON.stringify({ ...scenario, sessionId }), place),
+  );
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
+  return { content, scenario: fixtureScenario };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const makers = { "claude-code": makeClaudeCode, pi: makePi, codex: makeCodex };
+// Codex is installed on its own (agents/codex), so it runs only when asked for.
+const chosen = options.agent === undefined ? ["claude-code", "pi"] : [options.agent];
 for (const agent of chosen) {
   const make = makers[agent];
-  if (make === undefined) throw new Error(`--agent must be claude-code or pi, not ${agent}`);
+  if (make === undefined) throw new Error(`--agent must be claude-code, pi or codex, not ${agent}`);
   const { content, scenario } = await make();
   const directory = join(projectRoot, "fixtures", "agents", agent);
   mkdirSync(directory, { recursive: true });

@@ -26,6 +26,7 @@ import {
   type AgentImportSummary,
   claudeCodeProjectFolder,
   detectAgentSession,
+  type ExportAgent,
   modelOf,
   ORIGIN_META_KEY,
   piSessionFileName,
@@ -33,6 +34,7 @@ import {
 } from "../core/interop/agent-session.js";
 import type { AgentSessionExport } from "../core/interop/agent-export.js";
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
+import { CodexSessionReader } from "../core/interop/codex.js";
 import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
 import { eventListProblem, type ImportedConversation, type InteropResult } from "../core/interop/jp.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
@@ -124,10 +126,23 @@ function sessionFilesOf(path: string): string[] | undefined {
   }
   if (!isDirectory) return [path];
   // The folder's own sessions only: subagents write theirs one level down (`<session>/subagents/`).
-  return readdirSync(path, { withFileTypes: true })
+  const own = readdirSync(path, { withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl") && !entry.name.startsWith("."))
     .map((entry) => join(path, entry.name))
     .sort();
+  // Codex keeps its rollouts by date (`sessions/YYYY/MM/DD/rollout-….jsonl`).
+  return own.length > 0 ? own : rolloutFiles(path);
+}
+
+/** `rollout-*.jsonl` files anywhere under `path`, sorted (Codex's dated folders). */
+function rolloutFiles(path: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const inner = join(path, entry.name);
+    if (entry.isDirectory()) found.push(...rolloutFiles(inner));
+    else if (entry.isFile() && /^rollout-.*\.jsonl$/.test(entry.name)) found.push(inner);
+  }
+  return found.sort();
 }
 
 /** Claude Code's subagent transcripts beside the given session files. */
@@ -159,7 +174,12 @@ function firstLine(file: string): string | undefined {
 
 /** Streams one file into the agent's reader; the last line without a newline is a fragment. */
 async function readSessionFile(file: string, agent: AgentFormat): Promise<InteropResult<AgentImport>> {
-  const reader = agent === "claude-code" ? new ClaudeCodeSessionReader(file) : new PiSessionReader(file);
+  const reader =
+    agent === "claude-code"
+      ? new ClaudeCodeSessionReader(file)
+      : agent === "pi"
+        ? new PiSessionReader(file)
+        : new CodexSessionReader(file);
   const endsWithNewline = lastByteIsNewline(file);
   const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
   let pending: string | undefined;
@@ -209,7 +229,7 @@ function lastByteIsNewline(file: string): boolean {
 
 /** What `export --to claude-code|pi` decides and what it wrote. */
 export interface AgentExportRequest {
-  readonly agent: AgentFormat;
+  readonly agent: ExportAgent;
   /** A file to write instead of the agent's own folder. */
   readonly output?: string;
   /** `provider/model` or a bare model name; default: the conversation's last model. */

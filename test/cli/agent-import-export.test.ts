@@ -14,6 +14,7 @@ import { errorLines, snapshotTree } from "./conversation-helpers.js";
 
 const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
 const PI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "pi", "session.jsonl");
+const CODEX_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex", "session.jsonl");
 const CLAUDE_SESSION = "3b513450-3d6c-443e-9a7e-01eceba20536";
 
 const homes: TempHome[] = [];
@@ -92,6 +93,22 @@ describe("import from Claude Code and pi", () => {
     const id = / as (\w{13}) /.exec(first.stdout)![1]!;
     const shown = await home.run(["conversation", "show", id]);
     expect(shown.stdout).toMatch(/^from: +Claude Code, .*claude-project\/[0-9a-f-]{36}\.jsonl$/m);
+  });
+
+  it("imports Codex's dated sessions folder, detected, and shows where they came from", async () => {
+    const home = freshHome();
+    const day = join(home.cwd, "sessions", "2026", "12", "01");
+    mkdirSync(day, { recursive: true });
+    copyFileSync(CODEX_FIXTURE, join(day, "rollout-2026-12-01T12-00-41-01a2317b.jsonl"));
+    const result = await home.run(["conversation", "import", join(home.cwd, "sessions")]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Imported Codex session .*rollout-[^ ]+\.jsonl as \w{13} \(What files are here, and what do the notes say\?, 2 turns\)\n {2}32 lines read: 2 turns, 0 compactions of Codex's as overlays; left out: \d+ skipped records, no records of unknown types/,
+    );
+    expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 2 .* Codex +What files are here,/);
+    const exported = await home.run(["conversation", "export", "--to", "codex"]);
+    expect(exported.exitCode).toBe(2);
+    expect(exported.stderr).toMatch(/--to/);
   });
 
   it("refuses a file that is not a session of the named format with one error naming file and line", async () => {

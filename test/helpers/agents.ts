@@ -26,11 +26,15 @@ export interface AgentPlace {
   readonly cwd: string;
 }
 
-export type AgentName = "claude" | "pi";
+export type AgentName = "claude" | "pi" | "codex";
 
-/** The installed binary of an agent under `<projectRoot>/agents`, or undefined when not installed. */
+/**
+ * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`, installed
+ * only to regenerate its fixture), or undefined when not installed.
+ */
 export function agentBinary(projectRoot: string, agent: AgentName): string | undefined {
-  const path = join(projectRoot, "agents", "node_modules", ".bin", agent);
+  const folder = agent === "codex" ? join(projectRoot, "agents", "codex") : join(projectRoot, "agents");
+  const path = join(folder, "node_modules", ".bin", agent);
   return existsSync(path) ? path : undefined;
 }
 
@@ -67,6 +71,38 @@ export function claudeCodeEnvironment(place: AgentPlace, baseUrl: string): Recor
 /** pi with its startup network operations off (`PI_OFFLINE`); the model comes from models.json. */
 export function piEnvironment(place: AgentPlace): Record<string, string> {
   return { ...baseEnvironment(place, join(place.home, ".tmp")), PI_OFFLINE: "1" };
+}
+
+/**
+ * Codex against the fake: `CODEX_HOME` in the temporary HOME, whose `config.toml`
+ * (`writeCodexConfig`) names the fake as a Responses API provider; its key in `FAKE_API_KEY`.
+ */
+export function codexEnvironment(place: AgentPlace): Record<string, string> {
+  return {
+    ...baseEnvironment(place, join(place.home, ".tmp")),
+    CODEX_HOME: join(place.home, ".codex"),
+    FAKE_API_KEY: "fake-key",
+  };
+}
+
+/** The model Codex is configured with by `writeCodexConfig`. */
+export const CODEX_MODEL = "gpt-fake";
+
+/** Writes Codex's `config.toml`: the provider `fake` speaking the Responses API at `baseUrl`. */
+export function writeCodexConfig(home: string, baseUrl: string): void {
+  const directory = join(home, ".codex");
+  mkdirSync(directory, { recursive: true });
+  const config = [
+    `model = "${CODEX_MODEL}"`,
+    'model_provider = "fake"',
+    "[model_providers.fake]",
+    'name = "fake"',
+    `base_url = "${baseUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "FAKE_API_KEY"',
+    "",
+  ].join("\n");
+  writeFileSync(join(directory, "config.toml"), config);
 }
 
 /** The provider and model name pi is configured with by `writePiConfig`. */

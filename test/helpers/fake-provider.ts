@@ -1,7 +1,8 @@
 /**
  * A loopback fake LLM provider for tests: a node:http server on 127.0.0.1 (port 0) that speaks
- * the Anthropic Messages API (`POST /v1/messages`) and OpenAI Chat Completions
- * (`POST /v1/chat/completions`) on the wire, streaming SSE exactly as those services do (and
+ * the Anthropic Messages API (`POST /v1/messages`), OpenAI Chat Completions
+ * (`POST /v1/chat/completions`) and, streaming only, the OpenAI Responses API
+ * (`POST /v1/responses`, which Codex speaks) on the wire, streaming SSE exactly as those services do (and
  * plain JSON when `stream` is false), from a queue of scripted replies shared by both endpoints.
  * Every request's body and headers are recorded.
  *
@@ -243,7 +244,9 @@ async function handleRequest(
     ? "anthropic"
     : recorded.path.startsWith("/v1/chat/completions")
       ? "openai"
-      : undefined;
+      : recorded.path.startsWith("/v1/responses")
+        ? "responses"
+        : undefined;
   if (protocol === undefined || recorded.method !== "POST") {
     sendJson(response, 404, { error: { type: "not_found_error", message: `no route ${recorded.path}` } });
     return;
@@ -266,8 +269,19 @@ async function handleRequest(
     return;
   }
   state.served += 1;
-  const defaultId = protocol === "anthropic" ? `msg_fake_${state.served}` : `chatcmpl-fake-${state.served}`;
+  const defaultId =
+    protocol === "anthropic"
+      ? `msg_fake_${state.served}`
+      : protocol === "responses"
+        ? `resp_fake_${state.served}`
+        : `chatcmpl-fake-${state.served}`;
   const messageId = (reply.kind === "error" ? undefined : reply.messageId) ?? defaultId;
+  if (protocol === "responses") {
+    // Errors were answered above; only a message reaches here.
+    const message = reply as FakeMessageReply;
+    await streamFrames(response, responsesFrames(message, model, messageId), message);
+    return;
+  }
   if (!streaming) {
     const json =
       protocol === "anthropic"
@@ -317,7 +331,11 @@ function errorType(reply: FakeErrorReply): string {
   return reply.errorType ?? ANTHROPIC_ERROR_TYPES[reply.status] ?? "api_error";
 }
 
-function sendError(response: ServerResponse, protocol: "anthropic" | "openai", reply: FakeErrorReply): void {
+function sendError(
+  response: ServerResponse,
+  protocol: "anthropic" | "openai" | "responses",
+  reply: FakeErrorReply,
+): void {
   const headers: Record<string, string> = {};
   if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
   const message = reply.message ?? `fake ${reply.status} error`;
@@ -576,4 +594,95 @@ function openaiJson(reply: FakeMessageReply, model: string, messageId: string): 
     choices: [{ index: 0, message, finish_reason: OPENAI_STOPS[stopOf(reply)] }],
     usage: openaiUsage(reply.usage),
   };
+}
+
+/**
+ * The Responses API's stream: `response.created`, then per output item `output_item.added`, its
+ * deltas and `output_item.done` (a `message` with `output_text`, a `reasoning` item with a summary,
+ * a `function_call` with `call_id` and the arguments as a JSON string), then `response.completed`.
+ */
+function responsesFrames(reply: FakeMessageReply, model: string, responseId: string): Frame[] {
+  const frame = (type: string, data: Record<string, unknown>): Frame => ({
+    event: type,
+    data: JSON.stringify({ type, ...data }),
+  });
+  const output: Record<string, unknown>[] = [];
+  const frames: Frame[] = [
+    frame("response.created", {
+      response: { id: responseId, object: "response", model, status: "in_progress", output: [] },
+    }),
+  ];
+  reply.blocks.forEach((block, index) => {
+    const itemId = `${responseId}_item_${index}`;
+    let item: Record<string, unknown>;
+    if (block.type === "text") {
+      item = {
+        id: itemId,
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: block.text, annotations: [] }],
+      };
+      frames.push(
+        frame("response.output_item.added", {
+          output_index: index,
+          item: { ...item, status: "in_progress", content: [] },
+        }),
+      );
+      for (const delta of splitText(block.text)) {
+        frames.push(
+          frame("response.output_text.delta", {
+            item_id: itemId,
+            output_index: index,
+            content_index: 0,
+            delta,
+          }),
+        );
+      }
+    } else if (block.type === "thinking") {
+      item = {
+        id: itemId,
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: block.text }],
+        encrypted_content: block.signature,
+      };
+      frames.push(
+        frame("response.output_item.added", { output_index: index, item: { ...item, summary: [] } }),
+      );
+    } else {
+      item = {
+        id: itemId,
+        type: "function_call",
+        status: "completed",
+        call_id: block.id,
+        name: block.name,
+        arguments: JSON.stringify(block.arguments),
+      };
+      frames.push(
+        frame("response.output_item.added", { output_index: index, item: { ...item, arguments: "" } }),
+      );
+    }
+    frames.push(frame("response.output_item.done", { output_index: index, item }));
+    output.push(item);
+  });
+  const usage = reply.usage ?? {};
+  frames.push(
+    frame("response.completed", {
+      response: {
+        id: responseId,
+        object: "response",
+        model,
+        status: "completed",
+        output,
+        usage: {
+          input_tokens: usage.inputTokens ?? 10,
+          output_tokens: usage.outputTokens ?? 5,
+          total_tokens: (usage.inputTokens ?? 10) + (usage.outputTokens ?? 5),
+          input_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0 },
+          output_tokens_details: { reasoning_tokens: 0 },
+        },
+      },
+    }),
+  );
+  return frames;
 }

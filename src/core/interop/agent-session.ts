@@ -16,7 +16,7 @@ import { interopError, validateEvent } from "./jp.js";
 import { deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 
 export { ANTHROPIC_SIGNATURE_KEY };
-export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
+export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat, type ExportAgent, ORIGIN_META_KEY } from "./agents.js";
 
 /** What an import read and what it left out, for the import summary. */
 export interface AgentImportSummary {
@@ -231,8 +231,8 @@ export function setMetadata(draft: EventDraft, key: string, value: unknown): voi
 
 /**
  * Which agent wrote a session file, from its first non-empty line: pi's files open with their
- * `session` header, Claude Code's records carry a `sessionId` (or, in old files, a `leafUuid` title
- * record). Undefined when the line is neither (or not JSON).
+ * `session` header, Codex's with `session_meta`, Claude Code's records carry a `sessionId` (or, in
+ * old files, a `leafUuid` title record). Undefined when the line is neither (or not JSON).
  */
 export function detectAgentSession(firstLine: string): AgentFormat | undefined {
   let value: unknown;
@@ -242,6 +242,7 @@ export function detectAgentSession(firstLine: string): AgentFormat | undefined {
     return undefined;
   }
   if (!isRecord(value) || typeof value.type !== "string") return undefined;
+  if (value.type === "session_meta" && isRecord(value.payload)) return "codex";
   if (value.type === "session" && typeof value.id === "string" && typeof value.cwd === "string") return "pi";
   if (typeof value.sessionId === "string" || typeof value.leafUuid === "string") return "claude-code";
   return undefined;

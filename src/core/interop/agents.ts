@@ -5,11 +5,18 @@
  */
 
 /** The agents whose session files cxc reads and writes. */
-export const AGENT_FORMATS = ["claude-code", "pi"] as const;
+export const AGENT_FORMATS = ["claude-code", "pi", "codex"] as const;
 export type AgentFormat = (typeof AGENT_FORMATS)[number];
 
 /** How each agent is named in messages. */
-export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = { "claude-code": "Claude Code", pi: "pi" };
+export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = {
+  "claude-code": "Claude Code",
+  pi: "pi",
+  codex: "Codex",
+};
+
+/** The agents cxc writes sessions for (Codex is read only). */
+export type ExportAgent = Exclude<AgentFormat, "codex">;
 
 /** Meta field naming where an imported conversation came from: `{agent, session_id, cwd, file, …}`. */
 export const ORIGIN_META_KEY = "origin";
@@ -24,7 +31,9 @@ export function conversationSource(meta: Readonly<Record<string, unknown>>): Con
   const origin = meta[ORIGIN_META_KEY];
   if (typeof origin === "object" && origin !== null) {
     const agent = (origin as { agent?: unknown }).agent;
-    if (agent === "claude-code" || agent === "pi") return agent;
+    if (typeof agent === "string" && (AGENT_FORMATS as readonly string[]).includes(agent)) {
+      return agent as AgentFormat;
+    }
   }
   return typeof meta[JP_ID_META_KEY] === "string" ? "jp" : "cxc";
 }

@@ -1,7 +1,7 @@
 /**
- * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi] [--skip-existing]
+ * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi|codex] [--skip-existing]
  * [--title T]`: brings conversations in from a jp workspace or conversation directory, an OpenAI or
- * Anthropic request body or messages array, a cxc export, or Claude Code and pi session files (one
+ * Anthropic request body or messages array, a cxc export, or Claude Code, pi and Codex session files (one
  * file or a project's folder, streamed). Everything is read and validated before the first
  * conversation is created, so a bad file leaves the store untouched.
  */
@@ -12,7 +12,7 @@ import type { AgentImportBatch } from "../../../store/index.js";
 import { CliContext } from "../../context.js";
 
 interface ImportOptions {
-  from?: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi";
+  from?: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi" | "codex";
   skipExisting?: boolean;
   title?: string;
 }
@@ -21,7 +21,7 @@ export function registerImport(conversation: Command): void {
   conversation
     .command("import")
     .description(
-      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code and pi sessions",
+      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi and Codex sessions",
     )
     .argument("<PATH>", "a file or directory, or - for standard input")
     .addOption(
@@ -32,6 +32,7 @@ export function registerImport(conversation: Command): void {
         "cxc",
         "claude-code",
         "pi",
+        "codex",
       ]),
     )
     .option("--skip-existing", "leave conversations that were imported before, import the rest")
@@ -46,7 +47,7 @@ export function registerImport(conversation: Command): void {
       const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
       const from = options.from;
       const agent =
-        from === "claude-code" || from === "pi"
+        from === "claude-code" || from === "pi" || from === "codex"
           ? from
           : from === undefined && path !== "-"
             ? detectAgentPath(path)
@@ -67,7 +68,7 @@ export function registerImport(conversation: Command): void {
         await reportAgentImport(context, batch, outcomes);
         return;
       }
-      const documentFormat = from === "claude-code" || from === "pi" ? undefined : from;
+      const documentFormat = from === "claude-code" || from === "pi" || from === "codex" ? undefined : from;
       if (path === "-" && context.stdinIsTerminal) {
         throw new CxcError("usage", "`import -` reads standard input, which is a terminal", {
           hint: "pipe a file into it (cxc conversation import - < request.json) or pass its path",
