@@ -214,5 +214,19 @@ describe("export to Claude Code and pi", () => {
     expect(errorLines(second.stderr).error).toBe(`${output} already exists; export never overwrites a file`);
     expect(readFileSync(output, "utf8")).toBe(content);
     expect(readdirSync(join(home.cwd, "out"))).toEqual(["session.jsonl"]);
+    // Claude Code resumes by id from its own folder only: cxc says where the file must go.
+    const claude = await home.run([
+      "conversation",
+      "export",
+      id,
+      "--to",
+      "claude-code",
+      "--output",
+      join(home.cwd, "cc.jsonl"),
+    ]);
+    expect(claude.exitCode, claude.stderr).toBe(0);
+    expect(claude.stderr).toMatch(
+      /^cxc: Claude Code resumes a session from its own folder: copy the file to .*\.claude\/projects\/-home-user-project\/[0-9a-f-]{36}\.jsonl first\n$/,
+    );
   });
 });
