@@ -118,18 +118,17 @@ async function main() {
   const env = builds.at(-1).env;
 
   const nodeTimes = [];
-  const floorFirstByte = [];
-  const perBuild = builds.map(() => ({ firstByte: [], turnTimes: { 1: [], 2000: [] } }));
+  const perBuild = builds.map(() => ({ firstByte: [], floorFirstByte: [], turnTimes: { 1: [], 2000: [] } }));
   for (let run = 0; run < RUNS; run++) {
     const baseline = await timed(settings.node, ["-e", "0"], env);
     nodeTimes.push(baseline.ended - baseline.started);
-    state.deltas = 1;
-    state.firstByte.length = 0;
-    const [program, ...floorArgs] = bareSdkRequest();
-    const floor = await timed(program, floorArgs, env);
-    if (floor.code !== 0) throw new Error(`the bare SDK request exited with ${floor.code}`);
-    floorFirstByte.push(state.firstByte[0] - floor.started);
-    for (const [index, { env: buildEnv, args }] of builds.entries()) {
+    for (const [index, { build, env: buildEnv, args }] of builds.entries()) {
+      state.deltas = 1;
+      state.firstByte.length = 0;
+      const [program, ...floorArgs] = bareSdkRequest(build);
+      const floor = await timed(program, floorArgs, buildEnv);
+      if (floor.code !== 0) throw new Error(`the bare SDK request exited with ${floor.code}`);
+      perBuild[index].floorFirstByte.push(state.firstByte[0] - floor.started);
       for (const deltas of [1, 2000]) {
         state.deltas = deltas;
         state.firstByte.length = 0;
@@ -143,14 +142,14 @@ async function main() {
   server.close();
   for (const home of homes) home.remove();
   const node = median(nodeTimes);
-  const floor = median(floorFirstByte);
   const lines = [
     `conversation: ${largest.name} (${(largest.size / 1e6).toFixed(1)} MB of jp events)`,
     `node -e 0 (start to exit):          ${node.toFixed(1)} ms`,
   ];
   for (const [index, { build }] of builds.entries()) {
-    const { firstByte, turnTimes } = perBuild[index];
+    const { firstByte, floorFirstByte, turnTimes } = perBuild[index];
     const first = median(firstByte);
+    const floor = median(floorFirstByte);
     const perChunk = ((median(turnTimes[2000]) - median(turnTimes[1])) / 1999) * 1000;
     lines.push(
       rowName("cxc", build),
@@ -158,10 +157,10 @@ async function main() {
       `  q, whole turn, 1 chunk:           ${median(turnTimes[1]).toFixed(1)} ms`,
       `  q, whole turn, 2,000 chunks:      ${median(turnTimes[2000]).toFixed(1)} ms`,
       `  per streamed chunk:               ${perChunk.toFixed(1)} µs`,
+      `  floor: the Anthropic SDK alone:   ${floor.toFixed(1)} ms  (${(floor / node).toFixed(2)}× node -e 0; start to first request byte of a process that only loads the build's SDK bundle and sends a one-line request)`,
     );
   }
   lines.push(
-    `floor: the Anthropic SDK alone:     ${floor.toFixed(1)} ms  (${(floor / node).toFixed(2)}× node -e 0; a process that only loads this build's SDK bundle and sends a one-line request)`,
     `${RUNS} runs, medians; Node ${execFileSync(settings.node, ["--version"], { encoding: "utf8" }).trim()}`,
     "",
   );

@@ -225,24 +225,37 @@ export function makeTemporaryHome(label) {
 }
 
 /**
- * A command line for the floor under `cxc q`: a process that only loads the Anthropic SDK bundle
- * of this checkout's build (from Node's compile cache, as bin/cxc.cjs does) and sends one
- * streaming request to `ANTHROPIC_BASE_URL` through the SDK's own transport, reading the reply to
- * its end. Whatever cxc does for a turn comes on top.
+ * A command line for the floor under `cxc q`: a process that only loads a build's Anthropic SDK
+ * bundle the way its bin does and sends one streaming request to `ANTHROPIC_BASE_URL` through the
+ * transport that build gives the SDK, reading the reply to its end. Whatever cxc does for a turn
+ * comes on top. A build from before decision 005 (it has dist/islands/sdk/) loads the bundle
+ * through its code-cache loader and sends through node-fetch; later builds `require` it with
+ * Node's compile cache on and send through Node's own `fetch`.
  */
-export function bareSdkRequest() {
-  const { root, bin } = thisBuild();
-  const script = [
-    `require("node:module").enableCompileCache?.(require(${JSON.stringify(bin)}).compileCacheDirectory());`,
-    `const Anthropic = require(${JSON.stringify(join(root, "dist", "islands", "anthropic.cjs"))}).default;`,
-    "const client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0 });",
+export function bareSdkRequest(build = thisBuild()) {
+  const { root, bin } = build;
+  const request = [
     "(async () => {",
     '  const stream = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 64, stream: true,',
     '    messages: [{ role: "user", content: "one more question" }] });',
     "  for await (const event of stream) void event;",
     "})();",
-  ].join("\n");
-  return [settings.node, "-e", script];
+  ];
+  const options =
+    "apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0";
+  const load = existsSync(join(root, "dist", "islands", "sdk"))
+    ? [
+        `const { loadBundle } = require(${JSON.stringify(bin)});`,
+        `const Anthropic = loadBundle("islands/sdk/anthropic.cjs").default;`,
+        `const fetch = loadBundle("islands/sdk/node-fetch.cjs").default;`,
+        `const client = new Anthropic({ ${options}, fetch });`,
+      ]
+    : [
+        `require("node:module").enableCompileCache?.(require(${JSON.stringify(bin)}).compileCacheDirectory());`,
+        `const Anthropic = require(${JSON.stringify(join(root, "dist", "islands", "anthropic.cjs"))}).default;`,
+        `const client = new Anthropic({ ${options} });`,
+      ];
+  return [settings.node, "-e", [...load, ...request].join("\n")];
 }
 
 /** A cxc command line for a build (this checkout's by default): `node bin/cxc.cjs …args`. */

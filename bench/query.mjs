@@ -104,7 +104,7 @@ export async function run({ runs, store, log }) {
   // Each build gets a store of its own: the builds may keep different caches beside a log.
   const homes = settings.builds.map(() => makeTemporaryHome("query"));
   // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per row.
-  const rows = 1 + SIZES.length * settings.builds.length;
+  const rows = (1 + SIZES.length) * settings.builds.length;
   const provider = await startProvider(4 * rows * (2 * runs + 2));
   try {
     const envOf = (home) => ({
@@ -115,15 +115,14 @@ export async function run({ runs, store, log }) {
     });
     const env = envOf(homes.at(-1));
     // The same environment as cxc: variables such as NODE_EXTRA_CA_CERTS change node's start-up cost.
-    const commands = [
-      { name: "node -e 0", commandLine: nodeBaseline(), options: { env } },
-      // Not cxc: the SDK alone making the same request, the floor under every row below.
-      {
-        name: "floor: the Anthropic SDK alone, one request",
-        commandLine: bareSdkRequest(),
-        options: { env },
-      },
-    ];
+    const commands = [{ name: "node -e 0", commandLine: nodeBaseline(), options: { env } }];
+    // Not cxc: the SDK alone making the same request, the floor under every row below.
+    addScenario(
+      commands,
+      settings.builds.map((build) => ({ build })),
+      "floor: the Anthropic SDK alone, one request",
+      ({ build }) => ({ commandLine: bareSdkRequest(build), options: { env } }),
+    );
     for (const turns of SIZES) {
       log(
         `creating ${settings.builds.length === 1 ? "a" : "two"} ${turns}-turn conversation with tool calls …`,
