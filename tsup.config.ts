@@ -14,7 +14,6 @@ import { schemaFingerprint } from "./src/store/log.js";
 //   of it loads. A bare `cxc conversation ls` never reads them.
 // - Every bundle has a source map whose `sources` are paths relative to it (`../src/…`), without
 //   the sources' text: `CXC_DEBUG=1` turns them on, so stack traces name `src/` files and lines.
-//
 // - The validation stamp's fingerprint of the event schemas (src/store/log.ts) is computed here
 //   once, not by every command that reads a log.
 //
