@@ -5,7 +5,7 @@
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 
 /**
- * The label of mechanical policies (§8.5): `reasoning`, then `tools` / `tool requests` /
+ * The label of mechanical policies (docs/compaction-model.md, "The timeline"): `reasoning`, then `tools` / `tool requests` /
  * `tool responses` / `tools omitted`, joined with ` + `; undefined when there is nothing to say.
  */
 export function describePolicies(policies: {
@@ -22,7 +22,7 @@ export function describePolicies(policies: {
   return parts.length === 0 ? undefined : parts.join(" + ");
 }
 
-/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based, jp §8.7). */
+/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based). */
 export function describeCompaction(compaction: Compaction): string {
   const label = compaction.summary !== undefined ? "summary" : describePolicies(compaction);
   const total = compaction.to_turn - compaction.from_turn + 1;
