@@ -90,18 +90,22 @@ export class ConversationStore extends StoreBase {
     } catch (error) {
       throw unreadable(staging, error);
     }
+    // An archived conversation is born in the archive: a crash can never leave it live.
+    const destination = options.archivedAt === undefined ? parent : archiveDirectory(this.root);
     try {
       createLog(staging, id, meta.created_at, options.events ?? []);
       writeMeta(staging, meta);
       if (options.reviewOf !== undefined) writeReviewRecord(staging, { source: options.reviewOf });
-      renameSync(staging, join(parent, id));
+      if (destination !== parent) mkdirSync(destination, { recursive: true });
+      renameSync(staging, join(destination, id));
     } catch (error) {
       rmSync(staging, { recursive: true, force: true });
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOTEMPTY" || code === "EEXIST") throw alreadyExists(id);
       throw error;
     }
-    syncDirectory(parent);
+    syncDirectory(destination);
+    if (destination !== parent) syncDirectory(parent);
     return meta;
   }
 
