@@ -10,6 +10,9 @@
  * through the SDK's AbortSignal, and, as with undici, no proxy variables are read.
  */
 
+import { formatWithOptions } from "node:util";
+import { sanitizeLine } from "../core/sanitize.js";
+
 /** The `fetch` an SDK is given (each SDK declares its own Fetch type; node-fetch serves both). */
 // biome-ignore lint/suspicious/noExplicitAny: the two SDKs' Fetch types differ in detail only.
 export type SdkFetch = (...args: any[]) => Promise<any>;
@@ -23,7 +26,34 @@ export interface SdkClientOptions {
   /** cxc retries itself (retry.ts), so the SDKs' own retries are off. */
   readonly maxRetries: 0;
   readonly timeout?: number;
+  /**
+   * The SDKs log to the console by default, quoting what the server sent (a malformed stream
+   * event, raw): off, unless `CXC_DEBUG` is set, and then sanitized onto stderr.
+   */
+  readonly logLevel: "off" | "warn";
+  readonly logger: SdkLogger;
 }
+
+type LogMethod = (message: string, ...rest: unknown[]) => void;
+
+/** The logger both SDKs accept. */
+export interface SdkLogger {
+  readonly error: LogMethod;
+  readonly warn: LogMethod;
+  readonly info: LogMethod;
+  readonly debug: LogMethod;
+}
+
+const writeSanitized: LogMethod = (message, ...rest) => {
+  process.stderr.write(`cxc: sdk: ${sanitizeLine(formatWithOptions({ colors: false }, message, ...rest))}\n`);
+};
+
+const SANITIZING_LOGGER: SdkLogger = {
+  error: writeSanitized,
+  warn: writeSanitized,
+  info: writeSanitized,
+  debug: writeSanitized,
+};
 
 /** The client options for a base URL and a per-request timeout, with the transport loaded. */
 export async function sdkClientOptions(settings: {
@@ -34,6 +64,8 @@ export async function sdkClientOptions(settings: {
     fetch: await loadTransport(),
     baseURL: settings.baseURL ?? null,
     maxRetries: 0,
+    logLevel: process.env.CXC_DEBUG ? "warn" : "off",
+    logger: SANITIZING_LOGGER,
     ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
   };
 }
