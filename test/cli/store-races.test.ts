@@ -7,11 +7,12 @@
  * - Two imports of the same conversations: the second skipped silently what the first created
  *   meanwhile and exited 0; without `--skip-existing` that is the duplicate-import error.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { writeJpConversations } from "../helpers/jp-generated.js";
 import { makeQueryHome } from "../query/e2e.js";
 
 const homes: TempHome[] = [];
@@ -56,28 +57,6 @@ describe("cxc q racing archive and unarchive", () => {
   }, 120_000);
 });
 
-/** A jp `conversations` directory of `count` small conversations. */
-function jpConversations(directory: string, count: number): void {
-  for (let index = 0; index < count; index++) {
-    const conversation = join(directory, `${17648402467 + index}-c${index}`);
-    mkdirSync(conversation, { recursive: true });
-    writeFileSync(
-      join(conversation, "events.json"),
-      JSON.stringify([
-        { type: "turn_start", timestamp: "2025-12-04 09:28:23.2" },
-        { type: "chat_request", timestamp: "2025-12-04 09:28:23.3", content: `question ${index}` },
-        { type: "chat_response", timestamp: "2025-12-04 09:28:24.0", message: `answer ${index}` },
-      ]),
-    );
-  }
-  const archived = join(directory, ".archive", `${17648403467}-old`);
-  mkdirSync(archived, { recursive: true });
-  writeFileSync(
-    join(archived, "events.json"),
-    JSON.stringify([{ type: "turn_start", timestamp: "2025-12-04 09:28:23.2" }]),
-  );
-}
-
 function storeIds(home: TempHome): string[] {
   const read = (place: string): string[] => {
     try {
@@ -98,7 +77,7 @@ describe("two imports of the same conversations at once", () => {
       const home = makeTempHome();
       homes.push(home);
       const source = join(home.cwd, "conversations");
-      jpConversations(source, COUNT);
+      writeJpConversations(source, COUNT);
       const results = await Promise.all([
         home.run(["conversation", "import", source]),
         home.run(["conversation", "import", source]),
@@ -124,7 +103,7 @@ describe("two imports of the same conversations at once", () => {
       const home = makeTempHome();
       homes.push(home);
       const source = join(home.cwd, "conversations");
-      jpConversations(source, COUNT);
+      writeJpConversations(source, COUNT);
       const results = await Promise.all([
         home.run(["--format", "json", "conversation", "import", "--skip-existing", source]),
         home.run(["--format", "json", "conversation", "import", "--skip-existing", source]),
