@@ -43,7 +43,8 @@ function conversationDirectories() {
   const directories = [];
   for (const name of readdirSync(root)) {
     if (name === ".archive") {
-      for (const archived of readdirSync(join(root, name))) directories.push({ name: archived, path: join(root, name, archived) });
+      for (const archived of readdirSync(join(root, name)))
+        directories.push({ name: archived, path: join(root, name, archived) });
     } else if (!name.startsWith(".")) directories.push({ name, path: join(root, name) });
   }
   return { root, directories: directories.sort((left, right) => (left.name < right.name ? -1 : 1)) };
@@ -55,7 +56,9 @@ function readJson(path) {
 
 /** The first sentence of a text's first paragraph, on one line, at most 300 characters. */
 function firstSentence(text) {
-  const paragraph = (text.split(/\n\s*\n/).find((part) => part.trim() !== "") ?? "").replace(/\s+/g, " ").trim();
+  const paragraph = (text.split(/\n\s*\n/).find((part) => part.trim() !== "") ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   return (paragraph.split(/(?<=[.!?])\s/)[0] ?? "").slice(0, 300);
 }
 
@@ -90,9 +93,13 @@ async function loadCorpus() {
       const turns = modules.turns.groupTurns(imported.value.events);
       if (turns.length === 0) continue;
       const range = { fromTurn: 0, toTurn: Math.max(0, turns.length - 2) };
-      const summaries = { digest: modules.digest.digestTurns(turns, range), short: shortSummary(turns, range) };
+      const summaries = {
+        digest: modules.digest.digestTurns(turns, range),
+        short: shortSummary(turns, range),
+      };
       const results = {};
-      for (const [summary, text] of Object.entries(summaries)) results[summary] = modules.check.checkSummary(turns, range, text);
+      for (const [summary, text] of Object.entries(summaries))
+        results[summary] = modules.check.checkSummary(turns, range, text);
       conversations.push({ name: directory.name, turns, range, summaries, results });
     }
     return { root, conversations };
@@ -107,7 +114,8 @@ async function loadCorpus() {
  */
 function draw(seed, text) {
   let hash = 0x811c9dc5 ^ seed;
-  for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  for (let index = 0; index < text.length; index++)
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
   let value = (hash + 0x6d2b79f5) >>> 0;
   value = Math.imul(value ^ (value >>> 15), value | 1);
   value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
@@ -121,7 +129,14 @@ function candidates(corpus) {
   for (const conversation of corpus.conversations) {
     for (const [summary, result] of Object.entries(conversation.results)) {
       result.items.forEach((item, rank) => {
-        all.push({ conversation: conversation.name, summary, kind: item.kind, value: item.value, reason: item.reason, rank: rank + 1 });
+        all.push({
+          conversation: conversation.name,
+          summary,
+          kind: item.kind,
+          value: item.value,
+          reason: item.reason,
+          rank: rank + 1,
+        });
       });
     }
   }
@@ -155,7 +170,13 @@ function measure(sample, labels) {
       if (label.verdict === "loss") losses += 1;
     }
   }
-  return { size: sample.length, labelled, losses, precision: labelled === 0 ? null : losses / labelled, unlabelled };
+  return {
+    size: sample.length,
+    labelled,
+    losses,
+    precision: labelled === 0 ? null : losses / labelled,
+    unlabelled,
+  };
 }
 
 /** Where an item came up in the range, for whoever labels it: messages first, then tool calls. */
@@ -179,7 +200,14 @@ function contexts(conversation, item) {
       if (typeof text !== "string") continue;
       const at = text.toLowerCase().indexOf(lowerNeedle);
       if (at < 0) continue;
-      const who = event.type === "chat_request" ? "user" : event.type === "chat_response" ? "assistant" : event.type === "tool_call_request" ? "call" : "output";
+      const who =
+        event.type === "chat_request"
+          ? "user"
+          : event.type === "chat_response"
+            ? "assistant"
+            : event.type === "tool_call_request"
+              ? "call"
+              : "output";
       const start = Math.max(0, at - 160);
       const line = `    [turn ${turn.index + 1} ${who}] …${text.slice(start, at + needle.length + 160).replace(/\s+/g, " ")}…`;
       (who === "user" || who === "assistant" ? found.message : found.tool).push(line);
@@ -202,7 +230,11 @@ function pairCounts(corpus) {
 function median(values) {
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length === 0
+    ? 0
+    : sorted.length % 2
+      ? sorted[middle]
+      : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 async function main() {
@@ -214,7 +246,15 @@ async function main() {
   const bySummary = Object.fromEntries(
     ["digest", "short"].map((summary) => {
       const rows = counts.filter((row) => row.summary === summary);
-      return [summary, { summaries: rows.length, total: rows.reduce((sum, row) => sum + row.reported, 0), median: median(rows.map((row) => row.reported)), max: Math.max(...rows.map((row) => row.reported)) }];
+      return [
+        summary,
+        {
+          summaries: rows.length,
+          total: rows.reduce((sum, row) => sum + row.reported, 0),
+          median: median(rows.map((row) => row.reported)),
+          max: Math.max(...rows.map((row) => row.reported)),
+        },
+      ];
     }),
   );
   const sampleSeed = option("--sample");
@@ -243,29 +283,49 @@ async function main() {
     return;
   }
   if (process.argv.includes("--counts")) {
-    for (const row of counts) process.stdout.write(`${row.conversation.padEnd(72)} ${row.summary.padEnd(6)} ${String(row.reported).padStart(4)} of ${row.checked}\n`);
+    for (const row of counts)
+      process.stdout.write(
+        `${row.conversation.padEnd(72)} ${row.summary.padEnd(6)} ${String(row.reported).padStart(4)} of ${row.checked}\n`,
+      );
   }
   const document = readJson(LABELS_PATH) ?? { samples: [] };
   const results = (document.samples ?? []).map((sample) => {
     const excluded = new Set();
-    for (const seed of sample.exclude ?? []) for (const item of drawSample(all, seed, new Set())) excluded.add(itemKey(item));
+    for (const seed of sample.exclude ?? [])
+      for (const item of drawSample(all, seed, new Set())) excluded.add(itemKey(item));
     return { ...sample, ...measure(drawSample(all, sample.seed, excluded), labels) };
   });
   if (json) {
-    process.stdout.write(`${JSON.stringify({ workspace: corpus.root.includes("shared") ? "shared" : "committed", candidates: all.length, per_summary: bySummary, samples: results.map(({ unlabelled, ...rest }) => ({ ...rest, unlabelled: unlabelled.length })) }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ workspace: corpus.root.includes("shared") ? "shared" : "committed", candidates: all.length, per_summary: bySummary, samples: results.map(({ unlabelled, ...rest }) => ({ ...rest, unlabelled: unlabelled.length })) }, null, 2)}\n`,
+    );
     return;
   }
-  process.stdout.write(`workspace: ${corpus.root.includes("shared") ? "../shared (full)" : "fixtures (committed subset)"}; ${corpus.conversations.length} conversations, ${all.length} reported items\n`);
+  process.stdout.write(
+    `workspace: ${corpus.root.includes("shared") ? "../shared (full)" : "fixtures (committed subset)"}; ${corpus.conversations.length} conversations, ${all.length} reported items\n`,
+  );
   for (const [summary, row] of Object.entries(bySummary)) {
-    process.stdout.write(`  ${summary}: ${row.total} items over ${row.summaries} summaries (median ${row.median}, most ${row.max})\n`);
+    process.stdout.write(
+      `  ${summary}: ${row.total} items over ${row.summaries} summaries (median ${row.median}, most ${row.max})\n`,
+    );
   }
-  for (const result of results) report(`sample ${result.seed}${result.exclude?.length ? ` (fresh: excludes ${result.exclude.join(", ")})` : ""}`, result);
+  for (const result of results)
+    report(
+      `sample ${result.seed}${result.exclude?.length ? ` (fresh: excludes ${result.exclude.join(", ")})` : ""}`,
+      result,
+    );
 }
 
 function report(title, result) {
   const precision = result.precision === null ? "n/a" : `${(result.precision * 100).toFixed(0)} %`;
-  process.stdout.write(`${title}: ${result.losses} of ${result.labelled} labelled items are real losses (precision ${precision})`);
-  process.stdout.write(result.unlabelled.length > 0 ? `; ${result.unlabelled.length} unlabelled (the check changed: label them)\n` : "\n");
+  process.stdout.write(
+    `${title}: ${result.losses} of ${result.labelled} labelled items are real losses (precision ${precision})`,
+  );
+  process.stdout.write(
+    result.unlabelled.length > 0
+      ? `; ${result.unlabelled.length} unlabelled (the check changed: label them)\n`
+      : "\n",
+  );
 }
 
 await main();

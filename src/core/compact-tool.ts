@@ -188,7 +188,7 @@ export function planCompactCall(
   const activatesAtTurn = turnCount;
   const planned: PlannedCompactRule[] = [];
   let stream: ConversationEvent[] = [...events];
-  let rawTurns: ReturnType<typeof groupTurns> | undefined;
+  const rawTurns = groupTurns(events);
   for (const [index, rule] of rules.entries()) {
     const range = resolveRuleRange(rule, index, shown, turnCount);
     if (typeof range === "string") return { ok: false, message: range };
@@ -207,8 +207,17 @@ export function planCompactCall(
     const losses =
       rule.summary === undefined
         ? undefined
-        : checkSummary((rawTurns ??= groupTurns(events)), { fromTurn: range.from, toTurn: range.to }, rule.summary);
-    planned.push({ index, rule, ...range, compaction, tokensSaved, before, after, ...(losses ? { losses } : {}) });
+        : checkSummary(rawTurns, { fromTurn: range.from, toTurn: range.to }, rule.summary);
+    planned.push({
+      index,
+      rule,
+      ...range,
+      compaction,
+      tokensSaved,
+      before,
+      after,
+      ...(losses ? { losses } : {}),
+    });
   }
   return { ok: true, rules: planned, activatesAtTurn };
 }

@@ -3,7 +3,7 @@
  * review's `--continue` and its `propose_compaction` results, the `compact` tool's approval prompt
  * and its result to the model. Pure. See docs/compaction.md ("The summary check").
  *
- *   Summary of turns 1..8 (builtin/digest) does not mention 23 items; the 10 that matter most:
+ *   The summary of turns 1..8 (builtin/digest) does not mention 23 items; the 10 that matter most:
  *     path        src/store/log.ts — written in turns 3 and 5
  *     constraint  "Never touch main." — the user's, turn 1
  *     … and 13 more (--format json lists them all)
@@ -25,7 +25,9 @@ export interface LossReportOptions {
   readonly moreHint?: string;
 }
 
-const KIND_WIDTH = Math.max(...(["path", "identifier", "number", "constraint"] satisfies LossKind[]).map((kind) => kind.length));
+const KIND_WIDTH = Math.max(
+  ...(["path", "identifier", "number", "constraint"] satisfies LossKind[]).map((kind) => kind.length),
+);
 const LONGEST_VALUE = 160;
 
 /** `n item` or `n items`. */
@@ -47,7 +49,9 @@ export function formatLosses(losses: SummaryLosses, options: LossReportOptions):
   const indent = options.indent ?? "  ";
   const total = losses.items.length;
   if (total === 0) {
-    return [`${options.title} mentions every path, identifier, number and constraint the summary check looks for.`];
+    return [
+      `${options.title} mentions every path, identifier, number and constraint the summary check looks for.`,
+    ];
   }
   const heading =
     total > limit

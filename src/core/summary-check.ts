@@ -87,7 +87,16 @@ type Signal =
   | "rule";
 
 const STRENGTH: Record<LossKind, Partial<Record<Signal, number>>> = {
-  path: { written: 6, read: 5, user: 5, command: 4, assistant: 4, repository: 4, searched: 3, "named-file": 3 },
+  path: {
+    written: 6,
+    read: 5,
+    user: 5,
+    command: 4,
+    assistant: 4,
+    repository: 4,
+    searched: 3,
+    "named-file": 3,
+  },
   identifier: { user: 5, "assistant-code": 4, pasted: 4, assistant: 3 },
   number: { user: 6, assistant: 3 },
   // The user's own rules matter most: a summary that drops one lets the work break it.
@@ -192,8 +201,13 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
     defined: new Set(),
   };
   const pathMentions: PathMention[] = [];
-  const prose: { text: string; spans: readonly string[]; signal: "user" | "assistant"; turn: number; position: number }[] =
-    [];
+  const prose: {
+    text: string;
+    spans: readonly string[];
+    signal: "user" | "assistant";
+    turn: number;
+    position: number;
+  }[] = [];
   let position = 0;
   const lastTurn = turns[turns.length - 1]?.index ?? 0;
   for (const turn of turns) {
@@ -204,11 +218,24 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
         for (const sentence of findConstraints(event.content)) {
           // "Don't implement it yet": lifted by the time a later turn of the range begins.
           if (TEMPORARY.test(sentence) && turn.index < lastTurn) continue;
-          const signal = /\bonly\b|\bwithout\b/i.test(sentence) && !/\b(?:must|never|don't|do not)\b/i.test(sentence);
-          table.add("constraint", constraintKey(sentence), sentence, signal ? "rule" : "constraint", turn.index, position);
+          const signal =
+            /\bonly\b|\bwithout\b/i.test(sentence) && !/\b(?:must|never|don't|do not)\b/i.test(sentence);
+          table.add(
+            "constraint",
+            constraintKey(sentence),
+            sentence,
+            signal ? "rule" : "constraint",
+            turn.index,
+            position,
+          );
         }
       } else if (event.type === "chat_response" && event.message !== undefined) {
-        readMessage(event.message, "assistant", turn.index, position, { table, evidence, pathMentions, prose });
+        readMessage(event.message, "assistant", turn.index, position, {
+          table,
+          evidence,
+          pathMentions,
+          prose,
+        });
       } else if (event.type === "tool_call_request") {
         readToolCall(event.name, event.arguments, turn.index, position, table, evidence);
       } else if (event.type === "tool_call_response") {
@@ -220,7 +247,8 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
   }
   resolvePathMentions(table, pathMentions, evidence);
   // A directory a tool only searched or listed is where the work looked, not what it is about.
-  for (const fact of table.of("path")) if (fact.signals.size === 1 && fact.signals.has("searched")) table.remove(fact);
+  for (const fact of table.of("path"))
+    if (fact.signals.size === 1 && fact.signals.has("searched")) table.remove(fact);
   collectIdentifiers(table, prose, evidence);
   return { facts: [...table.facts.values()], span: { first: 1, last: Math.max(1, position) } };
 }
@@ -229,7 +257,13 @@ interface Collecting {
   readonly table: FactTable;
   readonly evidence: Evidence;
   readonly pathMentions: PathMention[];
-  readonly prose: { text: string; spans: readonly string[]; signal: "user" | "assistant"; turn: number; position: number }[];
+  readonly prose: {
+    text: string;
+    spans: readonly string[];
+    signal: "user" | "assistant";
+    turn: number;
+    position: number;
+  }[];
 }
 
 function readMessage(
@@ -261,19 +295,27 @@ function readToolCall(
   evidence: Evidence,
 ): void {
   evidence.toolNames.add(identifierKey(name));
-  const repository = ["repository", "repo"].map((key) => argumentsObject[key]).find((value) => typeof value === "string");
+  const repository = ["repository", "repo"]
+    .map((key) => argumentsObject[key])
+    .find((value) => typeof value === "string");
   if (typeof repository === "string" && /^[\w.-]+\/[\w.-]+$/.test(repository)) {
     // Files of another repository: what counts is which repository the work studied.
     table.add("path", `repository:${repository.toLowerCase()}`, repository, "repository", turn, position);
     for (const text of collectStrings(argumentsObject)) codeWords(text, evidence.codeWords);
     return;
   }
-  const argumentPaths = [...new Set(collectArgumentPaths(argumentsObject).map(normalizePath))].filter(isPlausiblePath);
+  const argumentPaths = [...new Set(collectArgumentPaths(argumentsObject).map(normalizePath))].filter(
+    isPlausiblePath,
+  );
   const action = classifyTool(name, argumentPaths);
   for (const path of argumentPaths) {
     // A directory handed to a read tool was searched or listed, not read.
     const signal: Signal =
-      action === "write" ? "written" : action === "read" && extensionOf(path) !== undefined ? "read" : "searched";
+      action === "write"
+        ? "written"
+        : action === "read" && extensionOf(path) !== undefined
+          ? "read"
+          : "searched";
     table.add("path", path, path, signal, turn, position);
   }
   const command = typeof argumentsObject.command === "string" ? argumentsObject.command : "";
@@ -305,9 +347,12 @@ function resolvePathMentions(table: FactTable, mentions: readonly PathMention[],
     if (matches.length > 1) continue; // a file name several touched paths end with: they speak for it
     const exists = seen.some((path) => samePath(path.toLowerCase(), lower));
     if (!exists && !hasKnownExtension(mention.path)) continue;
-    // `Cargo.toml`, `README.md` alone, of no crate or folder the work touched, name nothing.
-    if (!mention.path.includes("/") && COMMON_FILES.test(mention.path)) continue;
-    const signal: Signal = exists || mention.path.includes("/") ? mention.signal : "named-file";
+    // The assistant's `Cargo.toml`, `README.md` alone, of no crate or folder the work touched, name nothing.
+    if (mention.signal === "assistant" && !mention.path.includes("/") && COMMON_FILES.test(mention.path))
+      continue;
+    // A bare file name only the assistant wrote, that no tool showed, is the weakest path signal.
+    const weak = !exists && !mention.path.includes("/") && mention.signal === "assistant";
+    const signal: Signal = weak ? "named-file" : mention.signal;
     table.add("path", mention.path, mention.path, signal, mention.turn, mention.position);
   }
   // A shorter spelling (`log.ts`, `store/log.ts`) of exactly one longer path is that path.
@@ -316,7 +361,8 @@ function resolvePathMentions(table: FactTable, mentions: readonly PathMention[],
     const longer = table.of("path").filter((other) => other !== fact && other.key.endsWith(`/${fact.key}`));
     if (longer.length !== 1) continue;
     for (const [signal, signalTurns] of fact.signals)
-      for (const turn of signalTurns) table.add("path", longer[0]!.key, longer[0]!.value, signal, turn, fact.last);
+      for (const turn of signalTurns)
+        table.add("path", longer[0]!.key, longer[0]!.value, signal, turn, fact.last);
     table.remove(fact);
   }
 }
@@ -330,14 +376,18 @@ function samePath(left: string, right: string): boolean {
 }
 
 function collectIdentifiers(table: FactTable, prose: Collecting["prose"], evidence: Evidence): void {
-  const pathKeys = new Set(table.of("path").flatMap((fact) => [fact.key.toLowerCase(), ...fact.key.toLowerCase().split("/")]));
+  const pathKeys = new Set(
+    table.of("path").flatMap((fact) => [fact.key.toLowerCase(), ...fact.key.toLowerCase().split("/")]),
+  );
   for (const message of prose) {
     const inSpans = new Set(message.spans.flatMap((span) => findIdentifiers(span).map(identifierKey)));
     // Named on its own: in prose, or as the whole of an inline code span (`foo`, `foo()`, `foo(x)`).
     const outsideSpans = message.text.replace(/`[^`\n]+`/g, " ");
     const alone = new Set([
       ...findIdentifiers(outsideSpans).map(identifierKey),
-      ...message.spans.filter((span) => /^[^\s(]+(?:\([^()]*\))?$/.test(span)).flatMap((span) => findIdentifiers(span).map(identifierKey)),
+      ...message.spans
+        .filter((span) => /^[^\s(]+(?:\([^()]*\))?$/.test(span))
+        .flatMap((span) => findIdentifiers(span).map(identifierKey)),
     ]);
     const found = findIdentifiers(message.text);
     // A user message naming this many identifiers is pasted reference (a guide, a log, a listing).
@@ -355,7 +405,14 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
           : backticked
             ? "assistant-code"
             : "assistant";
-      const fact = table.add("identifier", key, value.replace(/\(\)$/, ""), signal, message.turn, message.position);
+      const fact = table.add(
+        "identifier",
+        key,
+        value.replace(/\(\)$/, ""),
+        signal,
+        message.turn,
+        message.position,
+      );
       fact.backticked ||= backticked;
       fact.inToolArguments ||= evidence.argumentWords.has(key);
       fact.standalone ||= alone.has(key);
@@ -368,7 +425,9 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
     // A plain lowercase name only the assistant wrote once is a local variable or a detail of the
     // code it quoted, unless the code defines it (a function, a type, a public field).
     const plain = /^[a-z][\w$]*$/.test(fact.value);
-    const onlyAssistant = [...fact.signals.keys()].every((signal) => signal === "assistant" || signal === "assistant-code");
+    const onlyAssistant = [...fact.signals.keys()].every(
+      (signal) => signal === "assistant" || signal === "assistant-code",
+    );
     const once = onlyAssistant && fact.events.size === 1 && !fact.inToolArguments;
     if (once && plain && !evidence.defined.has(fact.key)) table.remove(fact);
     // Only ever part of a longer expression the assistant quoted once (`Foo::new(&x).bar()`).
@@ -394,7 +453,8 @@ function mergeIdentifierSpellings(table: FactTable): void {
   const byKey = new Map(table.of("identifier").map((fact) => [fact.key, fact]));
   const merge = (from: Fact, into: Fact, value: string) => {
     if (from === into) return;
-    for (const [signal, turns] of from.signals) for (const turn of turns) table.add("identifier", into.key, value, signal, turn, from.first);
+    for (const [signal, turns] of from.signals)
+      for (const turn of turns) table.add("identifier", into.key, value, signal, turn, from.first);
     for (const position of from.events) into.events.add(position);
     into.last = Math.max(into.last, from.last);
     into.value = value;
@@ -436,7 +496,8 @@ interface SummaryIndex {
 function indexSummary(summary: string): SummaryIndex {
   const words = new Set<string>();
   codeWords(summary, words);
-  for (const word of summary.toLowerCase().split(/[^\w]+/)) if (word !== "") words.add(word.replace(/_/g, ""));
+  for (const word of summary.toLowerCase().split(/[^\w]+/))
+    if (word !== "") words.add(word.replace(/_/g, ""));
   return {
     lower: summary.toLowerCase(),
     squashed: summary.toLowerCase().replace(/[\s_-]+/g, ""),
@@ -454,7 +515,10 @@ function mentions(index: SummaryIndex, fact: Fact): boolean {
     case "identifier":
       return mentionsIdentifier(index, fact.value);
     case "number":
-      return index.quantities.has(fact.key) || index.squashed.includes(fact.value.toLowerCase().replace(/\s+/g, ""));
+      return (
+        index.quantities.has(fact.key) ||
+        index.squashed.includes(fact.value.toLowerCase().replace(/\s+/g, ""))
+      );
     case "constraint":
       return keepsConstraint(index.lower, fact.value);
   }
@@ -494,14 +558,19 @@ const STOPWORDS = new Set(
 
 /** A constraint is kept when most of its content words (4+ letters, not stopwords) appear. */
 function keepsConstraint(loweredSummary: string, sentence: string): boolean {
-  const words = (sentence.toLowerCase().match(/[a-z0-9][a-z0-9'_-]{3,}/g) ?? []).filter((word) => !STOPWORDS.has(word));
+  const words = (sentence.toLowerCase().match(/[a-z0-9][a-z0-9'_-]{3,}/g) ?? []).filter(
+    (word) => !STOPWORDS.has(word),
+  );
   if (words.length === 0) return loweredSummary.includes(sentence.toLowerCase());
   const present = words.filter((word) => loweredSummary.includes(word)).length;
   return present / words.length >= 0.6;
 }
 
 function constraintKey(sentence: string): string {
-  return sentence.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  return sentence
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,7 +618,11 @@ function reasonOf(fact: Fact): string {
   );
   const [signal, signalTurns] = ranked[0]!;
   const when = describeTurns([...signalTurns].sort((a, b) => a - b));
-  const parts = [fact.kind === "constraint" || (fact.kind === "number" && signal === "user") ? `the user's, ${when}` : `${PHRASES[signal]} in ${when}`];
+  const parts = [
+    fact.kind === "constraint" || (fact.kind === "number" && signal === "user")
+      ? `the user's, ${when}`
+      : `${PHRASES[signal]} in ${when}`,
+  ];
   if (fact.kind === "path" && signal !== "user" && fact.signals.has("user")) parts.push("named by the user");
   if (fact.kind === "identifier") {
     if (signal !== "user" && fact.signals.has("user")) parts.push("named by the user");

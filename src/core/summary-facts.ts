@@ -54,14 +54,16 @@ const PATH_TOKEN = /[\w.@+~/-]*[\w@+~-][\w.@+~/-]*/g;
 /** The extension of a path's last segment, lowercased, or undefined. */
 export function extensionOf(path: string): string | undefined {
   const name = path.split("/").pop() ?? path;
-  const match = /^[^.].*\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(name) ?? /^\.[^.]+\.([A-Za-z]\w{0,7})$/.exec(name);
+  const match =
+    /^[^.].*\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(name) ?? /^\.[^.]+\.([A-Za-z]\w{0,7})$/.exec(name);
   return match ? match[1]!.toLowerCase() : undefined;
 }
 
 /** Whether a path names a file kind cxc knows (`.ts`, `.rs`, `.toml`, …). */
 export function hasKnownExtension(path: string): boolean {
   const extension = extensionOf(path);
-  if (extension === undefined || !KNOWN_EXTENSIONS.has(extension) || SITES.has(path.toLowerCase())) return false;
+  if (extension === undefined || !KNOWN_EXTENSIONS.has(extension) || SITES.has(path.toLowerCase()))
+    return false;
   if (/^[A-Z][a-z]+\.js$/.test(path)) return false; // Node.js, Vue.js: products
   // `self.db`, `config.env`: a field, not a file.
   return path.includes("/") || !/^(?:self|this|ctx|cfg|config|state|app|req|res|e|x)\./.test(path);
@@ -139,7 +141,8 @@ const NAMES = new Set(
     "CodeMirror DevTools PyPI GiB MiB KiB TiB PhD IDs APIs URLs"
   ).split(" "),
 );
-const CODE_WORD = /(?<![\w\\$.:/@#-])(?:--[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*(?:\(\))?)/g;
+const CODE_WORD =
+  /(?<![\w\\$.:/@#-])(?:--[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*(?:\(\))?)/g;
 // Top-level domains: `github.com`, `example.org` are hosts, not member accesses.
 const HOST_ENDINGS = /\.(?:com|org|net|io|dev|app|ai|co|uk|de|fr|nl|eu|sh|me|gg|xyz|info|edu|gov)$/i;
 const ABBREVIATIONS = /^(?:e\.g|i\.e|etc|vs|a\.k\.a|cf|approx|incl)$/i;
@@ -164,7 +167,9 @@ export function isCodeShaped(value: string): boolean {
   if (!lower || upper === 0) return false;
   if (/^[A-Z][a-z0-9]*$/.test(word)) return false; // Capitalized word
   // camelCase (`parseSince`, `nextCursor`) or PascalCase with an inner capital (`BearDb`).
-  return /^[a-z][a-z0-9]*[A-Z]/.test(word) || /^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z]|^[A-Z]{2,}[a-z]/.test(word);
+  return (
+    /^[a-z][a-z0-9]*[A-Z]/.test(word) || /^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*[A-Z]|^[A-Z]{2,}[a-z]/.test(word)
+  );
 }
 
 // Names every program in the language uses; they say nothing about this conversation's code.
@@ -243,11 +248,7 @@ export function definedNames(text: string, into: Set<string>): void {
 
 /** How identifiers are compared: lowercased, without `_`, `-` and a trailing `()`. */
 export function identifierKey(value: string): string {
-  return value
-    .replace(/\(\)$/, "")
-    .replace(/^--/, "")
-    .toLowerCase()
-    .replace(/[_-]/g, "");
+  return value.replace(/\(\)$/, "").replace(/^--/, "").toLowerCase().replace(/[_-]/g, "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,12 +300,16 @@ const QUANTITY = new RegExp(
   "g",
 );
 // `3x faster`: `x` is a unit only before a comparison.
-const TIMES = /(?<![\w.])(\d+(?:\.\d+)?)x(?=\s+(?:faster|slower|smaller|larger|bigger|more|less|fewer|speed))/g;
+const TIMES =
+  /(?<![\w.])(\d+(?:\.\d+)?)x(?=\s+(?:faster|slower|smaller|larger|bigger|more|less|fewer|speed))/g;
 
 function unitOf(written: string): { canonical: string; measure: Quantity["measure"] } | undefined {
   for (const [pattern, canonical, measure] of UNITS) {
     if (new RegExp(`^(?:${pattern})$`).test(written)) {
-      return { canonical: canonical === "" ? written.toLowerCase().replace(/(?:ies|es|s)$/, "") : canonical, measure };
+      return {
+        canonical: canonical === "" ? written.toLowerCase().replace(/(?:ies|es|s)$/, "") : canonical,
+        measure,
+      };
     }
   }
   return undefined;
@@ -314,7 +319,13 @@ function unitOf(written: string): { canonical: string; measure: Quantity["measur
 export function findQuantities(text: string): Quantity[] {
   const found = new Map<string, Quantity>();
   for (const match of text.matchAll(QUANTITY)) {
-    const [whole, number, space, multiplier = "", written] = match as unknown as [string, string, string, string, string];
+    const [whole, number, space, multiplier = "", written] = match as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const unit = unitOf(written);
     if (unit === undefined) continue;
     // `1990s`, `2024 s`: a year, not a duration; `B` only right after the number (`512B`).
@@ -367,7 +378,7 @@ export function proseSentences(text: string): string[] {
   if (current !== "") paragraphs.push(current);
   return paragraphs
     .map((paragraph) => paragraph.replace(/^(?:[-*+]|\d+[.)]|#+)\s+/, "").replace(/^\[[ xX]\]\s*/, ""))
-    .flatMap((paragraph) => paragraph.split(/(?<=[.!?])\s+(?=[A-Z`"'*_(\[])/))
+    .flatMap((paragraph) => paragraph.split(/(?<=[.!?])\s+(?=[A-Z`"'*_([])/))
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length > 0);
 }

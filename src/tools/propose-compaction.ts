@@ -85,7 +85,9 @@ export function describeSummaryLosses(
   if (proposal.summary === undefined) return [];
   const range = { fromTurn: proposal.fromTurn - 1, toTurn: proposal.toTurn - 1 };
   const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary);
-  const lines = formatLosses(losses, { title: `The summary of turns ${proposal.fromTurn}..${proposal.toTurn}` });
+  const lines = formatLosses(losses, {
+    title: `The summary of turns ${proposal.fromTurn}..${proposal.toTurn}`,
+  });
   if (options.forModel && losses.items.length > 0) {
     lines.push(
       "If any of these matter for the rest of the work, call propose_compaction again with a summary that includes them.",
@@ -111,7 +113,9 @@ export const proposeCompactionTool: Tool = {
     const validation = validateProposal(argumentsObject, source);
     if (!validation.ok) return { content: validation.message, isError: true };
     const losses =
-      source.kind === "found" ? describeSummaryLosses(source.events, validation.proposal, { forModel: true }) : [];
+      source.kind === "found"
+        ? describeSummaryLosses(source.events, validation.proposal, { forModel: true })
+        : [];
     return { content: [renderProposalResult(validation), ...losses].join("\n"), isError: false };
   },
 };

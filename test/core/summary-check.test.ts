@@ -26,9 +26,11 @@ const call = (name: string, args: Record<string, unknown>, content = "ok"): Turn
     { ...base(), type: "tool_call_response", call_id: callId, content, is_error: false },
   ];
 };
-const turns = (...groups: TurnEvent[][]): Turn[] => groupTurns(groups.flatMap((events) => [turnStart(), ...events]));
+const turns = (...groups: TurnEvent[][]): Turn[] =>
+  groupTurns(groups.flatMap((events) => [turnStart(), ...events]));
 const all = (conversation: Turn[]) => ({ fromTurn: 0, toTurn: conversation.length - 1 });
-const lost = (conversation: Turn[], summary = "") => checkSummary(conversation, all(conversation), summary).items;
+const lost = (conversation: Turn[], summary = "") =>
+  checkSummary(conversation, all(conversation), summary).items;
 const values = (items: readonly LostItem[], kind?: LostItem["kind"]) =>
   items.filter((item) => kind === undefined || item.kind === kind).map((item) => item.value);
 
@@ -75,7 +77,9 @@ describe("paths", () => {
     const listed = turns([
       user("Where do the RFDs live?"),
       ...call("fs_list_files", { prefixes: ["docs"] }, "docs/rfd/\ndocs/guides/\n"),
-      say("In docs/rfd (see docs/rfd/064-compaction.md); the pub/sub notes are elsewhere, and so is docs/old."),
+      say(
+        "In docs/rfd (see docs/rfd/064-compaction.md); the pub/sub notes are elsewhere, and so is docs/old.",
+      ),
     ]);
     expect(values(lost(listed), "path")).toEqual(["docs/rfd", "docs/rfd/064-compaction.md"]);
   });
@@ -85,7 +89,11 @@ describe("identifiers", () => {
   it("reports code-shaped words the messages name that code shows, in any spelling once", () => {
     const conversation = turns([
       user("Why does parseSince reject 2h?"),
-      ...call("fs_read_file", { path: "src/since.ts" }, "export function parseSince(text) {}\nconst MAX_AGE = 1;\nclass Store { open_log() {} }"),
+      ...call(
+        "fs_read_file",
+        { path: "src/since.ts" },
+        "export function parseSince(text) {}\nconst MAX_AGE = 1;\nclass Store { open_log() {} }",
+      ),
       say("`parseSince()` splits on UNITS_TABLE; MAX_AGE caps it. Store::open_log calls `open_log`."),
     ]);
     const items = lost(conversation, "Looked at src/since.ts.");
@@ -106,7 +114,11 @@ describe("identifiers", () => {
   it("leaves out standard-library names, a local variable named once, and code quoted in passing", () => {
     const conversation = turns([
       user("Look at the loader."),
-      ...call("fs_read_file", { path: "src/load.rs" }, "fn load_all(ids: &[Id]) { let valid_ids = ids.to_vec(); }"),
+      ...call(
+        "fs_read_file",
+        { path: "src/load.rs" },
+        "fn load_all(ids: &[Id]) { let valid_ids = ids.to_vec(); }",
+      ),
       say(
         "`load_all` checks `valid_ids.is_empty()`, then `Box::new(x)`; `valid_ids` is filled by `Foo::bar(&x).baz()`.",
       ),
@@ -118,7 +130,10 @@ describe("identifiers", () => {
     const guide = Array.from({ length: 14 }, (_, index) => `\`Type${index}Params::new\``).join(", ");
     const conversation = turns([
       user(`Here is the migration guide: ${guide}.`),
-      ...call("fs_modify_file", { path: "src/client.rs", patterns: [{ old: "x", new: "Type3Params::new()" }] }),
+      ...call("fs_modify_file", {
+        path: "src/client.rs",
+        patterns: [{ old: "x", new: "Type3Params::new()" }],
+      }),
       say("Done."),
     ]);
     expect(values(lost(conversation, "src/client.rs"), "identifier")).toEqual(["Type3Params::new"]);
@@ -136,7 +151,10 @@ describe("identifiers", () => {
 describe("numbers", () => {
   it("reports the user's quantities and the assistant's measurements, not counts or years", () => {
     const conversation = turns(
-      [user("Keep it under 200 ms and give up after 3 retries; it ran fine in 2024."), say("It now takes 1.8 MB and 12 tests pass.")],
+      [
+        user("Keep it under 200 ms and give up after 3 retries; it ran fine in 2024."),
+        say("It now takes 1.8 MB and 12 tests pass."),
+      ],
       [user("And stay below 40%.")],
     );
     const items = lost(conversation, "Fast now.");
@@ -194,7 +212,11 @@ describe("checkSummary", () => {
     const conversation = turns([
       user("Go."),
       think("maybe useSecretHelper in src/secret.ts, it must be fast"),
-      ...call("fs_read_file", { path: "a.ts" }, "const UNIT_MILLISECONDS = 1; // takes 200 ms in src/other.ts"),
+      ...call(
+        "fs_read_file",
+        { path: "a.ts" },
+        "const UNIT_MILLISECONDS = 1; // takes 200 ms in src/other.ts",
+      ),
     ]);
     expect(values(lost(conversation))).toEqual(["a.ts"]);
   });
@@ -208,7 +230,11 @@ describe("checkSummary", () => {
 
   it("ranks by signal, then how often and how recently", () => {
     const conversation = turns(
-      [user("Look."), ...call("fs_read_file", { path: "old.ts" }), ...call("fs_read_file", { path: "once.ts" })],
+      [
+        user("Look."),
+        ...call("fs_read_file", { path: "old.ts" }),
+        ...call("fs_read_file", { path: "once.ts" }),
+      ],
       [...call("fs_modify_file", { path: "new.ts" }), ...call("fs_read_file", { path: "late.ts" })],
       [...call("fs_read_file", { path: "old.ts" })],
     );
@@ -217,7 +243,9 @@ describe("checkSummary", () => {
     expect(values(items)).toEqual(["old.ts", "new.ts", "late.ts", "once.ts"]);
     expect(items[0]).toMatchObject({ reason: "read in turns 1 and 3", turns: [0, 2] });
     expect(items[1]).toMatchObject({ reason: "written in turn 2", turns: [1] });
-    expect(items.map((item) => item.score)).toEqual([...items.map((item) => item.score)].sort((a, b) => b - a));
+    expect(items.map((item) => item.score)).toEqual(
+      [...items.map((item) => item.score)].sort((a, b) => b - a),
+    );
   });
 
   it("finds nothing lost in the builtin digest's paths and constraints on the sample", () => {
@@ -238,9 +266,11 @@ describe("checkSummary", () => {
     expect(values(items, "path")).toContain("src/since.ts");
     expect(values(items, "identifier")).toContain("parseSince");
     expect(values(items, "number")).toContain("400 MB");
-    expect(items.slice(0, 10).some((item) => item.kind === "constraint" && /don't add dependencies/i.test(item.value))).toBe(
-      true,
-    );
+    expect(
+      items
+        .slice(0, 10)
+        .some((item) => item.kind === "constraint" && /don't add dependencies/i.test(item.value)),
+    ).toBe(true);
   });
 });
 
@@ -256,15 +286,17 @@ describe("extractors", () => {
 
   it("finds quantities with units, not bare numbers, versions or years", () => {
     expect(
-      findQuantities("In 2026, turn 3 took 7 s, 2h, 400 MB, 12.5%, 200k tokens, 3x faster on v20.11.1 in the 1990s").map(
-        (quantity) => quantity.value,
-      ),
+      findQuantities(
+        "In 2026, turn 3 took 7 s, 2h, 400 MB, 12.5%, 200k tokens, 3x faster on v20.11.1 in the 1990s",
+      ).map((quantity) => quantity.value),
     ).toEqual(["7 s", "2h", "400 MB", "12.5%", "200k tokens", "3x"]);
   });
 
   it("finds binding sentences across wrapped lines", () => {
     expect(
-      findConstraints("Please look. You must keep it pure;\nnever mind. Always run lint.\n> Never quoted.\nThanks."),
+      findConstraints(
+        "Please look. You must keep it pure;\nnever mind. Always run lint.\n> Never quoted.\nThanks.",
+      ),
     ).toEqual(["You must keep it pure; never mind.", "Always run lint."]);
   });
 });
@@ -280,9 +312,16 @@ describe("formatLosses", () => {
 
   it("shows the top ten and counts the rest", () => {
     const losses = { items: Array.from({ length: 12 }, (_, index) => item(`f${index}.ts`)), checked: 20 };
-    const lines = formatLosses(losses, { title: "Summary of turns 1..3 (builtin/digest)", moreHint: " (see --format json)" });
-    expect(lines[0]).toBe("Summary of turns 1..3 (builtin/digest) does not mention 12 items; the 10 that matter most:");
-    expect(lines.slice(1, 11)).toEqual(Array.from({ length: 10 }, (_, index) => `  path        f${index}.ts — read in turn 1`));
+    const lines = formatLosses(losses, {
+      title: "Summary of turns 1..3 (builtin/digest)",
+      moreHint: " (see --format json)",
+    });
+    expect(lines[0]).toBe(
+      "Summary of turns 1..3 (builtin/digest) does not mention 12 items; the 10 that matter most:",
+    );
+    expect(lines.slice(1, 11)).toEqual(
+      Array.from({ length: 10 }, (_, index) => `  path        f${index}.ts — read in turn 1`),
+    );
     expect(lines[11]).toBe("  … and 2 more (see --format json)");
   });
 
@@ -290,10 +329,9 @@ describe("formatLosses", () => {
     expect(formatLosses({ items: [], checked: 3 }, { title: "The summary" })).toEqual([
       "The summary mentions every path, identifier, number and constraint the summary check looks for.",
     ]);
-    expect(formatLosses({ items: [item("Never push.", "constraint")], checked: 1 }, { title: "The summary" })).toEqual([
-      "The summary does not mention this item:",
-      '  constraint  "Never push." — read in turn 1',
-    ]);
+    expect(
+      formatLosses({ items: [item("Never push.", "constraint")], checked: 1 }, { title: "The summary" }),
+    ).toEqual(["The summary does not mention this item:", '  constraint  "Never push." — read in turn 1']);
     expect(formatLostItem(item("x".repeat(200), "identifier"))).toMatch(/^identifier {2}x{159}… — /);
   });
 });

@@ -29,7 +29,7 @@ export function formatTokenLine(segment: RunSegment): string {
 export function formatLosses(segment: RunSegment): string[] {
   const summary = segment.summary;
   if (summary === undefined) return [];
-  const title = `Summary of ${rangeText(segment.segment.from, segment.segment.to)} (${summary.modelId})`;
+  const title = `The summary of ${rangeText(segment.segment.from, segment.segment.to)} (${summary.modelId})`;
   return formatLossLines(summary.losses, { title, moreHint: " (--format json lists them all)" }).map(
     sanitizeTerminalText,
   );
