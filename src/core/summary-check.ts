@@ -245,6 +245,10 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
       }
     }
   }
+  // The assistant's own quantities count when the conversation came back to them; said once they
+  // are mostly asides (`typically 8KB`, `10 minutes of work`). The user's always count.
+  for (const fact of table.of("number"))
+    if (!fact.signals.has("user") && fact.events.size < 2) table.remove(fact);
   resolvePathMentions(table, pathMentions, evidence);
   // A directory a tool only searched or listed is where the work looked, not what it is about.
   for (const fact of table.of("path"))
@@ -300,7 +304,9 @@ function readToolCall(
     .find((value) => typeof value === "string");
   if (typeof repository === "string" && /^[\w.-]+\/[\w.-]+$/.test(repository)) {
     // Files of another repository: what counts is which repository the work studied.
-    table.add("path", `repository:${repository.toLowerCase()}`, repository, "repository", turn, position);
+    // Searched without a file read from it: where the work looked, like a folder it searched.
+    const signal: Signal = /search|grep|find|list/i.test(name) ? "searched" : "repository";
+    table.add("path", `repository:${repository.toLowerCase()}`, repository, signal, turn, position);
     for (const text of collectStrings(argumentsObject)) codeWords(text, evidence.codeWords);
     return;
   }
@@ -428,6 +434,11 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
     const onlyAssistant = [...fact.signals.keys()].every(
       (signal) => signal === "assistant" || signal === "assistant-code",
     );
+    // `report.trashed`, `validation.invalid`: a field of a local value, unless the user names it.
+    if (onlyAssistant && /^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) {
+      table.remove(fact);
+      continue;
+    }
     const once = onlyAssistant && fact.events.size === 1 && !fact.inToolArguments;
     if (once && plain && !evidence.defined.has(fact.key)) table.remove(fact);
     // Only ever part of a longer expression the assistant quoted once (`Foo::new(&x).bar()`).

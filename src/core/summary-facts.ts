@@ -101,12 +101,13 @@ export function isPlausiblePath(path: string): boolean {
 
 /**
  * Paths a tool's output or a code block shows as paths: file names with a known extension
- * anywhere, and any path that starts a line (`ls`, `find` and `grep` output). `pub/sub` in a
- * README's prose is not one.
+ * anywhere, and any path that is a line of its own or starts a `grep` hit (`ls`, `find` and
+ * `grep` output). `pub/sub` in a README's prose, even at the start of a line, is not one.
  */
 export function findListedPaths(text: string): string[] {
   const found = findPathWords(text).filter(hasKnownExtension);
-  for (const match of text.matchAll(/^[ \t]*(?:[-*]\s+)?([\w.@+~-][\w.@+~/-]*\/[\w.@+~/-]*)/gm)) {
+  // A whole line (`ls`, `find`) or the start of a `grep` hit (`src/a.ts:12:`); not a sentence.
+  for (const match of text.matchAll(/^[ \t]*([\w.@+~-][\w.@+~/-]*\/[\w.@+~/-]*?)(?=[ \t]*$|:\d)/gm)) {
     const path = normalizePath(match[1]!);
     if (isPlausiblePath(path)) found.push(path);
   }
@@ -195,7 +196,8 @@ const COMMON_OWNERS = new Set(
   (
     "std core alloc Box String Vec HashMap HashSet BTreeMap BTreeSet VecDeque Rc Arc Cow Option Result " +
     "Some Ok Err PathBuf Path Duration Instant SystemTime Default Into From AsRef Iterator Utc Local " +
-    "Self self Mutex RwLock Cell RefCell fs io env fmt mem ptr thread sync serde serde_json tokio " +
+    "Self self Mutex RwLock Cell RefCell File BufReader BufWriter OpenOptions fs io env fmt mem ptr " +
+    "thread sync serde serde_json tokio " +
     "anyhow thiserror clap tracing log regex chrono clippy rustfmt"
   ).split(" "),
 );
@@ -328,6 +330,13 @@ export function findQuantities(text: string): Quantity[] {
     ];
     const unit = unitOf(written);
     if (unit === undefined) continue;
+    // `100% correct` is a manner of speaking, not a share.
+    if (
+      unit.canonical === "%" &&
+      /^\s*(?:correct|right|sure|certain|agree)/i.test(text.slice((match.index ?? 0) + whole.length))
+    ) {
+      continue;
+    }
     // `1990s`, `2024 s`: a year, not a duration; `B` only right after the number (`512B`).
     if (unit.canonical === "s" && /^(?:19|20)\d\d$/.test(number)) continue;
     if (written === "B" && space !== "") continue;

@@ -149,18 +149,20 @@ describe("identifiers", () => {
 });
 
 describe("numbers", () => {
-  it("reports the user's quantities and the assistant's measurements, not counts or years", () => {
+  it("reports the user's quantities and the measurements the assistant came back to, not counts or years", () => {
     const conversation = turns(
       [
         user("Keep it under 200 ms and give up after 3 retries; it ran fine in 2024."),
-        say("It now takes 1.8 MB and 12 tests pass."),
+        say("It now takes 1.8 MB (typically 8KB more) and 12 tests pass."),
       ],
-      [user("And stay below 40%.")],
+      [user("And stay below 40%."), say("Still 1.8 MB. You are 100% right.")],
     );
     const items = lost(conversation, "Fast now.");
     expect(values(items, "number")).toEqual(["40%", "200 ms", "3 retries", "1.8 MB"]);
-    expect(values(lost(turns([say("It took 7 s, then 7.0 s.")])))).toEqual(["7 s"]);
-    expect(items.find((item) => item.value === "1.8 MB")?.reason).toBe("named by the assistant in turn 1");
+    expect(items.find((item) => item.value === "1.8 MB")?.reason).toBe(
+      "named by the assistant in turns 1 and 2",
+    );
+    expect(values(lost(turns([say("It took 7 s."), say("Then 7.0 s.")])))).toEqual(["7 s"]);
   });
 
   it("finds the same quantity however it is spelled in the summary", () => {
