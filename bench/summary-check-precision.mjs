@@ -309,11 +309,19 @@ async function main() {
       `  ${summary}: ${row.total} items over ${row.summaries} summaries (median ${row.median}, most ${row.max})\n`,
     );
   }
-  for (const result of results)
+  for (const result of results) {
     report(
       `sample ${result.seed}${result.exclude?.length ? ` (fresh: excludes ${result.exclude.join(", ")})` : ""}`,
       result,
     );
+    const measured = result.measured;
+    if (measured !== undefined) {
+      const percent = ((measured.losses / measured.labelled) * 100).toFixed(0);
+      process.stdout.write(
+        `  when first labelled (the check of commit ${measured.check_commit}): ${measured.losses} of ${measured.labelled} (${percent} %)\n`,
+      );
+    }
+  }
 }
 
 function report(title, result) {
