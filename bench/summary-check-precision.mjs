@@ -143,6 +143,16 @@ function candidates(corpus) {
   return all;
 }
 
+/**
+ * The items of earlier samples, drawn in the order given, each without the ones before it (as
+ * they were drawn): `[1, 2]` is sample 1 and sample 2-without-sample-1.
+ */
+function excludedBy(all, seeds) {
+  const excluded = new Set();
+  for (const seed of seeds) for (const item of drawSample(all, seed, excluded)) excluded.add(itemKey(item));
+  return excluded;
+}
+
 /** The 100 candidates with the lowest seeded draw, leaving out `excluded`. */
 function drawSample(all, seed, excluded) {
   return all
@@ -259,10 +269,7 @@ async function main() {
   );
   const sampleSeed = option("--sample");
   if (sampleSeed !== undefined) {
-    const excluded = new Set();
-    for (const seed of (option("--exclude") ?? "").split(",").filter(Boolean)) {
-      for (const item of drawSample(all, Number(seed), new Set())) excluded.add(itemKey(item));
-    }
+    const excluded = excludedBy(all, (option("--exclude") ?? "").split(",").filter(Boolean).map(Number));
     const sample = drawSample(all, Number(sampleSeed), excluded);
     const result = measure(sample, labels);
     if (json) {
@@ -290,9 +297,7 @@ async function main() {
   }
   const document = readJson(LABELS_PATH) ?? { samples: [] };
   const results = (document.samples ?? []).map((sample) => {
-    const excluded = new Set();
-    for (const seed of sample.exclude ?? [])
-      for (const item of drawSample(all, seed, new Set())) excluded.add(itemKey(item));
+    const excluded = excludedBy(all, sample.exclude ?? []);
     return { ...sample, ...measure(drawSample(all, sample.seed, excluded), labels) };
   });
   if (json) {
