@@ -7,6 +7,7 @@
  *                                                          draw a sample and show it (with --context:
  *                                                          where each item came up, for labelling)
  *   node bench/summary-check-precision.mjs --counts        items reported per summary
+ *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary (JSON)
  *   node bench/summary-check-precision.mjs --format json
  *
  * Method (docs/benchmarks.md, "Summary check precision"): every conversation of the jp workspace
@@ -267,6 +268,10 @@ async function main() {
       ];
     }),
   );
+  if (process.argv.includes("--list")) {
+    process.stdout.write(`${JSON.stringify(all, null, 1)}\n`);
+    return;
+  }
   const sampleSeed = option("--sample");
   if (sampleSeed !== undefined) {
     const excluded = excludedBy(all, (option("--exclude") ?? "").split(",").filter(Boolean).map(Number));

@@ -27,6 +27,7 @@
 import { classifyTool, collectArgumentPaths, collectCommandPaths, type DigestRange } from "./digest.js";
 import { ADVISOR_AUTHOR } from "./events.js";
 import {
+  boundNames,
   codeWords,
   definedNames,
   extensionOf,
@@ -39,6 +40,7 @@ import {
   identifierKey,
   isCodeShaped,
   isPlausiblePath,
+  isNarration,
   normalizePath,
   proseSentences,
   splitMessage,
@@ -116,6 +118,10 @@ interface Fact {
   inToolArguments: boolean;
   /** Identifiers: named on its own somewhere, not only inside a longer code expression. */
   standalone: boolean;
+  /** Identifiers: named in a sentence that says something, not only in "let me check `x`". */
+  substantive: boolean;
+  /** Identifiers: the messages that named it in pasted reference. */
+  readonly pastedEvents: Set<number>;
 }
 
 /** A prose mention of a path, resolved once every tool call is known. */
@@ -134,6 +140,10 @@ interface Evidence {
   readonly toolNames: Set<string>;
   /** Names the code defines (`fn`, `struct`, `pub` fields, `export const`, …). */
   readonly defined: Set<string>;
+  /** Names the code the work wrote defines (in tool-call arguments). */
+  readonly written: Set<string>;
+  /** Names code binds as locals or parameters (`let x`, `fn f(x: T)`). */
+  readonly bindings: Set<string>;
 }
 
 class FactTable {
@@ -154,6 +164,8 @@ class FactTable {
         backticked: false,
         inToolArguments: false,
         standalone: false,
+        substantive: false,
+        pastedEvents: new Set(),
       };
       this.facts.set(id, fact);
     }
@@ -199,6 +211,8 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
     argumentWords: new Set(),
     toolNames: new Set(),
     defined: new Set(),
+    written: new Set(),
+    bindings: new Set(),
   };
   const pathMentions: PathMention[] = [];
   const prose: {
@@ -242,6 +256,7 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
         for (const path of findListedPaths(event.content)) evidence.seenPaths.add(path);
         codeWords(event.content, evidence.codeWords);
         definedNames(event.content, evidence.defined);
+        boundNames(event.content, evidence.bindings);
       }
     }
   }
@@ -280,6 +295,7 @@ function readMessage(
   const split = splitMessage(text);
   codeWords(split.code, into.evidence.codeWords);
   definedNames(split.code, into.evidence.defined);
+  boundNames(split.code, into.evidence.bindings);
   for (const span of split.spans) codeWords(span, into.evidence.codeWords);
   for (const path of findListedPaths(split.code)) into.evidence.seenPaths.add(path);
   for (const path of findPathWords(split.prose)) into.pathMentions.push({ path, signal, turn, position });
@@ -333,10 +349,15 @@ function readToolCall(
   for (const text of collectStrings(argumentsObject)) {
     codeWords(text, evidence.codeWords);
     definedNames(text, evidence.defined);
+    boundNames(text, evidence.bindings);
     // Short values (a pattern, a symbol, a package) say what the call was about; long ones are content.
     if (text.length <= 200) codeWords(text, evidence.argumentWords);
   }
+  // What the call writes, not the text an edit replaces (`old`, `string_to_replace`).
+  for (const text of collectStrings(argumentsObject, REPLACED_KEYS)) definedNames(text, evidence.written);
 }
+
+const REPLACED_KEYS = new Set(["old", "old_string", "string_to_replace", "search", "find", "before"]);
 
 /** Prose paths join the tool path they name; the rest count only when they exist as paths. */
 function resolvePathMentions(table: FactTable, mentions: readonly PathMention[], evidence: Evidence): void {
@@ -395,6 +416,16 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
         .filter((span) => /^[^\s(]+(?:\([^()]*\))?$/.test(span))
         .flatMap((span) => findIdentifiers(span).map(identifierKey)),
     ]);
+    // Named only in "let me check `x`" sentences: what the assistant was about to look at.
+    const sentences = proseSentences(message.text, { keepTables: true });
+    const narrated = new Set(
+      sentences.filter(isNarration).flatMap((line) => findIdentifiers(line).map(identifierKey)),
+    );
+    const said = new Set(
+      sentences
+        .filter((line) => !isNarration(line))
+        .flatMap((line) => findIdentifiers(line).map(identifierKey)),
+    );
     const found = findIdentifiers(message.text);
     // A user message naming this many identifiers is pasted reference (a guide, a log, a listing).
     const pasted = message.signal === "user" && found.length > PASTED_IDENTIFIERS;
@@ -422,28 +453,39 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
       fact.backticked ||= backticked;
       fact.inToolArguments ||= evidence.argumentWords.has(key);
       fact.standalone ||= alone.has(key);
+      fact.substantive ||= said.has(key) || !narrated.has(key);
+      if (pasted) fact.pastedEvents.add(message.position);
     }
   }
   mergeIdentifierSpellings(table);
-  for (const fact of table.of("identifier")) {
-    // Pasted reference counts only where the conversation took it up again.
-    if (fact.signals.size === 1 && fact.signals.has("pasted") && !fact.inToolArguments) table.remove(fact);
-    // A plain lowercase name only the assistant wrote once is a local variable or a detail of the
-    // code it quoted, unless the code defines it (a function, a type, a public field).
-    const plain = /^[a-z][\w$]*$/.test(fact.value);
-    const onlyAssistant = [...fact.signals.keys()].every(
-      (signal) => signal === "assistant" || signal === "assistant-code",
-    );
-    // `report.trashed`, `validation.invalid`: a field of a local value, unless the user names it.
-    if (onlyAssistant && /^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) {
-      table.remove(fact);
-      continue;
-    }
-    const once = onlyAssistant && fact.events.size === 1 && !fact.inToolArguments;
-    if (once && plain && !evidence.defined.has(fact.key)) table.remove(fact);
-    // Only ever part of a longer expression the assistant quoted once (`Foo::new(&x).bar()`).
-    else if (once && !fact.standalone) table.remove(fact);
-  }
+  for (const fact of table.of("identifier")) if (isIncidental(fact, evidence)) table.remove(fact);
+}
+
+/**
+ * Whether an identifier the messages named is incidental to the work: pasted reference the work
+ * did not take up, a local variable or a field of one, a test the work did not write, something
+ * the assistant only said it would look at, or code it quoted once in passing. The user's own
+ * words are never incidental.
+ */
+function isIncidental(fact: Fact, evidence: Evidence): boolean {
+  const signals = [...fact.signals.keys()];
+  if (signals.includes("user")) return false;
+  // Pasted reference (a migration guide) counts where the assistant came back to it twice.
+  if (fact.pastedEvents.size > 0 && fact.events.size - fact.pastedEvents.size < 2) return true;
+  if (signals.includes("pasted")) return false;
+  const plain = /^[a-z_][\w$]*$/.test(fact.value);
+  // `valid_ids`, `report.trashed`: a local value (or a field of one), not a name of the code.
+  if (/^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) return true;
+  if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;
+  // A test only read or removed, not one the work wrote.
+  if (/^test_/.test(fact.value) && !evidence.written.has(fact.key)) return true;
+  if (fact.inToolArguments) return false;
+  // "Let me check `Foo`": what the assistant was about to look at, not what it found.
+  if (!fact.substantive) return true;
+  if (fact.events.size > 1) return false;
+  // Named once: a plain name the code does not define is a local or a detail of quoted code; a
+  // name only ever inside a longer expression (`Foo::new(&x).bar()`) was quoted in passing.
+  return (plain && !evidence.defined.has(fact.key)) || !fact.standalone;
 }
 
 /** Whether code shows the identifier, or each part of a qualified one (`Store` and `open_log`). */
@@ -472,6 +514,8 @@ function mergeIdentifierSpellings(table: FactTable): void {
     into.backticked ||= from.backticked;
     into.inToolArguments ||= from.inToolArguments;
     into.standalone ||= from.standalone;
+    into.substantive ||= from.substantive;
+    for (const position of from.pastedEvents) into.pastedEvents.add(position);
     table.remove(from);
     byKey.delete(from.key);
   };
@@ -656,10 +700,15 @@ function toItem(fact: Fact, score: number): LostItem {
   };
 }
 
-function collectStrings(value: unknown): string[] {
+/** Every string in a JSON value, leaving out the values under `skipKeys`. */
+function collectStrings(value: unknown, skipKeys?: ReadonlySet<string>): string[] {
   if (typeof value === "string") return [value];
-  if (Array.isArray(value)) return value.flatMap(collectStrings);
-  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(collectStrings);
+  if (Array.isArray(value)) return value.flatMap((item) => collectStrings(item, skipKeys));
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value)
+      .filter(([key]) => !skipKeys?.has(key))
+      .flatMap(([, child]) => collectStrings(child, skipKeys));
+  }
   return [];
 }
 

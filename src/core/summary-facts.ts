@@ -248,6 +248,24 @@ export function definedNames(text: string, into: Set<string>): void {
   for (const match of text.matchAll(DEFINITION)) into.add(identifierKey(match[1]!));
 }
 
+// Local bindings and parameters: `let x`, `let mut x`, `var x`, `fn f(x: &T, y: Vec<u8>)`.
+const BINDING =
+  /\b(?:let(?:\s+mut)?|var)\s+([a-z_][\w$]*)|[(,]\s*(?:mut\s+)?([a-z_][\w$]*)\s*:\s*(?:&|[A-Z]|impl\b|dyn\b|u\d|i\d|usize|bool|str\b|string\b|number\b)/g;
+
+/** The names code in a text binds as locals or parameters, normalized. */
+export function boundNames(text: string, into: Set<string>): void {
+  for (const match of text.matchAll(BINDING)) into.add(identifierKey((match[1] ?? match[2])!));
+}
+
+// What the assistant says it is about to do: "Let me check `Foo`", "Now I'll look at `bar`".
+const NARRATION =
+  /^(?:(?:now|ok(?:ay)?|first|next|then|good|great|also)[,.!]?\s+)*(?:let me|let's|i'll|i will|i need to|i want to)\s+(?:also\s+|now\s+|first\s+|quickly\s+)?(?:check|look|see|read|understand|verify|find|inspect|examine|grep|search|review|confirm|trace|explore|open)\b/i;
+
+/** Whether a sentence only narrates what the assistant is about to look at. */
+export function isNarration(sentence: string): boolean {
+  return NARRATION.test(sentence.replace(/^[*_\s]+/, ""));
+}
+
 /** How identifiers are compared: lowercased, without `_`, `-` and a trailing `()`. */
 export function identifierKey(value: string): string {
   return value.replace(/\(\)$/, "").replace(/^--/, "").toLowerCase().replace(/[_-]/g, "");
@@ -367,11 +385,19 @@ const NOT_A_RULE =
 // A sentence cut off before its list: "Should have a sub-set of features similar to".
 const UNFINISHED = /(?::|\b(?:to|of|the|a|an|and|or|with|like|as|for|such as))$/i;
 
-/** The sentences of prose: wrapped lines joined, list items and paragraphs apart; quotes left out. */
-export function proseSentences(text: string): string[] {
-  const lines = splitMessage(text)
-    .prose.split("\n")
-    .filter((line) => !/^\s*(?:>|\|)/.test(line));
+/**
+ * The sentences of prose: wrapped lines joined, list items and paragraphs apart; quotes and table
+ * rows left out (`keepTables`: table rows and quotes kept, one sentence each).
+ */
+export function proseSentences(text: string, options: { keepTables?: boolean } = {}): string[] {
+  const all = splitMessage(text).prose.split("\n");
+  const quoted = (line: string) => /^\s*(?:>|\|)/.test(line);
+  const lines = all.filter((line) => !quoted(line));
+  if (options.keepTables) return [...sentencesOf(lines), ...all.filter(quoted).map((line) => line.trim())];
+  return sentencesOf(lines);
+}
+
+function sentencesOf(lines: readonly string[]): string[] {
   const paragraphs: string[] = [];
   let current = "";
   for (const line of lines) {

@@ -126,17 +126,34 @@ describe("identifiers", () => {
     expect(values(lost(conversation, "src/load.rs"), "identifier")).toEqual(["load_all"]);
   });
 
-  it("ignores identifiers of a pasted reference unless the work takes them up", () => {
+  it("ignores identifiers of a pasted reference unless the assistant comes back to them", () => {
     const guide = Array.from({ length: 14 }, (_, index) => `\`Type${index}Params::new\``).join(", ");
     const conversation = turns([
       user(`Here is the migration guide: ${guide}.`),
       ...call("fs_modify_file", {
         path: "src/client.rs",
-        patterns: [{ old: "x", new: "Type3Params::new()" }],
+        patterns: [{ old: "x", new: "Type3Params::new() + Type4Params::new()" }],
       }),
-      say("Done."),
+      say("Switched to `Type3Params::new` and `Type4Params::new`."),
+      say("`Type3Params::new` also needs the task."),
     ]);
     expect(values(lost(conversation, "src/client.rs"), "identifier")).toEqual(["Type3Params::new"]);
+  });
+
+  it("leaves out locals, tests the work did not write and what the assistant only meant to look at", () => {
+    const conversation = turns([
+      user("Why is the list empty?"),
+      ...call(
+        "fs_read_file",
+        { path: "src/list.rs" },
+        "fn list_all(limit: usize) { let valid_ids = load(); }\nfn is_missing() {}\n#[test] fn test_old_listing() {}",
+      ),
+      say("Let me check `ListOptions` first."),
+      say("`valid_ids` is empty because `list_all` stops at `limit`; `valid_ids` is never refilled."),
+      say("I removed `test_old_listing`; `test_old_listing` tested the old loop."),
+      say("| check | result |\n| --- | --- |\n| `is_missing()` only | `list_all` skips |"),
+    ]);
+    expect(values(lost(conversation, "src/list.rs"), "identifier")).toEqual(["list_all", "is_missing"]);
   });
 
   it("matches ignoring case, underscores and the qualifier", () => {
