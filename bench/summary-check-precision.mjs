@@ -3,9 +3,10 @@
  * items it reports are real losses, judged by hand, and how many it reports per summary.
  *
  *   node bench/summary-check-precision.mjs                 every labelled sample, with its precision
- *   node bench/summary-check-precision.mjs --sample SEED [--exclude SEED,…] [--context]
+ *   node bench/summary-check-precision.mjs --sample SEED [--exclude SEED,…] [--shown] [--context]
  *                                                          draw a sample and show it (with --context:
- *                                                          where each item came up, for labelling)
+ *                                                          where each item came up, for labelling;
+ *                                                          with --shown: only the top 10 of each summary)
  *   node bench/summary-check-precision.mjs --counts        items reported per summary
  *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary (JSON)
  *   node bench/summary-check-precision.mjs --format json
@@ -26,6 +27,8 @@ import { join } from "node:path";
 import { buildSourceModules, PROJECT_ROOT } from "./lib.mjs";
 
 const SAMPLE_SIZE = 100;
+/** How many items a report shows (core/summary-check-text.ts, SHOWN_LOSSES). */
+const SHOWN = 10;
 const LABELS_PATH = join(PROJECT_ROOT, "bench", "data", "summary-check-labels.json");
 const WORKSPACES = [
   join(PROJECT_ROOT, "..", "shared", "fixtures", "jp-workspace", ".jp", "conversations"),
@@ -154,6 +157,11 @@ function excludedBy(all, seeds) {
   return excluded;
 }
 
+/** The items a person sees: the first ten of each summary's ranked list (the rest is "and N more"). */
+function shownOnly(all) {
+  return all.filter((item) => item.rank <= SHOWN);
+}
+
 /** The 100 candidates with the lowest seeded draw, leaving out `excluded`. */
 function drawSample(all, seed, excluded) {
   return all
@@ -274,8 +282,9 @@ async function main() {
   }
   const sampleSeed = option("--sample");
   if (sampleSeed !== undefined) {
-    const excluded = excludedBy(all, (option("--exclude") ?? "").split(",").filter(Boolean).map(Number));
-    const sample = drawSample(all, Number(sampleSeed), excluded);
+    const pool = process.argv.includes("--shown") ? shownOnly(all) : all;
+    const excluded = excludedBy(pool, (option("--exclude") ?? "").split(",").filter(Boolean).map(Number));
+    const sample = drawSample(pool, Number(sampleSeed), excluded);
     const result = measure(sample, labels);
     if (json) {
       process.stdout.write(`${JSON.stringify({ seed: Number(sampleSeed), ...result, sample }, null, 2)}\n`);
@@ -302,8 +311,9 @@ async function main() {
   }
   const document = readJson(LABELS_PATH) ?? { samples: [] };
   const results = (document.samples ?? []).map((sample) => {
-    const excluded = excludedBy(all, sample.exclude ?? []);
-    return { ...sample, ...measure(drawSample(all, sample.seed, excluded), labels) };
+    const pool = sample.population === "shown" ? shownOnly(all) : all;
+    const excluded = excludedBy(pool, sample.exclude ?? []);
+    return { ...sample, ...measure(drawSample(pool, sample.seed, excluded), labels) };
   });
   if (json) {
     process.stdout.write(
@@ -320,10 +330,10 @@ async function main() {
     );
   }
   for (const result of results) {
-    report(
-      `sample ${result.seed}${result.exclude?.length ? ` (fresh: excludes ${result.exclude.join(", ")})` : ""}`,
-      result,
-    );
+    const population =
+      result.population === "shown" ? ", of the items shown (the top 10 of each summary)" : "";
+    const fresh = result.exclude?.length ? ` (fresh: excludes ${result.exclude.join(", ")})` : "";
+    report(`sample ${result.seed}${fresh}${population}`, result);
     const measured = result.measured;
     if (measured !== undefined) {
       const percent = ((measured.losses / measured.labelled) * 100).toFixed(0);
