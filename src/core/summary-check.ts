@@ -528,7 +528,8 @@ function mergeIdentifierSpellings(table: FactTable): void {
         ? byKey.get(identifierKey(bare))
         : parts.length > 1 && /[_A-Z]/.test(last.slice(1)) && last.length >= 6
           ? byKey.get(identifierKey(last))
-          : fact.key.endsWith("s")
+          : // `ConversationIds` is `ConversationId`; `get_notes` and `get_note` are two functions.
+            /^[A-Z][A-Za-z0-9]*s$/.test(fact.value)
             ? byKey.get(fact.key.slice(0, -1))
             : undefined;
     if (target === undefined || !table.facts.has(`identifier\u0000${target.key}`)) continue;
