@@ -11,6 +11,10 @@ import {
 } from "../../src/core/summary-check.js";
 import { formatLosses, formatLostItem } from "../../src/core/summary-check-text.js";
 import { groupTurns, type Turn } from "../../src/core/turns.js";
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { importJpConversation } from "../../src/core/interop/jp.js";
+import { JP_WORKSPACES, jpConversationDirectories } from "../helpers/jp-fixtures.js";
 import { loadSample } from "../helpers/sample.js";
 
 let sequence = 0;
@@ -290,6 +294,34 @@ describe("checkSummary", () => {
         .slice(0, 10)
         .some((item) => item.kind === "constraint" && /don't add dependencies/i.test(item.value)),
     ).toBe(true);
+  });
+});
+
+describe.each(JP_WORKSPACES)("on every conversation of the $name jp workspace", (jp) => {
+  const readJson = (path: string) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined);
+  const conversations = jpConversationDirectories(jp).map((directory) => {
+    const imported = importJpConversation({
+      directoryName: directory.name,
+      metadata: readJson(join(directory.path, "metadata.json")),
+      baseConfig: readJson(join(directory.path, "base_config.json")),
+      events: readJson(join(directory.path, "events.json")),
+      archived: directory.archived,
+    });
+    if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
+    return { name: directory.name, turns: groupTurns(imported.value.events) };
+  });
+
+  it("never reports the prose the issue named (I/O, corrupt/missing, src, github.com, macOS), even against an empty summary", () => {
+    expect(conversations.length).toBeGreaterThanOrEqual(6);
+    for (const { name, turns: jpTurns } of conversations) {
+      const items = checkSummary(jpTurns, all(jpTurns), "").items;
+      const reported = new Set(values(items));
+      for (const noise of ["I/O", "corrupt/missing", "src", "github.com", "macOS", "pub/sub"]) {
+        expect(reported.has(noise), `${name} reports ${noise}`).toBe(false);
+      }
+      const scores = items.map((item) => item.score);
+      expect(scores).toEqual([...scores].sort((left, right) => right - left));
+    }
   });
 });
 
