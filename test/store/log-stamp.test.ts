@@ -17,11 +17,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import {
-  ChatResponseSchema,
-  CompactionSchema,
-  CompactionSourceSchema,
   type ConversationEvent,
-  EVENT_SCHEMAS,
+  eventSchemas,
+  eventSchemasByKind,
   parseEvent,
 } from "../../src/core/events.js";
 import {
@@ -179,13 +177,15 @@ describe("the stamp's schema fingerprint", () => {
     const { id } = store.create({ events: everyKind() });
     readLog(directoryOf(id));
     const current = JSON.parse(stampOf(id)!) as { log: string; schemas: string };
-    expect(current.schemas).toBe(schemaFingerprint(EVENT_SCHEMAS));
+    expect(current.schemas).toBe(schemaFingerprint(eventSchemasByKind()));
     writeStamp(id, { log: current.log, schemas: "00000000-1" });
     readLog(directoryOf(id));
     expect(JSON.parse(stampOf(id)!)).toEqual(current);
   });
 
   it("changes when a default, a field, a check or a refinement changes, and only then", () => {
+    const EVENT_SCHEMAS = eventSchemasByKind();
+    const { ChatResponseSchema, CompactionSchema, CompactionSourceSchema } = eventSchemas();
     const base = schemaFingerprint(EVENT_SCHEMAS);
     expect(schemaFingerprint({ ...EVENT_SCHEMAS })).toBe(base);
     const shape = CompactionSchema._zod.def.shape;

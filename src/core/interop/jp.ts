@@ -18,7 +18,7 @@
  * ids) in `jp-encoding.ts`.
  */
 import { JP_ID_META_KEY } from "./agents.js";
-import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
+import { type ConversationEvent, eventSchemasByKind, type KnownEventType } from "../events.js";
 import {
   decodeLeaves,
   deriveConversationId,
@@ -276,7 +276,7 @@ export function validateEvent(
   where: string,
 ): InteropResult<ConversationEvent> {
   if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
-  const schema = EVENT_SCHEMAS[value.type as KnownEventType];
+  const schema = eventSchemasByKind()[value.type as KnownEventType];
   if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
   const parsed = schema.safeParse(value);
   if (parsed.success) {
