@@ -88,7 +88,15 @@ describe("reading rules from config", () => {
   });
 
   it("rejects an unknown reasoning mode and tool mode", () => {
-    expect(readCompactionRules([{ reasoning: "drop" }]).ok).toBe(false);
+    // zod's own English texts, in a process that never loaded the classic zod API.
+    expect(readCompactionRules([{ reasoning: "drop" }])).toEqual({
+      ok: false,
+      message: 'rules[0].reasoning: Invalid input: expected "strip"',
+    });
+    expect(readCompactionRules([{ summary: { model: { id: 4 } } }])).toEqual({
+      ok: false,
+      message: "rules[0].summary.model.id: Invalid input: expected string, received number",
+    });
     expect(readCompactionRules([{ tool_calls: "nope" }])).toEqual({
       ok: false,
       message: "rules[0].tool_calls: unknown tool_calls mode: `nope`",
