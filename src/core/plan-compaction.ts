@@ -17,11 +17,19 @@ import {
   convertKeepFirst,
   convertKeepLast,
   describeStream,
+  isCycleBound,
   type RuleBound,
   resolveResolutions,
   type StreamFacts,
   type TurnRange,
 } from "./bounds.js";
+import {
+  buildCycleCompactionEvent,
+  type CycleRuleContext,
+  createCycleRuleContext,
+  isCycleRule,
+  planCycleRule,
+} from "./plan-cycles.js";
 import {
   type CliBound,
   checkTurnSelector,
@@ -61,6 +69,11 @@ export interface PlanCompactionOptions {
   note?: string;
   /** `supplied` when the summary text is given rather than generated (never widened). */
   summarySource?: SummaryPolicy["source"];
+  /**
+   * True when the caller can summarize a range of cycles (it passes a segment's cycles to the
+   * summarizer). Without it, a summary that would stand inside a turn makes the plan invalid.
+   */
+  allowCycleSummaries?: boolean;
 }
 
 /** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
@@ -68,6 +81,12 @@ export interface CompactionSegment {
   ruleIndex: number;
   from: number;
   to: number;
+  /**
+   * Cycle-precise segments (docs/decisions/006-tool-cycle-bounds.md): `toCycle` is the last
+   * cycle of `to`, and `fromCycle`, when set, the first cycle of `from`. Absent: whole turns.
+   */
+  fromCycle?: number;
+  toCycle?: number;
   /** The range before summary-overlap extension. */
   requested: TurnRange;
   reasoning?: "strip";
@@ -209,12 +228,17 @@ function selectorOf(overrides: CompactionOverrides): TurnSelector | undefined {
   return undefined;
 }
 
+/** What the overrides impose on a side: a turn-level bound, or a cycle bound (`--keep-last "5 calls"`). */
+export interface ImposedBounds {
+  from?: BoundResolution;
+  to?: BoundResolution;
+  /** Set when the side's winning override is a cycle bound (then `from`/`to` select nothing). */
+  cycleFrom?: RuleBound;
+  cycleTo?: RuleBound;
+}
+
 /** The start and end the overrides impose (undefined: use the rule's own), per §5.5. */
-function resolveOverrides(
-  overrides: CompactionOverrides,
-  facts: StreamFacts,
-  now: string,
-): { from?: BoundResolution; to?: BoundResolution } {
+function resolveOverrides(overrides: CompactionOverrides, facts: StreamFacts, now: string): ImposedBounds {
   const selector = selectorOf(overrides);
   const selected = selector === undefined ? undefined : selectorBounds(selector);
   const keepFirst =
@@ -223,16 +247,17 @@ function resolveOverrides(
     overrides.keepLast === undefined ? undefined : convertKeepLast(overrides.keepLast, facts, now);
   const fromFlag = overrides.from === undefined ? undefined : convertFromBound(overrides.from, facts);
   const toFlag = overrides.to === undefined ? undefined : convertToBound(overrides.to, facts);
-  return {
-    from:
-      keepFirst !== undefined && overrides.first !== undefined
-        ? keepFirst
-        : (selected?.from ?? fromFlag ?? keepFirst),
-    to:
-      keepLast !== undefined && overrides.last !== undefined
-        ? keepLast
-        : (selected?.to ?? toFlag ?? keepLast),
+  const keepFirstWins =
+    keepFirst !== undefined && (overrides.first !== undefined || (selected?.from ?? fromFlag) === undefined);
+  const keepLastWins =
+    keepLast !== undefined && (overrides.last !== undefined || (selected?.to ?? toFlag) === undefined);
+  const imposed: ImposedBounds = {
+    from: keepFirstWins ? keepFirst : (selected?.from ?? fromFlag),
+    to: keepLastWins ? keepLast : (selected?.to ?? toFlag),
   };
+  if (keepFirstWins && isCycleBound(overrides.keepFirst)) imposed.cycleFrom = overrides.keepFirst;
+  if (keepLastWins && isCycleBound(overrides.keepLast)) imposed.cycleTo = overrides.keepLast;
+  return imposed;
 }
 
 function segmentFor(
@@ -265,7 +290,20 @@ export function planCompaction(
   const imposed = resolveOverrides(overrides, facts, options.now);
   const summaries = summaryRangesOf(events);
   const segments: CompactionSegment[] = [];
+  let cycleContext: CycleRuleContext | undefined;
   for (const [ruleIndex, rule] of options.rules.entries()) {
+    if (isCycleRule(rule, imposed)) {
+      cycleContext ??= createCycleRuleContext(events, facts, options);
+      const planned = planCycleRule(cycleContext, { rule, ruleIndex, imposed, segments });
+      if (planned.kind !== "planned") return planned;
+      for (const segment of planned.segments) {
+        if (segment.summary !== undefined && segment.toCycle === undefined) {
+          summaries.push({ from: segment.from, to: segment.to, compactionId: `planned:${ruleIndex}` });
+        }
+      }
+      segments.push(...planned.segments);
+      continue;
+    }
     const from = imposed.from ?? convertKeepFirst(rule.keep_first ?? DEFAULT_KEEP, facts);
     const to = imposed.to ?? convertKeepLast(rule.keep_last ?? DEFAULT_KEEP, facts, options.now);
     const requested = resolveResolutions(facts, from, to);
@@ -307,6 +345,7 @@ export function buildCompactionEvent(
   if (segment.summary !== undefined && options.summary === undefined) {
     throw new Error(`segment of rule ${segment.ruleIndex} needs its summary text before it becomes an event`);
   }
+  if (segment.toCycle !== undefined) return buildCycleCompactionEvent(segment, options);
   // Built key by key so the written JSON has jp's key order followed by cxc's additions.
   const event: Record<string, unknown> = {
     type: "compaction",

@@ -17,6 +17,7 @@
  * are expected to drop detail. Each list is sorted by importance (mentions weighted by who wrote
  * them: user 3, assistant 2, tool arguments 1; then first appearance) and capped.
  */
+import { selectRange } from "./cycles.js";
 import { collectArgumentPaths, collectCommandPaths, type DigestRange } from "./digest.js";
 import type { Turn } from "./turns.js";
 
@@ -96,7 +97,7 @@ export function checkSummary(
   options: SummaryCheckOptions = {},
 ): SummaryLosses {
   const limit = Math.max(0, options.limit ?? 20);
-  const selected = turns.filter((turn) => turn.index >= range.fromTurn && turn.index <= range.toTurn);
+  const selected = selectRange(turns, range);
   const found = collectFacts(selected);
   const lowered = summary.toLowerCase();
   const squashed = lowered.replace(/\s+/g, "");

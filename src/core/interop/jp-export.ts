@@ -56,6 +56,8 @@ export function exportJpConversation(source: ExportSource): InteropResult<JpConv
     }
     if (event.type === "compaction_reset") continue;
     if (event.type === "compaction" && !inForce.has(event.id)) continue;
+    // jp has no cycles: a cycle-precise compaction would reach jp as one without policy.
+    if (event.type === "compaction" && event.cycles !== undefined) continue;
     if (
       event.type === "config_delta" &&
       event.metadata?.[BASE_CONFIG_MARKER] === true &&
