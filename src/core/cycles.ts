@@ -7,7 +7,7 @@
  * and the user-side content answering it (tool results, inquiries, further requests); the next
  * assistant event after user-side content opens the next cycle. A `tool_call_response` belongs to
  * the cycle of the request with its `call_id` in the same turn, wherever it stands, so a call and
- * its result are never in different cycles.
+ * its result are never in different cycles (when ids repeat, the latest call before the result).
  *
  * A position is (turn, cycle), 0-based; `HEAD` is the head of a turn (it sorts before cycle 0) and
  * `TURN_END` the end of a turn including cycles not yet written. Cycle-precise compactions carry
@@ -46,8 +46,11 @@ export function comparePositions(left: CyclePosition, right: CyclePosition): num
   return left.turn - right.turn || left.cycle - right.cycle;
 }
 
-/** Assigns cycles to the turn events of one turn, in order (see the module comment). */
-function createCycleCounter(): { next(event: TurnEvent): number; count(): number } {
+/**
+ * Assigns cycles to the turn events of one turn, in order (see the module comment); `reset()`
+ * starts the next turn.
+ */
+function createCycleCounter(): { next(event: TurnEvent): number; count(): number; reset(): void } {
   let cycle = HEAD;
   let answered = false;
   const callCycles = new Map<string, number>();
@@ -60,9 +63,9 @@ function createCycleCounter(): { next(event: TurnEvent): number; count(): number
             cycle += 1;
             answered = false;
           }
-          if (event.type === "tool_call_request" && !callCycles.has(event.call_id)) {
-            callCycles.set(event.call_id, cycle);
-          }
+          // Ids repeat in some histories (jp's `fs_modify_file_0`): a result answers the latest
+          // call with its id.
+          if (event.type === "tool_call_request") callCycles.set(event.call_id, cycle);
           return cycle;
         case "tool_call_response": {
           const owner = callCycles.get(event.call_id);
@@ -77,6 +80,11 @@ function createCycleCounter(): { next(event: TurnEvent): number; count(): number
       }
     },
     count: () => cycle + 1,
+    reset() {
+      cycle = HEAD;
+      answered = false;
+      if (callCycles.size > 0) callCycles.clear();
+    },
   };
 }
 
@@ -103,7 +111,7 @@ export function layoutCycles(
 ): CycleLayout {
   const cycles = new Int32Array(events.length).fill(HEAD);
   const cycleCounts: number[] = [];
-  let counter = createCycleCounter();
+  const counter = createCycleCounter();
   let currentTurn = -1;
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
@@ -112,7 +120,7 @@ export function layoutCycles(
     if (turn !== currentTurn) {
       if (currentTurn >= 0) cycleCounts[currentTurn] = counter.count();
       for (let skipped = currentTurn + 1; skipped < turn; skipped++) cycleCounts[skipped] = 0;
-      counter = createCycleCounter();
+      counter.reset();
       currentTurn = turn;
     }
     cycles[position] = counter.next(event);

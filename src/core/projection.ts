@@ -98,8 +98,8 @@ export function originOverlaps(origin: TurnOrigin, from: number, to: number): bo
  */
 interface Slots {
   readonly count: number;
-  /** The slot of the turn event at `position`. */
-  slotOf(position: number): number;
+  /** The slot of the turn event at each stream position. */
+  readonly of: ArrayLike<number>;
   /** The first and last slot a compaction covers (empty when first > last). */
   spanOf(compaction: Compaction): { first: number; last: number };
   /** True when the slot is a turn's head (the start of a whole turn). */
@@ -112,7 +112,7 @@ interface Slots {
 function turnSlots(indices: readonly number[], turnCount: number): Slots {
   return {
     count: turnCount,
-    slotOf: (position) => indices[position]!,
+    of: indices,
     spanOf: (compaction) => ({
       first: compaction.from_turn,
       last: Math.min(compaction.to_turn, turnCount - 1),
@@ -131,15 +131,19 @@ function cycleSlots(
   const layout = layoutCycles(events, indices);
   const counts = layout.cycleCounts;
   // base[t]: the slot of turn t's head; base[turnCount] is one past the last slot.
-  const base: number[] = new Array(turnCount + 1);
-  base[0] = 0;
+  const base = new Int32Array(turnCount + 1);
   for (let turn = 0; turn < turnCount; turn++) base[turn + 1] = base[turn]! + 1 + (counts[turn] ?? 0);
-  const turnOfSlot = new Int32Array(base[turnCount]!);
+  const count = base[turnCount]!;
+  const turnOfSlot = new Int32Array(count);
   for (let turn = 0; turn < turnCount; turn++) turnOfSlot.fill(turn, base[turn]!, base[turn + 1]!);
+  const of = new Int32Array(events.length);
+  for (let position = 0; position < events.length; position++) {
+    of[position] = base[indices[position]!]! + 1 + layout.cycles[position]!;
+  }
   const lastOfTurn = (turn: number) => base[turn + 1]! - 1;
   return {
-    count: base[turnCount]!,
-    slotOf: (position) => base[indices[position]!]! + 1 + layout.cycles[position]!,
+    count,
+    of,
     spanOf: (compaction) => {
       const span = compactionSpan(compaction);
       if (span.from.turn >= turnCount) return { first: 1, last: 0 };
@@ -176,7 +180,8 @@ function resolveWinners(
     (left, right) => compareTimestamps(right.compaction.ts, left.compaction.ts) || right.order - left.order,
   );
   // nextUnpainted[s] points at a slot >= s that may be unpainted; slotCount is a sentinel.
-  const nextUnpainted = Array.from({ length: slotCount + 1 }, (_, slot) => slot);
+  const nextUnpainted = new Int32Array(slotCount + 1);
+  for (let slot = 0; slot <= slotCount; slot++) nextUnpainted[slot] = slot;
   const findUnpainted = (slot: number): number => {
     let root = slot;
     while (nextUnpainted[root] !== root) root = nextUnpainted[root]!;
@@ -258,6 +263,9 @@ function cutText(text: string, length: number): string {
   return `${text.slice(0, end)}…`;
 }
 
+/** The length of the shortest placeholder (`[compacted] : error, 0 chars dropped`). */
+const PLACEHOLDER_FRAME_LENGTH = "[compacted] : error, 0 chars dropped".length;
+
 /** A call's arguments in short, on one line: JSON with long strings cut; empty for `{}`. */
 export function shortArguments(args: Readonly<Record<string, unknown>>): string {
   if (Object.keys(args).length === 0) return "";
@@ -288,7 +296,8 @@ function applyMechanicalPolicies(
   event: TurnEvent,
   reasoningWinner: Compaction | undefined,
   toolWinner: Compaction | undefined,
-  requests: ReadonlyMap<string, ToolCallRequest>,
+  toolNames: ReadonlyMap<string, string>,
+  requests: ReadonlyMap<string, ToolCallRequest> | undefined,
 ): TurnEvent | undefined {
   if (event.type === "chat_response" && event.reasoning !== undefined && reasoningWinner !== undefined) {
     return undefined;
@@ -302,13 +311,15 @@ function applyMechanicalPolicies(
   if (event.type === "tool_call_response") {
     if (policy.policy === "omit") return undefined;
     if (!policy.response) return event;
-    const request = requests.get(event.call_id);
     if (isCyclePrecise(toolWinner!)) {
+      // A result no longer than its placeholder loses nothing by staying; most short results are
+      // told by the placeholder's shortest form, before its arguments are rendered.
+      if (event.content.length <= PLACEHOLDER_FRAME_LENGTH) return event;
+      const request = requests?.get(event.call_id);
       const placeholder = strippedResultPlaceholder(request, event.is_error, event.content.length);
-      // A result no longer than its placeholder loses nothing by staying.
       return placeholder.length < event.content.length ? { ...event, content: placeholder } : event;
     }
-    const name = request?.name ?? "unknown";
+    const name = toolNames.get(event.call_id) ?? "unknown";
     return { ...event, content: `[compacted] ${name}: ${event.is_error ? "error" : "success"}` };
   }
   return event;
@@ -331,6 +342,57 @@ function countTurnsFromIndices(events: readonly ConversationEvent[], indices: re
   return 0;
 }
 
+function openKeptTurn(turn: number, turns: ProjectedTurn[], stripped: number[]): void {
+  turns.push({ origin: { kind: "kept", turn }, events: [] });
+  stripped.push(0);
+}
+
+/** Injects the summary turn of a run that starts at a turn's head. */
+function injectSummaryTurn(
+  summary: Compaction,
+  run: { start: number; end: number },
+  slots: Slots,
+  ts: string,
+  output: ConversationEvent[],
+  turns: ProjectedTurn[],
+  stripped: number[],
+): void {
+  const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts);
+  output.push(...injected);
+  const origin: TurnOrigin = {
+    kind: "summary",
+    from: slots.turnOf(run.start),
+    to: slots.turnOf(run.end),
+    compactionId: summary.id,
+  };
+  turns.push({ origin, events: injected });
+  stripped.push(0);
+}
+
+/** Injects the request of a run that starts at a cycle into the projected turn `host`. */
+function injectInTurnSummary(
+  summary: Compaction,
+  run: { start: number; end: number },
+  slots: Slots,
+  ts: string,
+  output: ConversationEvent[],
+  host: ProjectedTurn,
+): void {
+  const injected = buildInTurnSummary(summary, slots.turnOf(run.start), slots.cycleOf(run.start), ts);
+  output.push(injected);
+  (host.events as TurnEvent[]).push(injected);
+  const positionOf = (slot: number): CyclePosition => ({
+    turn: slots.turnOf(slot),
+    cycle: slots.cycleOf(slot),
+  });
+  const origin: CycleSummaryOrigin = {
+    from: positionOf(run.start),
+    to: positionOf(run.end),
+    compactionId: summary.id,
+  };
+  host.cycleSummaries = [...(host.cycleSummaries ?? []), origin];
+}
+
 /** Projects the conversation: applies every compaction in force (see the module comment). */
 export function projectConversation(events: readonly ConversationEvent[]): ProjectedView {
   const indices = assignTurnIndices(events);
@@ -340,9 +402,8 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
     .filter((compaction) => isCompactionInEffect(compaction, turnCount));
   if (compactions.length === 0 || turnCount === 0) return projectWithoutOverlays(events);
 
-  const slots = compactions.some(isCyclePrecise)
-    ? cycleSlots(events, indices, turnCount)
-    : turnSlots(indices, turnCount);
+  const precise = compactions.some(isCyclePrecise);
+  const slots = precise ? cycleSlots(events, indices, turnCount) : turnSlots(indices, turnCount);
   const summaryWinners = resolveWinners(
     compactions,
     slots,
@@ -359,80 +420,67 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
     (compaction) => compactionPolicies(compaction).tool_calls !== undefined,
   );
   const runs = summaryRuns(summaryWinners);
-  const requests = new Map<string, ToolCallRequest>();
-  for (const event of events) if (event.type === "tool_call_request") requests.set(event.call_id, event);
+  // jp names a stripped result after the last request with its id in the whole stream.
+  const toolNames = new Map<string, string>();
+  for (const event of events)
+    if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
+  // A placeholder describes the call the result answers: the latest request with its id so far.
+  const requests = precise ? new Map<string, ToolCallRequest>() : undefined;
 
   const output: ConversationEvent[] = [];
   const turns: ProjectedTurn[] = [];
-  let currentKeptTurn = -1;
+  const stripped: number[] = [];
   const injectedRuns = new Set<number>();
-  const positionOf = (slot: number): CyclePosition => ({
-    turn: slots.turnOf(slot),
-    cycle: slots.cycleOf(slot),
-  });
-  const currentTurn = (turn: number): ProjectedTurn => {
-    if (currentKeptTurn !== turn || turns.length === 0) {
-      currentKeptTurn = turn;
-      turns.push({ origin: { kind: "kept", turn }, events: [] });
-    }
-    return turns[turns.length - 1]!;
-  };
+  // The raw turn whose kept events the last projected turn holds; -1 after a summary turn.
+  let currentKeptTurn = -1;
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
     if (!isTurnEvent(event)) {
       if (event.type !== "compaction" && event.type !== "compaction_reset") output.push(event);
       continue;
     }
+    if (requests !== undefined && event.type === "tool_call_request") requests.set(event.call_id, event);
     const turn = indices[position]!;
-    const slot = slots.slotOf(position);
+    const slot = slots.of[position]!;
     const summary = summaryWinners[slot];
     if (summary !== undefined) {
       const runStart = runs.start[slot]!;
-      if (!injectedRuns.has(runStart)) {
-        // The first event seen of a run opens it. (Slots grow along the stream, except for a tool
-        // result standing after later cycles, which belongs to its call's cycle.)
-        injectedRuns.add(runStart);
-        if (slots.isHead(runStart)) {
-          currentKeptTurn = -1;
-          const injected = buildSummaryEvents(summary, slots.turnOf(runStart), event.ts);
-          output.push(...injected);
-          const origin: TurnOrigin = {
-            kind: "summary",
-            from: slots.turnOf(runStart),
-            to: slots.turnOf(runs.end[slot]!),
-            compactionId: summary.id,
-          };
-          turns.push({ origin, events: injected });
-        } else {
-          const injected = buildInTurnSummary(
-            summary,
-            slots.turnOf(runStart),
-            slots.cycleOf(runStart),
-            event.ts,
-          );
-          output.push(injected);
-          // A run that starts at a cycle stands in the projected turn it interrupts.
-          const host =
-            turns.length > 0 && currentKeptTurn === -1 ? turns[turns.length - 1]! : currentTurn(turn);
-          (host.events as TurnEvent[]).push(injected);
-          const origin: CycleSummaryOrigin = {
-            from: positionOf(runStart),
-            to: positionOf(runs.end[slot]!),
-            compactionId: summary.id,
-          };
-          host.cycleSummaries = [...(host.cycleSummaries ?? []), origin];
+      // The first event seen of a run opens it. (Slots grow along the stream, except for a tool
+      // result standing after later cycles, which belongs to its call's cycle.)
+      if (injectedRuns.has(runStart)) continue;
+      injectedRuns.add(runStart);
+      const run = { start: runStart, end: runs.end[slot]! };
+      if (slots.isHead(runStart)) {
+        currentKeptTurn = -1;
+        injectSummaryTurn(summary, run, slots, event.ts, output, turns, stripped);
+      } else {
+        // A run that starts at a cycle stands in the projected turn it interrupts.
+        if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
+          currentKeptTurn = turn;
+          openKeptTurn(turn, turns, stripped);
         }
+        injectInTurnSummary(summary, run, slots, event.ts, output, turns[turns.length - 1]!);
       }
       continue;
     }
-    const projected = applyMechanicalPolicies(event, reasoningWinners[slot], toolWinners[slot], requests);
+    const projected = applyMechanicalPolicies(
+      event,
+      reasoningWinners[slot],
+      toolWinners[slot],
+      toolNames,
+      requests,
+    );
     if (projected === undefined) continue;
     output.push(projected);
-    const host = currentTurn(turn);
-    (host.events as TurnEvent[]).push(projected);
-    if (projected !== event && projected.type === "tool_call_response") {
-      host.strippedResults = (host.strippedResults ?? 0) + 1;
+    if (currentKeptTurn !== turn || turns.length === 0) {
+      currentKeptTurn = turn;
+      openKeptTurn(turn, turns, stripped);
     }
+    (turns[turns.length - 1]!.events as TurnEvent[]).push(projected);
+    if (projected !== event && projected.type === "tool_call_response") stripped[turns.length - 1]! += 1;
   }
+  stripped.forEach((count, index) => {
+    if (count > 0) turns[index]!.strippedResults = count;
+  });
   return { events: output, turns };
 }

@@ -48,6 +48,19 @@ describe("assignCycles", () => {
     expect(assignCycles(events)).toEqual([HEAD, HEAD, 0, 0, 0, 1, 0]);
   });
 
+  it("gives a result to the latest call with its id when ids repeat (jp's `fs_modify_file_0`)", () => {
+    const build = createEventBuilder();
+    const events = [
+      build.turnStart(),
+      build.request("q"),
+      build.toolRequest({ name: "fs_modify_file", callId: "fs_modify_file_0" }),
+      build.toolResponse("fs_modify_file_0", "first"),
+      build.toolRequest({ name: "fs_modify_file", callId: "fs_modify_file_0" }),
+      build.toolResponse("fs_modify_file_0", "second"),
+    ];
+    expect(assignCycles(events)).toEqual([HEAD, HEAD, 0, 0, 1, 1]);
+  });
+
   it("counts a request inside the turn as user-side content of the cycle before it", () => {
     const build = createEventBuilder();
     const events = [

@@ -100,6 +100,17 @@ describe("masking tool results inside a turn", () => {
     const view = projectConversation(events);
     expect(resultTexts(view.events)[0]).toBe("ok");
     expect(view.turns[0]!.strippedResults).toBeUndefined();
+    // Longer than the shortest placeholder, shorter than this call's: kept as well.
+    const build2 = createEventBuilder();
+    const medium = "x".repeat(45);
+    const withArguments = projectConversation([
+      ...agentTurn(build2, "q", [
+        { calls: [{ name: "read_file", arguments: { path: "src/a.ts" }, result: medium }] },
+        { calls: 1 },
+      ]),
+      cycleCompaction(build2, { from: 0, to: 0, toCycle: 0, tools: "strip-responses" }),
+    ]);
+    expect(resultTexts(withArguments.events)[0]).toBe(medium);
   });
 
   it("reaches across turns: whole earlier turns and the start of the last one", () => {
@@ -138,6 +149,28 @@ describe("masking tool results inside a turn", () => {
     const results = eventsOfType(view.events, "tool_call_response").map((event) => event.call_id);
     expect(calls).toHaveLength(3);
     expect(results).toEqual(calls);
+  });
+
+  it("describes the call a result answers when call ids repeat", () => {
+    const build = createEventBuilder();
+    const first = build.toolRequest({ name: "fs_modify_file", callId: "dup", arguments: { path: "a.rs" } });
+    const events: ConversationEvent[] = [
+      build.turnStart(),
+      build.request("q"),
+      first,
+      build.toolResponse("dup", "patched a.rs ".repeat(10)),
+      build.toolRequest({ name: "fs_modify_file", callId: "dup", arguments: { path: "b.rs" } }),
+      build.toolResponse("dup", "patched b.rs ".repeat(10)),
+      build.message("done"),
+    ];
+    const view = projectConversation([
+      ...events,
+      cycleCompaction(build, { from: 0, to: 0, toCycle: 1, tools: "strip-responses" }),
+    ]);
+    expect(resultTexts(view.events)).toEqual([
+      '[compacted] fs_modify_file {"path":"a.rs"}: success, 130 chars dropped',
+      '[compacted] fs_modify_file {"path":"b.rs"}: success, 130 chars dropped',
+    ]);
   });
 
   it("keeps jp's placeholder for whole-turn compactions", () => {
