@@ -5,14 +5,12 @@
  * from outside cxc (model output, tool output, imported data) is sanitized before it is printed.
  */
 import type { Command } from "commander";
-import { sanitizeTerminalText } from "../core/sanitize.js";
+import { sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
 import { CxcError } from "../errors.js";
-import { activeConversation, type ConversationListing, listConversations } from "../store/listing.js";
-import { resolveStoreLocation } from "../store/paths.js";
-import type { ConversationStore } from "../store/store.js";
+import { openFileListing, openFileStore, type Store, type StoreListing } from "../store/index.js";
 
-type StoreModule = typeof import("../store/store.js");
-let storeModule: StoreModule | undefined;
+/** The store of this process, opened before the first action that uses it. */
+let fileStore: Store | undefined;
 const lightweightCommands = new WeakSet<Command>();
 
 /**
@@ -24,22 +22,16 @@ export function markLightweight(command: Command): Command {
   return command;
 }
 
-/** Loads the store module before a command's action runs (a commander `preAction` hook). */
+/** Opens the store before a command's action runs (a commander `preAction` hook). */
 export async function prepareForAction(command: Command): Promise<void> {
-  if (!lightweightCommands.has(command)) storeModule ??= await import("../store/store.js");
   const context = CliContext.from(command);
+  if (!lightweightCommands.has(command)) fileStore ??= await openFileStore(context.cwd, context.env);
   if (context.options.cfg.length > 0) {
     // Every command checks its -c overlays, even one that reads no configuration, so a typo in
     // `-c` is an error rather than silently ignored.
-    const { loadConfig } = await import("../store/config.js");
+    const { loadConfig } = await import("./config.js");
     loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   }
-}
-
-/** Read-only listing from metadata alone (what `ls` needs). */
-export interface Listing {
-  list(options?: { archived?: boolean }): ConversationListing;
-  active(): string | undefined;
 }
 
 export type OutputFormat = "text" | "json";
@@ -54,7 +46,6 @@ export class CliContext {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly options: GlobalOptions;
-  #store: ConversationStore | undefined;
 
   constructor(options: GlobalOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env) {
     this.options = options;
@@ -69,20 +60,15 @@ export class CliContext {
     return new CliContext(root.opts() as GlobalOptions);
   }
 
-  get store(): ConversationStore {
-    if (!storeModule)
-      throw new CxcError("internal", "the store was used before it was loaded (missing preAction hook?)");
-    this.#store ??= storeModule.ConversationStore.open(this.cwd, this.env);
-    return this.#store;
+  get store(): Store {
+    if (!fileStore)
+      throw new CxcError("internal", "the store was used before it was opened (missing preAction hook?)");
+    return fileStore;
   }
 
   /** Listing without loading the event-log code; for lightweight commands. */
-  get listing(): Listing {
-    const root = resolveStoreLocation(this.cwd, this.env).root;
-    return {
-      list: (options = {}) => listConversations(root, options),
-      active: () => activeConversation(root, this.env),
-    };
+  get listing(): StoreListing {
+    return openFileListing(this.cwd, this.env);
   }
 
   /** The `--format` value, checked against what this command supports. */
@@ -120,14 +106,15 @@ export class CliContext {
     this.out(sanitizeTerminalText(text));
   }
 
-  /** Writes one JSON document to stdout (stable keys: callers build plain objects). */
+  /** Writes one JSON document to stdout (stable keys: callers build plain objects; C1 escaped). */
   outJson(value: unknown): void {
-    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    process.stdout.write(`${stringifyJson(value, 2)}\n`);
   }
 
-  /** Progress, advice and warnings: stderr. */
+  /** Progress and advice: stderr. Sanitized: lines often quote names and text from outside. */
   info(text: string): void {
-    process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+    const clean = sanitizeTerminalText(text);
+    process.stderr.write(clean.endsWith("\n") ? clean : `${clean}\n`);
   }
 
   warn(text: string): void {

@@ -4,6 +4,7 @@
  * alone (bin/cxc.cjs runs that smaller bundle for a listing; see docs/benchmarks.md).
  */
 import { Command, CommanderError, Option } from "commander";
+import { sanitizeLine, sanitizeTerminalText } from "../core/sanitize.js";
 import { CxcError, ExitCode, errorMessage } from "../errors.js";
 import { prepareForAction } from "./context.js";
 import { VERSION } from "./version.js";
@@ -38,7 +39,8 @@ export function buildProgram(registerCommands: RegisterCommands): Command {
     .exitOverride();
   program.configureOutput({
     writeErr: (text) => process.stderr.write(text),
-    outputError: (text, write) => write(text.replace(/^error: /, "cxc: error: ")),
+    // Commander quotes the command line back (an unknown option, a bad value): sanitize it.
+    outputError: (text, write) => write(sanitizeTerminalText(text.replace(/^error: /, "cxc: error: "))),
   });
   registerCommands(program);
   program.hook("preAction", async (_program, actionCommand) => prepareForAction(actionCommand));
@@ -63,7 +65,11 @@ export async function runProgram(argv: readonly string[], registerCommands: Regi
   }
 }
 
-/** Prints one clear line (plus a hint) for an error and returns the exit code to use. */
+/**
+ * Prints one clear line (plus a hint) for an error and returns the exit code to use. Messages
+ * carry text from outside (a provider's error body, a file or directory name, a value typed on the
+ * command line), so every line is sanitized and folded onto one line before it reaches stderr.
+ */
 export function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // Help and version exit with 0; commander already printed its own usage error text.
@@ -71,14 +77,14 @@ export function reportError(error: unknown): number {
     return ExitCode.usage;
   }
   if (CxcError.isInstance(error)) {
-    process.stderr.write(`cxc: error: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-    if (process.env.CXC_DEBUG && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`cxc: error: ${sanitizeLine(error.message)}\n`);
+    if (error.hint) process.stderr.write(`hint: ${sanitizeLine(error.hint)}\n`);
+    if (process.env.CXC_DEBUG && error.stack) process.stderr.write(`${sanitizeTerminalText(error.stack)}\n`);
     return error.exitCode;
   }
-  process.stderr.write(`cxc: internal error: ${errorMessage(error)}\n`);
+  process.stderr.write(`cxc: internal error: ${sanitizeLine(errorMessage(error))}\n`);
   if (process.env.CXC_DEBUG && error instanceof Error && error.stack)
-    process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`${sanitizeTerminalText(error.stack)}\n`);
   else process.stderr.write("hint: run again with CXC_DEBUG=1 for a stack trace, and report it\n");
   return ExitCode.failure;
 }

@@ -300,6 +300,25 @@ export function parseAdvisorAnswers(
   };
 }
 
+/** The `should_i_compact` verdict (the seed's shape). */
+export interface Verdict {
+  readonly should_compact: boolean;
+  readonly tier: Tier;
+  readonly reason: string;
+  readonly context_tokens: number;
+  readonly context_percent?: number;
+  readonly lines: TokenLines;
+  readonly signals?: AdvisorSignals;
+  readonly next_step: string;
+}
+
+/** What the advisor keeps between runs of one conversation (its own record in the store). */
+export interface AdvisorState {
+  readonly last_announced?: Tier;
+  /** True once a failure at turn end has been reported for this conversation. */
+  readonly warned?: boolean;
+}
+
 /** Thresholds of the tier table (docs/advisor.md). */
 export const TIER_THRESHOLDS = Object.freeze({ midOperation: 0.6, movedOn: 0.5, needsHistory: 0.7 });
 

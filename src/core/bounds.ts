@@ -16,10 +16,8 @@
 import { activeCompactions } from "./compactions.js";
 import { formatDuration, parseDuration, shiftTimestamp } from "./duration.js";
 import { type ConversationEvent, compareTimestamps } from "./events.js";
+import type { Parsed } from "./parsed.js";
 import { groupTurns } from "./turns.js";
-
-/** A success value or a user-facing error message. */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** A bound as the core resolves it. Indices are 0-based. */
 export type TurnBound =

@@ -8,13 +8,13 @@ import {
   type BoundResolution,
   EMPTY_RESOLUTION,
   isLastCompaction,
-  type Parsed,
   type StreamFacts,
   type TurnBound,
   toBoundResolution,
   turnAtTime,
 } from "./bounds.js";
 import { parseDuration, shiftTimestamp } from "./duration.js";
+import type { Parsed } from "./parsed.js";
 
 /** A `--from`/`--to` value: a core bound, or a duration cutoff computed when parsed. */
 export type CliBound = TurnBound | { kind: "cutoff"; time: string };

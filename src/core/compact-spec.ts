@@ -13,7 +13,8 @@
  * are jp's texts; the CLI wraps them as `invalid compact spec '<value>': <reason>` (see
  * `describeSpecError`). Cycle bounds are cxc's (docs/decisions/006-tool-cycle-bounds.md).
  */
-import type { Parsed, RuleBound } from "./bounds.js";
+import type { RuleBound } from "./bounds.js";
+import type { Parsed } from "./parsed.js";
 import { type CompactionRule, parseToolCallsMode, type ToolCallsMode } from "./rules.js";
 
 /** A bound of a spec range. */

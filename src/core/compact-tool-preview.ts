@@ -5,7 +5,7 @@
  */
 import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.js";
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
-import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool.js";
+import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "./events.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
 import type { ToolCallsMode } from "./rules.js";

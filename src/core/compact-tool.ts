@@ -23,8 +23,9 @@
  */
 import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
+import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import type { Compaction, ConversationEvent } from "./events.js";
-import { checkSuppliedSummary } from "./plan-compaction.js";
+import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
 import { type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
@@ -38,6 +39,7 @@ export {
   type ParsedCompactArguments,
   parseCompactArguments,
 } from "./compact-tool-arguments.js";
+export type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 export {
   boundaryExcerpts,
   countWords,
@@ -55,32 +57,6 @@ export const COMPACT_TOOL_NAME = "compact";
 // ---------------------------------------------------------------------------------------------
 // Planning
 
-/** One planned rule: its resolved raw range, its event, and what the user needs to judge it. */
-export interface PlannedCompactRule {
-  /** 0-based position in the call's `rules`. */
-  readonly index: number;
-  readonly rule: CompactToolRule;
-  /** Raw turns, 0-based, inclusive. */
-  readonly from: number;
-  readonly to: number;
-  readonly compaction: Compaction;
-  /** Tokens the projected view shrinks by once this rule is active (negative: it grows). */
-  readonly tokensSaved: number;
-  /** The projected view just before and just after this rule, every recorded compaction active. */
-  readonly before: ProjectedView;
-  readonly after: ProjectedView;
-}
-
-/** A planned call, or the message that tells the model what to fix. */
-export type CompactToolPlan =
-  | {
-      readonly ok: true;
-      readonly rules: readonly PlannedCompactRule[];
-      /** The turn the compactions activate at (0-based): the next one. */
-      readonly activatesAtTurn: number;
-    }
-  | { readonly ok: false; readonly message: string };
-
 /** Inputs of `planCompactCall`. */
 export interface PlanCompactCallOptions {
   /** Counts tokens for the "smaller by" estimate. */
@@ -93,11 +69,7 @@ export interface PlanCompactCallOptions {
 
 /** The stream with every compaction's deferral dropped: what the view will be once all activate. */
 function activateAll(events: readonly ConversationEvent[]): ConversationEvent[] {
-  return events.map((event) => {
-    if (event.type !== "compaction" || event.deferred_until_turn === undefined) return event;
-    const { deferred_until_turn: _deferred, ...active } = event;
-    return active as Compaction;
-  });
+  return events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event));
 }
 
 function countViewTokens(view: ProjectedView, countTokens: TokenCounter): number {
@@ -181,22 +153,17 @@ function buildEvent(
   now: string,
   activatesAtTurn: number,
 ): Compaction {
-  // Key order follows buildCompactionEvent: jp's fields first, cxc's additions after.
-  const event: Record<string, unknown> = {
-    type: "compaction",
-    id,
-    ts: now,
-    from_turn: range.from,
-    to_turn: range.to,
-  };
-  if (rule.summary !== undefined)
-    event.summary = { summary: rule.summary, source: "supplied", author: "assistant" };
-  if (rule.reasoning !== undefined) event.reasoning = rule.reasoning;
-  if (rule.toolCalls !== undefined) event.tool_calls = toolCallsPolicyFor(rule.toolCalls);
-  event.source = "assistant";
-  event.note = rule.note;
-  event.deferred_until_turn = activatesAtTurn;
-  return event as Compaction;
+  return buildCompactionEvent(
+    {
+      ...range,
+      ...(rule.summary === undefined
+        ? {}
+        : { supplied: { text: rule.summary, author: "assistant" as const } }),
+      ...(rule.reasoning === undefined ? {} : { reasoning: rule.reasoning }),
+      ...(rule.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(rule.toolCalls) }),
+    },
+    { id, ts: now, source: "assistant", note: rule.note, deferredUntilTurn: activatesAtTurn },
+  );
 }
 
 /**

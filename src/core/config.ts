@@ -114,6 +114,17 @@ export function parseAssignment(text: string): ParsedAssignment {
   return { ok: true, path, value: parseConfigScalar(text.slice(equals + 1)) };
 }
 
+/**
+ * A `-c` argument as it may be quoted back in a message: the value of an assignment to a
+ * credential-like key is replaced by `…`, so a key typed on the command line is never echoed.
+ */
+export function redactAssignment(text: string): string {
+  const equals = text.indexOf("=");
+  if (equals <= 0) return text;
+  const key = text.slice(0, equals);
+  return key.trim().split(".").some(isSecretKey) ? `${key}=…` : text;
+}
+
 /** True when `-c VALUE` looks like an assignment (`dotted.key=…`) rather than a file path. */
 export function looksLikeAssignment(text: string): boolean {
   const equals = text.indexOf("=");
@@ -250,6 +261,10 @@ export function listConfigLeaves(merged: MergedConfig): ConfigLeaf[] {
  * `cxc config show` can name `default` as their origin.
  */
 export const DEFAULT_CONFIG: ConfigTable = {
+  conversation: {
+    // What a failed summary model leads to (core/summarizer.ts, docs/compaction.md).
+    compaction: { summary: { fallback: "digest" } },
+  },
   providers: {
     ollama: { base_url: "http://localhost:11434/v1" },
   },

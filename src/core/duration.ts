@@ -3,7 +3,7 @@
  * durations (`5h`, `2days`, `1h 30m`) and shifting RFC 3339 UTC timestamps at full nanosecond
  * precision. Pure: the current time is always passed in. Error texts are jp's, word for word.
  */
-import type { Parsed } from "./bounds.js";
+import type { Parsed } from "./parsed.js";
 
 const UNIT_MILLISECONDS: ReadonlyMap<string, number> = new Map([
   ...["s", "sec", "secs", "second", "seconds"].map((unit) => [unit, 1000] as const),

@@ -6,107 +6,56 @@
  * started), skip it when the range is empty, and widen a summary rule's range over any summary it
  * touches (transitively), counting the summaries planned earlier in this same run. The shell then
  * generates the summary texts over the planned (raw) ranges and turns each segment into an event
- * with `buildCompactionEvent`.
+ * with `buildCompactionEvent`, the one constructor of compaction events.
  *
  * cxc addition: a `supplied` summary (typed text) is never widened, because its text covers only
  * the turns it names; if it partially overlaps an existing summary the plan is a conflict instead.
  */
 import { activeCompactions } from "./compactions.js";
 import {
-  type BoundResolution,
   convertKeepFirst,
   convertKeepLast,
   describeStream,
   isCycleBound,
-  type RuleBound,
   resolveResolutions,
   type StreamFacts,
   type TurnRange,
 } from "./bounds.js";
+import { type CycleRuleContext, createCycleRuleContext, isCycleRule, planCycleRule } from "./plan-cycles.js";
 import {
-  buildCycleCompactionEvent,
-  type CycleRuleContext,
-  createCycleRuleContext,
-  isCycleRule,
-  planCycleRule,
-} from "./plan-cycles.js";
-import {
-  type CliBound,
   checkTurnSelector,
   convertFromBound,
   convertToBound,
   selectorBounds,
   type TurnSelector,
 } from "./cli-bounds.js";
+import type { Compaction, ConversationEvent, SummaryPolicy } from "./events.js";
+import { HEAD, TURN_END } from "./cycles.js";
+import { describeSpan } from "./labels.js";
 import type {
-  Compaction,
-  CompactionSource,
-  ConversationEvent,
-  SummaryPolicy,
-  ToolCallsPolicy,
-} from "./events.js";
-import { type CompactionRule, DEFAULT_KEEP, type SummaryRule, toolCallsPolicyFor } from "./rules.js";
+  CompactionEventOptions,
+  CompactionOverrides,
+  CompactionPlan,
+  CompactionSegment,
+  CompactionShape,
+  ImposedBounds,
+  PlanCompactionOptions,
+  SummaryConflict,
+} from "./plan-types.js";
+import { type CompactionRule, DEFAULT_KEEP, toolCallsPolicyFor } from "./rules.js";
 
-/** Range flags of `compact` that narrow every rule (§5.5). Turn numbers are 1-based. */
-export interface CompactionOverrides {
-  from?: CliBound;
-  to?: CliBound;
-  first?: number;
-  last?: number;
-  /** `--turn A..B`; an absent end is open. */
-  turn?: { from?: number; to?: number };
-  keepFirst?: RuleBound;
-  keepLast?: RuleBound;
-}
-
-/** Inputs of `planCompaction`. */
-export interface PlanCompactionOptions {
-  rules: readonly CompactionRule[];
-  overrides?: CompactionOverrides;
-  /** RFC 3339 time of the run, for duration bounds. */
-  now: string;
-  source?: CompactionSource;
-  note?: string;
-  /** `supplied` when the summary text is given rather than generated (never widened). */
-  summarySource?: SummaryPolicy["source"];
-  /**
-   * True when the caller can summarize a range of cycles (it passes a segment's cycles to the
-   * summarizer). Without it, a summary that would stand inside a turn makes the plan invalid.
-   */
-  allowCycleSummaries?: boolean;
-}
-
-/** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
-export interface CompactionSegment {
-  ruleIndex: number;
-  from: number;
-  to: number;
-  /**
-   * Cycle-precise segments (docs/decisions/006-tool-cycle-bounds.md): `toCycle` is the last
-   * cycle of `to`, and `fromCycle`, when set, the first cycle of `from`. Absent: whole turns.
-   */
-  fromCycle?: number;
-  toCycle?: number;
-  /** The range before summary-overlap extension. */
-  requested: TurnRange;
-  reasoning?: "strip";
-  toolCalls?: ToolCallsPolicy;
-  summary?: SummaryRule;
-}
-
-/** A summary a supplied range would split. */
-export interface SummaryConflict {
-  message: string;
-  /** The existing summaries involved (0-based turns). */
-  conflicts: { from: number; to: number; compactionId: string }[];
-}
-
-/** The outcome of planning. */
-export type CompactionPlan =
-  | { kind: "planned"; segments: CompactionSegment[]; source: CompactionSource; note?: string }
-  | { kind: "nothing-to-compact"; message: "Nothing to compact." }
-  | { kind: "invalid"; message: string }
-  | ({ kind: "conflict" } & SummaryConflict);
+export type {
+  CompactionEventOptions,
+  CompactionOverrides,
+  CompactionPlan,
+  CompactionSegment,
+  CompactionShape,
+  ImposedBounds,
+  PlanCompactionOptions,
+  PlannedCompaction,
+  SummaryConflict,
+  SuppliedSummary,
+} from "./plan-types.js";
 
 const NOTHING: CompactionPlan = { kind: "nothing-to-compact", message: "Nothing to compact." };
 
@@ -228,15 +177,6 @@ function selectorOf(overrides: CompactionOverrides): TurnSelector | undefined {
   return undefined;
 }
 
-/** What the overrides impose on a side: a turn-level bound, or a cycle bound (`--keep-last "5 calls"`). */
-export interface ImposedBounds {
-  from?: BoundResolution;
-  to?: BoundResolution;
-  /** Set when the side's winning override is a cycle bound (then `from`/`to` select nothing). */
-  cycleFrom?: RuleBound;
-  cycleTo?: RuleBound;
-}
-
 /** The start and end the overrides impose (undefined: use the rule's own), per §5.5. */
 function resolveOverrides(overrides: CompactionOverrides, facts: StreamFacts, now: string): ImposedBounds {
   const selector = selectorOf(overrides);
@@ -326,39 +266,68 @@ export function planCompaction(
   return plan;
 }
 
-/** What the shell adds to a segment to make it an event. */
-export interface CompactionEventOptions {
-  id: string;
-  ts: string;
-  source: CompactionSource;
-  note?: string;
-  /** Required when the segment has a summary. */
-  summary?: SummaryPolicy;
-  deferredUntilTurn?: number;
+/** A shape's range as people read it (1-based): `turns 2..4`, `turn 4, cycles 1..37`. */
+function describeShape(shape: CompactionShape): string {
+  return describeSpan({
+    from: { turn: shape.from, cycle: shape.fromCycle ?? HEAD },
+    to: { turn: shape.to, cycle: shape.toCycle ?? TURN_END },
+  });
 }
 
-/** Builds the `compaction` event of a planned segment (keys in jp's order, cxc's fields after). */
-export function buildCompactionEvent(
-  segment: CompactionSegment,
-  options: CompactionEventOptions,
-): Compaction {
-  if (segment.summary !== undefined && options.summary === undefined) {
-    throw new Error(`segment of rule ${segment.ruleIndex} needs its summary text before it becomes an event`);
+function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
+  if (shape.supplied !== undefined) {
+    return { summary: shape.supplied.text, source: "supplied", author: shape.supplied.author };
   }
-  if (segment.toCycle !== undefined) return buildCycleCompactionEvent(segment, options);
-  // Built key by key so the written JSON has jp's key order followed by cxc's additions.
-  const event: Record<string, unknown> = {
+  if (shape.summary === undefined) return undefined;
+  if (options.summary === undefined) {
+    throw new Error(`the summary of ${describeShape(shape)} needs its text before it becomes an event`);
+  }
+  return { ...options.summary };
+}
+
+/**
+ * The one constructor of `compaction` events: every compaction cxc writes (by `compact`, `fork -k`,
+ * `q -k`, automatic compaction, the `compact` tool, an agreed review) is built here. Keys come in
+ * jp's order followed by cxc's additions, so the written JSON reads like jp's.
+ */
+export function buildCompactionEvent(shape: CompactionShape, options: CompactionEventOptions): Compaction {
+  if (shape.fromCycle !== undefined && shape.toCycle === undefined) {
+    throw new Error(`the compaction of ${describeShape(shape)} starts at a cycle but names no last cycle`);
+  }
+  const summary = summaryPolicyOf(shape, options);
+  const policies = {
+    ...(summary === undefined ? {} : { summary }),
+    ...(shape.reasoning === undefined ? {} : { reasoning: shape.reasoning }),
+    ...(shape.toolCalls === undefined ? {} : { tool_calls: { ...shape.toolCalls } }),
+  };
+  const range =
+    shape.toCycle === undefined
+      ? policies
+      : {
+          cycles: {
+            ...(shape.fromCycle === undefined ? {} : { from: shape.fromCycle }),
+            to: shape.toCycle,
+            ...policies,
+          },
+        };
+  return {
     type: "compaction",
     id: options.id,
     ts: options.ts,
-    from_turn: segment.from,
-    to_turn: segment.to,
+    from_turn: shape.from,
+    to_turn: shape.to,
+    ...range,
+    source: options.source,
+    ...(options.note === undefined ? {} : { note: options.note }),
+    ...(options.deferredUntilTurn === undefined ? {} : { deferred_until_turn: options.deferredUntilTurn }),
+    ...(options.metadata === undefined ? {} : { metadata: { ...options.metadata } }),
   };
-  if (segment.summary !== undefined && options.summary !== undefined) event.summary = { ...options.summary };
-  if (segment.reasoning !== undefined) event.reasoning = segment.reasoning;
-  if (segment.toolCalls !== undefined) event.tool_calls = { ...segment.toolCalls };
-  event.source = options.source;
-  if (options.note !== undefined) event.note = options.note;
-  if (options.deferredUntilTurn !== undefined) event.deferred_until_turn = options.deferredUntilTurn;
-  return event as Compaction;
+}
+
+/** The same compaction in force at once: what the view is once a deferred compaction activates. */
+export function withoutDeferral(compaction: Compaction): Compaction {
+  if (compaction.deferred_until_turn === undefined) return compaction;
+  const active: Compaction = { ...compaction };
+  delete active.deferred_until_turn;
+  return active;
 }

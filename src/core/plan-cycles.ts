@@ -34,15 +34,14 @@ import {
   positionOfCycle,
   TURN_END,
 } from "./cycles.js";
-import type { Compaction, ConversationEvent } from "./events.js";
+import type { ConversationEvent } from "./events.js";
 import { describeSpan } from "./labels.js";
 import type {
-  CompactionEventOptions,
   CompactionPlan,
   CompactionSegment,
   ImposedBounds,
   PlanCompactionOptions,
-} from "./plan-compaction.js";
+} from "./plan-types.js";
 import { type CompactionRule, DEFAULT_KEEP, toolCallsPolicyFor } from "./rules.js";
 
 /** What a side of a cycle-precise range is resolved from. */
@@ -367,37 +366,4 @@ export function planCycleRule(
     kind: "planned",
     segments: pieces.map((piece) => ({ ruleIndex, ...piece, requested: requestedTurns, ...policies })),
   };
-}
-
-/**
- * The `compaction` event of a cycle-precise segment: its policies inside `cycles` (see events.ts),
- * with `options.summary` as the summary text when the segment has one.
- */
-export function buildCycleCompactionEvent(
-  segment: CompactionSegment,
-  options: CompactionEventOptions,
-): Compaction {
-  if (segment.toCycle === undefined)
-    throw new Error(`segment of rule ${segment.ruleIndex} has no cycle bounds`);
-  if (segment.summary !== undefined && options.summary === undefined) {
-    throw new Error(`segment of rule ${segment.ruleIndex} needs its summary text before it becomes an event`);
-  }
-  const cycles: Record<string, unknown> = {};
-  if (segment.fromCycle !== undefined) cycles.from = segment.fromCycle;
-  cycles.to = segment.toCycle;
-  if (segment.summary !== undefined && options.summary !== undefined) cycles.summary = { ...options.summary };
-  if (segment.reasoning !== undefined) cycles.reasoning = segment.reasoning;
-  if (segment.toolCalls !== undefined) cycles.tool_calls = { ...segment.toolCalls };
-  const event: Record<string, unknown> = {
-    type: "compaction",
-    id: options.id,
-    ts: options.ts,
-    from_turn: segment.from,
-    to_turn: segment.to,
-    cycles,
-    source: options.source,
-  };
-  if (options.note !== undefined) event.note = options.note;
-  if (options.deferredUntilTurn !== undefined) event.deferred_until_turn = options.deferredUntilTurn;
-  return event as Compaction;
 }

@@ -3,8 +3,8 @@
  * Pure: functions of plain data; forking, archiving and switching the active conversation live in
  * the shell (src/cli/compaction/review*.ts).
  *
- * - One open review per source: a live (not archived) conversation whose `compaction_source`
- *   names the source blocks a second review and every compaction write to the source.
+ * - One open review per source (open-reviews.ts): a live (not archived) conversation whose review
+ *   record names the source blocks a second review and every compaction write to the source.
  * - A proposal is one `propose_compaction(from_turn, to_turn, summary, reasoning, tool_calls)`
  *   call. Turn numbers are 1-based source turns, the numbers of the `[turn N]` markers; they become
  *   0-based only when `--continue` builds the `compaction` event.
@@ -18,7 +18,8 @@
 import { activeCompactions } from "./compactions.js";
 import { type ConfigTable, isConfigTable, mergeConfigLayers } from "./config.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
-import { extendSummaryRange } from "./plan-compaction.js";
+import type { ReviewRefusal } from "./open-reviews.js";
+import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan-compaction.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
 import { assignTurnIndices, countTurns } from "./turns.js";
 
@@ -63,55 +64,12 @@ export type ProposalValidation =
     }
   | { readonly ok: false; readonly message: string };
 
-/** A user-facing refusal: one line and a hint. */
-export interface ReviewRefusal {
-  readonly message: string;
-  readonly hint: string;
-}
-
-// ---------------------------------------------------------------------------------------------
-// One open review per source
-
-/** What the review rules need to know about a stored conversation. */
-export interface ReviewRecord {
-  readonly id: string;
-  readonly archived: boolean;
-  /** `compaction_source` from the conversation's metadata. */
-  readonly compactionSource?: string;
-}
-
-/** Ids of the open (not archived) reviews of `sourceId`, sorted. */
-export function findOpenReviews(records: readonly ReviewRecord[], sourceId: string): string[] {
-  return records
-    .filter((record) => !record.archived && record.compactionSource === sourceId)
-    .map((record) => record.id)
-    .sort();
-}
-
-/**
- * Undefined when no review of `sourceId` is open; otherwise the refusal for starting a second
- * review (`start`) or for writing compactions to the source (`compact`).
- */
-export function checkNoOpenReview(
-  records: readonly ReviewRecord[],
-  sourceId: string,
-  purpose: "start" | "compact",
-): (ReviewRefusal & { readonly reviewId: string }) | undefined {
-  const reviewId = findOpenReviews(records, sourceId)[0];
-  if (reviewId === undefined) return undefined;
-  const steps = "then discuss, `--continue`, or `--abort`";
-  return purpose === "start"
-    ? {
-        reviewId,
-        message: `a review of this conversation is already open: ${reviewId}`,
-        hint: `switch to it with \`cxc conversation use ${reviewId}\`, ${steps}`,
-      }
-    : {
-        reviewId,
-        message: `a compaction review of this conversation is open: ${reviewId}`,
-        hint: `finish it first: \`cxc conversation use ${reviewId}\`, ${steps}`,
-      };
-}
+export {
+  checkNoOpenReview,
+  findOpenReviews,
+  type ReviewRecord,
+  type ReviewRefusal,
+} from "./open-reviews.js";
 
 // ---------------------------------------------------------------------------------------------
 // Validating a call
@@ -491,29 +449,27 @@ export function planContinue(input: ContinueInput): ContinueDecision {
 }
 
 /**
- * The `compaction` event of an agreed proposal (0-based turns from here on). The summary was
- * negotiated, not derived from a recipe, so it is `supplied` by the assistant that recorded it;
- * its range was already grown over overlapping summaries when it was proposed.
+ * The plan of an agreed proposal (0-based turns from here on): one segment, applied like any other
+ * plan (src/query/apply-compaction.ts). The summary was negotiated, not derived from a recipe, so
+ * it is `supplied` by the assistant that recorded it; its range was already grown over
+ * overlapping summaries when it was proposed.
  */
-export function buildReviewCompaction(
-  proposal: ReviewProposal,
-  options: { readonly id: string; readonly ts: string; readonly reviewId: string },
-): Compaction {
-  const event: Record<string, unknown> = {
-    type: "compaction",
-    id: options.id,
-    ts: options.ts,
-    from_turn: proposal.fromTurn - 1,
-    to_turn: proposal.toTurn - 1,
+export function reviewCompactionPlan(proposal: ReviewProposal, reviewId: string): PlannedCompaction {
+  const range = { from: proposal.fromTurn - 1, to: proposal.toTurn - 1 };
+  const segment: CompactionSegment = {
+    ruleIndex: 0,
+    ...range,
+    requested: range,
+    ...(proposal.summary === undefined ? {} : { supplied: { text: proposal.summary, author: "assistant" } }),
+    ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
+    ...(proposal.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(proposal.toolCalls) }),
   };
-  if (proposal.summary !== undefined) {
-    event.summary = { summary: proposal.summary, source: "supplied", author: "assistant" };
-  }
-  if (proposal.reasoning !== undefined) event.reasoning = proposal.reasoning;
-  if (proposal.toolCalls !== undefined) event.tool_calls = toolCallsPolicyFor(proposal.toolCalls);
-  event.source = "user";
-  event.note = `agreed in compaction review ${options.reviewId}`;
-  return event as Compaction;
+  return {
+    kind: "planned",
+    segments: [segment],
+    source: "user",
+    note: `agreed in compaction review ${reviewId}`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@
  * the per-rule default, 1 (see `finalizeRule`).
  */
 import * as z from "zod";
-import { type Parsed, type RuleBound, readRuleBound } from "./bounds.js";
+import { type RuleBound, readRuleBound } from "./bounds.js";
+import type { Parsed } from "./parsed.js";
 import type { ToolCallsPolicy } from "./events.js";
 
 /** How tool calls are compacted, in its canonical spelling. */

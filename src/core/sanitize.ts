@@ -20,3 +20,30 @@ export function sanitizeTerminalText(text: string): string {
   if (!UNSAFE.test(text)) return text;
   return text.replace(/\r\n/g, "\n").replace(ESCAPE_SEQUENCES, "").replace(CONTROL_CHARACTERS, "");
 }
+
+/** Untrusted text as one terminal-safe line (error messages): sanitized, line breaks folded. */
+export function sanitizeLine(text: string): string {
+  return sanitizeTerminalText(text)
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+}
+
+const JSON_UNSAFE = /[\u007f-\u009f]/g;
+
+/**
+ * JSON text that is safe to print: `JSON.stringify` escapes C0 controls (ESC among them) but
+ * leaves DEL and the C1 controls (U+0080–U+009F, which include the one-byte CSI U+009B and OSC
+ * U+009D) raw, and a terminal may act on those. They are written as `\u00XX` escapes instead; the
+ * parsed value is the same.
+ */
+export function stringifyJson(value: unknown, indent?: number): string {
+  return escapeJsonControls(JSON.stringify(value, null, indent));
+}
+
+/** The same escaping for JSON text already written (such characters only occur inside strings). */
+export function escapeJsonControls(json: string): string {
+  return json.replace(
+    JSON_UNSAFE,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}

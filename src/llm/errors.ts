@@ -6,6 +6,7 @@
  * also fail mid-stream with an SSE `error` event, which the SDK throws without a status; its
  * `error.type` (`overloaded_error`, `rate_limit_error`, …) decides then.
  */
+import { sanitizeLine } from "../core/sanitize.js";
 import type { LlmError, LlmErrorKind } from "./types.js";
 
 /** Phrases providers use when the prompt does not fit the model's context window. */
@@ -90,6 +91,9 @@ function classifyKind(fields: ErrorFields): LlmErrorKind {
   if (status === 429) return "rate-limit";
   if (status === 529 || status === 503) return "overloaded";
   if (status === 408 || status === 504) return "timeout";
+  // Anthropic answers a request beyond its size limit with 413 `request_too_large`: the
+  // conversation is too big to send, which compaction fixes like any other overflow.
+  if (status === 413 || fields.providerType === "request_too_large") return "context-overflow";
   if (isContextOverflow(fields)) return "context-overflow";
   if (status !== undefined && status >= 400 && status < 500) return "invalid-request";
   const byType = fields.providerType === undefined ? undefined : PROVIDER_ERROR_TYPES[fields.providerType];
@@ -100,7 +104,7 @@ function classifyKind(fields: ErrorFields): LlmErrorKind {
 
 function isContextOverflow(fields: ErrorFields): boolean {
   if (fields.providerCode === "context_length_exceeded") return true;
-  if (fields.status !== undefined && fields.status !== 400 && fields.status !== 413) return false;
+  if (fields.status !== undefined && fields.status !== 400) return false;
   return CONTEXT_OVERFLOW_PATTERN.test(fields.message);
 }
 
@@ -108,8 +112,10 @@ function isServerStatus(fields: ErrorFields): boolean {
   return fields.status !== undefined ? fields.status >= 500 : fields.providerType === "api_error";
 }
 
+/** The message: a fixed prefix and the provider's own words, made one terminal-safe line. */
 function describe(kind: LlmErrorKind, fields: ErrorFields): string {
-  const detail = fields.message.length > 0 ? fields.message : "no details";
+  // The detail is the provider's error body: text from outside, printed by every error path.
+  const detail = fields.message.length > 0 ? sanitizeLine(fields.message) : "no details";
   const prefix: Record<LlmErrorKind, string> = {
     auth: "The provider rejected the API key",
     "rate-limit": "The provider is rate limiting requests",
@@ -121,6 +127,8 @@ function describe(kind: LlmErrorKind, fields: ErrorFields): string {
     "invalid-request": "The provider rejected the request",
     other: "The provider returned an error",
   };
+  const tooLarge = fields.status === 413 || fields.providerType === "request_too_large";
+  if (kind === "context-overflow" && tooLarge) return `The conversation is too large to send: ${detail}`;
   return `${prefix[kind]}: ${detail}`;
 }
 
@@ -131,9 +139,16 @@ function readErrorFields(thrown: unknown): ErrorFields {
   const status = typeof record.status === "number" ? record.status : undefined;
   const causeMessage =
     thrown instanceof Error && thrown.cause instanceof Error ? ` (${thrown.cause.message})` : "";
+  // The Anthropic SDK's message for an HTTP error is the whole body as JSON; the provider's own
+  // sentence is clearer (and what the OpenAI SDK uses).
+  const providerMessage = stringField(inner?.message);
+  const message =
+    providerMessage !== undefined
+      ? `${status === undefined ? "" : `${status} `}${providerMessage}`
+      : (thrown instanceof Error ? thrown.message : String(thrown)) + causeMessage;
   return {
     name: errorName(thrown),
-    message: (thrown instanceof Error ? thrown.message : String(thrown)) + causeMessage,
+    message,
     status,
     headers: record.headers,
     providerType: stringField(record.type) ?? stringField(inner?.type),

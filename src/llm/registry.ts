@@ -119,6 +119,20 @@ export function readLlmConfig(config: unknown): LlmConfig {
   return modelId === undefined ? { aliases, providers } : { aliases, providers, modelId };
 }
 
+/**
+ * Every environment variable that holds a provider key under this configuration: the built-in
+ * providers' and each `providers.<name>.api_key_env`. Local command tools never get these.
+ */
+export function providerKeyVariables(config: unknown): string[] {
+  const names = new Set<string>();
+  for (const provider of Object.values(BUILT_IN_PROVIDERS))
+    if (provider.apiKeyEnv) names.add(provider.apiKeyEnv);
+  for (const provider of Object.values(readLlmConfig(config).providers)) {
+    if (provider.api_key_env) names.add(provider.api_key_env);
+  }
+  return [...names];
+}
+
 function invalidConfig(issue: z.core.$ZodIssue | undefined, prefix?: string): CxcError {
   const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join(".");
   return new CxcError(

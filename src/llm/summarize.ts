@@ -9,7 +9,8 @@
  */
 import type { ChatRequest, TurnEvent } from "../core/events.js";
 import { buildLlmRequest } from "../core/request.js";
-import type { LlmClient, LlmError, LlmUsage } from "./types.js";
+import type { Summarizer } from "../core/summarizer.js";
+import type { LlmClient, LlmError, LlmStreamEvent, LlmUsage } from "./types.js";
 
 /** The default system prompt of the summarizer. */
 export const DEFAULT_SUMMARY_INSTRUCTIONS = [
@@ -121,5 +122,61 @@ function rejectionReason(
       return "the model declined to summarize this conversation";
     default:
       return `the model stopped early (${providerReason ?? finishReason}), so any summary it produced is incomplete`;
+  }
+}
+
+/**
+ * A model as a summarizer (the port in core/summarizer.ts): the rule's instructions, context and
+ * `summary.model.parameters.max_tokens` go into the request; the range's raw turns are selected
+ * from the input's turns. Progress counts the provider's output tokens, or about four characters a
+ * token until the provider reports usage.
+ */
+export function modelSummarizer(client: LlmClient): Summarizer {
+  return {
+    id: client.modelId,
+    async summarize(input) {
+      const { from, to } = input.range;
+      const maxTokens = input.rule.model?.parameters?.max_tokens;
+      const result = await summarizeWithModel(observeTokens(client, input.onTokens), {
+        rawTurns: input.turns.filter((turn) => turn.index >= from && turn.index <= to),
+        model: client.modelId,
+        ...(input.rule.instructions === undefined ? {} : { instructions: input.rule.instructions }),
+        ...(input.rule.context === undefined ? {} : { context: input.rule.context }),
+        ...(typeof maxTokens === "number" ? { maxOutputTokens: maxTokens } : {}),
+        ...(input.signal === undefined ? {} : { signal: input.signal }),
+      });
+      if (result.ok) return { ok: true, text: result.text };
+      return {
+        ok: false,
+        reason: result.reason,
+        ...(result.error?.kind === "aborted" ? { aborted: true } : {}),
+      };
+    },
+  };
+}
+
+function observeTokens(client: LlmClient, onTokens: ((tokens: number) => void) | undefined): LlmClient {
+  if (onTokens === undefined) return client;
+  let received = 0;
+  return {
+    modelId: client.modelId,
+    stream: (request, options) =>
+      observeStream(client.stream(request, options), (event) => {
+        if (event.type === "usage" && event.usage.outputTokens > 0) onTokens(event.usage.outputTokens);
+        else if (event.type === "text-delta") {
+          received += event.text.length;
+          onTokens(Math.ceil(received / 4));
+        }
+      }),
+  };
+}
+
+async function* observeStream(
+  stream: AsyncIterable<LlmStreamEvent>,
+  onEvent: (event: LlmStreamEvent) => void,
+): AsyncIterable<LlmStreamEvent> {
+  for await (const event of stream) {
+    onEvent(event);
+    yield event;
   }
 }

@@ -13,6 +13,7 @@
 import {
   ADVISOR_QUESTIONS_TOOL,
   type AdvisorSettings,
+  type AdvisorState,
   type AdvisorSignals,
   type AnnouncementState,
   decideAnnouncement,
@@ -24,9 +25,8 @@ import {
   parseAdvisorAnswers,
   renderAdvice,
   renderSteeringMessage,
-  type Tier,
   type TierDecision,
-  type TokenLines,
+  type Verdict,
 } from "../core/advisor.js";
 import { ADVISOR_AUTHOR, type ChatRequest, type ConversationEvent, type TurnEvent } from "../core/events.js";
 import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
@@ -35,12 +35,7 @@ import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/to
 import type { LlmClient } from "../llm/types.js";
 import type { TurnClock } from "./turn-loop.js";
 
-/** What the advisor keeps between runs (in the conversation's metadata, under `advisor`). */
-export interface AdvisorState {
-  readonly last_announced?: Tier;
-  /** True once a failure at turn end has been reported for this conversation. */
-  readonly warned?: boolean;
-}
+export type { AdvisorState, Verdict } from "../core/advisor.js";
 
 /** Where the state lives; the caller holds the conversation's lock. */
 export interface AdvisorStateStore {
@@ -78,18 +73,6 @@ export interface ContextMeasure {
   /** Projected turns before the live one that are not summaries (what a compaction could cover). */
   readonly compactableTurns: number;
   readonly turns: readonly ProjectedTurn[];
-}
-
-/** The `should_i_compact` verdict (the seed's shape). */
-export interface Verdict {
-  readonly should_compact: boolean;
-  readonly tier: Tier;
-  readonly reason: string;
-  readonly context_tokens: number;
-  readonly context_percent?: number;
-  readonly lines: TokenLines;
-  readonly signals?: AdvisorSignals;
-  readonly next_step: string;
 }
 
 const DECISION_SYSTEM = [

@@ -5,7 +5,7 @@
  * The terminal side (reading a key, opening $EDITOR) sits behind `ApprovalPrompter`, so the rules
  * here are tested without a terminal and the prompt itself is tested in tmux.
  */
-import type { ArgumentsEditing, RunMode, ToolSource } from "../tools/registry.js";
+import type { ArgumentsEditing, RunMode, ToolSource } from "../tools/tool.js";
 
 /** A key answered at the `[y/n/Y/N/e/?]` prompt (`?` is handled inside the prompter). */
 export type PromptAnswer = "y" | "n" | "Y" | "N" | "e" | "interrupt";

@@ -10,8 +10,9 @@
  *   once (the live turn is always kept); otherwise the advisor may steer the agent.
  * - On a context-overflow error: compact at once; the loop then retries the request once.
  *
- * The plan (core/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a
- * `builtin/digest` summary of everything before the live work, as two events. A compaction that
+ * The plan (core/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a summary of
+ * everything before the live work, as two events, applied by the compaction pipeline
+ * (apply-compaction.ts: the one summarizer choice and fallback setting); the turn loop stores them. A compaction that
  * saved less than 10% is not repeated on the next turn (the no-loop guard reads the sizes each
  * automatic compaction records in its metadata). Every automatic compaction prints what it did and
  * how to undo it. Failures are swallowed through the advisor's warn-once reporting.
@@ -31,32 +32,27 @@ import {
   readAutoSettings,
   savedFraction,
 } from "../core/advisor.js";
-import { basename, dirname } from "node:path";
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/compactions.js";
-import { DIGEST_RECIPE, digestTurns } from "../core/digest.js";
-import type { Compaction, ConversationEvent, SummaryPolicy } from "../core/events.js";
-import { buildCompactionEvent, type CompactionSegment, planCompaction } from "../core/plan-compaction.js";
-import { describePolicies, type SummaryRule } from "../core/rules.js";
+import type { Compaction, ConversationEvent } from "../core/events.js";
+import { planCompaction, withoutDeferral } from "../core/plan-compaction.js";
+import { describePolicies } from "../core/rules.js";
 import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
-import { countTurns, groupTurns, type Turn } from "../core/turns.js";
-import { loadTokenCounter } from "../store/token-counter.js";
+import { countTurns } from "../core/turns.js";
 import type { LlmClient } from "../llm/types.js";
 import { checkNoOpenReview } from "../core/review.js";
-import { listConversations } from "../store/listing.js";
-import { readMeta, writeMeta } from "../store/meta.js";
-import { listReviewRecords } from "../store/review-guard.js";
+import type { Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
 import {
   type Advisor,
-  type AdvisorState,
   type AdvisorStateStore,
   createAdvisor,
   measureContext,
   utf8ByteBound,
 } from "./advisor-hook.js";
+import { executePlan, type SummaryEnvironment } from "./apply-compaction.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
@@ -82,15 +78,10 @@ export interface CompactionHooksOptions {
    */
   readonly refusal?: () => string | undefined;
   /**
-   * Summarizes with a model (for a rule naming `summary.model.id`); undefined on failure, when
-   * the `builtin/digest` is used instead. Absent: always the digest.
+   * How summaries are made (the compaction pipeline's summarizer choice and fallback setting);
+   * the signal is the turn's.
    */
-  readonly summarizeWithModel?: (
-    modelId: string,
-    rawTurns: readonly Turn[],
-    rule: SummaryRule,
-    signal: AbortSignal,
-  ) => Promise<string | undefined>;
+  readonly summaries: Omit<SummaryEnvironment, "signal">;
 }
 
 type Why = "trigger" | "compact_now" | "overflow-soon" | "overflow-error";
@@ -222,10 +213,7 @@ export async function compactAutomatically(
   const compactions = await buildCompactions(events, end, request, options);
   if (compactions.length === 0) return [];
   const tokensBefore = options.measureTokens(events);
-  const tokensAfter = options.measureTokens([
-    ...events,
-    ...compactions.map(({ deferred_until_turn: _deferred, ...rest }) => rest as Compaction),
-  ]);
+  const tokensAfter = options.measureTokens([...events, ...compactions.map(withoutDeferral)]);
   const record: AutoRecord = { tokens_before: tokensBefore, tokens_after: tokensAfter, turn: turnCount - 1 };
   const recorded = compactions.map((compaction) => ({
     ...compaction,
@@ -234,24 +222,6 @@ export async function compactAutomatically(
   options.print(describeAutoCompaction(recorded, active.length, record, request, end !== planned.to));
   options.advisor?.clearAnnouncements();
   return recorded;
-}
-
-async function summarizeSegment(
-  turns: readonly Turn[],
-  segment: CompactionSegment,
-  request: CompactRequest,
-  options: CompactionHooksOptions,
-): Promise<SummaryPolicy | undefined> {
-  const rule = segment.summary;
-  if (rule === undefined) return undefined;
-  const modelId = rule.model?.id;
-  if (modelId !== undefined && modelId !== DIGEST_RECIPE && options.summarizeWithModel !== undefined) {
-    const raw = turns.filter((turn) => turn.index >= segment.from && turn.index <= segment.to);
-    const text = await options.summarizeWithModel(modelId, raw, rule, request.signal);
-    if (text !== undefined) return { summary: text, source: "derived", recipe: modelId };
-  }
-  const digest = digestTurns(turns, { fromTurn: segment.from, toTurn: segment.to });
-  return { summary: digest, source: "derived", recipe: DIGEST_RECIPE };
 }
 
 async function buildCompactions(
@@ -270,23 +240,13 @@ async function buildCompactions(
     note,
   });
   if (plan.kind !== "planned") return [];
-  const turns = groupTurns(events);
-  const deferred = request.atOnce ? {} : { deferredUntilTurn: countTurns(events) };
-  const built: Compaction[] = [];
-  for (const segment of plan.segments) {
-    const summary = await summarizeSegment(turns, segment, request, options);
-    built.push(
-      buildCompactionEvent(segment, {
-        id: options.clock.newEventId(),
-        ts: now,
-        source: "auto",
-        note,
-        ...deferred,
-        ...(summary === undefined ? {} : { summary }),
-      }),
-    );
-  }
-  return built;
+  const executed = await executePlan(events, plan, {
+    summaries: { ...options.summaries, signal: request.signal },
+    newEventId: () => options.clock.newEventId(),
+    now: () => now,
+    ...(request.atOnce ? {} : { deferredUntilTurn: countTurns(events) }),
+  });
+  return executed.map((segment) => segment.compaction);
 }
 
 /** What was done and how to undo it, in one or two lines. */
@@ -333,8 +293,11 @@ export interface PrepareOptions {
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly assistant: LlmClient;
-  /** The conversation's directory (its metadata holds the advisor's state); the caller holds the lock. */
-  readonly directory: string;
+  /** The assistant model the user chose (not one picked for an API key); summaries may use it. */
+  readonly chosenModel?: string;
+  /** The store and the conversation of the turn (the advisor's record is kept there); the caller holds the lock. */
+  readonly store: Store;
+  readonly conversationId: string;
   readonly compactNowEnabled: boolean;
   readonly maxOutputTokens?: number;
   readonly clock: TurnClock;
@@ -342,11 +305,9 @@ export interface PrepareOptions {
   readonly warn: (text: string) => void;
 }
 
-/** The open review of the conversation in `directory` (`<root>/conversations/<id>`), if any. */
-function openReviewRefusal(directory: string): string | undefined {
-  const root = dirname(dirname(directory));
-  const records = listReviewRecords({ list: (listOptions) => listConversations(root, listOptions) });
-  return checkNoOpenReview(records, basename(directory), "compact")?.message;
+/** The open review of conversation `id`, if any. */
+function openReviewRefusal(store: Store, id: string): string | undefined {
+  return checkNoOpenReview(store.openReviews(), id, "compact")?.message;
 }
 
 /** The same texts are counted at every cycle boundary of a run; count each once. */
@@ -362,14 +323,11 @@ function memoizeCounter(countTokens: TokenCounter): TokenCounter {
   };
 }
 
-/** The advisor state in `meta.json` under `advisor`. */
-function metaStateStore(directory: string): AdvisorStateStore {
+/** The advisor state: the conversation's advisor record in the store. */
+function storedAdvisorState(store: Store, id: string): AdvisorStateStore {
   return {
-    load: () => {
-      const value = readMeta(directory).advisor;
-      return typeof value === "object" && value !== null ? (value as AdvisorState) : {};
-    },
-    save: (state) => writeMeta(directory, { ...readMeta(directory), advisor: state }),
+    load: () => store.advisorState(id),
+    save: (state) => store.saveAdvisorState(id, state),
   };
 }
 
@@ -394,13 +352,13 @@ export async function prepareTurnCompaction(
   const advisorRead = readAdvisorSettings(options.config, options.env);
   const autoRead = readAutoSettings(options.config, options.env);
   for (const warning of [...advisorRead.warnings, ...autoRead.warnings]) options.warn(warning);
-  // Counts persist in the conversation's tokens.cache.json, so each turn counts only its own texts,
-  // and the advisor bounds the context from cached counts without loading the tokenizer.
-  const counter = await loadTokenCounter({ cacheDirectory: options.directory });
+  // Counts persist with the conversation (tokens.cache.json), so each turn counts only its own
+  // texts, and the advisor bounds the context from cached counts without loading the tokenizer.
+  const counter = await options.store.tokenCounter(options.conversationId);
   const countTokens = memoizeCounter(counter);
   const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
   const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
-  const state = metaStateStore(options.directory);
+  const state = storedAdvisorState(options.store, options.conversationId);
   let advisor: Advisor | undefined;
   if (advisorRead.settings.enabled) {
     let decisionClient: LlmClient | undefined = options.assistant;
@@ -444,38 +402,13 @@ export async function prepareTurnCompaction(
     print: options.info,
     measureTokens: (events) => measureContext(events, countTokens).tokens,
     reportFailure: (message) => (advisor === undefined ? warnOnce(message) : advisor.reportFailure(message)),
-    refusal: () => openReviewRefusal(options.directory),
-    summarizeWithModel: (modelId, rawTurns, rule, signal) =>
-      summarizeForAuto(modelId, rawTurns, rule, signal, options),
+    refusal: () => openReviewRefusal(options.store, options.conversationId),
+    summaries: {
+      config: options.config,
+      env: options.env,
+      ...(options.chosenModel === undefined ? {} : { assistantModel: options.chosenModel }),
+      report: { info: options.info, warn: options.warn },
+    },
   });
   return { advisor, hooks };
-}
-
-/** A model summary for an automatic compaction; undefined (with a warning) when it fails. */
-async function summarizeForAuto(
-  modelId: string,
-  rawTurns: readonly Turn[],
-  rule: SummaryRule,
-  signal: AbortSignal,
-  options: PrepareOptions,
-): Promise<string | undefined> {
-  const { createLlmClient } = await import("../llm/registry.js");
-  const { summarizeWithModel } = await import("../llm/summarize.js");
-  try {
-    const client = createLlmClient(modelId, { config: options.config, env: options.env });
-    const result = await summarizeWithModel(client, {
-      rawTurns,
-      model: modelId,
-      signal,
-      ...(rule.instructions === undefined ? {} : { instructions: rule.instructions }),
-      ...(rule.context === undefined ? {} : { context: rule.context }),
-    });
-    if (result.ok) return result.text;
-    options.warn(`${result.message}; using ${DIGEST_RECIPE} instead`);
-  } catch (error) {
-    options.warn(
-      `Summarization failed for ${modelId}: ${(error as Error).message}; using ${DIGEST_RECIPE} instead`,
-    );
-  }
-  return undefined;
 }

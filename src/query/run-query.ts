@@ -6,18 +6,16 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { copyEventsForFork } from "../core/fork.js";
-import { resolveTurnSelection } from "../cli/render/turn-selection.js";
+import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/events.js";
 import { applyReviewConfig } from "../core/review.js";
-import { assertNoOpenReview } from "../store/review-guard.js";
+import { configuredAssistantModel } from "../core/summarizer.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
 import type { LlmClient } from "../llm/types.js";
-import { newEventId, timestampNow } from "../store/ids.js";
-import type { ConversationStore } from "../store/store.js";
+import { assertNoOpenReview, newEventId, type Store, timestampNow } from "../store/index.js";
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
@@ -57,7 +55,7 @@ export interface QueryUi {
 
 /** Inputs of `runQuery`. */
 export interface QueryEnvironment {
-  readonly store: ConversationStore;
+  readonly store: Store;
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
@@ -83,13 +81,16 @@ export async function runQuery(
   // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   const advisorHolder: AdvisorHolder = {};
+  const { providerKeyVariables } = await import("../llm/registry.js");
   const tools = selectTools({
     registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder),
     configured: settings.tools,
+    env: environment.env,
+    protectedVariables: providerKeyVariables(environment.config),
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
-  const { client, configDelta } = await chooseModel(request, history, environment);
+  const { client, configDelta, chosenModel } = await chooseModel(request, history, environment);
   const conversationId = materializeTarget(target, request, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
@@ -99,8 +100,9 @@ export async function runQuery(
         assertNoOpenReview(store, conversationId);
         const result = await compactBeforeTurn(store, conversationId, request.compact, environment.config, {
           env: environment.env,
+          ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
           signal: controller.signal,
-          warn: (text) => ui.warn(text),
+          report: { info: (text) => ui.info(text), warn: (text) => ui.warn(text) },
         });
         ui.info(result.message);
       }
@@ -112,7 +114,9 @@ export async function runQuery(
         config: environment.config,
         env: environment.env,
         assistant: client,
-        directory: loaded.directory,
+        ...(chosenModel === undefined ? {} : { chosenModel }),
+        store,
+        conversationId,
         compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         clock,
@@ -176,7 +180,7 @@ function stripOneNewline(text: string): string {
 type Target = { readonly kind: "new" } | { readonly kind: "existing"; readonly id: string };
 
 /** The conversation this turn goes to; nothing is created yet. */
-function resolveTarget(request: QueryRequest, store: ConversationStore): Target {
+function resolveTarget(request: QueryRequest, store: Store): Target {
   if (request.newConversation) return { kind: "new" };
   try {
     return { kind: "existing", id: store.resolveTarget(request.id) };
@@ -188,12 +192,7 @@ function resolveTarget(request: QueryRequest, store: ConversationStore): Target 
 }
 
 /** Creates the new conversation or the fork, when the turn needs one; returns the id to use. */
-function materializeTarget(
-  target: Target,
-  request: QueryRequest,
-  store: ConversationStore,
-  ui: QueryUi,
-): string {
+function materializeTarget(target: Target, request: QueryRequest, store: Store, ui: QueryUi): string {
   if (target.kind === "new") return startConversation(store, ui);
   if (request.fork === undefined) {
     // Naming a conversation makes it the active one, as jp records the session's activation.
@@ -203,11 +202,8 @@ function materializeTarget(
   const id = target.id;
   const source = store.load(id);
   const turnCount = countTurns(source.events);
-  const selection =
-    request.fork === true ? ({ kind: "all" } as const) : ({ kind: "last", count: request.fork } as const);
-  const forked = copyEventsForFork(source.events, resolveTurnSelection(selection, turnCount), () =>
-    newEventId(),
-  );
+  const slice = selectTurnSlice(turnCount, request.fork === true ? {} : { last: request.fork });
+  const forked = copyEventsForFork(source.events, slice, () => newEventId());
   const meta = store.create({
     title: `Fork of ${source.meta.title ?? id}`,
     events: forked.events,
@@ -218,25 +214,28 @@ function materializeTarget(
   return meta.id;
 }
 
-function startConversation(store: ConversationStore, ui: QueryUi): string {
+function startConversation(store: Store, ui: QueryUi): string {
   const meta = store.create();
   store.setActive(meta.id);
   ui.info(`Started conversation ${meta.id}.`);
   return meta.id;
 }
 
-/** `-m`, else the model this conversation last used, else the configured or default one. */
+/**
+ * `-m`, else the model this conversation last used, else the configured or default one. The
+ * default may come from an API key in the environment; `chosenModel` is the model the user chose
+ * (everything but that default), the one summaries may use (core/summarizer.ts).
+ */
 async function chooseModel(
   request: QueryRequest,
   history: readonly ConversationEvent[],
   environment: QueryEnvironment,
-): Promise<{ client: LlmClient; configDelta?: Record<string, unknown> }> {
+): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
   const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
   const previous = stickyModel(history);
+  const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
-    request.model ??
-    previous ??
-    (await selectDefaultModel({ config: environment.config, env: environment.env }));
+    chosenModel ?? (await selectDefaultModel({ config: environment.config, env: environment.env }));
   const client = createLlmClient(wanted, {
     config: environment.config,
     env: environment.env,
@@ -248,7 +247,8 @@ async function chooseModel(
     },
   });
   const changed = request.model !== undefined && client.modelId !== previous;
-  return changed ? { client, configDelta: modelDelta(client.modelId) } : { client };
+  const chosen = chosenModel === undefined ? {} : { chosenModel };
+  return changed ? { client, configDelta: modelDelta(client.modelId), ...chosen } : { client, ...chosen };
 }
 
 /** First Ctrl-C (or SIGTERM): stop the turn, keeping what arrived. Second: exit at once. */

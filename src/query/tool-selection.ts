@@ -12,14 +12,13 @@
 import { type ConfigTable, isConfigTable } from "../core/config.js";
 import type { ToolChoice, ToolDefinition } from "../core/request.js";
 import { CxcError, usageError } from "../errors.js";
-import { createLocalCommandTool, parseLocalCommandConfig } from "../tools/local-command.js";
 import {
-  type EnableState,
-  RUN_MODES,
-  type RunMode,
-  type Tool,
-  type ToolRegistry,
-} from "../tools/registry.js";
+  createLocalCommandTool,
+  isToolConfigProblem,
+  parseLocalCommandConfig,
+} from "../tools/local-command.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { type EnableState, RUN_MODES, type RunMode, type Tool } from "../tools/tool.js";
 
 /** One `-t NAME` (enable) or `-T NAME` (disable), in command-line order. */
 export interface ToolDirective {
@@ -48,12 +47,16 @@ export interface SelectToolsOptions {
   readonly configured: ConfigTable;
   readonly directives?: readonly ToolDirective[];
   readonly forced?: string;
+  /** cxc's environment, which local commands get a minimal part of (default: `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Provider key variables of the configuration, refused in a tool's `env` list. */
+  readonly protectedVariables?: readonly string[];
 }
 
 /** Resolves the tools of a turn; throws a usage or configuration error. */
 export function selectTools(options: SelectToolsOptions): ToolSelection {
   const defaults = tableOrEmpty(options.configured["*"], "*");
-  const candidates = collectTools(options.registry, options.configured);
+  const candidates = collectTools(options);
   const enabled = new Map<string, boolean>();
   const names = candidates.map((entry) => entry.tool.name);
   for (const { tool, entry } of candidates) {
@@ -90,10 +93,12 @@ export function toolChoiceForCycle(selection: ToolSelection, cycle: number): Too
   return { type: "tool", name: selection.forced };
 }
 
-function collectTools(
-  registry: ToolRegistry,
-  configured: ConfigTable,
-): { tool: Tool; entry: Readonly<Record<string, unknown>> }[] {
+function collectTools({
+  registry,
+  configured,
+  env,
+  protectedVariables,
+}: SelectToolsOptions): { tool: Tool; entry: Readonly<Record<string, unknown>> }[] {
   const result: { tool: Tool; entry: Readonly<Record<string, unknown>> }[] = [];
   for (const tool of registry.list()) {
     result.push({ tool, entry: tableOrEmpty(configured[tool.name], tool.name) });
@@ -110,9 +115,15 @@ function collectTools(
         },
       );
     }
-    const config = parseLocalCommandConfig(name, entry);
-    if (typeof config === "string") throw new CxcError("invalid-config", config);
-    result.push({ tool: createLocalCommandTool(name, config), entry });
+    const config = parseLocalCommandConfig(name, entry, protectedVariables);
+    if (isToolConfigProblem(config)) {
+      throw new CxcError(
+        "invalid-config",
+        config.problem,
+        config.hint === undefined ? {} : { hint: config.hint },
+      );
+    }
+    result.push({ tool: createLocalCommandTool(name, config, env === undefined ? {} : { env }), entry });
   }
   return result;
 }

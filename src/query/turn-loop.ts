@@ -32,7 +32,8 @@ import { projectConversation } from "../core/projection.js";
 import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/request.js";
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
-import type { ToolOutcome } from "../tools/registry.js";
+import { readOnly, type Store, type StoreReader } from "../store/index.js";
+import type { ToolOutcome } from "../tools/tool.js";
 import type { TurnApprovals } from "./approval.js";
 import { providerError } from "./provider-errors.js";
 import {
@@ -42,10 +43,8 @@ import {
   toolDefinitions,
 } from "./tool-selection.js";
 
-/** Where events go; the caller holds the lock. */
-export interface TurnStore {
-  append(conversationId: string, events: readonly ConversationEvent[]): unknown;
-}
+/** Where events go (the caller holds the lock), and what tools read (read-only). */
+export type TurnStore = StoreReader & Pick<Store, "append">;
 
 /** Ids and time, injected so tests are deterministic. */
 export interface TurnClock {
@@ -355,6 +354,7 @@ async function executeCall(
     events: state.events,
     signal: options.signal,
     cwd: options.cwd,
+    store: readOnly(options.store),
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),
   };

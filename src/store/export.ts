@@ -17,7 +17,7 @@ import { exportOpenAiMessages } from "../core/interop/openai-messages.js";
 import { CxcError } from "../errors.js";
 import { writeFileAtomic } from "./files.js";
 import { CXC_EXPORT_MARKER } from "./import.js";
-import type { LoadedConversation } from "./store.js";
+import type { LoadedConversation } from "./port.js";
 
 /** The formats `cxc conversation export --to` writes. */
 export const EXPORT_FORMATS = ["jp", "openai", "anthropic", "cxc"] as const;

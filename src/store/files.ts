@@ -8,6 +8,7 @@
  */
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { CxcError } from "../errors.js";
 
 let temporaryCounter = 0;
 
@@ -60,4 +61,30 @@ export function syncDirectory(path: string): void {
 function writeAll(descriptor: number, buffer: Uint8Array): void {
   let offset = 0;
   while (offset < buffer.length) offset += writeSync(descriptor, buffer, offset, buffer.length - offset);
+}
+
+/** The error for a file of the store that cannot be read or written, by the system's reason. */
+export function unreadable(path: string, error: unknown): CxcError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM") {
+    return new CxcError("store-unreadable", `permission denied: ${path}`, {
+      hint: "check the permissions of the store directory (ls -l) or point CXC_HOME elsewhere",
+      cause: error,
+    });
+  }
+  if (code === "EROFS") {
+    return new CxcError("store-read-only", `the store is on a read-only filesystem: ${path}`, {
+      hint: "point CXC_HOME at a writable directory",
+      cause: error,
+    });
+  }
+  if (code === "ENOENT") {
+    return new CxcError("store-unreadable", `missing file: ${path}`, {
+      hint: "the conversation directory is incomplete; was it removed while cxc ran?",
+      cause: error,
+    });
+  }
+  return new CxcError("store-unreadable", `cannot access ${path}: ${(error as Error).message}`, {
+    cause: error,
+  });
 }

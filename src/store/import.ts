@@ -11,14 +11,15 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importAnthropicMessages } from "../core/interop/anthropic-messages.js";
-import { type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
+import { eventListProblem, type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
 import { importOpenAiMessages } from "../core/interop/openai-messages.js";
 import { type ConversationEvent, compareTimestamps, parseEvent } from "../core/events.js";
+import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { countTurns } from "../core/turns.js";
 import { CxcError, usageError } from "../errors.js";
 import { CONVERSATION_ID_PATTERN } from "./ids.js";
 import { parseLog } from "./log.js";
-import type { ConversationStore } from "./store.js";
+import type { Store } from "./port.js";
 
 /** The formats `cxc conversation import --from` accepts. */
 export const IMPORT_FORMATS = ["jp", "openai", "anthropic", "cxc"] as const;
@@ -75,7 +76,14 @@ function readDirectory(path: string, from: ImportFormat | undefined): ImportBatc
     };
   }
   const nested = join(path, ".jp", "conversations");
-  if (existsSync(nested)) return readJpConversations(nested);
+  if (existsSync(nested)) {
+    if (!isDirectory(nested)) {
+      throw new CxcError("import-invalid", `${nested} is not a directory`, {
+        hint: "a jp workspace keeps its conversations in the directory .jp/conversations",
+      });
+    }
+    return readJpConversations(nested);
+  }
   if (basename(path) === "conversations" || listDirectories(path).some((name) => /^\d+(-|$)/.test(name))) {
     return readJpConversations(path);
   }
@@ -124,7 +132,9 @@ function readCxcDirectory(directory: string): ImportedConversation {
   const logPath = join(directory, "events.jsonl");
   const metaPath = join(directory, "meta.json");
   const meta = existsSync(metaPath) ? parseJsonFile(metaPath) : {};
-  const log = parseLog(readFileText(logPath), logPath);
+  const text = readFileText(logPath);
+  refuseDeepNesting(text, logPath);
+  const log = parseLog(text, logPath);
   if (log.warnings.length > 0) throw new CxcError("import-invalid", log.warnings[0]!);
   const fallback = { id: log.header.id, created_at: log.header.created_at };
   return cxcConversation({ ...fallback, ...(isRecord(meta) ? meta : {}) }, log.events, directory, {
@@ -150,6 +160,7 @@ function readText(text: string, label: string, request: ImportRequest): ImportBa
   const firstLine = text.slice(0, text.indexOf("\n") + 1 || text.length);
   const isLog = firstLine.includes('"conversation-log"');
   if (isLog && (request.from === undefined || request.from === "cxc")) {
+    refuseDeepNesting(text, label);
     const log = parseLog(text.endsWith("\n") ? text : `${text}\n`, label);
     const header = { id: log.header.id, created_at: log.header.created_at };
     const meta = { ...header, ...siblingMeta(label, log.header.id) };
@@ -239,6 +250,8 @@ function cxcConversation(
     typeof meta.created_at === "string" && meta.created_at !== "" ? meta.created_at : undefined;
   if (createdAt === undefined)
     throw new CxcError("import-invalid", `${label}: the conversation has no created_at`);
+  const problem = eventListProblem(events);
+  if (problem !== undefined) throw new CxcError("import-invalid", `${label}: ${problem}`);
   const extra = Object.fromEntries(Object.entries(meta).filter(([key]) => !DERIVED_META.has(key)));
   return {
     id,
@@ -289,7 +302,7 @@ export interface ImportOutcome {
  * exists, unless `skipExisting`, which leaves existing ones as they are.
  */
 export async function saveImported(
-  store: ConversationStore,
+  store: Pick<Store, "locate" | "create" | "archive">,
   conversations: readonly ImportedConversation[],
   options: { skipExisting: boolean },
 ): Promise<ImportOutcome[]> {
@@ -365,26 +378,39 @@ function parseJsonFile(path: string): unknown {
 }
 
 /**
- * JSON.parse with an error that names the file, and the line and column when the parser tells the
- * position (V8 does for most errors, not for an unexpected token, where it quotes a snippet instead).
+ * JSON.parse with an error that names the file, line and column and quotes nothing of it (the
+ * file may be a symlink to anything, or hold escape sequences); a value nested deeper than
+ * `MAX_JSON_DEPTH` is refused the same way, before any code walks it recursively.
  */
 export function parseJsonText(text: string, label: string): unknown {
+  refuseDeepNesting(text, label);
   try {
     return JSON.parse(text);
-  } catch (error) {
-    const message = (error as Error).message;
-    const position = /at position (\d+)/.exec(message)?.[1];
-    const offset =
-      position !== undefined ? Number(position) : /end of JSON/.test(message) ? text.length : undefined;
-    let where = "";
-    if (offset !== undefined) {
-      const before = text.slice(0, offset);
-      where = `:${before.split("\n").length}:${offset - before.lastIndexOf("\n")}`;
-    }
-    const reason = message
-      .replace(/\s*in JSON at position \d+.*$/s, "")
-      .replace(/, (\.\.\.)?".*" is not valid JSON$/s, "");
-    throw new CxcError("import-invalid", `${label}${where}: not valid JSON (${reason})`);
+  } catch {
+    const error = locateJsonError(text);
+    const where = error === undefined ? "" : `:${error.line}:${error.column}`;
+    throw new CxcError(
+      "import-invalid",
+      `${label}${where}: not valid JSON (${error?.reason ?? "unreadable"})`,
+    );
+  }
+}
+
+/** Refuses JSON text (or a log) nested deeper than `MAX_JSON_DEPTH`, before anything parses it. */
+function refuseDeepNesting(text: string, label: string): void {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new CxcError(
+      "import-invalid",
+      `${label}: nested more than ${MAX_JSON_DEPTH} levels deep, which no conversation needs`,
+    );
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

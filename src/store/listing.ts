@@ -13,20 +13,9 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "./files.js";
-import { type ConversationMeta, readMeta } from "./meta.js";
-import { archiveDirectory, conversationsDirectory, type Environment } from "./paths.js";
-import { readActive } from "./session.js";
-
-export interface ListedConversation {
-  readonly meta: ConversationMeta;
-  readonly archived: boolean;
-}
-
-export interface ConversationListing {
-  readonly conversations: ListedConversation[];
-  /** One sentence per conversation whose metadata could not be read (it is left out). */
-  readonly warnings: string[];
-}
+import { readMeta } from "./meta.js";
+import { archiveDirectory, conversationsDirectory } from "./paths.js";
+import type { ConversationListing, ConversationMeta, ListedConversation } from "./port.js";
 
 /** Metadata of live (or archived) conversations, newest activity first. */
 export function listConversations(root: string, options: { archived?: boolean } = {}): ConversationListing {
@@ -102,11 +91,6 @@ function writeListingCache(path: string, entries: Record<string, CachedMeta>): v
   } catch {
     // A read-only store still lists; it only stays uncached.
   }
-}
-
-/** The session's active conversation id, if any. */
-export function activeConversation(root: string, env: Environment): string | undefined {
-  return readActive(root, env);
 }
 
 /** Names of the conversation directories below `directory` (dot entries skipped). */

@@ -42,26 +42,14 @@ import {
   parseEvent,
   serializeEvent,
 } from "../core/events.js";
+import { locateJsonError } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
-import { appendDurably, writeFileAtomic } from "./files.js";
+import { appendDurably, unreadable, writeFileAtomic } from "./files.js";
 import { EVENTS_FILE } from "./paths.js";
+import type { LoadedLog, LogHeader } from "./port.js";
 
 /** The validation stamp beside a log (see the header). */
 export const VALIDATED_STAMP_FILE = "events.validated.json";
-
-export interface LogHeader {
-  readonly cxc: "conversation-log";
-  readonly version: number;
-  readonly id: string;
-  readonly created_at: string;
-}
-
-export interface LoadedLog {
-  readonly header: LogHeader;
-  readonly events: ConversationEvent[];
-  /** Problems that did not stop the load (a torn final line), one sentence each. */
-  readonly warnings: string[];
-}
 
 export function headerLine(id: string, createdAt: string): string {
   const header: LogHeader = {
@@ -180,8 +168,11 @@ export function parseLog(content: string | Buffer, path: string, options: ParseL
     let value: unknown;
     try {
       value = JSON.parse(line);
-    } catch (error) {
-      throw corruptLine(path, index + 1, `not valid JSON (${(error as Error).message})`);
+    } catch {
+      // Name the column and a reason, never a snippet of the line (JSON.parse's message quotes it).
+      const error = locateJsonError(line);
+      const where = error === undefined ? "" : `:${error.column}`;
+      throw corruptLine(path, `${index + 1}${where}`, `not valid JSON (${error?.reason ?? "unreadable"})`);
     }
     if (trusted) {
       const record = value as Record<string, unknown>;
@@ -375,35 +366,10 @@ function readExactly(descriptor: number, buffer: Buffer, length: number, positio
   }
 }
 
-function corruptLine(path: string, line: number, reason: string): CxcError {
+function corruptLine(path: string, line: number | string, reason: string): CxcError {
   return new CxcError("corrupt-log", `${path}:${line}: ${reason}`, { hint: recoverHint(path) });
 }
 
 function recoverHint(path: string): string {
   return `cxc never rewrites a log to repair it; fix or remove that line by hand (keep a copy of ${path} first)`;
-}
-
-export function unreadable(path: string, error: unknown): CxcError {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EACCES" || code === "EPERM") {
-    return new CxcError("store-unreadable", `permission denied: ${path}`, {
-      hint: "check the permissions of the store directory (ls -l) or point CXC_HOME elsewhere",
-      cause: error,
-    });
-  }
-  if (code === "EROFS") {
-    return new CxcError("store-read-only", `the store is on a read-only filesystem: ${path}`, {
-      hint: "point CXC_HOME at a writable directory",
-      cause: error,
-    });
-  }
-  if (code === "ENOENT") {
-    return new CxcError("store-unreadable", `missing file: ${path}`, {
-      hint: "the conversation directory is incomplete; was it removed while cxc ran?",
-      cause: error,
-    });
-  }
-  return new CxcError("store-unreadable", `cannot access ${path}: ${(error as Error).message}`, {
-    cause: error,
-  });
 }

@@ -7,23 +7,13 @@
  * 4. else `~/.local/share/cxc`.
  *
  * Inside the root: `conversations/<id>/` (live), `archive/<id>/` (archived; the location is the
- * source of truth), `sessions/` (the active conversation per session) and `locks/`.
+ * source of truth), `sessions/` (the active conversation per session) and `locks/`. Inside a
+ * conversation directory: the log, `meta.json`, and the records and caches named below.
  */
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-
-export type StoreKind = "workspace" | "home";
-
-export interface StoreLocation {
-  readonly kind: StoreKind;
-  /** The store directory (`<workspace>/.cxc` or the user data directory). */
-  readonly root: string;
-  /** Why this root was chosen, for `cxc config show` and error messages. */
-  readonly origin: string;
-}
-
-export type Environment = Readonly<Record<string, string | undefined>>;
+import type { Environment, StoreLocation } from "./port.js";
 
 export const WORKSPACE_DIRECTORY = ".cxc";
 
@@ -56,3 +46,7 @@ export const locksDirectory = (root: string): string => join(root, "locks");
 
 export const EVENTS_FILE = "events.jsonl";
 export const META_FILE = "meta.json";
+/** A compaction review's record: the conversation it reviews. */
+export const REVIEW_FILE = "review.json";
+/** What the compaction advisor remembers about the conversation. */
+export const ADVISOR_FILE = "advisor.json";

@@ -8,9 +8,11 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./files.js";
-import { type Environment, sessionsDirectory } from "./paths.js";
+import { sessionsDirectory } from "./paths.js";
+import type { Environment } from "./port.js";
 
-interface SessionFile {
+/** A session: the active conversation and the one active before it. */
+export interface SessionFile {
   active?: string;
   previous?: string;
 }
@@ -59,12 +61,17 @@ export function readPrevious(root: string, env: Environment): string | undefined
   return typeof previous === "string" ? previous : undefined;
 }
 
-export function writeActive(root: string, env: Environment, id: string | undefined): void {
-  const current = readSession(root, env);
+/** The session after `id` becomes active (undefined: none is). */
+export function nextSession(current: SessionFile, id: string | undefined): SessionFile {
   const next: SessionFile = {};
   if (id !== undefined) next.active = id;
   const previous = current.active !== id ? current.active : current.previous;
   if (previous !== undefined && previous !== id) next.previous = previous;
+  return next;
+}
+
+export function writeActive(root: string, env: Environment, id: string | undefined): void {
+  const next = nextSession(readSession(root, env), id);
   mkdirSync(sessionsDirectory(root), { recursive: true });
   writeFileAtomic(sessionPath(root, env), `${JSON.stringify(next, null, 2)}\n`);
 }

@@ -14,13 +14,14 @@
  * dry run over the same conversation counts nothing and never loads the tokenizer. The cache is
  * only an accelerator: it is written atomically when the process exits and only if something new
  * was counted, a missing, unreadable or foreign cache is ignored, and deleting it is always safe.
+ * The memory store hands in a cache of its own (`cache`), kept as long as the store.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { TokenCounter } from "../core/tokens.js";
 import { writeFileAtomic } from "./files.js";
+import type { CachingTokenCounter } from "./port.js";
 
 /** The cache file's name inside a conversation directory. */
 export const TOKEN_CACHE_FILE = "tokens.cache.json";
@@ -35,27 +36,25 @@ let countWithTokenizer: CountTokens | undefined;
 const memo = new Map<string, number>();
 const persistentCaches = new Map<string, PersistentCache>();
 
-/** Counts read from one conversation's cache file, plus those counted since. */
-interface PersistentCache {
+/** Counts of one conversation by text hash (read from its cache file, plus those counted since). */
+export interface CountCache {
   readonly counts: Map<string, number>;
   changed: boolean;
 }
+
+type PersistentCache = CountCache;
 
 /** The options of `loadTokenCounter`. */
 export interface TokenCounterOptions {
   /** A conversation directory whose `tokens.cache.json` is read now and updated at exit. */
   readonly cacheDirectory?: string;
-}
-
-/** A token counter that can also say what it already knows without counting. */
-export interface CachingTokenCounter extends TokenCounter {
-  /** The count of `text` if it is memoized or in the conversation's cache; never tokenizes. */
-  readonly known: (text: string) => number | undefined;
+  /** A cache held by the caller (the memory store's); ignored with `cacheDirectory`. */
+  readonly cache?: CountCache;
 }
 
 /** The o200k_base counter, backed by the conversation's count cache when one is named. */
 export async function loadTokenCounter(options: TokenCounterOptions = {}): Promise<CachingTokenCounter> {
-  const cache = options.cacheDirectory === undefined ? undefined : openCache(options.cacheDirectory);
+  const cache = options.cacheDirectory === undefined ? options.cache : openCache(options.cacheDirectory);
   const known = (text: string): number | undefined => {
     if (text.length === 0) return 0;
     const count = memo.get(text);

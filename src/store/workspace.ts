@@ -3,7 +3,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { unreadable } from "./log.js";
+import { unreadable } from "./files.js";
 import { conversationsDirectory, WORKSPACE_DIRECTORY } from "./paths.js";
 
 export function initWorkspace(directory: string, cwd: string): { path: string; created: boolean } {

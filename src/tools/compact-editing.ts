@@ -4,7 +4,7 @@
  * (JSON would show it on one line with `\n` escapes).
  */
 import { parse } from "smol-toml";
-import type { ArgumentsEditing } from "./registry.js";
+import type { ArgumentsEditing } from "./tool.js";
 
 const HEADER = [
   "# Edit the compaction, save and close to run it; empty the file to cancel.",

@@ -9,7 +9,7 @@
  * it and records the compaction, which activates when the next turn starts. A bad note is a tool
  * error and schedules nothing.
  */
-import type { Tool, ToolOutcome } from "./registry.js";
+import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name (the end-of-turn hook looks for successful calls of it). */
 export const COMPACT_NOW_NAME = "compact_now";

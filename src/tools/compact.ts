@@ -6,17 +6,17 @@
  * Enabled only when named (`-t compact`, or `-u compact` to force a call) and `run = ask` by
  * default. Before the approval prompt, `describeCall` plans the call against the conversation and
  * shows the plan (ranges, what replaces them, tokens saved, boundary excerpts, the note), and
- * writes one preview file per rule to a fresh temporary directory holding everything that rule
- * would drop. `run` plans again, against the same events, and returns the `compaction` events as
- * effects; the turn loop stores them in the same append as the tool response.
+ * writes one preview file per rule, holding everything that rule would drop, to the user's
+ * private scratch directory (store/scratch.ts: mode 0700, files 0600, never overwritten, removed
+ * after a day). `run` plans again, against the same events, and returns the `compaction` events
+ * (built by core's one constructor) as effects; the turn loop stores them in the same append as
+ * the tool response.
  *
  * Planning, validation and every text live in the pure `core/compact-tool.ts`; this module adds
  * only the token counter, the temporary files, and the `Tool` shape.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadTokenCounter } from "../store/token-counter.js";
+import { errorMessage } from "../errors.js";
+import { writeScratchFile } from "../store/index.js";
 import {
   COMPACT_TOOL_NAME,
   type CompactToolPlan,
@@ -27,12 +27,10 @@ import {
   renderApprovalPreview,
   renderDroppedContent,
 } from "../core/compact-tool.js";
-import type { ConversationEvent } from "../core/events.js";
 import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../core/review.js";
-import { listReviewRecords } from "../store/review-guard.js";
-import { ConversationStore } from "../store/store.js";
-import type { Tool, ToolCallContext, ToolOutcome } from "./registry.js";
+import type { StoreReader } from "../store/index.js";
+import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 
 const DESCRIPTION = [
   "Propose compaction rules for this conversation: replace a range of earlier turns with your own",
@@ -108,32 +106,50 @@ export const COMPACT_TOOL_PARAMETERS: Readonly<Record<string, unknown>> = {
   additionalProperties: false,
 };
 
+/** Writes one preview file and returns its path; throws when it cannot. */
+export type PreviewWriter = (stem: string, text: string) => string;
+
 /** Options of `createCompactTool`; tests point the preview files somewhere known. */
 export interface CompactToolOptions {
-  /** Creates the directory the preview files go to. Default: a fresh `cxc-compact-*` under the OS temp dir. */
-  readonly createPreviewDirectory?: () => string;
+  /** Default: a new private file in the user's scratch directory (store/scratch.ts). */
+  readonly writePreview?: PreviewWriter;
 }
 
 type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
 
 async function planCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  events: readonly ConversationEvent[],
+  context: Pick<ToolCallContext, "events" | "store">,
   ids: { newEventId: () => string; now: string },
 ): Promise<CompactToolPlan> {
   const parsed = parseCompactArguments(argumentsObject);
   if (!parsed.ok) return parsed;
-  const countTokens = await loadTokenCounter();
+  const { events, store } = context;
+  const countTokens = await store.tokenCounter();
   return planCompactCall(events, parsed.rules, { countTokens, ...ids });
 }
 
-function writePreviewFiles(plan: PlannedCall, conversationId: string, directory: string): string[] {
-  const safeId = conversationId.replace(/[^A-Za-z0-9_-]/g, "_");
-  return plan.rules.map((planned) => {
-    const path = join(directory, `${safeId}-compact-${planned.index + 1}.md`);
-    writeFileSync(path, renderDroppedContent(planned, { ruleCount: plan.rules.length }));
-    return path;
+/**
+ * One preview file per rule, named with the rule's number and its 1-based turns
+ * (`<id>-compact-1-turns-2-5-<random>.md`). A file that cannot be written is left out of the
+ * prompt, with the reason.
+ */
+function writePreviewFiles(
+  plan: PlannedCall,
+  conversationId: string,
+  write: PreviewWriter,
+): { paths: (string | undefined)[]; problem?: string } {
+  let problem: string | undefined;
+  const paths = plan.rules.map((planned) => {
+    const stem = `${conversationId}-compact-${planned.index + 1}-turns-${planned.from + 1}-${planned.to + 1}`;
+    try {
+      return write(stem, renderDroppedContent(planned, { ruleCount: plan.rules.length }));
+    } catch (error) {
+      problem ??= errorMessage(error);
+      return undefined;
+    }
   });
+  return problem === undefined ? { paths } : { paths, problem };
 }
 
 /** The prompt text for a call that will only be answered with an error. */
@@ -148,10 +164,10 @@ function describeInvalidCall(message: string): string {
  */
 export async function precheckCompactCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "now">,
+  context: Pick<ToolCallContext, "events" | "now" | "store">,
 ): Promise<ToolOutcome | undefined> {
   let counter = 0;
-  const plan = await planCall(argumentsObject, context.events, {
+  const plan = await planCall(argumentsObject, context, {
     newEventId: () => `precheck-${++counter}`,
     now: context.now(),
   });
@@ -162,16 +178,15 @@ export async function precheckCompactCall(
  * While a compaction review of this conversation is open, no compaction may be written to it
  * (seed D66): the tool answers with the refusal so the model can tell the user.
  */
-function openReviewRefusal(context: ToolCallContext): string | undefined {
-  const store = ConversationStore.open(context.cwd, process.env);
-  const refusal = checkNoOpenReview(listReviewRecords(store), context.conversationId, "compact");
+function openReviewRefusal(store: StoreReader, conversationId: string): string | undefined {
+  const refusal = checkNoOpenReview(store.openReviews(), conversationId, "compact");
   return refusal === undefined ? undefined : `${refusal.message} (${refusal.hint})`;
 }
 
 /** Builds the `compact` tool. */
 export function createCompactTool(options: CompactToolOptions = {}): Tool {
-  const createPreviewDirectory =
-    options.createPreviewDirectory ?? (() => mkdtempSync(join(tmpdir(), "cxc-compact-")));
+  const writePreview: PreviewWriter =
+    options.writePreview ?? ((stem, text) => writeScratchFile(process.env, stem, text));
   return {
     name: COMPACT_TOOL_NAME,
     description: DESCRIPTION,
@@ -181,7 +196,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     editing: compactArgumentsEditing,
 
     async precheck(argumentsObject, context: ToolCallContext): Promise<ToolOutcome | undefined> {
-      const underReview = openReviewRefusal(context);
+      const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
       return precheckCompactCall(argumentsObject, context);
     },
@@ -189,19 +204,20 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
       // Placeholder ids: these events are only looked at, never stored.
       let counter = 0;
-      const plan = await planCall(argumentsObject, context.events, {
+      const plan = await planCall(argumentsObject, context, {
         newEventId: () => `preview-${++counter}`,
         now: context.now(),
       });
       if (!plan.ok) return describeInvalidCall(plan.message);
-      const paths = writePreviewFiles(plan, context.conversationId, createPreviewDirectory());
-      return renderApprovalPreview(plan, paths);
+      const previews = writePreviewFiles(plan, context.conversationId, writePreview);
+      const preview = renderApprovalPreview(plan, previews.paths);
+      return previews.problem === undefined ? preview : `${preview}\n(no preview file: ${previews.problem})`;
     },
 
     async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
-      const underReview = openReviewRefusal(context);
+      const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      const plan = await planCall(argumentsObject, context.events, {
+      const plan = await planCall(argumentsObject, context, {
         newEventId: () => context.newEventId(),
         now: context.now(),
       });

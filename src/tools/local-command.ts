@@ -4,16 +4,28 @@
  *
  * Configuration keys: `command` (a shell command line, or an array `[program, ...args]` run
  * without a shell), `description`, `parameters` (JSON Schema of the arguments object),
- * `timeout_secs` (default 60) and `max_output_bytes` (default 64 KiB).
+ * `timeout_secs` (default 60), `max_output_bytes` (default 64 KiB), `env` (names of further
+ * environment variables the command gets) and `positional` (placeholders whose value may not start
+ * with `-`: `true` for all, or a list of names).
  *
  * Arguments are validated against the schema (ajv) before anything runs; invalid arguments are a
- * tool error the model can correct. The command receives them three ways: as JSON on stdin, as
- * JSON in `CXC_TOOL_ARGUMENTS`, and through `{{name}}` placeholders in the command (shell-quoted in
- * a command line, verbatim as one argument in the array form), so a placeholder can never inject
- * shell syntax. The result reports the exit status; output beyond the ceiling is cut with a note.
+ * tool error the model can correct. The command receives them as JSON on stdin, as JSON in
+ * `CXC_TOOL_ARGUMENTS`, and through `{{name}}` placeholders. No value is ever spliced into shell
+ * text: in a command line a placeholder becomes `"${CXC_ARG_name}"` and the value travels in that
+ * environment variable (core/command-template.ts checks where placeholders stand); in the array
+ * form it is (part of) one argument. The command's environment is minimal (`toolEnvironment`):
+ * provider keys never reach it. The result reports the exit status; output beyond the ceiling is
+ * cut with a note. See docs/query.md and docs/security.md.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import type { RunMode, Tool, ToolCallContext, ToolOutcome } from "./registry.js";
+import {
+  fillArgument,
+  placeholderVariable,
+  type PreparedCommand,
+  prepareCommand,
+} from "../core/command-template.js";
+import { CxcError } from "../errors.js";
+import type { RunMode, Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 
 /** The configuration of one local command tool. */
 export interface LocalCommandConfig {
@@ -22,29 +34,76 @@ export interface LocalCommandConfig {
   readonly parameters?: Readonly<Record<string, unknown>>;
   readonly timeout_secs?: number;
   readonly max_output_bytes?: number;
+  /** Further environment variables passed to the command, by name. */
+  readonly env?: readonly string[];
+  /** Placeholders whose value may not start with `-` (`true`: all of them). */
+  readonly positional?: boolean | readonly string[];
+}
+
+/** A configuration entry that is not a usable tool: what is wrong, and how to fix it. */
+export interface ToolConfigProblem {
+  readonly problem: string;
+  readonly hint?: string;
+}
+
+/** Where a tool's environment comes from. */
+export interface LocalCommandOptions {
+  /** cxc's own environment, filtered by `toolEnvironment` (default: `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 const EMPTY_SCHEMA = { type: "object", properties: {} } as const;
 
-/** Reads a tool's configuration entry; returns an error sentence when it is not a usable tool. */
+/** Variables every command gets from cxc's environment (plus every `LC_*`), when they are set. */
+export const TOOL_BASE_VARIABLES = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TMPDIR",
+  "TZ",
+] as const;
+
+/** Provider credentials the SDKs read; never passed to a tool, even when `env` names them. */
+export const PROVIDER_KEY_VARIABLES = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "OPENAI_API_KEY",
+] as const;
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Reads a tool's configuration entry; returns a problem when it is not a usable tool.
+ * `protectedVariables` are the provider key variables of this configuration (built-in ones are
+ * always protected): listing one in `env` is refused.
+ */
 export function parseLocalCommandConfig(
   name: string,
   entry: Readonly<Record<string, unknown>>,
-): LocalCommandConfig | string {
+  protectedVariables: readonly string[] = [],
+): LocalCommandConfig | ToolConfigProblem {
+  const key = `conversation.tools.${name}`;
   const command = entry.command;
   const isArray =
     Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string");
   if (!(typeof command === "string" && command.trim().length > 0) && !isArray) {
-    return `conversation.tools.${name}.command must be a command line or a non-empty array of strings`;
+    return { problem: `${key}.command must be a command line or a non-empty array of strings` };
   }
+  const prepared = prepareCommand(command as string | string[]);
+  if (!prepared.ok) return { problem: `${key}.command: ${prepared.problem}`, hint: prepared.hint };
   const parameters = entry.parameters;
   if (
     parameters !== undefined &&
     (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
   ) {
-    return `conversation.tools.${name}.parameters must be a JSON Schema object`;
+    return { problem: `${key}.parameters must be a JSON Schema object` };
   }
   const config: { -readonly [K in keyof LocalCommandConfig]: LocalCommandConfig[K] } = {
     command: command as string | string[],
@@ -56,14 +115,103 @@ export function parseLocalCommandConfig(
   if (typeof entry.max_output_bytes === "number" && entry.max_output_bytes > 0) {
     config.max_output_bytes = entry.max_output_bytes;
   }
+  const env = parseEnvList(key, entry.env, [...PROVIDER_KEY_VARIABLES, ...protectedVariables]);
+  if (!Array.isArray(env)) return env as ToolConfigProblem;
+  if (env.length > 0) config.env = env;
+  const positional = parsePositional(key, entry.positional, prepared.command.placeholders);
+  if (typeof positional === "object" && !Array.isArray(positional)) return positional as ToolConfigProblem;
+  if (positional !== undefined) config.positional = positional;
   return config;
+}
+
+/** True when `parseLocalCommandConfig` refused the entry. */
+export function isToolConfigProblem(
+  value: LocalCommandConfig | ToolConfigProblem,
+): value is ToolConfigProblem {
+  return "problem" in value;
+}
+
+function parseEnvList(
+  key: string,
+  value: unknown,
+  protectedVariables: readonly string[],
+): string[] | ToolConfigProblem {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && VARIABLE_NAME.test(item))) {
+    return {
+      problem: `${key}.env must be a list of environment variable names`,
+      hint: `e.g. env = ["GITHUB_TOKEN"]`,
+    };
+  }
+  const secret = value.find((item) => protectedVariables.includes(item));
+  if (secret !== undefined) {
+    return {
+      problem: `${key}.env names ${secret}, a provider key; cxc never passes provider keys to tools`,
+      hint: `remove ${secret} from ${key}.env (a tool's output goes into the conversation and to the model)`,
+    };
+  }
+  return value as string[];
+}
+
+function parsePositional(
+  key: string,
+  value: unknown,
+  placeholders: readonly string[],
+): boolean | string[] | undefined | ToolConfigProblem {
+  if (value === undefined || typeof value === "boolean") return value;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    return {
+      problem: `${key}.positional must be true, false or a list of placeholder names`,
+      hint: `e.g. positional = ["pattern"]`,
+    };
+  }
+  const unknown = value.find((item) => !placeholders.includes(item));
+  if (unknown !== undefined) {
+    return {
+      problem: `${key}.positional names '${unknown}', which is not a placeholder of the command`,
+      hint:
+        placeholders.length === 0
+          ? "the command has no {{name}} placeholders"
+          : `its placeholders: ${placeholders.join(", ")}`,
+    };
+  }
+  return value as string[];
+}
+
+/**
+ * The environment of a command: the variables of `TOOL_BASE_VARIABLES` and `LC_*` that are set,
+ * plus the names the tool's `env` lists, taken from cxc's environment. Nothing else, so provider
+ * keys and whatever else cxc was started with stay out.
+ */
+export function toolEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  listed: readonly string[] = [],
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  const wanted = new Set<string>([...TOOL_BASE_VARIABLES, ...listed]);
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined) continue;
+    if (wanted.has(name) || /^LC_[A-Z_]+$/.test(name)) result[name] = value;
+  }
+  for (const name of PROVIDER_KEY_VARIABLES) delete result[name];
+  return result;
 }
 
 /**
  * Builds the tool. The schema is compiled on the first call (ajv is a large import and most turns
  * call no tool); a schema that does not compile makes every call a tool error naming the key.
  */
-export function createLocalCommandTool(name: string, config: LocalCommandConfig): Tool {
+export function createLocalCommandTool(
+  name: string,
+  config: LocalCommandConfig,
+  options: LocalCommandOptions = {},
+): Tool {
+  const prepared = prepareCommand(config.command);
+  if (!prepared.ok) {
+    throw new CxcError("invalid-config", `conversation.tools.${name}.command: ${prepared.problem}`, {
+      hint: prepared.hint,
+    });
+  }
   const parameters = config.parameters ?? EMPTY_SCHEMA;
   let validate: ValidateFunction | undefined;
   const run = async (
@@ -84,7 +232,13 @@ export function createLocalCommandTool(name: string, config: LocalCommandConfig)
     if (!validate(checked)) {
       return { isError: true, content: `Invalid arguments for ${name}: ${describeErrors(validate.errors)}` };
     }
-    return runCommand(name, config, checked, context);
+    const values = placeholderValues(prepared.command.placeholders, checked);
+    const refusal = refuseValues(name, config, values);
+    if (refusal !== undefined) return { isError: true, content: refusal };
+    return runCommand(name, config, prepared.command, checked, values, {
+      parentEnv: options.env ?? process.env,
+      context,
+    });
   };
   return {
     name,
@@ -94,6 +248,42 @@ export function createLocalCommandTool(name: string, config: LocalCommandConfig)
     defaults: { enable: true, run: "ask" satisfies RunMode },
     run,
   };
+}
+
+/** The text of each placeholder's value: strings as they are, other values as JSON, missing as "". */
+function placeholderValues(
+  names: readonly string[],
+  argumentsObject: Readonly<Record<string, unknown>>,
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    const value = argumentsObject[name];
+    values[name] =
+      value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return values;
+}
+
+/** A tool error for values that cannot be passed as they are, or undefined. */
+function refuseValues(
+  name: string,
+  config: LocalCommandConfig,
+  values: Readonly<Record<string, string>>,
+): string | undefined {
+  for (const [key, value] of Object.entries(values)) {
+    // The operating system cannot carry a NUL in an argument or environment variable.
+    if (value.includes("\u0000"))
+      return `Invalid arguments for ${name}: /${key} must not contain a NUL character`;
+    const positional =
+      config.positional === true || (Array.isArray(config.positional) && config.positional.includes(key));
+    if (positional && value.startsWith("-")) {
+      return (
+        `Invalid arguments for ${name}: /${key} must not start with '-' ` +
+        "(it is passed to the command as a positional argument, not an option)"
+      );
+    }
+  }
+  return undefined;
 }
 
 async function compileSchema(schema: Readonly<Record<string, unknown>>): Promise<ValidateFunction> {
@@ -115,37 +305,30 @@ function commandText(command: string | readonly string[]): string {
   return typeof command === "string" ? command : command.join(" ");
 }
 
-/** Replaces `{{name}}` placeholders; `quote` makes a value safe inside a shell command line. */
-export function fillPlaceholders(
-  template: string,
-  argumentsObject: Readonly<Record<string, unknown>>,
-  quote: (value: string) => string,
-): string {
-  return template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_match, key: string) => {
-    const value = argumentsObject[key];
-    if (value === undefined || value === null) return quote("");
-    return quote(typeof value === "string" ? value : JSON.stringify(value));
-  });
-}
-
-/** POSIX shell single-quoting. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 async function runCommand(
   name: string,
   config: LocalCommandConfig,
+  command: PreparedCommand,
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: ToolCallContext,
+  values: Readonly<Record<string, string>>,
+  where: { parentEnv: Readonly<Record<string, string | undefined>>; context: ToolCallContext },
 ): Promise<ToolOutcome> {
+  const { context } = where;
   const timeoutSeconds = config.timeout_secs ?? DEFAULT_TIMEOUT_SECONDS;
   const ceiling = config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const json = JSON.stringify(argumentsObject);
+  const env: Record<string, string> = {
+    ...toolEnvironment(where.parentEnv, config.env),
+    CXC_TOOL_NAME: name,
+    CXC_TOOL_ARGUMENTS: json,
+    CXC_CONVERSATION_ID: context.conversationId,
+  };
+  for (const [key, value] of Object.entries(values)) env[placeholderVariable(key)] = value;
   const options = {
     cwd: context.cwd,
     input: json,
-    env: { CXC_TOOL_NAME: name, CXC_TOOL_ARGUMENTS: json, CXC_CONVERSATION_ID: context.conversationId },
+    env,
+    extendEnv: false,
     reject: false,
     maxBuffer: ceiling,
     stripFinalNewline: false,
@@ -155,14 +338,12 @@ async function runCommand(
   } as const;
   // Loaded on first use: execa is a large import, and most turns run no local command.
   const { execa } = await import("execa");
-  const subprocess =
-    typeof config.command === "string"
-      ? execa(fillPlaceholders(config.command, argumentsObject, shellQuote), { ...options, shell: true })
-      : execa(
-          config.command[0]!,
-          config.command.slice(1).map((part) => fillPlaceholders(part, argumentsObject, (value) => value)),
-          options,
-        );
+  // The shell gets the script with placeholders turned into variable references; $0 names the tool.
+  const [file, ...args] =
+    command.kind === "shell"
+      ? ["/bin/sh", "-c", command.script, `cxc-tool-${name}`]
+      : [command.argv[0]!, ...command.argv.slice(1).map((part) => fillArgument(part, values))];
+  const subprocess = execa(file!, args, options);
   const stopper = new GroupStopper(subprocess.pid);
   trackGroup(subprocess.pid);
   const timer = setTimeout(() => stopper.stop("timeout"), timeoutSeconds * 1000);

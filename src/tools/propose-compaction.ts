@@ -19,12 +19,7 @@ import {
 } from "../core/review.js";
 import { checkSummary, type LossKind } from "../core/summary-check.js";
 import { groupTurns } from "../core/turns.js";
-import { readMeta } from "../store/meta.js";
-import { ConversationStore } from "../store/store.js";
-import type { Tool, ToolCallContext } from "./registry.js";
-
-/** Finds what a review conversation is reviewing. */
-export type ProposalSourceReader = (reviewId: string, context: ToolCallContext) => ProposalSource;
+import type { Tool, ToolCallContext } from "./tool.js";
 
 /** JSON Schema of the arguments, as the model sees it. */
 export const PROPOSE_COMPACTION_PARAMETERS: Readonly<Record<string, unknown>> = {
@@ -67,20 +62,13 @@ const DESCRIPTION =
   "and/or tool_calls. The result shows the proposal as recorded (the range may grow to cover an existing " +
   "summary whole) or what to fix. Call it once per agreed revision, not after every message.";
 
-/** Reads the review's `compaction_source` and the source's events from the store of this process. */
-export function readSourceFromStore(store: ConversationStore): ProposalSourceReader {
-  return (reviewId) => {
-    const review = store.locate(reviewId);
-    const sourceId = review === undefined ? undefined : readMeta(review.directory).compaction_source;
-    if (typeof sourceId !== "string" || sourceId === "") return { kind: "none" };
-    if (store.locate(sourceId) === undefined) return { kind: "missing", id: sourceId };
-    return { kind: "found", id: sourceId, events: store.load(sourceId).events };
-  };
-}
-
-/** The default reader: the store the running `cxc` uses (workspace, else CXC_HOME, …). */
-function readSourceOfThisProcess(reviewId: string, context: ToolCallContext): ProposalSource {
-  return readSourceFromStore(ConversationStore.open(context.cwd, process.env))(reviewId, context);
+/** The review's source (its review record) and the source's events, from the call's store. */
+function readSource(reviewId: string, context: Pick<ToolCallContext, "store">): ProposalSource {
+  const { store } = context;
+  const sourceId = store.reviewSource(reviewId);
+  if (sourceId === undefined) return { kind: "none" };
+  if (store.locate(sourceId) === undefined) return { kind: "missing", id: sourceId };
+  return { kind: "found", id: sourceId, events: store.load(sourceId).events };
 }
 
 const LOSS_KINDS: readonly LossKind[] = ["paths", "identifiers", "numbers", "constraints"];
@@ -109,30 +97,23 @@ export function describeSummaryLosses(
   return lines.length === 0 ? [] : ["The summary does not mention:", ...lines];
 }
 
-/** Builds the tool; tests pass their own reader. */
-export function createProposeCompactionTool(
-  readSource: ProposalSourceReader = readSourceOfThisProcess,
-): Tool {
-  return {
-    name: PROPOSE_COMPACTION_TOOL_NAME,
-    description: DESCRIPTION,
-    parameters: PROPOSE_COMPACTION_PARAMETERS,
-    source: "builtin",
-    // Recording a proposal changes nothing outside the review, so it needs no approval.
-    defaults: { enable: false, run: "unattended" },
-    async describeCall(argumentsObject, context) {
-      const validation = validateProposal(argumentsObject, readSource(context.conversationId, context));
-      return validation.ok ? renderProposalResult(validation).split("\n")[0]! : validation.message;
-    },
-    async run(argumentsObject, context) {
-      const source = readSource(context.conversationId, context);
-      const validation = validateProposal(argumentsObject, source);
-      if (!validation.ok) return { content: validation.message, isError: true };
-      const losses = source.kind === "found" ? describeSummaryLosses(source.events, validation.proposal) : [];
-      return { content: [renderProposalResult(validation), ...losses].join("\n"), isError: false };
-    },
-  };
-}
-
 /** The tool as registered in the built-in registry. */
-export const proposeCompactionTool: Tool = createProposeCompactionTool();
+export const proposeCompactionTool: Tool = {
+  name: PROPOSE_COMPACTION_TOOL_NAME,
+  description: DESCRIPTION,
+  parameters: PROPOSE_COMPACTION_PARAMETERS,
+  source: "builtin",
+  // Recording a proposal changes nothing outside the review, so it needs no approval.
+  defaults: { enable: false, run: "unattended" },
+  async describeCall(argumentsObject, context) {
+    const validation = validateProposal(argumentsObject, readSource(context.conversationId, context));
+    return validation.ok ? renderProposalResult(validation).split("\n")[0]! : validation.message;
+  },
+  async run(argumentsObject, context) {
+    const source = readSource(context.conversationId, context);
+    const validation = validateProposal(argumentsObject, source);
+    if (!validation.ok) return { content: validation.message, isError: true };
+    const losses = source.kind === "found" ? describeSummaryLosses(source.events, validation.proposal) : [];
+    return { content: [renderProposalResult(validation), ...losses].join("\n"), isError: false };
+  },
+};

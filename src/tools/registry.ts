@@ -1,104 +1,14 @@
 /**
- * The tool interface and the registry of built-in tools.
+ * The registry of built-in tools.
  *
- * A tool is a name, a JSON Schema for its arguments, defaults for whether it is enabled and how
- * its calls are approved, and a `run` function. Besides its result text, a tool may return
- * *effects*: events the turn loop stores in the same append as the tool's response, so they
- * land together or not at all (the compact tools of later issues record their compactions this
- * way). Tools never write to the store themselves.
- *
- * Built-in tools register here; local command tools (`conversation.tools.<name>.command`) are
- * built from configuration by `local-command.ts` and share the same interface.
+ * A tool (tool.ts) is a name, a JSON Schema for its arguments, defaults for whether it is enabled
+ * and how its calls are approved, and a `run` function. Built-in tools register here; local
+ * command tools (`conversation.tools.<name>.command`) are built from configuration by
+ * `local-command.ts` and share the same interface.
  */
-import type { ConversationEvent } from "../core/events.js";
 import { compactTool } from "./compact.js";
 import { proposeCompactionTool } from "./propose-compaction.js";
-
-/** How a call is approved: ask at the terminal, run without asking, edit the arguments first, or never run. */
-export type RunMode = "ask" | "unattended" | "edit" | "skip";
-export const RUN_MODES: readonly RunMode[] = ["ask", "unattended", "edit", "skip"];
-
-/** Whether a tool is offered to the model: on, off, or only when named with `-t`/`-u`. */
-export type EnableState = boolean | "explicit";
-
-/** Where a tool comes from. */
-export type ToolSource = "builtin" | "local";
-
-/** What a running tool can see. */
-export interface ToolCallContext {
-  readonly conversationId: string;
-  readonly callId: string;
-  /** The conversation's events so far, this turn's included (read-only). */
-  readonly events: readonly ConversationEvent[];
-  /** Aborted when the user interrupts; long-running tools should stop. */
-  readonly signal: AbortSignal;
-  /** The working directory of the cxc process. */
-  readonly cwd: string;
-  /** Ids and timestamps for effect events. */
-  newEventId(): string;
-  now(): string;
-}
-
-/** A text form of a tool's arguments for `$EDITOR` (`e` at the approval prompt). */
-export interface ArgumentsEditing {
-  /** The file name the editor opens (its extension picks the syntax highlighting). */
-  readonly fileName: string;
-  render(argumentsObject: Readonly<Record<string, unknown>>): string;
-  /** The edited text as arguments, or one line saying why it cannot be read. */
-  parse(
-    text: string,
-  ):
-    | { readonly ok: true; readonly value: Record<string, unknown> }
-    | { readonly ok: false; readonly error: string };
-}
-
-/** The result of one call. */
-export interface ToolOutcome {
-  /** Sent back to the model as the tool result. */
-  readonly content: string;
-  readonly isError: boolean;
-  /**
-   * Events stored together with the tool response, in one append, after it (for example the
-   * `compaction` events a compact tool records). They must carry ids and timestamps from the
-   * context.
-   */
-  readonly effects?: readonly ConversationEvent[];
-}
-
-/** A tool cxc can offer to a model. */
-export interface Tool {
-  readonly name: string;
-  /** Sent to the model. */
-  readonly description: string;
-  /** JSON Schema of the arguments object. */
-  readonly parameters: Readonly<Record<string, unknown>>;
-  readonly source: ToolSource;
-  /** Used when configuration says nothing. */
-  readonly defaults: { readonly enable: EnableState; readonly run: RunMode };
-  /**
-   * How `e` at the approval prompt presents the arguments for editing; JSON when absent.
-   */
-  readonly editing?: ArgumentsEditing;
-  /**
-   * A check before anyone is asked: an outcome returned here goes straight back to the model (a
-   * call that cannot be carried out, such as an unresolvable quote), so the model corrects itself
-   * without the user having to decline. Undefined means the call may be put to the user.
-   */
-  precheck?(
-    argumentsObject: Readonly<Record<string, unknown>>,
-    context: ToolCallContext,
-  ): Promise<ToolOutcome | undefined>;
-  /**
-   * What the call would do, resolved against the conversation, for the approval prompt. When a
-   * tool gives it, the prompt shows it instead of the call's JSON.
-   */
-  describeCall?(
-    argumentsObject: Readonly<Record<string, unknown>>,
-    context: ToolCallContext,
-  ): Promise<string>;
-  /** Runs the call. Expected failures are returned with `isError`, not thrown. */
-  run(argumentsObject: Readonly<Record<string, unknown>>, context: ToolCallContext): Promise<ToolOutcome>;
-}
+import type { Tool } from "./tool.js";
 
 /** Built-in tools by name. Registration order is the order tools are offered in. */
 export class ToolRegistry {

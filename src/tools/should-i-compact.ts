@@ -7,8 +7,9 @@
  * reads it through a getter. A failure (no advisor, a decision model that fails or times out) is
  * thrown, which the turn loop turns into a tool error.
  */
-import type { Advisor } from "../query/advisor-hook.js";
-import type { Tool, ToolOutcome } from "./registry.js";
+import type { Verdict } from "../core/advisor.js";
+import type { ConversationEvent } from "../core/events.js";
+import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name. */
 export const SHOULD_I_COMPACT_NAME = "should_i_compact";
@@ -19,8 +20,14 @@ const DESCRIPTION = [
   "lines, the four signals it was based on, and the next step.",
 ].join("\n");
 
+/** What the tool needs of the run's advisor (src/query/advisor-hook.ts). */
+export interface VerdictSource {
+  /** The verdict on `events`; throws when the decision model fails. */
+  verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict>;
+}
+
 /** Builds the tool; `getAdvisor` returns the run's advisor, or undefined when it is disabled. */
-export function createShouldICompactTool(getAdvisor: () => Advisor | undefined): Tool {
+export function createShouldICompactTool(getAdvisor: () => VerdictSource | undefined): Tool {
   return {
     name: SHOULD_I_COMPACT_NAME,
     description: DESCRIPTION,

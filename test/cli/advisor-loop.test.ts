@@ -26,6 +26,7 @@ import type { ToolSelection } from "../../src/query/tool-selection.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactNowTool } from "../../src/tools/compact-now.js";
 import { createShouldICompactTool } from "../../src/tools/should-i-compact.js";
+import { type RecordingStore, recordingStore } from "../helpers/memory-store.js";
 import {
   contextOverflowReply,
   type FakeMessageReply,
@@ -103,6 +104,8 @@ interface Harness {
   events: ConversationEvent[];
   printed: string[];
   warned: string[];
+  /** The compaction pipeline's notices (the digest writing a summary because no model is chosen). */
+  notices: string[];
   state: AdvisorState;
   advisor: Advisor;
   turn(message: string, options?: { tools?: ToolSelection }): Promise<ConversationEvent[]>;
@@ -146,6 +149,7 @@ function makeHarness(
     events: [],
     printed: [],
     warned: [],
+    notices: [],
     state: {},
     advisor: undefined as unknown as Advisor,
     turn: async () => [],
@@ -171,12 +175,20 @@ function makeHarness(
     print: (text) => harness.printed.push(text),
     measureTokens: (events) => measureContext(events, countCharacters).tokens,
     reportFailure: (message) => advisor.reportFailure(message),
+    // No assistant model is configured here: summaries are written by builtin/digest.
+    summaries: {
+      config: {},
+      env: {},
+      report: { info: (text) => harness.notices.push(text), warn: (text) => harness.warned.push(text) },
+    },
   });
+  let store: RecordingStore | undefined;
   harness.turn = async (message, turnOptions = {}) => {
-    const stored: ConversationEvent[] = [];
+    store ??= await recordingStore({ id: "conv-1" });
+    const appendsBefore = store.appends.length;
     await runTurn({
-      store: { append: (_id, batch) => stored.push(...batch) },
-      conversationId: "conv",
+      store,
+      conversationId: "conv-1",
       events: harness.events,
       message,
       client,
@@ -189,7 +201,9 @@ function makeHarness(
       cwd: process.cwd(),
       hooks,
     });
-    harness.events = [...harness.events, ...stored];
+    const stored = store.appends.slice(appendsBefore).flat();
+    harness.events = store.load("conv-1").events;
+    expect(harness.events.slice(harness.events.length - stored.length)).toEqual(stored);
     return stored;
   };
   return harness;
@@ -496,9 +510,7 @@ describe("failures", () => {
     await harness.turn("first question");
     const slow: FakeReply = { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 400 };
     provider.enqueue(textReply("two"), slow);
-    const started = Date.now();
     await harness.turn("second question");
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(harness.warned).toHaveLength(1);
     expect(harness.warned[0]).toContain("did not answer within 150 ms");
     // Without answers the advice follows the token lines only, and says so.

@@ -1,10 +1,10 @@
 /**
  * The advisor and automatic compaction through the built `cxc q`, against the loopback fake
- * provider: the stderr advice line, the state kept in the conversation's metadata across
- * processes, the line-set warning, `compact_now` applied at turn end with its undo command, and
+ * provider: the stderr advice line, the state kept in the conversation's advisor record across
+ * processes (and read from `meta.json`, where older versions kept it), the line-set warning, `compact_now` applied at turn end with its undo command, and
  * the overflow retry.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -14,7 +14,7 @@ import {
   startFakeProvider,
   textReply,
 } from "../helpers/fake-provider.js";
-import { makeQueryHome, type QueryHome } from "../query/e2e.js";
+import { makeQueryHome, type QueryHome, TEST_MODEL } from "../query/e2e.js";
 
 let provider: FakeProvider;
 let home: QueryHome;
@@ -44,10 +44,17 @@ function answers(switched: number, boundary: number, history: number, mid: numbe
   return { blocks: [{ type: "tool-call", id: "d1", name: "answer_questions", arguments: argumentsObject }] };
 }
 
+const conversationFile = (name: string): string =>
+  join(home.home.home, "conversations", home.activeId(), name);
+
 function meta(): Record<string, unknown> {
-  return JSON.parse(
-    readFileSync(join(home.home.home, "conversations", home.activeId(), "meta.json"), "utf8"),
-  );
+  return JSON.parse(readFileSync(conversationFile("meta.json"), "utf8"));
+}
+
+/** The advisor record; the metadata no longer holds the advisor's state. */
+function advisorRecord(): Record<string, unknown> {
+  expect(meta()).not.toHaveProperty("advisor");
+  return JSON.parse(readFileSync(conversationFile("advisor.json"), "utf8"));
 }
 
 const words = (count: number): string =>
@@ -73,16 +80,23 @@ request_tokens = 100000
     expect(second.stderr).toMatch(
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
-    expect(meta().advisor).toEqual({ last_announced: "notice" });
+    expect(advisorRecord()).toEqual({ last_announced: "notice" });
 
+    // As an older cxc left it: the state in meta.json, no record. It is still read: no new notice.
+    rmSync(conversationFile("advisor.json"));
+    writeFileSync(
+      conversationFile("meta.json"),
+      JSON.stringify({ ...meta(), advisor: { last_announced: "notice" } }),
+    );
     provider.enqueue(textReply("ok"), answers(0.9, 0.9, 0.1, 0.1));
     const third = await home.q(["again"]);
     expect(third.stderr).not.toContain("advisor");
+    writeFileSync(conversationFile("meta.json"), JSON.stringify({ ...meta(), advisor: undefined }));
 
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
-    expect(meta().advisor).toEqual({ last_announced: "recommend" });
+    expect(advisorRecord()).toEqual({ last_announced: "recommend" });
   });
 
   it("swallows a decision model that times out: one warning per conversation, token lines only", async () => {
@@ -100,7 +114,7 @@ request_tokens = 100000
     expect(second.stdout).toContain("second answer");
     expect(second.stderr).toContain("cxc: warning: advisor: the decision model did not answer within 300 ms");
     expect(second.stderr).toContain("token lines only: no decision model answered");
-    expect(meta().advisor).toMatchObject({ warned: true, last_announced: "notice" });
+    expect(advisorRecord()).toMatchObject({ warned: true, last_announced: "notice" });
     provider.enqueue(textReply("third answer"), { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 1500 });
     const third = await home.q(["third question"], { env });
     expect(third.exitCode).toBe(0);
@@ -142,9 +156,12 @@ request_tokens = 100000
           },
         ],
       },
+      // The summary rule names no model: the configured assistant model writes it.
+      textReply("SUMMARY of the first task"),
     );
     const result = await home.q(["-t", "compact_now", "fourth task"]);
     expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("warning");
     expect(result.stderr).toContain("the assistant called compact_now");
     expect(result.stderr).toContain(
       "`cxc conversation compact --reset=2`, then `cxc conversation compact --reset=1`",
@@ -152,6 +169,11 @@ request_tokens = 100000
     const recorded = home.events().filter((event) => event.type === "compaction");
     expect(recorded).toHaveLength(2);
     expect(recorded[1]).toMatchObject({ source: "auto", from_turn: 0, to_turn: 0, deferred_until_turn: 4 });
+    expect(recorded[1]!.summary).toEqual({
+      summary: "SUMMARY of the first task",
+      source: "derived",
+      recipe: TEST_MODEL,
+    });
 
     const undo = await home.home.run(["conversation", "compact", "--reset=2"], { env: home.env });
     expect(undo.exitCode).toBe(0);
@@ -215,9 +237,14 @@ keep_last = 1
       provider.enqueue(textReply(`done: ${message}`));
       expect((await home.q(message === "first task" ? ["--new", message] : [message])).exitCode).toBe(0);
     }
-    provider.enqueue(contextOverflowReply(), textReply("fits now"));
+    provider.enqueue(
+      contextOverflowReply(),
+      textReply("SUMMARY of the first two tasks"),
+      textReply("fits now"),
+    );
     const result = await home.q(["third task"]);
     expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("warning");
     expect(result.stdout).toContain("fits now");
     expect(result.stderr).toContain("the provider said the context window overflowed");
     const recorded = home.events().filter((event) => event.type === "compaction");
@@ -225,5 +252,11 @@ keep_last = 1
       [0, 1, undefined],
       [0, 1, undefined],
     ]);
+    // The summary of the automatic compaction was written by the configured assistant model.
+    expect(recorded[1]!.summary).toMatchObject({
+      summary: "SUMMARY of the first two tasks",
+      recipe: TEST_MODEL,
+    });
+    expect(JSON.stringify(provider.requests[3]!.body)).toContain("Summarize the conversation above.");
   });
 });

@@ -2,7 +2,9 @@
  * `compact -s` with a real model protocol: the built CLI talks to the loopback fake provider
  * through the real SDKs. The request must carry the RAW events of the (extended) range, the summary
  * instructions as the system prompt and the final `Summarize the conversation above.` message; a
- * failed summary (500s, a stream cut mid-way, a reply cut at the output limit) applies nothing.
+ * failed summary (500s, a stream cut mid-way, a reply cut at the output limit) falls back to the
+ * digest and says so, or, with `conversation.compaction.summary.fallback = "abort"`, applies
+ * nothing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SUMMARY_INSTRUCTIONS } from "../../src/llm/summarize.js";
@@ -23,8 +25,13 @@ afterEach(() => {
   provider.requests.length = 0;
 });
 
+/** The fake provider as Anthropic, and the assistant model configured (a key alone picks no summary model). */
 function anthropicEnv(): Record<string, string> {
-  return { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: provider.anthropicBaseURL };
+  return {
+    ANTHROPIC_API_KEY: "test-key",
+    ANTHROPIC_BASE_URL: provider.anthropicBaseURL,
+    CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6",
+  };
 }
 
 /** The user request texts of raw turn `number` (1-based) of the sample. */
@@ -117,14 +124,48 @@ describe("compact -s with a model", () => {
     ],
   ];
 
-  it.each(failures)("applies nothing after %s", async (_name, script, message) => {
+  it.each(failures)("falls back to the digest after %s, and says so", async (_name, script, message) => {
+    home = await homeWithSample();
+    script();
+    const result = await home.run(["conversation", "compact", "-k", "r:2..3", "-k", "s:4..6"], {
+      env: anthropicEnv(),
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const reason = message.replace("Summarization failed for anthropic/claude-sonnet-4-6: ", "");
+    expect(result.stderr).toMatch(
+      /cxc: warning: summary model anthropic\/claude-sonnet-4-6 failed \(.+\); summarized turns 4\.\.6 with builtin\/digest instead/,
+    );
+    expect(result.stderr).toContain(reason);
+    // The event says honestly who wrote the summary.
+    const [strip, summary] = compactionsOf(home);
+    expect(strip).toMatchObject({ from_turn: 1, to_turn: 2, reasoning: "strip" });
+    expect(summary).toMatchObject({
+      from_turn: 3,
+      to_turn: 5,
+      summary: { source: "derived", recipe: "builtin/digest" },
+    });
+    expect(result.stdout).toContain("Summary of turns 4..6 (builtin/digest)");
+    expect(provider.remaining()).toBe(0);
+  });
+
+  it.each(failures)("applies nothing after %s with fallback = abort", async (_name, script, message) => {
     home = await homeWithSample();
     const before = logBytes(home);
     script();
     // Two rules: the mechanical one must not be applied either, because everything is appended at the end.
-    const result = await home.run(["conversation", "compact", "-k", "r:2..3", "-k", "s:4..6"], {
-      env: anthropicEnv(),
-    });
+    const result = await home.run(
+      [
+        "-c",
+        "conversation.compaction.summary.fallback=abort",
+        "conversation",
+        "compact",
+        "-k",
+        "r:2..3",
+        "-k",
+        "s:4..6",
+      ],
+      { env: anthropicEnv() },
+    );
     expect(result.exitCode, result.stderr).toBe(1);
     const { error, hint } = errorLines(result.stderr);
     expect(error.startsWith(message), error).toBe(true);
@@ -135,23 +176,53 @@ describe("compact -s with a model", () => {
     expect(provider.remaining()).toBe(0);
   });
 
-  it("refuses a named model without its key, and falls back to the digest when none is configured", async () => {
+  it("a configured or named model without its key is a failure like any other: the digest stands in", async () => {
     home = await homeWithSample();
-    const before = logBytes(home);
     const named = await home.run(["conversation", "compact", "-s", "-m", "anthropic/claude-test"]);
-    expect(named.exitCode).toBe(1);
-    expect(errorLines(named.stderr).error).toBe("Missing environment variable ANTHROPIC_API_KEY.");
-    expect(logBytes(home)).toBe(before);
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(named.stderr).toContain(
+      "cxc: warning: summary model anthropic/claude-test failed (Missing environment variable ANTHROPIC_API_KEY); summarized turns 2..19 with builtin/digest instead",
+    );
     const configured = await home.run([
       "-c",
       "assistant.model.id=anthropic/claude-test",
+      "-c",
+      "conversation.compaction.summary.fallback=abort",
       "conversation",
       "compact",
       "-s",
     ]);
-    expect(configured.exitCode, configured.stderr).toBe(0);
-    expect(configured.stderr).toContain("Summarizing with builtin/digest instead");
-    expect(compactionsOf(home)[0]!.summary?.recipe).toBe("builtin/digest");
+    expect(configured.exitCode).toBe(1);
+    expect(errorLines(configured.stderr).error).toBe(
+      "Summarization failed for anthropic/claude-test: Missing environment variable ANTHROPIC_API_KEY. Nothing was compacted.",
+    );
+    expect(compactionsOf(home).map((compaction) => compaction.summary?.recipe)).toEqual(["builtin/digest"]);
     expect(provider.requests).toHaveLength(0);
+  });
+
+  it("a model id that names no provider stays an error (the user's to fix), whatever the fallback", async () => {
+    home = await homeWithSample();
+    const before = logBytes(home);
+    const result = await home.run(["conversation", "compact", "-s", "-m", "nosuch/model"], {
+      env: anthropicEnv(),
+    });
+    expect(result.exitCode).toBe(1);
+    expect(errorLines(result.stderr).error).toBe('Unknown provider "nosuch".');
+    expect(logBytes(home)).toBe(before);
+  });
+
+  it("refuses a fallback setting other than digest or abort", async () => {
+    home = await homeWithSample();
+    const result = await home.run([
+      "-c",
+      "conversation.compaction.summary.fallback=never",
+      "conversation",
+      "compact",
+      "-s",
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(errorLines(result.stderr).error).toBe(
+      'conversation.compaction.summary.fallback must be "digest" or "abort", not "never"',
+    );
   });
 });

@@ -2,26 +2,16 @@
  * `cxc q -u compact "summarize everything except the current task"` end to end: the built bin/cxc
  * against the loopback fake provider (Anthropic and OpenAI wire formats), the approval prompt
  * driven in a pseudo-terminal (tmux), and refusal when there is no terminal to ask.
- *
- * These tests need the tool in the built-in registry (`createBuiltinRegistry`); until it is
- * registered they are skipped with a notice, and the same flows are covered in-process by
- * compact-tool-loop.test.ts.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DECLINED_TEXT } from "../../src/query/approval.js";
-import { createBuiltinRegistry } from "../../src/tools/registry.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { hasTmux, startInTmux } from "../helpers/pty.js";
+import { startInTmux } from "../helpers/pty.js";
 import { seedConversation } from "./conversation-helpers.js";
-
-const registered = createBuiltinRegistry().get("compact") !== undefined;
-if (!registered) {
-  console.warn("compact-tool-cli.test.ts: skipped, the compact tool is not in the built-in registry yet");
-}
 
 type ProviderKind = "anthropic" | "openai";
 
@@ -113,7 +103,7 @@ function messagesOf(index: number): unknown[] {
   return JSON.parse(JSON.stringify(messages, (key, value) => (key === "cache_control" ? undefined : value)));
 }
 
-describe.skipIf(!registered).each(["anthropic", "openai"] as const)("cxc q -u compact (%s)", (kind) => {
+describe.each(["anthropic", "openai"] as const)("cxc q -u compact (%s)", (kind) => {
   it("records the proposal deferred, and the next turn sends the compacted view", async () => {
     await buildHistory();
     provider.enqueue(compactReply(), textReply("I proposed a compaction."));
@@ -160,7 +150,7 @@ describe.skipIf(!registered).each(["anthropic", "openai"] as const)("cxc q -u co
   });
 });
 
-describe.skipIf(!registered)("cxc q -u compact without a terminal", () => {
+describe("cxc q -u compact without a terminal", () => {
   it("refuses the call (run = ask) and records nothing", async () => {
     await buildHistory();
     provider.enqueue(compactReply(), textReply("I could not compact."));
@@ -178,7 +168,7 @@ describe.skipIf(!registered)("cxc q -u compact without a terminal", () => {
   });
 });
 
-describe.skipIf(!registered || !hasTmux())("the approval prompt in a pseudo-terminal", () => {
+describe("the approval prompt in a pseudo-terminal", () => {
   async function promptSession(answer: string, env: Record<string, string> = {}) {
     await buildHistory();
     provider.enqueue(compactReply(), textReply("Done with the proposal."));

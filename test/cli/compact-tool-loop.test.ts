@@ -8,7 +8,7 @@
  * turn where the second overlaps the first, a declined call recording nothing, an edited call
  * recording the edit, refusal without a terminal, and enable = explicit / -u forcing.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -24,8 +24,12 @@ import {
 } from "../../src/query/approval.js";
 import { selectTools, type ToolSelection } from "../../src/query/tool-selection.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import { writeScratchFile } from "../../src/store/scratch.js";
 import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
-import { type RunMode, ToolRegistry } from "../../src/tools/registry.js";
+import { createMemoryStore } from "../../src/store/index.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { RunMode } from "../../src/tools/tool.js";
+import { recordingStore } from "../helpers/memory-store.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 
@@ -104,7 +108,9 @@ function scriptedPrompter(
 }
 
 function compactSelection(run: RunMode = "ask", forced = true): ToolSelection {
-  const tool = createCompactTool({ createPreviewDirectory: () => mkdtempSync(join(previewRoot, "p-")) });
+  const tool = createCompactTool({
+    writePreview: (stem, text) => writeScratchFile({ XDG_CACHE_HOME: previewRoot }, stem, text),
+  });
   return forced ? { tools: [{ tool, run }], forced: "compact" } : { tools: [{ tool, run }] };
 }
 
@@ -116,9 +122,9 @@ async function turn(
   options: { prompter?: ApprovalPrompter; tools?: ToolSelection } = {},
 ): Promise<ConversationEvent[]> {
   let counter = 0;
-  const appended: ConversationEvent[][] = [];
+  const store = await recordingStore({ id: "conv1", events });
   await runTurn({
-    store: { append: (_id, batch) => appended.push([...batch]) },
+    store,
     conversationId: "conv1",
     events,
     message,
@@ -134,8 +140,8 @@ async function turn(
     },
     cwd: process.cwd(),
   });
-  lastAppends = appended;
-  return [...events, ...appended.flat()];
+  lastAppends = store.appends;
+  return store.load("conv1").events;
 }
 let lastAppends: ConversationEvent[][] = [];
 
@@ -188,7 +194,12 @@ describe.each(["anthropic", "openai"] as const)("compact end to end (%s)", (kind
     expect(detail).toContain('from     "set up the project skeleton"');
     expect(detail).toContain("why      Everything earlier is recoverable from files on disk.");
     const previewPath = /preview {2}(\S+)/.exec(detail)![1]!;
-    expect(previewPath.endsWith("conv1-compact-1.md")).toBe(true);
+    // In the private scratch directory, named with the rule and its 1-based turns, never reused.
+    expect(previewPath.startsWith(join(previewRoot, "cxc", "scratch", "conv1-compact-1-turns-1-3-"))).toBe(
+      true,
+    );
+    expect(previewPath).toMatch(/-[0-9a-f]{8}\.md$/);
+    expect(statSync(previewPath).mode & 0o777).toBe(0o600);
     const preview = readFileSync(previewPath, "utf8");
     expect(preview).toContain("thinking about layout");
     expect(preview).toContain("width: 100%");
@@ -345,7 +356,11 @@ describe("enabling the tool", () => {
   });
 
   it("pre-checks a call: an error answer for what cannot be applied, nothing otherwise", async () => {
-    const context = { events: history(), now: () => "2026-01-01T00:00:00Z" };
+    const context = {
+      events: history(),
+      now: () => "2026-01-01T00:00:00Z",
+      store: await createMemoryStore(),
+    };
     expect(await precheckCompactCall({ rules: [SUMMARY_RULE] }, context)).toBeUndefined();
     const answer = await precheckCompactCall(
       { rules: [{ ...SUMMARY_RULE, before_quote: "nowhere" }] },
@@ -356,7 +371,9 @@ describe("enabling the tool", () => {
   });
 
   it("writes no preview file for an invalid call", async () => {
-    const tool = createCompactTool({ createPreviewDirectory: () => mkdtempSync(join(previewRoot, "p-")) });
+    const tool = createCompactTool({
+      writePreview: (stem, text) => writeScratchFile({ XDG_CACHE_HOME: previewRoot }, stem, text),
+    });
     const detail = await tool.describeCall!(
       { rules: [] },
       {
@@ -365,6 +382,7 @@ describe("enabling the tool", () => {
         events: history(),
         signal: new AbortController().signal,
         cwd: process.cwd(),
+        store: await createMemoryStore(),
         newEventId: () => "id",
         now: () => "2026-01-01T00:00:00Z",
       },

@@ -83,6 +83,7 @@ describe("cxc config show", () => {
         "env CXC_CONVERSATION__COMPACTION__REVIEW__MODEL",
       ],
       "conversation.compaction.rules": [[{ keep_first: 1, keep_last: 2 }], user],
+      "conversation.compaction.summary.fallback": ["digest", "default"],
       "conversation.tools.read_file.enable": [true, workspace],
       "conversation.tools.read_file.run": ["unattended", workspace],
       "providers.ollama.base_url": ["http://localhost:11434/v1", "default"],
@@ -108,8 +109,9 @@ describe("cxc config show", () => {
     const result = await home.run(["-c", "assistant.model.id=anthropic/x", "config", "show"]);
     expect(result.stdout).toBe(
       [
-        'assistant.model.id        = "anthropic/x"  # -c',
-        'providers.ollama.base_url = "http://localhost:11434/v1"  # default',
+        'assistant.model.id                       = "anthropic/x"  # -c',
+        'conversation.compaction.summary.fallback = "digest"  # default',
+        'providers.ollama.base_url                = "http://localhost:11434/v1"  # default',
         "",
       ].join("\n"),
     );

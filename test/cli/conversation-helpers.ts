@@ -3,11 +3,12 @@
  * written through the real store (so files look exactly as cxc writes them), then the built CLI is
  * run against them.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ConversationEvent } from "../../src/core/events.js";
 import { VALIDATED_STAMP_FILE } from "../../src/store/log.js";
-import { type ConversationMeta, readMeta, writeMeta } from "../../src/store/meta.js";
+import type { ConversationMeta } from "../../src/store/index.js";
+import { readMeta, writeMeta } from "../../src/store/meta.js";
 import { ConversationStore } from "../../src/store/store.js";
 import type { TempHome } from "../helpers/cli.js";
 
@@ -52,6 +53,19 @@ export async function seedConversation(home: TempHome, options: SeedOptions): Pr
 /** The metadata of a conversation as it is on disk now. */
 export function metaOf(home: TempHome, id: string, archived = false): ConversationMeta {
   return readMeta(join(home.home, archived ? "archive" : "conversations", id));
+}
+
+/**
+ * The source a review conversation records (`review.json`), or undefined for a conversation that
+ * is not a review. Reviews no longer write `compaction_source` into their metadata.
+ */
+export function reviewSourceOf(home: TempHome, id: string, archived = false): string | undefined {
+  const directory = join(home.home, archived ? "archive" : "conversations", id);
+  if (readMeta(directory).compaction_source !== undefined)
+    throw new Error(`${id}: compaction_source in meta.json`);
+  const path = join(directory, "review.json");
+  if (!existsSync(path)) return undefined;
+  return (JSON.parse(readFileSync(path, "utf8")) as { source: string }).source;
 }
 
 /** Every file under `directory` with its content (caches aside), to assert that a command changed nothing. */

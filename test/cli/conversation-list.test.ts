@@ -100,7 +100,7 @@ describe("cxc conversation ls", () => {
     expect(result.stdout).not.toContain("\u001b");
   });
 
-  it("lists 1,000 conversations quickly, reading only meta.json", async () => {
+  it("lists 1,000 conversations reading only meta.json (its speed is a bench, not a test)", async () => {
     home = makeTempHome();
     const base = join(home.home, "conversations");
     for (let index = 0; index < 1000; index++) {
@@ -119,14 +119,11 @@ describe("cxc conversation ls", () => {
       // A log that fails to parse: ls must never open it.
       writeFileSync(join(directory, "events.jsonl"), "not a log\n{broken\n");
     }
-    const started = performance.now();
     const result = await home.run(["--format", "json", "c", "ls"]);
-    const elapsed = performance.now() - started;
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toBe("");
     const listed = JSON.parse(result.stdout) as { id: string }[];
     expect(listed).toHaveLength(1000);
     expect(listed[0]!.id).toBe("bulk000000999");
-    expect(elapsed).toBeLessThan(5000);
   });
 });

@@ -1,13 +1,12 @@
 /**
  * `use`, `archive`, `unarchive`, `rm` and `edit`: what each changes on disk and prints.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEventBuilder } from "../helpers/builders.js";
 import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
+import { startInTmux } from "../helpers/pty.js";
 import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
 
 let home: TempHome;
@@ -102,40 +101,35 @@ describe("cxc conversation rm", () => {
   });
 });
 
-/** util-linux `script` runs a command under a pseudo-terminal, so the confirmation prompt shows. */
-const hasScript = (() => {
-  try {
-    execFileSync("script", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-describe.skipIf(!hasScript)("cxc conversation rm at a terminal", () => {
-  async function runInTerminal(args: string, answer: string) {
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CXC_BIN)} ${args}`;
-    return execa("script", ["-qec", command, "/dev/null"], {
-      input: answer,
-      env: home.env,
-      extendEnv: false,
+describe("cxc conversation rm at a terminal", () => {
+  /** Runs `cxc ARGS` in a pseudo-terminal, answers the prompt once it shows, and returns the screen. */
+  async function runInTerminal(args: string[], answer: string) {
+    const session = startInTmux([process.execPath, CXC_BIN, ...args], {
+      env: home.env as Record<string, string>,
       cwd: join(home.cwd, ".."),
-      reject: false,
-      timeout: 20_000,
     });
+    try {
+      await session.waitFor("permanently?");
+      session.send(answer, { literal: true });
+      session.send("Enter");
+      const exitCode = await session.exitCode();
+      return { exitCode, screen: session.screen() };
+    } finally {
+      session.close();
+    }
   }
 
   it("asks, and deletes only after yes", async () => {
     home = makeTempHome();
     await seedPair();
-    const declined = await runInTerminal("c rm alpha", "n\r");
+    const declined = await runInTerminal(["c", "rm", "alpha"], "n");
     expect(declined.exitCode).toBe(1);
-    expect(String(declined.stdout)).toMatch(/Delete conversation alpha0000001 permanently\?/);
-    expect(String(declined.stdout)).toContain("Nothing deleted.");
+    expect(declined.screen).toMatch(/Delete conversation alpha0000001 permanently\?/);
+    expect(declined.screen).toContain("Nothing deleted.");
     expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(true);
-    const confirmed = await runInTerminal("c rm alpha", "y\r");
+    const confirmed = await runInTerminal(["c", "rm", "alpha"], "y");
     expect(confirmed.exitCode).toBe(0);
-    expect(String(confirmed.stdout)).toContain("Deleted conversation alpha0000001.");
+    expect(confirmed.screen).toContain("Deleted conversation alpha0000001.");
     expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(false);
   });
 });

@@ -1,32 +1,36 @@
 /**
- * The whole jp workspace in ../shared through the store functions the commands use, in process
- * (fast): import every conversation, export each with `--to jp`, compare every file byte for byte
- * with the original, import the exported copies into a second store and compare the events.
- * Skipped with a notice when the fixtures are absent.
+ * Every real jp workspace (the committed subset, and the full one in ../shared when present)
+ * through the store functions the commands use, in process (fast): import every conversation into
+ * a memory store, export each with `--to jp`, compare every file byte for byte with the original,
+ * import the exported copies into a second store and compare the events.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeJpExport } from "../../src/store/export.js";
-import { newConversationId, newEventId, timestampNow } from "../../src/store/ids.js";
-import { type ImportOutcome, readImport, saveImported } from "../../src/store/import.js";
-import { ConversationStore } from "../../src/store/store.js";
+import {
+  createMemoryStore,
+  type ImportOutcome,
+  loadInterop,
+  newConversationId,
+  newEventId,
+  type Store,
+  timestampNow,
+} from "../../src/store/index.js";
+import {
+  JP_WORKSPACES,
+  jpConversationDirectories,
+  noticeMissingSharedWorkspace,
+} from "../helpers/jp-fixtures.js";
 
-const WORKSPACE = fileURLToPath(new URL("../../../shared/fixtures/jp-workspace", import.meta.url));
-const CONVERSATIONS = join(WORKSPACE, ".jp", "conversations");
-const haveFixtures = existsSync(CONVERSATIONS);
-if (!haveFixtures) console.log(`notice: ${WORKSPACE} is absent; skipping the jp workspace round trip`);
+const { readImport, saveImported, writeJpExport } = await loadInterop();
+
+noticeMissingSharedWorkspace("the jp workspace round trip");
 
 const base = mkdtempSync(join(tmpdir(), "cxc-roundtrip-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-function openStore(name: string): ConversationStore {
-  return ConversationStore.open(base, { CXC_HOME: join(base, name) });
-}
-
-async function importPath(store: ConversationStore, path: string): Promise<ImportOutcome[]> {
+async function importPath(store: Store, path: string): Promise<ImportOutcome[]> {
   const batch = readImport({
     path,
     now: () => timestampNow(),
@@ -37,39 +41,43 @@ async function importPath(store: ConversationStore, path: string): Promise<Impor
   return saveImported(store, batch.conversations, { skipExisting: false });
 }
 
-describe.skipIf(!haveFixtures)("every jp fixture conversation round-trips through the store", () => {
-  it("imports, exports byte-for-byte, and re-imports identical events", async () => {
-    const first = openStore("first");
-    const outcomes = await importPath(first, WORKSPACE);
-    const expected = readdirSync(CONVERSATIONS).filter((name) => !name.startsWith(".")).length + 1;
-    expect(outcomes).toHaveLength(expected);
-    const output = join(base, "exported");
-    for (const { conversation } of outcomes) {
-      const directory = writeJpExport(first.load(conversation.id), output);
-      const original = join(
-        CONVERSATIONS,
-        conversation.archived ? ".archive" : "",
-        directory.split("/").at(-1)!,
-      );
-      expect(readdirSync(directory).sort()).toEqual(readdirSync(original).sort());
-      for (const file of readdirSync(original)) {
-        expect(
-          readFileSync(join(directory, file), "utf8") === readFileSync(join(original, file), "utf8"),
-          file,
-        ).toBe(true);
+describe.each(JP_WORKSPACES)(
+  "every conversation of the $name jp workspace round-trips through the store",
+  (jp) => {
+    it("imports, exports byte-for-byte, and re-imports identical events", async () => {
+      const CONVERSATIONS = jp.conversations;
+      const first = await createMemoryStore();
+      const outcomes = await importPath(first, jp.root);
+      expect(outcomes).toHaveLength(jpConversationDirectories(jp).length);
+      expect(outcomes.filter((outcome) => outcome.conversation.archived)).toHaveLength(1);
+      const output = join(base, `${jp.name}-exported`);
+      for (const { conversation } of outcomes) {
+        const directory = writeJpExport(first.load(conversation.id), output);
+        const original = join(
+          CONVERSATIONS,
+          conversation.archived ? ".archive" : "",
+          directory.split("/").at(-1)!,
+        );
+        expect(readdirSync(directory).sort()).toEqual(readdirSync(original).sort());
+        for (const file of readdirSync(original)) {
+          expect(
+            readFileSync(join(directory, file), "utf8") === readFileSync(join(original, file), "utf8"),
+            file,
+          ).toBe(true);
+        }
       }
-    }
-    const second = openStore("second");
-    const again = await importPath(second, output);
-    expect(again.map((outcome) => outcome.conversation.id).sort()).toEqual(
-      outcomes.map((outcome) => outcome.conversation.id).sort(),
-    );
-    for (const { conversation } of outcomes) {
-      const before = first.load(conversation.id);
-      const after = second.load(conversation.id);
-      expect(after.events).toEqual(before.events);
-      expect(after.meta.title).toBe(before.meta.title);
-      expect(after.meta.last_activated_at).toBe(before.meta.last_activated_at);
-    }
-  });
-});
+      const second = await createMemoryStore();
+      const again = await importPath(second, output);
+      expect(again.map((outcome) => outcome.conversation.id).sort()).toEqual(
+        outcomes.map((outcome) => outcome.conversation.id).sort(),
+      );
+      for (const { conversation } of outcomes) {
+        const before = first.load(conversation.id);
+        const after = second.load(conversation.id);
+        expect(after.events).toEqual(before.events);
+        expect(after.meta.title).toBe(before.meta.title);
+        expect(after.meta.last_activated_at).toBe(before.meta.last_activated_at);
+      }
+    });
+  },
+);

@@ -1,18 +1,20 @@
 /**
- * `cxc conversation import` / `export` end to end: the real jp workspace in ../shared (skipped with
- * a notice when absent) imports, exports byte-for-byte and re-imports identically; OpenAI, Anthropic
- * and cxc documents round-trip; bad input fails with one error line and leaves the store empty.
+ * `cxc conversation import` / `export` end to end: the real jp workspace committed in
+ * fixtures/jp-workspace imports, exports byte-for-byte and re-imports identically; OpenAI,
+ * Anthropic and cxc documents round-trip; bad input fails with one error line and leaves the store
+ * empty. (Every conversation of the full workspace in ../shared goes through the same store
+ * functions, in process, in import-export-roundtrip.test.ts.)
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import { COMMITTED_JP_WORKSPACE, jpConversationDirectories } from "../helpers/jp-fixtures.js";
 
-const WORKSPACE = fileURLToPath(new URL("../../../shared/fixtures/jp-workspace", import.meta.url));
-const CONVERSATIONS = join(WORKSPACE, ".jp", "conversations");
-const haveFixtures = existsSync(CONVERSATIONS);
-if (!haveFixtures) console.log(`notice: ${WORKSPACE} is absent; skipping the jp workspace CLI tests`);
+const WORKSPACE = COMMITTED_JP_WORKSPACE.root;
+const CONVERSATIONS = COMMITTED_JP_WORKSPACE.conversations;
+const DIRECTORIES = jpConversationDirectories(COMMITTED_JP_WORKSPACE);
+const ARCHIVED = DIRECTORIES.filter((directory) => directory.archived).length;
 
 const homes: TempHome[] = [];
 afterEach(() => {
@@ -67,15 +69,16 @@ function storedIds(home: TempHome): string[] {
   });
 }
 
-describe.skipIf(!haveFixtures)("jp workspace import and export", () => {
+describe("jp workspace import and export", () => {
   it("imports every conversation, prints a line each and a summary, and refuses a second import", async () => {
     const home = freshHome();
     const result = await home.run(["conversation", "import", WORKSPACE], { cwd: home.cwd });
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trim().split("\n");
-    expect(lines).toHaveLength(22);
+    expect(ARCHIVED).toBe(1);
+    expect(lines).toHaveLength(DIRECTORIES.length + 1);
     expect(lines[0]).toMatch(/^Imported jp-c\d+ as [0-9a-z]{13} \(.+, \d+ turns?\)$/);
-    expect(lines.at(-1)).toBe("Imported 21 conversations (1 archived).");
+    expect(lines.at(-1)).toBe(`Imported ${DIRECTORIES.length} conversations (1 archived).`);
     expect(readdirSync(join(home.home, "archive"))).toHaveLength(1);
 
     const again = await home.run(["conversation", "import", WORKSPACE], { cwd: home.cwd });
@@ -85,7 +88,7 @@ describe.skipIf(!haveFixtures)("jp workspace import and export", () => {
     );
     const skipped = await importJson(home, [WORKSPACE, "--skip-existing"]);
     expect(skipped.every((entry) => entry.skipped)).toBe(true);
-    expect(storedIds(home)).toHaveLength(21);
+    expect(storedIds(home)).toHaveLength(DIRECTORIES.length);
   });
 
   it("exports to jp byte-for-byte, and re-importing gives identical events", async () => {
@@ -94,9 +97,9 @@ describe.skipIf(!haveFixtures)("jp workspace import and export", () => {
     // through the same store functions in import-export-roundtrip.test.ts.
     const first = freshHome();
     const imported = await importJson(first, [join(WORKSPACE, ".jp", "conversations")]);
-    expect(imported).toHaveLength(21);
+    expect(imported).toHaveLength(DIRECTORIES.length);
     const chosen = imported.filter((entry) =>
-      ["jp-c17648402467", "jp-c17653152345", "jp-c17659773217"].includes(entry.source),
+      ["jp-c17648402467", "jp-c17662304290", "jp-c17659773217"].includes(entry.source),
     );
     expect(chosen).toHaveLength(3);
     const output = join(first.cwd, "exported");

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { makeQueryHome, type QueryHome, requestBody, wordCountTool } from "../query/e2e.js";
+import { makeQueryHome, type QueryHome, requestBody, TEST_MODEL, wordCountTool } from "../query/e2e.js";
 
 let provider: FakeProvider;
 let home: QueryHome;
@@ -242,7 +242,7 @@ describe("cxc q -k and --fork", () => {
     expect(JSON.stringify(requestBody(provider, 3).messages)).toContain("alpha beta");
   });
 
-  it("-k=s summarizes with builtin/digest when the rule names no model; -k takes no swallowed message", async () => {
+  it("-k=s summarizes with the configured assistant model when the rule names none; -k takes no swallowed message", async () => {
     provider.enqueue(textReply("one"), textReply("two"), textReply("three"));
     await home.q(["remember src/app.ts please"]);
     await home.q(["second"]);
@@ -255,15 +255,24 @@ describe("cxc q -k and --fork", () => {
     // Bare -k applies the default rule (keep first and last turn, strip reasoning and tools).
     expect(compaction).toMatchObject({ from_turn: 1, to_turn: 1, reasoning: "strip" });
     expect(home.events().at(-2)).toMatchObject({ type: "chat_request", content: "fourth question" });
-    provider.enqueue(textReply("five"));
-    await home.q(["-k=s:..-1", "fifth"]);
+    // The summary request comes first (before the turn), from the assistant model the user configured.
+    provider.enqueue(textReply("The user asked to remember src/app.ts."), textReply("five"));
+    const fifth = await home.q(["-k=s:..-1", "fifth"]);
+    expect(fifth.exitCode, fifth.stderr).toBe(0);
     const summary = home
       .events()
       .filter((event) => event.type === "compaction")
       .at(-1)!;
-    expect(summary).toMatchObject({ summary: { source: "derived", recipe: "builtin/digest" } });
-    expect(JSON.stringify(requestBody(provider, 4).messages)).toContain("[Summary of previous conversation]");
-    expect(JSON.stringify(requestBody(provider, 4).messages)).toContain("src/app.ts");
+    expect(summary).toMatchObject({
+      summary: { summary: "The user asked to remember src/app.ts.", source: "derived", recipe: TEST_MODEL },
+    });
+    const summaryRequest = requestBody(provider, 4);
+    expect(JSON.stringify(summaryRequest.messages.at(-1))).toContain("Summarize the conversation above.");
+    expect(JSON.stringify(summaryRequest.messages)).toContain("remember src/app.ts please");
+    expect(JSON.stringify(requestBody(provider, 5).messages)).toContain("[Summary of previous conversation]");
+    expect(JSON.stringify(requestBody(provider, 5).messages)).toContain(
+      "The user asked to remember src/app.ts.",
+    );
   });
 
   it("a bad -k SPEC is a usage error naming the reason", async () => {

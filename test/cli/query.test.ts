@@ -227,7 +227,8 @@ describe("cxc q: provider faults", () => {
 
   it("SIGTERM while streaming keeps the partial answer like Ctrl-C", async () => {
     const words = Array.from({ length: 40 }, (_, index) => `w${index}`).join(" ");
-    provider.enqueue(textReply(words, { chunkDelayMs: 100 }));
+    // Anthropic: message_start, ping, block start, then one delta per word; hold after w4.
+    provider.enqueue(textReply(words, { holdAfterEvents: 8 }));
     const { execa } = await import("execa");
     const { CXC_BIN } = await import("../helpers/cli.js");
     const child = execa(process.execPath, [CXC_BIN, "q", "long"], {
@@ -236,17 +237,21 @@ describe("cxc q: provider faults", () => {
       cwd: home.cwd.replace(/\/work$/, ""),
       reject: false,
     });
+    // A pipe gets the text as it streams: wait until the held part has been printed.
+    let printed = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      printed += chunk.toString("utf8");
+    });
     const deadline = Date.now() + 20_000;
-    while (provider.requests.length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    while (!printed.includes("w4") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(printed).toContain("w4");
     child.kill("SIGTERM");
     const result = await child;
     expect(result.exitCode).toBe(130);
     const partial = storedEvents().at(-1)!;
     expect(partial).toMatchObject({ type: "chat_response", interrupted: true });
-    expect(String(partial.message)).toMatch(/^w0 w1/);
-    expect(String(partial.message)).not.toContain("w39");
+    expect(String(partial.message)).toMatch(/^w0 w1 w2 w3 w4/);
+    expect(String(partial.message)).not.toContain("w5");
   });
 
   it("a context overflow says exactly how to compact", async () => {

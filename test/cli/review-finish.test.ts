@@ -6,10 +6,17 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildReviewCompaction, type ReviewProposal } from "../../src/core/review.js";
+import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
+import { type ReviewProposal, reviewCompactionPlan } from "../../src/core/review.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
+import {
+  errorLines,
+  openStore,
+  reviewSourceOf,
+  seedConversation,
+  snapshotTree,
+} from "./conversation-helpers.js";
 import {
   activeOf,
   conversationIds,
@@ -82,7 +89,7 @@ describe("compact --continue", () => {
       note: `agreed in compaction review ${reviewId}`,
     });
     expect(conversationIds(home, true)).toEqual([reviewId]);
-    expect(metaOf(home, reviewId, true).compaction_source).toBe(SAMPLE_ID);
+    expect(reviewSourceOf(home, reviewId, true)).toBe(SAMPLE_ID);
     expect(activeOf(home)).toBe(SAMPLE_ID);
     // The review is over: compaction of the source works again.
     const again = await cxc(["c", "compact", "-r", "--to", "18"]);
@@ -128,10 +135,11 @@ describe("compact --continue", () => {
     await store.appendLocked(
       SAMPLE_ID,
       [
-        buildReviewCompaction(proposal, {
+        buildCompactionEvent(reviewCompactionPlan(proposal, reviewId).segments[0]!, {
           id: "crashed0compaction",
           ts: "2026-06-01T00:00:00.000Z",
-          reviewId,
+          source: "user",
+          note: `agreed in compaction review ${reviewId}`,
         }),
       ],
       "test",
@@ -171,6 +179,7 @@ describe("compact --continue", () => {
   it("is a clear error when the review holds no proposal", async () => {
     await seedConversation(home, { id: "review00empty", events: [], active: true });
     const store = openStore(home);
+    // A review as versions before the review record wrote it: the source in its metadata.
     await store.updateMeta("review00empty", (meta) => ({ ...meta, compaction_source: SAMPLE_ID }), "test");
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(result.exitCode).toBe(1);

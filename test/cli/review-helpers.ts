@@ -8,7 +8,7 @@ import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
 import type { TempHome } from "../helpers/cli.js";
 import type { FakeMessageReply, FakeProvider } from "../helpers/fake-provider.js";
 import { readEvents } from "./compact-helpers.js";
-import { metaOf } from "./conversation-helpers.js";
+import { reviewSourceOf } from "./conversation-helpers.js";
 
 export { homeWithSample, logBytes, readEvents, SAMPLE_ID } from "./compact-helpers.js";
 
@@ -57,9 +57,9 @@ export function eventsOf(home: TempHome, id: string, archived = false): Conversa
     });
 }
 
-/** The review conversation of a source: the live one whose metadata names it. */
+/** The review conversation of a source: the live one whose review record names it. */
 export function reviewOf(home: TempHome, sourceId: string): string | undefined {
-  return conversationIds(home).find((id) => metaOf(home, id).compaction_source === sourceId);
+  return conversationIds(home).find((id) => reviewSourceOf(home, id) === sourceId);
 }
 
 /** A reply calling propose_compaction, then (for the next cycle) the model's closing words. */

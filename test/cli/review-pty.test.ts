@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CXC_BIN, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { hasTmux, type PtySession, startInTmux } from "../helpers/pty.js";
+import { type PtySession, startInTmux } from "../helpers/pty.js";
 import {
   activeOf,
   conversationIds,
@@ -18,9 +18,6 @@ import {
   reviewOf,
   SAMPLE_ID,
 } from "./review-helpers.js";
-
-const tmux = hasTmux();
-if (!tmux) console.warn("tmux is not installed: skipping the pseudo-terminal review tests");
 
 let provider: FakeProvider;
 let home: TempHome;
@@ -60,7 +57,7 @@ async function runToEnd(args: string[]): Promise<string> {
   return screen;
 }
 
-describe.skipIf(!tmux)("a review at the terminal", () => {
+describe("a review at the terminal", () => {
   it("start, two rounds of discussion, continue, confirm", async () => {
     provider.enqueue(textReply("The summarizer's short draft."));
     const started = await runToEnd(["c", "compact", "--interactive"]);

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { countTurns } from "../../src/core/turns.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { errorLines, metaOf } from "./conversation-helpers.js";
+import { errorLines, reviewSourceOf } from "./conversation-helpers.js";
 import {
   ASSISTANT_MODEL,
   activeOf,
@@ -64,7 +64,7 @@ describe("compact --interactive: the compaction conversation", () => {
   it("forks the source with [turn N] markers, records the source and makes the review active", async () => {
     const { result, reviewId } = await startDigestReview();
     expect(activeOf(home)).toBe(reviewId);
-    expect(metaOf(home, reviewId).compaction_source).toBe(SAMPLE_ID);
+    expect(reviewSourceOf(home, reviewId)).toBe(SAMPLE_ID);
     const source = readEvents(home);
     const review = readEvents(home, reviewId);
     const requests = review.flatMap((event) => (event.type === "chat_request" ? [event.content] : []));

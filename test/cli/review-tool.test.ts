@@ -1,11 +1,13 @@
 /**
  * The `propose_compaction` tool and the review's configuration entry, without the CLI: the tool
- * validates against the source its reader returns; the fork-time entry turns inherited tools off
+ * validates against the source the review's record names, read from the call's store (a memory
+ * store here); the fork-time entry turns inherited tools off
  * and only `propose_compaction` on, and `applyReviewConfig` applies only marked entries, so the
  * query loop's tool selection sees exactly that.
  */
 import { describe, expect, it } from "vitest";
-import { applyReviewConfig, type ProposalSource, REVIEW_CONFIG_METADATA_KEY } from "../../src/core/review.js";
+import type { ConversationEvent } from "../../src/core/events.js";
+import { applyReviewConfig, REVIEW_CONFIG_METADATA_KEY } from "../../src/core/review.js";
 import {
   buildReviewConfigDelta,
   chooseOpeningRule,
@@ -13,31 +15,37 @@ import {
 } from "../../src/cli/compaction/review-start.js";
 import { readQuerySettings } from "../../src/query/settings.js";
 import { selectTools } from "../../src/query/tool-selection.js";
-import { createProposeCompactionTool } from "../../src/tools/propose-compaction.js";
+import { createMemoryStore, type Store } from "../../src/store/index.js";
+import { proposeCompactionTool as tool } from "../../src/tools/propose-compaction.js";
 import { createBuiltinRegistry } from "../../src/tools/registry.js";
-import type { ToolCallContext } from "../../src/tools/registry.js";
+import type { ToolCallContext } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const build = createEventBuilder();
 
-function context(): ToolCallContext {
+function context(store: Store): ToolCallContext {
   return {
     conversationId: "review1",
     callId: "call-1",
     events: [],
     signal: new AbortController().signal,
     cwd: "/nonexistent",
+    store,
     newEventId: () => "id",
     now: () => "2026-01-01T00:00:00.000Z",
   };
 }
 
+/** A store holding conversation `src` with `events` and `review1`, a review of it. */
+async function reviewOf(events: readonly ConversationEvent[]): Promise<Store> {
+  const store = await createMemoryStore();
+  store.create({ id: "src", events });
+  store.create({ id: "review1", reviewOf: "src" });
+  return store;
+}
+
 describe("propose_compaction", () => {
   const sourceEvents = build.turns(20);
-  const reader = (source: ProposalSource) => (reviewId: string) => {
-    expect(reviewId).toBe("review1");
-    return source;
-  };
 
   it("is registered as a built-in, off by default, recorded without approval", () => {
     const tool = createBuiltinRegistry().get("propose_compaction");
@@ -46,8 +54,10 @@ describe("propose_compaction", () => {
   });
 
   it("returns the rendered proposal for a valid call", async () => {
-    const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events: sourceEvents }));
-    const outcome = await tool.run({ from_turn: 1, to_turn: 17, summary: "S" }, context());
+    const outcome = await tool.run(
+      { from_turn: 1, to_turn: 17, summary: "S" },
+      context(await reviewOf(sourceEvents)),
+    );
     expect(outcome.isError).toBe(false);
     expect(outcome.content.split("\n")[0]).toBe("Proposed: compact turns 1-17 of 20 (summarize)");
     expect(outcome.effects).toBeUndefined();
@@ -59,8 +69,8 @@ describe("propose_compaction", () => {
       ...build.turn("Never touch README.md"),
       ...build.turns(2),
     ];
-    const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events }));
-    const vague = await tool.run({ from_turn: 1, to_turn: 2, summary: "We talked." }, context());
+    const store = await reviewOf(events);
+    const vague = await tool.run({ from_turn: 1, to_turn: 2, summary: "We talked." }, context(store));
     expect(vague.content).toContain("The summary does not mention:");
     expect(vague.content).toContain("src/since.ts");
     expect(vague.content).toContain("retryCount");
@@ -70,23 +80,34 @@ describe("propose_compaction", () => {
         to_turn: 2,
         summary: 'Read src/since.ts; retryCount stays at 3 tests. "Never touch README.md".',
       },
-      context(),
+      context(store),
     );
     expect(thorough.content).not.toContain("  paths:");
     expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1-2 of 4 (summarize)");
   });
 
   it("returns the problem as a tool error", async () => {
-    const tool = createProposeCompactionTool(reader({ kind: "found", id: "src", events: sourceEvents }));
-    const outcome = await tool.run({ from_turn: 1, to_turn: 25, summary: "S" }, context());
+    const outcome = await tool.run(
+      { from_turn: 1, to_turn: 25, summary: "S" },
+      context(await reviewOf(sourceEvents)),
+    );
     expect(outcome).toEqual({ isError: true, content: "the conversation has 20 turns, `to_turn` was 25" });
   });
 
   it("is an error where no source is recorded", async () => {
-    const tool = createProposeCompactionTool(reader({ kind: "none" }));
-    const outcome = await tool.run({ from_turn: 1, to_turn: 2, summary: "S" }, context());
+    const store = await createMemoryStore();
+    store.create({ id: "review1" });
+    const outcome = await tool.run({ from_turn: 1, to_turn: 2, summary: "S" }, context(store));
     expect(outcome.isError).toBe(true);
     expect(outcome.content).toContain("not a compaction review");
+  });
+
+  it("is an error when the source under review was removed", async () => {
+    const store = await reviewOf(sourceEvents);
+    await store.remove("src");
+    const outcome = await tool.run({ from_turn: 1, to_turn: 2, summary: "S" }, context(store));
+    expect(outcome.isError).toBe(true);
+    expect(outcome.content).toContain("src");
   });
 });
 

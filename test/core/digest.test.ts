@@ -10,7 +10,8 @@ import { collectArgumentPaths, collectCommandPaths, digestTurns } from "../../sr
 import { ADVISOR_AUTHOR, type ConversationEvent, type TurnEvent } from "../../src/core/events.js";
 import { createEventBuilder, tickTime } from "../helpers/builders.js";
 import { groupTurns, type Turn } from "../../src/core/turns.js";
-import { loadSample, PROJECT_ROOT } from "../helpers/sample.js";
+import { JP_WORKSPACES, noticeMissingSharedWorkspace } from "../helpers/jp-fixtures.js";
+import { loadSample } from "../helpers/sample.js";
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -254,26 +255,28 @@ describe("digest of the sample names every path and request", () => {
   });
 });
 
-const JP_CONVERSATIONS = join(PROJECT_ROOT, "../shared/fixtures/jp-workspace/.jp/conversations");
-const hasJpFixtures = existsSync(JP_CONVERSATIONS);
-if (!hasJpFixtures) console.warn(`[digest.test] skipping jp fixtures: ${JP_CONVERSATIONS} is absent`);
+noticeMissingSharedWorkspace("the digest check over jp conversations");
 
-describe.skipIf(!hasJpFixtures)("digest of every jp conversation names every path and request", () => {
-  const directories = hasJpFixtures ? listConversationDirectories(JP_CONVERSATIONS) : [];
+describe.each(JP_WORKSPACES)(
+  "digest of every conversation of the $name jp workspace names every path and request",
+  (jp) => {
+    const directories = listConversationDirectories(jp.conversations);
 
-  it("finds the jp conversations", () => expect(directories.length).toBeGreaterThanOrEqual(20));
+    it("finds the jp conversations", () =>
+      expect(directories.length).toBeGreaterThanOrEqual(jp.name === "shared" ? 20 : 7));
 
-  for (const directory of directories) {
-    it(directory.split("/").slice(-1)[0]!, () => {
-      const turns = groupTurns(loadJpEvents(join(directory, "events.json")));
-      const last = turns.length - 1;
-      expectNamesEverything(turns, 0, last, directory);
-      const middle = Math.floor(last / 2);
-      expectNamesEverything(turns, Math.min(1, last), Math.max(Math.min(1, last), middle), directory);
-      expectNamesEverything(turns, middle, last, directory);
-    });
-  }
-});
+    for (const directory of directories) {
+      it(directory.split("/").slice(-1)[0]!, () => {
+        const turns = groupTurns(loadJpEvents(join(directory, "events.json")));
+        const last = turns.length - 1;
+        expectNamesEverything(turns, 0, last, directory);
+        const middle = Math.floor(last / 2);
+        expectNamesEverything(turns, Math.min(1, last), Math.max(Math.min(1, last), middle), directory);
+        expectNamesEverything(turns, middle, last, directory);
+      });
+    }
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // A small jp loader for this test (jp-compaction.md §1.7): base64 string leaves of tool

@@ -1,10 +1,10 @@
 /**
  * jp ↔ cxc conversion (pure): base64, timestamps, directory names, every entry kind, and a
- * round trip over the real jp workspace in ../shared (skipped with a notice when it is absent).
+ * round trip over every conversation of the real jp workspaces (the committed subset, and the full
+ * one in ../shared when present).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
 import {
@@ -22,12 +22,13 @@ import {
 } from "../../src/core/interop/jp-encoding.js";
 import { exportJpConversation, jpDirectoryName, renderJpJson } from "../../src/core/interop/jp-export.js";
 import { CONVERSATION_ID_PATTERN } from "../../src/store/ids.js";
+import {
+  JP_WORKSPACES,
+  jpConversationDirectories,
+  noticeMissingSharedWorkspace,
+} from "../helpers/jp-fixtures.js";
 
-const CONVERSATIONS = fileURLToPath(
-  new URL("../../../shared/fixtures/jp-workspace/.jp/conversations", import.meta.url),
-);
-const haveFixtures = existsSync(CONVERSATIONS);
-if (!haveFixtures) console.log(`notice: ${CONVERSATIONS} is absent; skipping the jp workspace round trip`);
+noticeMissingSharedWorkspace("the jp round trip");
 
 function b64(text: string): string {
   return Buffer.from(text, "utf8").toString("base64");
@@ -183,6 +184,29 @@ describe("jp import", () => {
     expect(badTime.ok).toBe(false);
     expect(importJpConversation({ ...sample, events: {} }).ok).toBe(false);
   });
+
+  it("refuses hostile data with one sentence instead of an exception", () => {
+    expect(importJpConversation({ ...sample, directoryName: "99999999999999999999999-x" })).toEqual({
+      ok: false,
+      error: "the directory name '99999999999999999999999-x' gives a creation time out of range",
+    });
+    const backwards = importJpConversation({
+      ...sample,
+      events: [{ type: "compaction", timestamp: "2026-05-29 19:42:36.4", from_turn: 5, to_turn: 2 }],
+    });
+    expect(backwards).toEqual({
+      ok: false,
+      error: "entry 0 (compaction): from_turn 5 is after to_turn 2 (a range runs forwards)",
+    });
+    for (const timestamp of [
+      "2025-02-30 10:00:00.0",
+      "2025-13-01 10:00:00.0",
+      "2025-01-01 24:00:00.0+01:00",
+    ]) {
+      const result = importJpConversation({ ...sample, events: [{ type: "turn_start", timestamp }] });
+      expect(result, timestamp).toMatchObject({ ok: false, error: expect.stringContaining("`timestamp`") });
+    }
+  });
 });
 
 describe("jp export", () => {
@@ -260,19 +284,9 @@ describe("jp helpers", () => {
   });
 });
 
-describe.skipIf(!haveFixtures)("jp workspace round trip (../shared fixtures)", () => {
-  const directories = haveFixtures
-    ? [
-        ...readdirSync(CONVERSATIONS)
-          .filter((name) => !name.startsWith("."))
-          .map((name) => ({ name, path: join(CONVERSATIONS, name), archived: false })),
-        ...readdirSync(join(CONVERSATIONS, ".archive")).map((name) => ({
-          name,
-          path: join(CONVERSATIONS, ".archive", name),
-          archived: true,
-        })),
-      ]
-    : [];
+describe.each(JP_WORKSPACES)("jp round trip over the $name workspace", (jp) => {
+  const directories = jpConversationDirectories(jp);
+  it("finds its conversations", () => expect(directories.length).toBeGreaterThanOrEqual(7));
 
   it.each(directories.map((directory) => [directory.name, directory] as const))(
     "%s exports byte-for-byte and re-imports identically",

@@ -120,6 +120,25 @@ describe("OpenAI messages", () => {
       error: expect.stringMatching(/^message 0: .*tool_call_id/),
     });
   });
+
+  it("refuses content parts it would otherwise drop unseen", () => {
+    const parts = (content: unknown) => importOpenAiMessages([{ role: "user", content }], counterSource());
+    expect(parts([{ type: "text", text: 5 }])).toEqual({
+      ok: false,
+      error: "message 0: content part 0: `text` must be a string",
+    });
+    expect(parts([{ text: "no type" }])).toEqual({
+      ok: false,
+      error: "message 0: content part 0 needs a string `type`",
+    });
+    expect(parts(["bare"])).toEqual({ ok: false, error: "message 0: content part 0 must be an object" });
+    expect(
+      parts([
+        { type: "image_url", image_url: { url: "x" } },
+        { type: "text", text: "ok" },
+      ]).ok,
+    ).toBe(true);
+  });
 });
 
 const anthropicBody = {
@@ -207,5 +226,12 @@ describe("Anthropic messages", () => {
       ok: false,
       error: expect.stringMatching(/^message 0: `content`/),
     });
+    expect(importAnthropicMessages([{ role: "user", content: [{ text: "hi" }] }], counterSource())).toEqual({
+      ok: false,
+      error: "message 0, block 0 needs a string `type`",
+    });
+    expect(
+      importAnthropicMessages({ system: [{ type: "text", text: 1 }], messages: [] }, counterSource()),
+    ).toEqual({ ok: false, error: "system block 0: `text` must be a string" });
   });
 });

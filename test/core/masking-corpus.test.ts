@@ -6,13 +6,12 @@
  * the model sees, and every call keeps its result.
  *
  * The full corpus is `../shared/fixtures/jp-workspace` beside the project (skipped with a notice
- * when absent). The subset committed in `fixtures/jp-workspace`, when present, is checked for the
- * invariants only: its conversations are short and mostly typed text (under a fifth of it is tool
+ * when absent; see test/helpers/jp-fixtures.ts). The subset committed in `fixtures/jp-workspace`
+ * always runs, for the invariants only: its conversations are short and mostly typed text (under a fifth of it is tool
  * output), so no masking could remove 70 % of it. `bench/masking-tokens.mjs` prints the numbers.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
 import type { ConversationEvent } from "../../src/core/events.js";
@@ -22,15 +21,17 @@ import { projectConversation } from "../../src/core/projection.js";
 import { summarizeTokens } from "../../src/core/tokens.js";
 import { groupTurns } from "../../src/core/turns.js";
 import { loadTokenCounter } from "../../src/store/token-counter.js";
+import {
+  COMMITTED_JP_WORKSPACE,
+  type JpWorkspace,
+  jpConversationDirectories,
+  noticeMissingSharedWorkspace,
+  SHARED_JP_WORKSPACE,
+} from "../helpers/jp-fixtures.js";
 
 const MASKING = "r+t:-5calls";
 const KEPT_CALLS = 5;
 const GOAL = 0.7;
-
-const FULL = fileURLToPath(
-  new URL("../../../shared/fixtures/jp-workspace/.jp/conversations", import.meta.url),
-);
-const COMMITTED = fileURLToPath(new URL("../../fixtures/jp-workspace/.jp/conversations", import.meta.url));
 
 interface Conversation {
   readonly name: string;
@@ -41,18 +42,9 @@ function readJson(path: string): unknown {
   return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
 }
 
-/** Every conversation of a `.jp/conversations` folder, live then archived, imported. */
-function loadCorpus(root: string): Conversation[] {
-  const archive = join(root, ".archive");
-  const folders = [
-    ...readdirSync(root)
-      .filter((name) => !name.startsWith("."))
-      .map((name) => ({ name, path: join(root, name), archived: false })),
-    ...(existsSync(archive)
-      ? readdirSync(archive).map((name) => ({ name, path: join(archive, name), archived: true }))
-      : []),
-  ].filter((folder) => existsSync(join(folder.path, "events.json")));
-  return folders.map((folder) => {
+/** Every conversation of a jp workspace, live then archived, imported. */
+function loadCorpus(workspace: JpWorkspace): Conversation[] {
+  return jpConversationDirectories(workspace).map((folder) => {
     const imported = importJpConversation({
       directoryName: folder.name,
       metadata: readJson(join(folder.path, "metadata.json")),
@@ -111,17 +103,17 @@ function checkInvariants(conversation: Conversation) {
 }
 
 describe("observation masking over the full jp corpus", () => {
-  const present = existsSync(FULL);
-  if (!present)
-    console.log("notice: ../shared/fixtures/jp-workspace is absent; the masking corpus test is skipped");
+  const shared = SHARED_JP_WORKSPACE;
+  noticeMissingSharedWorkspace("the 70 % masking goal");
 
-  it.skipIf(!present)(
+  it.skipIf(shared === undefined)(
     `${MASKING} removes at least 70 % of the tokens and keeps what it must verbatim`,
     async () => {
+      if (shared === undefined) return;
       const countTokens = await loadTokenCounter();
       let raw = 0;
       let after = 0;
-      const corpus = loadCorpus(FULL);
+      const corpus = loadCorpus(shared);
       expect(corpus.length).toBeGreaterThanOrEqual(20);
       for (const conversation of corpus) {
         const { view } = checkInvariants(conversation);
@@ -138,13 +130,9 @@ describe("observation masking over the full jp corpus", () => {
 });
 
 describe("observation masking over the committed jp subset", () => {
-  const present = existsSync(COMMITTED);
-  if (!present)
-    console.log("notice: fixtures/jp-workspace is absent; the committed-subset masking test is skipped");
-
-  it.skipIf(!present)("keeps what it must verbatim and masks all but the last 5 calls' cycles", () => {
+  it("keeps what it must verbatim and masks all but the last 5 calls' cycles", () => {
     let strippedInAll = 0;
-    for (const conversation of loadCorpus(COMMITTED)) {
+    for (const conversation of loadCorpus(COMMITTED_JP_WORKSPACE)) {
       const { view, results } = checkInvariants(conversation);
       const stripped = view.turns.reduce((sum, turn) => sum + (turn.strippedResults ?? 0), 0);
       // Parallel results of the cut's cycle stay with it, so at most all but the last 5 go.

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { RuleBound } from "../../src/core/bounds.js";
 import type { CliBound } from "../../src/core/cli-bounds.js";
 import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
-import type { ConversationEvent } from "../../src/core/events.js";
+import { CompactionSchema, type ConversationEvent } from "../../src/core/events.js";
 import {
   buildCompactionEvent,
   type CompactionOverrides,
@@ -17,6 +17,7 @@ import {
   findOverrideConflict,
   type PlanCompactionOptions,
   planCompaction,
+  withoutDeferral,
 } from "../../src/core/plan-compaction.js";
 import { projectConversation } from "../../src/core/projection.js";
 import { type CompactionRule, DEFAULT_COMPACTION_RULE } from "../../src/core/rules.js";
@@ -403,6 +404,42 @@ describe("buildCompactionEvent", () => {
     });
     expect(Object.keys(event).slice(0, 6)).toEqual(["type", "id", "ts", "from_turn", "to_turn", "summary"]);
     expect(event.summary).toEqual({ summary: "text", source: "derived", recipe: "builtin/digest" });
+  });
+
+  it("writes a supplied summary as the author's text, never needing a generated one", () => {
+    const event = buildCompactionEvent(
+      { from: 2, to: 3, supplied: { text: "agreed text", author: "assistant" } },
+      { id: "c", ts: NOW, source: "assistant", note: "why", deferredUntilTurn: 5 },
+    );
+    expect(event.summary).toEqual({ summary: "agreed text", source: "supplied", author: "assistant" });
+    expect(CompactionSchema.safeParse(event).success).toBe(true);
+  });
+
+  it("builds an event the schema accepts, metadata last", () => {
+    const event = buildCompactionEvent(segment, {
+      id: "c",
+      ts: NOW,
+      source: "auto",
+      metadata: { cxc_auto: { turn: 3 } },
+    });
+    expect(Object.keys(event).at(-1)).toBe("metadata");
+    expect(CompactionSchema.parse(event)).toEqual(event);
+  });
+
+  it("withoutDeferral drops only the deferral, and leaves the original alone", () => {
+    const deferred = buildCompactionEvent(segment, {
+      id: "c",
+      ts: NOW,
+      source: "assistant",
+      deferredUntilTurn: 6,
+    });
+    const active = withoutDeferral(deferred);
+    expect(active.deferred_until_turn).toBeUndefined();
+    expect("deferred_until_turn" in active).toBe(false);
+    expect(deferred.deferred_until_turn).toBe(6);
+    expect({ ...active, deferred_until_turn: 6 }).toEqual(deferred);
+    const inForce = buildCompactionEvent(segment, { id: "d", ts: NOW, source: "user" });
+    expect(withoutDeferral(inForce)).toBe(inForce);
   });
 
   it("blanks strip-request arguments through projection (config_rule_strip_requests_blanks_args_through_projection)", () => {

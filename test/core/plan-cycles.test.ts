@@ -435,7 +435,7 @@ describe("events of cycle-precise segments", () => {
     });
     expect(summarized.deferred_until_turn).toBe(1);
     expect(() => buildCompactionEvent(summary, { id: "s2", ts: build.now(), source: "user" })).toThrow(
-      /needs its summary text/,
+      /needs its text/,
     );
   });
 });

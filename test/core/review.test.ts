@@ -4,11 +4,11 @@
  * proposal, `--continue` decisions (incl. the re-run after a crash), and the review's history.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { Compaction, ConversationEvent } from "../../src/core/events.js";
+import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
 import { projectConversation } from "../../src/core/projection.js";
 import {
   buildOpeningProposal,
-  buildReviewCompaction,
   buildReviewHistory,
   checkNoOpenReview,
   compactionMatchesProposal,
@@ -20,6 +20,8 @@ import {
   renderContinuePrompt,
   renderProposalLine,
   renderProposalResult,
+  type ReviewProposal,
+  reviewCompactionPlan,
   validateProposal,
 } from "../../src/core/review.js";
 import { countTurns } from "../../src/core/turns.js";
@@ -58,6 +60,21 @@ function proposalCall(
     ...(options.callId === undefined ? {} : { callId: options.callId }),
   });
   return [request, build.toolResponse(request.call_id, result, options.isError ?? false)];
+}
+
+/** The event the pipeline builds from an agreed proposal's plan (src/query/apply-compaction.ts). */
+function reviewEvent(
+  proposal: ReviewProposal,
+  options: { readonly id: string; readonly ts: string; readonly reviewId: string },
+): Compaction {
+  const plan = reviewCompactionPlan(proposal, options.reviewId);
+  expect(plan.segments).toHaveLength(1);
+  return buildCompactionEvent(plan.segments[0]!, {
+    id: options.id,
+    ts: options.ts,
+    source: plan.source,
+    ...(plan.note === undefined ? {} : { note: plan.note }),
+  });
 }
 
 describe("one open review per source", () => {
@@ -408,7 +425,7 @@ describe("planContinue", () => {
     const sourceEvents = build.turns(5);
     const first = planContinue({ review, source: { archived: false, events: sourceEvents } });
     if (first.kind !== "apply") throw new Error(first.kind);
-    const applied = buildReviewCompaction(first.proposal, { id: "c1", ts: build.now(), reviewId: "rev1" });
+    const applied = reviewEvent(first.proposal, { id: "c1", ts: build.now(), reviewId: "rev1" });
     const rerun = planContinue({ review, source: { archived: false, events: [...sourceEvents, applied] } });
     expect(rerun.kind).toBe("already-applied");
   });
@@ -429,10 +446,10 @@ describe("planContinue", () => {
   });
 });
 
-describe("buildReviewCompaction", () => {
+describe("reviewCompactionPlan", () => {
   it("translates to 0-based turns only here, with the negotiated policies", () => {
     const validation = validOf({ from_turn: 2, to_turn: 4, summary: "S" }, build.turns(6));
-    const event = buildReviewCompaction(validation.proposal, {
+    const event = reviewEvent(validation.proposal, {
       id: "c1",
       ts: "2026-01-01T00:00:00.000000Z",
       reviewId: "r1",
@@ -455,7 +472,7 @@ describe("buildReviewCompaction", () => {
       { from_turn: 1, to_turn: 2, reasoning: "strip", tool_calls: "strip-requests" },
       build.turns(3),
     );
-    const event = buildReviewCompaction(validation.proposal, { id: "c1", ts: "t", reviewId: "r1" });
+    const event = reviewEvent(validation.proposal, { id: "c1", ts: "t", reviewId: "r1" });
     expect(event.reasoning).toBe("strip");
     expect(event.tool_calls).toEqual({ policy: "strip", request: true, response: false });
     expect(event.summary).toBeUndefined();

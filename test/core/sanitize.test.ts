@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { displayTitle } from "../../src/cli/render/conversation-summary.js";
-import { sanitizeTerminalText } from "../../src/core/sanitize.js";
+import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../../src/core/sanitize.js";
 
 /** The sanitizer without its fast path, as it was written first. */
 function reference(text: string): string {
@@ -57,6 +57,35 @@ describe("displayTitle", () => {
       fc.property(terminalText, (title) => {
         const expected = title ? reference(title).replace(/\s+/g, " ").trim() : "(untitled)";
         return displayTitle({ title }) === expected;
+      }),
+    );
+  });
+});
+
+describe("sanitizeLine", () => {
+  it("makes an error message one clean line", () => {
+    expect(sanitizeLine("401 nope \u001b]0;TITLE\u0007\n  next\r\n\u009b2J end ")).toBe(
+      "401 nope next 2J end",
+    );
+  });
+});
+
+describe("stringifyJson", () => {
+  it("escapes DEL and C1 controls that JSON.stringify leaves raw, and parses back the same", () => {
+    const value = { text: "a\u009b2J b\u009d0;x\u0007 c\u007f d\u0085 é\u00a0", lone: "\ud800" };
+    const json = stringifyJson(value, 2);
+    expect(json).not.toMatch(/[\u007f-\u009f]/);
+    expect(json).toContain("a\\u009b2J b\\u009d0;x\\u0007 c\\u007f d\\u0085 é\u00a0");
+    expect(json).toContain('"\\ud800"');
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it("is JSON.stringify for every value, once parsed", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), terminalText, (value, text) => {
+        const document = { value, text };
+        expect(JSON.parse(stringifyJson(document))).toEqual(JSON.parse(JSON.stringify(document)));
+        expect(stringifyJson(document)).not.toMatch(/[\u007f-\u009f]/);
       }),
     );
   });

@@ -36,6 +36,11 @@ export interface FakeMessageReply {
   chunkDelayMs?: number;
   /** Destroys the connection after this many streamed events (a stream cut mid-way). */
   cutAfterEvents?: number;
+  /**
+   * Stops after this many streamed events and holds the stream open until the client goes away
+   * (a model that is still thinking): tests interrupt a turn at a known point this way.
+   */
+  holdAfterEvents?: number;
 }
 
 /** A scripted failure: an HTTP error status, or (Anthropic, `midStream`) an SSE `error` event. */
@@ -255,7 +260,7 @@ interface Frame {
 async function streamFrames(
   response: ServerResponse,
   frames: Frame[],
-  timing: { chunkDelayMs?: number; cutAfterEvents?: number },
+  timing: { chunkDelayMs?: number; cutAfterEvents?: number; holdAfterEvents?: number },
 ): Promise<void> {
   response.writeHead(200, {
     "content-type": "text/event-stream",
@@ -267,6 +272,10 @@ async function streamFrames(
     closed = true;
   });
   for (let position = 0; position < frames.length; position++) {
+    if (timing.holdAfterEvents !== undefined && position >= timing.holdAfterEvents) {
+      if (!closed) await new Promise((resolve) => response.once("close", resolve));
+      return;
+    }
     if (timing.cutAfterEvents !== undefined && position >= timing.cutAfterEvents) {
       // Let the events already written reach the client, then drop the connection without the
       // terminating chunk, as a proxy or a crashed server would.

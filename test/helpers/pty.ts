@@ -3,21 +3,25 @@
  * session (200×50), send keys, read the screen, and collect the exit code. Each session runs on
  * its own tmux server socket, so tests never touch a user's tmux.
  *
- * When tmux is not installed, `hasTmux()` is false and tests skip with a printed notice.
+ * tmux is required (`.ci/run` installs it): without it these tests fail with a message saying so,
+ * rather than skipping, so a missing terminal never passes silently.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** True when a usable tmux is on PATH. */
-export function hasTmux(): boolean {
+let tmuxChecked = false;
+
+/** Throws a clear error when tmux is not on PATH. */
+function requireTmux(): void {
+  if (tmuxChecked) return;
   try {
     execFileSync("tmux", ["-V"], { stdio: "ignore" });
-    return true;
   } catch {
-    return false;
+    throw new Error("the terminal tests need tmux on PATH (Debian: apt-get install tmux)");
   }
+  tmuxChecked = true;
 }
 
 /** A running command in a tmux pane. */
@@ -41,6 +45,7 @@ export function startInTmux(
   command: readonly string[],
   options: { env: Record<string, string>; cwd: string; width?: number; height?: number },
 ): PtySession {
+  requireTmux();
   const directory = mkdtempSync(join(tmpdir(), "cxc-pty-"));
   const socket = `cxc-test-${process.pid}-${++counter}`;
   const exitFile = join(directory, "exit-code");

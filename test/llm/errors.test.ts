@@ -46,6 +46,16 @@ const CASES: [string, FakeErrorReply, Partial<LlmError>][] = [
   ["500", errorReply(500), { kind: "other", retryable: true, status: 500 }],
   ["400 context", contextOverflowReply(), { kind: "context-overflow", retryable: false, status: 400 }],
   [
+    "413 request_too_large",
+    errorReply(413, { message: "Request exceeds the maximum size" }),
+    {
+      kind: "context-overflow",
+      retryable: false,
+      status: 413,
+      message: "The conversation is too large to send: 413 Request exceeds the maximum size",
+    },
+  ],
+  [
     "400",
     errorReply(400, { message: "messages: field required" }),
     { kind: "invalid-request", retryable: false },
@@ -118,6 +128,17 @@ describe("classifyLlmError", () => {
     expect(classifyLlmError(new TypeError("terminated"))).toMatchObject({ kind: "network", retryable: true });
     expect(classifyLlmError("weird")).toMatchObject({ kind: "other", retryable: false });
   });
+
+  for (const protocol of ["anthropic", "openai"]) {
+    it(`${protocol}: makes a hostile error body one line without control sequences`, async () => {
+      const message = "nope \u001b]0;TITLE\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\nnext \u009b2J";
+      provider.enqueue(errorReply(400, { message }));
+      const events = await collectEvents(clients[protocol]!.stream(userRequest("hi")));
+      expect(terminalEvents(events)[0]).toMatchObject({
+        error: { message: "The provider rejected the request: 400 nope next 2J" },
+      });
+    });
+  }
 
   it("never puts the key into the message", async () => {
     provider.enqueue(errorReply(401, { message: "invalid x-api-key" }));

@@ -3,12 +3,9 @@
  * notice line: each text counted as its cached count, else as its size in UTF-8 bytes. That is
  * only sound if the bound never undercounts.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { measureContext, utf8ByteBound } from "../../src/query/advisor-hook.js";
-import { loadTokenCounter } from "../../src/store/token-counter.js";
+import { createMemoryStore } from "../../src/store/index.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { loadSample } from "../helpers/sample.js";
 
@@ -22,7 +19,7 @@ const multilingual = [
 
 describe("the advisor's token bound", () => {
   it("in UTF-8 bytes is at least the o200k token count, on the sample and on non-Latin text", async () => {
-    const countTokens = await loadTokenCounter();
+    const countTokens = await (await createMemoryStore()).tokenCounter();
     for (const events of [loadSample().events, multilingual]) {
       const tokens = measureContext(events, countTokens).tokens;
       expect(tokens).toBeGreaterThan(0);
@@ -31,24 +28,22 @@ describe("the advisor's token bound", () => {
   });
 
   it("from cached counts is exact for what was counted and bounds only the new texts", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "cxc-advisor-bound-"));
-    try {
-      const counter = await loadTokenCounter({ cacheDirectory: directory });
-      // A fresh function per measure, as the advisor does: core memoizes counts per counter.
-      const bound = () => (text: string) => counter.known(text) ?? utf8ByteBound(text);
-      const earlier = loadSample().events;
-      const exact = measureContext(earlier, counter).tokens;
-      expect(measureContext(earlier, bound()).tokens).toBe(exact);
-      const later = [...earlier, ...build.turn("a new question, never counted before")];
-      // Estimated before the new turn is counted: the new texts are bounded by their bytes.
-      const estimate = measureContext(later, bound()).tokens;
-      const newest = measureContext(later, counter).tokens;
-      expect(estimate).toBeGreaterThan(newest);
-      expect(estimate - newest).toBeLessThan(100);
-      // Once counted, the bound is exact again.
-      expect(measureContext(later, bound()).tokens).toBe(newest);
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    const store = await createMemoryStore();
+    const { id } = store.create();
+    // The conversation's own cache of counts, as the advisor gets it from the store.
+    const counter = await store.tokenCounter(id);
+    // A fresh function per measure, as the advisor does: core memoizes counts per counter.
+    const bound = () => (text: string) => counter.known(text) ?? utf8ByteBound(text);
+    const earlier = loadSample().events;
+    const exact = measureContext(earlier, counter).tokens;
+    expect(measureContext(earlier, bound()).tokens).toBe(exact);
+    const later = [...earlier, ...build.turn("a new question, never counted before")];
+    // Estimated before the new turn is counted: the new texts are bounded by their bytes.
+    const estimate = measureContext(later, bound()).tokens;
+    const newest = measureContext(later, counter).tokens;
+    expect(estimate).toBeGreaterThan(newest);
+    expect(estimate - newest).toBeLessThan(100);
+    // Once counted, the bound is exact again.
+    expect(measureContext(later, bound()).tokens).toBe(newest);
   });
 });

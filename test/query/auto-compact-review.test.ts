@@ -23,6 +23,7 @@ function options(refusal: (() => string | undefined) | undefined, printed: strin
     print: (text: string) => printed.push(text),
     measureTokens: () => 1_000,
     reportFailure: () => {},
+    summaries: { config: {}, env: {}, report: { info: () => {}, warn: () => {} } },
     ...(refusal === undefined ? {} : { refusal }),
   };
 }

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { ConfigTable } from "../../src/core/config.js";
 import { selectTools, toolChoiceForCycle, toolDefinitions } from "../../src/query/tool-selection.js";
-import { type Tool, ToolRegistry } from "../../src/tools/registry.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { Tool } from "../../src/tools/tool.js";
 
 const builtin: Tool = {
   name: "compact",

@@ -1,7 +1,7 @@
 /**
- * The turn loop in process, with a scripted `LlmClient` (no SDK, no network) and an in-memory
- * store that records every append: what is stored, in which appends, in which order, and what
- * each request carried.
+ * The turn loop in process, with a scripted `LlmClient` (no SDK, no network) and the in-memory
+ * store, recording every append: what is stored, in which appends, in which order, and what each
+ * request carried.
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
@@ -10,7 +10,9 @@ import type { LlmClient, LlmStreamEvent } from "../../src/llm/types.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { selectTools } from "../../src/query/tool-selection.js";
 import { answerOrphanedCalls, runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
-import { type Tool, ToolRegistry } from "../../src/tools/registry.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { type RecordingStore, recordingStore } from "../helpers/memory-store.js";
 
 const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
 const end = (finishReason: "stop" | "tool-calls" = "stop"): LlmStreamEvent => ({
@@ -33,12 +35,10 @@ function scriptedClient(cycles: LlmStreamEvent[][]): LlmClient & { requests: Llm
   };
 }
 
-function memoryStore(): {
-  appends: ConversationEvent[][];
-  append(id: string, events: readonly ConversationEvent[]): void;
-} {
-  const appends: ConversationEvent[][] = [];
-  return { appends, append: (_id, events) => void appends.push([...events]) };
+const CONVERSATION = "conv-under-test";
+
+function memoryStore(): Promise<RecordingStore> {
+  return recordingStore({ id: CONVERSATION });
 }
 
 const quietDisplay: TurnDisplay = {
@@ -74,10 +74,10 @@ const noteTool: Tool = {
   }),
 };
 
-function options(client: LlmClient, store = memoryStore(), events: ConversationEvent[] = []) {
+function options(client: LlmClient, store: RecordingStore, events: ConversationEvent[] = []) {
   return {
     store,
-    conversationId: "c",
+    conversationId: CONVERSATION,
     events,
     message: "hello",
     client,
@@ -101,7 +101,7 @@ describe("runTurn", () => {
       ],
       [{ type: "text-delta", text: "Done." }, end()],
     ]);
-    const store = memoryStore();
+    const store = await memoryStore();
     const result = await runTurn(options(client, store));
     expect(result).toMatchObject({ cycles: 2, stoppedAtCycleCap: false });
     expect(store.appends.map((append) => append.map((event) => event.type))).toEqual([
@@ -112,6 +112,8 @@ describe("runTurn", () => {
       ["chat_response"],
     ]);
     expect(store.appends[2]![0]).toMatchObject({ call_id: "t1", content: "noted x", is_error: false });
+    // What the loop appended is what the conversation now holds.
+    expect(store.load(CONVERSATION).events).toEqual(store.appends.flat());
     // The follow-up request carries the call and its result, and tool_choice is not forced.
     const second = client.requests[1]!;
     expect(second.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
@@ -128,7 +130,7 @@ describe("runTurn", () => {
       [{ type: "tool-call", id: "t1", name: "missing", arguments: {} }, end("tool-calls")],
       [{ type: "text-delta", text: "ok" }, end()],
     ]);
-    const store = memoryStore();
+    const store = await memoryStore();
     await runTurn(options(client, store));
     const response = store.appends.flat().find((event) => event.type === "tool_call_response");
     expect(response).toMatchObject({ is_error: true, content: expect.stringContaining("not available") });
@@ -141,7 +143,7 @@ describe("runTurn", () => {
         { type: "error", error: { kind: "overloaded", retryable: true, message: "busy" } },
       ],
     ]);
-    const store = memoryStore();
+    const store = await memoryStore();
     await expect(runTurn(options(client, store))).rejects.toMatchObject({ code: "provider-overloaded" });
     expect(store.appends.at(-1)).toEqual([
       expect.objectContaining({ type: "chat_response", message: "part", interrupted: true }),
@@ -156,7 +158,7 @@ describe("runTurn", () => {
         throw new Error("socket closed");
       },
     };
-    const store = memoryStore();
+    const store = await memoryStore();
     await expect(runTurn(options(client, store))).rejects.toMatchObject({ code: "provider-error" });
     expect(store.appends.at(-1)).toEqual([
       expect.objectContaining({ type: "chat_response", message: "half", interrupted: true }),
@@ -165,7 +167,7 @@ describe("runTurn", () => {
 
   it("records a model change as a config_delta before the turn", async () => {
     const client = scriptedClient([[{ type: "text-delta", text: "hi" }, end()]]);
-    const store = memoryStore();
+    const store = await memoryStore();
     await runTurn({ ...options(client, store), configDelta: { assistant: { model: { id: "x/y" } } } });
     expect(store.appends[0]!.map((event) => event.type)).toEqual([
       "config_delta",
@@ -179,7 +181,7 @@ describe("runTurn when interrupted before it starts", () => {
   it("stores nothing and reports the interrupt (Ctrl-C while waiting for the lock)", async () => {
     const controller = new AbortController();
     controller.abort();
-    const store = memoryStore();
+    const store = await memoryStore();
     const client = scriptedClient([]);
     await expect(runTurn({ ...options(client, store), signal: controller.signal })).rejects.toMatchObject({
       code: "interrupted",

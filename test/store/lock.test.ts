@@ -84,7 +84,6 @@ describe("lock files", () => {
       );
       expect((result.error as { hint: string }).hint).toContain(lockPath("conv-a"));
       expect(result.elapsed).toBeGreaterThanOrEqual(290);
-      expect(result.elapsed).toBeLessThan(3_000);
     } finally {
       holder.process.kill("SIGKILL");
       await holder.exited;

@@ -12,7 +12,7 @@ export function registerInit(program: Command): void {
     .argument("[DIR]", "directory to initialise", ".")
     .action(async (directory: string, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
-      const { initWorkspace } = await import("../../store/workspace.js");
+      const { initWorkspace } = await import("../../store/index.js");
       const result = initWorkspace(directory, context.cwd);
       if (context.json) context.outJson({ path: result.path, created: result.created });
       else

@@ -5,19 +5,7 @@
  */
 import { type Command, Option } from "commander";
 import { CliContext } from "../context.js";
-
-/** The flags commander hands to the handler. */
-export interface QueryFlags {
-  readonly new?: boolean;
-  readonly id?: string;
-  readonly model?: string;
-  readonly tool?: { name: string; enable: boolean }[];
-  readonly toolUse?: string;
-  readonly stream: boolean;
-  readonly nonInteractive?: boolean;
-  readonly reasoning?: boolean;
-  readonly maxCycles?: string;
-}
+import type { QueryFlags } from "../terminal/query-command.js";
 
 export function registerQuery(program: Command): void {
   // -t and -T share one list so their order on the command line is kept.

@@ -1,20 +1,23 @@
 /**
  * `cxc conversation fork -k[=SPEC]`: compacts the events of a new fork before it is created, with
- * the same rules, planner and summarizers as `compact -k`, but silently (no timeline, no progress).
- * A summary that fails stops the fork, so a fork is never created half-compacted.
+ * the same rules, planner and pipeline as `compact -k` (src/query/apply-compaction.ts), but quietly:
+ * no timeline, no progress, no notices, no summary copies; a model that failed is still said on
+ * stderr.
+ * A summary that fails under `fallback = "abort"` stops the fork, so a fork is never created
+ * half-compacted.
  */
 import type { Compaction, ConversationEvent } from "../../core/events.js";
-import { loadConfig } from "../../store/config.js";
-import { newEventId, timestampNow } from "../../store/ids.js";
+import { executePlan } from "../../query/apply-compaction.js";
+import { newEventId, timestampNow } from "../../store/index.js";
+import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
 import { buildEffectiveRules } from "./config-rules.js";
 import { parseExplicitRules } from "./options.js";
-import { executePlan, planRun } from "./run.js";
+import { planRun } from "./run.js";
 
 /** The compaction events to append to the fork's events (empty when nothing is selected). */
 export async function compactForkEvents(
   context: CliContext,
-  sourceId: string,
   events: readonly ConversationEvent[],
   specs: readonly string[],
 ): Promise<Compaction[]> {
@@ -23,13 +26,15 @@ export async function compactForkEvents(
   const rules = buildEffectiveRules(config.values, explicit);
   const plan = planRun(events, { rules, overrides: {}, now: timestampNow() });
   if (plan.kind !== "planned") return [];
-  const result = await executePlan(events, plan, {
-    config: config.values,
-    env: context.env,
-    conversationId: `${sourceId}-fork`,
+  const executed = await executePlan(events, plan, {
+    summaries: {
+      config: config.values,
+      env: context.env,
+      // Quiet as jp's: no notice that the digest wrote a summary, but a failed model is still said.
+      report: { info: () => undefined, warn: (text) => context.warn(text) },
+    },
     newEventId: () => newEventId(),
-    timestamp: () => timestampNow(),
+    now: () => timestampNow(),
   });
-  if (result.kind !== "planned") return [];
-  return result.segments.flatMap((segment) => (segment.compaction === undefined ? [] : [segment.compaction]));
+  return executed.map((segment) => segment.compaction);
 }

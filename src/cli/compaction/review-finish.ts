@@ -4,7 +4,8 @@
  *
  * `--continue` locks the review and (when it exists) the source, reads the latest proposal,
  * re-validates it against the source, prints it with how far the source has grown, asks (unless
- * `--yes`), appends the `compaction` to the source, and only then — after both locks are released,
+ * `--yes`), appends the `compaction` to the source through the compaction pipeline
+ * (src/query/apply-compaction.ts), and only then — after both locks are released,
  * since archiving takes the review's lock itself — archives the review and switches back. Apply
  * comes before archive, so a crash in between leaves the compaction applied and the review open;
  * a re-run sees the proposal already applied and finishes without asking again.
@@ -12,15 +13,15 @@
  * `--abort` archives the review and switches back without asking; it never touches the source.
  */
 import {
-  buildReviewCompaction,
   type ContinueDecision,
   notAReviewRefusal,
   planContinue,
   type ReviewProposal,
+  reviewCompactionPlan,
 } from "../../core/review.js";
 import { CxcError } from "../../errors.js";
-import { newEventId, timestampNow } from "../../store/ids.js";
-import type { ConversationStore, LoadedConversation } from "../../store/store.js";
+import { applyCompactionLocked } from "../../query/apply-compaction.js";
+import { type LoadedConversation, newEventId, type Store, timestampNow } from "../../store/index.js";
 
 /** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
 export type ConfirmApply = ((prompt: string) => Promise<boolean>) | undefined;
@@ -47,7 +48,7 @@ export interface AbortOutcome {
 
 /** The active conversation, which must be a review; returns it and its source id. */
 function loadActiveReview(
-  store: ConversationStore,
+  store: Store,
   flag: "--continue" | "--abort",
 ): { review: LoadedConversation; sourceId: string } {
   const activeId = store.active();
@@ -57,8 +58,8 @@ function loadActiveReview(
     throw new CxcError("no-active-conversation", refusal.message, { hint: refusal.hint });
   }
   const review = store.load(activeId);
-  const sourceId = review.meta.compaction_source;
-  if (typeof sourceId !== "string" || sourceId === "") {
+  const sourceId = store.reviewSource(activeId);
+  if (sourceId === undefined) {
     const refusal = notAReviewRefusal(activeId, flag);
     throw new CxcError("usage", refusal.message, { hint: refusal.hint });
   }
@@ -72,7 +73,7 @@ function refusalError(decision: Extract<ContinueDecision, { message: string }>):
 
 /** Runs `action` holding the review's lock and, when the source exists, the source's. */
 async function withBothLocks<T>(
-  store: ConversationStore,
+  store: Store,
   reviewId: string,
   sourceId: string,
   action: () => Promise<T>,
@@ -83,14 +84,14 @@ async function withBothLocks<T>(
 }
 
 /** Archives the review and makes the source active again (when it still exists). */
-async function closeReview(store: ConversationStore, reviewId: string, sourceId: string): Promise<void> {
+async function closeReview(store: Store, reviewId: string, sourceId: string): Promise<void> {
   await store.archive(reviewId);
   store.setActive(store.locate(sourceId) === undefined ? undefined : sourceId);
 }
 
 /** `--continue`; see the module comment. `confirm` is skipped with `--yes`. */
 export async function continueReview(
-  store: ConversationStore,
+  store: Store,
   options: {
     readonly confirm: ConfirmApply;
     readonly yes: boolean;
@@ -121,13 +122,18 @@ export async function continueReview(
       }
       if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
     }
-    const compaction = buildReviewCompaction(decision.proposal, {
-      id: newEventId(),
-      ts: timestampNow(),
-      reviewId,
+    // Both locks are held: the pipeline appends under them.
+    const applied = await applyCompactionLocked(store, sourceId, {
+      plan: () => reviewCompactionPlan(decision.proposal, reviewId),
+      newEventId: () => newEventId(),
+      now: () => timestampNow(),
     });
-    store.append(sourceId, [compaction]);
-    return { kind: "applied", proposal: decision.proposal, compactionId: compaction.id } as const;
+    const compactionId = applied.kind === "applied" ? applied.segments[0]?.compaction.id : undefined;
+    return {
+      kind: "applied",
+      proposal: decision.proposal,
+      ...(compactionId === undefined ? {} : { compactionId }),
+    } as const;
   });
   if (settled.kind === "declined") return { kind: "declined", reviewId, sourceId };
   await closeReview(store, reviewId, sourceId);
@@ -135,7 +141,7 @@ export async function continueReview(
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */
-export async function abortReview(store: ConversationStore): Promise<AbortOutcome> {
+export async function abortReview(store: Store): Promise<AbortOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--abort");
   await closeReview(store, review.meta.id, sourceId);
   const sourceExists = store.locate(sourceId) !== undefined;

@@ -3,7 +3,8 @@
  *
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured
- * rule with a `summary`, else the built-in default range); run the summarizer once; fork the
+ * rule with a `summary`, else the built-in default range); run the summarizer once (the
+ * compaction pipeline's summary step, src/query/apply-compaction.ts); fork the
  * source into the review — `[turn N]` markers, the source's compactions dropped when the raw events
  * fit the review model's window and kept otherwise, a `config_delta` turning every inherited tool
  * off and `propose_compaction` on with the review instructions and the review model — and write
@@ -27,15 +28,19 @@ import { summarizeTokens } from "../../core/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../../core/turns.js";
 import { CxcError } from "../../errors.js";
 import { stickyModel } from "../../query/settings.js";
-import { newEventId, timestampNow } from "../../store/ids.js";
-import type { ConversationStore } from "../../store/store.js";
+import {
+  assertNoOpenReview,
+  newEventId,
+  type Store,
+  type StoreReader,
+  timestampNow,
+} from "../../store/index.js";
 import { copyEventsForFork } from "../../core/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
-import { assertNoOpenReview } from "../../store/review-guard.js";
 import { planRun } from "./run.js";
-import { chooseSummaryModel, generateSegmentSummary } from "./summaries.js";
-import { loadTokenCounter } from "../../store/token-counter.js";
+import { chooseSummarizer, configuredAssistantModel } from "../../core/summarizer.js";
+import { makeSummary, type PipelineReport } from "../../query/apply-compaction.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */
 const DIGEST_MODEL = "builtin/digest";
@@ -45,7 +50,7 @@ const HISTORY_SHARE_OF_WINDOW = 0.8;
 
 /** What starting a review needs. */
 export interface StartReviewOptions {
-  readonly store: ConversationStore;
+  readonly store: Store;
   readonly sourceId: string;
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -54,7 +59,8 @@ export interface StartReviewOptions {
   readonly model?: string;
   /** `-s CONTEXT`: what the draft summary should focus on. */
   readonly summaryContext?: string;
-  readonly stderr?: NodeJS.WriteStream;
+  /** Notices, fallbacks and progress of the draft's summary (stderr). */
+  readonly report: PipelineReport;
 }
 
 /** A started review. */
@@ -145,9 +151,13 @@ async function contextWindowOf(
   }
 }
 
-async function fitsWindow(turns: readonly Turn[], window: number | undefined): Promise<boolean> {
+async function fitsWindow(
+  turns: readonly Turn[],
+  window: number | undefined,
+  store: Pick<StoreReader, "tokenCounter">,
+): Promise<boolean> {
   if (window === undefined) return true;
-  const tokens = summarizeTokens(turns, await loadTokenCounter()).total;
+  const tokens = summarizeTokens(turns, await store.tokenCounter()).total;
   return tokens <= window * HISTORY_SHARE_OF_WINDOW;
 }
 
@@ -169,21 +179,26 @@ async function generateDraft(
   segment: CompactionSegment,
   options: StartReviewOptions,
 ): Promise<string> {
-  const environment = {
-    config: options.config,
-    env: options.env,
-    conversationId: options.sourceId,
-    ...(options.stderr === undefined ? {} : { stderr: options.stderr }),
-  };
-  const choice = await chooseSummaryModel(segment.summary ?? {}, environment);
+  const summary = segment.summary ?? {};
+  const choice = chooseSummarizer(summary, configuredAssistantModel(options.config));
   const rangeTurns = rawTurnsOf(events).filter(
     (turn) => turn.index >= segment.from && turn.index <= segment.to,
   );
   const window = await contextWindowOf(choice.kind === "model" ? choice.id : undefined, options);
   // The documented exception to the raw-stream rule: what cannot be loaded is read as its summary.
-  const turns = (await fitsWindow(rangeTurns, window)) ? rawTurnsOf(events) : projectedTurnsOf(events);
-  const generated = await generateSegmentSummary(turns, segment, environment);
-  return generated.policy.summary;
+  const turns = (await fitsWindow(rangeTurns, window, options.store))
+    ? rawTurnsOf(events)
+    : projectedTurnsOf(events);
+  const made = await makeSummary(
+    turns,
+    { from: segment.from, to: segment.to, summary },
+    {
+      config: options.config,
+      env: options.env,
+      report: options.report,
+    },
+  );
+  return made.policy.summary;
 }
 
 /** Plans the opening range and writes the draft; throws when there is nothing to review. */
@@ -229,7 +244,7 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
       stickyModel(source.events) ??
       (lookupConfig(options.config, "assistant.model.id") as string | undefined);
     const window = await contextWindowOf(windowModel, options);
-    const rawEvents = await fitsWindow(rawTurnsOf(source.events), window);
+    const rawEvents = await fitsWindow(rawTurnsOf(source.events), window, store);
     const turnCount = countTurns(source.events);
     const history = buildReviewHistory(source.events, { keepCompactions: !rawEvents });
     const copied = copyEventsForFork(history, { start: 0, end: turnCount }, () => newEventId()).events;
@@ -247,7 +262,7 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
     const meta = store.create({
       title: `Compaction review of ${source.meta.title ?? sourceId}`,
       events,
-      extra: { compaction_source: sourceId },
+      reviewOf: sourceId,
     });
     store.setActive(meta.id);
     return {

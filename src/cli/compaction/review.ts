@@ -99,9 +99,10 @@ async function runInteractive(
 ): Promise<void> {
   const { parseOverrides } = await import("./options.js");
   const { findOverrideConflict, checkKeepAgainstSelection } = await import("../../core/plan-compaction.js");
-  const { timestampNow } = await import("../../store/ids.js");
-  const { loadConfig } = await import("../../store/config.js");
+  const { timestampNow } = await import("../../store/index.js");
+  const { loadConfig } = await import("../config.js");
   const { startReview } = await import("./review-start.js");
+  const { startProgress } = await import("./progress.js");
   const overrides = parseOverrides(flags, timestampNow());
   const problem = findOverrideConflict(overrides) ?? checkKeepAgainstSelection(overrides);
   if (problem !== undefined) throw usageError(problem);
@@ -117,7 +118,11 @@ async function runInteractive(
     overrides,
     ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
     ...(focus === "" ? {} : { summaryContext: focus }),
-    stderr: process.stderr,
+    report: {
+      info: (text) => context.info(text),
+      warn: (text) => context.warn(text),
+      progress: (label) => startProgress(process.stderr, label),
+    },
   });
   const { proposal, turnCount } = started.validation;
   if (context.json) {

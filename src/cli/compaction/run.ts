@@ -1,8 +1,8 @@
 /**
- * One compaction run over a snapshot of a conversation (jp reference §8.2 steps 7–10), without
- * the store: plan the rules, then either preview the plan (`--dry-run`: ranges, labels, tokens
- * before and after) or generate every summary and build every `compaction` event. The caller
- * appends the events in one append while it holds the lock, so a failed summary applies nothing.
+ * One `compact` run over a snapshot of a conversation (jp reference §8.2 steps 7–10), without the
+ * store: plan the rules, preview the plan (`--dry-run`: ranges, labels, tokens before and after),
+ * and turn what the compaction pipeline applied (src/query/apply-compaction.ts: summaries, events,
+ * one append under the lock) into the timeline and the summary checks that `render.ts` prints.
  *
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
@@ -28,7 +28,7 @@ import {
 import { summarizeTokens, type TokenCounter } from "../../core/tokens.js";
 import { countTurns, groupTurns } from "../../core/turns.js";
 import { CxcError } from "../../errors.js";
-import { generateSegmentSummary, type SummaryEnvironment } from "./summaries.js";
+import type { ApplyOutcome } from "../../query/apply-compaction.js";
 
 /** The inputs of a run. */
 export interface CompactionRunOptions {
@@ -98,43 +98,33 @@ function timelineOf(
   return { existing, timeline: formatTimeline([...existing, ...planned], { turnCount, dryRun }), turnCount };
 }
 
-/** Generates the summaries and builds the events of a plan. Throws before anything is returned. */
-export async function executePlan(
-  events: readonly ConversationEvent[],
-  plan: Extract<CompactionPlan, { kind: "planned" }>,
-  environment: SummaryEnvironment & { readonly newEventId: () => string; readonly timestamp: () => string },
-): Promise<CompactionRunResult> {
-  const rawTurns = groupTurns(events);
-  const segments: RunSegment[] = [];
-  for (const segment of plan.segments) {
-    const generated =
-      segment.summary === undefined
-        ? undefined
-        : await generateSegmentSummary(rawTurns, segment, environment);
-    const compaction = buildCompactionEvent(segment, {
-      id: environment.newEventId(),
-      ts: environment.timestamp(),
-      source: plan.source,
-      ...(plan.note === undefined ? {} : { note: plan.note }),
-      ...(generated === undefined ? {} : { summary: generated.policy }),
-    });
-    segments.push({
-      segment,
-      label: plannedSegmentLabel(segment, generated?.path),
-      compaction,
-      ...(generated === undefined
-        ? {}
-        : {
-            summary: {
-              modelId: generated.modelId,
-              losses: generated.losses,
-              ...(generated.path === undefined ? {} : { path: generated.path }),
-            },
-          }),
-    });
-  }
-  return { kind: "planned", dryRun: false, segments, ...timelineOf(events, segments, false) };
+/** The result of a real run, from what the pipeline applied (src/query/apply-compaction.ts). */
+export function appliedResult(outcome: ApplyOutcome): CompactionRunResult {
+  if (outcome.kind === "nothing") return { kind: "nothing", message: outcome.message };
+  const segments: RunSegment[] = outcome.segments.map(({ segment, compaction, summary }) => ({
+    segment,
+    label: plannedSegmentLabel(segment, summary?.path),
+    compaction,
+    ...(summary === undefined
+      ? {}
+      : {
+          summary: {
+            modelId: summary.summarizer,
+            losses: summary.losses ?? EMPTY_LOSSES,
+            ...(summary.path === undefined ? {} : { path: summary.path }),
+          },
+        }),
+  }));
+  return { kind: "planned", dryRun: false, segments, ...timelineOf(outcome.events, segments, false) };
 }
+
+const EMPTY_LOSSES: SummaryLosses = {
+  paths: [],
+  identifiers: [],
+  numbers: [],
+  constraints: [],
+  omitted: { paths: 0, identifiers: 0, numbers: 0, constraints: 0 },
+};
 
 /**
  * The dry-run preview: every planned segment with its label and the estimated tokens of the turns

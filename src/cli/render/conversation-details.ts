@@ -6,7 +6,7 @@ import { activeCompactions } from "../../core/compactions.js";
 import { isTurnEvent } from "../../core/events.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
-import type { LoadedConversation } from "../../store/store.js";
+import type { LoadedConversation } from "../../store/index.js";
 import { displayTitle, isPinned } from "./conversation-summary.js";
 import { formatRelativeTime, formatTimestamp } from "./relative-time.js";
 import { describePolicy } from "./transcript.js";

@@ -3,7 +3,7 @@
  * pinned flag, and the stable JSON shape of one listed conversation.
  */
 import { sanitizeTerminalText } from "../../core/sanitize.js";
-import type { ConversationMeta } from "../../store/meta.js";
+import type { ConversationMeta } from "../../store/index.js";
 
 /** The title for text output (sanitized), or a placeholder. */
 export function displayTitle(meta: { readonly title?: string | null | undefined }): string {

@@ -5,9 +5,10 @@
  * the arguments in $EDITOR and run, `?` help. Ctrl-C interrupts the turn. Any other key shows the
  * help again. The call's name, source and arguments are shown sanitized, since the model wrote them.
  */
+import { locateJsonError } from "../../core/json-syntax.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ApprovalPrompter, PendingCall, PromptAnswer } from "../../query/approval.js";
-import type { ArgumentsEditing } from "../../tools/registry.js";
+import type { ArgumentsEditing } from "../../tools/tool.js";
 import { editText } from "./editor.js";
 import { type PromptTerminal, readKey } from "./tty.js";
 
@@ -60,8 +61,12 @@ export function createApprovalPrompter(
             return value as Record<string, unknown>;
           }
           write("The arguments must be a JSON object; opening the editor again.\n");
-        } catch (error) {
-          write(`Not valid JSON (${(error as Error).message}); opening the editor again.\n`);
+        } catch {
+          // JSON.parse's message quotes the text (the model's arguments): say where instead.
+          const error = locateJsonError(edited);
+          const where =
+            error === undefined ? "" : ` at line ${error.line}, column ${error.column}: ${error.reason}`;
+          write(`Not valid JSON${where}; opening the editor again.\n`);
         }
         text = edited;
       }

@@ -8,13 +8,25 @@ import { usageError } from "../../errors.js";
 import { restoreMessageWords, scanOptionalValueFlags } from "../../query/optional-values.js";
 import { type QueryRequest, type QueryUi, runQuery } from "../../query/run-query.js";
 import { readQuerySettings } from "../../query/settings.js";
-import { loadConfig } from "../../store/config.js";
-import type { QueryFlags } from "../commands/query.js";
+import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
 import { createApprovalPrompter } from "./approval-prompt.js";
 import { editText } from "./editor.js";
 import { openPromptTerminal } from "./tty.js";
 import { JsonTurnDisplay, TextTurnDisplay } from "./turn-display.js";
+
+/** The flags commander hands to the handler. */
+export interface QueryFlags {
+  readonly new?: boolean;
+  readonly id?: string;
+  readonly model?: string;
+  readonly tool?: { name: string; enable: boolean }[];
+  readonly toolUse?: string;
+  readonly stream: boolean;
+  readonly nonInteractive?: boolean;
+  readonly reasoning?: boolean;
+  readonly maxCycles?: string;
+}
 
 export async function runQueryCommand(
   context: CliContext,

@@ -15,7 +15,7 @@ import {
   type ToolCallRequest,
   type ToolCallResponse,
 } from "../../core/events.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
+import { sanitizeTerminalText, stringifyJson } from "../../core/sanitize.js";
 import type { TurnDisplay } from "../../query/turn-loop.js";
 import { MarkdownStream } from "./markdown-stream.js";
 import { Spinner } from "./spinner.js";
@@ -103,7 +103,7 @@ export class TextTurnDisplay implements TurnDisplay {
   notice(text: string): void {
     this.#spinner?.stop();
     this.#endReasoning();
-    this.#chrome(`cxc: ${text}`);
+    this.#chrome(`cxc: ${sanitizeTerminalText(text)}`);
   }
 
   finish(_failed: boolean): void {
@@ -167,10 +167,10 @@ export class JsonTurnDisplay implements TurnDisplay {
   finish(): void {}
 
   eventStored(event: ConversationEvent): void {
-    this.#stdout.write(`${JSON.stringify(serializeEvent(event))}\n`);
+    this.#stdout.write(`${stringifyJson(serializeEvent(event))}\n`);
   }
 
   notice(text: string): void {
-    this.#stderr.write(`cxc: ${text}\n`);
+    this.#stderr.write(`cxc: ${sanitizeTerminalText(text)}\n`);
   }
 }

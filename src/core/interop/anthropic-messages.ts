@@ -20,6 +20,7 @@ import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-key
 import type { InteropResult } from "./jp.js";
 import { validateEvent } from "./jp.js";
 import {
+  contentProblem,
   contentText,
   type ExportRequestOptions,
   metadataOf,
@@ -51,6 +52,8 @@ export function importAnthropicMessages(
   const drafts: { draft: Json; where: string }[] = [];
   const warnings: string[] = [];
   if (body.system !== undefined) {
+    const problem = contentProblem(body.system, "system block");
+    if (problem !== undefined) return fail(problem);
     const text = contentText(body.system);
     if (text === undefined) return fail("`system` must be a string or text blocks");
     drafts.push({ draft: systemPromptEvent(text), where: "system" });
@@ -78,8 +81,11 @@ export function importAnthropicMessages(
 
 function blocksOf(content: unknown, where: string): InteropResult<Json[]> {
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
-  if (Array.isArray(content) && content.every(isRecord)) return { ok: true, value: content };
-  return fail(`${where}: \`content\` must be a string or an array of blocks`);
+  if (!Array.isArray(content) || !content.every(isRecord)) {
+    return fail(`${where}: \`content\` must be a string or an array of blocks`);
+  }
+  const problem = contentProblem(content, "block");
+  return problem === undefined ? { ok: true, value: content } : fail(`${where}, ${problem}`);
 }
 
 function importUserMessage(content: unknown, where: string, warnings: string[]): InteropResult<Json[]> {
@@ -91,6 +97,8 @@ function importUserMessage(content: unknown, where: string, warnings: string[]):
     if (block.type === "text") {
       drafts.push({ type: "chat_request", content: block.text });
     } else if (block.type === "tool_result") {
+      const problem = contentProblem(block.content, "content block");
+      if (problem !== undefined) return fail(`${where}, block ${index}: ${problem}`);
       const text = contentText(block.content ?? "");
       if (text === undefined) return fail(`${where}, block ${index}: tool_result content must be text`);
       drafts.push({

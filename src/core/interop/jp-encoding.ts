@@ -18,7 +18,7 @@ const TIMESTAMP_PATTERN =
  */
 export function jpTimestampToRfc3339(value: string): string | undefined {
   const match = TIMESTAMP_PATTERN.exec(value);
-  if (!match) return undefined;
+  if (!match || !isCalendarTime(match.slice(1, 7))) return undefined;
   const [, year, month, day, hour, minute, second, fraction, zone] = match;
   const fractionText = fraction === undefined ? "" : `.${fraction}`;
   if (zone === undefined || /^(z|[+-]00:00)$/i.test(zone)) {
@@ -29,6 +29,20 @@ export function jpTimestampToRfc3339(value: string): string | undefined {
   const local = utcMilliseconds([year, month, day, hour, minute, second]);
   const utc = new Date(local - offsetMinutes * 60_000).toISOString().slice(0, 19);
   return `${utc}${fractionText}Z`;
+}
+
+/** True when the fields name a real date and time (no month 13, no February 30, no 25:00). */
+function isCalendarTime(fields: readonly (string | undefined)[]): boolean {
+  const [year, month, day, hour, minute, second] = fields.map(Number) as number[];
+  const date = new Date(utcMilliseconds(fields));
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month! - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
 }
 
 /** RFC 3339 (UTC) → jp's `YYYY-MM-DD HH:MM:SS.f`: trailing zeros of the fraction trimmed, `.0` at least. */

@@ -80,6 +80,9 @@ export function importJpConversation(source: JpConversationSource): InteropResul
   }
   if (!Array.isArray(source.events)) return interopError("events.json must hold a JSON array");
   const createdMilliseconds = deciseconds * 100;
+  if (!Number.isSafeInteger(createdMilliseconds) || createdMilliseconds > MAX_DATE_MILLISECONDS) {
+    return interopError(`the directory name '${source.directoryName}' gives a creation time out of range`);
+  }
   const createdAt = new Date(createdMilliseconds).toISOString();
   const metadata = importMetadata(source.metadata);
   if (!metadata.ok) return metadata;
@@ -122,6 +125,9 @@ export function importJpConversation(source: JpConversationSource): InteropResul
     },
   };
 }
+
+/** The latest instant a JavaScript date can hold (year 275760). */
+const MAX_DATE_MILLISECONDS = 8.64e15;
 
 /** The decisecond id at the front of a jp directory name, or undefined. */
 export function parseDirectoryName(name: string): number | undefined {
@@ -166,7 +172,9 @@ function importEntry(entry: unknown, idKey: string): InteropResult<Record<string
     return { ok: true, value: { type: "unknown", raw: entry } };
   if (typeof entry.timestamp !== "string") return interopError("`timestamp` must be a string");
   const ts = jpTimestampToRfc3339(entry.timestamp);
-  if (ts === undefined) return interopError(`'${entry.timestamp}' is not a jp timestamp`);
+  if (ts === undefined) {
+    return interopError("`timestamp` is not a date and time like 2026-05-29 19:42:36.46732");
+  }
   const undecoded: string[] = [];
   const common: Record<string, unknown> = { id: deriveEventId(timestampMilliseconds(ts), idKey), ts };
   const body = importBody(entry, undecoded);
@@ -270,10 +278,46 @@ export function validateEvent(
   const schema = EVENT_SCHEMAS[value.type as KnownEventType];
   if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
   const parsed = schema.safeParse(value);
-  if (parsed.success) return { ok: true, value: parsed.data as ConversationEvent };
+  if (parsed.success) {
+    const event = parsed.data as ConversationEvent;
+    const problem = eventProblem(event);
+    return problem === undefined ? { ok: true, value: event } : interopError(`${where}: ${problem}`);
+  }
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? ` \`${issue.path.join(".")}\`` : "";
   return interopError(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
+}
+
+/**
+ * What the schemas cannot say about one event: a compaction's range must run forwards, to the
+ * cycle when it starts and ends inside one turn. Undefined when the event is fine.
+ */
+export function eventProblem(event: ConversationEvent): string | undefined {
+  if (event.type !== "compaction") return undefined;
+  if (event.from_turn > event.to_turn) {
+    return `from_turn ${event.from_turn} is after to_turn ${event.to_turn} (a range runs forwards)`;
+  }
+  const cycles = event.cycles;
+  if (cycles?.from !== undefined && event.from_turn === event.to_turn && cycles.from > cycles.to) {
+    return `cycles.from ${cycles.from} is after cycles.to ${cycles.to} in turn ${event.from_turn} (a range runs forwards)`;
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with a whole imported event list, or undefined: an event that `eventProblem`
+ * refuses, or an id used twice (later events refer to ids: resets, tool responses).
+ */
+export function eventListProblem(events: readonly ConversationEvent[]): string | undefined {
+  const ids = new Set<string>();
+  for (const [index, event] of events.entries()) {
+    if (event.type === "unknown") continue;
+    if (ids.has(event.id)) return `event ${index}: the id ${event.id} is used by an earlier event too`;
+    ids.add(event.id);
+    const problem = eventProblem(event);
+    if (problem !== undefined) return `event ${index} (${event.type}): ${problem}`;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,6 +66,8 @@ export function importOpenAiMessages(
 }
 
 function importMessage(message: Json, where: string): InteropResult<Json[]> {
+  const problem = contentProblem(message.content);
+  if (problem !== undefined) return fail(`${where}: ${problem}`);
   switch (message.role) {
     case "system":
     case "developer": {
@@ -260,6 +262,22 @@ function interruptedResponse(request: ToolCallRequest): ToolCallResponse {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/**
+ * What is wrong with a part array, or undefined (also for anything that is not an array): every
+ * part needs a string `type`, and a text part a string `text`, so nothing is dropped unseen.
+ */
+export function contentProblem(content: unknown, noun = "content part"): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  for (const [index, part] of content.entries()) {
+    if (!isRecord(part)) return `${noun} ${index} must be an object`;
+    if (typeof part.type !== "string") return `${noun} ${index} needs a string \`type\``;
+    if (part.type === "text" && typeof part.text !== "string") {
+      return `${noun} ${index}: \`text\` must be a string`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * The text of a string, or of the text parts of a part array (other parts, such as images, have no

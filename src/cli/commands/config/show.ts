@@ -12,7 +12,7 @@ export function registerConfigShow(config: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const { loadConfig } = await import("../../../store/config.js");
+      const { loadConfig } = await import("../../config.js");
       const { listConfigLeaves } = await import("../../../core/config.js");
       const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
       for (const warning of effective.warnings) context.warn(warning);

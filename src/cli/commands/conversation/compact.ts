@@ -67,9 +67,8 @@ export function registerCompact(conversation: Command): void {
       const review = await import("../../compaction/review.js");
       const reviewMode = review.reviewModeOf(flags);
       if (reviewMode !== undefined) return review.runReviewMode(context, reviewMode, idArgument, flags);
-      const { assertNoOpenReview } = await import("../../../store/review-guard.js");
+      const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
       const { parseCompactFlags } = await import("../../compaction/options.js");
-      const { newEventId, timestampNow } = await import("../../../store/ids.js");
       const target = separateResetTarget(idArgument, flags, rawArguments(command));
       const request = parseCompactFlags(target.flags, timestampNow());
       const id = context.store.resolveTarget(target.id);
@@ -142,9 +141,9 @@ async function runCompact(
   format: "text" | "json",
   ids: { newEventId: () => string; timestampNow: () => string },
 ): Promise<void> {
-  const { loadConfig } = await import("../../../store/config.js");
+  const { loadConfig } = await import("../../config.js");
   const { buildEffectiveRules } = await import("../../compaction/config-rules.js");
-  const { executePlan, planRun, previewPlan } = await import("../../compaction/run.js");
+  const { appliedResult, planRun, previewPlan } = await import("../../compaction/run.js");
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
@@ -155,49 +154,41 @@ async function runCompact(
     now: ids.timestampNow(),
     ...(request.note === undefined ? {} : { note: request.note }),
   };
-  const loadConversation = () => {
-    const conversation = context.store.load(id);
-    for (const warning of conversation.warnings) context.warn(warning);
-    return conversation;
-  };
-  const load = () => loadConversation().events;
   let result: CompactionRunResult;
   if (request.dryRun) {
-    const conversation = loadConversation();
+    const conversation = context.store.load(id);
+    for (const warning of conversation.warnings) context.warn(warning);
     const events = conversation.events;
     const plan = planRun(events, runOptions);
-    const { loadTokenCounter } = await import("../../../store/token-counter.js");
-    // Token counts are cached beside the log (tokens.cache.json, safe to delete), so a repeated
-    // preview does not tokenize the whole conversation again.
+    // Token counts are cached with the conversation (in the file store, tokens.cache.json beside
+    // the log, safe to delete), so a repeated preview does not tokenize the whole conversation again.
     result =
       plan.kind === "planned"
-        ? previewPlan(events, plan, await loadTokenCounter({ cacheDirectory: conversation.directory }))
+        ? previewPlan(events, plan, await context.store.tokenCounter(id))
         : { kind: "nothing", message: plan.message };
   } else {
-    result = await context.store.locked(id, "compact", async () => {
-      const { assertNoOpenReview } = await import("../../../store/review-guard.js");
-      assertNoOpenReview(context.store, id);
-      const events = load();
-      const plan = planRun(events, runOptions);
-      if (plan.kind !== "planned") return { kind: "nothing", message: plan.message } as const;
-      const executed = await executePlan(events, plan, {
+    const { applyCompaction } = await import("../../../query/apply-compaction.js");
+    const { assertNoOpenReview } = await import("../../../store/index.js");
+    const { startProgress } = await import("../../compaction/progress.js");
+    const applied = await applyCompaction(context.store, id, "compact", {
+      check: () => assertNoOpenReview(context.store, id),
+      plan: (events) => planRun(events, runOptions),
+      summaries: {
         config: config.values,
         env: context.env,
-        conversationId: id,
-        stderr: process.stderr,
-        newEventId: () => ids.newEventId(),
-        timestamp: () => ids.timestampNow(),
-      });
-      if (executed.kind === "planned") {
-        context.store.append(
-          id,
-          executed.segments.flatMap((segment) =>
-            segment.compaction === undefined ? [] : [segment.compaction],
-          ),
-        );
-      }
-      return executed;
+        report: {
+          info: (text) => context.info(text),
+          warn: (text) => context.warn(text),
+          progress: (label) => startProgress(process.stderr, label),
+        },
+        copies: { conversationId: id },
+        checkLosses: true,
+      },
+      newEventId: () => ids.newEventId(),
+      now: () => ids.timestampNow(),
     });
+    for (const warning of applied.warnings) context.warn(warning);
+    result = appliedResult(applied);
   }
   if (format === "json") context.outJson(runToJson(id, result));
   else context.out(renderRunText(result));

@@ -27,8 +27,7 @@ export function registerEdit(conversation: Command): void {
       if (options.title === undefined && !options.pin && !options.unpin) {
         throw new CxcError("usage", "nothing to change", { hint: "pass --title T, --pin or --unpin" });
       }
-      const { withoutKey } = await import("../../../store/meta.js");
-      const { timestampNow } = await import("../../../store/ids.js");
+      const { timestampNow, withoutKey } = await import("../../../store/index.js");
       const id = context.store.resolveTarget(idArgument);
       const now = timestampNow();
       const meta = await context.store.updateMeta(

@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { escapeJsonControls } from "../../../core/sanitize.js";
 import { CliContext } from "../../context.js";
 
 interface ExportOptions {
@@ -28,7 +29,8 @@ export function registerExport(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: ExportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { renderExport, writeExportFile, writeJpExport } = await import("../../../store/export.js");
+      const { loadInterop } = await import("../../../store/index.js");
+      const { renderExport, writeExportFile, writeJpExport } = await loadInterop();
       const id = context.store.resolveTarget(idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);
@@ -40,7 +42,7 @@ export function registerExport(conversation: Command): void {
       }
       const text = renderExport(loaded, options.to, options.model ? { model: options.model } : {});
       if (options.output === undefined || options.output === "-") {
-        process.stdout.write(text);
+        process.stdout.write(escapeJsonControls(text));
         return;
       }
       const path = resolve(context.cwd, options.output);

@@ -35,7 +35,7 @@ export function registerFork(conversation: Command): void {
       const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
       const { copyEventsForFork } = await import("../../../core/fork.js");
       const { countTurns } = await import("../../../core/turns.js");
-      const { newEventId } = await import("../../../store/ids.js");
+      const { newEventId } = await import("../../../store/index.js");
       const selection = parseTurnSelection(options);
       const sourceId = context.store.resolveTarget(idArgument);
       const source = context.store.load(sourceId);
@@ -43,9 +43,9 @@ export function registerFork(conversation: Command): void {
       const resolved = resolveTurnSelection(selection, countTurns(source.events));
       const forked = copyEventsForFork(source.events, resolved, () => newEventId());
       if (options.compact !== undefined) {
-        // Compacts the new fork after filtering, silently (jp's `fork -k`): nothing is printed.
+        // Compacts the new fork after filtering, quietly (jp's `fork -k`): only a failed summary model is said.
         const { compactForkEvents } = await import("../../compaction/fork-compact.js");
-        forked.events.push(...(await compactForkEvents(context, sourceId, forked.events, options.compact)));
+        forked.events.push(...(await compactForkEvents(context, forked.events, options.compact)));
       }
       const title = `Fork of ${source.meta.title ?? sourceId}`;
       const meta = context.store.create({ title, events: forked.events, extra: { forked_from: sourceId } });

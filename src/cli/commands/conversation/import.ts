@@ -32,8 +32,10 @@ export function registerImport(conversation: Command): void {
     .action(async (path: string, options: ImportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { readImport, saveImported } = await import("../../../store/import.js");
-      const { newConversationId, newEventId, timestampNow } = await import("../../../store/ids.js");
+      const { loadInterop, newConversationId, newEventId, timestampNow } = await import(
+        "../../../store/index.js"
+      );
+      const { readImport, saveImported } = await loadInterop();
       const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
       if (path === "-" && context.stdinIsTerminal) {
         throw new CxcError("usage", "`import -` reads standard input, which is a terminal", {

@@ -44,7 +44,7 @@ export function registerPrint(conversation: Command): void {
         const { selectProjectedTurns, buildRequestBody } = await import(
           "../../compaction/projected-print.js"
         );
-        const { loadConfig } = await import("../../../store/config.js");
+        const { loadConfig } = await import("../../config.js");
         const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
         const projected = selectProjectedTurns(conversation.events, resolved);
         context.outJson(await buildRequestBody(projected, format, config.values));

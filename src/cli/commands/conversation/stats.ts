@@ -24,11 +24,10 @@ export function registerStats(conversation: Command): void {
       const { projectConversation } = await import("../../../core/projection.js");
       const { summarizeTokens } = await import("../../../core/tokens.js");
       const { groupTurns } = await import("../../../core/turns.js");
-      const { loadTokenCounter } = await import("../../../store/token-counter.js");
       const id = context.store.resolveTarget(idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
-      const countTokens = await loadTokenCounter();
+      const countTokens = await context.store.tokenCounter();
       const raw = summarizeTokens(groupTurns(conversation.events), countTokens);
       const view = projectConversation(conversation.events);
       const projected = summarizeTokens(

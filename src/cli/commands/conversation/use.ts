@@ -15,7 +15,6 @@ export function registerUse(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { displayTitle } = await import("../../render/conversation-summary.js");
-      const { readMeta } = await import("../../../store/meta.js");
       const id = context.store.resolveId(idArgument);
       const conversation = context.store.locate(id);
       if (!conversation) throw new CxcError("conversation-not-found", `conversation ${id} does not exist`);
@@ -24,7 +23,7 @@ export function registerUse(conversation: Command): void {
           hint: `unarchive it first: cxc conversation unarchive ${id}`,
         });
       }
-      const meta = readMeta(conversation.directory);
+      const meta = context.store.readMeta(id);
       const previous = context.store.active();
       context.store.setActive(id);
       if (context.json) {

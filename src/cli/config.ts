@@ -1,5 +1,6 @@
 /**
- * Loads the effective configuration from disk, the command line and the environment.
+ * Loads the effective configuration from disk, the command line and the environment: the
+ * composition root's job, so it lives with the command line and hands plain tables inward.
  *
  * Layers, lowest first (later ones win, key by key):
  *
@@ -33,12 +34,13 @@ import {
   mergeConfigLayers,
   parseAssignment,
   parseConfigScalar,
+  redactAssignment,
   removeSecretKeys,
   secretKeyMessage,
   tableAt,
 } from "../core/config.js";
 import { CxcError } from "../errors.js";
-import { type Environment, findWorkspace } from "./paths.js";
+import { type Environment, findWorkspace } from "../store/index.js";
 
 export const CONFIG_FILE = "config.toml";
 
@@ -103,7 +105,7 @@ export function loadConfig(sources: ConfigSources): EffectiveConfig {
 function assignmentTable(overlay: string): ConfigTable {
   const parsed = parseAssignment(overlay);
   if (!parsed.ok) {
-    throw new CxcError("invalid-config", `-c ${overlay}: ${parsed.message}`, {
+    throw new CxcError("invalid-config", `-c ${redactAssignment(overlay)}: ${parsed.message}`, {
       hint: "use -c KEY=VALUE (e.g. -c assistant.model.id=anthropic/claude-sonnet-4-6) or -c PATH/TO/FILE.toml",
     });
   }

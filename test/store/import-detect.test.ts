@@ -26,13 +26,36 @@ describe("detectFormat", () => {
 describe("parseJsonText", () => {
   it("names the line and column of a syntax error", () => {
     expect(() => parseJsonText('{\n  "a": 1,\n  "b" 2\n}', "file.json")).toThrow(
-      /^file\.json:3:7: not valid JSON \(Unexpected number\)$/,
+      /^file\.json:3:7: not valid JSON \(expected ':' after a property name\)$/,
     );
-    expect(() => parseJsonText("[1,\n2,", "cut.json")).toThrow(/^cut\.json:2:3: not valid JSON/);
-    // V8 gives no position for an unexpected token; then no line is claimed.
+    expect(() => parseJsonText("[1,\n2,", "cut.json")).toThrow(
+      /^cut\.json:2:3: not valid JSON \(unexpected end\)$/,
+    );
     expect(() => parseJsonText("[\n  1,\n  2,,\n]", "comma.json")).toThrow(
-      /^comma\.json: not valid JSON \(Unexpected token ','\)$/,
+      /^comma\.json:3:5: not valid JSON \(unexpected character\)$/,
     );
     expect(parseJsonText('{"a": 1}', "ok.json")).toEqual({ a: 1 });
+  });
+
+  it("quotes nothing of the file, however it goes wrong", () => {
+    const secret = "hello world, the-secret-token-1234 and the rest of someone's file";
+    for (const text of [secret, `[${secret}]`, `{"a": "\u001b]0;${secret}`, `[1] ${secret}`]) {
+      let message = "";
+      try {
+        parseJsonText(text, "f.json");
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^f\.json:1:\d+: not valid JSON \([a-z ':,]+\)$/);
+      expect(message).not.toContain("secret");
+    }
+  });
+
+  it("refuses a value nested too deeply, without a stack overflow", () => {
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    expect(() => parseJsonText(deep, "deep.json")).toThrow(
+      /^deep\.json: nested more than 256 levels deep, which no conversation needs$/,
+    );
+    expect(parseJsonText(`${"[".repeat(256)}${"]".repeat(256)}`, "ok.json")).toBeDefined();
   });
 });

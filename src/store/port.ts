@@ -1,0 +1,169 @@
+/**
+ * The store port: everything the rest of cxc knows about where conversations are kept. Two
+ * implementations keep the same promises: files under a store root (`ConversationStore` in
+ * store.ts, the one the CLI uses) and memory (`MemoryStore` in memory-store.ts, for tests of the
+ * shell that need a store but no directory). test/store/contract.test.ts runs one suite against
+ * both.
+ *
+ * The promises:
+ * - A conversation's events are only ever appended; every load returns them as stored.
+ * - `create` is all or nothing: a conversation exists with its events and metadata, or not at all.
+ * - Every mutation of a conversation happens under its lock (`locked`); `append`,
+ *   `saveAdvisorState` and the methods that take the lock themselves say so. A second holder waits
+ *   until the lock timeout (`CXC_LOCK_TIMEOUT_MS`, default 10 s), then fails with `lock-timeout`.
+ * - Archived conversations keep everything; they are listed apart and never block a compaction.
+ * - The active conversation belongs to a session (`CXC_SESSION`, else the store-wide default).
+ * - Reads take no lock.
+ *
+ * Types only; the entry module (index.ts) re-exports them with the factories.
+ */
+import type { AdvisorState } from "../core/advisor.js";
+import type { ConversationEvent } from "../core/events.js";
+import type { ReviewRecord } from "../core/open-reviews.js";
+import type { TokenCounter } from "../core/tokens.js";
+
+/** Environment variables (`process.env` or a test's own). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export type StoreKind = "workspace" | "home";
+
+/** Where a file store lives and why (paths.ts decides). */
+export interface StoreLocation {
+  readonly kind: StoreKind;
+  /** The store directory (`<workspace>/.cxc` or the user data directory). */
+  readonly root: string;
+  /** Why this root was chosen, for `cxc config show` and error messages. */
+  readonly origin: string;
+}
+
+/** A conversation's metadata (`meta.json`); unknown fields written by a newer cxc are kept. */
+export interface ConversationMeta {
+  readonly id: string;
+  readonly title?: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly pinned_at?: string;
+  readonly archived_at?: string;
+  readonly event_count?: number;
+  readonly turn_count?: number;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly [key: string]: unknown;
+}
+
+/** Line 1 of a conversation log. */
+export interface LogHeader {
+  readonly cxc: "conversation-log";
+  readonly version: number;
+  readonly id: string;
+  readonly created_at: string;
+}
+
+/** A conversation's events as stored. */
+export interface LoadedLog {
+  readonly header: LogHeader;
+  readonly events: ConversationEvent[];
+  /** Problems that did not stop the load (a torn final line), one sentence each. */
+  readonly warnings: string[];
+}
+
+/** A conversation as `load` returns it. */
+export interface LoadedConversation extends LoadedLog {
+  readonly meta: ConversationMeta;
+  readonly archived: boolean;
+}
+
+export interface CreateOptions {
+  readonly title?: string;
+  readonly id?: string;
+  readonly createdAt?: string;
+  /** Last activity, for imported conversations (defaults to the creation time). */
+  readonly updatedAt?: string;
+  readonly events?: readonly ConversationEvent[];
+  /** Further metadata fields. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+  /** Makes the new conversation a compaction review of this one (its review record). */
+  readonly reviewOf?: string;
+}
+
+export interface ListedConversation {
+  readonly meta: ConversationMeta;
+  readonly archived: boolean;
+}
+
+export interface ConversationListing {
+  readonly conversations: ListedConversation[];
+  /** One sentence per conversation whose metadata could not be read (it is left out). */
+  readonly warnings: string[];
+}
+
+/** A token counter that can also say what it already knows without counting. */
+export interface CachingTokenCounter extends TokenCounter {
+  /** The count of `text` if it is memoized or in the conversation's cache; never tokenizes. */
+  readonly known: (text: string) => number | undefined;
+}
+
+/** Listing from metadata alone: what `cxc conversation ls` needs, and all it loads. */
+export interface StoreListing {
+  /** Metadata of live (or archived) conversations, newest activity first. */
+  list(options?: { archived?: boolean }): ConversationListing;
+  /** The active conversation of this session, if any. */
+  active(): string | undefined;
+}
+
+/** Everything that reads: what tools get, and what a read-only command needs. */
+export interface StoreReader extends StoreListing {
+  /** Whether conversation `id` exists, and whether it is archived. */
+  locate(id: string): { readonly archived: boolean } | undefined;
+  /** Ids of all conversations, live and archived. */
+  ids(): { id: string; archived: boolean }[];
+  /** A full id or any unique prefix of one → the id; `conversation-not-found` / `-ambiguous`. */
+  resolveId(prefix: string): string;
+  /** The explicit id (any unique prefix), else the session's active conversation. */
+  resolveTarget(idOrPrefix: string | undefined): string;
+  load(id: string): LoadedConversation;
+  /** The metadata alone, without reading the log. */
+  readMeta(id: string): ConversationMeta;
+  /**
+   * A token that changes whenever the conversation's log changes (undefined when it cannot be
+   * told), so a caller can tell whether a conversation it loaded is still current.
+   */
+  revision(id: string): string | undefined;
+  /** The conversation `id` reviews, when it is a compaction review (its review record). */
+  reviewSource(id: string): string | undefined;
+  /** The live conversations that are compaction reviews, with their sources. */
+  openReviews(): ReviewRecord[];
+  /** What the compaction advisor remembers about conversation `id` (its advisor record). */
+  advisorState(id: string): AdvisorState;
+  /**
+   * The o200k token counter; with an id, backed by that conversation's cache of counts (kept
+   * across runs by the file store).
+   */
+  tokenCounter(id?: string): Promise<CachingTokenCounter>;
+}
+
+/** The whole store. */
+export interface Store extends StoreReader {
+  /** Creates a conversation with an optional initial list of events, all or nothing. */
+  create(options?: CreateOptions): ConversationMeta;
+  /** Runs `action` holding the conversation's write lock. */
+  locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
+  /** Appends events and refreshes the counts in the metadata. The caller holds the lock. */
+  append(id: string, events: readonly ConversationEvent[], now?: string): ConversationMeta;
+  /** `append` under the lock. */
+  appendLocked(id: string, events: readonly ConversationEvent[], command: string): Promise<ConversationMeta>;
+  /** Replaces metadata fields (atomically), under the lock. */
+  updateMeta(
+    id: string,
+    change: (meta: ConversationMeta) => ConversationMeta,
+    command: string,
+  ): Promise<ConversationMeta>;
+  /** Replaces the advisor record of `id` (atomically). The caller holds the lock. */
+  saveAdvisorState(id: string, state: AdvisorState): void;
+  /** Archives `id` (under its lock); archiving an archived conversation does nothing. */
+  archive(id: string, now?: string): Promise<void>;
+  /** Unarchives `id` (under its lock); false when it was not archived. */
+  unarchive(id: string): Promise<boolean>;
+  /** Removes `id` and everything in it (under its lock); clears it as this session's active one. */
+  remove(id: string): Promise<void>;
+  setActive(id: string | undefined): void;
+}
