@@ -74,8 +74,69 @@ export function describeCompaction(compaction: Compaction): string {
   return `turns ${compaction.from_turn + 1}..${compaction.to_turn + 1} (${total} total${suffix})`;
 }
 
+/** A range of raw turns (0-based), cycle bounds optional, as planned segments and shapes carry it. */
+export interface TurnCycleRange {
+  readonly from: number;
+  readonly to: number;
+  /** First covered cycle of `from`; absent: from its head. */
+  readonly fromCycle?: number | undefined;
+  /** Last covered cycle of `to`; absent: to its end. */
+  readonly toCycle?: number | undefined;
+}
+
+/** The positions a range covers. */
+export function spanOfTurnCycleRange(range: TurnCycleRange): CycleSpan {
+  return {
+    from: { turn: range.from, cycle: range.fromCycle ?? HEAD },
+    to: { turn: range.to, cycle: range.toCycle ?? TURN_END },
+  };
+}
+
+/**
+ * A range as people read it (1-based): jp's `turns A..B` for whole turns (`turns 3..3` for one),
+ * the cycle range otherwise (`turn 4, cycles 1..37`, see `describeSpan`).
+ */
+export function describeRange(range: TurnCycleRange): string {
+  if (range.fromCycle === undefined && range.toCycle === undefined) {
+    return `turns ${range.from + 1}..${range.to + 1}`;
+  }
+  return describeSpan(spanOfTurnCycleRange(range));
+}
+
+/**
+ * A range with its size and label, as the timeline and the dry run print it: jp's
+ * `turns 2..8 (7 total, LABEL)` for whole turns, `turn 4, cycles 1..37 (37 cycles, LABEL)` inside.
+ */
+export function describeSizedRange(range: TurnCycleRange, label?: string): string {
+  const suffix = label === undefined ? "" : `, ${label}`;
+  if (range.fromCycle === undefined && range.toCycle === undefined) {
+    return `turns ${range.from + 1}..${range.to + 1} (${range.to - range.from + 1} total${suffix})`;
+  }
+  const span = spanOfTurnCycleRange(range);
+  return `${describeSpan(span)} (${describeSpanSize(span)}${suffix})`;
+}
+
+/** A range as a file-name part: `turns-3-6`, `turn-4-cycles-1-37`. */
+export function rangeSlug(range: TurnCycleRange): string {
+  return describeRange(range)
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
 /** The range of a compaction as `describeReset` names it: `turns A..B`, or its cycle range. */
 export function describeCompactionRange(compaction: Compaction): string {
   if (compaction.cycles !== undefined) return describeSpan(compactionSpan(compaction));
   return `turns ${compaction.from_turn + 1}..${compaction.to_turn + 1}`;
+}
+
+/**
+ * Several compactions' ranges in one phrase: `turns 1..3, 5..6` when all are whole turns, else
+ * each named and joined with `; ` (`turns 1..2; turn 3, cycles 1..6`).
+ */
+export function describeCompactionRanges(compactions: readonly Compaction[]): string {
+  if (compactions.every((compaction) => compaction.cycles === undefined)) {
+    const ranges = compactions.map((compaction) => `${compaction.from_turn + 1}..${compaction.to_turn + 1}`);
+    return `turns ${ranges.join(", ")}`;
+  }
+  return compactions.map(describeCompactionRange).join("; ");
 }

@@ -30,8 +30,7 @@ import {
   type TurnSelector,
 } from "./cli-bounds.js";
 import type { Compaction, ConversationEvent, SummaryPolicy } from "./events.js";
-import { HEAD, TURN_END } from "./cycles.js";
-import { describeSpan } from "./labels.js";
+import { describeRange } from "./labels.js";
 import type {
   CompactionEventOptions,
   CompactionOverrides,
@@ -268,10 +267,7 @@ export function planCompaction(
 
 /** A shape's range as people read it (1-based): `turns 2..4`, `turn 4, cycles 1..37`. */
 function describeShape(shape: CompactionShape): string {
-  return describeSpan({
-    from: { turn: shape.from, cycle: shape.fromCycle ?? HEAD },
-    to: { turn: shape.to, cycle: shape.toCycle ?? TURN_END },
-  });
+  return describeRange(shape);
 }
 
 function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {

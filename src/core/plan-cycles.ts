@@ -35,7 +35,7 @@ import {
   TURN_END,
 } from "./cycles.js";
 import type { ConversationEvent } from "./events.js";
-import { describeSpan } from "./labels.js";
+import { describeRange, describeSpan } from "./labels.js";
 import type {
   CompactionPlan,
   CompactionSegment,
@@ -78,7 +78,6 @@ export interface CycleRuleContext {
   readonly cycles: CycleFacts;
   readonly now: string;
   readonly supplied: boolean;
-  readonly allowCycleSummaries: boolean;
   /** The summaries in force, as spans. */
   readonly summaries: readonly SummarySpan[];
 }
@@ -91,20 +90,23 @@ interface SummarySpan extends CycleSpan {
 export function createCycleRuleContext(
   events: readonly ConversationEvent[],
   facts: StreamFacts,
-  options: Pick<PlanCompactionOptions, "now" | "summarySource" | "allowCycleSummaries">,
+  options: Pick<PlanCompactionOptions, "now" | "summarySource">,
 ): CycleRuleContext {
-  const summaries = activeCompactions(events)
-    .map((entry) => entry.compaction)
-    .filter((compaction) => compactionPolicies(compaction).summary !== undefined)
-    .map((compaction) => ({ ...compactionSpan(compaction), compactionId: compaction.id }));
   return {
     facts,
     cycles: describeCycles(events),
     now: options.now,
     supplied: options.summarySource === "supplied",
-    allowCycleSummaries: options.allowCycleSummaries === true,
-    summaries,
+    summaries: summarySpansOf(events),
   };
+}
+
+/** The summaries in force, as spans. */
+function summarySpansOf(events: readonly ConversationEvent[]): SummarySpan[] {
+  return activeCompactions(events)
+    .map((entry) => entry.compaction)
+    .filter((compaction) => compactionPolicies(compaction).summary !== undefined)
+    .map((compaction) => ({ ...compactionSpan(compaction), compactionId: compaction.id }));
 }
 
 function totalCycles(cycles: CycleFacts): number {
@@ -256,14 +258,14 @@ function spanOfSegment(segment: CompactionSegment): CycleSpan {
   };
 }
 
+/** One piece of a summary: whole turns, or `fromCycle..toCycle` inside one turn. */
+type SummaryPiece = { from: number; to: number; fromCycle?: number; toCycle?: number };
+
 /**
  * The pieces of a summary span (see the module comment), as segment ranges: whole turns, or
  * `fromCycle..toCycle` inside one turn.
  */
-function splitSummarySpan(
-  cycles: CycleFacts,
-  span: CycleSpan,
-): { from: number; to: number; fromCycle?: number; toCycle?: number }[] {
+function splitSummarySpan(cycles: CycleFacts, span: CycleSpan): SummaryPiece[] {
   const lastCycle = (turn: number) => (cycles.cycleCounts[turn] ?? 0) - 1;
   let to = span.to;
   // Ending at the last cycle of a finished turn is ending with the turn.
@@ -277,7 +279,7 @@ function splitSummarySpan(
     const last = to.cycle === TURN_END ? lastCycle(to.turn) : to.cycle;
     return [{ from: from.turn, to: to.turn, fromCycle: first, toCycle: last }];
   }
-  const pieces: { from: number; to: number; fromCycle?: number; toCycle?: number }[] = [];
+  const pieces: SummaryPiece[] = [];
   if (from.cycle !== HEAD) {
     pieces.push({ from: from.turn, to: from.turn, fromCycle: from.cycle, toCycle: lastCycle(from.turn) });
   }
@@ -331,39 +333,69 @@ export function planCycleRule(
       .map((segment) => ({ ...spanOfSegment(segment), compactionId: `planned:${segment.ruleIndex}` })),
   ];
   let span = requested;
+  let pieces: SummaryPiece[];
   if (context.supplied) {
-    const split = summaries.filter(
-      (summary) => overlaps(requested, summary) && !contains(requested, summary),
-    );
-    if (split.length > 0) {
-      const named = split.map((summary) => describeSpan(summary)).join("; ");
-      const plural = split.length === 1 ? "the existing summary of" : "existing summaries of";
-      return {
-        kind: "conflict",
-        message:
-          `summary of ${describeSpan(requested)} partially overlaps ${plural} ${named}; ` +
-          "a supplied summary must cover an existing summary entirely or leave it alone",
-        conflicts: split.map((summary) => ({
-          from: summary.from.turn,
-          to: summary.to.turn,
-          compactionId: summary.compactionId,
-        })),
-      };
-    }
+    const checked = checkSuppliedSpan(context.cycles, summaries, requested);
+    if (checked.kind !== "planned") return checked;
+    pieces = [checked.piece];
   } else {
     span = extendSpan(summaries, requested);
-  }
-  const pieces = splitSummarySpan(context.cycles, span);
-  if (!context.allowCycleSummaries && pieces.some((piece) => piece.toCycle !== undefined)) {
-    return {
-      kind: "invalid",
-      message:
-        `a summary of ${describeSpan(requested)} would stand inside a turn, which this command ` +
-        "cannot summarize yet; end the range at a turn (e.g. `s:..-2`)",
-    };
+    pieces = splitSummarySpan(context.cycles, span);
   }
   return {
     kind: "planned",
     segments: pieces.map((piece) => ({ ruleIndex, ...piece, requested: requestedTurns, ...policies })),
   };
+}
+
+/**
+ * A supplied summary over `span` (its text is given, so it is never widened): a conflict when it
+ * would split a summary in force, and refused when it would have to stand in more than one place
+ * (one text cannot be split; see the module comment), else its one piece.
+ */
+function checkSuppliedSpan(
+  cycles: CycleFacts,
+  summaries: readonly SummarySpan[],
+  span: CycleSpan,
+): { kind: "planned"; piece: SummaryPiece } | Extract<CompactionPlan, { kind: "invalid" | "conflict" }> {
+  const split = summaries.filter((summary) => overlaps(span, summary) && !contains(span, summary));
+  if (split.length > 0) {
+    const named = split.map((summary) => describeSpan(summary)).join("; ");
+    const plural = split.length === 1 ? "the existing summary of" : "existing summaries of";
+    return {
+      kind: "conflict",
+      message:
+        `summary of ${describeSpan(span)} partially overlaps ${plural} ${named}; ` +
+        "a supplied summary must cover an existing summary entirely or leave it alone",
+      conflicts: split.map((summary) => ({
+        from: summary.from.turn,
+        to: summary.to.turn,
+        compactionId: summary.compactionId,
+      })),
+    };
+  }
+  const pieces = splitSummarySpan(cycles, span);
+  if (pieces.length > 1) {
+    const inside = pieces.find((piece) => piece.toCycle !== undefined)!;
+    return {
+      kind: "invalid",
+      message:
+        `a summary of ${describeSpan(span)} would keep the user message of turn ${inside.from + 1} ` +
+        `in the middle of it, and one text cannot stand in two places; summarize ` +
+        `${describeRange(inside)} and the whole turns around it separately`,
+    };
+  }
+  return { kind: "planned", piece: pieces[0]! };
+}
+
+/**
+ * Checks a summary whose text is given (the review's proposals, the `compact` tool) over `span`
+ * against the conversation as it stands: its one range (a turn's last cycle ends with the turn),
+ * or why it cannot stand (see `checkSuppliedSpan`).
+ */
+export function checkSuppliedCycleSummary(
+  events: readonly ConversationEvent[],
+  span: CycleSpan,
+): { kind: "planned"; piece: SummaryPiece } | Extract<CompactionPlan, { kind: "invalid" | "conflict" }> {
+  return checkSuppliedSpan(describeCycles(events), summarySpansOf(events), span);
 }

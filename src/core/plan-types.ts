@@ -29,11 +29,6 @@ export interface PlanCompactionOptions {
   note?: string;
   /** `supplied` when the summary text is given rather than generated (never widened). */
   summarySource?: SummaryPolicy["source"];
-  /**
-   * True when the caller can summarize a range of cycles (it passes a segment's cycles to the
-   * summarizer). Without it, a summary that would stand inside a turn makes the plan invalid.
-   */
-  allowCycleSummaries?: boolean;
 }
 
 /** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */

@@ -76,6 +76,8 @@ export interface CycleSummaryOrigin {
   from: CyclePosition;
   to: CyclePosition;
   compactionId: string;
+  /** The id of the injected request that carries the summary in the projected turn. */
+  eventId: string;
 }
 
 /** The result of projection. */
@@ -389,6 +391,7 @@ function injectInTurnSummary(
     from: positionOf(run.start),
     to: positionOf(run.end),
     compactionId: summary.id,
+    eventId: injected.id,
   };
   host.cycleSummaries = [...(host.cycleSummaries ?? []), origin];
 }

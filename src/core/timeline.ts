@@ -18,7 +18,7 @@
 import { activeCompactions } from "./compactions.js";
 import { type CyclePosition, type CycleSpan, comparePositions, HEAD, TURN_END } from "./cycles.js";
 import type { ConversationEvent } from "./events.js";
-import { describePolicies, describeSpan, describeSpanSize } from "./labels.js";
+import { describePolicies, describeSizedRange, describeSpan } from "./labels.js";
 import type { CompactionSegment } from "./plan-compaction.js";
 
 /** One compacted range of the timeline (0-based turns). */
@@ -101,13 +101,7 @@ function keptLine(span: CycleSpan, dryRun: boolean): string {
 
 function compactedLine(segment: TimelineSegment, dryRun: boolean): string {
   const verb = dryRun && !segment.existing ? "Would have compacted" : "Compacted";
-  const label = segment.label === undefined ? "" : `, ${segment.label}`;
-  if (segment.fromCycle === undefined && segment.toCycle === undefined) {
-    const total = segment.to - segment.from + 1;
-    return `${verb} turns ${segment.from + 1}..${segment.to + 1} (${total} total${label}).`;
-  }
-  const span = spanOf(segment);
-  return `${verb} ${describeSpan(span)} (${describeSpanSize(span)}${label}).`;
+  return `${verb} ${describeSizedRange(segment, segment.label)}.`;
 }
 
 /**

@@ -36,7 +36,8 @@ import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/compactions.js";
 import type { Compaction, ConversationEvent } from "../core/events.js";
 import { planCompaction, withoutDeferral } from "../core/plan-compaction.js";
-import { describePolicies } from "../core/rules.js";
+import { compactionPolicies } from "../core/cycles.js";
+import { describeCompactionRange, describePolicies } from "../core/labels.js";
 import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import { countTurns } from "../core/turns.js";
 import type { LlmClient } from "../llm/types.js";
@@ -258,9 +259,9 @@ export function describeAutoCompaction(
   cutMoved: boolean,
 ): string {
   const parts = compactions.map((compaction) => {
-    const what =
-      compaction.summary !== undefined ? "summary" : (describePolicies(compaction) ?? "compaction");
-    return `${what} of turns ${compaction.from_turn + 1}..${compaction.to_turn + 1}`;
+    const policies = compactionPolicies(compaction);
+    const what = policies.summary !== undefined ? "summary" : (describePolicies(policies) ?? "compaction");
+    return `${what} of ${describeCompactionRange(compaction)}`;
   });
   const saved = Math.round(savedFraction(record) * 100);
   const when = request.atOnce ? "in force now" : "takes effect at the next turn";

@@ -10,10 +10,19 @@ import { digestTurns } from "../../src/core/digest.js";
 import type { ConversationEvent } from "../../src/core/events.js";
 import { copyEventsForFork } from "../../src/core/fork.js";
 import { exportJpConversation } from "../../src/core/interop/jp-export.js";
-import { describeCompaction, describeSpan } from "../../src/core/labels.js";
+import { eventProblem, validateEvent } from "../../src/core/interop/jp.js";
+import {
+  describeCompaction,
+  describeCompactionRanges,
+  describeRange,
+  describeSizedRange,
+  describeSpan,
+  rangeSlug,
+} from "../../src/core/labels.js";
 import type { CompactionSegment } from "../../src/core/plan-compaction.js";
 import { inTurnSummaryContent, projectConversation } from "../../src/core/projection.js";
 import { checkSummary } from "../../src/core/summary-check.js";
+import { summaryTurns } from "../../src/core/summarizer.js";
 import { existingTimelineSegments, formatTimeline, plannedTimelineSegment } from "../../src/core/timeline.js";
 import { countTurnTokens } from "../../src/core/tokens.js";
 import { groupTurns } from "../../src/core/turns.js";
@@ -58,6 +67,75 @@ describe("describeSpan and describeCompaction", () => {
     expect(describeReset([build.compaction({ from: 0, to: 1 })], { index: 1, dryRun: true })).toBe(
       "Would remove compaction 1 (turns 1..2).",
     );
+  });
+});
+
+describe("ranges of segments and shapes", () => {
+  it("say jp's `turns A..B` for whole turns and the cycle range otherwise", () => {
+    expect(describeRange({ from: 2, to: 2 })).toBe("turns 3..3");
+    expect(describeRange({ from: 3, to: 3, fromCycle: 0, toCycle: 36 })).toBe("turn 4, cycles 1..37");
+    expect(describeSizedRange({ from: 1, to: 7 }, "tools")).toBe("turns 2..8 (7 total, tools)");
+    expect(describeSizedRange({ from: 3, to: 3, toCycle: 36 }, "summary")).toBe(
+      "turn 4, cycles 1..37 (37 cycles, summary)",
+    );
+    expect(rangeSlug({ from: 2, to: 5 })).toBe("turns-3-6");
+    expect(rangeSlug({ from: 3, to: 3, fromCycle: 0, toCycle: 36 })).toBe("turn-4-cycles-1-37");
+  });
+
+  it("list several compactions in one phrase", () => {
+    const build = createEventBuilder();
+    const whole = [build.compaction({ from: 0, to: 2 }), build.compaction({ from: 4, to: 5 })];
+    expect(describeCompactionRanges(whole)).toBe("turns 1..3, 5..6");
+    const mixed = [
+      whole[0]!,
+      cycleCompaction(build, { from: 3, to: 3, fromCycle: 0, toCycle: 5, tools: "strip" }),
+    ];
+    expect(describeCompactionRanges(mixed)).toBe("turns 1..3; turn 4, cycles 1..6");
+  });
+});
+
+describe("what a model summarizer reads for a range inside a turn", () => {
+  it("is the turn's user message, then only the covered cycles", () => {
+    const build = createEventBuilder();
+    const events = agentTurn(build, "fix it", [{ calls: 1 }, { calls: 1 }, { calls: 1 }, { calls: 1 }]);
+    const turns = groupTurns(events);
+    const shown = summaryTurns(turns, { from: 0, to: 0, fromCycle: 1, toCycle: 2 });
+    expect(shown.inTurn).toBe(true);
+    expect(shown.turns).toHaveLength(1);
+    const types = shown.turns[0]!.events.map((event) => event.type);
+    expect(types).toEqual([
+      "turn_start",
+      "chat_request",
+      "tool_call_request",
+      "tool_call_response",
+      "tool_call_request",
+      "tool_call_response",
+    ]);
+    const paths = shown.turns[0]!.events.flatMap((event) =>
+      event.type === "tool_call_request" ? [event.arguments.path] : [],
+    );
+    expect(paths).toEqual(["fix-it-1-0.ts", "fix-it-2-0.ts"]);
+    const whole = summaryTurns(turns, { from: 0, to: 0 });
+    expect(whole).toEqual({ turns, inTurn: false });
+  });
+});
+
+describe("validating a cycle-precise compaction", () => {
+  it("refuses a range inside one turn that runs backwards", () => {
+    const build = createEventBuilder();
+    const backwards = cycleCompaction(build, { from: 2, to: 2, fromCycle: 5, toCycle: 3, tools: "strip" });
+    expect(eventProblem(backwards)).toBe(
+      "cycles.from 5 is after cycles.to 3 in turn 2 (a range runs forwards)",
+    );
+    const { type: _type, ...fields } = backwards;
+    expect(validateEvent({ type: "compaction", ...fields }, "event 7")).toEqual({
+      ok: false,
+      error: "event 7: cycles.from 5 is after cycles.to 3 in turn 2 (a range runs forwards)",
+    });
+    const across = cycleCompaction(build, { from: 1, to: 2, fromCycle: 5, toCycle: 3, tools: "strip" });
+    expect(eventProblem(across)).toBeUndefined();
+    const mixed = { ...across, summary: { summary: "x", source: "derived" as const } };
+    expect(validateEvent(mixed, "event 8")).toMatchObject({ ok: false });
   });
 });
 

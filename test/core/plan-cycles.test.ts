@@ -42,7 +42,7 @@ function plan(
   rules: CompactionRule[],
   options: Partial<PlanCompactionOptions> = {},
 ): CompactionPlan {
-  return planCompaction(events, { rules, now: NOW, allowCycleSummaries: true, ...options });
+  return planCompaction(events, { rules, now: NOW, ...options });
 }
 
 type Range = Pick<CompactionSegment, "from" | "to" | "fromCycle" | "toCycle">;
@@ -384,21 +384,26 @@ describe("planning summaries inside a turn", () => {
     ]);
   });
 
-  it("is refused unless the caller can summarize cycles; summaries of whole turns still plan", () => {
-    const { events } = session(6);
-    expect(plan(events, [spec("s:-3cycles")], { allowCycleSummaries: false })).toEqual({
-      kind: "invalid",
-      message:
-        "a summary of turn 1, cycles 1..4 would stand inside a turn, which this command cannot " +
-        "summarize yet; end the range at a turn (e.g. `s:..-2`)",
-    });
+  it("is refused when a supplied text would have to stand in two places", () => {
     const build = createEventBuilder();
     const turns: ConversationEvent[] = [
       ...agentTurn(build, "q0", [{ calls: 1 }]),
-      ...agentTurn(build, "q1", [{ calls: 1 }]),
+      ...agentTurn(build, "q1", [{ calls: 1 }, { calls: 1 }, { calls: 1 }]),
     ];
-    expect(rangesOf(plan(turns, [spec("s:..1.2")], { allowCycleSummaries: false }))).toEqual([
+    expect(plan(turns, [spec("s:..2.2")], { summarySource: "supplied" })).toEqual({
+      kind: "invalid",
+      message:
+        "a summary of turns 1..2, turn 2 to cycle 2 would keep the user message of turn 2 in the middle " +
+        "of it, and one text cannot stand in two places; summarize turn 2, cycles 1..2 and the whole " +
+        "turns around it separately",
+    });
+    // A derived summary of the same range is two pieces, each with its own text.
+    expect(rangesOf(plan(turns, [spec("s:..2.2")]))).toEqual([
       { from: 0, to: 0 },
+      { from: 1, to: 1, fromCycle: 0, toCycle: 1 },
+    ]);
+    expect(rangesOf(plan(turns, [spec("s:2.1..2.2")], { summarySource: "supplied" }))).toEqual([
+      { from: 1, to: 1, fromCycle: 0, toCycle: 1 },
     ]);
   });
 });

@@ -209,8 +209,14 @@ describe("summaries inside a turn", () => {
     const turn = view.turns[0]!;
     expect(turn.origin).toEqual({ kind: "kept", turn: 0 });
     expect(turn.cycleSummaries).toEqual([
-      { from: { turn: 0, cycle: 0 }, to: { turn: 0, cycle: 3 }, compactionId: "c1" },
+      {
+        from: { turn: 0, cycle: 0 },
+        to: { turn: 0, cycle: 3 },
+        compactionId: "c1",
+        eventId: "c1:summary:0.0",
+      },
     ]);
+    expect(turn.events[2]!.id).toBe("c1:summary:0.0");
     expect(turn.events.map((event) => event.type)).toEqual([
       "turn_start",
       "chat_request",
