@@ -35,7 +35,7 @@ import {
   TURN_END,
 } from "./cycles.js";
 import type { ConversationEvent } from "./events.js";
-import { describeRange, describeSpan } from "./labels.js";
+import { describeSpan } from "./labels.js";
 import type {
   CompactionPlan,
   CompactionSegment,
@@ -349,9 +349,11 @@ export function planCycleRule(
 }
 
 /**
- * A supplied summary over `span` (its text is given, so it is never widened): a conflict when it
- * would split a summary in force, and refused when it would have to stand in more than one place
- * (one text cannot be split; see the module comment), else its one piece.
+ * A supplied summary over `span` (its text is given, so it is never widened or split): a conflict
+ * when it would split a summary in force; refused when it would remove the user message of a turn
+ * that goes on after it (it starts before a turn's head and ends inside that turn); else its one
+ * range. Unlike a derived summary, a range from a cycle through whole later turns stays one event
+ * (the text stands where the cycles were, the later turns go with it).
  */
 function checkSuppliedSpan(
   cycles: CycleFacts,
@@ -375,27 +377,52 @@ function checkSuppliedSpan(
     };
   }
   const pieces = splitSummarySpan(cycles, span);
-  if (pieces.length > 1) {
-    const inside = pieces.find((piece) => piece.toCycle !== undefined)!;
+  if (pieces.length === 1) return { kind: "planned", piece: pieces[0]! };
+  const last = pieces.at(-1)!;
+  if (last.toCycle !== undefined) {
     return {
       kind: "invalid",
       message:
-        `a summary of ${describeSpan(span)} would keep the user message of turn ${inside.from + 1} ` +
-        `in the middle of it, and one text cannot stand in two places; summarize ` +
-        `${describeRange(inside)} and the whole turns around it separately`,
+        `a summary of ${describeSpan(span)} would remove the user message of turn ${last.from + 1}, ` +
+        `which goes on after it; end the range at a turn, or start it inside turn ${last.from + 1}`,
     };
   }
-  return { kind: "planned", piece: pieces[0]! };
+  // From a cycle through whole later turns: one range, ending at the last turn's last cycle.
+  const first = pieces[0]!;
+  const lastCycle = (cycles.cycleCounts[last.to] ?? 0) - 1;
+  if (lastCycle < 0) {
+    return {
+      kind: "invalid",
+      message: `a summary of ${describeSpan(span)} would end at turn ${last.to + 1}, which has no reply yet`,
+    };
+  }
+  return {
+    kind: "planned",
+    piece: { from: first.from, to: last.to, fromCycle: first.fromCycle!, toCycle: lastCycle },
+  };
 }
 
 /**
  * Checks a summary whose text is given (the review's proposals, the `compact` tool) over `span`
- * against the conversation as it stands: its one range (a turn's last cycle ends with the turn),
- * or why it cannot stand (see `checkSuppliedSpan`).
+ * against the conversation as it stands: its one range, or why it cannot stand (see
+ * `checkSuppliedSpan`).
  */
 export function checkSuppliedCycleSummary(
   events: readonly ConversationEvent[],
   span: CycleSpan,
 ): { kind: "planned"; piece: SummaryPiece } | Extract<CompactionPlan, { kind: "invalid" | "conflict" }> {
   return checkSuppliedSpan(describeCycles(events), summarySpansOf(events), span);
+}
+
+/**
+ * A summary whose text is agreed in a review over `span`: grown over every summary it touches
+ * (positions, transitively, as a derived summary is, so the text can be written for the final
+ * range), then its one range (see `checkSuppliedSpan`).
+ */
+export function growSuppliedCycleSummary(
+  events: readonly ConversationEvent[],
+  span: CycleSpan,
+): { kind: "planned"; piece: SummaryPiece } | Extract<CompactionPlan, { kind: "invalid" | "conflict" }> {
+  const summaries = summarySpansOf(events);
+  return checkSuppliedSpan(describeCycles(events), summaries, extendSpan(summaries, span));
 }

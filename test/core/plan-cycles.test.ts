@@ -384,18 +384,18 @@ describe("planning summaries inside a turn", () => {
     ]);
   });
 
-  it("is refused when a supplied text would have to stand in two places", () => {
+  it("is refused when a supplied text would remove the user message of a turn that goes on", () => {
     const build = createEventBuilder();
     const turns: ConversationEvent[] = [
-      ...agentTurn(build, "q0", [{ calls: 1 }]),
+      ...agentTurn(build, "q0", [{ calls: 1 }, { calls: 1 }]),
       ...agentTurn(build, "q1", [{ calls: 1 }, { calls: 1 }, { calls: 1 }]),
+      ...agentTurn(build, "q2", [{ calls: 1 }]),
     ];
     expect(plan(turns, [spec("s:..2.2")], { summarySource: "supplied" })).toEqual({
       kind: "invalid",
       message:
-        "a summary of turns 1..2, turn 2 to cycle 2 would keep the user message of turn 2 in the middle " +
-        "of it, and one text cannot stand in two places; summarize turn 2, cycles 1..2 and the whole " +
-        "turns around it separately",
+        "a summary of turns 1..2, turn 2 to cycle 2 would remove the user message of turn 2, which goes " +
+        "on after it; end the range at a turn, or start it inside turn 2",
     });
     // A derived summary of the same range is two pieces, each with its own text.
     expect(rangesOf(plan(turns, [spec("s:..2.2")]))).toEqual([
@@ -404,6 +404,14 @@ describe("planning summaries inside a turn", () => {
     ]);
     expect(rangesOf(plan(turns, [spec("s:2.1..2.2")], { summarySource: "supplied" }))).toEqual([
       { from: 1, to: 1, fromCycle: 0, toCycle: 1 },
+    ]);
+    // From a cycle through a whole later turn: one range for one text (derived: two pieces).
+    expect(rangesOf(plan(turns, [spec("s:1.2..2")], { summarySource: "supplied" }))).toEqual([
+      { from: 0, to: 1, fromCycle: 1, toCycle: 3 },
+    ]);
+    expect(rangesOf(plan(turns, [spec("s:1.2..2")]))).toEqual([
+      { from: 0, to: 0, fromCycle: 1, toCycle: 2 },
+      { from: 1, to: 1 },
     ]);
   });
 });
