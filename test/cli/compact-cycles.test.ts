@@ -5,6 +5,8 @@
  * stands where its cycles were (`-k s:..1.4`), and every reader of these compactions: the dry run,
  * `show`, `print`, `stats`, `--reset`.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/events.js";
 import type { TempHome } from "../helpers/cli.js";
@@ -318,6 +320,43 @@ describe("a summary inside a turn", () => {
     expect(text).toContain("thinking in cycle 1");
     const undo = await home.run(["conversation", "compact", "--undo-reset"]);
     expect(undo.stdout).toMatch(/: 1 compaction comes back \(turn 1, cycles 1\.\.6\)\.\n$/);
+  });
+
+  it("jp export writes a turn-aligned cycle compaction as jp's own and says what it left out", async () => {
+    const build = createEventBuilder();
+    home = await homeWithSample([
+      ...agentSession(),
+      ...agentTurn(build, "and then?", [{ calls: 1 }], "that too"),
+    ]);
+    // Reasoning of all of turn 1 (its last cycle is 11): whole turns after all. Then a mask inside turn 1.
+    expect((await home.run(["conversation", "compact", "-k", "r:..1.11"])).exitCode).toBe(0);
+    expect((await home.run(["conversation", "compact", "-k", "t=sres:..1.6"])).exitCode).toBe(0);
+    const output = join(home.home, "exported");
+    const result = await home.run(["conversation", "export", "--to", "jp", "--output", output]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Exported sample000001 to /);
+    expect(result.stderr).toBe(
+      "cxc: warning: jp has no cycles, so 1 compaction inside a turn was left out (turn 1, cycles 1..6); " +
+        "jp shows those cycles uncompacted\n",
+    );
+    const [directory] = readdirSync(output);
+    const written = JSON.parse(readFileSync(join(output, directory!, "events.json"), "utf8")) as {
+      type: string;
+    }[];
+    expect(written.filter((entry) => entry.type === "compaction")).toEqual([
+      { type: "compaction", timestamp: expect.any(String), from_turn: 0, to_turn: 0, reasoning: "strip" },
+    ]);
+    const json = await home.run([
+      "--format",
+      "json",
+      "conversation",
+      "export",
+      "--to",
+      "jp",
+      "--output",
+      join(home.home, "again"),
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ format: "jp", left_out: ["turn 1, cycles 1..6"] });
   });
 
   it("refuses a cycle 0 with one clear line and writes nothing", async () => {

@@ -255,19 +255,36 @@ describe("forks and jp export of cycle-precise compactions", () => {
     );
   });
 
-  it("leaves cycle-precise compactions out of a jp export (jp has no cycles)", () => {
+  it("writes turn-aligned ones as jp's whole-turn compactions and leaves the others out, listed", () => {
     const build = createEventBuilder();
     const events: ConversationEvent[] = [
       ...agentTurn(build, "q0", [{ calls: 1 }]),
       ...agentTurn(build, "q1", [{ calls: 1 }]),
+      ...agentTurn(build, "q2", [{ calls: 1 }]),
       build.compaction({ from: 0, to: 0, reasoning: true }),
-      cycleCompaction(build, { from: 1, to: 1, toCycle: 0, tools: "strip-responses" }),
+      cycleCompaction(build, { id: "partial", from: 1, to: 1, toCycle: 0, tools: "strip-responses" }),
+      // Turns 1..2 to the last cycle of turn 2: whole turns after all.
+      cycleCompaction(build, { id: "aligned", from: 0, to: 1, toCycle: 1, tools: "strip" }),
+      // From cycle 1 (0-based 0) with a mechanical policy: as good as from the turn's start.
+      cycleCompaction(build, { id: "mechanical", from: 2, to: 2, fromCycle: 0, toCycle: 1, reasoning: true }),
+      // A summary from cycle 1 keeps the user's message: jp would drop it, so it stays out.
+      cycleCompaction(build, { id: "summary", from: 2, to: 2, fromCycle: 0, toCycle: 1, summary: "s" }),
     ];
     const exported = exportJpConversation({ createdAt: "2026-01-01T00:00:00Z", meta: {}, events });
     if (!exported.ok) throw new Error(exported.error);
     const compactions = exported.value.events.filter((entry) => entry.type === "compaction");
+    const at = expect.any(String);
     expect(compactions).toEqual([
-      { type: "compaction", timestamp: expect.any(String), from_turn: 0, to_turn: 0, reasoning: "strip" },
+      { type: "compaction", timestamp: at, from_turn: 0, to_turn: 0, reasoning: "strip" },
+      {
+        type: "compaction",
+        timestamp: at,
+        from_turn: 0,
+        to_turn: 1,
+        tool_calls: { policy: "strip", request: true, response: true },
+      },
+      { type: "compaction", timestamp: at, from_turn: 2, to_turn: 2, reasoning: "strip" },
     ]);
+    expect(exported.value.leftOut.map((compaction) => compaction.id)).toEqual(["partial", "summary"]);
   });
 });
