@@ -26,6 +26,7 @@ import {
   checkTurnSelector,
   convertFromBound,
   convertToBound,
+  cycleFlagBound,
   selectorBounds,
   type TurnSelector,
 } from "./cli-bounds.js";
@@ -196,6 +197,12 @@ function resolveOverrides(overrides: CompactionOverrides, facts: StreamFacts, no
   };
   if (keepFirstWins && isCycleBound(overrides.keepFirst)) imposed.cycleFrom = overrides.keepFirst;
   if (keepLastWins && isCycleBound(overrides.keepLast)) imposed.cycleTo = overrides.keepLast;
+  // `--from T.C` / `--to T.C`, when they win their side.
+  const fromCycle = cycleFlagBound(overrides.from);
+  const toCycle = cycleFlagBound(overrides.to);
+  if (fromCycle !== undefined && !keepFirstWins && selected?.from === undefined)
+    imposed.cycleFrom = fromCycle;
+  if (toCycle !== undefined && !keepLastWins && selected?.to === undefined) imposed.cycleTo = toCycle;
   return imposed;
 }
 

@@ -359,6 +359,26 @@ describe("a summary inside a turn", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ format: "jp", left_out: ["turn 1, cycles 1..6"] });
   });
 
+  it("--from T.C and --to T.C start and end the range at cycles", async () => {
+    home = await homeWithSample(agentSession());
+    const result = await home.run([
+      "conversation",
+      "compact",
+      "-m",
+      "builtin/digest",
+      "-s",
+      "--from",
+      "1.2",
+      "--to",
+      "1.5",
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Kept turn 1, cycle 1\.\nCompacted turn 1, cycles 2\.\.5 \(4 cycles, summary: \S+\)\.\nKept turn 1, from cycle 6\.\n/,
+    );
+    expect(compactionsOf(home)[0]).toMatchObject({ from_turn: 0, to_turn: 0, cycles: { from: 1, to: 4 } });
+  });
+
   it("refuses a cycle 0 with one clear line and writes nothing", async () => {
     home = await homeWithSample(agentSession());
     const before = logBytes(home);
@@ -367,6 +387,9 @@ describe("a summary inside a turn", () => {
     expect(errorLines(result.stderr).error).toBe(
       "invalid compact spec 's:..1.0': cycles are 1-based; `1.0` is not a valid cycle",
     );
+    const flag = await home.run(["conversation", "compact", "-r", "--to", "1.0"]);
+    expect(flag.exitCode).toBe(2);
+    expect(errorLines(flag.stderr).error).toContain("cycles are 1-based; `1.0` is not a valid cycle");
     expect(logBytes(home)).toBe(before);
   });
 });

@@ -14,6 +14,7 @@ import {
   parseRuleBound,
   type RuleBound,
 } from "../../src/core/bounds.js";
+import { parseFromBound, parseToBound } from "../../src/core/cli-bounds.js";
 import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
 import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
 import {
@@ -413,6 +414,40 @@ describe("planning summaries inside a turn", () => {
       { from: 0, to: 0, fromCycle: 1, toCycle: 2 },
       { from: 1, to: 1 },
     ]);
+  });
+});
+
+describe("--from T.C and --to T.C", () => {
+  it("start and end a rule at cycles, and conflict with the selectors as turn bounds do", () => {
+    const build = createEventBuilder();
+    const events: ConversationEvent[] = [
+      ...agentTurn(build, "q0", [{ calls: 1 }, { calls: 1 }, { calls: 1 }, { calls: 1 }]),
+      ...agentTurn(build, "q1", [{ calls: 1 }]),
+    ];
+    const from = parseFromBound("1.2", NOW);
+    const to = parseToBound("1.4", NOW);
+    if (!from.ok || !to.ok) throw new Error("bounds");
+    expect(
+      rangesOf(plan(events, [spec("t=sres")], { overrides: { from: from.value, to: to.value } })),
+    ).toEqual([{ from: 0, to: 0, fromCycle: 1, toCycle: 3 }]);
+    expect(rangesOf(plan(events, [spec("s")], { overrides: { to: to.value } }))).toEqual([
+      { from: 0, to: 0, fromCycle: 0, toCycle: 3 },
+    ]);
+    // As for turn bounds, --turn cannot be used with --to.
+    expect(plan(events, [spec("t=sres")], { overrides: { turn: { from: 2, to: 2 }, to: to.value } })).toEqual(
+      {
+        kind: "invalid",
+        message: "--turn cannot be used with --to",
+      },
+    );
+    expect(parseToBound("1.0", NOW)).toEqual({
+      ok: false,
+      message: "cycles are 1-based; `1.0` is not a valid cycle",
+    });
+    expect(parseFromBound("0.3", NOW)).toEqual({
+      ok: false,
+      message: "turn numbers are 1-based; `0.3` is not a valid turn",
+    });
   });
 });
 
