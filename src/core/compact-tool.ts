@@ -1,5 +1,5 @@
 /**
- * The assistant's `compact` tool (seed D69), the pure part: its argument schema, planning the
+ * The assistant's `compact` tool (docs/compact-tool.md), the pure part: its argument schema, planning the
  * proposed rules into `compaction` events, and the texts shown to the user and the model. Pure.
  *
  * Each rule names a range of raw turns and what to do with it. The start is `after_quote` (the
@@ -35,8 +35,9 @@ import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./p
 import { checkSuppliedCycleSummary } from "./plan-cycles.js";
 import { type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
+import { checkSummary } from "./summary-check.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
-import { countTurns } from "./turns.js";
+import { countTurns, groupTurns } from "./turns.js";
 
 export {
   CompactToolArgumentsSchema,
@@ -255,6 +256,7 @@ export function planCompactCall(
   const activatesAtTurn = turnCount;
   const planned: PlannedCompactRule[] = [];
   let stream: ConversationEvent[] = [...events];
+  const rawTurns = groupTurns(events);
   for (const [index, rule] of rules.entries()) {
     let range = resolveRuleRange(rule, index, shown, turnCount, cycles);
     if (typeof range === "string") return { ok: false, message: range };
@@ -275,7 +277,21 @@ export function planCompactCall(
     const after = projectConversation(activateAll(stream));
     const tokensSaved =
       countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
-    planned.push({ index, rule, ...range, compaction, tokensSaved, before, after });
+    // The summary check, against the raw turns: what the assistant's summary leaves out.
+    const losses =
+      rule.summary === undefined
+        ? undefined
+        : checkSummary(rawTurns, { fromTurn: range.from, toTurn: range.to }, rule.summary);
+    planned.push({
+      index,
+      rule,
+      ...range,
+      compaction,
+      tokensSaved,
+      before,
+      after,
+      ...(losses ? { losses } : {}),
+    });
   }
   return { ok: true, rules: planned, activatesAtTurn };
 }

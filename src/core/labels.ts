@@ -7,7 +7,7 @@ import { type CycleSpan, compactionPolicies, compactionSpan, HEAD, TURN_END } fr
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 
 /**
- * The label of mechanical policies (§8.5): `reasoning`, then `tools` / `tool requests` /
+ * The label of mechanical policies (docs/compaction-model.md, "The timeline"): `reasoning`, then `tools` / `tool requests` /
  * `tool responses` / `tools omitted`, joined with ` + `; undefined when there is nothing to say.
  */
 export function describePolicies(policies: {
@@ -59,8 +59,8 @@ export function describeSpanSize(span: CycleSpan): string {
 }
 
 /**
- * The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based, jp §8.7); for a
- * cycle-precise one `turn 4, cycles 1..37 (37 cycles, LABEL)`.
+ * The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based); for a cycle-precise
+ * one `turn 4, cycles 1..37 (37 cycles, LABEL)`.
  */
 export function describeCompaction(compaction: Compaction): string {
   const policies = compactionPolicies(compaction);

@@ -4,10 +4,16 @@
  */
 import type { BoundResolution, RuleBound, TurnRange } from "./bounds.js";
 import type { CliBound } from "./cli-bounds.js";
-import type { CompactionSource, ReasoningPolicy, SummaryPolicy, ToolCallsPolicy } from "./events.js";
+import type {
+  CompactionOrigin,
+  CompactionSource,
+  ReasoningPolicy,
+  SummaryPolicy,
+  ToolCallsPolicy,
+} from "./events.js";
 import type { CompactionRule, SummaryRule } from "./rules.js";
 
-/** Range flags of `compact` that narrow every rule (§5.5). Turn numbers are 1-based. */
+/** Range flags of `compact` that narrow every rule (docs/compaction-model.md, "Range bounds": precedence). Turn numbers are 1-based. */
 export interface CompactionOverrides {
   from?: CliBound;
   to?: CliBound;
@@ -106,4 +112,6 @@ export interface CompactionEventOptions {
   summary?: SummaryPolicy;
   deferredUntilTurn?: number;
   metadata?: Record<string, unknown>;
+  /** Set when the overlay is another agent's own compaction, read from its session file. */
+  origin?: CompactionOrigin;
 }

@@ -1,7 +1,7 @@
 /**
  * Projection: applies the compaction overlays to a conversation and returns what the model sees
- * (jp's RFD 064 projection, reference §4, extended below the turn by docs/decisions/006). Pure; it
- * never changes its input.
+ * (docs/compaction-model.md, "Projection"; extended below the turn by
+ * docs/decisions/006-tool-cycle-bounds.md). Pure; it never changes its input.
  *
  * Winners are resolved per slot: the head of a turn, or one of its cycles (see cycles.ts). A
  * whole-turn compaction covers every slot of its turns, a cycle-precise one the slots between its

@@ -1,5 +1,5 @@
 /**
- * The rules of interactive compaction review (seed D66, `compact --interactive/--continue/--abort`).
+ * The rules of interactive compaction review (docs/review.md; `compact --interactive/--continue/--abort`).
  * Pure: functions of plain data; forking, archiving and switching the active conversation live in
  * the shell (src/cli/compaction/review*.ts).
  *
@@ -298,6 +298,12 @@ export function reviewRangeSpan(range: ReviewTurnRange): CycleSpan {
   };
 }
 
+/** A review range as the summary check names it: `turns 1..17`, or `turn 4, cycles 1..37`. */
+export function describeReviewRange(range: ReviewTurnRange): string {
+  if (hasCycles(range)) return describeSpan(reviewRangeSpan(range));
+  return `turns ${range.fromTurn}..${range.toTurn}`;
+}
+
 /** True when a review range starts or ends inside a turn. */
 function hasCycles(range: ReviewTurnRange): boolean {
   return range.fromCycle !== undefined || range.toCycle !== undefined;
@@ -311,7 +317,7 @@ function finalSummaryRange(
   problems: string[],
 ): ReviewTurnRange | undefined {
   if (!hasCycles(requested)) {
-    // RFD 064's overlap rule, applied now rather than at apply time: the result shows the final range.
+    // The summary-overlap rule (docs/compaction-model.md), applied now rather than at apply time: the result shows the final range.
     const grown = extendSummaryRange(events, requested.fromTurn - 1, requested.toTurn - 1);
     return { fromTurn: grown.from + 1, toTurn: grown.to + 1 };
   }
@@ -491,7 +497,7 @@ export function readRecordedRange(resultContent: string): ReviewTurnRange | unde
   return match === null ? undefined : parseTurns(match[1]!);
 }
 
-/** What `--continue` prints before asking (the seed's confirmation text). */
+/** What `--continue` prints before asking (docs/review.md, "Applying"). */
 export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number): string {
   const rest = turnCount - proposal.toTurn;
   const turns = (count: number) => (count === 1 ? "1 turn" : `${count} turns`);

@@ -6,8 +6,9 @@
  * Append writes all its bytes with one `write` and fsyncs before returning, so an event reported
  * as written survives a crash of the process.
  */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 
 let temporaryCounter = 0;
@@ -32,6 +33,33 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
       // The temporary file is already gone; the original error is the one to report.
     }
     throw error;
+  }
+  syncDirectory(dirname(path));
+}
+
+/**
+ * Creates `path` with `content`, atomically, and only when nothing is there: the bytes go to a
+ * temporary file beside it, which is then hard-linked to `path` (refused when `path` exists, even
+ * if it appeared a moment ago). Throws the system error (`EEXIST` when it exists).
+ */
+export function createFileAtomic(path: string, content: string): void {
+  temporaryCounter += 1;
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+  const descriptor = openSync(temporary, "wx", 0o644);
+  try {
+    try {
+      writeAll(descriptor, Buffer.from(content, "utf8"));
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    linkSync(temporary, path);
+  } finally {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Already gone; nothing to clean.
+    }
   }
   syncDirectory(dirname(path));
 }
@@ -88,3 +116,27 @@ export function unreadable(path: string, error: unknown): CxcError {
     cause: error,
   });
 }
+
+/**
+ * The JSON of a small file of the store (metadata, a record), or a `corrupt-log` error naming the
+ * file, line and column without quoting it. The store's one depth limit (`MAX_JSON_DEPTH`, the
+ * same as for imports and log lines) is checked on the text first, so a file nested thousands of
+ * levels deep is an error, not a stack overflow in whatever walks it later.
+ */
+export function parseStoreJson(text: string, path: string, hint: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new CxcError("corrupt-log", `${path}: ${TOO_DEEP}`, { hint });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    const error = locateJsonError(text);
+    const where = error === undefined ? "" : `:${error.line}:${error.column}`;
+    throw new CxcError("corrupt-log", `${path}${where}: not valid JSON (${error?.reason ?? "unreadable"})`, {
+      hint,
+    });
+  }
+}
+
+/** The reason given for JSON nested deeper than the store's limit. */
+export const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep, which no conversation needs`;

@@ -230,7 +230,9 @@ describe("token counts, the digest and the summary check over cycle ranges", () 
     // The user's request stays in the view, so the digest of its cycles does not repeat it.
     expect(digest).not.toContain("please fix");
     const lost = checkSummary(turns, range, "nothing useful");
-    expect(lost.paths.map((item) => item.value)).toEqual(["src/parser.ts"]);
+    expect(lost.items.filter((item) => item.kind === "path").map((item) => item.value)).toEqual([
+      "src/parser.ts",
+    ]);
     expect(digestTurns(turns, { fromTurn: 0, toTurn: 0 })).toContain("src/lexer.ts");
   });
 });

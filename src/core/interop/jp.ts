@@ -1,6 +1,6 @@
 /**
  * Conversion between jp's on-disk conversation (`metadata.json`, `base_config.json`,
- * `events.json`; see reference/jp-compaction.md §1) and cxc events. Pure: it takes and returns
+ * `events.json`; see docs/import-export.md, "The jp mapping") and cxc events. Pure: it takes and returns
  * parsed JSON values; reading and writing files is the store's job (src/store/import.ts, export.ts).
  *
  * Import is deterministic: conversation and event ids are derived from jp's conversation id and each
@@ -17,6 +17,7 @@
  * Import is here; export is in `jp-export.ts`, jp's encodings (timestamps, base64 leaves, derived
  * ids) in `jp-encoding.ts`.
  */
+import { JP_ID_META_KEY } from "./agents.js";
 import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
 import {
   decodeLeaves,
@@ -120,7 +121,7 @@ export function importJpConversation(source: JpConversationSource): InteropResul
       ...(typeof title === "string" && title !== "" ? { title } : {}),
       createdAt,
       archived: source.archived,
-      extra: { ...extra, jp_id: `jp-c${key}` },
+      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}` },
       events,
     },
   };
