@@ -7,6 +7,7 @@ import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.j
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "./events.js";
+import { describeRange } from "./labels.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
 import type { ToolCallsMode } from "./rules.js";
 import { formatLosses } from "./summary-check-text.js";
@@ -20,6 +21,14 @@ export function countWords(text: string): number {
 /** `turn 3` or `turns 1..14` (1-based). */
 export function formatTurnRange(from: number, to: number): string {
   return from === to ? `turn ${from + 1}` : `turns ${from + 1}..${to + 1}`;
+}
+
+/** A planned rule's range: `turns 1..14`, or with cycles `turn 5, cycles 2..9` (1-based). */
+export function formatRuleRange(planned: PlannedCompactRule): string {
+  if (planned.fromCycle === undefined && planned.toCycle === undefined) {
+    return formatTurnRange(planned.from, planned.to);
+  }
+  return describeRange(planned);
 }
 
 const TOOL_CALLS_LABELS: Record<ToolCallsMode, string> = {
@@ -55,8 +64,31 @@ function textsOf(turn: ProjectedTurn): string[] {
     .filter((text): text is string => text !== undefined && text.trim() !== "");
 }
 
-/** The opening words of the range's first turn and the closing words of its last (as shown now). */
+/** The texts of the events a rule removes or changes, as shown now, oldest first. */
+function changedTexts(planned: PlannedCompactRule): string[] {
+  const remaining = new Map<string, string>();
+  for (const event of planned.after.events) {
+    if (isTurnEvent(event)) remaining.set(event.id, JSON.stringify(event));
+  }
+  return turnsInRange(planned.before, planned.from, planned.to)
+    .flatMap((turn) => turn.events)
+    .filter((event) => remaining.get(event.id) !== JSON.stringify(event))
+    .map(eventText)
+    .filter((text): text is string => text !== undefined && text.trim() !== "");
+}
+
+/**
+ * The opening words of the range's first turn and the closing words of its last (as shown now);
+ * for a range with cycles, of the first and last piece of content it removes or changes.
+ */
 export function boundaryExcerpts(planned: PlannedCompactRule, length = 60): { from: string; to: string } {
+  if (planned.fromCycle !== undefined || planned.toCycle !== undefined) {
+    const changed = changedTexts(planned);
+    return {
+      from: changed.length === 0 ? "" : excerptStart(changed[0]!, length),
+      to: changed.length === 0 ? "" : excerptEnd(changed[changed.length - 1]!, length),
+    };
+  }
   const turns = turnsInRange(planned.before, planned.from, planned.to);
   const first = turns.length === 0 ? [] : textsOf(turns[0]!);
   const last = turns.length === 0 ? [] : textsOf(turns[turns.length - 1]!);
@@ -88,7 +120,7 @@ export function renderApprovalPreview(
     const label = `  ${planned.index + 1}. `;
     const indent = " ".repeat(label.length);
     lines.push(
-      `${label}${formatTurnRange(planned.from, planned.to)} → ${describeRuleAction(planned.rule)}, ` +
+      `${label}${formatRuleRange(planned)} → ${describeRuleAction(planned.rule)}, ` +
         describeTokenChange(planned.tokensSaved),
     );
     lines.push(`${indent}from     ${JSON.stringify(excerpts.from)}`);
@@ -172,7 +204,7 @@ export function renderDroppedContent(planned: PlannedCompactRule, options: { rul
   for (const event of planned.before.events) {
     if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
   }
-  const range = formatTurnRange(planned.from, planned.to);
+  const range = formatRuleRange(planned);
   const parts = [
     `# compact: rule ${planned.index + 1} of ${options.ruleCount}, ${range}`,
     `Why: ${planned.rule.note}`,
@@ -211,7 +243,7 @@ export function describeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }
   for (const planned of plan.rules) {
     const warnings = ruleWarnings(planned.rule);
     lines.push(
-      `${planned.index + 1}. ${formatTurnRange(planned.from, planned.to)}: ${describeRuleAction(planned.rule)}, ` +
+      `${planned.index + 1}. ${formatRuleRange(planned)}: ${describeRuleAction(planned.rule)}, ` +
         `${describeTokenChange(planned.tokensSaved)}${warnings.length === 0 ? "" : ` (${warnings.join("; ")})`}.`,
     );
   }

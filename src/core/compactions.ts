@@ -11,6 +11,7 @@
  * compaction entry; cxc's retired ones play the part of jp's deleted ones).
  */
 import type { Compaction, CompactionReset, ConversationEvent } from "./events.js";
+import { describeCompactionRange } from "./labels.js";
 
 /** A compaction that no reset has retired. */
 export interface ActiveCompaction {
@@ -138,7 +139,8 @@ export function parseCompactionIndex(
 
 /**
  * The line printed after a reset (jp's texts): `Removed N compaction event(s).` for a full reset,
- * `Removed compaction N (turns A..B).` for one, and `Would remove …` under `--dry-run`.
+ * `Removed compaction N (turns A..B).` for one (`(turn 4, cycles 1..37)` for a cycle-precise one),
+ * and `Would remove …` under `--dry-run`.
  */
 export function describeReset(
   removed: readonly Compaction[],
@@ -147,7 +149,7 @@ export function describeReset(
   const verb = options.dryRun ? "Would remove" : "Removed";
   const first = removed[0];
   if (options.index !== undefined && first !== undefined) {
-    return `${verb} compaction ${options.index} (turns ${first.from_turn + 1}..${first.to_turn + 1}).`;
+    return `${verb} compaction ${options.index} (${describeCompactionRange(first)}).`;
   }
   return `${verb} ${removed.length} compaction event(s).`;
 }

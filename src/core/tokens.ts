@@ -10,7 +10,7 @@
  * `ProviderUsage` for the convention) and reports a corrected total alongside the estimate.
  */
 import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
-import { SUMMARY_REQUEST_TEXT } from "./projection.js";
+import { IN_TURN_SUMMARY_HEADING, SUMMARY_REQUEST_TEXT } from "./projection.js";
 import type { Turn } from "./turns.js";
 
 /** The kinds of content tokens are counted for. */
@@ -86,8 +86,9 @@ export function createEmptyTokensByKind(): Record<TokenKind, number> {
 
 /**
  * Counts one turn. A summary turn injected by projection (its request is
- * `[Summary of previous conversation]`) counts entirely as `summary`. Inquiries and `turn_start`
- * are not sent to a provider and count nothing.
+ * `[Summary of previous conversation]`) counts entirely as `summary`, and so does a summary
+ * standing inside a turn (a request starting `[Summary of earlier steps in this turn]`).
+ * Inquiries and `turn_start` are not sent to a provider and count nothing.
  */
 export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnTokens {
   const byKind = createEmptyTokensByKind();
@@ -96,10 +97,16 @@ export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnToke
   );
   for (const event of turn.events) {
     const counted = countEventOnce(event, countTokens);
-    if (counted) byKind[isSummary ? "summary" : counted.kind] += counted.tokens;
+    if (counted) byKind[isSummary || isInTurnSummary(event) ? "summary" : counted.kind] += counted.tokens;
   }
   const total = TOKEN_KINDS.reduce((sum, kind) => sum + byKind[kind], 0);
   return { index: turn.index, byKind, total, usage: findTurnUsage(turn) };
+}
+
+const IN_TURN_SUMMARY_PREFIX = `${IN_TURN_SUMMARY_HEADING}\n\n`;
+
+function isInTurnSummary(event: TurnEvent): boolean {
+  return event.type === "chat_request" && event.content.startsWith(IN_TURN_SUMMARY_PREFIX);
 }
 
 type CountedEvent = { kind: TokenKind; tokens: number } | undefined;

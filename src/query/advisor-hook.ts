@@ -28,7 +28,14 @@ import {
   type TierDecision,
   type Verdict,
 } from "../core/advisor.js";
-import { ADVISOR_AUTHOR, type ChatRequest, type ConversationEvent, type TurnEvent } from "../core/events.js";
+import { layoutCycles } from "../core/cycles.js";
+import {
+  ADVISOR_AUTHOR,
+  type ChatRequest,
+  type ConversationEvent,
+  isTurnEvent,
+  type TurnEvent,
+} from "../core/events.js";
 import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
 import type { LlmRequest, ToolDefinition } from "../core/request.js";
 import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
@@ -129,14 +136,31 @@ function renderEvent(event: TurnEvent): string | undefined {
   }
 }
 
-/** An abridged transcript of the last turns, labelled with raw 1-based turn numbers. */
-export function renderDecisionTranscript(turns: readonly ProjectedTurn[]): string {
+/**
+ * An abridged transcript of the last turns, labelled with raw 1-based turn numbers. With
+ * `cycleOf` (the raw cycle of each event, by id), every cycle after the first of a turn is
+ * labelled too (`[turn 4, cycle 2]`), so a cut point can name one.
+ */
+export function renderDecisionTranscript(
+  turns: readonly ProjectedTurn[],
+  cycleOf?: ReadonlyMap<string, number>,
+): string {
   const blocks = turns.slice(-TRANSCRIPT_TURNS).map((turn) => {
     const label =
       turn.origin.kind === "kept"
         ? `[turn ${turn.origin.turn + 1}]`
         : `[summary of turns ${turn.origin.from + 1}..${turn.origin.to + 1}]`;
-    const lines = turn.events.map(renderEvent).filter((line): line is string => line !== undefined);
+    const lines: string[] = [];
+    let cycle = 0;
+    for (const event of turn.events) {
+      const at = cycleOf?.get(event.id);
+      if (turn.origin.kind === "kept" && at !== undefined && at > cycle) {
+        cycle = at;
+        lines.push(`[turn ${turn.origin.turn + 1}, cycle ${at + 1}]`);
+      }
+      const line = renderEvent(event);
+      if (line !== undefined) lines.push(line);
+    }
     return [label, ...lines].join("\n");
   });
   const text = blocks.join("\n\n");
@@ -296,15 +320,26 @@ class AdvisorRuntime implements Advisor {
     if (!this.settings.cutPoint || client === undefined || candidates.length < 2) return undefined;
     try {
       const offered = candidates.map((turn) => turn + 1).join(", ");
+      const layout = layoutCycles(events);
+      const cycleOf = new Map<string, number>();
+      events.forEach((event, position) => {
+        if (isTurnEvent(event) && layout.cycles[position]! > 0)
+          cycleOf.set(event.id, layout.cycles[position]!);
+      });
       const request = decisionRequest(
-        renderDecisionTranscript(this.measure(events).turns),
-        `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)?`,
+        renderDecisionTranscript(this.measure(events).turns, cycleOf),
+        `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)? ` +
+          "If it starts partway through a turn, give that cycle too.",
         LIVE_FROM_TOOL,
       );
       const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
       const answer = LiveFromAnswerSchema.parse(answers);
       const turn = answer.live_from_turn - 1;
-      return candidates.includes(turn) ? { turn, confidence: answer.confidence } : undefined;
+      if (!candidates.includes(turn)) return undefined;
+      const cycle = answer.live_from_cycle == null ? undefined : answer.live_from_cycle - 1;
+      // A cycle the turn does not have is a guess: the turn alone is taken.
+      const known = cycle !== undefined && cycle < (layout.cycleCounts[turn] ?? 0);
+      return { turn, ...(known ? { cycle } : {}), confidence: answer.confidence };
     } catch {
       // A failed pick leaves the planned cut: a compaction never fails because the advisor could not be asked.
       return undefined;

@@ -29,9 +29,11 @@ import {
   type PlannedCompaction,
 } from "../core/plan-compaction.js";
 import { checkSummary, type SummaryLosses } from "../core/summary-check.js";
+import { describeRange, rangeSlug, type TurnCycleRange } from "../core/labels.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
+  digestRangeOf,
   digestSummarizer,
   readSummaryFallback,
   SUMMARY_FALLBACK_KEY,
@@ -134,12 +136,10 @@ async function modelSummarizerFor(
   }
 }
 
-/** 0-based, inclusive raw turns. */
-type Range = { readonly from: number; readonly to: number };
+/** 0-based, inclusive raw turns; for a summary standing inside a turn, its cycles too. */
+type Range = TurnCycleRange;
 
-function rangeText(range: Range): string {
-  return `turns ${range.from + 1}..${range.to + 1}`;
-}
+const rangeText = describeRange;
 
 /** What a model did with a summary request. */
 type ModelOutcome =
@@ -195,8 +195,19 @@ function fallBack(
   );
 }
 
+/** A segment's range, its cycle bounds included. */
+function rangeOf(segment: Range): Range {
+  return {
+    from: segment.from,
+    to: segment.to,
+    ...(segment.fromCycle === undefined ? {} : { fromCycle: segment.fromCycle }),
+    ...(segment.toCycle === undefined ? {} : { toCycle: segment.toCycle }),
+  };
+}
+
 /**
- * Summarizes turns `segment.from..to` of `turns` (raw, see the module comment) for a summary rule:
+ * Summarizes turns `segment.from..to` of `turns` (only its cycles `fromCycle..toCycle` for a
+ * summary standing inside a turn) (raw, see the module comment) for a summary rule:
  * the one summarizer rule, the fallback setting when the model fails, then the summary check and
  * the private copy when asked for. Throws `summary-failed` (fallback `abort`), `interrupted` (the
  * signal was aborted while a model wrote) or `invalid-config`.
@@ -207,7 +218,7 @@ export async function makeSummary(
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
   fallbackOf(environment.config); // a bad setting is an error before any model is asked
-  const range = { from: segment.from, to: segment.to };
+  const range = rangeOf(segment);
   const rule = segment.summary;
   const choice = chooseSummarizer(
     rule,
@@ -224,7 +235,7 @@ export async function makeSummary(
       ? byModel
       : { text: await digestText(turns, range, rule), summarizer: DIGEST_RECIPE };
   const losses = environment.checkLosses
-    ? checkSummary(turns, { fromTurn: range.from, toTurn: range.to }, written.text)
+    ? checkSummary(turns, digestRangeOf(range), written.text)
     : undefined;
   const path = environment.copies === undefined ? undefined : writeCopy(environment, range, written.text);
   return {
@@ -242,9 +253,12 @@ async function digestText(turns: readonly Turn[], range: Range, rule: SummaryRul
   return outcome.ok ? outcome.text : "";
 }
 
-/** The private copy of a summary (store/scratch.ts), named with 1-based turns; failures only warn. */
+/**
+ * The private copy of a summary (store/scratch.ts), named with 1-based turns (and cycles:
+ * `…-summary-turn-4-cycles-1-37-…`); failures only warn.
+ */
 function writeCopy(environment: SummaryEnvironment, range: Range, text: string): string | undefined {
-  const stem = `${environment.copies!.conversationId}-summary-turns-${range.from + 1}-${range.to + 1}`;
+  const stem = `${environment.copies!.conversationId}-summary-${rangeSlug(range)}`;
   try {
     return writeScratchFile(environment.env, stem, text);
   } catch (error) {
@@ -270,6 +284,17 @@ function summariesOf(options: ExecuteOptions): SummaryEnvironment {
   return options.summaries;
 }
 
+/** The environment with each notice said once per plan (a summary split at turns is several). */
+function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment {
+  const said = new Set<string>();
+  const info = (text: string): void => {
+    if (said.has(text)) return;
+    said.add(text);
+    environment.report.info(text);
+  };
+  return { ...environment, report: { ...environment.report, info } };
+}
+
 /** One applied segment: the event and, for a generated summary, how it was made. */
 export interface ExecutedSegment {
   readonly segment: CompactionSegment;
@@ -285,15 +310,15 @@ export async function executePlan(
 ): Promise<ExecutedSegment[]> {
   const turns = groupTurns(events);
   const executed: ExecutedSegment[] = [];
+  const toSummarize = (segment: CompactionSegment) =>
+    segment.supplied === undefined ? segment.summary : undefined;
+  const environment = plan.segments.some(toSummarize) ? noticesOnce(summariesOf(options)) : undefined;
   for (const segment of plan.segments) {
+    const rule = toSummarize(segment);
     const made =
-      segment.summary === undefined || segment.supplied !== undefined
+      rule === undefined || environment === undefined
         ? undefined
-        : await makeSummary(
-            turns,
-            { from: segment.from, to: segment.to, summary: segment.summary },
-            summariesOf(options),
-          );
+        : await makeSummary(turns, { ...rangeOf(segment), summary: rule }, environment);
     const compaction = buildCompactionEvent(segment, {
       id: options.newEventId(),
       ts: options.now(),

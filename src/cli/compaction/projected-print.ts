@@ -9,7 +9,13 @@
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
 import type { ConversationEvent } from "../../core/events.js";
-import { originOverlaps, type ProjectedTurn, projectConversation } from "../../core/projection.js";
+import { describeSpan } from "../../core/labels.js";
+import {
+  type CycleSummaryOrigin,
+  originOverlaps,
+  type ProjectedTurn,
+  projectConversation,
+} from "../../core/projection.js";
 import { buildLlmRequest } from "../../core/request.js";
 import type { TranscriptTurn } from "../render/transcript.js";
 import type { ResolvedTurns } from "../render/turn-selection.js";
@@ -25,14 +31,34 @@ export function selectProjectedTurns(
   );
 }
 
-/** Transcript blocks of projected turns, headed by the raw turn numbers they stand for. */
+/** `cycles 1..6` (1-based) of a summary standing inside a turn; `cycle 3` for one. */
+function describeCycles(summary: CycleSummaryOrigin): string {
+  if (summary.from.turn !== summary.to.turn) return describeSpan(summary);
+  const first = Math.max(summary.from.cycle, 0) + 1;
+  const last = summary.to.cycle + 1;
+  return first === last ? `cycle ${first}` : `cycles ${first}..${last}`;
+}
+
+/**
+ * Transcript blocks of projected turns, headed by the raw turn numbers they stand for; a turn with
+ * summaries inside it says which cycles they replaced (`turn 4 (cycles 1..37 summarized)`).
+ */
 export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): TranscriptTurn[] {
   return turns.map((turn) => {
     if (turn.origin.kind === "kept") {
+      const summaries = turn.cycleSummaries ?? [];
+      const cycles = summaries.map((summary) => describeCycles(summary));
       return {
-        header: `turn ${turn.origin.turn + 1}`,
+        header: `turn ${turn.origin.turn + 1}${cycles.length === 0 ? "" : ` (${cycles.join(", ")} summarized)`}`,
         turnNumbers: [turn.origin.turn + 1],
         events: turn.events,
+        ...(summaries.length === 0
+          ? {}
+          : {
+              summaryTags: new Map(
+                summaries.map((summary, index) => [summary.eventId, `summary of ${cycles[index]}`]),
+              ),
+            }),
       };
     }
     const numbers: number[] = [];

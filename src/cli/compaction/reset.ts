@@ -6,6 +6,7 @@
  */
 import { buildResetEvent, describeReset, planReset, planUndoReset } from "../../core/compactions.js";
 import type { CompactionReset, ConversationEvent } from "../../core/events.js";
+import { describeCompactionRanges } from "../../core/labels.js";
 import { CxcError } from "../../errors.js";
 
 /** What a reset or an undo does. */
@@ -46,11 +47,12 @@ export function undoLatestReset(
 ): ResetOutcome {
   const plan = planUndoReset(events);
   if (!plan.ok) return { message: plan.message, compactionIds: [] };
-  const ranges = plan.restored.map((compaction) => `${compaction.from_turn + 1}..${compaction.to_turn + 1}`);
+  const ranges = describeCompactionRanges(plan.restored);
+  const count = plan.restored.length;
   const what =
-    plan.restored.length === 0
+    count === 0
       ? "no compaction comes back (the ones it retired were retired again later)"
-      : `${plan.restored.length} compaction(s) come back (turns ${ranges.join(", ")})`;
+      : `${count} ${count === 1 ? "compaction comes" : "compactions come"} back (${ranges})`;
   const verb = options.dryRun ? "Would undo" : "Undid";
   const message = `${verb} the reset of ${plan.reset.ts}: ${what}.`;
   const compactionIds = plan.restored.map((compaction) => compaction.id);

@@ -132,7 +132,13 @@ async function runInteractive(
       source_id: sourceId,
       raw_events: started.rawEvents,
       review_model: started.reviewModel ?? null,
-      proposal: { from_turn: proposal.fromTurn, to_turn: proposal.toTurn, summary: proposal.summary ?? null },
+      proposal: {
+        from_turn: proposal.fromTurn,
+        to_turn: proposal.toTurn,
+        from_cycle: proposal.fromCycle ?? null,
+        to_cycle: proposal.toCycle ?? null,
+        summary: proposal.summary ?? null,
+      },
     });
   } else {
     context.out(
@@ -189,6 +195,8 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
       compaction_id: outcome.compactionId ?? null,
       from_turn: proposal.fromTurn,
       to_turn: proposal.toTurn,
+      from_cycle: proposal.fromCycle ?? null,
+      to_cycle: proposal.toCycle ?? null,
     });
     return;
   }

@@ -3,7 +3,9 @@
  * keys, 1-based turn numbers), then rendered as labelled text lines.
  */
 import { activeCompactions } from "../../core/compactions.js";
+import { compactionPolicies } from "../../core/cycles.js";
 import { isTurnEvent } from "../../core/events.js";
+import { describeRange, type TurnCycleRange } from "../../core/labels.js";
 import {
   type ConversationSource,
   conversationSource,
@@ -23,6 +25,9 @@ export interface CompactionDetails {
   readonly id: string;
   readonly from_turn: number;
   readonly to_turn: number;
+  /** First and last covered cycle (1-based) of a compaction inside a turn; null: whole turns. */
+  readonly from_cycle: number | null;
+  readonly to_cycle: number | null;
   readonly policy: string;
   readonly summary: string | null;
   readonly reasoning: boolean;
@@ -77,22 +82,37 @@ export function buildConversationDetails(
     source: conversationSource(meta),
     source_file: originFile(meta) ?? null,
     // Compactions retired by a `compaction_reset` are left out; the numbers match `compact --reset=N`.
-    compactions: activeCompactions(events).map(({ number, compaction }) => ({
-      number,
-      id: compaction.id,
-      from_turn: compaction.from_turn + 1,
-      to_turn: compaction.to_turn + 1,
-      policy: describePolicy(compaction),
-      summary: compaction.summary?.summary ?? null,
-      reasoning: compaction.reasoning !== undefined,
-      tool_calls: compaction.tool_calls ?? null,
-      source: compaction.source,
-      note: compaction.note ?? null,
-      deferred_until_turn:
-        compaction.deferred_until_turn === undefined ? null : compaction.deferred_until_turn + 1,
-      created_at: compaction.ts,
-    })),
+    compactions: activeCompactions(events).map(({ number, compaction }) => {
+      const policies = compactionPolicies(compaction);
+      return {
+        number,
+        id: compaction.id,
+        from_turn: compaction.from_turn + 1,
+        to_turn: compaction.to_turn + 1,
+        from_cycle: compaction.cycles?.from === undefined ? null : compaction.cycles.from + 1,
+        to_cycle: compaction.cycles === undefined ? null : compaction.cycles.to + 1,
+        policy: describePolicy(policies),
+        summary: policies.summary?.summary ?? null,
+        reasoning: policies.reasoning !== undefined,
+        tool_calls: policies.tool_calls ?? null,
+        source: compaction.source,
+        note: compaction.note ?? null,
+        deferred_until_turn:
+          compaction.deferred_until_turn === undefined ? null : compaction.deferred_until_turn + 1,
+        created_at: compaction.ts,
+      };
+    }),
     warnings: conversation.warnings,
+  };
+}
+
+/** The 0-based range of a listed compaction. */
+function rangeOfItem(item: CompactionDetails): TurnCycleRange {
+  return {
+    from: item.from_turn - 1,
+    to: item.to_turn - 1,
+    ...(item.from_cycle === null ? {} : { fromCycle: item.from_cycle - 1 }),
+    ...(item.to_cycle === null ? {} : { toCycle: item.to_cycle - 1 }),
   };
 }
 
@@ -124,7 +144,7 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     const extras = [item.policy, item.source];
     if (item.deferred_until_turn !== null) extras.push(`deferred until turn ${item.deferred_until_turn}`);
     const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
-    lines.push(`  ${item.number}. turns ${item.from_turn}..${item.to_turn} (${extras.join(", ")})${note}`);
+    lines.push(`  ${item.number}. ${describeRange(rangeOfItem(item))} (${extras.join(", ")})${note}`);
   }
   return lines.join("\n");
 }

@@ -7,7 +7,8 @@
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
 import { type ConversationEvent, serializeEvent, type ToolCallsPolicy } from "../../core/events.js";
-import { describePolicies } from "../../core/labels.js";
+import { compactionPolicies } from "../../core/cycles.js";
+import { describeCompactionRange, describePolicies } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/turns.js";
 import { formatTimestamp } from "./relative-time.js";
@@ -21,6 +22,11 @@ export interface TranscriptTurn {
   readonly turnNumbers: readonly number[];
   /** Events in stream order, global entries (config, compactions) included where they fell. */
   readonly events: readonly ConversationEvent[];
+  /**
+   * Requests that carry a summary inside the turn (projected views), by event id: the tag shown
+   * instead of `[user]`, e.g. `summary of cycles 1..6`. Trusted text.
+   */
+  readonly summaryTags?: ReadonlyMap<string, string>;
 }
 
 /** The raw view of the selected turns: one block per stored turn, numbered from 1. */
@@ -52,7 +58,12 @@ export function renderTranscriptText(turns: readonly TranscriptTurn[]): string {
       if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
   const blocks = turns.map((turn) => {
     const lines = [`── ${turn.header} ──`];
-    for (const event of turn.events) lines.push(...renderEventLines(event, toolNames));
+    for (const event of turn.events) {
+      const tag = turn.summaryTags?.get("id" in event ? event.id : "");
+      if (tag !== undefined && event.type === "chat_request") {
+        lines.push(`[${tag}]`, clean(event.content.replace(/^\[[^\]\n]*\]\n\n/, "")));
+      } else lines.push(...renderEventLines(event, toolNames));
+    }
     return lines.join("\n");
   });
   return blocks.length === 0 ? "" : `${blocks.join("\n\n")}\n`;
@@ -96,13 +107,11 @@ function renderEventLines(event: ConversationEvent, toolNames: ReadonlyMap<strin
     case "config_delta":
       return [`[config] ${clean(JSON.stringify(event.delta))}`];
     case "compaction": {
-      const extras = [describePolicy(event), event.source];
+      const extras = [describePolicy(compactionPolicies(event)), event.source];
       if (event.deferred_until_turn !== undefined)
         extras.push(`deferred until turn ${event.deferred_until_turn + 1}`);
       const note = event.note ? ` — ${clean(event.note)}` : "";
-      return [
-        `[compaction] turns ${event.from_turn + 1}..${event.to_turn + 1} (${extras.join(", ")})${note}`,
-      ];
+      return [`[compaction] ${describeCompactionRange(event)} (${extras.join(", ")})${note}`];
     }
     case "compaction_reset":
       return [

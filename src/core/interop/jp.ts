@@ -290,12 +290,17 @@ export function validateEvent(
 }
 
 /**
- * What the schemas cannot say about one event: a compaction's range must run forwards. Undefined
- * when the event is fine.
+ * What the schemas cannot say about one event: a compaction's range must run forwards, to the
+ * cycle when it starts and ends inside one turn. Undefined when the event is fine.
  */
 export function eventProblem(event: ConversationEvent): string | undefined {
-  if (event.type === "compaction" && event.from_turn > event.to_turn) {
+  if (event.type !== "compaction") return undefined;
+  if (event.from_turn > event.to_turn) {
     return `from_turn ${event.from_turn} is after to_turn ${event.to_turn} (a range runs forwards)`;
+  }
+  const cycles = event.cycles;
+  if (cycles?.from !== undefined && event.from_turn === event.to_turn && cycles.from > cycles.to) {
+    return `cycles.from ${cycles.from} is after cycles.to ${cycles.to} in turn ${event.from_turn} (a range runs forwards)`;
   }
   return undefined;
 }

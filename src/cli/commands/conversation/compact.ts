@@ -24,11 +24,20 @@ export function registerCompact(conversation: Command): void {
     .argument("[ID]", "conversation id or unique prefix (put it before -s/-t/-k, which take optional values)")
     .option(
       "--keep-first <B>",
-      "leave the first turns alone: N turns, @N, -N, a duration (5h) or last-compaction",
+      'leave the first turns alone: N turns, @N, -N, a duration (5h), last-compaction, "N calls", "N cycles" or @T.C',
     )
-    .option("--keep-last <B>", "leave the last turns alone: N turns, @N, -N or a duration")
-    .option("--from <B>", "start at turn N (1-based), -N from the end, a duration ago, or last-compaction")
-    .option("--to <B>", "end at turn N (1-based), -N from the end, or a duration ago")
+    .option(
+      "--keep-last <B>",
+      'leave the last turns alone: N turns, @N, -N, a duration, "N calls", "N cycles" or @T.C',
+    )
+    .option(
+      "--from <B>",
+      "start at turn N (1-based), cycle C of turn T (T.C), -N from the end, a duration ago, or last-compaction",
+    )
+    .option(
+      "--to <B>",
+      "end at turn N (1-based), cycle C of turn T (T.C), -N from the end, or a duration ago",
+    )
     .option("--first [N]", "only the first N turns (default 1)")
     .option("--last [N]", "only the last N turns (default 1)")
     .option("--turn <N|A..B>", "only turn N or turns A..B (1-based; A.. and ..B are open)")
@@ -41,7 +50,7 @@ export function registerCompact(conversation: Command): void {
     .addOption(
       new Option(
         "-k, --compact [SPEC]",
-        "rules as POLICIES[:RANGE], e.g. r+t:..-2 or s:2..10 (repeatable; bare: the configured rules)",
+        "rules as POLICIES[:RANGE], e.g. r+t:..-2, s:2..10 or t=sres:-5calls (repeatable; bare: the configured rules)",
       )
         .preset("")
         .argParser(collect),

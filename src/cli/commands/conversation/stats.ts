@@ -5,9 +5,12 @@
  * provider reported, the estimate is corrected by the factor that usage implies (core/tokens.ts),
  * and the projected view is corrected by the same factor.
  *
- * Text is a compact bar chart; `--format json` gives the numbers with stable keys.
+ * Text is a compact bar chart; `--format json` gives the numbers with stable keys. A projected
+ * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
+ * many.
  */
 import type { Command } from "commander";
+import type { ProjectedTurn } from "../../../core/projection.js";
 import type { TokenSummary } from "../../../core/tokens.js";
 import { CliContext } from "../../context.js";
 
@@ -34,20 +37,15 @@ export function registerStats(conversation: Command): void {
         view.turns.map((turn, index) => ({ index, events: turn.events })),
         countTokens,
       );
-      const labels = view.turns.map((turn) =>
-        turn.origin.kind === "kept"
-          ? `turn ${turn.origin.turn + 1}`
-          : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`,
-      );
+      const labels = view.turns.map((turn) => {
+        if (turn.origin.kind !== "kept")
+          return `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`;
+        const masked = turn.strippedResults ?? 0;
+        const note = masked === 0 ? "" : ` (${masked} ${masked === 1 ? "result" : "results"} masked)`;
+        return `turn ${turn.origin.turn + 1}${note}`;
+      });
       if (format === "json") {
-        context.outJson(
-          statsToJson(
-            id,
-            raw,
-            projected,
-            view.turns.map((turn) => turn.origin),
-          ),
-        );
+        context.outJson(statsToJson(id, raw, projected, view.turns));
         return;
       }
       context.out(await renderStatsText(raw, projected, labels));
@@ -58,13 +56,11 @@ function corrected(summary: TokenSummary, factor: number | undefined): number {
   return factor === undefined ? summary.total : Math.round(summary.total * factor);
 }
 
-type Origin = { kind: "kept"; turn: number } | { kind: "summary"; from: number; to: number };
-
 function statsToJson(
   id: string,
   raw: TokenSummary,
   projected: TokenSummary,
-  origins: readonly Origin[],
+  projectedTurns: readonly ProjectedTurn[],
 ): Record<string, unknown> {
   const factor = raw.correctionFactor;
   return {
@@ -87,13 +83,14 @@ function statsToJson(
       corrected_total: corrected(projected, factor),
       by_kind: { ...projected.byKind },
       turns: projected.turns.map((turn, position) => {
-        const origin = origins[position]!;
+        const { origin, strippedResults } = projectedTurns[position]!;
         return {
           kind: origin.kind,
           from_turn: (origin.kind === "kept" ? origin.turn : origin.from) + 1,
           to_turn: (origin.kind === "kept" ? origin.turn : origin.to) + 1,
           total: turn.total,
           by_kind: { ...turn.byKind },
+          masked_results: strippedResults ?? 0,
         };
       }),
     },
