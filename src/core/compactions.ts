@@ -11,6 +11,7 @@
  * compaction entry; cxc's retired ones play the part of jp's deleted ones).
  */
 import type { Compaction, CompactionReset, ConversationEvent } from "./events.js";
+import { describeTurnRange, formatCount } from "./labels.js";
 
 /** A compaction that no reset has retired. */
 export interface ActiveCompaction {
@@ -75,7 +76,7 @@ export function planReset(events: readonly ConversationEvent[], options: { index
       return {
         ok: false,
         kind: "out-of-range",
-        message: `compaction ${options.index} out of range (conversation has ${active.length} compaction event(s))`,
+        message: `compaction ${options.index} out of range (conversation has ${formatCount(active.length, "compaction event")})`,
       };
     }
     return { ok: true, retires: [target.compaction.id], removed: [target.compaction] };
@@ -137,7 +138,7 @@ export function parseCompactionIndex(
 }
 
 /**
- * The line printed after a reset (jp's texts): `Removed N compaction event(s).` for a full reset,
+ * The line printed after a reset (jp's texts): `Removed N compaction events.` for a full reset,
  * `Removed compaction N (turns A..B).` for one, and `Would remove …` under `--dry-run`.
  */
 export function describeReset(
@@ -147,7 +148,7 @@ export function describeReset(
   const verb = options.dryRun ? "Would remove" : "Removed";
   const first = removed[0];
   if (options.index !== undefined && first !== undefined) {
-    return `${verb} compaction ${options.index} (turns ${first.from_turn + 1}..${first.to_turn + 1}).`;
+    return `${verb} compaction ${options.index} (${describeTurnRange(first.from_turn + 1, first.to_turn + 1)}).`;
   }
-  return `${verb} ${removed.length} compaction event(s).`;
+  return `${verb} ${formatCount(removed.length, "compaction event")}.`;
 }

@@ -13,6 +13,7 @@
  * `fs_modify_file`, `cargo_check`, `git_*`, …) by argument keys and tool-name words, not by a list.
  */
 import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "./events.js";
+import { describeTurnRange } from "./labels.js";
 import type { Turn } from "./turns.js";
 
 /** The turns to digest: 0-based and inclusive, like a compaction's `from_turn`/`to_turn`. */
@@ -101,7 +102,7 @@ export function digestTurns(turns: readonly Turn[], range: DigestRange): string 
   const runs = selected.flatMap(collectToolRuns);
   const first = range.fromTurn + 1;
   const last = range.toTurn + 1;
-  const title = first === last ? `turn ${first}` : `turns ${first}–${last}`;
+  const title = describeTurnRange(first, last);
   const sections = [
     `## Digest of ${title} (${DIGEST_RECIPE})`,
     renderRequests(selected),

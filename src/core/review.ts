@@ -18,6 +18,7 @@
 import { activeCompactions } from "./compactions.js";
 import { type ConfigTable, isConfigTable, mergeConfigLayers } from "./config.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
+import { describeTurnRange } from "./labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
 import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan-compaction.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
@@ -243,9 +244,7 @@ export function validateProposal(
 // Rendering
 
 function describeTurns(range: ReviewTurnRange): string {
-  return range.fromTurn === range.toTurn
-    ? `turn ${range.fromTurn}`
-    : `turns ${range.fromTurn}-${range.toTurn}`;
+  return describeTurnRange(range.fromTurn, range.toTurn);
 }
 
 /** `summarize`, or the mechanical policies (`strip reasoning + strip tool calls`). */
@@ -265,7 +264,7 @@ export function describeProposalPolicy(
   return parts.join(" + ");
 }
 
-/** `Proposed: compact turns 1-17 of 20 (summarize)`; without `turnCount`, no `of N`. */
+/** `Proposed: compact turns 1..17 of 20 (summarize)`; without `turnCount`, no `of N`. */
 export function renderProposalLine(proposal: ReviewProposal, turnCount?: number): string {
   const of = turnCount === undefined ? "" : ` of ${turnCount}`;
   return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})`;
@@ -289,9 +288,12 @@ export function renderProposalResult(validation: Extract<ProposalValidation, { o
   return lines.join("\n");
 }
 
-/** Reads the final range back from a tool result written by `renderProposalResult`. */
+/**
+ * Reads the final range back from a tool result written by `renderProposalResult`: `turns 1..17`,
+ * or as versions before the one spelling of ranges wrote it, `turns 1-17` and `turn 3`.
+ */
 export function readRecordedRange(resultContent: string): ReviewTurnRange | undefined {
-  const match = /^Proposed: compact turns? (\d+)(?:-(\d+))?/.exec(resultContent);
+  const match = /^Proposed: compact turns? (\d+)(?:(?:\.\.|-)(\d+))?/.exec(resultContent);
   if (match === null) return undefined;
   const fromTurn = Number(match[1]);
   return { fromTurn, toTurn: match[2] === undefined ? fromTurn : Number(match[2]) };

@@ -1,10 +1,10 @@
 /**
  * The timeline printed after `compact` and under `--dry-run` (jp reference §8.5). Pure.
  *
- *   Kept turn 1.
+ *   Kept turns 1..1.
  *   Compacted turns 2..6 (5 total, already compacted).
  *   Would have compacted turns 7..9 (3 total, reasoning + tools).
- *   Would have kept turn 10.
+ *   Would have kept turns 10..10.
  *
  * Segments are the compactions already in force (labelled `already compacted`, always told with
  * the factual verb) and the new ones. Sorted by start, existing first on ties; overlapping
@@ -12,6 +12,7 @@
  */
 import { activeCompactions } from "./compactions.js";
 import type { ConversationEvent } from "./events.js";
+import { describeTurnRange } from "./labels.js";
 import type { CompactionSegment } from "./plan-compaction.js";
 import { describePolicies } from "./rules.js";
 
@@ -48,7 +49,7 @@ export function plannedSegmentLabel(segment: CompactionSegment, summaryPath?: st
 
 function keptLine(from: number, to: number, dryRun: boolean): string {
   const verb = dryRun ? "Would have kept" : "Kept";
-  return from === to ? `${verb} turn ${from + 1}.` : `${verb} turns ${from + 1}..${to + 1}.`;
+  return `${verb} ${describeTurnRange(from + 1, to + 1)}.`;
 }
 
 /** The timeline lines for `turnCount` turns (see the module comment). */
@@ -74,7 +75,7 @@ export function formatTimeline(
     const verb = options.dryRun && !segment.existing ? "Would have compacted" : "Compacted";
     const label = segment.label === undefined ? "" : `, ${segment.label}`;
     const total = segment.to - segment.from + 1;
-    lines.push(`${verb} turns ${segment.from + 1}..${segment.to + 1} (${total} total${label}).`);
+    lines.push(`${verb} ${describeTurnRange(segment.from + 1, segment.to + 1)} (${total} total${label}).`);
     covered = covered === undefined ? segment.to : Math.max(covered, segment.to);
   }
   const tail = covered === undefined ? 0 : covered + 1;

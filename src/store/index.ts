@@ -33,6 +33,8 @@ export type {
   ListedConversation,
   LoadedConversation,
   LogHeader,
+  ReviewInfo,
+  ReviewOutcome,
   Store,
   StoreListing,
   StoreReader,

@@ -59,7 +59,7 @@ describe("propose_compaction", () => {
       context(await reviewOf(sourceEvents)),
     );
     expect(outcome.isError).toBe(false);
-    expect(outcome.content.split("\n")[0]).toBe("Proposed: compact turns 1-17 of 20 (summarize)");
+    expect(outcome.content.split("\n")[0]).toBe("Proposed: compact turns 1..17 of 20 (summarize)");
     expect(outcome.effects).toBeUndefined();
   });
 
@@ -83,7 +83,7 @@ describe("propose_compaction", () => {
       context(store),
     );
     expect(thorough.content).not.toContain("  paths:");
-    expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1-2 of 4 (summarize)");
+    expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1..2 of 4 (summarize)");
   });
 
   it("returns the problem as a tool error", async () => {

@@ -3,6 +3,7 @@
  * the dry-run token lines (`turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`), and the
  * summary check's list of what a summary lost. Turn numbers shown to people are 1-based.
  */
+import { describeTurnRange } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { LossKind, SummaryLosses } from "../../core/summary-check.js";
 import { formatTokenCount } from "../../core/tokens.js";
@@ -10,8 +11,11 @@ import type { CompactionRunResult, RunSegment } from "./run.js";
 
 const LOSS_KINDS: readonly LossKind[] = ["paths", "identifiers", "numbers", "constraints"];
 
+/** How many lost items of each kind the text output names. */
+const LOSSES_SHOWN = 8;
+
 function rangeText(from: number, to: number): string {
-  return `turns ${from + 1}..${to + 1}`;
+  return describeTurnRange(from + 1, to + 1);
 }
 
 /** `turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`. */
@@ -35,9 +39,11 @@ export function formatLosses(segment: RunSegment): string[] {
   for (const kind of LOSS_KINDS) {
     const items = summary.losses[kind];
     if (items.length === 0) continue;
-    const omitted = summary.losses.omitted[kind];
+    // The check lists the most important first; the display keeps the first few (JSON has them all).
+    const shown = items.slice(0, LOSSES_SHOWN);
+    const omitted = summary.losses.omitted[kind] + items.length - shown.length;
     const more = omitted > 0 ? ` (and ${omitted} more)` : "";
-    const values = items.map((item) => (kind === "constraints" ? `"${item.value}"` : item.value));
+    const values = shown.map((item) => (kind === "constraints" ? `"${item.value}"` : item.value));
     lines.push(`  ${kind}: ${sanitizeTerminalText(values.join(", "))}${more}`);
   }
   if (lines.length === 0) {

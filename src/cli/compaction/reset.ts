@@ -6,6 +6,8 @@
  */
 import { buildResetEvent, describeReset, planReset, planUndoReset } from "../../core/compactions.js";
 import type { CompactionReset, ConversationEvent } from "../../core/events.js";
+import { describeTurnRange, formatCount } from "../../core/labels.js";
+import { formatRelativeTime } from "../../core/relative-time.js";
 import { CxcError } from "../../errors.js";
 
 /** What a reset or an undo does. */
@@ -46,13 +48,15 @@ export function undoLatestReset(
 ): ResetOutcome {
   const plan = planUndoReset(events);
   if (!plan.ok) return { message: plan.message, compactionIds: [] };
-  const ranges = plan.restored.map((compaction) => `${compaction.from_turn + 1}..${compaction.to_turn + 1}`);
+  const ranges = plan.restored.map((compaction) =>
+    describeTurnRange(compaction.from_turn + 1, compaction.to_turn + 1),
+  );
   const what =
     plan.restored.length === 0
       ? "no compaction comes back (the ones it retired were retired again later)"
-      : `${plan.restored.length} compaction(s) come back (turns ${ranges.join(", ")})`;
+      : `${formatCount(plan.restored.length, "compaction")} come${plan.restored.length === 1 ? "s" : ""} back (${ranges.join(", ")})`;
   const verb = options.dryRun ? "Would undo" : "Undid";
-  const message = `${verb} the reset of ${plan.reset.ts}: ${what}.`;
+  const message = `${verb} the reset made ${formatRelativeTime(plan.reset.ts, Date.now())}: ${what}.`;
   const compactionIds = plan.restored.map((compaction) => compaction.id);
   if (options.dryRun) return { message, compactionIds };
   return { message, compactionIds, event: buildResetEvent(plan.retires, { id: options.id, ts: options.ts }) };

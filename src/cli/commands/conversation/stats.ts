@@ -9,6 +9,7 @@
  */
 import type { Command } from "commander";
 import type { TokenSummary } from "../../../core/tokens.js";
+import { describeTurnRange } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
 
 const BAR_WIDTH = 28;
@@ -37,7 +38,7 @@ export function registerStats(conversation: Command): void {
       const labels = view.turns.map((turn) =>
         turn.origin.kind === "kept"
           ? `turn ${turn.origin.turn + 1}`
-          : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`,
+          : `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`,
       );
       if (format === "json") {
         context.outJson(
