@@ -142,8 +142,8 @@ function describeError(error: unknown): ErrorReport | undefined {
 
 /**
  * Reports an error and returns the exit code to use: one clear line and a hint on stderr, or with
- * `json`, `{"error": {"code", "message", "hint"}}` on stdout (the document a script reads in place
- * of the result). Messages carry text from outside (a provider's error body, a file or directory
+ * `json`, `{"error": {"code", "message", "hint"}}` on one line of stdout (the document a script
+ * reads in place of the result; one line, so it also ends the NDJSON of `q`). Messages carry text from outside (a provider's error body, a file or directory
  * name, a value typed on the command line), so every line is sanitized and folded onto one line.
  * Exit codes are the same either way.
  */
@@ -152,7 +152,7 @@ export function reportError(error: unknown, options: { json?: boolean } = {}): n
   if (report === undefined) return ExitCode.ok;
   if (options.json) {
     const { code, message, hint } = report;
-    process.stdout.write(`${stringifyJson({ error: { code, message, hint: hint ?? null } }, 2)}\n`);
+    process.stdout.write(`${stringifyJson({ error: { code, message, hint: hint ?? null } })}\n`);
   } else if (!(error instanceof CommanderError)) {
     // Commander already printed its usage errors (outputError above).
     const label = report.code === "internal" ? "internal error" : "error";

@@ -1,7 +1,8 @@
 /**
  * Labels of compactions, as jp prints them in `show` and the timeline, and the two spellings every
- * message shares: turn ranges (`turns A..B`) and counts (`1 turn`, `2 turns`, never `turn(s)`).
- * Pure, and free of schema code so the commands that only display conversations stay light.
+ * message shares: turn ranges (`turns A..B`) and counts (`1 turn`, `2 turns`, never with an `(s)`
+ * suffix). Pure, and free of schema code so the commands that only display conversations stay
+ * light.
  */
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 

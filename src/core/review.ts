@@ -290,7 +290,8 @@ export function renderProposalResult(validation: Extract<ProposalValidation, { o
 
 /**
  * Reads the final range back from a tool result written by `renderProposalResult`: `turns 1..17`,
- * or as versions before the one spelling of ranges wrote it, `turns 1-17` and `turn 3`.
+ * or as versions before the one spelling of ranges wrote it: a dash between the two numbers, and
+ * `turn 3` for one turn.
  */
 export function readRecordedRange(resultContent: string): ReviewTurnRange | undefined {
   const match = /^Proposed: compact turns? (\d+)(?:(?:\.\.|-)(\d+))?/.exec(resultContent);

@@ -85,6 +85,17 @@ describe("cxc conversation show", () => {
     expect(text.stdout).toContain("  2. turns 1..1 (reasoning, assistant, deferred until turn 6)\n");
   });
 
+  it("shows times in the local zone, with its offset, and how long ago", async () => {
+    home = makeTempHome();
+    await seedConversation(home, { id: "zone00000001", createdAt: "2026-07-01T10:00:00.000Z", active: true });
+    const paris = await home.run(["conversation", "show"], { env: { TZ: "Europe/Paris" } });
+    expect(paris.stdout).toMatch(/^created:\s+2026-07-01 12:00:00 \+02:00 \(.+ ago\)$/m);
+    const utc = await home.run(["conversation", "show"]);
+    expect(utc.stdout).toMatch(/^created:\s+2026-07-01 10:00:00 UTC \(/m);
+    const kolkata = await home.run(["conversation", "show"], { env: { TZ: "Asia/Kolkata" } });
+    expect(kolkata.stdout).toMatch(/^created:\s+2026-07-01 15:30:00 \+05:30 \(/m);
+  });
+
   it("stops saying a compaction is deferred once the turn it waits for has started", async () => {
     home = makeTempHome();
     const build = createEventBuilder();
