@@ -6,6 +6,12 @@
  */
 import { activeCompactions } from "../../core/compactions.js";
 import { isTurnEvent } from "../../core/events.js";
+import {
+  type ConversationSource,
+  conversationSource,
+  originFile,
+  sourceName,
+} from "../../core/interop/agents.js";
 import { describePolicies } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
@@ -58,6 +64,10 @@ export interface ConversationDetails {
   readonly pinned_at: string | null;
   readonly active: boolean;
   readonly forked_from: string | null;
+  /** Where it came from: `cxc`, `jp`, `claude-code`, `pi`. */
+  readonly source: ConversationSource;
+  /** The agent session file it was imported from. */
+  readonly source_file: string | null;
   /** When this conversation is a compaction review: its source and state. */
   readonly review: ReviewDetails | null;
   /** The open compaction review of this conversation, if any. */
@@ -93,6 +103,8 @@ export function buildConversationDetails(
     pinned_at: meta.pinned_at ?? null,
     active,
     forked_from: typeof meta.forked_from === "string" ? meta.forked_from : null,
+    source: conversationSource(meta),
+    source_file: originFile(meta) ?? null,
     review:
       review === undefined
         ? null
@@ -142,6 +154,11 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     ["active", yesNo(details.active)],
   ];
   if (details.forked_from) rows.push(["forked from", details.forked_from]);
+  const source = sourceName(details.source);
+  rows.push([
+    "from",
+    details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
+  ]);
   if (details.review !== null) rows.push(["review of", describeReview(details.review, nowMs)]);
   if (details.open_review !== null) rows.push(["review", `${details.open_review} open`]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);

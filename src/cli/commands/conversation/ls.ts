@@ -1,8 +1,9 @@
 /**
  * `cxc conversation ls [--archived] [--limit N]`: lists conversations, pinned first, then the most
- * recently updated. Reads only each conversation's metadata and review record (never a log; both
- * cached by the listing), so it stays fast with thousands of conversations. A title is followed by
- * `(review 01xyz open)` on a conversation under review, and `(review of 01abc, applied)` on a review.
+ * recently updated, with where each came from (cxc, jp, Claude Code, pi). Reads only each
+ * conversation's metadata and review record (never a log; both cached by the listing), so it
+ * stays fast with thousands of conversations. A title is followed by `(review 01xyz open)` on a
+ * conversation under review, and `(review of 01abc, applied)` on a review.
  */
 import type { Command } from "commander";
 import { formatCount } from "../../../core/labels.js";
@@ -25,10 +26,11 @@ export function registerList(conversation: Command): void {
       const context = CliContext.from(command);
       const format = context.format();
       const limit = parseLimit(options.limit);
-      const [{ formatRelativeTime }, { renderTable, truncateText }, summary] = await Promise.all([
+      const [{ formatRelativeTime }, { renderTable, truncateText }, summary, agents] = await Promise.all([
         import("../../../core/relative-time.js"),
         import("../../render/table.js"),
         import("../../render/conversation-summary.js"),
+        import("../../../core/interop/agents.js"),
       ]);
       const archived = options.archived ?? false;
       const { conversations, warnings } = context.listing.list({ archived });
@@ -71,6 +73,7 @@ export function registerList(conversation: Command): void {
           meta.id,
           String(meta.turn_count ?? 0),
           formatRelativeTime(meta.updated_at, now),
+          agents.sourceName(agents.conversationSource(meta)),
           note === undefined ? title : `${title}  ${note}`,
         ];
       });
@@ -81,6 +84,7 @@ export function registerList(conversation: Command): void {
             { header: "ID" },
             { header: "TURNS", alignRight: true },
             { header: "UPDATED" },
+            { header: "FROM" },
             { header: "TITLE" },
           ],
           rows,
