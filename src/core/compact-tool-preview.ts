@@ -1,5 +1,5 @@
 /**
- * The texts of the assistant's `compact` tool (seed D69): the approval preview shown to the user,
+ * The texts of the assistant's `compact` tool (docs/compact-tool.md): the approval preview shown to the user,
  * the preview file of each rule (what the model would no longer see), and the tool result the
  * model reads once the compactions are recorded. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * The assistant's `compact` tool (seed D69), the pure part: its argument schema, planning the
+ * The assistant's `compact` tool (docs/compact-tool.md), the pure part: its argument schema, planning the
  * proposed rules into `compaction` events, and the texts shown to the user and the model. Pure.
  *
  * Each rule names a range of raw turns and what to do with it. The start is `after_quote` (the

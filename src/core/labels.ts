@@ -7,7 +7,7 @@
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 
 /**
- * The label of mechanical policies (§8.5): `reasoning`, then `tools` / `tool requests` /
+ * The label of mechanical policies (docs/compaction-model.md, "The timeline"): `reasoning`, then `tools` / `tool requests` /
  * `tool responses` / `tools omitted`, joined with ` + `; undefined when there is nothing to say.
  */
 export function describePolicies(policies: {
@@ -37,7 +37,7 @@ export function formatCount(count: number, singular: string, plural = `${singula
   return `${count} ${count === 1 ? singular : plural}`;
 }
 
-/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based, jp §8.7). */
+/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based). */
 export function describeCompaction(compaction: Compaction): string {
   const label = compaction.summary !== undefined ? "summary" : describePolicies(compaction);
   const total = compaction.to_turn - compaction.from_turn + 1;

@@ -78,7 +78,7 @@ export async function runQuery(
   const target = resolveTarget(request, store);
   const snapshot = target.kind === "new" ? undefined : loadSnapshot(store, target.id);
   const history = snapshot?.loaded.events ?? [];
-  // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
+  // A compaction review runs with its fork-time configuration (tools, instructions; docs/review.md).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   const advisorHolder: AdvisorHolder = {};
   const { providerKeyVariables } = await import("../llm/registry.js");

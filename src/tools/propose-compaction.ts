@@ -1,5 +1,5 @@
 /**
- * The built-in `propose_compaction` tool (seed D66): the model records one compaction proposal for
+ * The built-in `propose_compaction` tool (docs/review.md): the model records one compaction proposal for
  * the conversation under review. Disabled by default; the configuration entry a review writes at
  * fork time enables it there, and nowhere else.
  *

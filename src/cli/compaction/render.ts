@@ -1,5 +1,5 @@
 /**
- * Text and JSON for the results of `cxc conversation compact`: the timeline (jp reference §8.5),
+ * Text and JSON for the results of `cxc conversation compact`: the timeline (docs/compaction-model.md, "The timeline"),
  * the dry-run token lines (`turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`), and the
  * summary check's list of what a summary lost. Turn numbers shown to people are 1-based.
  */

@@ -1,5 +1,5 @@
 /**
- * One `compact` run over a snapshot of a conversation (jp reference §8.2 steps 7–10), without the
+ * One `compact` run over a snapshot of a conversation (docs/compaction-model.md, "One compact run", steps 5–8), without the
  * store: plan the rules, preview the plan (`--dry-run`: ranges, labels, tokens before and after),
  * and turn what the compaction pipeline applied (src/query/apply-compaction.ts: summaries, events,
  * one append under the lock) into the timeline and the summary checks that `render.ts` prints.
