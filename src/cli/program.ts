@@ -21,7 +21,7 @@ export const CONVERSATION_GROUP_DESCRIPTION =
 export type RegisterCommands = (program: Command) => void;
 
 /** The hint after a usage error commander reports. */
-const USAGE_HINT = "run the command with --help for its usage";
+const USAGE_HINT = "run with --help for usage";
 
 /**
  * Whether the command line asks for JSON output (`--format json`, `--format=json`; the last one
@@ -59,7 +59,8 @@ export function buildProgram(registerCommands: RegisterCommands, options: { json
     .exitOverride();
   program.configureOutput({
     writeErr: (text) => process.stderr.write(text),
-    // Commander quotes the command line back (an unknown option, a bad value): sanitize it. With
+    // Commander quotes the command line back (an unknown option, a bad value): sanitize it, and
+    // never echo what was glued to an unknown option (`--api-key=sk-…`): it may be a secret. With
     // --format json, reportError prints the error as JSON instead.
     outputError: (text, write) => {
       if (options.json) return;
@@ -70,6 +71,13 @@ export function buildProgram(registerCommands: RegisterCommands, options: { json
   registerCommands(program);
   program.hook("preAction", async (_program, actionCommand) => prepareForAction(actionCommand));
   return program;
+}
+
+/** `unknown option '--name=VALUE'` → `'--name=…'`, and `'-xVALUE'` → `'-x…'`. */
+export function withoutUnknownOptionValue(text: string): string {
+  return text
+    .replace(/unknown option '(--[^=']+)=[^']*'/g, "unknown option '$1=…'")
+    .replace(/unknown option '(-[^-'])[^']+'/g, "unknown option '$1…'");
 }
 
 /** Runs cxc with the given arguments; sets `process.exitCode` and never throws. */
@@ -93,7 +101,7 @@ export async function runProgram(argv: readonly string[], registerCommands: Regi
 
 /** Commander's `error: …` text (maybe followed by `(Did you mean …?)`) as a message and a hint. */
 function splitCommanderMessage(text: string): { message: string; hint: string | undefined } {
-  const [first = "", ...rest] = sanitizeTerminalText(text).trim().split("\n");
+  const [first = "", ...rest] = sanitizeTerminalText(withoutUnknownOptionValue(text)).trim().split("\n");
   const suggestion = rest
     .map((line) => line.trim().replace(/^\((.*)\)$/, "$1"))
     .filter((line) => line !== "")

@@ -28,8 +28,9 @@ import type { Compaction, ConversationEvent } from "./events.js";
 import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
 import { type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
+import { checkSummary } from "./summary-check.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
-import { countTurns } from "./turns.js";
+import { countTurns, groupTurns } from "./turns.js";
 
 export {
   CompactToolArgumentsSchema,
@@ -187,6 +188,7 @@ export function planCompactCall(
   const activatesAtTurn = turnCount;
   const planned: PlannedCompactRule[] = [];
   let stream: ConversationEvent[] = [...events];
+  const rawTurns = groupTurns(events);
   for (const [index, rule] of rules.entries()) {
     const range = resolveRuleRange(rule, index, shown, turnCount);
     if (typeof range === "string") return { ok: false, message: range };
@@ -201,7 +203,21 @@ export function planCompactCall(
     const after = projectConversation(activateAll(stream));
     const tokensSaved =
       countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
-    planned.push({ index, rule, ...range, compaction, tokensSaved, before, after });
+    // The summary check, against the raw turns: what the assistant's summary leaves out.
+    const losses =
+      rule.summary === undefined
+        ? undefined
+        : checkSummary(rawTurns, { fromTurn: range.from, toTurn: range.to }, rule.summary);
+    planned.push({
+      index,
+      rule,
+      ...range,
+      compaction,
+      tokensSaved,
+      before,
+      after,
+      ...(losses ? { losses } : {}),
+    });
   }
   return { ok: true, rules: planned, activatesAtTurn };
 }

@@ -48,7 +48,7 @@ describe("errors as JSON", () => {
     });
     const text = await home.run(["conversation", "shw"]);
     expect(text.stderr).toBe(
-      "cxc: error: unknown command 'shw'\nhint: did you mean show?\nhint: run the command with --help for its usage\n",
+      "cxc: error: unknown command 'shw'\nhint: did you mean show?\nhint: run with --help for usage\n",
     );
   });
 

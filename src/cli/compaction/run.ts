@@ -118,13 +118,7 @@ export function appliedResult(outcome: ApplyOutcome): CompactionRunResult {
   return { kind: "planned", dryRun: false, segments, ...timelineOf(outcome.events, segments, false) };
 }
 
-const EMPTY_LOSSES: SummaryLosses = {
-  paths: [],
-  identifiers: [],
-  numbers: [],
-  constraints: [],
-  omitted: { paths: 0, identifiers: 0, numbers: 0, constraints: 0 },
-};
+const EMPTY_LOSSES: SummaryLosses = { items: [], checked: 0 };
 
 /**
  * The dry-run preview: every planned segment with its label and the estimated tokens of the turns

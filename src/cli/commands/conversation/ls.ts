@@ -55,6 +55,8 @@ export function registerList(conversation: Command): void {
         );
         return;
       }
+      // After a warning about an unreadable conversation, "none yet" would not be true.
+      if (sorted.length === 0 && warnings.length > 0) return;
       if (sorted.length === 0) {
         context.info(
           archived
