@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Citations of material outside the repository. */
-export const OUTSIDE_CITATIONS: readonly RegExp[] = [
+const OUTSIDE_CITATIONS: readonly RegExp[] = [
   /\bseeds?\b.{0,3}\bD\d\d\b/i,
   /\bD6[69]\b/,
   /\b(jp )?reference §/i,
@@ -31,7 +31,7 @@ function sourceFiles(directory: string): string[] {
 }
 
 /** `file:line: text` for every line of `files` citing material outside the repository. */
-export function outsideCitations(files: readonly string[]): string[] {
+function outsideCitations(files: readonly string[]): string[] {
   const found: string[] = [];
   for (const file of files) {
     readFileSync(file, "utf8")
