@@ -7,7 +7,7 @@ import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.j
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "./events.js";
-import { describeRange } from "./labels.js";
+import { describeRange, describeTurnRange } from "./labels.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
 import type { ToolCallsMode } from "./rules.js";
 import { formatLosses } from "./summary-check-text.js";
@@ -18,9 +18,9 @@ export function countWords(text: string): number {
   return text.split(/\s+/).filter((word) => word.length > 0).length;
 }
 
-/** `turn 3` or `turns 1..14` (1-based). */
+/** `turns 3..3` or `turns 1..14` from 0-based indices. */
 export function formatTurnRange(from: number, to: number): string {
-  return from === to ? `turn ${from + 1}` : `turns ${from + 1}..${to + 1}`;
+  return describeTurnRange(from + 1, to + 1);
 }
 
 /** A planned rule's range: `turns 1..14`, or with cycles `turn 5, cycles 2..9` (1-based). */

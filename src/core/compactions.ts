@@ -11,7 +11,7 @@
  * compaction entry; cxc's retired ones play the part of jp's deleted ones).
  */
 import type { Compaction, CompactionReset, ConversationEvent } from "./events.js";
-import { describeCompactionRange } from "./labels.js";
+import { describeCompactionRange, formatCount } from "./labels.js";
 
 /** A compaction that no reset has retired. */
 export interface ActiveCompaction {
@@ -76,7 +76,7 @@ export function planReset(events: readonly ConversationEvent[], options: { index
       return {
         ok: false,
         kind: "out-of-range",
-        message: `compaction ${options.index} out of range (conversation has ${active.length} compaction event(s))`,
+        message: `compaction ${options.index} out of range (conversation has ${formatCount(active.length, "compaction event")})`,
       };
     }
     return { ok: true, retires: [target.compaction.id], removed: [target.compaction] };
@@ -138,7 +138,7 @@ export function parseCompactionIndex(
 }
 
 /**
- * The line printed after a reset (jp's texts): `Removed N compaction event(s).` for a full reset,
+ * The line printed after a reset (jp's texts): `Removed N compaction events.` for a full reset,
  * `Removed compaction N (turns A..B).` for one (`(turn 4, cycles 1..37)` for a cycle-precise one),
  * and `Would remove …` under `--dry-run`.
  */
@@ -151,5 +151,5 @@ export function describeReset(
   if (options.index !== undefined && first !== undefined) {
     return `${verb} compaction ${options.index} (${describeCompactionRange(first)}).`;
   }
-  return `${verb} ${removed.length} compaction event(s).`;
+  return `${verb} ${formatCount(removed.length, "compaction event")}.`;
 }

@@ -14,7 +14,7 @@
  */
 import { selectRange, spanOfRange } from "./cycles.js";
 import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "./events.js";
-import { describeSpan } from "./labels.js";
+import { describeSpan, describeTurnRange } from "./labels.js";
 import type { Turn } from "./turns.js";
 
 /**
@@ -112,9 +112,7 @@ export function digestTurns(turns: readonly Turn[], range: DigestRange): string 
   const last = range.toTurn + 1;
   const title =
     range.fromCycle === undefined && range.toCycle === undefined
-      ? first === last
-        ? `turn ${first}`
-        : `turns ${first}–${last}`
+      ? describeTurnRange(first, last)
       : describeSpan(spanOfRange(range));
   const sections = [
     `## Digest of ${title} (${DIGEST_RECIPE})`,

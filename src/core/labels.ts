@@ -1,7 +1,9 @@
 /**
- * Labels of compactions, as jp prints them in `show` and the timeline, and the names of ranges
- * that start or end inside a turn (docs/decisions/006-tool-cycle-bounds.md). Pure, and free of
- * schema code so the commands that only display conversations stay light.
+ * Labels of compactions, as jp prints them in `show` and the timeline, and the spellings every
+ * message shares: turn ranges (`turns A..B`, a single turn too), ranges that start or end inside
+ * a turn (`turn 4, cycles 1..37`; docs/decisions/006-tool-cycle-bounds.md) and counts (`1 turn`,
+ * `2 turns`, never with an `(s)` suffix). Pure, and free of schema code so the commands that only
+ * display conversations stay light.
  */
 import { type CycleSpan, compactionPolicies, compactionSpan, HEAD, TURN_END } from "./cycles.js";
 import type { Compaction, ToolCallsPolicy } from "./events.js";
@@ -25,7 +27,7 @@ export function describePolicies(policies: {
 }
 
 /**
- * The name of a range of positions (1-based on screen): `turn 4`, `turns 2..8`, `turn 4, cycles
+ * The name of a range of positions (1-based on screen): `turns 4..4`, `turns 2..8`, `turn 4, cycles
  * 1..37`, `turn 4, from cycle 5`, `turns 1..4, turn 4 to cycle 37`, `turns 2..4, turn 2 from
  * cycle 5, turn 4 to cycle 37`. A range that starts at a turn's head and ends at a cycle of the
  * same turn counts its cycles from 1.
@@ -35,14 +37,14 @@ export function describeSpan(span: CycleSpan): string {
   const wholeStart = from.cycle === HEAD;
   const wholeEnd = to.cycle === TURN_END;
   if (from.turn === to.turn) {
+    if (wholeStart && wholeEnd) return describeTurnRange(from.turn + 1, to.turn + 1);
     const turn = `turn ${from.turn + 1}`;
-    if (wholeStart && wholeEnd) return turn;
     const first = wholeStart ? 1 : from.cycle + 1;
     if (wholeEnd) return `${turn}, from cycle ${first}`;
     const last = to.cycle + 1;
     return first === last ? `${turn}, cycle ${first}` : `${turn}, cycles ${first}..${last}`;
   }
-  const parts = [`turns ${from.turn + 1}..${to.turn + 1}`];
+  const parts = [describeTurnRange(from.turn + 1, to.turn + 1)];
   if (!wholeStart) parts.push(`turn ${from.turn + 1} from cycle ${from.cycle + 1}`);
   if (!wholeEnd) parts.push(`turn ${to.turn + 1} to cycle ${to.cycle + 1}`);
   return parts.join(", ");
@@ -52,10 +54,22 @@ export function describeSpan(span: CycleSpan): string {
 export function describeSpanSize(span: CycleSpan): string {
   if (span.from.turn === span.to.turn && span.to.cycle !== TURN_END) {
     const count = span.to.cycle - Math.max(span.from.cycle, 0) + 1;
-    return `${count} ${count === 1 ? "cycle" : "cycles"}`;
+    return formatCount(count, "cycle");
   }
-  const count = span.to.turn - span.from.turn + 1;
-  return `${count} ${count === 1 ? "turn" : "turns"}`;
+  return formatCount(span.to.turn - span.from.turn + 1, "turn");
+}
+
+/**
+ * A turn range as people read it: jp's 1-based, inclusive `turns A..B`, a single turn too
+ * (`turns 3..3`). Takes 1-based numbers.
+ */
+export function describeTurnRange(first: number, last: number): string {
+  return `turns ${first}..${last}`;
+}
+
+/** `1 compaction`, `2 compactions`; `plural` for the irregular ones (`entry`, `entries`). */
+export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
 }
 
 /**
@@ -71,7 +85,7 @@ export function describeCompaction(compaction: Compaction): string {
     return `${describeSpan(span)} (${describeSpanSize(span)}${suffix})`;
   }
   const total = compaction.to_turn - compaction.from_turn + 1;
-  return `turns ${compaction.from_turn + 1}..${compaction.to_turn + 1} (${total} total${suffix})`;
+  return `${describeTurnRange(compaction.from_turn + 1, compaction.to_turn + 1)} (${total} total${suffix})`;
 }
 
 /** A range of raw turns (0-based), cycle bounds optional, as planned segments and shapes carry it. */
@@ -98,7 +112,7 @@ export function spanOfTurnCycleRange(range: TurnCycleRange): CycleSpan {
  */
 export function describeRange(range: TurnCycleRange): string {
   if (range.fromCycle === undefined && range.toCycle === undefined) {
-    return `turns ${range.from + 1}..${range.to + 1}`;
+    return describeTurnRange(range.from + 1, range.to + 1);
   }
   return describeSpan(spanOfTurnCycleRange(range));
 }
@@ -110,7 +124,7 @@ export function describeRange(range: TurnCycleRange): string {
 export function describeSizedRange(range: TurnCycleRange, label?: string): string {
   const suffix = label === undefined ? "" : `, ${label}`;
   if (range.fromCycle === undefined && range.toCycle === undefined) {
-    return `turns ${range.from + 1}..${range.to + 1} (${range.to - range.from + 1} total${suffix})`;
+    return `${describeTurnRange(range.from + 1, range.to + 1)} (${range.to - range.from + 1} total${suffix})`;
   }
   const span = spanOfTurnCycleRange(range);
   return `${describeSpan(span)} (${describeSpanSize(span)}${suffix})`;
@@ -126,7 +140,7 @@ export function rangeSlug(range: TurnCycleRange): string {
 /** The range of a compaction as `describeReset` names it: `turns A..B`, or its cycle range. */
 export function describeCompactionRange(compaction: Compaction): string {
   if (compaction.cycles !== undefined) return describeSpan(compactionSpan(compaction));
-  return `turns ${compaction.from_turn + 1}..${compaction.to_turn + 1}`;
+  return describeTurnRange(compaction.from_turn + 1, compaction.to_turn + 1);
 }
 
 /**

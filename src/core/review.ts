@@ -29,8 +29,8 @@ import {
   TURN_END,
 } from "./cycles.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
+import { describeSpan, describeTurnRange } from "./labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
-import { describeSpan } from "./labels.js";
 import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan-compaction.js";
 import { growSuppliedCycleSummary } from "./plan-cycles.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
@@ -404,18 +404,19 @@ export function validateProposal(
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-/** `turn 4`, `turns 1-17` (the review's own spelling), or a cycle range: `turn 4, cycles 1..37`. */
+/** `turns 4..4`, `turns 1..17`, or a cycle range: `turn 4, cycles 1..37`. */
 function describeTurns(range: ReviewTurnRange): string {
   if (hasCycles(range)) return describeSpan(reviewRangeSpan(range));
-  return range.fromTurn === range.toTurn
-    ? `turn ${range.fromTurn}`
-    : `turns ${range.fromTurn}-${range.toTurn}`;
+  return describeTurnRange(range.fromTurn, range.toTurn);
 }
 
-/** The range spelled as `describeTurns` does, read back; undefined for anything else. */
+/**
+ * The range spelled as `describeTurns` does, read back (also as versions before the one spelling
+ * of ranges wrote whole turns: `turn 3`, `turns 1-17`); undefined for anything else.
+ */
 function parseTurns(text: string): ReviewTurnRange | undefined {
   const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
-  const whole = /^turns? (\d+)(?:-(\d+))?$/.exec(text);
+  const whole = /^turns? (\d+)(?:(?:\.\.|-)(\d+))?$/.exec(text);
   if (whole !== null) return { fromTurn: Number(whole[1]), toTurn: number(whole[2]) ?? Number(whole[1]) };
   const inOne = /^turn (\d+), (?:cycle (\d+)|cycles (\d+)\.\.(\d+)|from cycle (\d+))$/.exec(text);
   if (inOne !== null) {
@@ -460,10 +461,7 @@ export function describeProposalPolicy(
   return parts.join(" + ");
 }
 
-/**
- * `Proposed: compact turns 1-17 of 20 (summarize)`; without `turnCount`, no `of N`. A range inside
- * a turn names its cycles and no count: `Proposed: compact turn 1, cycles 1..37 (summarize)`.
- */
+/** `Proposed: compact turns 1..17 of 20 (summarize)`; without `turnCount`, no `of N`. */
 export function renderProposalLine(proposal: ReviewProposal, turnCount?: number): string {
   const of = turnCount === undefined || hasCycles(proposal) ? "" : ` of ${turnCount}`;
   return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})`;
@@ -489,7 +487,11 @@ export function renderProposalResult(validation: Extract<ProposalValidation, { o
   return lines.join("\n");
 }
 
-/** Reads the final range back from a tool result written by `renderProposalResult`. */
+/**
+ * Reads the final range back from a tool result written by `renderProposalResult`: `turns 1..17`,
+ * or as versions before the one spelling of ranges wrote it: a dash between the two numbers, and
+ * `turn 3` for one turn.
+ */
 export function readRecordedRange(resultContent: string): ReviewTurnRange | undefined {
   const match = /^Proposed: compact (.+?)(?: of \d+)? \([^()\n]*\)$/m.exec(
     resultContent.split("\n")[0] ?? "",

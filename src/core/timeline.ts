@@ -1,10 +1,10 @@
 /**
  * The timeline printed after `compact` and under `--dry-run` (docs/compaction-model.md, "The timeline"). Pure.
  *
- *   Kept turn 1.
+ *   Kept turns 1..1.
  *   Compacted turns 2..6 (5 total, already compacted).
  *   Would have compacted turns 7..9 (3 total, reasoning + tools).
- *   Would have kept turn 10.
+ *   Would have kept turns 10..10.
  *
  * Segments are the compactions already in force (labelled `already compacted`, always told with
  * the factual verb) and the new ones. Sorted by start, existing first on ties; overlapping

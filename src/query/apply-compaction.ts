@@ -114,6 +114,7 @@ async function modelSummarizerFor(
   // Loaded on demand: the provider SDKs are slow to import and a digest run needs none.
   const { createLlmClient } = await import("../llm/registry.js");
   const { modelSummarizer } = await import("../llm/summarize.js");
+  const { describeRetry } = await import("../llm/retry.js");
   try {
     const client = createLlmClient(modelId, {
       config: environment.config,
@@ -121,10 +122,7 @@ async function modelSummarizerFor(
       // jp retries a summary's transient failures up to 3 times.
       retry: {
         maxRetries: 3,
-        onRetry: (notice) =>
-          environment.report.warn(
-            `${notice.error.kind}: ${notice.error.message} Retrying (${notice.attempt}/${notice.maxRetries})…`,
-          ),
+        onRetry: (notice) => environment.report.warn(describeRetry(notice)),
       },
     });
     return modelSummarizer(client);

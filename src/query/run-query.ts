@@ -232,6 +232,7 @@ async function chooseModel(
   environment: QueryEnvironment,
 ): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
   const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
+  const { describeRetry } = await import("../llm/retry.js");
   const previous = stickyModel(history);
   const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
@@ -240,10 +241,7 @@ async function chooseModel(
     config: environment.config,
     env: environment.env,
     retry: {
-      onRetry: (notice: RetryNotice) =>
-        environment.ui.warn(
-          `${notice.error.kind}: ${notice.error.message} Retrying (${notice.attempt}/${notice.maxRetries}) in ${(notice.delayMs / 1000).toFixed(1)}s…`,
-        ),
+      onRetry: (notice: RetryNotice) => environment.ui.warn(describeRetry(notice)),
     },
   });
   const changed = request.model !== undefined && client.modelId !== previous;

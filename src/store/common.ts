@@ -16,13 +16,12 @@ import type {
   ConversationMeta,
   CreateOptions,
   LoadedConversation,
+  ReviewInfo,
+  ReviewOutcome,
   Store,
 } from "./port.js";
 
-/** The review record (`review.json`): which conversation a compaction review reviews. */
-export interface ReviewFile {
-  readonly source: string;
-}
+export { endedReviewInfo, type ReviewFile, reviewInfoFrom, reviewSourceFrom } from "./review-record.js";
 
 /** The id and metadata of a conversation about to be created; throws on a bad id. */
 export function newConversationMeta(options: CreateOptions): ConversationMeta {
@@ -66,17 +65,6 @@ export function notFound(id: string): CxcError {
 }
 
 /**
- * The review source from a review record, else from `compaction_source` in the metadata (where
- * versions before the review record kept it).
- */
-export function reviewSourceFrom(record: unknown, meta: ConversationMeta | undefined): string | undefined {
-  const fromRecord = isObject(record) ? record.source : undefined;
-  if (typeof fromRecord === "string" && fromRecord !== "") return fromRecord;
-  const legacy = meta?.compaction_source;
-  return typeof legacy === "string" && legacy !== "" ? legacy : undefined;
-}
-
-/**
  * The advisor state from an advisor record, else from `advisor` in the metadata (where versions
  * before the advisor record kept it). Fields of the wrong type are dropped.
  */
@@ -110,6 +98,12 @@ export abstract class StoreBase implements Store {
   abstract readMeta(id: string): ConversationMeta;
   abstract revision(id: string): string | undefined;
   abstract reviewSource(id: string): string | undefined;
+  abstract reviewInfo(id: string): ReviewInfo | undefined;
+  abstract endReview(
+    id: string,
+    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+    now?: string,
+  ): Promise<void>;
   abstract advisorState(id: string): AdvisorState;
   abstract tokenCounter(id?: string): Promise<CachingTokenCounter>;
   abstract create(options?: CreateOptions): ConversationMeta;

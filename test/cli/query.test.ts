@@ -201,7 +201,9 @@ describe("cxc q: provider faults", () => {
     const result = await q(["hi"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("after the retry\n");
-    expect(result.stderr).toContain("Retrying (1/5)");
+    expect(result.stderr).toContain(
+      "cxc: warning: the provider is rate limiting requests (HTTP 429); retrying in 0 s (attempt 2 of 6)\n",
+    );
     expect(provider.requests).toHaveLength(2);
     expect(storedEvents().map((event) => event.type)).toEqual([
       "turn_start",

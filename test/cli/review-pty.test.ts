@@ -61,7 +61,7 @@ describe("a review at the terminal", () => {
   it("start, two rounds of discussion, continue, confirm", async () => {
     provider.enqueue(textReply("The summarizer's short draft."));
     const started = await runToEnd(["c", "compact", "--interactive"]);
-    expect(started).toContain("Proposed: compact turns 2-19 of 20 (summarize)");
+    expect(started).toContain("Proposed: compact turns 2..19 of 20 (summarize)");
     expect(started).toContain("The summarizer's short draft.");
     expect(started).toContain("cxc conversation compact --continue");
     const reviewId = reviewOf(home, SAMPLE_ID)!;
@@ -76,7 +76,7 @@ describe("a review at the terminal", () => {
     const first = await runToEnd(["q", "Keep the last three turns, and compact from the very start."]);
     expect(first).toContain("Recorded turns 1-17.");
     // Each revision is visible as it is made: the tool result is the rendered proposal.
-    expect(first).toContain("ok: Proposed: compact turns 1-17 of 20 (summarize)");
+    expect(first).toContain("ok: Proposed: compact turns 1..17 of 20 (summarize)");
 
     provider.enqueue(
       ...proposalRound(
@@ -92,11 +92,11 @@ describe("a review at the terminal", () => {
     );
     const second = await runToEnd(["q", "Start at 3, stop at 16, and keep the streaming decision."]);
     expect(second).toContain("Recorded turns 3-16.");
-    expect(second).toContain("ok: Proposed: compact turns 3-16 of 20 (summarize)");
+    expect(second).toContain("ok: Proposed: compact turns 3..16 of 20 (summarize)");
 
     const finish = atTerminal(["c", "compact", "--continue"]);
     const prompt = await finish.waitFor("Apply?");
-    expect(prompt).toContain("Proposed: compact turns 3-16 (summarize)");
+    expect(prompt).toContain("Proposed: compact turns 3..16 (summarize)");
     expect(prompt).toContain("The conversation now has 20 turns; 4 turns stay uncompacted.");
     expect(prompt).toContain("Round two: keep the streaming decision");
     // The summary check comes before the question, so the cost is seen before agreeing.
@@ -106,7 +106,7 @@ describe("a review at the terminal", () => {
     finish.send("y");
     finish.send("Enter");
     expect(await finish.exitCode()).toBe(0);
-    expect(finish.screen()).toContain(`Applied to ${SAMPLE_ID}: compacted turns 3-16 (summarize)`);
+    expect(finish.screen()).toContain(`Applied to ${SAMPLE_ID}: compacted turns 3..16 (summarize)`);
 
     const compactions = readEvents(home).filter((event) => event.type === "compaction");
     expect(compactions).toMatchObject([

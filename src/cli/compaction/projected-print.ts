@@ -1,6 +1,6 @@
 /**
  * The projected views of `cxc conversation print`: `--compacted` (what the model sees, with headers
- * in raw turn numbers: `turn 7`, `turns 2–5 (summary)`) and `--format anthropic|openai` (the same
+ * in raw turn numbers: `turn 7`, `turns 2..5 (summary)`) and `--format anthropic|openai` (the same
  * view as a ready request body: system, messages, tools), so other programs can use cxc as a
  * compaction filter.
  *
@@ -9,7 +9,7 @@
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
 import type { ConversationEvent } from "../../core/events.js";
-import { describeSpan } from "../../core/labels.js";
+import { describeSpan, describeTurnRange } from "../../core/labels.js";
 import {
   type CycleSummaryOrigin,
   originOverlaps,
@@ -63,10 +63,7 @@ export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): Trans
     }
     const numbers: number[] = [];
     for (let raw = turn.origin.from; raw <= turn.origin.to; raw++) numbers.push(raw + 1);
-    const header =
-      turn.origin.from === turn.origin.to
-        ? `turn ${turn.origin.from + 1} (summary)`
-        : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`;
+    const header = `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
     return { header, turnNumbers: numbers, events: turn.events };
   });
 }

@@ -7,6 +7,7 @@
 import { buildResetEvent, describeReset, planReset, planUndoReset } from "../../core/compactions.js";
 import type { CompactionReset, ConversationEvent } from "../../core/events.js";
 import { describeCompactionRanges } from "../../core/labels.js";
+import { formatRelativeTime } from "../../core/relative-time.js";
 import { CxcError } from "../../errors.js";
 
 /** What a reset or an undo does. */
@@ -54,7 +55,7 @@ export function undoLatestReset(
       ? "no compaction comes back (the ones it retired were retired again later)"
       : `${count} ${count === 1 ? "compaction comes" : "compactions come"} back (${ranges})`;
   const verb = options.dryRun ? "Would undo" : "Undid";
-  const message = `${verb} the reset of ${plan.reset.ts}: ${what}.`;
+  const message = `${verb} the reset made ${formatRelativeTime(plan.reset.ts, Date.now())}: ${what}.`;
   const compactionIds = plan.restored.map((compaction) => compaction.id);
   if (options.dryRun) return { message, compactionIds };
   return { message, compactionIds, event: buildResetEvent(plan.retires, { id: options.id, ts: options.ts }) };

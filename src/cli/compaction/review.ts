@@ -6,7 +6,6 @@
  * steps, the confirmation text and the prompt go to stderr.
  */
 import { renderProposalLine } from "../../core/review.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import { type CompactFlags, FLAG_NAMES, RANGE_FLAGS } from "./options.js";
@@ -152,9 +151,9 @@ async function runInteractive(
       "The conversation is too large for the review model's window: earlier turns appear as their summaries.",
     );
   }
-  context.info(
+  context.hint(
     [
-      "Next:",
+      "next:",
       '  cxc q "…"                             discuss; the model records each agreed revision',
       "  cxc conversation print                read the review (copied turns are marked [turn N])",
       `  cxc conversation compact --continue   apply the latest proposal to ${sourceId}`,
@@ -169,7 +168,7 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
   const outcome = await continueReview(context.store, {
     yes: flags.yes === true || flags.confirm === false,
     // The summary is model output: sanitized before it reaches the terminal.
-    showPrompt: (text) => context.info(sanitizeTerminalText(text)),
+    showPrompt: (text) => context.block(text),
     confirm: canAsk
       ? async (message) => {
           const { confirm } = await import("@inquirer/prompts");

@@ -65,7 +65,7 @@ export async function runQueryCommand(
             buffered: !flags.stream,
           }),
     prompter: terminal ? createApprovalPrompter(terminal, { env: context.env }) : undefined,
-    info: (line) => context.info(`cxc: ${line}`),
+    info: (line) => context.info(line),
     warn: (line) => context.warn(line),
   };
   try {

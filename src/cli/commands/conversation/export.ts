@@ -70,7 +70,7 @@ export function registerExport(conversation: Command): void {
         context.out(`Exported ${id} to ${written.path}`);
         if (written.agentPath !== undefined) {
           context.info(
-            `cxc: Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
+            `Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
           );
         }
         context.out(`Continue it with: ${resume}`);

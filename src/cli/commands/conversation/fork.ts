@@ -5,6 +5,7 @@
  * the new fork after filtering, silently, as `compact -k` would.
  */
 import { type Command, Option } from "commander";
+import { formatCount } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
 
 interface ForkOptions {
@@ -52,7 +53,7 @@ export function registerFork(conversation: Command): void {
       context.store.setActive(meta.id);
       if (forked.droppedCompactions > 0) {
         context.info(
-          `${forked.droppedCompactions} compaction(s) of ${sourceId} reach turns the fork leaves out and were not copied.`,
+          `${formatCount(forked.droppedCompactions, "compaction")} of ${sourceId} reach${forked.droppedCompactions === 1 ? "es" : ""} turns the fork leaves out and ${forked.droppedCompactions === 1 ? "was" : "were"} not copied.`,
         );
       }
       if (context.json) {

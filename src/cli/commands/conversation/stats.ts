@@ -12,6 +12,7 @@
 import type { Command } from "commander";
 import type { ProjectedTurn } from "../../../core/projection.js";
 import type { TokenSummary } from "../../../core/tokens.js";
+import { describeTurnRange, formatCount } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
 
 const BAR_WIDTH = 28;
@@ -39,9 +40,9 @@ export function registerStats(conversation: Command): void {
       );
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
-          return `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`;
+          return `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
         const masked = turn.strippedResults ?? 0;
-        const note = masked === 0 ? "" : ` (${masked} ${masked === 1 ? "result" : "results"} masked)`;
+        const note = masked === 0 ? "" : ` (${formatCount(masked, "result")} masked)`;
         return `turn ${turn.origin.turn + 1}${note}`;
       });
       if (format === "json") {
