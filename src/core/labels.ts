@@ -22,10 +22,25 @@ export function describePolicies(policies: {
   return parts.length === 0 ? undefined : parts.join(" + ");
 }
 
+/** jp's label of a compaction: `summary` when it has one, else the policy label, else undefined. */
+export function compactionLabel(compaction: {
+  summary?: unknown;
+  reasoning?: "strip" | undefined;
+  tool_calls?: ToolCallsPolicy | undefined;
+}): string | undefined {
+  return compaction.summary !== undefined ? "summary" : describePolicies(compaction);
+}
+
+/**
+ * jp's text of a compaction item: `turns A..B (N total[, LABEL])`, from 0-based turns (jp's
+ * `turns 1..5 (5 total, summary)`, `turns 3..3 (1 total, reasoning + tools)`, `turns 1..2 (2 total)`).
+ */
+export function formatCompactionItem(fromTurn: number, toTurn: number, label: string | undefined): string {
+  const suffix = label === undefined ? "" : `, ${label}`;
+  return `turns ${fromTurn + 1}..${toTurn + 1} (${toTurn - fromTurn + 1} total${suffix})`;
+}
+
 /** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based, jp §8.7). */
 export function describeCompaction(compaction: Compaction): string {
-  const label = compaction.summary !== undefined ? "summary" : describePolicies(compaction);
-  const total = compaction.to_turn - compaction.from_turn + 1;
-  const suffix = label === undefined ? "" : `, ${label}`;
-  return `turns ${compaction.from_turn + 1}..${compaction.to_turn + 1} (${total} total${suffix})`;
+  return formatCompactionItem(compaction.from_turn, compaction.to_turn, compactionLabel(compaction));
 }

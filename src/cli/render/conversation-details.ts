@@ -4,6 +4,7 @@
  */
 import { activeCompactions } from "../../core/compactions.js";
 import { isTurnEvent } from "../../core/events.js";
+import { compactionLabel, formatCompactionItem } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
 import type { LoadedConversation } from "../../store/index.js";
@@ -18,6 +19,8 @@ export interface CompactionDetails {
   readonly from_turn: number;
   readonly to_turn: number;
   readonly policy: string;
+  /** jp's label (`summary`, `reasoning + tools`, …), null when the compaction has no policy. */
+  readonly label: string | null;
   readonly summary: string | null;
   readonly reasoning: boolean;
   readonly tool_calls: unknown;
@@ -71,6 +74,7 @@ export function buildConversationDetails(
       from_turn: compaction.from_turn + 1,
       to_turn: compaction.to_turn + 1,
       policy: describePolicy(compaction),
+      label: compactionLabel(compaction) ?? null,
       summary: compaction.summary?.summary ?? null,
       reasoning: compaction.reasoning !== undefined,
       tool_calls: compaction.tool_calls ?? null,
@@ -82,6 +86,25 @@ export function buildConversationDetails(
     })),
     warnings: conversation.warnings,
   };
+}
+
+/**
+ * One compaction item: jp's text (`turns 2..3 (2 total, reasoning + tools)`), then cxc's own
+ * facts in brackets of their own (who made it, a deferral), then the note.
+ */
+export function renderCompactionItem(item: {
+  readonly from_turn: number;
+  readonly to_turn: number;
+  readonly label: string | null;
+  readonly source: string;
+  readonly note: string | null;
+  readonly deferred_until_turn: number | null;
+}): string {
+  const facts = [item.source];
+  if (item.deferred_until_turn !== null) facts.push(`deferred until turn ${item.deferred_until_turn}`);
+  const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
+  const jpText = formatCompactionItem(item.from_turn - 1, item.to_turn - 1, item.label ?? undefined);
+  return `${jpText} [${facts.join(", ")}]${note}`;
 }
 
 /** Labelled lines, then the numbered compactions. Untrusted text (title, notes) is sanitized. */
@@ -103,11 +126,6 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   if (details.forked_from) rows.push(["forked from", details.forked_from]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
-  for (const item of details.compactions) {
-    const extras = [item.policy, item.source];
-    if (item.deferred_until_turn !== null) extras.push(`deferred until turn ${item.deferred_until_turn}`);
-    const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
-    lines.push(`  ${item.number}. turns ${item.from_turn}..${item.to_turn} (${extras.join(", ")})${note}`);
-  }
+  for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
   return lines.join("\n");
 }

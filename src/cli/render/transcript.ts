@@ -7,7 +7,7 @@
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
 import { type ConversationEvent, serializeEvent, type ToolCallsPolicy } from "../../core/events.js";
-import { describePolicies } from "../../core/labels.js";
+import { describeCompaction, describePolicies } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/turns.js";
 import { formatTimestamp } from "./relative-time.js";
@@ -96,13 +96,11 @@ function renderEventLines(event: ConversationEvent, toolNames: ReadonlyMap<strin
     case "config_delta":
       return [`[config] ${clean(JSON.stringify(event.delta))}`];
     case "compaction": {
-      const extras = [describePolicy(event), event.source];
+      const facts: string[] = [event.source];
       if (event.deferred_until_turn !== undefined)
-        extras.push(`deferred until turn ${event.deferred_until_turn + 1}`);
+        facts.push(`deferred until turn ${event.deferred_until_turn + 1}`);
       const note = event.note ? ` — ${clean(event.note)}` : "";
-      return [
-        `[compaction] turns ${event.from_turn + 1}..${event.to_turn + 1} (${extras.join(", ")})${note}`,
-      ];
+      return [`[compaction] ${describeCompaction(event)} [${facts.join(", ")}]${note}`];
     }
     case "compaction_reset":
       return [
