@@ -42,7 +42,7 @@ describe("cxc conversation compact --reset", () => {
 
     const undo = await home.run(["conversation", "compact", "--undo-reset"]);
     expect(undo.exitCode, undo.stderr).toBe(0);
-    expect(undo.stdout).toMatch(/^Undid the reset of .*: 1 compaction\(s\) come back \(turns 3\.\.5\)\.\n$/);
+    expect(undo.stdout).toMatch(/^Undid the reset of .*: 1 compaction comes back \(turns 3\.\.5\)\.\n$/);
     expect(await activeRanges()).toEqual(["1:1..2", "2:3..5", "3:7..9"]);
   });
 
