@@ -18,6 +18,7 @@
  * ids) in `jp-encoding.ts`.
  */
 import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
+import { countTurns } from "../turns.js";
 import {
   decodeLeaves,
   deriveConversationId,
@@ -120,7 +121,8 @@ export function importJpConversation(source: JpConversationSource): InteropResul
       ...(typeof title === "string" && title !== "" ? { title } : {}),
       createdAt,
       archived: source.archived,
-      extra: { ...extra, jp_id: `jp-c${key}` },
+      // The turns jp recorded: the first `cxc q` (turns not grown past these) names jp's tools.
+      extra: { ...extra, jp_id: `jp-c${key}`, jp_imported_turns: countTurns(events) },
       events,
     },
   };
