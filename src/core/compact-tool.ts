@@ -26,7 +26,7 @@ import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import type { Compaction, ConversationEvent } from "./events.js";
 import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
-import { type ProjectedView, projectConversation } from "./projection.js";
+import { originOverlaps, type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
 import { countTurns } from "./turns.js";
@@ -72,10 +72,46 @@ function activateAll(events: readonly ConversationEvent[]): ConversationEvent[] 
   return events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event));
 }
 
-function countViewTokens(view: ProjectedView, countTokens: TokenCounter): number {
+/** Tokens of a view, or of its turns standing for raw turns `range`. */
+function countViewTokens(
+  view: ProjectedView,
+  countTokens: TokenCounter,
+  range?: { readonly from: number; readonly to: number },
+): number {
   return view.turns.reduce(
-    (sum, turn, index) => sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
+    (sum, turn, index) =>
+      range !== undefined && !originOverlaps(turn.origin, range.from, range.to)
+        ? sum
+        : sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
     0,
+  );
+}
+
+/**
+ * A rule that saves nothing, or less than 1% of the tokens of the turns it covers, is not put to
+ * the user: it would cost an approval and a cache break for nothing.
+ */
+function savesAlmostNothing(saved: number, covered: number): boolean {
+  return saved <= 0 || saved < covered * 0.01;
+}
+
+function describeNoSaving(
+  index: number,
+  rule: CompactToolRule,
+  range: { from: number; to: number },
+  saved: number,
+  covered: number,
+): string {
+  const what =
+    rule.summary !== undefined
+      ? "the summary is about as long as the turns it replaces"
+      : "there is little or nothing of that kind to strip there";
+  const turns =
+    range.from === range.to ? `turn ${range.from + 1}` : `turns ${range.from + 1}..${range.to + 1}`;
+  return (
+    `rules[${index}] would save ${Math.max(0, saved)} of the ${covered} tokens of ${turns}: ${what}. ` +
+    "Drop this rule, or choose a range or a policy that removes something (a shorter summary, " +
+    "tool_calls on turns with tool calls, reasoning on turns with reasoning)."
   );
 }
 
@@ -201,6 +237,10 @@ export function planCompactCall(
     const after = projectConversation(activateAll(stream));
     const tokensSaved =
       countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
+    const covered = countViewTokens(before, options.countTokens, range);
+    if (savesAlmostNothing(tokensSaved, covered)) {
+      return { ok: false, message: describeNoSaving(index, rule, range, tokensSaved, covered) };
+    }
     planned.push({ index, rule, ...range, compaction, tokensSaved, before, after });
   }
   return { ok: true, rules: planned, activatesAtTurn };
