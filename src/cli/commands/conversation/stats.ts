@@ -8,6 +8,7 @@
  * Text is a compact bar chart; `--format json` gives the numbers with stable keys.
  */
 import type { Command } from "commander";
+import type { DecisionUsage } from "../../../core/advisor.js";
 import type { TokenSummary } from "../../../core/tokens.js";
 import { CliContext } from "../../context.js";
 
@@ -39,18 +40,22 @@ export function registerStats(conversation: Command): void {
           ? `turn ${turn.origin.turn + 1}`
           : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`,
       );
+      // The advisor's decision calls are spent beside the conversation, not in it.
+      const decisions = context.store.advisorState(id).decision_usage;
       if (format === "json") {
-        context.outJson(
-          statsToJson(
+        context.outJson({
+          ...statsToJson(
             id,
             raw,
             projected,
             view.turns.map((turn) => turn.origin),
           ),
-        );
+          advisor_decisions: decisions ?? null,
+        });
         return;
       }
-      context.out(await renderStatsText(raw, projected, labels));
+      const text = await renderStatsText(raw, projected, labels);
+      context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
 }
 
@@ -130,4 +135,14 @@ async function renderStatsText(
     ),
   ];
   return lines.filter((line, position) => line !== "" || lines[position - 1] !== "").join("\n");
+}
+
+/** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
+async function renderDecisions(usage: DecisionUsage): Promise<string> {
+  const { formatTokenCount } = await import("../../../core/tokens.js");
+  const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
+  return (
+    `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +
+    `${formatTokenCount(usage.output_tokens)} output tokens (as the provider reported; not part of the conversation)`
+  );
 }
