@@ -59,7 +59,7 @@ describe("show: jp's compaction items", () => {
     expect(lines).toEqual(["  1. turns 3..3 (1 total, reasoning + tools) [user]"]);
   });
 
-  it("compaction_detail_item_with_no_policy_omits_the_label", async () => {
+  it("compaction_detail_item_with_no_policy_omits_the_label, compaction_policy_label_is_none_without_any_policy", async () => {
     const lines = await showLines((build) => [build.compaction({ from: 0, to: 1, note: "placeholder" })]);
     expect(lines).toEqual(["  1. turns 1..2 (2 total) [user] — placeholder"]);
   });
@@ -204,6 +204,27 @@ describe("conversation keywords (jp's targets)", () => {
     expect(JSON.parse(recent.stdout).id).toBe("kwds00000002");
     const active = await home.run(["--format", "json", "conversation", "show", "active"]);
     expect(JSON.parse(active.stdout).id).toBe("kwds00000001");
+  });
+});
+
+describe("--reset and its target (compact_tests.rs)", () => {
+  it("reset_takes_an_optional_compaction_index: --reset recent resets the conversation used last, --reset=2 the second compaction", async () => {
+    home = makeTempHome();
+    const build = createEventBuilder();
+    const compacted = (id: string) => [
+      ...build.turns(4),
+      build.compaction({ id: `${id}-a`, from: 0, to: 1, reasoning: true }),
+      build.compaction({ id: `${id}-b`, from: 2, to: 2, reasoning: true }),
+    ];
+    await seed("resetkw00001", compacted("one"), false);
+    await seed("resetkw00002", compacted("two"), true);
+    expect((await home.run(["conversation", "use", "resetkw00001"])).exitCode).toBe(0);
+    const recent = await home.run(["conversation", "compact", "--reset", "recent"]);
+    expect(recent.exitCode, recent.stderr).toBe(0);
+    expect(recent.stdout).toBe("Removed 2 compaction event(s).\n");
+    const indexed = await home.run(["conversation", "compact", "resetkw00002", "--reset=2"]);
+    expect(indexed.stdout).toBe("Removed compaction 2 (turns 3..3).\n");
+    expect(indexed.exitCode).toBe(0);
   });
 });
 
