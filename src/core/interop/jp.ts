@@ -17,6 +17,7 @@
  * Import is here; export is in `jp-export.ts`, jp's encodings (timestamps, base64 leaves, derived
  * ids) in `jp-encoding.ts`.
  */
+import { JP_ID_META_KEY } from "./agents.js";
 import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
 import { countTurns } from "../turns.js";
 import {
@@ -122,7 +123,7 @@ export function importJpConversation(source: JpConversationSource): InteropResul
       createdAt,
       archived: source.archived,
       // The turns jp recorded: the first `cxc q` (turns not grown past these) names jp's tools.
-      extra: { ...extra, jp_id: `jp-c${key}`, jp_imported_turns: countTurns(events) },
+      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}`, jp_imported_turns: countTurns(events) },
       events,
     },
   };
