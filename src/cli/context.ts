@@ -26,12 +26,11 @@ export function markLightweight(command: Command): Command {
 export async function prepareForAction(command: Command): Promise<void> {
   const context = CliContext.from(command);
   if (!lightweightCommands.has(command)) fileStore ??= await openFileStore(context.cwd, context.env);
-  if (context.options.cfg.length > 0) {
-    // Every command checks its -c overlays, even one that reads no configuration, so a typo in
-    // `-c` is an error rather than silently ignored.
-    const { loadConfig } = await import("./config.js");
-    loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
-  }
+  // One rule for every command: the configuration files and the -c overlays are read and a
+  // broken one is refused (exit 2, naming file, line and column), even by a command that uses no
+  // setting, so `ls` never accepts what `q` rejects. Settings are checked where they are used.
+  const { loadConfig } = await import("./config.js");
+  loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
 }
 
 export type OutputFormat = "text" | "json";

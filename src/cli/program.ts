@@ -34,17 +34,26 @@ export function buildProgram(registerCommands: RegisterCommands): Command {
       ).default("text"),
     )
     .option("--no-color", "disable colours (also NO_COLOR)")
-    .showHelpAfterError("(run with --help for usage)")
+    .showHelpAfterError("hint: run with --help for usage")
     .enablePositionalOptions(false)
     .exitOverride();
   program.configureOutput({
     writeErr: (text) => process.stderr.write(text),
-    // Commander quotes the command line back (an unknown option, a bad value): sanitize it.
-    outputError: (text, write) => write(sanitizeTerminalText(text.replace(/^error: /, "cxc: error: "))),
+    // Commander quotes the command line back (an unknown option, a bad value): sanitize it, and
+    // never echo what was glued to an unknown option (`--api-key=sk-…`): it may be a secret.
+    outputError: (text, write) =>
+      write(sanitizeTerminalText(withoutUnknownOptionValue(text.replace(/^error: /, "cxc: error: ")))),
   });
   registerCommands(program);
   program.hook("preAction", async (_program, actionCommand) => prepareForAction(actionCommand));
   return program;
+}
+
+/** `unknown option '--name=VALUE'` → `'--name=…'`, and `'-xVALUE'` → `'-x…'`. */
+export function withoutUnknownOptionValue(text: string): string {
+  return text
+    .replace(/unknown option '(--[^=']+)=[^']*'/g, "unknown option '$1=…'")
+    .replace(/unknown option '(-[^-'])[^']+'/g, "unknown option '$1…'");
 }
 
 /** Runs cxc with the given arguments; sets `process.exitCode` and never throws. */

@@ -318,7 +318,7 @@ export function parseAdvisorAnswers(
   };
 }
 
-/** The `should_i_compact` verdict (the seed's shape). */
+/** The `should_i_compact` verdict (docs/advisor.md, "Tools"). */
 export interface Verdict {
   readonly should_compact: boolean;
   readonly tier: Tier;

@@ -1,6 +1,6 @@
 /**
  * Quote anchors: resolving a verbatim excerpt the assistant quoted (`before_quote`/`after_quote`
- * of the `compact` tool) to the raw turn it came from (seed D69, "Naming a range by quote"). Pure.
+ * of the `compact` tool) to the raw turn it came from (docs/compact-tool.md, "Quotes"). Pure.
  *
  * The assistant cannot see turn numbers, but it can reproduce text it was shown. So a quote is
  * searched in the *projected* view (what the model was actually sent) and the projected turn it

@@ -1,13 +1,13 @@
 /**
- * Turn range bounds and their resolution against a conversation (jp reference §5). Pure.
+ * Turn range bounds and their resolution against a conversation (docs/compaction-model.md, "Range bounds"). Pure.
  *
  * Three layers:
  * - the core bound (`TurnBound`: absolute index, offset from the end, after the last compaction)
  *   and `resolveRange`, which turns a pair of optional bounds into an inclusive 0-based range or
- *   nothing (§5.1);
+ *   nothing;
  * - the rule bound of `keep_first`/`keep_last` (`RuleBound`: a count, `@N`, `-N`, a duration or
- *   `last-compaction`, §5.2) and its conversion to a core bound (§5.3);
- * - the command-line bounds `--from/--to/--first/--last/--turn` (§5.4), in `cli-bounds.ts`.
+ *   `last-compaction`) and its conversion to a core bound;
+ * - the command-line bounds `--from/--to/--first/--last/--turn`, in `cli-bounds.ts`.
  * Durations and timestamp arithmetic are in `duration.ts`.
  *
  * Durations are resolved against turn start times (the timestamp of a turn's first event); the
@@ -56,7 +56,7 @@ export function describeStream(events: readonly ConversationEvent[]): StreamFact
   };
 }
 
-/** Resolves optional bounds to a range, or undefined for "nothing" (§5.1). */
+/** Resolves optional bounds to a range, or undefined for "nothing". */
 export function resolveRange(
   events: readonly ConversationEvent[] | StreamFacts,
   from?: TurnBound,
@@ -97,7 +97,7 @@ export function turnAtTime(
 // ---------------------------------------------------------------------------------------------
 // Rule bounds (`keep_first`, `keep_last`, the `-k` DSL)
 
-/** A `keep_first`/`keep_last` value (§5.2). */
+/** A `keep_first`/`keep_last` value. */
 export type RuleBound =
   /** A count of turns to keep. */
   | { kind: "turns"; count: number }
@@ -138,7 +138,7 @@ export function parseRuleBound(text: string): Parsed<RuleBound> {
   return { ok: true, value: { kind: "duration", milliseconds: duration.value } };
 }
 
-/** Reads a rule bound from config: an integer count or a string (§5.2). */
+/** Reads a rule bound from config: an integer count or a string. */
 export function readRuleBound(value: unknown): Parsed<RuleBound> {
   if (typeof value === "number") {
     if (!Number.isInteger(value))
@@ -178,7 +178,7 @@ export function toBoundResolution(value: TurnBound): BoundResolution {
   return { kind: "bound", bound: value };
 }
 
-/** `keep_first` → the range's start (§5.3). */
+/** `keep_first` → the range's start. */
 export function convertKeepFirst(keepFirst: RuleBound, facts: StreamFacts): BoundResolution {
   switch (keepFirst.kind) {
     case "turns":
@@ -200,7 +200,7 @@ export function convertKeepFirst(keepFirst: RuleBound, facts: StreamFacts): Boun
   }
 }
 
-/** `keep_last` → the range's end (§5.3). `now` is an RFC 3339 timestamp. */
+/** `keep_last` → the range's end. `now` is an RFC 3339 timestamp. */
 export function convertKeepLast(keepLast: RuleBound, facts: StreamFacts, now: string): BoundResolution {
   switch (keepLast.kind) {
     case "turns":

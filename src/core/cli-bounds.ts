@@ -1,5 +1,5 @@
 /**
- * The command-line bounds of `compact` (jp reference §5.4): `--from`/`--to` (a turn, `-N` from the
+ * The command-line bounds of `compact` (docs/compaction-model.md, "Range bounds"): `--from`/`--to` (a turn, `-N` from the
  * end, `last-compaction`, or a duration before `now`) and the selectors `--first N`, `--last N`,
  * `--turn A..B`, each of which sets both ends. Pure: `now` is passed in as an RFC 3339 string.
  * Error texts are jp's, word for word.
@@ -48,12 +48,12 @@ function parseCliBound(text: string, now: string, flag: "--from" | "--to"): Pars
   return { ok: true, value: { kind: "cutoff", time } };
 }
 
-/** Parses `--from` (§5.4). */
+/** Parses `--from` (see "Range bounds"). */
 export function parseFromBound(text: string, now: string): Parsed<CliBound> {
   return parseCliBound(text, now, "--from");
 }
 
-/** Parses `--to` (§5.4); `last-compaction` is refused. */
+/** Parses `--to` (see "Range bounds"); `last-compaction` is refused. */
 export function parseToBound(text: string, now: string): Parsed<CliBound> {
   return parseCliBound(text, now, "--to");
 }
@@ -157,7 +157,7 @@ export function findTurnPastEnd(ends: { from?: number; to?: number }, turnCount:
   return [ends.from, ends.to].find((turn) => turn !== undefined && turn > turnCount);
 }
 
-/** The start and end a selector sets (§5.4). `--first 0`/`--last 0` select nothing. */
+/** The start and end a selector sets (see "Range bounds"). `--first 0`/`--last 0` select nothing. */
 export function selectorBounds(selector: TurnSelector): { from: BoundResolution; to: BoundResolution } {
   if (selector.kind === "first") {
     if (selector.count === 0) return { from: EMPTY_RESOLUTION, to: EMPTY_RESOLUTION };

@@ -1,5 +1,5 @@
 /**
- * The `-k/--compact[=SPEC]` mini-language (jp reference §7). Pure.
+ * The `-k/--compact[=SPEC]` mini-language (docs/compaction-model.md, "The -k spec"). Pure.
  *
  *   SPEC     = POLICIES [ ":" RANGE ]         split at the first ":"
  *   POLICIES = POLICY *( "+" POLICY )         each trimmed
@@ -123,7 +123,7 @@ export function describeSpecError(value: string, reason: string): string {
 }
 
 /**
- * The rule a spec stands for (§7.3). With a range, an open start keeps nothing at the front
+ * The rule a spec stands for (docs/compaction-model.md, "The -k spec"). With a range, an open start keeps nothing at the front
  * (`Turns(0)`) and an open end keeps nothing at the back (`FromEnd(0)`). Without one, the keeps are
  * left unset, so the built-in per-rule defaults (1 and 1) apply, not the configured rules' values.
  */

@@ -1,5 +1,5 @@
 /**
- * The arguments of the assistant's `compact` tool (seed D69): their schema and the cross-field
+ * The arguments of the assistant's `compact` tool (docs/compact-tool.md): their schema and the cross-field
  * checks that turn them into validated rules, with the keep_last clamp and the note cut. Pure.
  * Every problem is returned as a message for the model, never thrown.
  */

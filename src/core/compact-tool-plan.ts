@@ -5,6 +5,7 @@
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { Compaction } from "./events.js";
 import type { ProjectedView } from "./projection.js";
+import type { SummaryLosses } from "./summary-check.js";
 
 /** One planned rule: its resolved raw range, its event, and what the user needs to judge it. */
 export interface PlannedCompactRule {
@@ -20,6 +21,8 @@ export interface PlannedCompactRule {
   /** The projected view just before and just after this rule, every recorded compaction active. */
   readonly before: ProjectedView;
   readonly after: ProjectedView;
+  /** For a summary: what it does not mention of the raw turns it replaces (summary-check.ts). */
+  readonly losses?: SummaryLosses;
 }
 
 /** A planned call, or the message that tells the model what to fix. */

@@ -1,5 +1,5 @@
 /**
- * The texts of the assistant's `compact` tool (seed D69): the approval preview shown to the user,
+ * The texts of the assistant's `compact` tool (docs/compact-tool.md): the approval preview shown to the user,
  * the preview file of each rule (what the model would no longer see), and the tool result the
  * model reads once the compactions are recorded. Pure.
  */
@@ -9,6 +9,7 @@ import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js
 import { isTurnEvent, type TurnEvent } from "./events.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
 import type { ToolCallsMode } from "./rules.js";
+import { formatLosses } from "./summary-check-text.js";
 import { formatTokenCount } from "./tokens.js";
 
 /** Words in a text (runs of non-space characters). */
@@ -102,6 +103,13 @@ export function renderApprovalPreview(
     const path = previewPaths[planned.index];
     if (path !== undefined) lines.push(`${indent}preview  ${path}`);
     for (const warning of ruleWarnings(planned.rule)) lines.push(`${indent}note     ${warning}`);
+    if (planned.losses !== undefined) {
+      const [heading, ...items] = formatLosses(planned.losses, {
+        title: `the summary of ${formatTurnRange(planned.from, planned.to)}`,
+        indent: `${indent}         `,
+      });
+      lines.push(`${indent}check    ${capitalize(heading!)}`, ...items);
+    }
     lines.push("");
   }
   lines.push(
@@ -194,6 +202,10 @@ export function renderDroppedContent(planned: PlannedCompactRule, options: { rul
   return `${parts.join("\n\n")}\n`;
 }
 
+function capitalize(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
+
 /** The tool result after the compactions were recorded. */
 export function describeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }>): string {
   const count = plan.rules.length;
@@ -207,6 +219,23 @@ export function describeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }
     lines.push(
       `${planned.index + 1}. ${formatTurnRange(planned.from, planned.to)}: ${describeRuleAction(planned.rule)}, ` +
         `${describeTokenChange(planned.tokensSaved)}${warnings.length === 0 ? "" : ` (${warnings.join("; ")})`}.`,
+    );
+  }
+  // The summary check, so the assistant can mend its own summary before it takes effect.
+  let missing = false;
+  for (const planned of plan.rules) {
+    if (planned.losses === undefined) continue;
+    missing ||= planned.losses.items.length > 0;
+    lines.push(
+      ...formatLosses(planned.losses, {
+        title: `The summary of rule ${planned.index + 1} (${formatTurnRange(planned.from, planned.to)})`,
+      }),
+    );
+  }
+  if (missing) {
+    lines.push(
+      "If any of these matter for the rest of the work, call compact again for the same turns with a summary " +
+        "that includes them; the newer summary replaces this one.",
     );
   }
   return lines.join("\n");

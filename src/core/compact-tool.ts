@@ -1,5 +1,5 @@
 /**
- * The assistant's `compact` tool (seed D69), the pure part: its argument schema, planning the
+ * The assistant's `compact` tool (docs/compact-tool.md), the pure part: its argument schema, planning the
  * proposed rules into `compaction` events, and the texts shown to the user and the model. Pure.
  *
  * Each rule names a range of raw turns and what to do with it. The start is `after_quote` (the
@@ -28,8 +28,9 @@ import type { Compaction, ConversationEvent } from "./events.js";
 import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
 import { originOverlaps, type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
+import { checkSummary } from "./summary-check.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
-import { countTurns } from "./turns.js";
+import { countTurns, groupTurns } from "./turns.js";
 
 export {
   CompactToolArgumentsSchema,
@@ -223,6 +224,7 @@ export function planCompactCall(
   const activatesAtTurn = turnCount;
   const planned: PlannedCompactRule[] = [];
   let stream: ConversationEvent[] = [...events];
+  const rawTurns = groupTurns(events);
   for (const [index, rule] of rules.entries()) {
     const range = resolveRuleRange(rule, index, shown, turnCount);
     if (typeof range === "string") return { ok: false, message: range };
@@ -241,7 +243,21 @@ export function planCompactCall(
     if (savesAlmostNothing(tokensSaved, covered)) {
       return { ok: false, message: describeNoSaving(index, rule, range, tokensSaved, covered) };
     }
-    planned.push({ index, rule, ...range, compaction, tokensSaved, before, after });
+    // The summary check, against the raw turns: what the assistant's summary leaves out.
+    const losses =
+      rule.summary === undefined
+        ? undefined
+        : checkSummary(rawTurns, { fromTurn: range.from, toTurn: range.to }, rule.summary);
+    planned.push({
+      index,
+      rule,
+      ...range,
+      compaction,
+      tokensSaved,
+      before,
+      after,
+      ...(losses ? { losses } : {}),
+    });
   }
   return { ok: true, rules: planned, activatesAtTurn };
 }

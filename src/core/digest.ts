@@ -142,7 +142,8 @@ function collectToolRuns(turn: Turn): ToolRun[] {
   return runs;
 }
 
-function classifyTool(name: string, paths: readonly string[]): ToolRun["kind"] {
+/** Whether a tool call with paths reads them, writes them, or is some other command, by its name. */
+export function classifyTool(name: string, paths: readonly string[]): "read" | "write" | "command" {
   if (paths.length > 0 && WRITE_WORDS.test(name)) return "write";
   if (paths.length > 0 && READ_WORDS.test(name)) return "read";
   return "command";

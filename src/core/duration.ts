@@ -1,5 +1,5 @@
 /**
- * Durations and timestamp arithmetic for range bounds (jp reference §5.2): humantime-like
+ * Durations and timestamp arithmetic for range bounds (docs/compaction-model.md, "Range bounds"): humantime-like
  * durations (`5h`, `2days`, `1h 30m`) and shifting RFC 3339 UTC timestamps at full nanosecond
  * precision. Pure: the current time is always passed in. Error texts are jp's, word for word.
  */

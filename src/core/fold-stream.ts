@@ -18,6 +18,7 @@
  * The input type is structural: `src/llm`'s `LlmStreamEvent` fits it, and core never imports the
  * shell.
  */
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-syntax.js";
 import type { ChatResponse, ToolCallRequest } from "./events.js";
 
 /** Token counts of one response (the shape of `src/llm`'s `LlmUsage`). */
@@ -51,6 +52,17 @@ export type FoldableStreamEvent =
 
 /** Metadata key holding the raw text of tool arguments that were not a JSON object. */
 export const INVALID_ARGUMENTS_KEY = "invalid_arguments";
+
+/**
+ * The tool error a model gets for arguments that were refused (their raw text is kept in the
+ * call's metadata): too deeply nested, or not a JSON object (quoted back, so it can see why).
+ */
+export function invalidArgumentsAnswer(text: string): string {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    return `The arguments nest more than ${MAX_JSON_DEPTH} levels deep, which no tool accepts; call it again with flatter arguments.`;
+  }
+  return `The arguments were not a JSON object: ${text}`;
+}
 /** Metadata key of the provider-reported usage on a response's last message. */
 export const USAGE_KEY = "usage";
 

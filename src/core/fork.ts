@@ -1,8 +1,9 @@
 /**
  * Building the event list of a fork: the selected turns of a source conversation, copied with new
- * event ids (jp reference §3.4). Pure. Used by `cxc conversation fork` (and `-k`), `query --fork`
- * and the review shell. The selection is one run of turns, or several (`fork --first N --last M`
- * keeps the head and the tail; `--from/--until` keep the turns that started in a time range).
+ * event ids (docs/compaction.md, "Other commands"). Pure. Used by `cxc conversation fork` (and
+ * `-k`), `query --fork` and the review shell. The selection is one run of turns, or several
+ * (`fork --first N --last M` keeps the head and the tail; `--from/--until` keep the turns that
+ * started in a time range).
  *
  * What is kept, and why:
  * - the turn events of the selected turns;
@@ -14,7 +15,7 @@
  *   lying entirely before the first removed turn keeps its meaning — extended to `--last`, where
  *   the kept turns only move down. A compaction reaching a dropped turn no longer describes the
  *   fork's history and is dropped.
- *   Choice: jp's fork drops every overlay, even those `retain` would keep (reference §0.2 #14).
+ *   Choice: jp documents `retain` for forks but its fork drops every overlay, even those it would keep.
  *   cxc keeps them, so `fork --first N` of a compacted conversation stays compacted the same way;
  * - resets, wherever they stand, with `retires` mapped to the new ids; a reset left with nothing to
  *   retire is dropped. Dropping one that still retires a kept compaction would revive it;

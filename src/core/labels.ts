@@ -5,7 +5,7 @@
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 
 /**
- * The label of mechanical policies (§8.5): `reasoning`, then `tools` / `tool requests` /
+ * The label of mechanical policies (docs/compaction-model.md, "The timeline"): `reasoning`, then `tools` / `tool requests` /
  * `tool responses` / `tools omitted`, joined with ` + `; undefined when there is nothing to say.
  */
 export function describePolicies(policies: {
@@ -40,7 +40,7 @@ export function formatCompactionItem(fromTurn: number, toTurn: number, label: st
   return `turns ${fromTurn + 1}..${toTurn + 1} (${toTurn - fromTurn + 1} total${suffix})`;
 }
 
-/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based, jp §8.7). */
+/** The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based). */
 export function describeCompaction(compaction: Compaction): string {
   return formatCompactionItem(compaction.from_turn, compaction.to_turn, compactionLabel(compaction));
 }

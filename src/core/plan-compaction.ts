@@ -1,5 +1,5 @@
 /**
- * Plans a compaction run without doing it (jp reference §5.5, §5.6, §6, §8.2). Pure.
+ * Plans a compaction run without doing it (docs/compaction-model.md: "Range bounds", "Summary-overlap extension", "One compact run"). Pure.
  *
  * For each rule in order: work out its range from the rule's keeps and the command-line overrides
  * (every bound, `last-compaction` included, against the conversation as it was when the run
@@ -41,7 +41,7 @@ import type {
 } from "./events.js";
 import { type CompactionRule, DEFAULT_KEEP, type SummaryRule, toolCallsPolicyFor } from "./rules.js";
 
-/** Range flags of `compact` that narrow every rule (§5.5). Turn numbers are 1-based. */
+/** Range flags of `compact` that narrow every rule (docs/compaction-model.md, "Range bounds": precedence). Turn numbers are 1-based. */
 export interface CompactionOverrides {
   from?: CliBound;
   to?: CliBound;
@@ -129,7 +129,7 @@ function extendOver(summaries: readonly SummaryRange[], range: TurnRange): TurnR
   return { from, to };
 }
 
-/** Widens a derived summary's range over every summary it touches, transitively (§6.1). */
+/** Widens a derived summary's range over every summary it touches, transitively (docs/compaction-model.md, "Summary-overlap extension"). */
 export function extendSummaryRange(
   events: readonly ConversationEvent[],
   from: number,
@@ -214,7 +214,7 @@ function selectorOf(overrides: CompactionOverrides): TurnSelector | undefined {
   return undefined;
 }
 
-/** The start and end the overrides impose (undefined: use the rule's own), per §5.5. */
+/** The start and end the overrides impose (undefined: use the rule's own), per the precedence in "Range bounds". */
 function resolveOverrides(
   overrides: CompactionOverrides,
   facts: StreamFacts,

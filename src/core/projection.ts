@@ -1,6 +1,6 @@
 /**
  * Projection: applies the compaction overlays to a conversation and returns what the model sees
- * (jp's RFD 064 projection, reference §4). Pure; it never changes its input.
+ * (docs/compaction-model.md, "Projection"). Pure; it never changes its input.
  *
  * For every turn and each content type (summary, reasoning, tool calls) separately, the winner is
  * the in-force compaction covering the turn with that type set and the latest timestamp; on equal

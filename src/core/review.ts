@@ -1,5 +1,5 @@
 /**
- * The rules of interactive compaction review (seed D66, `compact --interactive/--continue/--abort`).
+ * The rules of interactive compaction review (docs/review.md; `compact --interactive/--continue/--abort`).
  * Pure: functions of plain data; forking, archiving and switching the active conversation live in
  * the shell (src/cli/compaction/review*.ts).
  *
@@ -227,7 +227,7 @@ export function validateProposal(
   const requested = { fromTurn, toTurn };
   let final: ReviewTurnRange = requested;
   if (policies.summary !== undefined) {
-    // RFD 064's overlap rule, applied now rather than at apply time: the result shows the final range.
+    // The summary-overlap rule (docs/compaction-model.md), applied now rather than at apply time: the result shows the final range.
     const grown = extendSummaryRange(source.events, fromTurn - 1, toTurn - 1);
     final = { fromTurn: grown.from + 1, toTurn: grown.to + 1 };
   }
@@ -297,7 +297,7 @@ export function readRecordedRange(resultContent: string): ReviewTurnRange | unde
   return { fromTurn, toTurn: match[2] === undefined ? fromTurn : Number(match[2]) };
 }
 
-/** What `--continue` prints before asking (the seed's confirmation text). */
+/** What `--continue` prints before asking (docs/review.md, "Applying"). */
 export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number): string {
   const rest = turnCount - proposal.toTurn;
   const stay = rest === 1 ? "1 turn stays uncompacted" : `${rest} turns stay uncompacted`;

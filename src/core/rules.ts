@@ -1,5 +1,5 @@
 /**
- * Compaction rules: what to compact and how (jp reference §3.2, §8.5, §8.6). Pure.
+ * Compaction rules: what to compact and how (docs/compaction-model.md; configuration in docs/compaction.md). Pure.
  *
  * A rule names the turns to leave alone at each end (`keep_first`, `keep_last`) and the policies
  * for the turns between: strip reasoning, a tool-call mode, and/or a summary. Rules come from
@@ -42,7 +42,7 @@ export function parseToolCallsMode(text: string): Parsed<ToolCallsMode> {
     : { ok: true, value: mode };
 }
 
-/** The event policy a tool-call mode writes (§3.2). */
+/** The event policy a tool-call mode writes (docs/compaction-model.md, "The compaction event"). */
 export function toolCallsPolicyFor(mode: ToolCallsMode): ToolCallsPolicy {
   switch (mode) {
     case "strip":

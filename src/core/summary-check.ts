@@ -1,234 +1,616 @@
 /**
- * The summary check: what a proposed summary of a range of turns LOST, so a user can see it before
- * approving the compaction. Pure and deterministic.
+ * The summary check: what a proposed summary of a range of turns does not mention that the raw
+ * turns made important, ranked, so whoever approves the summary (the user, or the assistant that
+ * wrote it) sees the cost first. Pure and deterministic. See docs/compaction.md ("The summary check").
  *
- * Four kinds of facts are collected from the raw range and looked up in the summary text:
+ * Four kinds of facts, each reported only on a strong signal (summary-facts.ts has the extractors):
  *
- * - paths: every path in tool arguments and commands (the digest's extraction), plus path-like words
- *   (`src/since.ts`) in user and assistant messages;
- * - identifiers: code-like words in user and assistant messages and tool arguments: camelCase,
- *   PascalCase with an inner capital, snake_case, SCREAMING_CASE, dotted names (`Number.isNaN`),
- *   Rust paths (`std::fs`) and `--flags`;
- * - numbers: quantities with a unit (`400 MB`, `2h`, `7 s`) and versions (`0.4.2`, `v20.11.1`,
- *   `Node 20`) in user and assistant messages (tool output is left out: it is mostly noise);
- * - constraints: user sentences that bind the work (must, don't, never, always, only, should not…).
+ * - paths the tool calls wrote, read, searched or ran commands on, and paths the user or the
+ *   assistant named that exist as paths: the conversation's tools touched or listed them, a code
+ *   block shows them, or they name a file with a known extension (`docs/rfd/064.md`). A bare word
+ *   (`src`) and prose with a slash (`I/O`, `corrupt/missing`) are not paths;
+ * - identifiers from code: code-shaped words (`parse_since`, `BearDb`, `Foo::bar`, `--since`,
+ *   `run()`) that the user or the assistant wrote in their messages AND that are code: in inline
+ *   code, a code block, a tool's arguments or a tool's output. `macOS` or `github.com` in prose are
+ *   not identifiers;
+ * - numbers with a unit (`200 ms`, `1.8 MB`, `3 retries`, `40%`) in the user's messages, and
+ *   measurements (time, size, share, speed) in the assistant's;
+ * - the user's constraints: sentences with must, never, don't, always, should, only if, ….
  *
- * Tool output and reasoning are not searched for identifiers and numbers: they are where summaries
- * are expected to drop detail. Each list is sorted by importance (mentions weighted by who wrote
- * them: user 3, assistant 2, tool arguments 1; then first appearance) and capped.
+ * Facts are deduplicated (a path and its file name; `foo()` and `foo`; `200ms` and `200 ms`) and
+ * looked up leniently in the summary (a summary naming `src/store/log.ts` mentions `log.ts`;
+ * identifiers ignore case, `_` and `-`; a constraint is kept when most of its words are there).
+ * Reasoning is never searched. Each lost fact is scored by the strength of its signal (the user's
+ * constraints first; a path written over one read; the user's words over the assistant's), how
+ * often it came up and how recently, and the list is ranked by that score.
  */
-import { collectArgumentPaths, collectCommandPaths, type DigestRange } from "./digest.js";
+import { classifyTool, collectArgumentPaths, collectCommandPaths, type DigestRange } from "./digest.js";
+import { ADVISOR_AUTHOR } from "./events.js";
+import {
+  boundNames,
+  codeWords,
+  definedNames,
+  extensionOf,
+  findConstraints,
+  findIdentifiers,
+  findListedPaths,
+  findPathWords,
+  findQuantities,
+  hasKnownExtension,
+  identifierKey,
+  isCodeShaped,
+  isPlausiblePath,
+  isNarration,
+  normalizePath,
+  proseSentences,
+  splitMessage,
+} from "./summary-facts.js";
 import type { Turn } from "./turns.js";
 
-/** One fact the summary does not mention. */
+export { findConstraints, findIdentifiers, findQuantities } from "./summary-facts.js";
+
+/** The kinds of facts the check looks for. */
+export type LossKind = "path" | "identifier" | "number" | "constraint";
+
+/** One fact of the raw turns that the summary does not mention. */
 export interface LostItem {
-  /** The text as found in the range. */
+  readonly kind: LossKind;
+  /** The fact as written in the turns (a constraint: the user's sentence). */
   readonly value: string;
-  /** Weighted mention count (user 3, assistant 2, tool arguments 1). */
-  readonly weight: number;
-  /** 0-based index of the first turn mentioning it. */
-  readonly firstTurn: number;
+  /** Why it counts, for people and models: `written in turns 3 and 5`, `the user's, turn 1`. */
+  readonly reason: string;
+  /** Rank: signal strength (3–8) + how often it came up (0–2) + how recently (0–1). */
+  readonly score: number;
+  /** The 0-based turns it came up in, ascending. */
+  readonly turns: readonly number[];
 }
 
-export type LossKind = "paths" | "identifiers" | "numbers" | "constraints";
-
-/** What the summary lost, by kind, most important first. */
+/** What a summary does not mention, most important first. */
 export interface SummaryLosses {
-  readonly paths: readonly LostItem[];
-  readonly identifiers: readonly LostItem[];
-  readonly numbers: readonly LostItem[];
-  readonly constraints: readonly LostItem[];
-  /** How many lost items each list left out because of the cap. */
-  readonly omitted: Readonly<Record<LossKind, number>>;
+  /** Every lost fact, ranked by score (ties: first appearance). */
+  readonly items: readonly LostItem[];
+  /** How many facts the check found in the turns, mentioned or not. */
+  readonly checked: number;
 }
 
-/** Options of `checkSummary`. */
-export interface SummaryCheckOptions {
-  /** Longest list per kind. Default 20. */
-  readonly limit?: number;
-}
+/** How a fact came up; each has a strength and a phrase for the reason. */
+type Signal =
+  | "written"
+  | "read"
+  | "searched"
+  | "command"
+  | "user"
+  | "assistant"
+  | "assistant-code"
+  | "pasted"
+  | "named-file"
+  | "repository"
+  | "constraint"
+  | "rule";
 
-const USER_WEIGHT = 3;
-const ASSISTANT_WEIGHT = 2;
-const TOOL_WEIGHT = 1;
+const STRENGTH: Record<LossKind, Partial<Record<Signal, number>>> = {
+  path: {
+    written: 6,
+    read: 5,
+    user: 5,
+    command: 4,
+    assistant: 4,
+    repository: 4,
+    searched: 3,
+    "named-file": 3,
+  },
+  identifier: { user: 5, "assistant-code": 4, pasted: 4, assistant: 3 },
+  number: { user: 6, assistant: 3 },
+  // The user's own rules matter most: a summary that drops one lets the work break it.
+  constraint: { constraint: 8, rule: 7 },
+};
 
-const IDENTIFIER_PATTERNS = [
-  /\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g, // camelCase
-  /\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b/g, // PascalCase with an inner capital
-  /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, // snake_case
-  /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, // SCREAMING_CASE
-  /\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?/g, // dotted.names
-  /\b\w+(?:::\w+)+/g, // rust::paths
-  /(?<![\w-])--[a-zA-Z][\w-]*[a-zA-Z0-9](?![\w-])/g, // --flags
-];
-// A dotted word whose last part is one of these is a file name, reported as a path instead.
-const FILE_EXTENSIONS =
-  /\.(?:ts|tsx|js|mjs|cjs|jsx|json|jsonl|md|rs|toml|yaml|yml|lock|txt|log|py|go|java|rb|c|h|cpp|hpp|css|html|sh|sql|csv)$/;
-const NUMBER_PATTERNS = [
-  /\b\d+(?:\.\d+)?\s?(?:ms|\u00b5s|ns|s|h|seconds?|secs?|minutes?|mins?|hours?|days?|weeks?|months?|years?|KB|MB|GB|TB|KiB|MiB|GiB|kB|bytes?|tokens?|lines?|files?|tests?|px|%)(?![\w])/g,
-  /\b(?:\d+(?:ms|[smhdw]))+\b/g, // durations like 2h, 1h30m
-  /\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b/g, // versions 0.4.2, v20.11.1
-  /\bv\d+(?:\.\d+)?\b/g, // v20
-  /\b(?:Node(?:\.js)?|Python|Rust|Go|Java|TypeScript|Ruby|PHP|ES|ECMAScript|Postgres(?:QL)?|Ubuntu|Debian)\s?\d+(?:\.\d+)*\b/g,
-];
-const STRONG_CONSTRAINT =
-  /\b(?:must|mustn't|must not|never|don't|do not|should not|shouldn't|cannot|can't)\b/i;
-const WEAK_CONSTRAINT = /\b(?:always|only|no longer|without|avoid)\b/i;
-const PATH_IN_TEXT = /(?:^|[\s`'"(])((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)+)(?=$|[\s`'",:;)])/g;
-const STOPWORDS = new Set(
-  "this that with have from they them then than when what which will would should could must never always only don't does into your their there here just also because about make sure need want".split(
-    " ",
-  ),
-);
-
-interface Collected {
+interface Fact {
+  readonly kind: LossKind;
+  readonly key: string;
   value: string;
-  weight: number;
-  firstTurn: number;
-  order: number;
+  readonly signals: Map<Signal, Set<number>>;
+  readonly events: Set<number>;
+  first: number;
+  last: number;
+  /** Identifiers: named inside backticks, or passed in a tool call's arguments. */
+  backticked: boolean;
+  inToolArguments: boolean;
+  /** Identifiers: named on its own somewhere, not only inside a longer code expression. */
+  standalone: boolean;
+  /** Identifiers: named in a sentence that says something, not only in "let me check `x`". */
+  substantive: boolean;
+  /** Identifiers: the messages that named it in pasted reference. */
+  readonly pastedEvents: Set<number>;
 }
 
-/** The facts of the raw range that `summary` does not mention. */
-export function checkSummary(
-  turns: readonly Turn[],
-  range: DigestRange,
-  summary: string,
-  options: SummaryCheckOptions = {},
-): SummaryLosses {
-  const limit = Math.max(0, options.limit ?? 20);
+/** A prose mention of a path, resolved once every tool call is known. */
+interface PathMention {
+  readonly path: string;
+  readonly signal: "user" | "assistant";
+  readonly turn: number;
+  readonly position: number;
+}
+
+/** What the whole range showed as code and as paths, to confirm what prose names. */
+interface Evidence {
+  readonly codeWords: Set<string>;
+  readonly seenPaths: Set<string>;
+  readonly argumentWords: Set<string>;
+  readonly toolNames: Set<string>;
+  /** Names the code defines (`fn`, `struct`, `pub` fields, `export const`, …). */
+  readonly defined: Set<string>;
+  /** Names the code the work wrote defines (in tool-call arguments). */
+  readonly written: Set<string>;
+  /** Names code binds as locals or parameters (`let x`, `fn f(x: T)`). */
+  readonly bindings: Set<string>;
+}
+
+class FactTable {
+  readonly facts = new Map<string, Fact>();
+
+  add(kind: LossKind, key: string, value: string, signal: Signal, turn: number, position: number): Fact {
+    const id = `${kind}\u0000${key}`;
+    let fact = this.facts.get(id);
+    if (fact === undefined) {
+      fact = {
+        kind,
+        key,
+        value,
+        signals: new Map(),
+        events: new Set(),
+        first: position,
+        last: position,
+        backticked: false,
+        inToolArguments: false,
+        standalone: false,
+        substantive: false,
+        pastedEvents: new Set(),
+      };
+      this.facts.set(id, fact);
+    }
+    const turns = fact.signals.get(signal) ?? new Set<number>();
+    turns.add(turn);
+    fact.signals.set(signal, turns);
+    fact.events.add(position);
+    fact.first = Math.min(fact.first, position);
+    fact.last = Math.max(fact.last, position);
+    return fact;
+  }
+
+  of(kind: LossKind): Fact[] {
+    return [...this.facts.values()].filter((fact) => fact.kind === kind);
+  }
+
+  remove(fact: Fact): void {
+    this.facts.delete(`${fact.kind}\u0000${fact.key}`);
+  }
+}
+
+/** The facts of the raw range that `summary` does not mention, ranked (see the module comment). */
+export function checkSummary(turns: readonly Turn[], range: DigestRange, summary: string): SummaryLosses {
   const selected = turns.filter((turn) => turn.index >= range.fromTurn && turn.index <= range.toTurn);
-  const found = collectFacts(selected);
-  const lowered = summary.toLowerCase();
-  const squashed = lowered.replace(/\s+/g, "");
-  const lost: Record<LossKind, Collected[]> = {
-    paths: found.paths.filter((item) => !mentionsPath(summary, item.value)),
-    identifiers: found.identifiers.filter((item) => !summary.includes(item.value)),
-    numbers: found.numbers.filter((item) => !squashed.includes(item.value.toLowerCase().replace(/\s+/g, ""))),
-    constraints: found.constraints.filter((item) => !keepsConstraint(lowered, item.value)),
-  };
-  const cap = (items: Collected[]) => [...items].sort(byImportance).slice(0, limit).map(toLostItem);
-  return {
-    paths: cap(lost.paths),
-    identifiers: cap(lost.identifiers),
-    numbers: cap(lost.numbers),
-    constraints: cap(lost.constraints),
-    omitted: {
-      paths: Math.max(0, lost.paths.length - limit),
-      identifiers: Math.max(0, lost.identifiers.length - limit),
-      numbers: Math.max(0, lost.numbers.length - limit),
-      constraints: Math.max(0, lost.constraints.length - limit),
-    },
-  };
+  const { facts, span } = collectFacts(selected);
+  const index = indexSummary(summary);
+  const lost = facts.filter((fact) => !mentions(index, fact));
+  const items = lost
+    .map((fact) => ({ fact, score: scoreOf(fact, span) }))
+    .sort((left, right) => right.score - left.score || left.fact.first - right.fact.first)
+    .map(({ fact, score }) => toItem(fact, score));
+  return { items, checked: facts.length };
 }
 
-function collectFacts(turns: readonly Turn[]): Record<LossKind, Collected[]> {
-  const tallies: Record<LossKind, Map<string, Collected>> = {
-    paths: new Map(),
-    identifiers: new Map(),
-    numbers: new Map(),
-    constraints: new Map(),
+// ---------------------------------------------------------------------------------------------
+// Collecting
+
+function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: number; last: number } } {
+  const table = new FactTable();
+  const evidence: Evidence = {
+    codeWords: new Set(),
+    seenPaths: new Set(),
+    argumentWords: new Set(),
+    toolNames: new Set(),
+    defined: new Set(),
+    written: new Set(),
+    bindings: new Set(),
   };
-  let order = 0;
-  const add = (kind: LossKind, value: string, weight: number, turn: number) => {
-    const existing = tallies[kind].get(value);
-    if (existing) existing.weight += weight;
-    else tallies[kind].set(value, { value, weight, firstTurn: turn, order: order++ });
-  };
+  const pathMentions: PathMention[] = [];
+  const prose: {
+    text: string;
+    spans: readonly string[];
+    signal: "user" | "assistant";
+    turn: number;
+    position: number;
+  }[] = [];
+  let position = 0;
+  const lastTurn = turns[turns.length - 1]?.index ?? 0;
   for (const turn of turns) {
     for (const event of turn.events) {
-      if (event.type === "chat_request") {
-        collectFromText(event.content, USER_WEIGHT, turn.index, add);
-        for (const sentence of findConstraints(event.content))
-          add("constraints", sentence, USER_WEIGHT, turn.index);
-      } else if (event.type === "chat_response" && event.message !== undefined) {
-        collectFromText(event.message, ASSISTANT_WEIGHT, turn.index, add);
-      } else if (event.type === "tool_call_request") {
-        const command = typeof event.arguments.command === "string" ? event.arguments.command : "";
-        const paths = [...collectArgumentPaths(event.arguments), ...collectCommandPaths(command)];
-        for (const path of new Set(paths)) if (path !== "") add("paths", path, TOOL_WEIGHT, turn.index);
-        for (const text of collectStrings(event.arguments)) {
-          for (const identifier of findIdentifiers(text))
-            add("identifiers", identifier, TOOL_WEIGHT, turn.index);
+      position += 1;
+      if (event.type === "chat_request" && event.author !== ADVISOR_AUTHOR) {
+        readMessage(event.content, "user", turn.index, position, { table, evidence, pathMentions, prose });
+        for (const sentence of findConstraints(event.content)) {
+          // "Don't implement it yet": lifted by the time a later turn of the range begins.
+          if (TEMPORARY.test(sentence) && turn.index < lastTurn) continue;
+          const signal =
+            /\bonly\b|\bwithout\b/i.test(sentence) && !/\b(?:must|never|don't|do not)\b/i.test(sentence);
+          table.add(
+            "constraint",
+            constraintKey(sentence),
+            sentence,
+            signal ? "rule" : "constraint",
+            turn.index,
+            position,
+          );
         }
+      } else if (event.type === "chat_response" && event.message !== undefined) {
+        readMessage(event.message, "assistant", turn.index, position, {
+          table,
+          evidence,
+          pathMentions,
+          prose,
+        });
+      } else if (event.type === "tool_call_request") {
+        readToolCall(event.name, event.arguments, turn.index, position, table, evidence);
+      } else if (event.type === "tool_call_response") {
+        for (const path of findListedPaths(event.content)) evidence.seenPaths.add(path);
+        codeWords(event.content, evidence.codeWords);
+        definedNames(event.content, evidence.defined);
+        boundNames(event.content, evidence.bindings);
       }
     }
   }
+  // The assistant's own quantities count when the conversation came back to them; said once they
+  // are mostly asides (`typically 8KB`, `10 minutes of work`). The user's always count.
+  for (const fact of table.of("number"))
+    if (!fact.signals.has("user") && fact.events.size < 2) table.remove(fact);
+  resolvePathMentions(table, pathMentions, evidence);
+  // A directory a tool only searched or listed is where the work looked, not what it is about.
+  for (const fact of table.of("path"))
+    if (fact.signals.size === 1 && fact.signals.has("searched")) table.remove(fact);
+  collectIdentifiers(table, prose, evidence);
+  return { facts: [...table.facts.values()], span: { first: 1, last: Math.max(1, position) } };
+}
+
+interface Collecting {
+  readonly table: FactTable;
+  readonly evidence: Evidence;
+  readonly pathMentions: PathMention[];
+  readonly prose: {
+    text: string;
+    spans: readonly string[];
+    signal: "user" | "assistant";
+    turn: number;
+    position: number;
+  }[];
+}
+
+function readMessage(
+  text: string,
+  signal: "user" | "assistant",
+  turn: number,
+  position: number,
+  into: Collecting,
+): void {
+  const split = splitMessage(text);
+  codeWords(split.code, into.evidence.codeWords);
+  definedNames(split.code, into.evidence.defined);
+  boundNames(split.code, into.evidence.bindings);
+  for (const span of split.spans) codeWords(span, into.evidence.codeWords);
+  for (const path of findListedPaths(split.code)) into.evidence.seenPaths.add(path);
+  for (const path of findPathWords(split.prose)) into.pathMentions.push({ path, signal, turn, position });
+  into.prose.push({ text: split.prose, spans: split.spans, signal, turn, position });
+  for (const quantity of findQuantities(split.prose)) {
+    if (signal === "assistant" && quantity.measure !== "measure") continue;
+    into.table.add("number", quantity.key, quantity.value, signal, turn, position);
+  }
+}
+
+function readToolCall(
+  name: string,
+  argumentsObject: Readonly<Record<string, unknown>>,
+  turn: number,
+  position: number,
+  table: FactTable,
+  evidence: Evidence,
+): void {
+  evidence.toolNames.add(identifierKey(name));
+  const repository = ["repository", "repo"]
+    .map((key) => argumentsObject[key])
+    .find((value) => typeof value === "string");
+  if (typeof repository === "string" && /^[\w.-]+\/[\w.-]+$/.test(repository)) {
+    // Files of another repository: what counts is which repository the work studied.
+    // Searched without a file read from it: where the work looked, like a folder it searched.
+    const signal: Signal = /search|grep|find|list/i.test(name) ? "searched" : "repository";
+    table.add("path", `repository:${repository.toLowerCase()}`, repository, signal, turn, position);
+    for (const text of collectStrings(argumentsObject)) codeWords(text, evidence.codeWords);
+    return;
+  }
+  const argumentPaths = [...new Set(collectArgumentPaths(argumentsObject).map(normalizePath))].filter(
+    isPlausiblePath,
+  );
+  const action = classifyTool(name, argumentPaths);
+  for (const path of argumentPaths) {
+    // A directory handed to a read tool was searched or listed, not read.
+    const signal: Signal =
+      action === "write"
+        ? "written"
+        : action === "read" && extensionOf(path) !== undefined
+          ? "read"
+          : "searched";
+    table.add("path", path, path, signal, turn, position);
+  }
+  const command = typeof argumentsObject.command === "string" ? argumentsObject.command : "";
+  for (const word of collectCommandPaths(command)) {
+    const path = normalizePath(word);
+    if (isPlausiblePath(path) && (path.includes("/") || hasKnownExtension(path)))
+      table.add("path", path, path, "command", turn, position);
+  }
+  for (const text of collectStrings(argumentsObject)) {
+    codeWords(text, evidence.codeWords);
+    definedNames(text, evidence.defined);
+    boundNames(text, evidence.bindings);
+    // Short values (a pattern, a symbol, a package) say what the call was about; long ones are content.
+    if (text.length <= 200) codeWords(text, evidence.argumentWords);
+  }
+  // What the call writes, not the text an edit replaces (`old`, `string_to_replace`).
+  for (const text of collectStrings(argumentsObject, REPLACED_KEYS)) definedNames(text, evidence.written);
+}
+
+const REPLACED_KEYS = new Set(["old", "old_string", "string_to_replace", "search", "find", "before"]);
+
+/** Prose paths join the tool path they name; the rest count only when they exist as paths. */
+function resolvePathMentions(table: FactTable, mentions: readonly PathMention[], evidence: Evidence): void {
+  const touched = table.of("path");
+  const seen = [...evidence.seenPaths];
+  for (const mention of mentions) {
+    const lower = mention.path.toLowerCase();
+    const matches = touched.filter((fact) => samePath(fact.key.toLowerCase(), lower));
+    if (matches.length === 1) {
+      const fact = matches[0]!;
+      table.add("path", fact.key, fact.value, mention.signal, mention.turn, mention.position);
+      continue;
+    }
+    if (matches.length > 1) continue; // a file name several touched paths end with: they speak for it
+    const exists = seen.some((path) => samePath(path.toLowerCase(), lower));
+    if (!exists && !hasKnownExtension(mention.path)) continue;
+    // The assistant's `Cargo.toml`, `README.md` alone, of no crate or folder the work touched, name nothing.
+    if (mention.signal === "assistant" && !mention.path.includes("/") && COMMON_FILES.test(mention.path))
+      continue;
+    // A bare file name only the assistant wrote, that no tool showed, is the weakest path signal.
+    const weak = !exists && !mention.path.includes("/") && mention.signal === "assistant";
+    const signal: Signal = weak ? "named-file" : mention.signal;
+    table.add("path", mention.path, mention.path, signal, mention.turn, mention.position);
+  }
+  // A shorter spelling (`log.ts`, `store/log.ts`) of exactly one longer path is that path.
+  const shortestFirst = table.of("path").sort((left, right) => left.key.length - right.key.length);
+  for (const fact of shortestFirst) {
+    const longer = table.of("path").filter((other) => other !== fact && other.key.endsWith(`/${fact.key}`));
+    if (longer.length !== 1) continue;
+    for (const [signal, signalTurns] of fact.signals)
+      for (const turn of signalTurns)
+        table.add("path", longer[0]!.key, longer[0]!.value, signal, turn, fact.last);
+    table.remove(fact);
+  }
+}
+
+const COMMON_FILES =
+  /^(?:Cargo\.(?:toml|lock)|package(?:-lock)?\.json|tsconfig\.json|pyproject\.toml|go\.(?:mod|sum)|README\.md|CHANGELOG\.md|LICENSE(?:\.md)?|Makefile|mod\.rs|lib\.rs|main\.rs|index\.(?:ts|js))$/i;
+
+/** Whether two lowercased paths name the same file: equal, or one ends with `/` + the other. */
+function samePath(left: string, right: string): boolean {
+  return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
+}
+
+function collectIdentifiers(table: FactTable, prose: Collecting["prose"], evidence: Evidence): void {
+  const pathKeys = new Set(
+    table.of("path").flatMap((fact) => [fact.key.toLowerCase(), ...fact.key.toLowerCase().split("/")]),
+  );
+  for (const message of prose) {
+    const inSpans = new Set(message.spans.flatMap((span) => findIdentifiers(span).map(identifierKey)));
+    // Named on its own: in prose, or as the whole of an inline code span (`foo`, `foo()`, `foo(x)`).
+    const outsideSpans = message.text.replace(/`[^`\n]+`/g, " ");
+    const alone = new Set([
+      ...findIdentifiers(outsideSpans).map(identifierKey),
+      ...message.spans
+        .filter((span) => /^[^\s(]+(?:\([^()]*\))?$/.test(span))
+        .flatMap((span) => findIdentifiers(span).map(identifierKey)),
+    ]);
+    // Named only in "let me check `x`" sentences: what the assistant was about to look at.
+    const sentences = proseSentences(message.text, { keepTables: true });
+    const narrated = new Set(
+      sentences.filter(isNarration).flatMap((line) => findIdentifiers(line).map(identifierKey)),
+    );
+    const said = new Set(
+      sentences
+        .filter((line) => !isNarration(line))
+        .flatMap((line) => findIdentifiers(line).map(identifierKey)),
+    );
+    const found = findIdentifiers(message.text);
+    // A user message naming this many identifiers is pasted reference (a guide, a log, a listing).
+    const pasted = message.signal === "user" && found.length > PASTED_IDENTIFIERS;
+    for (const value of found) {
+      const key = identifierKey(value);
+      if (evidence.toolNames.has(key) || pathKeys.has(value.toLowerCase())) continue;
+      const backticked = inSpans.has(key);
+      // An identifier is code only when code shows it: backticks, a code block, a tool's input or output.
+      if (!backticked && !shownByCode(value, evidence.codeWords)) continue;
+      const signal: Signal = pasted
+        ? "pasted"
+        : message.signal === "user"
+          ? "user"
+          : backticked
+            ? "assistant-code"
+            : "assistant";
+      const fact = table.add(
+        "identifier",
+        key,
+        value.replace(/\(\)$/, ""),
+        signal,
+        message.turn,
+        message.position,
+      );
+      fact.backticked ||= backticked;
+      fact.inToolArguments ||= evidence.argumentWords.has(key);
+      fact.standalone ||= alone.has(key);
+      fact.substantive ||= said.has(key) || !narrated.has(key);
+      if (pasted) fact.pastedEvents.add(message.position);
+    }
+  }
+  mergeIdentifierSpellings(table);
+  for (const fact of table.of("identifier")) if (isIncidental(fact, evidence)) table.remove(fact);
+}
+
+/**
+ * Whether an identifier the messages named is incidental to the work: pasted reference the work
+ * did not take up, a local variable or a field of one, a test the work did not write, something
+ * the assistant only said it would look at, or code it quoted once in passing. The user's own
+ * words are never incidental.
+ */
+function isIncidental(fact: Fact, evidence: Evidence): boolean {
+  const signals = [...fact.signals.keys()];
+  if (signals.includes("user")) return false;
+  // Pasted reference (a migration guide) counts where the assistant came back to it twice.
+  if (fact.pastedEvents.size > 0 && fact.events.size - fact.pastedEvents.size < 2) return true;
+  if (signals.includes("pasted")) return false;
+  const plain = /^[a-z_][\w$]*$/.test(fact.value);
+  // `valid_ids`, `report.trashed`: a local value (or a field of one), not a name of the code.
+  if (/^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) return true;
+  if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;
+  // A test only read or removed, not one the work wrote.
+  if (/^test_/.test(fact.value) && !evidence.written.has(fact.key)) return true;
+  if (fact.inToolArguments) return false;
+  // "Let me check `Foo`": what the assistant was about to look at, not what it found.
+  if (!fact.substantive) return true;
+  if (fact.events.size > 1) return false;
+  // Named once: a plain name the code does not define is a local or a detail of quoted code; a
+  // name only ever inside a longer expression (`Foo::new(&x).bar()`) was quoted in passing.
+  return (plain && !evidence.defined.has(fact.key)) || !fact.standalone;
+}
+
+/** Whether code shows the identifier, or each part of a qualified one (`Store` and `open_log`). */
+function shownByCode(value: string, words: ReadonlySet<string>): boolean {
+  if (words.has(identifierKey(value))) return true;
+  const parts = value.replace(/\(\)$/, "").split(/::|\./);
+  return parts.length > 1 && parts.every((part) => words.has(identifierKey(part)));
+}
+
+const PASTED_IDENTIFIERS = 12;
+const TEMPORARY = /\b(?:yet|for now|until I|before we|at first)\b/i;
+
+/**
+ * One fact per identifier however it was spelled: `crate::FOO` is `FOO`, `Type::method` and
+ * `method` are one (shown qualified), `ConversationIds` is `ConversationId`.
+ */
+function mergeIdentifierSpellings(table: FactTable): void {
+  const byKey = new Map(table.of("identifier").map((fact) => [fact.key, fact]));
+  const merge = (from: Fact, into: Fact, value: string) => {
+    if (from === into) return;
+    for (const [signal, turns] of from.signals)
+      for (const turn of turns) table.add("identifier", into.key, value, signal, turn, from.first);
+    for (const position of from.events) into.events.add(position);
+    into.last = Math.max(into.last, from.last);
+    into.value = value;
+    into.backticked ||= from.backticked;
+    into.inToolArguments ||= from.inToolArguments;
+    into.standalone ||= from.standalone;
+    into.substantive ||= from.substantive;
+    for (const position of from.pastedEvents) into.pastedEvents.add(position);
+    table.remove(from);
+    byKey.delete(from.key);
+  };
+  for (const fact of table.of("identifier")) {
+    const bare = fact.value.replace(/^(?:crate|self|super)::/, "");
+    const parts = bare.split(/::|\./);
+    const last = parts[parts.length - 1]!;
+    const target =
+      bare !== fact.value
+        ? byKey.get(identifierKey(bare))
+        : parts.length > 1 && /[_A-Z]/.test(last.slice(1)) && last.length >= 6
+          ? byKey.get(identifierKey(last))
+          : // `ConversationIds` is `ConversationId`; `get_notes` and `get_note` are two functions.
+            /^[A-Z][A-Za-z0-9]*s$/.test(fact.value)
+            ? byKey.get(fact.key.slice(0, -1))
+            : undefined;
+    if (target === undefined || !table.facts.has(`identifier\u0000${target.key}`)) continue;
+    // The qualified spelling says more; a plural says less.
+    const keepQualified = parts.length > 1 && bare === fact.value;
+    merge(fact, target, keepQualified ? fact.value : target.value);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Looking facts up in the summary
+
+interface SummaryIndex {
+  readonly lower: string;
+  readonly squashed: string;
+  readonly words: Set<string>;
+  readonly quantities: Set<string>;
+}
+
+function indexSummary(summary: string): SummaryIndex {
+  const words = new Set<string>();
+  codeWords(summary, words);
+  for (const word of summary.toLowerCase().split(/[^\w]+/))
+    if (word !== "") words.add(word.replace(/_/g, ""));
   return {
-    paths: [...tallies.paths.values()],
-    identifiers: [...tallies.identifiers.values()].filter((item) => !tallies.paths.has(item.value)),
-    numbers: [...tallies.numbers.values()],
-    constraints: [...tallies.constraints.values()],
+    lower: summary.toLowerCase(),
+    squashed: summary.toLowerCase().replace(/[\s_-]+/g, ""),
+    words,
+    quantities: new Set(findQuantities(summary).map((quantity) => quantity.key)),
   };
 }
 
-type AddFact = (kind: LossKind, value: string, weight: number, turn: number) => void;
-
-function collectFromText(text: string, weight: number, turn: number, add: AddFact): void {
-  for (const match of text.matchAll(PATH_IN_TEXT)) {
-    const path = match[1]!.replace(/[.]+$/, "");
-    if (!path.includes("://") && /[A-Za-z]/.test(path)) add("paths", path, weight, turn);
+function mentions(index: SummaryIndex, fact: Fact): boolean {
+  switch (fact.kind) {
+    case "path":
+      return fact.key.startsWith("repository:")
+        ? mentionsRepository(index, fact.value)
+        : mentionsPath(index, fact.key);
+    case "identifier":
+      return mentionsIdentifier(index, fact.value);
+    case "number":
+      return (
+        index.quantities.has(fact.key) ||
+        index.squashed.includes(fact.value.toLowerCase().replace(/\s+/g, ""))
+      );
+    case "constraint":
+      return keepsConstraint(index.lower, fact.value);
   }
-  for (const identifier of findIdentifiers(text)) add("identifiers", identifier, weight, turn);
-  for (const number of findNumbers(text)) add("numbers", number, weight, turn);
 }
 
-/** Code-like words of a text, each once, in order of appearance. */
-export function findIdentifiers(text: string): string[] {
-  const found: { value: string; at: number }[] = [];
-  for (const pattern of IDENTIFIER_PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const value = match[0];
-      if (FILE_EXTENSIONS.test(value) || /^(?:e\.g|i\.e|etc)\b/i.test(value)) continue;
-      found.push({ value, at: match.index ?? 0 });
-    }
-  }
-  return uniqueInOrder(dropContained(found));
+/** The full path, a longer path ending with it, or its file name when that is distinctive. */
+function mentionsPath(index: SummaryIndex, path: string): boolean {
+  const lower = path.toLowerCase();
+  if (index.lower.includes(lower)) return true;
+  const name = lower.split("/").pop() ?? lower;
+  return name !== lower && name.length >= 4 && extensionOf(name) !== undefined && index.lower.includes(name);
 }
 
-/** Quantities with units and versions of a text, each once, in order of appearance. */
-export function findNumbers(text: string): string[] {
-  const found: { value: string; at: number }[] = [];
-  for (const pattern of NUMBER_PATTERNS) {
-    for (const match of text.matchAll(pattern)) found.push({ value: match[0].trim(), at: match.index ?? 0 });
-  }
-  return uniqueInOrder(dropContained(found));
+/** `owner/name`, or its name alone when that is distinctive (`bear-mcp`). */
+function mentionsRepository(index: SummaryIndex, repository: string): boolean {
+  const lower = repository.toLowerCase();
+  const name = lower.split("/").pop()!;
+  return index.lower.includes(lower) || (name.length >= 5 && index.lower.includes(name));
 }
 
-/** Drops a match that is only part of a longer one (`20` in `Node 20`, `noEmit` in `--noEmit`). */
-function dropContained(found: readonly { value: string; at: number }[]): { value: string; at: number }[] {
-  return found.filter(
-    (item) =>
-      !found.some(
-        (other) =>
-          other !== item &&
-          other.value.length > item.value.length &&
-          other.at <= item.at &&
-          other.at + other.value.length >= item.at + item.value.length,
-      ),
-  );
+/** The identifier in any case, with or without `_`/`-`/`()`, or its last `::`/`.` part when distinctive. */
+function mentionsIdentifier(index: SummaryIndex, value: string): boolean {
+  const key = identifierKey(value);
+  if (index.words.has(key) || (key.length >= 8 && index.squashed.includes(key))) return true;
+  const parts = value.replace(/\(\)$/, "").split(/::|\./);
+  const last = parts[parts.length - 1]!;
+  return parts.length > 1 && (isCodeShaped(last) || last.length >= 8) && index.words.has(identifierKey(last));
 }
 
-/** User sentences that bind the work, strongest wording first within the text's order. */
-export function findConstraints(text: string): string[] {
-  const withoutCode = text.replace(/```[\s\S]*?```/g, "\n");
-  const sentences = withoutCode
-    .split("\n")
-    .flatMap((line) => line.split(/(?<=[.!?;])\s+/))
-    .map((sentence) => sentence.replace(/^\s*(?:[-*+]|\d+\.)\s+/, "").trim())
-    .filter((sentence) => sentence.length > 6);
-  return sentences.filter((sentence) => STRONG_CONSTRAINT.test(sentence) || WEAK_CONSTRAINT.test(sentence));
-}
-
-/** A full path, or its file name when that is distinctive (has an extension, 5+ characters). */
-function mentionsPath(summary: string, path: string): boolean {
-  if (summary.includes(path)) return true;
-  const name =
-    path
-      .split("/")
-      .filter((part) => part.length > 0)
-      .pop() ?? path;
-  return name !== path && name.length >= 5 && /\.\w+$/.test(name) && summary.includes(name);
-}
+const STOPWORDS = new Set(
+  (
+    "this that with have from they them then than when what which will would should could must never " +
+    "always only don't does into your their there here just also because about make sure need want " +
+    "avoid without ensure these those being were been"
+  ).split(" "),
+);
 
 /** A constraint is kept when most of its content words (4+ letters, not stopwords) appear. */
 function keepsConstraint(loweredSummary: string, sentence: string): boolean {
@@ -240,24 +622,96 @@ function keepsConstraint(loweredSummary: string, sentence: string): boolean {
   return present / words.length >= 0.6;
 }
 
-function collectStrings(value: unknown): string[] {
+function constraintKey(sentence: string): string {
+  return sentence
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranking and reasons
+
+function strengthOf(fact: Fact): number {
+  let strength = 0;
+  for (const signal of fact.signals.keys()) strength = Math.max(strength, STRENGTH[fact.kind][signal] ?? 0);
+  if (fact.kind === "identifier" && fact.inToolArguments) strength += 1;
+  return strength;
+}
+
+function scoreOf(fact: Fact, span: { first: number; last: number }): number {
+  const often = Math.min(2, Math.log2(fact.events.size));
+  const recent = span.last === span.first ? 1 : (fact.last - span.first) / (span.last - span.first);
+  return Math.round((strengthOf(fact) + often + recent) * 100) / 100;
+}
+
+const PHRASES: Record<Signal, string> = {
+  written: "written",
+  read: "read",
+  searched: "searched",
+  command: "in a command",
+  user: "named by the user",
+  assistant: "named by the assistant",
+  "assistant-code": "named by the assistant",
+  pasted: "in text the user pasted",
+  "named-file": "named by the assistant",
+  repository: "files read from it",
+  constraint: "the user's",
+  rule: "the user's",
+};
+
+/** `turn 3`, `turns 2 and 5`, `turns 1, 2, 4 and 3 more` (1-based). */
+export function describeTurns(turns: readonly number[]): string {
+  const shown = turns.map((turn) => String(turn + 1));
+  if (shown.length === 1) return `turn ${shown[0]}`;
+  if (shown.length <= 3) return `turns ${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]}`;
+  return `turns ${shown.slice(0, 3).join(", ")} and ${shown.length - 3} more`;
+}
+
+function reasonOf(fact: Fact): string {
+  const ranked = [...fact.signals.entries()].sort(
+    ([left], [right]) => (STRENGTH[fact.kind][right] ?? 0) - (STRENGTH[fact.kind][left] ?? 0),
+  );
+  const [signal, signalTurns] = ranked[0]!;
+  const when = describeTurns([...signalTurns].sort((a, b) => a - b));
+  const parts = [
+    fact.kind === "constraint" || (fact.kind === "number" && signal === "user")
+      ? `the user's, ${when}`
+      : `${PHRASES[signal]} in ${when}`,
+  ];
+  if (fact.kind === "path" && signal !== "user" && fact.signals.has("user")) parts.push("named by the user");
+  if (fact.kind === "identifier") {
+    if (signal !== "user" && fact.signals.has("user")) parts.push("named by the user");
+    if (fact.inToolArguments) parts.push("used in tool calls");
+  }
+  const count = fact.events.size;
+  const more = count >= 3 ? ` (${count} mentions)` : "";
+  return `${parts.join("; ")}${more}`;
+}
+
+function toItem(fact: Fact, score: number): LostItem {
+  const turns = new Set<number>();
+  for (const signalTurns of fact.signals.values()) for (const turn of signalTurns) turns.add(turn);
+  return {
+    kind: fact.kind,
+    value: fact.value,
+    reason: reasonOf(fact),
+    score,
+    turns: [...turns].sort((left, right) => left - right),
+  };
+}
+
+/** Every string in a JSON value, leaving out the values under `skipKeys`. */
+function collectStrings(value: unknown, skipKeys?: ReadonlySet<string>): string[] {
   if (typeof value === "string") return [value];
-  if (Array.isArray(value)) return value.flatMap(collectStrings);
-  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(collectStrings);
+  if (Array.isArray(value)) return value.flatMap((item) => collectStrings(item, skipKeys));
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value)
+      .filter(([key]) => !skipKeys?.has(key))
+      .flatMap(([, child]) => collectStrings(child, skipKeys));
+  }
   return [];
 }
 
-function uniqueInOrder(found: readonly { value: string; at: number }[]): string[] {
-  const sorted = [...found].sort(
-    (left, right) => left.at - right.at || right.value.length - left.value.length,
-  );
-  return [...new Set(sorted.map((item) => item.value))];
-}
-
-function byImportance(left: Collected, right: Collected): number {
-  return right.weight - left.weight || left.order - right.order;
-}
-
-function toLostItem(item: Collected): LostItem {
-  return { value: item.value, weight: item.weight, firstTurn: item.firstTurn };
-}
+/** For tests: the sentences the check reads constraints from. */
+export const sentencesOf = proseSentences;

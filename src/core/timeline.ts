@@ -1,5 +1,5 @@
 /**
- * The timeline printed after `compact` and under `--dry-run` (jp reference §8.5). Pure.
+ * The timeline printed after `compact` and under `--dry-run` (docs/compaction-model.md, "The timeline"). Pure.
  *
  *   Kept turn 1.
  *   Compacted turns 2..6 (5 total, already compacted).

@@ -57,6 +57,9 @@ export function classifyLlmError(
   if (signal?.aborted || fields.name === "APIUserAbortError" || fields.name === "AbortError") {
     return abortedError();
   }
+  // An SSE event whose data is not JSON: the SDK rethrows JSON.parse's error, whose message
+  // quotes what the server sent. Say what happened instead, quoting nothing.
+  if (fields.name === "SyntaxError" && fields.status === undefined) return malformedStreamError();
   const kind = classifyKind(fields);
   const retryAfterMs = readRetryAfterMs(fields.headers, nowMs);
   const error: { -readonly [K in keyof LlmError]: LlmError[K] } = {
@@ -80,6 +83,15 @@ export function incompleteStreamError(): LlmError {
     kind: "network",
     retryable: true,
     message: "The response stream ended before the message finished.",
+  };
+}
+
+/** An `LlmError` for a stream event that is not valid JSON (not retried: the server is broken). */
+export function malformedStreamError(): LlmError {
+  return {
+    kind: "other",
+    retryable: false,
+    message: "The provider sent a malformed event stream (an event whose data is not JSON).",
   };
 }
 

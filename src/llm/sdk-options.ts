@@ -2,6 +2,18 @@
  * The options both provider SDK clients are built with, besides their key. Requests go through
  * the SDKs' default transport, Node's own `fetch`.
  */
+import { formatWithOptions } from "node:util";
+import { sanitizeLine } from "../core/sanitize.js";
+
+type LogMethod = (message: string, ...rest: unknown[]) => void;
+
+/** The logger both SDKs accept. */
+export interface SdkLogger {
+  readonly error: LogMethod;
+  readonly warn: LogMethod;
+  readonly info: LogMethod;
+  readonly debug: LogMethod;
+}
 
 /** What both SDK clients are built with, besides their key. */
 export interface SdkClientOptions {
@@ -9,7 +21,24 @@ export interface SdkClientOptions {
   /** cxc retries itself (retry.ts), so the SDKs' own retries are off. */
   readonly maxRetries: 0;
   readonly timeout?: number;
+  /**
+   * The SDKs log to the console by default, quoting what the server sent (a malformed stream
+   * event, raw): off, unless `CXC_DEBUG` is set, and then sanitized onto stderr.
+   */
+  readonly logLevel: "off" | "warn";
+  readonly logger: SdkLogger;
 }
+
+const writeSanitized: LogMethod = (message, ...rest) => {
+  process.stderr.write(`cxc: sdk: ${sanitizeLine(formatWithOptions({ colors: false }, message, ...rest))}\n`);
+};
+
+const SANITIZING_LOGGER: SdkLogger = {
+  error: writeSanitized,
+  warn: writeSanitized,
+  info: writeSanitized,
+  debug: writeSanitized,
+};
 
 /** The client options for a base URL and a per-request timeout. */
 export function sdkClientOptions(settings: {
@@ -19,6 +48,8 @@ export function sdkClientOptions(settings: {
   return {
     baseURL: settings.baseURL ?? null,
     maxRetries: 0,
+    logLevel: process.env.CXC_DEBUG ? "warn" : "off",
+    logger: SANITIZING_LOGGER,
     ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
   };
 }

@@ -73,7 +73,7 @@ export interface CompactionHooksOptions {
   /** Swallowed failures go here (the advisor's warn-once reporting). */
   readonly reportFailure: (message: string) => void;
   /**
-   * Why the conversation may not be compacted now (a compaction review of it is open, seed D66),
+   * Why the conversation may not be compacted now (a compaction review of it is open, docs/review.md),
    * or undefined. Absent: never refused.
    */
   readonly refusal?: () => string | undefined;

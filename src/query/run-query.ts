@@ -95,7 +95,7 @@ export async function runQuery(
   const target = resolveTarget(request, store);
   const snapshot = target.kind === "new" ? undefined : loadSnapshot(store, target.id);
   const history = snapshot?.loaded.events ?? [];
-  // A compaction review runs with its fork-time configuration (tools, instructions; seed D66).
+  // A compaction review runs with its fork-time configuration (tools, instructions; docs/review.md).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
   // The conversation's own recorded model and system prompt (an imported jp conversation's too).
   const recorded = recordedSettings(history);

@@ -16,6 +16,8 @@ import {
   createLocalCommandTool,
   isToolConfigProblem,
   parseLocalCommandConfig,
+  parseSharedToolEnv,
+  type ToolConfigProblem,
 } from "../tools/local-command.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type EnableState, RUN_MODES, type RunMode, type Tool } from "../tools/tool.js";
@@ -107,6 +109,8 @@ function collectTools({
   protectedVariables,
 }: SelectToolsOptions): { tool: Tool; entry: Readonly<Record<string, unknown>> }[] {
   const result: { tool: Tool; entry: Readonly<Record<string, unknown>> }[] = [];
+  const sharedEnv = parseSharedToolEnv(tableOrEmpty(configured["*"], "*"), protectedVariables);
+  if (!Array.isArray(sharedEnv)) throw configProblem(sharedEnv);
   for (const tool of registry.list()) {
     result.push({ tool, entry: tableOrEmpty(configured[tool.name], tool.name) });
   }
@@ -122,17 +126,19 @@ function collectTools({
         },
       );
     }
-    const config = parseLocalCommandConfig(name, entry, protectedVariables);
-    if (isToolConfigProblem(config)) {
-      throw new CxcError(
-        "invalid-config",
-        config.problem,
-        config.hint === undefined ? {} : { hint: config.hint },
-      );
-    }
+    const config = parseLocalCommandConfig(name, entry, protectedVariables, sharedEnv);
+    if (isToolConfigProblem(config)) throw configProblem(config);
     result.push({ tool: createLocalCommandTool(name, config, env === undefined ? {} : { env }), entry });
   }
   return result;
+}
+
+function configProblem(problem: ToolConfigProblem): CxcError {
+  return new CxcError(
+    "invalid-config",
+    problem.problem,
+    problem.hint === undefined ? {} : { hint: problem.hint },
+  );
 }
 
 function tableOrEmpty(value: unknown, name: string): Readonly<Record<string, unknown>> {

@@ -23,6 +23,7 @@ import {
   type FoldableStreamEvent,
   foldStreamEvent,
   INVALID_ARGUMENTS_KEY,
+  invalidArgumentsAnswer,
   interruptStreamFold,
   type StreamFoldState,
   type StreamOutcome,
@@ -346,7 +347,7 @@ async function executeCall(
   }
   const invalid = call.metadata?.[INVALID_ARGUMENTS_KEY];
   if (typeof invalid === "string") {
-    return { isError: true, content: `The arguments were not a JSON object: ${invalid}` };
+    return { isError: true, content: invalidArgumentsAnswer(invalid) };
   }
   const context = {
     conversationId: options.conversationId,

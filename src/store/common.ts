@@ -38,6 +38,7 @@ export function newConversationMeta(options: CreateOptions): ConversationMeta {
     updated_at: options.updatedAt ?? now,
     event_count: events.filter(isTurnEvent).length,
     turn_count: countTurns(events),
+    ...(options.archivedAt === undefined ? {} : { archived_at: options.archivedAt }),
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 
 let temporaryCounter = 0;
@@ -115,3 +116,27 @@ export function unreadable(path: string, error: unknown): CxcError {
     cause: error,
   });
 }
+
+/**
+ * The JSON of a small file of the store (metadata, a record), or a `corrupt-log` error naming the
+ * file, line and column without quoting it. The store's one depth limit (`MAX_JSON_DEPTH`, the
+ * same as for imports and log lines) is checked on the text first, so a file nested thousands of
+ * levels deep is an error, not a stack overflow in whatever walks it later.
+ */
+export function parseStoreJson(text: string, path: string, hint: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new CxcError("corrupt-log", `${path}: ${TOO_DEEP}`, { hint });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    const error = locateJsonError(text);
+    const where = error === undefined ? "" : `:${error.line}:${error.column}`;
+    throw new CxcError("corrupt-log", `${path}${where}: not valid JSON (${error?.reason ?? "unreadable"})`, {
+      hint,
+    });
+  }
+}
+
+/** The reason given for JSON nested deeper than the store's limit. */
+export const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep, which no conversation needs`;

@@ -325,9 +325,14 @@ export interface ImportOutcome {
 /**
  * Creates every conversation of the batch. Refuses (before writing anything) when one already
  * exists, unless `skipExisting`, which leaves existing ones as they are.
+ *
+ * The check and the creates happen holding the lock of every id in the batch (taken in sorted
+ * order, so two imports cannot deadlock): a second import of the same conversations waits, then
+ * sees what the first created and reports the duplicate (or, with `skipExisting`, skips it).
+ * Archived conversations are created in the archive directly, so a crash never leaves one live.
  */
 export async function saveImported(
-  store: Pick<Store, "locate" | "create" | "archive">,
+  store: Pick<Store, "locate" | "create" | "locked">,
   conversations: readonly ImportedConversation[],
   options: { skipExisting: boolean },
 ): Promise<ImportOutcome[]> {
@@ -337,41 +342,50 @@ export async function saveImported(
       throw new CxcError("import-invalid", `${conversation.sourceId} appears twice in the import`);
     }
     seen.add(conversation.id);
-    if (!options.skipExisting && store.locate(conversation.id)) {
-      throw new CxcError(
-        "import-invalid",
-        `${conversation.sourceId} was already imported as conversation ${conversation.id}`,
-        {
-          hint: `pass --skip-existing to import the rest, or remove it first: cxc conversation rm ${conversation.id}`,
-        },
-      );
-    }
   }
-  const outcomes: ImportOutcome[] = [];
-  for (const conversation of conversations) {
-    const turns = countTurns(conversation.events);
-    if (store.locate(conversation.id)) {
-      outcomes.push({ conversation, turns, skipped: true });
-      continue;
+  return lockedAll(store, [...seen].sort(), "cxc conversation import", () => {
+    if (!options.skipExisting) {
+      const existing = conversations.find((conversation) => store.locate(conversation.id));
+      if (existing !== undefined) {
+        throw new CxcError(
+          "import-invalid",
+          `${existing.sourceId} was already imported as conversation ${existing.id}`,
+          {
+            hint: `pass --skip-existing to import the rest, or remove it first: cxc conversation rm ${existing.id}`,
+          },
+        );
+      }
     }
-    store.create({
-      id: conversation.id,
-      createdAt: conversation.createdAt,
-      updatedAt: lastActivity(conversation),
-      events: conversation.events,
-      extra: conversation.extra,
-      ...(conversation.title ? { title: conversation.title } : {}),
-    });
-    if (conversation.archived) {
+    return conversations.map((conversation) => {
+      const turns = countTurns(conversation.events);
+      if (store.locate(conversation.id)) return { conversation, turns, skipped: true };
       const archivedAt = conversation.extra.archived_at;
-      await store.archive(
-        conversation.id,
-        typeof archivedAt === "string" ? archivedAt : conversation.createdAt,
-      );
-    }
-    outcomes.push({ conversation, turns, skipped: false });
-  }
-  return outcomes;
+      store.create({
+        id: conversation.id,
+        createdAt: conversation.createdAt,
+        updatedAt: lastActivity(conversation),
+        events: conversation.events,
+        extra: conversation.extra,
+        ...(conversation.title ? { title: conversation.title } : {}),
+        ...(conversation.archived
+          ? { archivedAt: typeof archivedAt === "string" ? archivedAt : conversation.createdAt }
+          : {}),
+      });
+      return { conversation, turns, skipped: false };
+    });
+  });
+}
+
+/** Runs `action` holding the locks of all `ids` (already sorted), taken one after another. */
+function lockedAll<T>(
+  store: Pick<Store, "locked">,
+  ids: readonly string[],
+  command: string,
+  action: () => T,
+): Promise<T> {
+  const hold = async (index: number): Promise<T> =>
+    index === ids.length ? action() : store.locked(ids[index]!, command, () => hold(index + 1));
+  return hold(0);
 }
 
 /** The time of the last event (or the `updated_at` the source recorded), for `ls` ordering. */

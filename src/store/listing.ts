@@ -10,8 +10,9 @@
  * rewritten (atomically, best effort) only when something changed, and is safe to delete.
  * Writers never touch it.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { isDebrisName, sweepDebris } from "./debris.js";
 import { writeFileAtomic } from "./files.js";
 import { readMeta } from "./meta.js";
 import { archiveDirectory, conversationsDirectory } from "./paths.js";
@@ -29,7 +30,11 @@ export function listConversations(root: string, options: { archived?: boolean } 
   const now = Date.now();
   let changed = false;
   let reused = 0;
-  for (const id of listDirectory(base)) {
+  const debris: string[] = [];
+  const ids = listDirectory(base, debris);
+  // Staging directories of creates that crashed (debris.ts); the archive never holds any.
+  if (debris.length > 0) sweepDebris(base, debris);
+  for (const id of ids) {
     // Plain concatenation: `join` on a thousand paths shows up in the profile of `ls`.
     const directory = `${base}/${id}`;
     try {
@@ -51,7 +56,15 @@ export function listConversations(root: string, options: { archived?: boolean } 
       }
       conversations.push({ meta, archived });
     } catch (error) {
-      warnings.push((error as Error).message);
+      // A conversation archived, unarchived or removed since the directory was read has left:
+      // it is listed where it went (or nowhere), not reported as unreadable. One that left and
+      // came back meanwhile is read again.
+      if (!existsSync(directory)) continue;
+      try {
+        conversations.push({ meta: readMeta(directory), archived });
+      } catch {
+        if (existsSync(directory)) warnings.push((error as Error).message);
+      }
     }
   }
   // Rewrite when an entry was added or refreshed, or when the cache holds entries no longer listed.
@@ -93,12 +106,19 @@ function writeListingCache(path: string, entries: Record<string, CachedMeta>): v
   }
 }
 
-/** Names of the conversation directories below `directory` (dot entries skipped). */
-export function listDirectory(directory: string): string[] {
+/**
+ * Names of the conversation directories below `directory` (dot entries skipped); names of debris
+ * a crash left there (debris.ts) are added to `debris` when given.
+ */
+export function listDirectory(directory: string, debris?: string[]): string[] {
   try {
-    return readdirSync(directory, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-      .map((entry) => entry.name);
+    const names: string[] = [];
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      if (!entry.name.startsWith(".")) names.push(entry.name);
+      else if (debris !== undefined && isDebrisName(entry.name)) debris.push(entry.name);
+    }
+    return names;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;

@@ -49,9 +49,9 @@ import {
   parseEvent,
   serializeEvent,
 } from "../core/events.js";
-import { locateJsonError } from "../core/json-syntax.js";
+import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
-import { appendDurably, unreadable, writeFileAtomic } from "./files.js";
+import { appendDurably, TOO_DEEP, unreadable, writeFileAtomic } from "./files.js";
 import { EVENTS_FILE } from "./paths.js";
 import type { LoadedLog, LogHeader } from "./port.js";
 
@@ -90,7 +90,11 @@ export function serializeLines(events: readonly ConversationEvent[]): string {
   for (const event of events) {
     const parsed = parseEvent(serializeEvent(event));
     if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
-    text += `${JSON.stringify(serializeEvent(parsed.event))}\n`;
+    const line = JSON.stringify(serializeEvent(parsed.event));
+    // What no load would accept is never written (the model's tool arguments are checked first).
+    if (nestsDeeperThan(line, MAX_JSON_DEPTH))
+      throw new CxcError("internal", `refusing to write an event ${TOO_DEEP}`);
+    text += `${line}\n`;
   }
   return text;
 }
@@ -172,6 +176,9 @@ export function parseLog(content: string | Buffer, path: string, options: ParseL
       canonical = false;
       continue;
     }
+    // The store's one depth limit (files.ts), before anything parses the line or walks it:
+    // a line nested thousands of levels deep would overflow the stack of the canonical check.
+    if (!trusted && nestsDeeperThan(line, MAX_JSON_DEPTH)) throw corruptLine(path, index + 1, TOO_DEEP);
     let value: unknown;
     try {
       value = JSON.parse(line);

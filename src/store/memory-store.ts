@@ -93,7 +93,7 @@ export class MemoryStore extends StoreBase {
       },
       lines,
       meta,
-      archived: false,
+      archived: options.archivedAt !== undefined,
       ...(options.reviewOf === undefined ? {} : { review: { source: options.reviewOf } }),
       counts: { counts: new Map(), changed: false },
       revision: 0,

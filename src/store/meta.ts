@@ -12,35 +12,67 @@
  * are still read when the record is missing (common.ts), and never written again.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { AdvisorState } from "../core/advisor.js";
 import { CxcError } from "../errors.js";
 import type { ReviewFile } from "./common.js";
-import { unreadable, writeFileAtomic } from "./files.js";
+import { parseStoreJson, unreadable, writeFileAtomic } from "./files.js";
 import { ADVISOR_FILE, META_FILE, REVIEW_FILE } from "./paths.js";
 import type { ConversationMeta } from "./port.js";
 
 export function readMeta(directory: string): ConversationMeta {
   const path = join(directory, META_FILE);
-  let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(readFileSync(path, "utf8"));
+    text = readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code) {
-      throw new CxcError("store-unreadable", `cannot read ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+    throw new CxcError("store-unreadable", `cannot read ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const value = parseStoreJson(text, path, META_HINT);
+  const problem = metaProblem(value, basename(directory));
+  if (problem !== undefined) throw new CxcError("corrupt-log", `${path}: ${problem}`, { hint: META_HINT });
+  return value as ConversationMeta;
+}
+
+const META_HINT = "meta.json is a cache of title and timestamps; restore it from a backup or fix it by hand";
+
+/**
+ * What is wrong with metadata read from the directory named `directoryName`, if anything: the
+ * fields cxc reads must have their types (a title that is an object would print as
+ * "[object Object]"), and the id must be the directory's (metadata copied from another
+ * conversation would be written back under the wrong id by the next change).
+ */
+function metaProblem(value: unknown, directoryName: string): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  const record = value as Record<string, unknown>;
+  for (const key of ["id", "created_at", "updated_at"]) {
+    if (typeof record[key] !== "string") return `missing id, created_at or updated_at`;
+  }
+  if (record.id !== directoryName) {
+    return `the id '${String(record.id)}' is not this conversation's (its directory is ${directoryName})`;
+  }
+  for (const key of ["title", "pinned_at", "archived_at"]) {
+    if (record[key] !== undefined && typeof record[key] !== "string") return `\`${key}\` must be a string`;
+  }
+  for (const key of ["event_count", "turn_count"]) {
+    const count = record[key];
+    if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 0)) {
+      return `\`${key}\` must be a whole number`;
     }
-    throw new CxcError("corrupt-log", `${path}: not valid JSON`, {
-      hint: "meta.json is a cache of title and timestamps; restore it from a backup or fix it by hand",
-    });
   }
-  if (!isMeta(value)) {
-    throw new CxcError("corrupt-log", `${path}: missing id, created_at or updated_at`, {
-      hint: "meta.json is a cache of title and timestamps; restore it from a backup or fix it by hand",
-    });
+  const labels = record.labels;
+  if (
+    labels !== undefined &&
+    (typeof labels !== "object" ||
+      labels === null ||
+      Array.isArray(labels) ||
+      Object.values(labels).some((label) => typeof label !== "string"))
+  ) {
+    return "`labels` must be a table of strings";
   }
-  return value;
+  return undefined;
 }
 
 export function writeMeta(directory: string, meta: ConversationMeta): void {
@@ -52,16 +84,6 @@ export function withoutKey(meta: ConversationMeta, key: string): ConversationMet
   const copy: Record<string, unknown> = { ...meta };
   delete copy[key];
   return copy as ConversationMeta;
-}
-
-function isMeta(value: unknown): value is ConversationMeta {
-  if (typeof value !== "object" || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return (
-    typeof record.id === "string" &&
-    typeof record.created_at === "string" &&
-    typeof record.updated_at === "string"
-  );
 }
 
 /** The review record of the conversation in `directory`, as parsed JSON; undefined when absent. */
@@ -102,13 +124,7 @@ function readRecord(path: string): unknown {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw unreadable(path, error);
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CxcError("corrupt-log", `${path}: not valid JSON`, {
-      hint: "restore it from a backup or fix it by hand",
-    });
-  }
+  return parseStoreJson(text, path, "restore it from a backup or fix it by hand");
 }
 
 /** Pretty-printed JSON with a trailing newline, fields set to undefined left out. */

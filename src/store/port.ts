@@ -83,6 +83,8 @@ export interface CreateOptions {
   readonly extra?: Readonly<Record<string, unknown>>;
   /** Makes the new conversation a compaction review of this one (its review record). */
   readonly reviewOf?: string;
+  /** Creates the conversation archived, archived at this time (for imports of archived ones). */
+  readonly archivedAt?: string;
 }
 
 export interface ListedConversation {

@@ -10,7 +10,7 @@
  * every mutation of a conversation happens under its lock; reads take no lock (an append in
  * flight shows up as a torn tail, which the reader sets aside).
  */
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AdvisorState } from "../core/advisor.js";
 import type { ConversationEvent } from "../core/events.js";
@@ -23,6 +23,7 @@ import {
   reviewSourceFrom,
   StoreBase,
 } from "./common.js";
+import { isDebrisName, sweepDebris } from "./debris.js";
 import { syncDirectory, unreadable } from "./files.js";
 import { timestampNow } from "./ids.js";
 import { listConversations, listDirectory as listEntries } from "./listing.js";
@@ -57,6 +58,7 @@ export interface LoadedFromFiles extends LoadedConversation {
 export class ConversationStore extends StoreBase {
   readonly location: StoreLocation;
   readonly env: Environment;
+  #swept = false;
 
   constructor(location: StoreLocation, env: Environment) {
     super();
@@ -77,6 +79,7 @@ export class ConversationStore extends StoreBase {
     const { id } = meta;
     if (this.locate(id)) throw alreadyExists(id);
     const parent = conversationsDirectory(this.root);
+    this.#sweepDebris();
     // Built in a hidden staging directory, then renamed into place: a crash mid-create leaves only
     // hidden debris (listings skip dot-names), never a conversation without its log or metadata,
     // and rename refuses a non-empty target, so two creators of one id cannot both succeed.
@@ -87,35 +90,51 @@ export class ConversationStore extends StoreBase {
     } catch (error) {
       throw unreadable(staging, error);
     }
+    // An archived conversation is born in the archive: a crash can never leave it live.
+    const destination = options.archivedAt === undefined ? parent : archiveDirectory(this.root);
     try {
       createLog(staging, id, meta.created_at, options.events ?? []);
       writeMeta(staging, meta);
       if (options.reviewOf !== undefined) writeReviewRecord(staging, { source: options.reviewOf });
-      renameSync(staging, join(parent, id));
+      if (destination !== parent) mkdirSync(destination, { recursive: true });
+      renameSync(staging, join(destination, id));
     } catch (error) {
       rmSync(staging, { recursive: true, force: true });
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOTEMPTY" || code === "EEXIST") throw alreadyExists(id);
       throw error;
     }
-    syncDirectory(parent);
+    syncDirectory(destination);
+    if (destination !== parent) syncDirectory(parent);
     return meta;
   }
 
-  /** The directory of conversation `id` and whether it is archived, or undefined. */
+  /**
+   * The directory of conversation `id` and whether it is archived, or undefined. Readers take no
+   * lock, so the conversation may move (archive, unarchive) between two looks; a conversation
+   * that moved is looked for again rather than reported missing.
+   */
   locate(id: string): { directory: string; archived: boolean } | undefined {
     const live = join(conversationsDirectory(this.root), id);
-    if (existsSync(live)) return { directory: live, archived: false };
     const archived = join(archiveDirectory(this.root), id);
-    if (existsSync(archived)) return { directory: archived, archived: true };
+    for (let look = 0; look < MOVE_RETRIES; look++) {
+      if (existsSync(live)) return { directory: live, archived: false };
+      if (existsSync(archived)) return { directory: archived, archived: true };
+    }
     return undefined;
   }
 
+  /** Ids of all conversations; the live directory is read again last, to catch one unarchived meanwhile. */
   ids(): { id: string; archived: boolean }[] {
-    return [
-      ...listDirectory(conversationsDirectory(this.root)).map((id) => ({ id, archived: false })),
-      ...listDirectory(archiveDirectory(this.root)).map((id) => ({ id, archived: true })),
-    ];
+    const seen = new Map<string, boolean>();
+    const add = (ids: readonly string[], archived: boolean): void => {
+      for (const id of ids) if (!seen.has(id)) seen.set(id, archived);
+    };
+    add(listDirectory(conversationsDirectory(this.root)), false);
+    add(listDirectory(archiveDirectory(this.root)), true);
+    add(listDirectory(conversationsDirectory(this.root)), false);
+    const all = [...seen].map(([id, archived]) => ({ id, archived }));
+    return [...all.filter((entry) => !entry.archived), ...all.filter((entry) => entry.archived)];
   }
 
   list(options: { archived?: boolean } = {}): ConversationListing {
@@ -130,14 +149,15 @@ export class ConversationStore extends StoreBase {
   }
 
   load(id: string): LoadedFromFiles {
-    const found = this.#found(id);
-    const log = readLog(found.directory);
-    const meta = readMeta(found.directory);
-    return { ...log, meta, archived: found.archived, directory: found.directory };
+    return this.#read(id, (found) => {
+      const log = readLog(found.directory);
+      const meta = readMeta(found.directory);
+      return { ...log, meta, archived: found.archived, directory: found.directory };
+    });
   }
 
   readMeta(id: string): ConversationMeta {
-    return readMeta(this.#found(id).directory);
+    return this.#read(id, (found) => readMeta(found.directory));
   }
 
   /** The log's size and modification time: any append changes them. */
@@ -153,10 +173,11 @@ export class ConversationStore extends StoreBase {
   }
 
   reviewSource(id: string): string | undefined {
-    const found = this.locate(id);
-    if (found === undefined) return undefined;
-    const record = readReviewRecord(found.directory);
-    return reviewSourceFrom(record, record === undefined ? readMeta(found.directory) : undefined);
+    if (this.locate(id) === undefined) return undefined;
+    return this.#read(id, (found) => {
+      const record = readReviewRecord(found.directory);
+      return reviewSourceFrom(record, record === undefined ? readMeta(found.directory) : undefined);
+    });
   }
 
   protected reviewSourceOfListed(meta: ConversationMeta): string | undefined {
@@ -164,9 +185,10 @@ export class ConversationStore extends StoreBase {
   }
 
   advisorState(id: string): AdvisorState {
-    const found = this.#found(id);
-    const record = readAdvisorRecord(found.directory);
-    return advisorStateFrom(record, record === undefined ? readMeta(found.directory) : undefined);
+    return this.#read(id, (found) => {
+      const record = readAdvisorRecord(found.directory);
+      return advisorStateFrom(record, record === undefined ? readMeta(found.directory) : undefined);
+    });
   }
 
   saveAdvisorState(id: string, state: AdvisorState): void {
@@ -246,12 +268,54 @@ export class ConversationStore extends StoreBase {
     return readActivations(this.root);
   }
 
+  /** Removes what crashed creates and removals left (debris.ts), once per store. */
+  #sweepDebris(): void {
+    if (this.#swept) return;
+    this.#swept = true;
+    for (const directory of [conversationsDirectory(this.root), this.root]) {
+      let names: string[];
+      try {
+        names = readdirSync(directory).filter(isDebrisName);
+      } catch {
+        continue; // Not created yet.
+      }
+      sweepDebris(directory, names);
+    }
+  }
+
   #found(id: string): { directory: string; archived: boolean } {
     const found = this.locate(id);
     if (!found) throw notFound(id);
     return found;
   }
+
+  /**
+   * Runs a read on the conversation's directory without the lock. When a file is missing, the
+   * directory may have moved (archived, unarchived or removed meanwhile, perhaps moved back
+   * already): the conversation is found again and the read repeated. A conversation that is gone
+   * is `conversation-not-found`, never the system's "no such file" of the path it left; a file
+   * that stays missing is reported as such.
+   */
+  #read<T>(id: string, read: (found: { directory: string; archived: boolean }) => T): T {
+    for (let attempt = 1; ; attempt++) {
+      const found = this.#found(id);
+      try {
+        return read(found);
+      } catch (error) {
+        if (attempt >= MOVE_RETRIES || !isMissingFile(error)) throw error;
+      }
+    }
+  }
 }
+
+function isMissingFile(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  const cause = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
+  return code === "ENOENT" || cause === "ENOENT";
+}
+
+/** How often a reader looks again for a conversation that moved while it was being read. */
+const MOVE_RETRIES = 5;
 
 function listDirectory(directory: string): string[] {
   try {

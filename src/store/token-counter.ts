@@ -6,6 +6,12 @@
  * Special-token markers that appear in conversation text (`<|endoftext|>` pasted by a user) are
  * counted as ordinary text: the tokenizer would otherwise refuse to encode them.
  *
+ * The cost of a count is bounded, whatever the text (a model, a tool or an import can hand in
+ * megabytes without a space): BPE is quadratic in the length of a word, so a run of more than
+ * `LONG_RUN` characters without whitespace is counted in pieces of that length (at most one token
+ * more per cut), and of a text longer than `COUNTED_PREFIX` characters only that prefix is
+ * tokenized, the rest extrapolated at the prefix's rate. Shorter texts are counted exactly.
+ *
  * Counts are memoized per text: a dry run counts the same events in several projections (before
  * and after each segment, and the whole view), and BPE is the expensive part of it.
  *
@@ -28,7 +34,13 @@ export const TOKEN_CACHE_FILE = "tokens.cache.json";
 
 /** Identifies what the cached counts were counted with; a cache of anything else is ignored. */
 const CACHE_ENCODING = "o200k_base";
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
+
+/** Whitespace-free runs longer than this are tokenized in pieces of this length. */
+const LONG_RUN = 256;
+const LONG_RUN_PATTERN = new RegExp(`\\S{${LONG_RUN + 1},}`, "g");
+/** Only this many characters of a text are tokenized; the count of the rest is extrapolated. */
+export const COUNTED_PREFIX = 64 * 1024;
 
 type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
 
@@ -83,7 +95,23 @@ export async function loadTokenCounter(options: TokenCounterOptions = {}): Promi
   return Object.assign(count, { known });
 }
 
+/** The bounded count (see the header): long runs in pieces, long texts from their prefix. */
 function countUncached(text: string): number {
+  const counted = text.length > COUNTED_PREFIX ? text.slice(0, COUNTED_PREFIX) : text;
+  let total = 0;
+  let start = 0;
+  for (const run of counted.matchAll(LONG_RUN_PATTERN)) {
+    total += tokenize(counted.slice(start, run.index));
+    for (let offset = 0; offset < run[0].length; offset += LONG_RUN)
+      total += tokenize(run[0].slice(offset, offset + LONG_RUN));
+    start = run.index + run[0].length;
+  }
+  total += tokenize(counted.slice(start));
+  return counted.length === text.length ? total : Math.ceil((total * text.length) / counted.length);
+}
+
+function tokenize(text: string): number {
+  if (text.length === 0) return 0;
   if (countWithTokenizer === undefined) {
     // Synchronous on purpose: the counter is a plain function, and a cached run must not pay for
     // the tokenizer at all, so it is only loaded here, on the first miss.

@@ -1,5 +1,5 @@
 /**
- * The built-in `compact` tool (seed D69): the assistant proposes compaction rules for the
+ * The built-in `compact` tool (docs/compact-tool.md): the assistant proposes compaction rules for the
  * conversation it is in, the user approves the resolved plan, and the compactions are recorded
  * as effects of the call, deferred until the next turn starts.
  *
@@ -176,7 +176,7 @@ export async function precheckCompactCall(
 
 /**
  * While a compaction review of this conversation is open, no compaction may be written to it
- * (seed D66): the tool answers with the refusal so the model can tell the user.
+ * (docs/review.md): the tool answers with the refusal so the model can tell the user.
  */
 function openReviewRefusal(store: StoreReader, conversationId: string): string | undefined {
   const refusal = checkNoOpenReview(store.openReviews(), conversationId, "compact");

@@ -88,6 +88,7 @@ export function parseLocalCommandConfig(
   name: string,
   entry: Readonly<Record<string, unknown>>,
   protectedVariables: readonly string[] = [],
+  sharedEnv: readonly string[] = [],
 ): LocalCommandConfig | ToolConfigProblem {
   const key = `conversation.tools.${name}`;
   const command = entry.command;
@@ -115,13 +116,28 @@ export function parseLocalCommandConfig(
   if (typeof entry.max_output_bytes === "number" && entry.max_output_bytes > 0) {
     config.max_output_bytes = entry.max_output_bytes;
   }
-  const env = parseEnvList(key, entry.env, [...PROVIDER_KEY_VARIABLES, ...protectedVariables]);
-  if (!Array.isArray(env)) return env as ToolConfigProblem;
+  const own = parseEnvList(key, entry.env, [...PROVIDER_KEY_VARIABLES, ...protectedVariables]);
+  if (!Array.isArray(own)) return own as ToolConfigProblem;
+  const env = [...new Set([...sharedEnv, ...own])];
   if (env.length > 0) config.env = env;
   const positional = parsePositional(key, entry.positional, prepared.command.placeholders);
   if (typeof positional === "object" && !Array.isArray(positional)) return positional as ToolConfigProblem;
   if (positional !== undefined) config.positional = positional;
   return config;
+}
+
+/**
+ * The `env` of the `conversation.tools."*"` entry: variables every local command gets, besides
+ * those its own `env` lists. Checked like a tool's own list.
+ */
+export function parseSharedToolEnv(
+  entry: Readonly<Record<string, unknown>>,
+  protectedVariables: readonly string[] = [],
+): string[] | ToolConfigProblem {
+  return parseEnvList('conversation.tools."*"', entry.env, [
+    ...PROVIDER_KEY_VARIABLES,
+    ...protectedVariables,
+  ]);
 }
 
 /** True when `parseLocalCommandConfig` refused the entry. */

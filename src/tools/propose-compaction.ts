@@ -1,5 +1,5 @@
 /**
- * The built-in `propose_compaction` tool (seed D66): the model records one compaction proposal for
+ * The built-in `propose_compaction` tool (docs/review.md): the model records one compaction proposal for
  * the conversation under review. Disabled by default; the configuration entry a review writes at
  * fork time enables it there, and nowhere else.
  *
@@ -17,7 +17,8 @@ import {
   renderProposalResult,
   validateProposal,
 } from "../core/review.js";
-import { checkSummary, type LossKind } from "../core/summary-check.js";
+import { checkSummary } from "../core/summary-check.js";
+import { formatLosses } from "../core/summary-check-text.js";
 import { groupTurns } from "../core/turns.js";
 import type { Tool, ToolCallContext } from "./tool.js";
 
@@ -71,30 +72,28 @@ function readSource(reviewId: string, context: Pick<ToolCallContext, "store">): 
   return { kind: "found", id: sourceId, events: store.load(sourceId).events };
 }
 
-const LOSS_KINDS: readonly LossKind[] = ["paths", "identifiers", "numbers", "constraints"];
-
 /**
- * What a proposed summary does not mention of the raw turns it replaces (the summary check), as
- * lines for the tool result and the `--continue` prompt; empty for a mechanical proposal or when
- * nothing the check looks for is missing. Shown so the model and the user see the cost before
- * agreeing, not after.
+ * The summary check of a proposed summary against the raw turns it replaces, as lines for the tool
+ * result (`forModel`: with how to mend it) and the `--continue` prompt; empty for a mechanical
+ * proposal. Shown so the model and the user see the cost before agreeing, not after.
  */
 export function describeSummaryLosses(
   sourceEvents: readonly ConversationEvent[],
   proposal: ReviewProposal,
-  limit = 10,
+  options: { readonly forModel?: boolean } = {},
 ): string[] {
   if (proposal.summary === undefined) return [];
   const range = { fromTurn: proposal.fromTurn - 1, toTurn: proposal.toTurn - 1 };
-  const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary, { limit });
-  const lines: string[] = [];
-  for (const kind of LOSS_KINDS) {
-    const values = losses[kind].map((item) => (kind === "constraints" ? `"${item.value}"` : item.value));
-    if (values.length === 0) continue;
-    const omitted = losses.omitted[kind];
-    lines.push(`  ${kind}: ${values.join(", ")}${omitted > 0 ? ` (and ${omitted} more)` : ""}`);
+  const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary);
+  const lines = formatLosses(losses, {
+    title: `The summary of turns ${proposal.fromTurn}..${proposal.toTurn}`,
+  });
+  if (options.forModel && losses.items.length > 0) {
+    lines.push(
+      "If any of these matter for the rest of the work, call propose_compaction again with a summary that includes them.",
+    );
   }
-  return lines.length === 0 ? [] : ["The summary does not mention:", ...lines];
+  return lines;
 }
 
 /** The tool as registered in the built-in registry. */
@@ -113,7 +112,10 @@ export const proposeCompactionTool: Tool = {
     const source = readSource(context.conversationId, context);
     const validation = validateProposal(argumentsObject, source);
     if (!validation.ok) return { content: validation.message, isError: true };
-    const losses = source.kind === "found" ? describeSummaryLosses(source.events, validation.proposal) : [];
+    const losses =
+      source.kind === "found"
+        ? describeSummaryLosses(source.events, validation.proposal, { forModel: true })
+        : [];
     return { content: [renderProposalResult(validation), ...losses].join("\n"), isError: false };
   },
 };

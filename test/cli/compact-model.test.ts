@@ -55,7 +55,11 @@ describe("compact -s with a model", () => {
     expect(result.stderr).toContain("Generating summary of turns 3..6 with anthropic/claude-sonnet-4-6");
     // Extended over the digest summary of 4..6, which it wholly covers.
     expect(result.stdout).toContain("Compacted turns 3..6 (4 total, summary: ");
-    expect(result.stdout).toContain("Summary of turns 3..6 (anthropic/claude-sonnet-4-6) does not mention:");
+    // The summary check: the model's one sentence names none of the files the turns wrote.
+    expect(result.stdout).toMatch(
+      /\nThe summary of turns 3\.\.6 \(anthropic\/claude-sonnet-4-6\) does not mention \d+ items; the 10 that matter most:\n/,
+    );
+    expect(result.stdout).toContain("\n  path        src/since.ts — written in turns 3 and 4");
 
     expect(provider.requests).toHaveLength(1);
     const [request] = provider.requests;
@@ -87,6 +91,37 @@ describe("compact -s with a model", () => {
       source: "derived",
       recipe: "anthropic/claude-sonnet-4-6",
     });
+  });
+
+  it("prints the top ten of what the summary does not mention, in the order --format json ranks them all", async () => {
+    home = await homeWithSample();
+    provider.enqueue(textReply("Added a --since flag to logcat."));
+    const json = await home.run(["--format", "json", "conversation", "compact", "-k", "s:..19"], {
+      env: anthropicEnv(),
+    });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const lost = JSON.parse(json.stdout).compactions[0].summary.lost;
+    expect(lost.total).toBeGreaterThan(10);
+    home.cleanup();
+    home = await homeWithSample();
+    provider.enqueue(textReply("Added a --since flag to logcat."));
+    const text = await home.run(["conversation", "compact", "-k", "s:..19"], { env: anthropicEnv() });
+    expect(text.exitCode, text.stderr).toBe(0);
+    const lines = text.stdout.split("\n");
+    const heading = lines.findIndex((line) => line.startsWith("The summary of turns 1..19 ("));
+    expect(lines[heading]).toBe(
+      `The summary of turns 1..19 (anthropic/claude-sonnet-4-6) does not mention ${lost.total} items; the 10 that matter most:`,
+    );
+    const shown = lost.items.slice(0, 10).map((item: { kind: string; value: string; reason: string }) => {
+      // Long values are cut at 160 characters in text; the JSON has them whole.
+      const cut = item.value.length > 160 ? `${item.value.slice(0, 159)}…` : item.value;
+      const value = item.kind === "constraint" ? `"${cut}"` : cut;
+      return `  ${item.kind.padEnd(10)}  ${value} — ${item.reason}`;
+    });
+    expect(lines.slice(heading + 1, heading + 11)).toEqual(shown);
+    expect(lines[heading + 11]).toBe(`  … and ${lost.total - 10} more (--format json lists them all)`);
+    // The user's own constraints are near the top: a summary that drops them lets the work break them.
+    expect(shown.some((line: string) => line.startsWith("  constraint"))).toBe(true);
   });
 
   it("speaks Chat Completions for -m openai/…", async () => {
@@ -144,7 +179,7 @@ describe("compact -s with a model", () => {
       to_turn: 5,
       summary: { source: "derived", recipe: "builtin/digest" },
     });
-    expect(result.stdout).toContain("Summary of turns 4..6 (builtin/digest)");
+    expect(result.stdout).toContain("The summary of turns 4..6 (builtin/digest)");
     expect(provider.remaining()).toBe(0);
   });
 

@@ -43,7 +43,7 @@ describe("cxc conversation compact", () => {
     expect(result.stdout).toMatch(
       /^Kept turns 1\.\.2\.\nCompacted turns 3\.\.6 \(4 total, summary: .*-summary-turns-3-6-[0-9a-f]{8}\.md\)\.\nKept turns 7\.\.20\.\n/,
     );
-    expect(result.stdout).toContain("Summary of turns 3..6 (builtin/digest)");
+    expect(result.stdout).toContain("The summary of turns 3..6 (builtin/digest)");
     const [compaction] = compactionsOf(home);
     expect(compaction).toMatchObject({ from_turn: 2, to_turn: 5, source: "user" });
     expect(compaction?.summary).toMatchObject({ source: "derived", recipe: "builtin/digest" });
@@ -76,16 +76,21 @@ describe("cxc conversation compact", () => {
     const [entry] = document.compactions;
     expect(entry).toMatchObject({ from_turn: 5, to_turn: 8, total: 4, source: "user" });
     expect(entry.summary.recipe).toBe("builtin/digest");
-    expect(Object.keys(entry.summary.lost)).toEqual([
-      "paths",
-      "identifiers",
-      "numbers",
-      "constraints",
-      "omitted",
-    ]);
-    // The digest keeps every path by construction; identifiers in prose are what it drops.
-    expect(entry.summary.lost.paths).toEqual([]);
-    expect(entry.summary.lost.identifiers.length).toBeGreaterThan(0);
+    const lost = entry.summary.lost;
+    expect(Object.keys(lost)).toEqual(["total", "checked", "items"]);
+    expect(lost.total).toBe(lost.items.length);
+    expect(lost.checked).toBeGreaterThanOrEqual(lost.total);
+    for (const item of lost.items) {
+      expect(Object.keys(item)).toEqual(["kind", "value", "reason", "score", "turns"]);
+      expect(["path", "identifier", "number", "constraint"]).toContain(item.kind);
+      for (const turn of item.turns) expect(turn >= 5 && turn <= 8).toBe(true);
+    }
+    const scores = lost.items.map((item: { score: number }) => item.score);
+    expect(scores).toEqual([...scores].sort((left, right) => right - left));
+    // The digest keeps every path and user request by construction; identifiers in prose are what it drops.
+    const kinds = new Set(lost.items.map((item: { kind: string }) => item.kind));
+    expect(kinds.has("path") || kinds.has("constraint")).toBe(false);
+    expect(kinds.has("identifier")).toBe(true);
     expect(document.timeline).toEqual([
       "Kept turns 1..4.",
       expect.stringMatching(/^Compacted turns 5\.\.8 \(4 total, summary: .*\)\.$/),

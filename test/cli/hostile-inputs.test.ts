@@ -1,17 +1,21 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${…} here is shell syntax in expected messages
 /**
  * The corpus of hostile inputs (fixtures/hostile/, plus cases built here that git cannot hold:
- * escape sequences in file names, symlinks, 20,000 levels of nesting). Each case is one command
- * and its expected outcome: the exit code and the exact error line (and hint), with stderr holding
- * nothing else — no stack, no internal error, no control byte — and an import writing nothing.
+ * escape sequences in file names, symlinks, 20,000 levels of nesting): imports, configuration,
+ * provider error bodies, event streams, tool arguments, store files written by hand, and the
+ * command line. Each case is one command and its expected outcome: the exit code and the exact
+ * error line (and hint), with stderr holding nothing else — no stack, no internal error, no
+ * control byte — and nothing written where nothing should be. docs/security.md lists what each
+ * section holds cxc to.
  */
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { type Dirent, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CxcResult, makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import {
   type FakeErrorReply,
   type FakeProvider,
+  type FakeReply,
   errorReply,
   startFakeProvider,
   textReply,
@@ -397,4 +401,391 @@ describe("hostile provider answers", () => {
       expect(printed.stdout, args.join(" ")).toContain("\\u009b");
     }
   });
+});
+
+/** Anthropic SSE frames, written by hand (the fake provider sends them exactly as given). */
+const sse = (event: string, data: Record<string, unknown>): string =>
+  `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+const MESSAGE_START = sse("message_start", {
+  message: {
+    id: "msg_hostile",
+    type: "message",
+    role: "assistant",
+    model: "claude",
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  },
+});
+const TEXT_START = sse("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+const textDelta = (text: string): string =>
+  sse("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+const MESSAGE_END =
+  sse("content_block_stop", { index: 0 }) +
+  sse("message_delta", {
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: 3 },
+  }) +
+  sse("message_stop", {});
+
+describe("hostile streams", () => {
+  let provider: FakeProvider;
+  beforeAll(async () => {
+    provider = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await provider.close();
+  });
+
+  /** Runs `cxc q` against one scripted reply; stderr after the "Started conversation" line. */
+  async function ask(
+    reply: FakeReply,
+    args: readonly string[] = ["hello"],
+    env: Record<string, string> = {},
+  ) {
+    provider.reset();
+    const home = makeQueryHome(provider);
+    homes.push(home.home);
+    provider.enqueue(reply);
+    const result = await home.q(args, { env });
+    const lines = result.stderr.split("\n");
+    expect(lines[0]).toMatch(/^cxc: Started conversation [0-9a-z]+\.$/);
+    expect(provider.remaining()).toBe(0);
+    return { home, result, rest: { ...result, stderr: lines.slice(1).join("\n") } };
+  }
+
+  it("an event whose data is not JSON is one error that quotes nothing of the stream", async () => {
+    const { home, rest } = await ask({
+      kind: "raw",
+      body: `${MESSAGE_START}${TEXT_START}event: content_block_delta\ndata: {secret \u001b]0;OWNED\u0007\n\n`,
+    });
+    expectOneLineError(rest, {
+      exitCode: 1,
+      error: `${TEST_MODEL}: The provider sent a malformed event stream (an event whose data is not JSON).`,
+      hint: "run with CXC_DEBUG=1 for details",
+    });
+    expect(rest.stderr).not.toContain("secret");
+    expect(home.events().map((event) => event.type)).toEqual(["turn_start", "chat_request"]);
+  });
+
+  it("the same through Chat Completions", async () => {
+    const { rest } = await ask(
+      { kind: "raw", body: 'data: {"id":"x","choices":[{"delta":{"content":"a"}}]}\n\ndata: {secret\n\n' },
+      ["-m", "openai/gpt-test", "hello"],
+      { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL },
+    );
+    expectOneLineError(rest, {
+      exitCode: 1,
+      error:
+        "openai/gpt-test: The provider sent a malformed event stream (an event whose data is not JSON). The partial answer was saved.",
+      hint: "run with CXC_DEBUG=1 for details",
+    });
+    expect(rest.stdout).toBe("a\n");
+    expect(rest.stderr).not.toContain("secret");
+  });
+
+  it("a stream that ends without message_stop keeps the partial answer, marked interrupted", async () => {
+    const { home, result, rest } = await ask({
+      kind: "raw",
+      body: MESSAGE_START + TEXT_START + textDelta("partial answer"),
+    });
+    expectOneLineError(rest, {
+      exitCode: 1,
+      error: `${TEST_MODEL}: The response stream ended before the message finished. The partial answer was saved.`,
+      hint: "check the network (and the provider's base URL), then run `cxc q` again",
+    });
+    expect(result.stdout).toBe("partial answer\n");
+    expect(home.events().at(-1)).toMatchObject({
+      type: "chat_response",
+      message: "partial answer",
+      interrupted: true,
+    });
+  });
+
+  it("one huge event (8 MB without a space) is stored and printed whole", async () => {
+    const text = "y".repeat(8_000_000);
+    const { home, result, rest } = await ask({
+      kind: "raw",
+      body: MESSAGE_START + TEXT_START + textDelta(text) + MESSAGE_END,
+    });
+    expect(rest.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`${text}\n`);
+    expect(home.events().at(-1)).toMatchObject({ type: "chat_response", message: text });
+  }, 60_000);
+
+  it("escape sequences split across text and reasoning deltas never reach the terminal", async () => {
+    const thinkingStart = sse("content_block_start", {
+      index: 0,
+      content_block: { type: "thinking", thinking: "", signature: "" },
+    });
+    const thinking = (text: string) =>
+      sse("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: text } });
+    const textAt1 = (text: string) =>
+      sse("content_block_delta", { index: 1, delta: { type: "text_delta", text } });
+    const body =
+      MESSAGE_START +
+      thinkingStart +
+      thinking("plan\u001b") +
+      thinking("]52;c;cm0gLXJmIH4K\u0007") +
+      sse("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "sig" } }) +
+      sse("content_block_stop", { index: 0 }) +
+      sse("content_block_start", { index: 1, content_block: { type: "text", text: "" } }) +
+      textAt1("a\u001b") +
+      textAt1("]0;OWNED\u0007b\u001b[") +
+      textAt1("31mc\u009b") +
+      textAt1("2Jd") +
+      sse("content_block_stop", { index: 1 }) +
+      sse("message_delta", {
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: 3 },
+      }) +
+      sse("message_stop", {});
+    const { home, result } = await ask({ kind: "raw", body }, ["--reasoning", "hello"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).not.toMatch(CONTROL);
+    expect(result.stderr).not.toMatch(CONTROL);
+    expect(result.stdout).toBe("a]0;OWNEDb[31mc2Jd\n");
+    expect(result.stderr).toContain("plan]52;c;cm0gLXJmIH4K");
+    const events = home.events();
+    expect(events.find((event) => typeof event.message === "string")).toMatchObject({
+      message: "a\u001b]0;OWNED\u0007b\u001b[31mc\u009b2Jd",
+    });
+  });
+});
+
+describe("hostile tool arguments: the model gets one clear tool error, nothing runs", () => {
+  let provider: FakeProvider;
+  beforeAll(async () => {
+    provider = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await provider.close();
+  });
+
+  let deep = "";
+  for (let level = 0; level < 600; level++) deep = `[${deep}]`;
+  const CASES = [
+    {
+      name: "arguments that are not JSON",
+      text: '{"text": "unterminated',
+      answer: 'The arguments were not a JSON object: {"text": "unterminated',
+    },
+    {
+      name: "arguments that are an array",
+      text: "[1,2]",
+      answer: "The arguments were not a JSON object: [1,2]",
+    },
+    {
+      name: "arguments nested 600 levels deep",
+      text: `{"text": ${deep}}`,
+      answer:
+        "The arguments nest more than 256 levels deep, which no tool accepts; call it again with flatter arguments.",
+    },
+  ];
+
+  for (const entry of CASES) {
+    it(entry.name, async () => {
+      provider.reset();
+      const home = makeQueryHome(provider);
+      homes.push(home.home);
+      home.writeConfig(wordCountTool("unattended"));
+      provider.enqueue(
+        {
+          blocks: [
+            { type: "tool-call", id: "call_1", name: "word_count", arguments: {}, argumentsText: entry.text },
+          ],
+        },
+        textReply("ok"),
+      );
+      const result = await home.q(["count"]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const events = home.events();
+      expect(events.find((event) => event.type === "tool_call_request")).toMatchObject({
+        arguments: {},
+        metadata: { invalid_arguments: entry.text },
+      });
+      expect(events.find((event) => event.type === "tool_call_response")).toMatchObject({
+        content: entry.answer,
+        is_error: true,
+      });
+    });
+  }
+});
+
+describe("hostile store files: one clear error, nothing written", () => {
+  const ID = "01jhostile000";
+  const HEADER = `{"cxc":"conversation-log","version":1,"id":"${ID}","created_at":"2026-01-01T00:00:00Z"}`;
+  const META = { id: ID, created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" };
+
+  function conversation(home: TempHome, files: { log?: string; meta?: string }): string {
+    const directory = join(home.home, "conversations", ID);
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(join(directory, "events.jsonl"), files.log ?? `${HEADER}\n`);
+    writeFileSync(join(directory, "meta.json"), files.meta ?? JSON.stringify(META));
+    return directory;
+  }
+
+  it("a log line nested 20,000 levels deep (written by hand) is a corrupt line, not a stack overflow", async () => {
+    const home = freshHome();
+    const event = `{"id":"01JDEEP0000000000000000001","ts":"2026-01-01T00:00:00Z","type":"tool_call_request","call_id":"c","name":"n","arguments":{"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}}`;
+    const directory = conversation(home, { log: `${HEADER}\n${event}\n` });
+    const log = join(directory, "events.jsonl");
+    for (const command of ["show", "print"]) {
+      expectOneLineError(await home.run(["conversation", command, ID]), {
+        exitCode: 1,
+        error: `${log}:2: nested more than 256 levels deep, which no conversation needs`,
+        hint: `cxc never rewrites a log to repair it; fix or remove that line by hand (keep a copy of ${log} first)`,
+      });
+    }
+  });
+
+  it("metadata whose title is not a string is refused by name, never shown as [object Object]", async () => {
+    const home = freshHome();
+    const directory = conversation(home, { meta: JSON.stringify({ ...META, title: {} }) });
+    const meta = join(directory, "meta.json");
+    const hint = "meta.json is a cache of title and timestamps; restore it from a backup or fix it by hand";
+    expectOneLineError(await home.run(["conversation", "show", ID]), {
+      exitCode: 1,
+      error: `${meta}: \`title\` must be a string`,
+      hint,
+    });
+    const listed = await home.run(["conversation", "ls"]);
+    expect(listed.stderr).toBe(`cxc: warning: ${meta}: \`title\` must be a string\n`);
+    expect(listed.stdout).not.toContain("[object Object]");
+  });
+
+  it("metadata of another conversation is refused, and edit writes nothing", async () => {
+    const home = freshHome();
+    const text = JSON.stringify({ ...META, id: "01jsomeoneelse" });
+    const directory = conversation(home, { meta: text });
+    const result = await home.run(["conversation", "edit", ID, "--title", "mine now"]);
+    expectOneLineError(result, {
+      exitCode: 1,
+      error: `${join(directory, "meta.json")}: the id '01jsomeoneelse' is not this conversation's (its directory is ${ID})`,
+      hint: "meta.json is a cache of title and timestamps; restore it from a backup or fix it by hand",
+    });
+    expect(readFileSync(join(directory, "meta.json"), "utf8")).toBe(text);
+  });
+
+  it("metadata nested 20,000 levels deep is refused before anything walks it", async () => {
+    const home = freshHome();
+    const deepMeta = JSON.stringify(META).replace(
+      /}$/,
+      `,"labels":${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}}`,
+    );
+    const directory = conversation(home, { meta: deepMeta });
+    expectOneLineError(await home.run(["conversation", "show", ID]), {
+      exitCode: 1,
+      error: `${join(directory, "meta.json")}: nested more than 256 levels deep, which no conversation needs`,
+      hint: "meta.json is a cache of title and timestamps; restore it from a backup or fix it by hand",
+    });
+  });
+});
+
+describe("broken configuration: one rule for every command", () => {
+  const BROKEN = '[assistant\nmodel = "x"\n';
+
+  /** Every file under `directory` with its content, to show that nothing changed. */
+  function snapshot(directory: string): Record<string, string> {
+    const files: Record<string, string> = {};
+    const walk = (current: string): void => {
+      let entries: Dirent[] = [];
+      try {
+        entries = readdirSync(current, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const path = join(current, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else files[path] = readFileSync(path, "utf8");
+      }
+    };
+    walk(directory);
+    return files;
+  }
+
+  it("every command family refuses a broken config.toml with the same error and changes nothing", async () => {
+    const home = freshHome();
+    const imported = await home.run(["conversation", "import", "fixtures/sample/coding-session.jsonl"], {
+      cwd: PROJECT_ROOT,
+    });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const id = "01jsample0000";
+    const directory = join(home.env.XDG_CONFIG_HOME!, "cxc");
+    mkdirSync(directory, { recursive: true });
+    const path = join(directory, "config.toml");
+    writeFileSync(path, BROKEN);
+    const before = snapshot(home.home);
+    const commands = [
+      ["conversation", "ls"],
+      ["c", "list", "--archived"],
+      ["conversation", "show", id],
+      ["conversation", "print", id],
+      ["conversation", "grep", "logcat"],
+      ["conversation", "stats", id],
+      ["conversation", "new"],
+      ["conversation", "use", id],
+      ["conversation", "edit", id, "--title", "x"],
+      ["conversation", "archive", id],
+      ["conversation", "unarchive", id],
+      ["conversation", "rm", "--yes", id],
+      ["conversation", "fork", id],
+      ["conversation", "compact", id],
+      ["conversation", "import", join(PROJECT_ROOT, "fixtures/sample/coding-session.jsonl")],
+      ["conversation", "export", id],
+      ["q", "hello"],
+      ["config", "show"],
+      ["init", home.cwd],
+    ];
+    for (const command of commands) {
+      const result = await home.run(command, { cwd: home.cwd });
+      expect(result.stdout, command.join(" ")).toBe("");
+      expectOneLineError(result, {
+        exitCode: 2,
+        error: `${path}:1:11: invalid TOML: illegal character in key`,
+        hint: "fix that line; configuration files are TOML (https://toml.io)",
+      });
+    }
+    expect(snapshot(home.home)).toEqual(before);
+    expect(readdirSync(home.cwd)).toEqual([]);
+  }, 120_000);
+
+  it("a broken workspace config.toml and a broken -c file are refused the same way", async () => {
+    const home = freshHome();
+    const workspace = join(home.cwd, "project");
+    mkdirSync(join(workspace, ".cxc"), { recursive: true });
+    writeFileSync(join(workspace, ".cxc", "config.toml"), BROKEN);
+    expectOneLineError(await home.run(["conversation", "ls"], { cwd: workspace }), {
+      exitCode: 2,
+      error: `${join(workspace, ".cxc", "config.toml")}:1:11: invalid TOML: illegal character in key`,
+      hint: "fix that line; configuration files are TOML (https://toml.io)",
+    });
+    const overlay = join(home.cwd, "overlay.toml");
+    writeFileSync(overlay, BROKEN);
+    expectOneLineError(await home.run(["-c", overlay, "conversation", "ls"]), {
+      exitCode: 2,
+      error: `${overlay}:1:11: invalid TOML: illegal character in key`,
+      hint: "fix that line; configuration files are TOML (https://toml.io)",
+    });
+  });
+});
+
+describe("the command line never echoes what was glued to an unknown option", () => {
+  for (const [args, shown] of [
+    [["conversation", "ls", "--api-key=sk-ant-secret-1"], "--api-key=…"],
+    [["--token=sk-ant-secret-2", "conversation", "ls"], "--token=…"],
+    [["conversation", "show", "-Xsk-ant-secret-3"], "-X…"],
+  ] as const) {
+    it(args.join(" "), async () => {
+      const home = freshHome();
+      const result = await home.run(args);
+      expect(result.stderr + result.stdout).not.toContain("secret");
+      expect(result.stderr.split("\n")[0]).toBe(`cxc: error: unknown option '${shown}'`);
+      expect(result.stderr).toMatch(/\nhint: run with --help for usage\n$/);
+      expect(result.exitCode).toBe(2);
+    });
+  }
 });

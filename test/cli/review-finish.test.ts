@@ -76,8 +76,11 @@ describe("compact --continue", () => {
     expect(result.stderr).toContain("The conversation now has 20 turns; 3 turns stay uncompacted.");
     expect(result.stderr).toContain("The agreed summary.");
     // The summary check shows what the agreed text leaves out before anything is applied.
-    expect(result.stderr).toContain("The summary does not mention:");
-    expect(result.stderr).toContain("src/since.ts");
+    expect(result.stderr).toMatch(
+      /\nThe summary of turns 1\.\.17 does not mention \d+ items; the 10 that matter most:\n/,
+    );
+    expect(result.stderr).toMatch(/\n {2}path {8}src\/since\.ts — written in turns /);
+    expect(result.stderr).toContain("more\n");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`Applied to ${SAMPLE_ID}: compacted turns 1-17 (summarize)`);
     const [compaction] = compactionsOfSource();

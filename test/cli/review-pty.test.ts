@@ -99,6 +99,10 @@ describe("a review at the terminal", () => {
     expect(prompt).toContain("Proposed: compact turns 3-16 (summarize)");
     expect(prompt).toContain("The conversation now has 20 turns; 4 turns stay uncompacted.");
     expect(prompt).toContain("Round two: keep the streaming decision");
+    // The summary check comes before the question, so the cost is seen before agreeing.
+    const check = prompt.search(/The summary of turns 3\.\.16 does not mention \d+ items/);
+    expect(check).toBeGreaterThan(0);
+    expect(check).toBeLessThan(prompt.lastIndexOf("Apply?"));
     finish.send("y");
     finish.send("Enter");
     expect(await finish.exitCode()).toBe(0);

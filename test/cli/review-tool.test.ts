@@ -65,24 +65,33 @@ describe("propose_compaction", () => {
 
   it("tells the model what a summary does not mention of the turns it replaces", async () => {
     const events = [
-      ...build.turn("Read src/since.ts and keep the retryCount at 3 tests"),
+      ...build.turn("Read src/since.ts and keep the `retryCount` at 3 retries"),
       ...build.turn("Never touch README.md"),
       ...build.turns(2),
     ];
     const store = await reviewOf(events);
     const vague = await tool.run({ from_turn: 1, to_turn: 2, summary: "We talked." }, context(store));
-    expect(vague.content).toContain("The summary does not mention:");
-    expect(vague.content).toContain("src/since.ts");
-    expect(vague.content).toContain("retryCount");
+    expect(vague.content.split("\n").slice(2)).toEqual([
+      "The summary of turns 1..2 does not mention these 5 items:",
+      '  constraint  "Never touch README.md" — the user\'s, turn 2',
+      "  path        src/since.ts — named by the user in turn 1",
+      "  identifier  retryCount — named by the user in turn 1",
+      "  number      3 retries — the user's, turn 1",
+      "  path        README.md — named by the user in turn 2",
+      "If any of these matter for the rest of the work, call propose_compaction again with a summary that includes them.",
+    ]);
     const thorough = await tool.run(
       {
         from_turn: 1,
         to_turn: 2,
-        summary: 'Read src/since.ts; retryCount stays at 3 tests. "Never touch README.md".',
+        summary: 'Read src/since.ts; retryCount stays at 3 retries. "Never touch README.md".',
       },
       context(store),
     );
-    expect(thorough.content).not.toContain("  paths:");
+    expect(thorough.content).toContain(
+      "The summary of turns 1..2 mentions every path, identifier, number and constraint the summary check looks for.",
+    );
+    expect(thorough.content).not.toContain("call propose_compaction again");
     expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1-2 of 4 (summarize)");
   });
 

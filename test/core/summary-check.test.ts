@@ -1,9 +1,20 @@
-/** The summary check: what a summary of a range lost, by kind, most important first. */
+/** The summary check: what a summary of a range does not mention, ranked, on strong signals only. */
 import { describe, expect, it } from "vitest";
 import { digestTurns } from "../../src/core/digest.js";
-import type { TurnEvent } from "../../src/core/events.js";
-import { checkSummary, findConstraints, findIdentifiers, findNumbers } from "../../src/core/summary-check.js";
+import { ADVISOR_AUTHOR, type TurnEvent } from "../../src/core/events.js";
+import {
+  checkSummary,
+  findConstraints,
+  findIdentifiers,
+  findQuantities,
+  type LostItem,
+} from "../../src/core/summary-check.js";
+import { formatLosses, formatLostItem } from "../../src/core/summary-check-text.js";
 import { groupTurns, type Turn } from "../../src/core/turns.js";
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { importJpConversation } from "../../src/core/interop/jp.js";
+import { JP_WORKSPACES, jpConversationDirectories } from "../helpers/jp-fixtures.js";
 import { loadSample } from "../helpers/sample.js";
 
 let sequence = 0;
@@ -12,132 +23,366 @@ const turnStart = (): TurnEvent => ({ ...base(), type: "turn_start" });
 const user = (content: string): TurnEvent => ({ ...base(), type: "chat_request", content });
 const say = (message: string): TurnEvent => ({ ...base(), type: "chat_response", message });
 const think = (reasoning: string): TurnEvent => ({ ...base(), type: "chat_response", reasoning });
-const call = (name: string, args: Record<string, unknown>, content = "ok"): TurnEvent[] => [
-  { ...base(), type: "tool_call_request", call_id: `c${sequence}`, name, arguments: args },
-  { ...base(), type: "tool_call_response", call_id: `c${sequence}`, content, is_error: false },
-];
+const call = (name: string, args: Record<string, unknown>, content = "ok"): TurnEvent[] => {
+  const callId = `c${++sequence}`;
+  return [
+    { ...base(), type: "tool_call_request", call_id: callId, name, arguments: args },
+    { ...base(), type: "tool_call_response", call_id: callId, content, is_error: false },
+  ];
+};
 const turns = (...groups: TurnEvent[][]): Turn[] =>
   groupTurns(groups.flatMap((events) => [turnStart(), ...events]));
-const values = (items: readonly { value: string }[]) => items.map((item) => item.value);
+const all = (conversation: Turn[]) => ({ fromTurn: 0, toTurn: conversation.length - 1 });
+const lost = (conversation: Turn[], summary = "") =>
+  checkSummary(conversation, all(conversation), summary).items;
+const values = (items: readonly LostItem[], kind?: LostItem["kind"]) =>
+  items.filter((item) => kind === undefined || item.kind === kind).map((item) => item.value);
 
-describe("checkSummary", () => {
+describe("paths", () => {
   const conversation = turns(
     [
-      user("Add `--since` to the CLI. Don't add dependencies. It must work on Node 20."),
-      think("maybe useSecretHelper here"),
-      say("I'll put parseSince in src/since.ts and wire it into parseCommandLine."),
-      ...call(
-        "read_file",
-        { path: "src/cli.ts" },
-        "const UNIT_MILLISECONDS = 1; // tool output is not searched",
-      ),
-      ...call("run_command", { command: "npx vitest run test/since.test.ts" }),
+      user("Please fix the log rotation."),
+      ...call("fs_read_file", { path: "src/store/log.ts" }),
+      ...call("fs_modify_file", { path: "./src/store/rotate.ts", patterns: [] }),
+      ...call("fs_grep_files", { pattern: "rotate", paths: ["src"] }),
+      ...call("fs_grep_files", { pattern: "rotate", paths: ["src/store"] }),
+      ...call("run_command", { command: "npx vitest run test/rotate.test.ts 2>/dev/null" }),
     ],
-    [user("The big file is 400 MB; keep memory flat."), say("It took 7 s on v20.11.1.")],
+    [user("Does it handle I/O errors, and corrupt/missing files?"), say("Yes; `log.ts` now retries.")],
   );
-  const range = { fromTurn: 0, toTurn: 1 };
 
-  it("lists everything when the summary says nothing", () => {
-    const losses = checkSummary(conversation, range, "");
-    expect(values(losses.paths)).toEqual(["src/since.ts", "src/cli.ts", "test/since.test.ts"]);
-    expect(values(losses.identifiers)).toEqual(["--since", "parseSince", "parseCommandLine"]);
-    expect(values(losses.numbers)).toEqual(["Node 20", "400 MB", "7 s", "v20.11.1"]);
-    expect(values(losses.constraints)).toEqual(["Don't add dependencies.", "It must work on Node 20."]);
-    expect(losses.omitted).toEqual({ paths: 0, identifiers: 0, numbers: 0, constraints: 0 });
+  it("reports what the tool calls wrote, read and ran, without bare words or searched folders", () => {
+    const items = lost(conversation);
+    // log.ts was read and named again in turn 2: more often and more recently than rotate.ts was written.
+    expect(values(items, "path")).toEqual(["src/store/log.ts", "src/store/rotate.ts", "test/rotate.test.ts"]);
+    expect(items.find((item) => item.value === "src/store/rotate.ts")?.reason).toBe("written in turn 1");
+    expect(items.find((item) => item.value === "test/rotate.test.ts")?.reason).toBe("in a command in turn 1");
   });
 
-  it("leaves out reasoning and tool output", () => {
-    const losses = checkSummary(conversation, range, "");
-    const everything = JSON.stringify(losses);
-    expect(everything).not.toContain("useSecretHelper");
-    expect(everything).not.toContain("UNIT_MILLISECONDS");
+  it("does not take prose with a slash for a path (I/O, corrupt/missing)", () => {
+    const everything = JSON.stringify(lost(conversation));
+    expect(everything).not.toContain("I/O");
+    expect(everything).not.toContain("corrupt/missing");
+    expect(values(lost(conversation), "path")).not.toContain("src");
   });
 
-  it("drops what the summary mentions, loosely for file names, numbers and constraints", () => {
-    const summary =
-      "Added --since via parseSince (since.ts) and parseCommandLine; src/cli.ts read. Node20 required, " +
-      "no new dependencies added. The file is 400MB.";
-    const losses = checkSummary(conversation, range, summary);
-    expect(values(losses.paths)).toEqual(["test/since.test.ts"]);
-    expect(values(losses.identifiers)).toEqual([]);
-    expect(values(losses.numbers)).toEqual(["7 s", "v20.11.1"]);
-    expect(values(losses.constraints)).toEqual(["It must work on Node 20."]);
+  it("counts a file name in prose as the one touched path it names", () => {
+    const log = lost(conversation).find((item) => item.value === "src/store/log.ts");
+    expect(log?.turns).toEqual([0, 1]);
+    expect(log?.reason).toBe("read in turn 1");
   });
 
-  it("weights user mentions over assistant and tool mentions and records the first turn", () => {
-    const losses = checkSummary(conversation, range, "");
-    expect(losses.paths[0]).toEqual({ value: "src/since.ts", weight: 2, firstTurn: 0 });
-    expect(losses.identifiers[0]).toEqual({ value: "--since", weight: 3, firstTurn: 0 });
-    expect(losses.numbers[1]).toEqual({ value: "400 MB", weight: 3, firstTurn: 1 });
+  it("matches leniently: a summary naming the full path mentions the file name and the other way round", () => {
+    const summary = "Changed src/store/rotate.ts; log.ts was read; ran test/rotate.test.ts.";
+    expect(values(lost(conversation, summary), "path")).toEqual([]);
   });
 
-  it("only looks at the range", () => {
-    const losses = checkSummary(conversation, { fromTurn: 1, toTurn: 1 }, "");
-    expect(values(losses.paths)).toEqual([]);
-    expect(values(losses.numbers)).toEqual(["400 MB", "7 s", "v20.11.1"]);
+  it("takes a path from prose when it names a file or a tool listed it, not otherwise", () => {
+    const listed = turns([
+      user("Where do the RFDs live?"),
+      ...call("fs_list_files", { prefixes: ["docs"] }, "docs/rfd/\ndocs/guides/\n"),
+      say(
+        "In docs/rfd (see docs/rfd/064-compaction.md); the pub/sub notes are elsewhere, and so is docs/old.",
+      ),
+    ]);
+    expect(values(lost(listed), "path")).toEqual(["docs/rfd", "docs/rfd/064-compaction.md"]);
+  });
+});
+
+describe("identifiers", () => {
+  it("reports code-shaped words the messages name that code shows, in any spelling once", () => {
+    const conversation = turns([
+      user("Why does parseSince reject 2h?"),
+      ...call(
+        "fs_read_file",
+        { path: "src/since.ts" },
+        "export function parseSince(text) {}\nconst MAX_AGE = 1;\nclass Store { open_log() {} }",
+      ),
+      say("`parseSince()` splits on UNITS_TABLE; MAX_AGE caps it. Store::open_log calls `open_log`."),
+    ]);
+    const items = lost(conversation, "Looked at src/since.ts.");
+    expect(values(items, "identifier")).toEqual(["parseSince", "Store::open_log", "MAX_AGE"]);
+    // UNITS_TABLE is code-shaped but no code shows it; `open_log` is `Store::open_log`.
+    expect(items.find((item) => item.value === "parseSince")?.reason).toBe("named by the user in turn 1");
   });
 
-  it("caps each list and counts what it left out", () => {
-    const losses = checkSummary(conversation, range, "", { limit: 1 });
-    expect(values(losses.paths)).toEqual(["src/since.ts"]);
-    expect(losses.omitted).toEqual({ paths: 2, identifiers: 2, numbers: 3, constraints: 1 });
+  it("does not report product names and hosts written in prose (macOS, github.com)", () => {
+    const conversation = turns([
+      user("It fails on macOS; the report is on github.com and in the iOS app."),
+      ...call("run_command", { command: "uname" }, "Darwin macOS github.com"),
+      say("On macOS the path differs; github.com lists it."),
+    ]);
+    expect(values(lost(conversation), "identifier")).toEqual([]);
+  });
+
+  it("leaves out standard-library names, a local variable named once, and code quoted in passing", () => {
+    const conversation = turns([
+      user("Look at the loader."),
+      ...call(
+        "fs_read_file",
+        { path: "src/load.rs" },
+        "fn load_all(ids: &[Id]) { let valid_ids = ids.to_vec(); }",
+      ),
+      say(
+        "`load_all` checks `valid_ids.is_empty()`, then `Box::new(x)`; `valid_ids` is filled by `Foo::bar(&x).baz()`.",
+      ),
+    ]);
+    expect(values(lost(conversation, "src/load.rs"), "identifier")).toEqual(["load_all"]);
+  });
+
+  it("ignores identifiers of a pasted reference unless the assistant comes back to them", () => {
+    const guide = Array.from({ length: 14 }, (_, index) => `\`Type${index}Params::new\``).join(", ");
+    const conversation = turns([
+      user(`Here is the migration guide: ${guide}.`),
+      ...call("fs_modify_file", {
+        path: "src/client.rs",
+        patterns: [{ old: "x", new: "Type3Params::new() + Type4Params::new()" }],
+      }),
+      say("Switched to `Type3Params::new` and `Type4Params::new`."),
+      say("`Type3Params::new` also needs the task."),
+    ]);
+    expect(values(lost(conversation, "src/client.rs"), "identifier")).toEqual(["Type3Params::new"]);
+  });
+
+  it("leaves out locals, tests the work did not write and what the assistant only meant to look at", () => {
+    const conversation = turns([
+      user("Why is the list empty?"),
+      ...call(
+        "fs_read_file",
+        { path: "src/list.rs" },
+        "fn list_all(limit: usize) { let valid_ids = load(); }\nfn is_missing() {}\n#[test] fn test_old_listing() {}",
+      ),
+      say("Let me check `ListOptions` first."),
+      say("`valid_ids` is empty because `list_all` stops at `limit`; `valid_ids` is never refilled."),
+      say("I removed `test_old_listing`; `test_old_listing` tested the old loop."),
+      say("| check | result |\n| --- | --- |\n| `is_missing()` only | `list_all` skips |"),
+    ]);
+    expect(values(lost(conversation, "src/list.rs"), "identifier")).toEqual(["list_all", "is_missing"]);
+  });
+
+  it("matches ignoring case, underscores and the qualifier", () => {
+    const conversation = turns([
+      user("Rename `parse_since` and fix `Store::openLog`."),
+      ...call("fs_read_file", { path: "a.rs" }, "fn parse_since() {} fn openLog() {}"),
+    ]);
+    expect(values(lost(conversation, "a.rs: ParseSince renamed; openlog fixed."), "identifier")).toEqual([]);
+  });
+});
+
+describe("numbers", () => {
+  it("reports the user's quantities and the measurements the assistant came back to, not counts or years", () => {
+    const conversation = turns(
+      [
+        user("Keep it under 200 ms and give up after 3 retries; it ran fine in 2024."),
+        say("It now takes 1.8 MB (typically 8KB more) and 12 tests pass."),
+      ],
+      [user("And stay below 40%."), say("Still 1.8 MB. You are 100% right.")],
+    );
+    const items = lost(conversation, "Fast now.");
+    expect(values(items, "number")).toEqual(["40%", "200 ms", "3 retries", "1.8 MB"]);
+    expect(items.find((item) => item.value === "1.8 MB")?.reason).toBe(
+      "named by the assistant in turns 1 and 2",
+    );
+    expect(values(lost(turns([say("It took 7 s."), say("Then 7.0 s.")])))).toEqual(["7 s"]);
+  });
+
+  it("finds the same quantity however it is spelled in the summary", () => {
+    const conversation = turns([user("Keep it under 200 ms; files are 1.8 MB.")]);
+    expect(values(lost(conversation, "Budget: 200ms. Size 1.8MB."), "number")).toEqual([]);
+  });
+});
+
+describe("constraints", () => {
+  it("reports the user's binding sentences, strongest and latest first", () => {
+    const conversation = turns(
+      [user("Don't add dependencies.\nIt must work on Node 20, and\nwe should keep the\nAPI stable.")],
+      [user("Only touch src/cli.ts. Never push to main.")],
+    );
+    expect(values(lost(conversation, "Added the flag."), "constraint")).toEqual([
+      "Never push to main.",
+      "Don't add dependencies.",
+      "It must work on Node 20, and we should keep the API stable.",
+      "Only touch src/cli.ts.",
+    ]);
+  });
+
+  it("does not take questions, opinions, descriptions or a lifted instruction for a rule", () => {
+    const conversation = turns(
+      [
+        user(
+          "Should we always retry? I don't think it matters. The file is never re-created. " +
+            "It must be the parser. Write the plan, don't implement it yet.",
+        ),
+      ],
+      [user("Go ahead and implement it.")],
+    );
+    expect(values(lost(conversation), "constraint")).toEqual([]);
+  });
+
+  it("keeps a constraint the summary restates in its own words", () => {
+    const conversation = turns([user("Don't add any runtime dependencies to the package.")]);
+    expect(values(lost(conversation, "No new runtime dependencies were added to the package."))).toEqual([]);
+  });
+
+  it("ignores the advisor's messages", () => {
+    const conversation = turns([{ ...user("You must compact now."), author: ADVISOR_AUTHOR } as TurnEvent]);
+    expect(lost(conversation)).toEqual([]);
+  });
+});
+
+describe("checkSummary", () => {
+  it("never reads reasoning or tool output as facts", () => {
+    const conversation = turns([
+      user("Go."),
+      think("maybe useSecretHelper in src/secret.ts, it must be fast"),
+      ...call(
+        "fs_read_file",
+        { path: "a.ts" },
+        "const UNIT_MILLISECONDS = 1; // takes 200 ms in src/other.ts",
+      ),
+    ]);
+    expect(values(lost(conversation))).toEqual(["a.ts"]);
+  });
+
+  it("only looks at the range, and counts what it checked", () => {
+    const conversation = turns([user("Keep it under 200 ms.")], [user("Never push to main.")]);
+    const result = checkSummary(conversation, { fromTurn: 1, toTurn: 1 }, "");
+    expect(values(result.items)).toEqual(["Never push to main."]);
+    expect(checkSummary(conversation, all(conversation), "under 200 ms").checked).toBe(2);
+  });
+
+  it("ranks by signal, then how often and how recently", () => {
+    const conversation = turns(
+      [
+        user("Look."),
+        ...call("fs_read_file", { path: "old.ts" }),
+        ...call("fs_read_file", { path: "once.ts" }),
+      ],
+      [...call("fs_modify_file", { path: "new.ts" }), ...call("fs_read_file", { path: "late.ts" })],
+      [...call("fs_read_file", { path: "old.ts" })],
+    );
+    const items = lost(conversation);
+    // Written beats read; read twice beats read once; of two read once, the later one first.
+    expect(values(items)).toEqual(["old.ts", "new.ts", "late.ts", "once.ts"]);
+    expect(items[0]).toMatchObject({ reason: "read in turns 1 and 3", turns: [0, 2] });
+    expect(items[1]).toMatchObject({ reason: "written in turn 2", turns: [1] });
+    expect(items.map((item) => item.score)).toEqual(
+      [...items.map((item) => item.score)].sort((a, b) => b - a),
+    );
   });
 
   it("finds nothing lost in the builtin digest's paths and constraints on the sample", () => {
     const { turns: sample } = loadSample();
-    for (const sampleRange of [
+    for (const range of [
       { fromTurn: 0, toTurn: 19 },
       { fromTurn: 3, toTurn: 11 },
     ]) {
-      const losses = checkSummary(sample, sampleRange, digestTurns(sample, sampleRange));
-      expect(losses.constraints).toEqual([]);
-      // Only paths written in prose (a branch name) can be missing; every tool path is in the digest.
-      expect(values(losses.paths).filter((path) => path !== "feature/since")).toEqual([]);
+      const items = checkSummary(sample, range, digestTurns(sample, range)).items;
+      expect(values(items, "constraint")).toEqual([]);
+      expect(values(items, "path")).toEqual([]);
     }
   });
 
-  it("reports the sample's key facts against a thin summary", () => {
+  it("reports the sample's key facts against a thin summary, the user's constraints near the top", () => {
     const { turns: sample } = loadSample();
-    const losses = checkSummary(sample, { fromTurn: 0, toTurn: 19 }, "Added a --since flag to logcat.");
-    expect(values(losses.paths)).toContain("src/since.ts");
-    expect(values(losses.identifiers)).toContain("parseSince");
-    expect(values(losses.numbers).slice(0, 2)).toEqual(["Node 20", "400 MB"]);
-    expect(losses.constraints.some((item) => item.value.includes("don't add dependencies"))).toBe(true);
+    const items = checkSummary(sample, { fromTurn: 0, toTurn: 19 }, "Added a --since flag to logcat.").items;
+    expect(values(items, "path")).toContain("src/since.ts");
+    expect(values(items, "identifier")).toContain("parseSince");
+    expect(values(items, "number")).toContain("400 MB");
+    expect(
+      items
+        .slice(0, 10)
+        .some((item) => item.kind === "constraint" && /don't add dependencies/i.test(item.value)),
+    ).toBe(true);
+  });
+});
+
+describe.each(JP_WORKSPACES)("on every conversation of the $name jp workspace", (jp) => {
+  const readJson = (path: string) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined);
+  const conversations = jpConversationDirectories(jp).map((directory) => {
+    const imported = importJpConversation({
+      directoryName: directory.name,
+      metadata: readJson(join(directory.path, "metadata.json")),
+      baseConfig: readJson(join(directory.path, "base_config.json")),
+      events: readJson(join(directory.path, "events.json")),
+      archived: directory.archived,
+    });
+    if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
+    return { name: directory.name, turns: groupTurns(imported.value.events) };
+  });
+
+  it("never reports the prose the issue named (I/O, corrupt/missing, src, github.com, macOS), even against an empty summary", () => {
+    expect(conversations.length).toBeGreaterThanOrEqual(6);
+    for (const { name, turns: jpTurns } of conversations) {
+      const items = checkSummary(jpTurns, all(jpTurns), "").items;
+      const reported = new Set(values(items));
+      for (const noise of ["I/O", "corrupt/missing", "src", "github.com", "macOS", "pub/sub"]) {
+        expect(reported.has(noise), `${name} reports ${noise}`).toBe(false);
+      }
+      const scores = items.map((item) => item.score);
+      expect(scores).toEqual([...scores].sort((left, right) => right - left));
+    }
   });
 });
 
 describe("extractors", () => {
-  it("finds code-like identifiers, longest first at a position", () => {
+  it("finds code-shaped identifiers and nothing else", () => {
     expect(
       findIdentifiers(
-        "Call Number.isNaN in parseSince; FilterOptions, fs_read_file, MAX_SIZE, std::fs::read, --noEmit",
+        "Call Number.isNaN in parseSince; FilterOptions, fs_read_file, MAX_SIZE, std::fs::read, --noEmit, " +
+          "macOS, github.com, e.g. the Parser, since.ts, APIs, Box::new, `x.is_empty()`",
       ),
-    ).toEqual([
-      "Number.isNaN",
-      "parseSince",
-      "FilterOptions",
-      "fs_read_file",
-      "MAX_SIZE",
-      "std::fs::read",
-      "--noEmit",
-    ]);
+    ).toEqual(["Number.isNaN", "parseSince", "FilterOptions", "fs_read_file", "MAX_SIZE", "--noEmit"]);
   });
 
-  it("does not take file names, abbreviations or plain words for identifiers", () => {
-    expect(findIdentifiers("Edit since.ts, e.g. the Parser, then README.md and --")).toEqual([]);
-  });
-
-  it("finds quantities and versions but not bare numbers", () => {
+  it("finds quantities with units, not bare numbers, versions or years", () => {
     expect(
-      findNumbers("In 2026 turn 3 took 7 s, 2h or 1h30m, 400 MB, 12.5% on Node 20 (v20.11.1, 0.4.2)"),
-    ).toEqual(["7 s", "2h", "1h30m", "400 MB", "12.5%", "Node 20", "v20.11.1", "0.4.2"]);
+      findQuantities(
+        "In 2026, turn 3 took 7 s, 2h, 400 MB, 12.5%, 200k tokens, 3x faster on v20.11.1 in the 1990s",
+      ).map((quantity) => quantity.value),
+    ).toEqual(["7 s", "2h", "400 MB", "12.5%", "200k tokens", "3x"]);
   });
 
-  it("finds binding user sentences", () => {
+  it("finds binding sentences across wrapped lines", () => {
     expect(
       findConstraints(
-        "Please look. You must keep it pure; never touch main.\n- Always run lint\nThanks, that is all.",
+        "Please look. You must keep it pure;\nnever mind. Always run lint.\n> Never quoted.\nThanks.",
       ),
-    ).toEqual(["You must keep it pure;", "never touch main.", "Always run lint"]);
+    ).toEqual(["You must keep it pure; never mind.", "Always run lint."]);
+  });
+});
+
+describe("formatLosses", () => {
+  const item = (value: string, kind: LostItem["kind"] = "path"): LostItem => ({
+    kind,
+    value,
+    reason: "read in turn 1",
+    score: 5,
+    turns: [0],
+  });
+
+  it("shows the top ten and counts the rest", () => {
+    const losses = { items: Array.from({ length: 12 }, (_, index) => item(`f${index}.ts`)), checked: 20 };
+    const lines = formatLosses(losses, {
+      title: "Summary of turns 1..3 (builtin/digest)",
+      moreHint: " (see --format json)",
+    });
+    expect(lines[0]).toBe(
+      "Summary of turns 1..3 (builtin/digest) does not mention 12 items; the 10 that matter most:",
+    );
+    expect(lines.slice(1, 11)).toEqual(
+      Array.from({ length: 10 }, (_, index) => `  path        f${index}.ts — read in turn 1`),
+    );
+    expect(lines[11]).toBe("  … and 2 more (see --format json)");
+  });
+
+  it("says when nothing is missing, and quotes constraints", () => {
+    expect(formatLosses({ items: [], checked: 3 }, { title: "The summary" })).toEqual([
+      "The summary mentions every path, identifier, number and constraint the summary check looks for.",
+    ]);
+    expect(
+      formatLosses({ items: [item("Never push.", "constraint")], checked: 1 }, { title: "The summary" }),
+    ).toEqual(["The summary does not mention this item:", '  constraint  "Never push." — read in turn 1']);
+    expect(formatLostItem(item("x".repeat(200), "identifier"))).toMatch(/^identifier {2}x{159}… — /);
   });
 });

@@ -29,7 +29,14 @@ export interface FakeUsage {
 export type FakeBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; text: string; signature: string }
-  | { type: "tool-call"; id: string; name: string; arguments: Record<string, unknown> };
+  | {
+      type: "tool-call";
+      id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      /** Sent instead of the JSON of `arguments` (arguments that are not a JSON object). */
+      argumentsText?: string;
+    };
 
 /** A scripted successful (or truncated, or slow, or cut) message. */
 export interface FakeMessageReply {
@@ -67,7 +74,18 @@ export interface FakeErrorReply {
   midStream?: boolean;
 }
 
-export type FakeReply = FakeMessageReply | FakeErrorReply;
+/**
+ * A reply sent exactly as given, for hostile streams: `body` is written as is (status 200,
+ * `text/event-stream` unless told otherwise), then the response ends.
+ */
+export interface FakeRawReply {
+  kind: "raw";
+  body: string;
+  status?: number;
+  contentType?: string;
+}
+
+export type FakeReply = FakeMessageReply | FakeErrorReply | FakeRawReply;
 
 /** What the fake server received. */
 export interface RecordedRequest {
@@ -261,6 +279,11 @@ async function handleRequest(
     });
     return;
   }
+  if (reply.kind === "raw") {
+    response.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "text/event-stream" });
+    response.end(reply.body);
+    return;
+  }
   const streaming =
     typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
   const model = String((body as { model?: unknown } | undefined)?.model ?? "fake-model");
@@ -416,7 +439,11 @@ function anthropicUsage(usage: FakeUsage = {}): Record<string, number> {
   };
 }
 
-function anthropicFrames(reply: FakeReply, model: string, messageId: string): Frame[] {
+function anthropicFrames(
+  reply: FakeMessageReply | FakeErrorReply,
+  model: string,
+  messageId: string,
+): Frame[] {
   const frame = (event: string, data: Record<string, unknown>): Frame => ({
     event,
     data: JSON.stringify({ type: event, ...data }),
@@ -485,12 +512,16 @@ function anthropicBlockFrames(
           index,
           content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
         }),
-        ...splitInTwo(JSON.stringify(block.arguments)).map((partial_json) =>
+        ...splitInTwo(argumentsText(block)).map((partial_json) =>
           delta({ type: "input_json_delta", partial_json }),
         ),
         stop,
       ];
   }
+}
+
+function argumentsText(block: Extract<FakeBlock, { type: "tool-call" }>): string {
+  return block.argumentsText ?? JSON.stringify(block.arguments);
 }
 
 function anthropicJson(reply: FakeMessageReply, model: string, messageId: string): unknown {
@@ -552,7 +583,7 @@ function openaiFrames(reply: FakeMessageReply, model: string, messageId: string)
     }
     if (block.type === "tool-call") {
       const index = toolIndex++;
-      const [first = "", second = ""] = splitInTwo(JSON.stringify(block.arguments));
+      const [first = "", second = ""] = splitInTwo(argumentsText(block));
       frames.push(
         delta({
           tool_calls: [

@@ -17,6 +17,9 @@
  *       the parent can kill half-way), prints "created", and exits.
  *   node writer-process.mjs hold-lock    <bundle> <root> <conversation-id> <milliseconds>
  *       takes the conversation's lock as "test holder", prints "locked", holds it, releases it.
+ *   node writer-process.mjs archive-toggle <bundle> <root> <conversation-id> <times>
+ *       archives and unarchives the conversation <times> times (each under its lock, as
+ *       `cxc conversation archive` does), then prints "done".
  *
  * Every mode prints "ready" once the store is loaded. Output goes through writeSync so a line the
  * parent reads was written before the process could be killed.
@@ -103,12 +106,21 @@ async function holdLock(milliseconds) {
   say("released");
 }
 
+async function archiveToggle(times) {
+  for (let index = 0; index < times; index++) {
+    await conversations.archive(conversationId);
+    await conversations.unarchive(conversationId);
+  }
+  say("done");
+}
+
 say("ready");
 if (mode === "append-loop") await appendLoop(Number(rest[0]));
 else if (mode === "append-count") await appendCount(Number(rest[0]), rest[1]);
 else if (mode === "append-big") await appendBig(Number(rest[0]));
 else if (mode === "create-big") createBig(Number(rest[0]));
 else if (mode === "hold-lock") await holdLock(Number(rest[0]));
+else if (mode === "archive-toggle") await archiveToggle(Number(rest[0]));
 else {
   process.stderr.write(`writer-process: unknown mode ${mode}\n`);
   process.exitCode = 2;

@@ -8,9 +8,13 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ConfigTable } from "../../src/core/config.js";
+import { selectTools } from "../../src/query/tool-selection.js";
 import { createLocalCommandTool, parseLocalCommandConfig } from "../../src/tools/local-command.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolCallContext } from "../../src/tools/tool.js";
 import { createMemoryStore } from "../../src/store/index.js";
+import { caughtCxcError } from "../helpers/errors.js";
 
 const context: ToolCallContext = {
   conversationId: "conv",
@@ -236,5 +240,38 @@ describe("the environment of a command", () => {
     expect(parseLocalCommandConfig("t", { command: "env", env: "FOO" })).toMatchObject({
       problem: "conversation.tools.t.env must be a list of environment variable names",
     });
+  });
+
+  it('adds the variables `conversation.tools."*".env` lists to every command, and checks them alike', async () => {
+    const configured = {
+      "*": { env: ["FOO"] },
+      both: { command: ["env"], env: ["UNRELATED"] },
+      shared: { command: ["env"] },
+    };
+    const selection = selectTools({ registry: new ToolRegistry(), configured, env: parent });
+    const variables = async (name: string): Promise<string[]> => {
+      const tool = selection.tools.find((entry) => entry.tool.name === name)!.tool;
+      const { content } = await tool.run({}, context);
+      return content
+        .trim()
+        .split("\n")
+        .map((line) => line.slice(0, line.indexOf("=")))
+        .filter((variable) => !variable.startsWith("CXC_") && variable !== "HOME" && variable !== "PATH")
+        .sort();
+    };
+    expect(await variables("shared")).toEqual(["FOO", "LANG", "LC_ALL"]);
+    expect(await variables("both")).toEqual(["FOO", "LANG", "LC_ALL", "UNRELATED"]);
+    const refused = (star: ConfigTable) =>
+      caughtCxcError(() =>
+        selectTools({ registry: new ToolRegistry(), configured: { "*": star, t: { command: "env" } } }),
+      );
+    expect(refused({ env: ["OPENAI_API_KEY"] })).toMatchObject({
+      code: "invalid-config",
+      message:
+        'conversation.tools."*".env names OPENAI_API_KEY, a provider key; cxc never passes provider keys to tools',
+    });
+    expect(refused({ env: "FOO" }).message).toBe(
+      'conversation.tools."*".env must be a list of environment variable names',
+    );
   });
 });

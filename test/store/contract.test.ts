@@ -204,6 +204,24 @@ describe.each([
     expect(store.load("conv-a").events).toHaveLength(6);
   });
 
+  it("creates a conversation archived, and refuses its id again, live or archived", async () => {
+    const store = await implementation().open();
+    store.create({ id: "conv-old", events: build.turn("one"), archivedAt: "2026-02-01T00:00:00.000Z" });
+    expect(store.locate("conv-old")).toMatchObject({ archived: true });
+    expect(store.list().conversations).toEqual([]);
+    expect(store.list({ archived: true }).conversations).toMatchObject([
+      { archived: true, meta: { id: "conv-old", archived_at: "2026-02-01T00:00:00.000Z", turn_count: 1 } },
+    ]);
+    expect(store.load("conv-old").events).toHaveLength(3);
+    expect(caughtCxcError(() => store.create({ id: "conv-old" })).message).toBe(
+      "conversation conv-old already exists",
+    );
+    expect(await store.unarchive("conv-old")).toBe(true);
+    expect(
+      caughtCxcError(() => store.create({ id: "conv-old", archivedAt: "2026-03-01T00:00:00.000Z" })).message,
+    ).toBe("conversation conv-old already exists");
+  });
+
   it("removes a conversation and clears it as this session's active one only", async () => {
     const opened = implementation();
     const store = await opened.open();

@@ -1,5 +1,5 @@
 /**
- * The rules one compaction run uses (jp reference §8.2 step 6): the configured
+ * The rules one compaction run uses (docs/compaction-model.md, "One compact run", step 4): the configured
  * `conversation.compaction.rules` (the built-in default rule when the key is absent), combined with
  * the explicit rules from `-r/-t/-s` and `-k` (explicit rules replace the configured ones unless a
  * bare `-k` asks for both), with `-m` pointing every summary rule at one model.

@@ -4,7 +4,7 @@
  * undo a reset). Every malformed value and every forbidden combination is a usage error (exit 2)
  * raised here, before the store is touched, with jp's message or a clearer one.
  *
- * Conflicts follow jp's clap declarations (reference §5.5, §8.1): the policy flags `-r/-t/-s`
+ * Conflicts follow jp's (docs/compaction-model.md, "Range bounds" and "One compact run"): the policy flags `-r/-t/-s`
  * exclude `-k` in any form; `--reset` excludes every selection, policy, DSL, model and note flag
  * (`--dry-run` is allowed); range flags exclude each other as `findOverrideConflict` lists.
  */
@@ -26,7 +26,7 @@ import {
 } from "../../core/rules.js";
 import { CxcError, usageError } from "../../errors.js";
 
-/** The longest `--note` a compaction records (design §4). */
+/** The longest `--note` a compaction records (docs/file-format.md). */
 export const MAX_NOTE_LENGTH = 200;
 
 /** The flags of `compact` as commander parses them (optional values arrive as `true`). */

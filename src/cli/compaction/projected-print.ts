@@ -5,7 +5,7 @@
  * compaction filter.
  *
  * Turn selection (`--first/--last/--turn`) resolves against RAW turn numbers before projection;
- * a projected turn is shown when the raw turns it stands for overlap the selection (jp §8.7).
+ * a projected turn is shown when the raw turns it stands for overlap the selection (docs/compaction.md, "Other commands").
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
 import type { RecordedSettings } from "../../core/conversation-settings.js";

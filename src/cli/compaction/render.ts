@@ -1,14 +1,13 @@
 /**
- * Text and JSON for the results of `cxc conversation compact`: the timeline (jp reference §8.5),
+ * Text and JSON for the results of `cxc conversation compact`: the timeline (docs/compaction-model.md, "The timeline"),
  * the dry-run token lines (`turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`), and the
  * summary check's list of what a summary lost. Turn numbers shown to people are 1-based.
  */
 import { sanitizeTerminalText } from "../../core/sanitize.js";
-import type { LossKind, SummaryLosses } from "../../core/summary-check.js";
+import type { SummaryLosses } from "../../core/summary-check.js";
+import { formatLosses as formatLossLines } from "../../core/summary-check-text.js";
 import { formatTokenCount } from "../../core/tokens.js";
 import type { CompactionRunResult, RunSegment } from "./run.js";
-
-const LOSS_KINDS: readonly LossKind[] = ["paths", "identifiers", "numbers", "constraints"];
 
 function rangeText(from: number, to: number): string {
   return `turns ${from + 1}..${to + 1}`;
@@ -26,24 +25,14 @@ export function formatTokenLine(segment: RunSegment): string {
   return `${rangeText(from, to)} (${to - from + 1} total${label})${change}`;
 }
 
-/** The lines saying what a summary lost (or that it lost nothing the check looks for). */
+/** The summary check's lines for a segment's summary (nothing for a segment without one). */
 export function formatLosses(segment: RunSegment): string[] {
   const summary = segment.summary;
   if (summary === undefined) return [];
-  const title = `Summary of ${rangeText(segment.segment.from, segment.segment.to)} (${summary.modelId})`;
-  const lines: string[] = [];
-  for (const kind of LOSS_KINDS) {
-    const items = summary.losses[kind];
-    if (items.length === 0) continue;
-    const omitted = summary.losses.omitted[kind];
-    const more = omitted > 0 ? ` (and ${omitted} more)` : "";
-    const values = items.map((item) => (kind === "constraints" ? `"${item.value}"` : item.value));
-    lines.push(`  ${kind}: ${sanitizeTerminalText(values.join(", "))}${more}`);
-  }
-  if (lines.length === 0) {
-    return [`${title} keeps every path, identifier, number and constraint the summary check looks for.`];
-  }
-  return [`${title} does not mention:`, ...lines];
+  const title = `The summary of ${rangeText(segment.segment.from, segment.segment.to)} (${summary.modelId})`;
+  return formatLossLines(summary.losses, { title, moreHint: " (--format json lists them all)" }).map(
+    sanitizeTerminalText,
+  );
 }
 
 /** The whole text output of a run. */
@@ -66,11 +55,19 @@ export function renderRunText(result: CompactionRunResult): string {
   return lines.join("\n");
 }
 
+/** Every lost item, ranked, with its kind and reason (turns 1-based). */
 function lossesToJson(losses: SummaryLosses): Record<string, unknown> {
-  const json: Record<string, unknown> = {};
-  for (const kind of LOSS_KINDS) json[kind] = losses[kind].map((item) => item.value);
-  json.omitted = { ...losses.omitted };
-  return json;
+  return {
+    total: losses.items.length,
+    checked: losses.checked,
+    items: losses.items.map((item) => ({
+      kind: item.kind,
+      value: item.value,
+      reason: item.reason,
+      score: item.score,
+      turns: item.turns.map((turn) => turn + 1),
+    })),
+  };
 }
 
 /** The JSON document of a run (stable keys; turn numbers 1-based). */

@@ -1,5 +1,5 @@
 /**
- * `compact --reset[=N]` and `compact --undo-reset` over a snapshot (jp reference §8.3, with cxc's
+ * `compact --reset[=N]` and `compact --undo-reset` over a snapshot (docs/compaction-model.md, "Reset and undo", with cxc's
  * recorded resets). Nothing is deleted: a reset appends a `compaction_reset` that retires
  * compactions, and undoing appends one that retires the latest reset in force. The caller appends
  * the returned event under the lock; a dry run returns the same text with `Would …` and no event.

@@ -1,5 +1,5 @@
 /**
- * `cxc conversation compact --continue` and `--abort` (seed D66, step 3). Both act on the active
+ * `cxc conversation compact --continue` and `--abort` (docs/review.md, "Applying" and "Aborting"). Both act on the active
  * conversation, which must be a compaction review; neither takes an id or range flags.
  *
  * `--continue` locks the review and (when it exists) the source, reads the latest proposal,

@@ -1,5 +1,5 @@
 /**
- * The system instructions of a compaction review conversation (seed D66): the model's one job is
+ * The system instructions of a compaction review conversation (docs/review.md): the model's one job is
  * to discuss a proposed compaction of the source conversation with the user and to record each
  * agreed revision with `propose_compaction` — not after every message, and never silently.
  */

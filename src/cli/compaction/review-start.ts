@@ -1,5 +1,5 @@
 /**
- * `cxc conversation compact --interactive`: starts a compaction review (seed D66, step 1).
+ * `cxc conversation compact --interactive`: starts a compaction review (docs/review.md, "Starting a review").
  *
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured

@@ -1,5 +1,5 @@
 /**
- * The review modes of `cxc conversation compact` (seed D66): `--interactive` starts a review,
+ * The review modes of `cxc conversation compact` (docs/review.md): `--interactive` starts a review,
  * `--continue` applies its latest proposal, `--abort` ends it. `compact.ts` hands the raw flags
  * over at the top of its handler; this module checks which flags go together (every conflict is a
  * usage error, exit 2), runs the mode and prints the outcome. stdout carries the result; the next

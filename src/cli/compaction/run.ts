@@ -1,5 +1,5 @@
 /**
- * One `compact` run over a snapshot of a conversation (jp reference §8.2 steps 7–10), without the
+ * One `compact` run over a snapshot of a conversation (docs/compaction-model.md, "One compact run", steps 5–8), without the
  * store: plan the rules, preview the plan (`--dry-run`: ranges, labels, tokens before and after),
  * and turn what the compaction pipeline applied (src/query/apply-compaction.ts: summaries, events,
  * one append under the lock) into the timeline and the summary checks that `render.ts` prints.
@@ -118,13 +118,7 @@ export function appliedResult(outcome: ApplyOutcome): CompactionRunResult {
   return { kind: "planned", dryRun: false, segments, ...timelineOf(outcome.events, segments, false) };
 }
 
-const EMPTY_LOSSES: SummaryLosses = {
-  paths: [],
-  identifiers: [],
-  numbers: [],
-  constraints: [],
-  omitted: { paths: 0, identifiers: 0, numbers: 0, constraints: 0 },
-};
+const EMPTY_LOSSES: SummaryLosses = { items: [], checked: 0 };
 
 /**
  * The dry-run preview: every planned segment with its label and the estimated tokens of the turns

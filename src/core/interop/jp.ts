@@ -1,6 +1,6 @@
 /**
  * Conversion between jp's on-disk conversation (`metadata.json`, `base_config.json`,
- * `events.json`; see reference/jp-compaction.md §1) and cxc events. Pure: it takes and returns
+ * `events.json`; see docs/import-export.md, "The jp mapping") and cxc events. Pure: it takes and returns
  * parsed JSON values; reading and writing files is the store's job (src/store/import.ts, export.ts).
  *
  * Import is deterministic: conversation and event ids are derived from jp's conversation id and each

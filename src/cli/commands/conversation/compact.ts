@@ -1,6 +1,6 @@
 /**
  * `cxc conversation compact [ID]`: appends compaction overlays (nothing stored is changed), or
- * records a reset of them, or undoes the latest reset. Run order as jp's (reference §8.2): check
+ * records a reset of them, or undoes the latest reset. Run order: docs/compaction-model.md, "One compact run": check
  * the flags, lock, snapshot, reset or plan, preview (`--dry-run`) or generate every summary, then
  * append all the new events in one append and print the timeline.
  *

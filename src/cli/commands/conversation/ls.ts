@@ -41,6 +41,8 @@ export function registerList(conversation: Command): void {
         );
         return;
       }
+      // After a warning about an unreadable conversation, "none yet" would not be true.
+      if (metas.length === 0 && warnings.length > 0) return;
       if (metas.length === 0) {
         context.info(
           archived
