@@ -96,6 +96,13 @@ export class CliContext {
     return Boolean(process.stdin.isTTY);
   }
 
+  /** All of standard input, as UTF-8 text. */
+  async readStdin(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
   /** Writes a result line to stdout. */
   out(text: string): void {
     process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);

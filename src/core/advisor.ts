@@ -172,6 +172,24 @@ export function readTokenLines(lookup: Lookup): { lines: TokenLines; warning?: s
   };
 }
 
+/**
+ * The advisor's settings as they are when nothing is configured, for `cxc config show`: keys and
+ * values, and the decision model, which is the assistant model (a `note`, not a value).
+ */
+export function advisorDefaultLeaves(): { key: string; value: unknown; note?: string }[] {
+  const key = (name: string): string => `conversation.compaction.advisor.${name}`;
+  return [
+    { key: key("cut_point"), value: true },
+    { key: key("enabled"), value: true },
+    { key: key("max_turns"), value: DEFAULT_ADVISOR_MAX_TURNS },
+    { key: key("model"), value: null, note: "the assistant model" },
+    { key: key("notice_tokens"), value: DEFAULT_TOKEN_LINES.notice },
+    { key: key("recommend_tokens"), value: DEFAULT_TOKEN_LINES.recommend },
+    { key: key("request_tokens"), value: DEFAULT_TOKEN_LINES.request },
+    { key: key("timeout_ms"), value: DEFAULT_ADVISOR_TIMEOUT_MS },
+  ];
+}
+
 /** Reads `conversation.compaction.advisor` with `CXC_ADVISOR_*` overrides. */
 export function readAdvisorSettings(
   config: unknown,
@@ -329,6 +347,27 @@ export interface AdvisorState {
   readonly last_announced?: Tier;
   /** True once a failure at turn end has been reported for this conversation. */
   readonly warned?: boolean;
+  /** What the decision calls cost so far, as the providers reported it (`cxc conversation stats`). */
+  readonly decision_usage?: DecisionUsage;
+}
+
+/** The decision model's calls for one conversation and their reported tokens. */
+export interface DecisionUsage {
+  readonly calls: number;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+}
+
+/** The usage after one more decision call. */
+export function addDecisionUsage(
+  usage: DecisionUsage | undefined,
+  call: { readonly inputTokens: number; readonly outputTokens: number },
+): DecisionUsage {
+  return {
+    calls: (usage?.calls ?? 0) + 1,
+    input_tokens: (usage?.input_tokens ?? 0) + call.inputTokens,
+    output_tokens: (usage?.output_tokens ?? 0) + call.outputTokens,
+  };
 }
 
 /** Thresholds of the tier table (docs/advisor.md). */
@@ -562,6 +601,22 @@ const TIER_HEADLINES: Readonly<Record<Tier, string>> = {
 /** The one stderr line of an announced tier. */
 export function renderAdvice(decision: TierDecision, liveCount: string): string {
   return `advisor: ${TIER_HEADLINES[decision.tier]}. Context is at ${liveCount}; ${decision.reason}.`;
+}
+
+/**
+ * The `hint:` line under recommend and request advice: the command that acts on it. With
+ * `compact_now` enabled the assistant can do it itself; otherwise the user can, or can enable it.
+ */
+export function renderAdviceHint(
+  tier: Tier,
+  context: { readonly compactNowEnabled: boolean; readonly conversationId?: string },
+): string | undefined {
+  if (tier !== "recommend" && tier !== "request") return undefined;
+  const target = context.conversationId === undefined ? "" : ` ${context.conversationId}`;
+  const command = `\`cxc conversation compact${target}\` (\`--dry-run\` first shows what it does)`;
+  return context.compactNowEnabled
+    ? `hint: the assistant can compact with compact_now this turn; or run ${command}`
+    : `hint: run ${command}, or let the assistant do it: \`cxc q -t compact_now …\``;
 }
 
 /** The message steered into the running loop at recommend and request. */

@@ -153,6 +153,9 @@ export function parseTurnSelector(text: string): Parsed<TurnSelector> {
         : `invalid turn number \`${ends.problem.text}\``;
     return { ok: false, message };
   }
+  if (ends.from !== undefined && ends.to !== undefined && ends.from > ends.to) {
+    return { ok: false, message: `invalid turn range ${text.trim()} (the start is after the end)` };
+  }
   return {
     ok: true,
     value: {

@@ -11,7 +11,8 @@
  *
  * A lone `-N` (or `-Ncalls`, `-Ncycles`) means `..-N`, a lone `N` (or `T.C`) means `N..`. Reasons
  * are jp's texts; the CLI wraps them as `invalid compact spec '<value>': <reason>` (see
- * `describeSpecError`). Cycle bounds are cxc's (docs/decisions/006-tool-cycle-bounds.md).
+ * `describeSpecError`). Cycle bounds are cxc's (docs/decisions/006-tool-cycle-bounds.md). An
+ * inverted range (`5..2`) is an error here, where jp would compact nothing.
  */
 import type { RuleBound } from "./bounds.js";
 import type { Parsed } from "./parsed.js";
@@ -78,7 +79,25 @@ function parseRange(text: string): Parsed<NonNullable<CompactSpec["range"]>> {
     }
     range[side] = parsed.value;
   }
+  const inverted = invertedRange(range);
+  if (inverted !== undefined) return { ok: false, message: inverted };
   return { ok: true, value: range };
+}
+
+/**
+ * Why a range can select nothing in any conversation: `5..2` (turn 5 comes after turn 2) or
+ * `-2..-5` (two from the end comes after five from the end). cxc refuses it as a usage error;
+ * jp resolves it to nothing and prints "Nothing to compact.". Mixed bounds depend on the length.
+ */
+function invertedRange(range: { from?: SpecBound; to?: SpecBound }): string | undefined {
+  const { from, to } = range;
+  if (from?.kind === "absolute" && to?.kind === "absolute" && from.turn > to.turn) {
+    return `the range is inverted: turn ${from.turn} comes after turn ${to.turn}`;
+  }
+  if (from?.kind === "from-end" && to?.kind === "from-end" && from.count < to.count) {
+    return `the range is inverted: ${from.count} from the end comes after ${to.count} from the end`;
+  }
+  return undefined;
 }
 
 function applyPolicy(spec: CompactSpec, text: string): string | undefined {

@@ -38,9 +38,15 @@ const TOOL_CALLS_LABELS: Record<ToolCallsMode, string> = {
   omit: "omit tool calls",
 };
 
+/** `1 word`, `180 words`. */
+function wordCount(text: string): string {
+  const words = countWords(text);
+  return words === 1 ? "1 word" : `${words} words`;
+}
+
 /** What a rule does, e.g. `the assistant's summary (180 words)` or `strip reasoning + omit tool calls`. */
 export function describeRuleAction(rule: CompactToolRule): string {
-  if (rule.summary !== undefined) return `the assistant's summary (${countWords(rule.summary)} words)`;
+  if (rule.summary !== undefined) return `the assistant's summary (${wordCount(rule.summary)})`;
   const parts: string[] = [];
   if (rule.reasoning !== undefined) parts.push("strip reasoning");
   if (rule.toolCalls !== undefined) parts.push(TOOL_CALLS_LABELS[rule.toolCalls]);
@@ -211,7 +217,7 @@ export function renderDroppedContent(planned: PlannedCompactRule, options: { rul
     `Action: ${describeRuleAction(planned.rule)}, ${describeTokenChange(planned.tokensSaved)}.`,
   ];
   if (planned.rule.summary !== undefined) {
-    parts.push(`## Replacement summary (${countWords(planned.rule.summary)} words)`, planned.rule.summary);
+    parts.push(`## Replacement summary (${wordCount(planned.rule.summary)})`, planned.rule.summary);
   }
   parts.push("## What the model would no longer see");
   let dropped = 0;

@@ -30,10 +30,10 @@ import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import { type CyclePosition, comparePositions, HEAD, layoutCycles, TURN_END } from "./cycles.js";
 import { type Compaction, type ConversationEvent, isTurnEvent } from "./events.js";
-import { spanOfTurnCycleRange, type TurnCycleRange } from "./labels.js";
+import { describeRange, spanOfTurnCycleRange, type TurnCycleRange } from "./labels.js";
 import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
 import { checkSuppliedCycleSummary } from "./plan-cycles.js";
-import { type ProjectedView, projectConversation } from "./projection.js";
+import { originOverlaps, type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
 import { checkSummary } from "./summary-check.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
@@ -81,9 +81,17 @@ function activateAll(events: readonly ConversationEvent[]): ConversationEvent[] 
   return events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event));
 }
 
-function countViewTokens(view: ProjectedView, countTokens: TokenCounter): number {
+/** Tokens of a view, or of its turns standing for raw turns `range`. */
+function countViewTokens(
+  view: ProjectedView,
+  countTokens: TokenCounter,
+  range?: { readonly from: number; readonly to: number },
+): number {
   return view.turns.reduce(
-    (sum, turn, index) => sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
+    (sum, turn, index) =>
+      range !== undefined && !originOverlaps(turn.origin, range.from, range.to)
+        ? sum
+        : sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
     0,
   );
 }
@@ -104,6 +112,32 @@ function inProgressCyclesOf(events: readonly ConversationEvent[], inProgress: nu
     }
   });
   return { cycleOf, callingCycle: (layout.cycleCounts[inProgress] ?? 0) - 1 };
+}
+
+/**
+ * A rule that saves nothing, or less than 1% of the tokens of the turns it covers, is not put to
+ * the user: it would cost an approval and a cache break for nothing.
+ */
+function savesAlmostNothing(saved: number, covered: number): boolean {
+  return saved <= 0 || saved < covered * 0.01;
+}
+
+function describeNoSaving(
+  index: number,
+  rule: CompactToolRule,
+  range: TurnCycleRange,
+  saved: number,
+  covered: number,
+): string {
+  const what =
+    rule.summary !== undefined
+      ? "the summary is about as long as the turns it replaces"
+      : "there is little or nothing of that kind to strip there";
+  return (
+    `rules[${index}] would save ${Math.max(0, saved)} of the ${covered} tokens of ${describeRange(range)}: ${what}. ` +
+    "Drop this rule, or choose a range or a policy that removes something (a shorter summary, " +
+    "tool_calls on turns with tool calls, reasoning on turns with reasoning)."
+  );
 }
 
 function resolveQuote(
@@ -277,6 +311,10 @@ export function planCompactCall(
     const after = projectConversation(activateAll(stream));
     const tokensSaved =
       countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
+    const covered = countViewTokens(before, options.countTokens, range);
+    if (savesAlmostNothing(tokensSaved, covered)) {
+      return { ok: false, message: describeNoSaving(index, rule, range, tokensSaved, covered) };
+    }
     // The summary check, against the raw turns: what the assistant's summary leaves out.
     const losses =
       rule.summary === undefined

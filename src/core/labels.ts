@@ -73,19 +73,26 @@ export function formatCount(count: number, singular: string, plural = `${singula
 }
 
 /**
- * The `show` line of a compaction: `turns A..B (N total, LABEL)` (1-based); for a cycle-precise
- * one `turn 4, cycles 1..37 (37 cycles, LABEL)`.
+ * jp's label of a compaction: `summary` when it has one, else the policy label, else undefined.
+ * A cycle-precise compaction's policies are read from its `cycles` object.
+ */
+export function compactionLabel(compaction: Compaction): string | undefined {
+  const policies = compactionPolicies(compaction);
+  return policies.summary !== undefined ? "summary" : describePolicies(policies);
+}
+
+/**
+ * jp's text of a compaction item (`show`, `print`): `turns A..B (N total[, LABEL])` (jp's
+ * `turns 1..5 (5 total, summary)`, `turns 3..3 (1 total, reasoning + tools)`, `turns 1..2 (2
+ * total)`); for a cycle-precise one `turn 4, cycles 1..37 (37 cycles[, LABEL])`.
  */
 export function describeCompaction(compaction: Compaction): string {
-  const policies = compactionPolicies(compaction);
-  const label = policies.summary !== undefined ? "summary" : describePolicies(policies);
-  const suffix = label === undefined ? "" : `, ${label}`;
+  const label = compactionLabel(compaction);
   if (compaction.cycles !== undefined) {
     const span = compactionSpan(compaction);
-    return `${describeSpan(span)} (${describeSpanSize(span)}${suffix})`;
+    return `${describeSpan(span)} (${describeSpanSize(span)}${label === undefined ? "" : `, ${label}`})`;
   }
-  const total = compaction.to_turn - compaction.from_turn + 1;
-  return `${describeTurnRange(compaction.from_turn + 1, compaction.to_turn + 1)} (${total} total${suffix})`;
+  return describeSizedRange({ from: compaction.from_turn, to: compaction.to_turn }, label);
 }
 
 /** A range of raw turns (0-based), cycle bounds optional, as planned segments and shapes carry it. */

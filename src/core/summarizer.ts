@@ -8,6 +8,7 @@
  * follows the one `conversation.compaction.summary.fallback` setting. See docs/compaction.md and
  * docs/decisions/005-one-compaction-pipeline.md.
  */
+import { readModelId } from "./interop/jp-config.js";
 import { type ConfigTable, lookupConfig } from "./config.js";
 import { HEAD, selectRange } from "./cycles.js";
 import { DIGEST_RECIPE, type DigestRange, digestTurns } from "./digest.js";
@@ -121,8 +122,8 @@ export function chooseSummarizer(rule: SummaryRule, assistantModel: string | und
 
 /** `assistant.model.id` when it is configured (any layer: files, `CXC_ASSISTANT__MODEL__ID`, `-c`). */
 export function configuredAssistantModel(config: ConfigTable): string | undefined {
-  const value = lookupConfig(config, "assistant.model.id");
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  // `provider/name`, an alias, or jp's `{ provider, name }` table.
+  return readModelId(lookupConfig(config, "assistant.model.id"));
 }
 
 /** What happens when a summary model fails: summarize with the digest instead, or apply nothing. */

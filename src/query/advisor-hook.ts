@@ -22,8 +22,10 @@ import {
   LIVE_FROM_TOOL,
   type LiveFromPick,
   LiveFromAnswerSchema,
+  addDecisionUsage,
   parseAdvisorAnswers,
   renderAdvice,
+  renderAdviceHint,
   renderSteeringMessage,
   type TierDecision,
   type Verdict,
@@ -72,6 +74,8 @@ export interface AdvisorOptions {
   readonly warn: (text: string) => void;
   /** Whether the agent can call `compact_now` this turn (steering names it only then). */
   readonly compactNowEnabled: boolean;
+  /** The conversation advised, for the command the advice names. */
+  readonly conversationId?: string;
 }
 
 /** The projected context as the advisor sees it. */
@@ -182,7 +186,12 @@ function decisionRequest(transcript: string, question: string, tool: ToolDefinit
 export async function callDecisionTool(
   client: LlmClient,
   request: LlmRequest,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: {
+    timeoutMs: number;
+    signal?: AbortSignal;
+    /** The tokens the provider reported for the call, once it answered. */
+    onUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
+  },
 ): Promise<Record<string, unknown>> {
   const controller = new AbortController();
   const onAbort = (): void => controller.abort();
@@ -196,11 +205,21 @@ export async function callDecisionTool(
   });
   const read = async (): Promise<Record<string, unknown>> => {
     const name = request.toolChoice?.type === "tool" ? request.toolChoice.name : "";
+    let answer: Record<string, unknown> | undefined;
+    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    // Read to the end, so the usage the provider reports last is counted (`cxc conversation stats`).
     for await (const event of client.stream(request, { signal: controller.signal })) {
-      if (event.type === "tool-call" && event.name === name) return event.arguments;
-      if (event.type === "error") throw new Error(`the decision model failed: ${event.error.message}`);
+      if (event.type === "tool-call" && event.name === name) answer ??= event.arguments;
+      else if (event.type === "usage" || event.type === "message-end") usage = event.usage;
+      else if (event.type === "error") {
+        if (answer !== undefined) break;
+        throw new Error(`the decision model failed: ${event.error.message}`);
+      }
+      if (event.type === "message-end") break;
     }
-    throw new Error(`the decision model did not call ${name}`);
+    if (usage !== undefined) options.onUsage?.(usage);
+    if (answer === undefined) throw new Error(`the decision model did not call ${name}`);
+    return answer;
   };
   try {
     const reading = read();
@@ -246,6 +265,8 @@ class AdvisorRuntime implements Advisor {
   readonly contextWindow: number | undefined;
   readonly #options: AdvisorOptions;
   #saidUnavailable = false;
+  /** The answers `should_i_compact` just got: the boundary that ends its cycle reuses them. */
+  #answered: AdvisorSignals | undefined;
 
   constructor(options: AdvisorOptions) {
     this.#options = options;
@@ -275,8 +296,12 @@ class AdvisorRuntime implements Advisor {
     const measure = measureView(view, this.#options.countTokens);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
-    let signals: AdvisorSignals | undefined;
-    if (this.#options.decisionClient === undefined) {
+    let signals: AdvisorSignals | undefined = this.#answered;
+    this.#answered = undefined;
+    if (signals !== undefined) {
+      // Asked moments ago in this cycle (should_i_compact): the same four questions again would
+      // cost a call for the same answers.
+    } else if (this.#options.decisionClient === undefined) {
       this.#sayUnavailable();
     } else {
       try {
@@ -294,6 +319,7 @@ class AdvisorRuntime implements Advisor {
   async verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict> {
     const measure = this.measure(events);
     const signals = measure.compactableTurns === 0 ? undefined : await this.#askSignals(measure, signal);
+    this.#answered = signals;
     const decision = this.#decide(measure, signals);
     const should = decision.tier === "recommend" || decision.tier === "request";
     const window = this.contextWindow;
@@ -332,7 +358,7 @@ class AdvisorRuntime implements Advisor {
           "If it starts partway through a turn, give that cycle too.",
         LIVE_FROM_TOOL,
       );
-      const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
+      const answers = await callDecisionTool(client, request, this.#callOptions(signal));
       const answer = LiveFromAnswerSchema.parse(answers);
       const turn = answer.live_from_turn - 1;
       if (!candidates.includes(turn)) return undefined;
@@ -362,6 +388,18 @@ class AdvisorRuntime implements Advisor {
     );
   }
 
+  /** A decision call's options; its reported tokens are added to the advisor record. */
+  #callOptions(signal: AbortSignal): Parameters<typeof callDecisionTool>[2] {
+    return {
+      timeoutMs: this.settings.timeoutMs,
+      signal,
+      onUsage: (usage) => {
+        const state = this.#options.state.load();
+        this.#options.state.save({ ...state, decision_usage: addDecisionUsage(state.decision_usage, usage) });
+      },
+    };
+  }
+
   #sayUnavailable(): void {
     if (this.#saidUnavailable || this.#options.decisionUnavailable === undefined) return;
     this.#saidUnavailable = true;
@@ -376,7 +414,7 @@ class AdvisorRuntime implements Advisor {
       QUESTIONS_PROMPT,
       ADVISOR_QUESTIONS_TOOL,
     );
-    const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
+    const answers = await callDecisionTool(client, request, this.#callOptions(signal));
     const parsed = parseAdvisorAnswers(answers);
     if (!parsed.ok) throw new Error(parsed.message);
     return parsed.signals;
@@ -400,7 +438,12 @@ class AdvisorRuntime implements Advisor {
     if (!decideAnnouncement(current, decision.tier).announce) return [];
     stateStore.save({ ...state, last_announced: decision.tier });
     const liveCount = describeLiveCount(tokens, this.contextWindow, formatTokenCount);
-    this.#options.print(renderAdvice(decision, liveCount));
+    const next = renderAdviceHint(decision.tier, {
+      compactNowEnabled: this.#options.compactNowEnabled,
+      ...(this.#options.conversationId === undefined ? {} : { conversationId: this.#options.conversationId }),
+    });
+    // One print: the writer prefixes the first line (`cxc: `); the hint line follows as is.
+    this.#options.print(renderAdvice(decision, liveCount) + (next === undefined ? "" : `\n${next}`));
     const loud = decision.tier === "recommend" || decision.tier === "request";
     if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
     const message: ChatRequest = {

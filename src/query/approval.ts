@@ -19,6 +19,11 @@ export interface PendingCall {
   readonly detail?: string;
   /** The tool's own text form of its arguments for `e` (JSON when absent). */
   readonly editing?: ArgumentsEditing;
+  /**
+   * What edited arguments would do, resolved again (`Tool.describeCall`). When present, arguments
+   * edited with `e` are shown again, resolved, and asked about before they run.
+   */
+  readonly redescribe?: (argumentsObject: Readonly<Record<string, unknown>>) => Promise<string>;
 }
 
 /** The terminal: present only when cxc can ask. */
@@ -72,12 +77,16 @@ export class TurnApprovals {
     if (run === "edit") {
       const edited = await this.#prompter.editArguments(call);
       // An emptied buffer falls back to asking, as jp does.
-      if (edited !== undefined) return { kind: "run", arguments: edited };
+      if (edited !== undefined) {
+        if (call.redescribe === undefined) return { kind: "run", arguments: edited };
+        return this.#ask(await withEdited(call, edited, call.redescribe), this.#prompter);
+      }
     }
     return this.#ask(call, this.#prompter);
   }
 
-  async #ask(call: PendingCall, prompter: ApprovalPrompter): Promise<ApprovalDecision> {
+  async #ask(pending: PendingCall, prompter: ApprovalPrompter): Promise<ApprovalDecision> {
+    let call = pending;
     for (;;) {
       const answer = await prompter.ask(call);
       switch (answer) {
@@ -93,7 +102,10 @@ export class TurnApprovals {
           return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
         case "e": {
           const edited = await prompter.editArguments(call);
-          if (edited !== undefined) return { kind: "run", arguments: edited };
+          if (edited === undefined) continue;
+          if (call.redescribe === undefined) return { kind: "run", arguments: edited };
+          // Shown again, resolved, before anything is recorded.
+          call = await withEdited(call, edited, call.redescribe);
           continue;
         }
         case "interrupt":
@@ -101,4 +113,13 @@ export class TurnApprovals {
       }
     }
   }
+}
+
+/** The call with edited arguments and what they now resolve to. */
+async function withEdited(
+  call: PendingCall,
+  edited: Readonly<Record<string, unknown>>,
+  redescribe: NonNullable<PendingCall["redescribe"]>,
+): Promise<PendingCall> {
+  return { ...call, arguments: edited, detail: await redescribe(edited) };
 }

@@ -372,7 +372,9 @@ export async function prepareTurnCompaction(
   const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
   const state = storedAdvisorState(options.store, options.conversationId);
   let advisor: Advisor | undefined;
-  if (advisorRead.settings.enabled) {
+  // A compaction review is a discussion about compacting another conversation: no advice in it.
+  const inReview = options.store.reviewSource(options.conversationId) !== undefined;
+  if (advisorRead.settings.enabled && !inReview) {
     let decisionClient: LlmClient | undefined = options.assistant;
     let decisionUnavailable: string | undefined;
     const model = advisorRead.settings.model;
@@ -397,6 +399,7 @@ export async function prepareTurnCompaction(
       print: options.info,
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
+      conversationId: options.conversationId,
     });
   }
   const warnOnce = (message: string): void => {

@@ -8,7 +8,9 @@
  */
 import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
+import { type RecordedSettings, recordedSettings } from "../core/conversation-settings.js";
 import type { ConversationEvent } from "../core/events.js";
+import { describeJpTools } from "../core/interop/jp-config.js";
 import { applyReviewConfig } from "../core/review.js";
 import { configuredAssistantModel } from "../core/summarizer.js";
 import { countTurns } from "../core/turns.js";
@@ -21,7 +23,7 @@ import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
-import { modelDelta, readQuerySettings, stickyModel } from "./settings.js";
+import { modelDelta, readQuerySettings } from "./settings.js";
 import { selectTools, type ToolDirective } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
 
@@ -62,6 +64,21 @@ export interface QueryEnvironment {
   readonly ui: QueryUi;
 }
 
+/**
+ * The first turn cxc runs on a conversation imported from jp names, once, the jp tools it cannot
+ * carry (import said so too): from the next turn on the conversation is cxc's.
+ */
+function warnOfJpTools(
+  loaded: { readonly meta: Readonly<Record<string, unknown>>; readonly events: readonly ConversationEvent[] },
+  recorded: RecordedSettings,
+  ui: QueryUi,
+): void {
+  const importedTurns = loaded.meta.jp_imported_turns;
+  if (typeof importedTurns !== "number" || countTurns(loaded.events) > importedTurns) return;
+  if (recorded.jpTools.length === 0) return;
+  ui.warn(describeJpTools(recorded.jpTools));
+}
+
 /** Runs `cxc q`; resolves when the turn is stored, rejects with a `CxcError`. */
 export async function runQuery(
   request: QueryRequest,
@@ -80,6 +97,10 @@ export async function runQuery(
   const history = snapshot?.loaded.events ?? [];
   // A compaction review runs with its fork-time configuration (tools, instructions; docs/review.md).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
+  // The conversation's own recorded model and system prompt (an imported jp conversation's too).
+  const recorded = recordedSettings(history);
+  const system = recorded.system ?? settings.instructions;
+  if (snapshot !== undefined) warnOfJpTools(snapshot.loaded, recorded, ui);
   const advisorHolder: AdvisorHolder = {};
   const { providerKeyVariables } = await import("../llm/registry.js");
   const tools = selectTools({
@@ -90,7 +111,7 @@ export async function runQuery(
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
-  const { client, configDelta, chosenModel } = await chooseModel(request, history, environment);
+  const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
   const conversationId = materializeTarget(target, request, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
@@ -131,7 +152,7 @@ export async function runQuery(
         message,
         ...(configDelta === undefined ? {} : { configDelta }),
         client,
-        ...(settings.instructions === undefined ? {} : { system: settings.instructions }),
+        ...(system === undefined ? {} : { system }),
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         tools,
         approvals: new TurnApprovals(ui.prompter),
@@ -228,12 +249,11 @@ function startConversation(store: Store, ui: QueryUi): string {
  */
 async function chooseModel(
   request: QueryRequest,
-  history: readonly ConversationEvent[],
+  previous: string | undefined,
   environment: QueryEnvironment,
 ): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
   const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
   const { describeRetry } = await import("../llm/retry.js");
-  const previous = stickyModel(history);
   const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
     chosenModel ?? (await selectDefaultModel({ config: environment.config, env: environment.env }));

@@ -11,6 +11,7 @@
  * before falling back to the configured one.
  */
 import { type ConfigTable, isConfigTable, lookupConfig } from "../core/config.js";
+import { recordedSettings } from "../core/conversation-settings.js";
 import type { ConversationEvent } from "../core/events.js";
 import { CxcError } from "../errors.js";
 
@@ -66,15 +67,13 @@ function invalid(key: string, problem: string): CxcError {
   return new CxcError("invalid-config", `${key} ${problem}`, { hint: "check `cxc config show`" });
 }
 
-/** The model recorded by the latest `config_delta` that sets one, if any. */
+/**
+ * The model recorded by the latest `config_delta` that sets one, if any: cxc's `-m` choices and an
+ * imported jp conversation's model (jp's `{provider, name}`, or an alias its own configuration
+ * resolves); see core/conversation-settings.ts.
+ */
 export function stickyModel(events: readonly ConversationEvent[]): string | undefined {
-  for (let position = events.length - 1; position >= 0; position--) {
-    const event = events[position]!;
-    if (event.type !== "config_delta") continue;
-    const id = lookupConfig(event.delta as ConfigTable, "assistant.model.id");
-    if (typeof id === "string" && id.length > 0) return id;
-  }
-  return undefined;
+  return recordedSettings(events).model;
 }
 
 /** The delta recording a model choice. */

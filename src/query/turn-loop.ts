@@ -361,9 +361,8 @@ async function executeCall(
   };
   const rejected = await selected.tool.precheck?.(call.arguments, context);
   if (rejected !== undefined) return rejected;
-  const detail = selected.tool.describeCall
-    ? await selected.tool.describeCall(call.arguments, context)
-    : undefined;
+  const describeCall = selected.tool.describeCall?.bind(selected.tool);
+  const detail = describeCall ? await describeCall(call.arguments, context) : undefined;
   const decision = await options.approvals.decide(
     {
       name: call.name,
@@ -371,6 +370,9 @@ async function executeCall(
       arguments: call.arguments,
       ...(detail === undefined ? {} : { detail }),
       ...(selected.tool.editing === undefined ? {} : { editing: selected.tool.editing }),
+      ...(describeCall === undefined
+        ? {}
+        : { redescribe: (edited: Readonly<Record<string, unknown>>) => describeCall(edited, context) }),
     },
     selected.run,
   );

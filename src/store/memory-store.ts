@@ -247,7 +247,19 @@ export class MemoryStore extends StoreBase {
 
   setActive(id: string | undefined): void {
     const key = sessionKey(this.#env);
-    this.#data.sessions.set(key, nextSession(this.#data.sessions.get(key) ?? {}, id));
+    this.#data.sessions.set(key, nextSession(this.#data.sessions.get(key) ?? {}, id, timestampNow()));
+  }
+
+  activations(): { id: string; at?: string }[] {
+    return [...this.#data.sessions.values()].flatMap((session) =>
+      session.active === undefined
+        ? []
+        : [
+            session.activated_at === undefined
+              ? { id: session.active }
+              : { id: session.active, at: session.activated_at },
+          ],
+    );
   }
 
   #found(id: string): StoredConversation {

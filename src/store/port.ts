@@ -137,7 +137,7 @@ export interface StoreReader extends StoreListing {
   ids(): { id: string; archived: boolean }[];
   /** A full id or any unique prefix of one → the id; `conversation-not-found` / `-ambiguous`. */
   resolveId(prefix: string): string;
-  /** The explicit id (any unique prefix), else the session's active conversation. */
+  /** The explicit id (any unique prefix) or keyword (`active`, `.`, `recent`), else the session's active conversation. */
   resolveTarget(idOrPrefix: string | undefined): string;
   load(id: string): LoadedConversation;
   /** The metadata alone, without reading the log. */

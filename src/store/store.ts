@@ -53,7 +53,7 @@ import type {
   ReviewOutcome,
   StoreLocation,
 } from "./port.js";
-import { readActive, writeActive } from "./session.js";
+import { readActivations, readActive, writeActive } from "./session.js";
 
 /** A loaded conversation and the directory it was read from. */
 export interface LoadedFromFiles extends LoadedConversation {
@@ -282,7 +282,7 @@ export class ConversationStore extends StoreBase {
       syncDirectory(dirname(found.directory));
       rmSync(trash, { recursive: true, force: true });
     });
-    if (this.active() === id) writeActive(this.root, this.env, undefined);
+    if (this.active() === id) writeActive(this.root, this.env, undefined, timestampNow());
   }
 
   /** The active conversation of this session (`CXC_SESSION`, else the workspace default). */
@@ -291,7 +291,11 @@ export class ConversationStore extends StoreBase {
   }
 
   setActive(id: string | undefined): void {
-    writeActive(this.root, this.env, id);
+    writeActive(this.root, this.env, id, timestampNow());
+  }
+
+  activations(): { id: string; at?: string }[] {
+    return readActivations(this.root);
   }
 
   /** Removes what crashed creates and removals left (debris.ts), once per store. */

@@ -83,7 +83,8 @@ request_tokens = 100000
     expect(second.stderr).toMatch(
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
-    expect(advisorRecord()).toEqual({ last_announced: "notice" });
+    const usage = { input_tokens: expect.any(Number), output_tokens: expect.any(Number) };
+    expect(advisorRecord()).toEqual({ last_announced: "notice", decision_usage: { calls: 1, ...usage } });
 
     // As an older cxc left it: the state in meta.json, no record. It is still read: no new notice.
     rmSync(conversationFile("advisor.json"));
@@ -99,7 +100,16 @@ request_tokens = 100000
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
-    expect(advisorRecord()).toEqual({ last_announced: "recommend" });
+    // The advice names the command that acts on it.
+    expect(fourth.stderr).toContain(
+      `\nhint: run \`cxc conversation compact ${home.activeId()}\` (\`--dry-run\` first shows what it does), or let the assistant do it: \`cxc q -t compact_now …\``,
+    );
+    // The record was removed before the third run: two decision calls since.
+    expect(advisorRecord()).toEqual({ last_announced: "recommend", decision_usage: { calls: 2, ...usage } });
+    const stats = await home.home.run(["conversation", "stats"]);
+    expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+ input \+ \d+ output tokens/m);
+    const statsJson = JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);
+    expect(statsJson.advisor_decisions).toEqual({ calls: 2, ...usage });
   });
 
   it("swallows a decision model that times out: one warning per conversation, token lines only", async () => {

@@ -189,7 +189,6 @@ describe("cxc conversation compact", () => {
     for (const args of [
       ["--first", "0"],
       ["--last", "0"],
-      ["--turn", "5..3"],
       ["--keep-first", "25"],
     ]) {
       const result = await home.run(["conversation", "compact", "-r", ...args]);

@@ -81,8 +81,12 @@ describe("cxc conversation show", () => {
     expect(text.stdout).toMatch(/^id:\s+show00000001$/m);
     expect(text.stdout).toMatch(/^turns:\s+4$/m);
     expect(text.stdout).toMatch(/^active:\s+yes$/m);
-    expect(text.stdout).toContain("Compactions:\n  1. turns 2..3 (reasoning + tools omitted, user)\n");
-    expect(text.stdout).toContain("  2. turns 1..1 (reasoning, assistant, deferred until turn 6)\n");
+    expect(text.stdout).toContain(
+      "Compactions:\n  1. turns 2..3 (2 total, reasoning + tools omitted) [user]\n",
+    );
+    expect(text.stdout).toContain(
+      "  2. turns 1..1 (1 total, reasoning) [assistant, deferred until turn 6]\n",
+    );
   });
 
   it("shows times in the local zone, with its offset, and how long ago", async () => {
@@ -137,7 +141,7 @@ describe("cxc conversation print", () => {
     );
     expect(result.stdout).toContain("[assistant]\na:first question\n");
     expect(result.stdout).toContain("── turn 4 ·");
-    expect(result.stdout).toContain("[compaction] turns 1..2 (summary, user)");
+    expect(result.stdout).toContain("[compaction] turns 1..2 (2 total, summary) [user] — why we did it");
     expect(result.stdout.match(/^── turn /gm)).toHaveLength(4);
   });
 

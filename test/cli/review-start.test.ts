@@ -294,14 +294,15 @@ describe("propose_compaction inside a review", () => {
     expect(good?.content.split("\n")[0]).toBe("Proposed: compact turns 1..17 of 20 (summarize)");
   });
 
-  it("is an error in a conversation that is not a review", async () => {
-    provider.enqueue(...proposalRound({ from_turn: 1, to_turn: 2, summary: "S" }, "Oh.", "toolu_x"));
+  it("is not offered in a conversation that is not a review, and -t names where it works", async () => {
+    const before = logBytes(home);
     const result = await cxc(["q", "-t", "propose_compaction", "try it"]);
-    expect(result.exitCode).toBe(0);
-    const response = readEvents(home).find(
-      (event) => event.type === "tool_call_response" && event.call_id === "toolu_x",
-    );
-    expect(response).toMatchObject({ is_error: true });
-    expect(response?.type === "tool_call_response" && response.content).toContain("not a compaction review");
+    expect(result.exitCode).toBe(2);
+    const { error, hint } = errorLines(result.stderr);
+    expect(error).toBe("tool 'propose_compaction' is not available in this conversation");
+    expect(hint).toContain("propose_compaction works only inside a compaction review");
+    expect(hint).not.toMatch(/available tools: .*propose_compaction/);
+    expect(logBytes(home)).toBe(before);
+    expect(provider.requests).toHaveLength(0);
   });
 });

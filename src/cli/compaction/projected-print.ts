@@ -8,6 +8,8 @@
  * a projected turn is shown when the raw turns it stands for overlap the selection (docs/compaction.md, "Other commands").
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
+import type { RecordedSettings } from "../../core/conversation-settings.js";
+import { configuredAssistantModel } from "../../core/summarizer.js";
 import type { ConversationEvent } from "../../core/events.js";
 import { describeSpan, describeTurnRange } from "../../core/labels.js";
 import {
@@ -77,27 +79,33 @@ const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
 };
 
 /**
- * The model named in the body: the configured assistant model when it belongs to that wire API's
- * provider, else the provider's default. The body is meant to be edited or forwarded, so the
+ * The model named in the body: the conversation's own model (the one it last ran on, or the one
+ * jp recorded for it), else the configured assistant model, when it belongs to that wire API's
+ * provider; else the provider's default. The body is meant to be edited or forwarded, so the
  * model is a convenience, never a check.
  */
-function wireModel(config: ConfigTable, format: WireFormat): string {
-  const configured = lookupConfig(config, "assistant.model.id");
-  if (typeof configured === "string" && configured.startsWith(`${format}/`)) {
-    return configured.slice(format.length + 1);
+function wireModel(config: ConfigTable, format: WireFormat, recorded: RecordedSettings): string {
+  for (const candidate of [recorded.model, configuredAssistantModel(config)]) {
+    if (candidate?.startsWith(`${format}/`)) return candidate.slice(format.length + 1);
   }
   return DEFAULT_WIRE_MODELS[format];
 }
 
-/** The projected turns as a Messages or Chat Completions request body, ready for JSON.stringify. */
+/**
+ * The projected turns as a Messages or Chat Completions request body, ready for JSON.stringify.
+ * The system prompt is the conversation's own (an imported jp conversation's), else
+ * `assistant.instructions`.
+ */
 export async function buildRequestBody(
   turns: readonly ProjectedTurn[],
   format: WireFormat,
   config: ConfigTable,
+  recorded: RecordedSettings = { jpTools: [] },
 ): Promise<Record<string, unknown>> {
   const instructions = lookupConfig(config, "assistant.instructions");
-  const request = buildLlmRequest(turns, typeof instructions === "string" ? { system: instructions } : {});
-  const model = wireModel(config, format);
+  const system = recorded.system ?? (typeof instructions === "string" ? instructions : undefined);
+  const request = buildLlmRequest(turns, system === undefined ? {} : { system });
+  const model = wireModel(config, format, recorded);
   if (format === "anthropic") {
     const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;

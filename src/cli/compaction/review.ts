@@ -6,7 +6,9 @@
  * steps, the confirmation text and the prompt go to stderr.
  */
 import { renderProposalLine } from "../../core/review.js";
-import { usageError } from "../../errors.js";
+import { sanitizeTerminalText } from "../../core/sanitize.js";
+import type { ConfigTable } from "../../core/config.js";
+import { CxcError, usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import { type CompactFlags, FLAG_NAMES, RANGE_FLAGS } from "./options.js";
 
@@ -30,6 +32,23 @@ export function reviewModeOf(flags: ReviewFlags): "interactive" | "continue" | "
   if (flags.continue) return "continue";
   if (flags.abort) return "abort";
   return undefined;
+}
+
+/** Why a flag does not go with a review mode, in the hint of its usage error. */
+function clashHint(mode: "interactive" | "continue" | "abort", clash: string, policyHint: string): string {
+  const range = (RANGE_FLAGS as readonly string[]).includes(clash);
+  if (mode === "abort") {
+    return range
+      ? "--abort takes no range: it ends the active review and changes nothing"
+      : "--abort takes no compaction flags: it ends the active review and changes nothing";
+  }
+  if (mode === "continue" && (range || clash === "model")) {
+    return "--continue applies the proposal the review recorded, with the range agreed in it; it takes no range";
+  }
+  if (clash === "interactive" || clash === "continue" || clash === "abort") {
+    return "--interactive starts a review, --continue applies it, --abort ends it: one at a time";
+  }
+  return policyHint;
 }
 
 /** The usage error for the first flag that cannot go with the review mode, if any. */
@@ -58,8 +77,12 @@ export function checkReviewFlags(
           mode === "continue" ? "abort" : "continue",
         ];
   const clash = forbidden.find((name) => isGiven(flags, name));
-  if (clash !== undefined)
-    throw usageError(`${flag} cannot be used with ${FLAG_NAMES[clash] ?? clash}`, hint);
+  if (clash !== undefined) {
+    throw usageError(
+      `${flag} cannot be used with ${FLAG_NAMES[clash] ?? clash}`,
+      clashHint(mode, clash, hint),
+    );
+  }
   if (mode !== "interactive" && idArgument !== undefined) {
     throw usageError(
       `${flag} takes no conversation id; it acts on the active review`,
@@ -108,6 +131,8 @@ async function runInteractive(
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
   const sourceId = context.store.resolveTarget(idArgument);
+  refuseReviewOfReview(context, sourceId);
+  await checkReviewModel(context, config.values, sourceId, flags.model?.trim());
   const focus = typeof flags.summarize === "string" ? flags.summarize.trim() : "";
   const started = await startReview({
     store: context.store,
@@ -160,6 +185,54 @@ async function runInteractive(
       `  cxc conversation compact --abort      stop without changing ${sourceId}`,
     ].join("\n"),
   );
+}
+
+/** A review is not reviewed: its proposal is applied with `--continue` or dropped with `--abort`. */
+function refuseReviewOfReview(context: CliContext, id: string): void {
+  const source = context.store.reviewSource(id);
+  if (source === undefined) return;
+  throw usageError(
+    `${id} is a compaction review (of ${source}); a review cannot be reviewed`,
+    "apply its proposal with `cxc conversation compact --continue`, or end it with `cxc conversation compact --abort`",
+  );
+}
+
+/**
+ * The review is discussed with `cxc q`, so a model must be there to discuss it with before the
+ * review starts: `-m`, `conversation.compaction.review.model.id`, the source's own model,
+ * `assistant.model.id`, or the default a provider key or a running Ollama gives, as `q` picks it.
+ */
+async function checkReviewModel(
+  context: CliContext,
+  config: ConfigTable,
+  sourceId: string,
+  flagModel: string | undefined,
+): Promise<void> {
+  const { chooseReviewModel } = await import("./review-start.js");
+  const { stickyModel } = await import("../../query/settings.js");
+  const { configuredAssistantModel } = await import("../../core/summarizer.js");
+  const { createLlmClient, selectDefaultModel } = await import("../../llm/registry.js");
+  const chosen =
+    chooseReviewModel(config, flagModel).id ??
+    stickyModel(context.store.load(sourceId).events) ??
+    configuredAssistantModel(config);
+  let model = chosen;
+  try {
+    model ??= await selectDefaultModel({ config, env: context.env });
+    createLlmClient(model, { config, env: context.env, retry: false });
+  } catch (error) {
+    if (!CxcError.isInstance(error)) throw error;
+    const what =
+      model === undefined
+        ? "no model is configured to discuss it with"
+        : `${error.message.replace(/\.$/, "")}`;
+    throw new CxcError("no-model-configured", `cannot start a review: ${what}`, {
+      hint:
+        model === undefined
+          ? "name the review model with -m MODEL or conversation.compaction.review.model.id (or set assistant.model.id); builtin/digest writes the draft but cannot discuss it"
+          : (error.hint ?? "check the review model with -m MODEL or conversation.compaction.review.model.id"),
+    });
+  }
 }
 
 async function runContinue(context: CliContext, flags: ReviewFlags): Promise<void> {

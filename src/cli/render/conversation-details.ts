@@ -7,14 +7,13 @@
 import { activeCompactions } from "../../core/compactions.js";
 import { compactionPolicies } from "../../core/cycles.js";
 import { isTurnEvent } from "../../core/events.js";
-import { describeRange, type TurnCycleRange } from "../../core/labels.js";
+import { compactionLabel, describeSizedRange, type TurnCycleRange } from "../../core/labels.js";
 import {
   type ConversationSource,
   conversationSource,
   originFile,
   sourceName,
 } from "../../core/interop/agents.js";
-import { describePolicies } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
 import type { LoadedConversation, ReviewInfo } from "../../store/index.js";
@@ -130,7 +129,7 @@ export function buildConversationDetails(
         to_turn: compaction.to_turn + 1,
         from_cycle: compaction.cycles?.from === undefined ? null : compaction.cycles.from + 1,
         to_cycle: compaction.cycles === undefined ? null : compaction.cycles.to + 1,
-        label: compactionLabel(policies),
+        label: compactionLabel(compaction) ?? null,
         summary: policies.summary?.summary ?? null,
         reasoning: policies.reasoning !== undefined,
         tool_calls: policies.tool_calls ?? null,
@@ -155,6 +154,18 @@ function rangeOfItem(item: CompactionDetails): TurnCycleRange {
     ...(item.from_cycle === null ? {} : { fromCycle: item.from_cycle - 1 }),
     ...(item.to_cycle === null ? {} : { toCycle: item.to_cycle - 1 }),
   };
+}
+
+/**
+ * One compaction item: jp's text (`turns 2..3 (2 total, reasoning + tools)`, or inside a turn
+ * `turn 4, cycles 1..37 (37 cycles, tool responses)`), then cxc's own facts in brackets of their
+ * own (who made it, a deferral not yet reached), then the note.
+ */
+export function renderCompactionItem(item: CompactionDetails): string {
+  const facts = [item.source];
+  if (item.deferred) facts.push(`deferred until turn ${item.deferred_until_turn}`);
+  const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
+  return `${describeSizedRange(rangeOfItem(item), item.label ?? undefined)} [${facts.join(", ")}]${note}`;
 }
 
 /** Labelled lines, then the numbered compactions. Untrusted text (title, notes) is sanitized. */
@@ -183,12 +194,7 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   if (details.open_review !== null) rows.push(["review", `${details.open_review} open`]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
-  for (const item of details.compactions) {
-    const extras = [item.label ?? "no policy", item.source];
-    if (item.deferred) extras.push(`deferred until turn ${item.deferred_until_turn}`);
-    const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
-    lines.push(`  ${item.number}. ${describeRange(rangeOfItem(item))} (${extras.join(", ")})${note}`);
-  }
+  for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
   return lines.join("\n");
 }
 
@@ -196,12 +202,4 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
 function describeReview(review: ReviewDetails, nowMs: number): string {
   const when = review.ended_at === null ? "" : ` ${formatRelativeTime(review.ended_at, nowMs)}`;
   return `${review.source}, ${review.state}${review.state === "open" ? "" : when}`;
-}
-
-/** The label `show` and `compact` share: `summary`, the mechanical policies, or null. */
-function compactionLabel(
-  compaction: Parameters<typeof describePolicies>[0] & { summary?: unknown },
-): string | null {
-  if (compaction.summary !== undefined) return "summary";
-  return describePolicies(compaction) ?? null;
 }

@@ -7,8 +7,7 @@
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
 import { type ConversationEvent, serializeEvent, type ToolCallsPolicy } from "../../core/events.js";
-import { compactionPolicies } from "../../core/cycles.js";
-import { describeCompactionRange, describePolicies, formatCount } from "../../core/labels.js";
+import { describeCompaction, describePolicies, formatCount } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/turns.js";
 import { formatTimestamp } from "./relative-time.js";
@@ -193,12 +192,13 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
       return otherLine("[config]", event.delta, context);
     case "compaction": {
       if (!SHOWS.compactions.has(style)) return [];
-      const extras = [describePolicy(compactionPolicies(event)), event.source];
+      const facts: string[] = [event.source];
       if (event.deferred_until_turn !== undefined)
-        extras.push(`deferred until turn ${event.deferred_until_turn + 1}`);
+        facts.push(`deferred until turn ${event.deferred_until_turn + 1}`);
       const note = event.note ? ` — ${clean(event.note)}` : "";
-      const range = describeCompactionRange(event);
-      return [`${colors.label("[compaction]", "other")} ${range} (${extras.join(", ")})${note}`];
+      return [
+        `${colors.label("[compaction]", "other")} ${describeCompaction(event)} [${facts.join(", ")}]${note}`,
+      ];
     }
     case "compaction_reset":
       if (!SHOWS.compactions.has(style)) return [];

@@ -19,6 +19,7 @@
  */
 import { JP_ID_META_KEY } from "./agents.js";
 import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
+import { countTurns } from "../turns.js";
 import {
   decodeLeaves,
   deriveConversationId,
@@ -121,7 +122,8 @@ export function importJpConversation(source: JpConversationSource): InteropResul
       ...(typeof title === "string" && title !== "" ? { title } : {}),
       createdAt,
       archived: source.archived,
-      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}` },
+      // The turns jp recorded: the first `cxc q` (turns not grown past these) names jp's tools.
+      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}`, jp_imported_turns: countTurns(events) },
       events,
     },
   };

@@ -61,7 +61,9 @@ export function registerPrint(conversation: Command): void {
         const { loadConfig } = await import("../../config.js");
         const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
         const projected = selectProjectedTurns(conversation.events, resolved);
-        context.outJson(await buildRequestBody(projected, format, config.values));
+        const { recordedSettings } = await import("../../../core/conversation-settings.js");
+        const recorded = recordedSettings(conversation.events);
+        context.outJson(await buildRequestBody(projected, format, config.values, recorded));
         return;
       }
       let turns: TranscriptTurn[];

@@ -11,6 +11,7 @@
  */
 import type { Command } from "commander";
 import type { ProjectedTurn } from "../../../core/projection.js";
+import type { DecisionUsage } from "../../../core/advisor.js";
 import type { TokenSummary } from "../../../core/tokens.js";
 import { describeTurnRange, formatCount } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
@@ -45,11 +46,17 @@ export function registerStats(conversation: Command): void {
         const note = masked === 0 ? "" : ` (${formatCount(masked, "result")} masked)`;
         return `turn ${turn.origin.turn + 1}${note}`;
       });
+      // The advisor's decision calls are spent beside the conversation, not in it.
+      const decisions = context.store.advisorState(id).decision_usage;
       if (format === "json") {
-        context.outJson(statsToJson(id, raw, projected, view.turns));
+        context.outJson({
+          ...statsToJson(id, raw, projected, view.turns),
+          advisor_decisions: decisions ?? null,
+        });
         return;
       }
-      context.out(await renderStatsText(raw, projected, labels));
+      const text = await renderStatsText(raw, projected, labels);
+      context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
 }
 
@@ -128,4 +135,14 @@ async function renderStatsText(
     ),
   ];
   return lines.filter((line, position) => line !== "" || lines[position - 1] !== "").join("\n");
+}
+
+/** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
+async function renderDecisions(usage: DecisionUsage): Promise<string> {
+  const { formatTokenCount } = await import("../../../core/tokens.js");
+  const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
+  return (
+    `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +
+    `${formatTokenCount(usage.output_tokens)} output tokens (as the provider reported; not part of the conversation)`
+  );
 }
