@@ -77,7 +77,9 @@ export function reportError(error: unknown): number {
     return ExitCode.usage;
   }
   if (CxcError.isInstance(error)) {
-    process.stderr.write(`cxc: error: ${sanitizeLine(error.message)}\n`);
+    // An interrupt is something the user did, not a failure: said as a notice.
+    const label = error.code === "interrupted" ? "" : "error: ";
+    process.stderr.write(`cxc: ${label}${sanitizeLine(error.message)}\n`);
     if (error.hint) process.stderr.write(`hint: ${sanitizeLine(error.hint)}\n`);
     if (process.env.CXC_DEBUG && error.stack) process.stderr.write(`${sanitizeTerminalText(error.stack)}\n`);
     return error.exitCode;

@@ -131,8 +131,9 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-/** `0.4%` below 1 %, whole percents above. */
+/** `<0.1%`, `0.4%` below 1 %, whole percents above. */
 function formatPercent(percent: number): string {
+  if (percent > 0 && percent < 0.05) return "<0.1%";
   if (percent > 0 && percent < 1) return `${percent.toFixed(1)}%`;
   return `${Math.round(percent)}%`;
 }
@@ -157,7 +158,10 @@ function contextUsed(
     const tokens = reportedContextTokens(usage) - tokenDifference(then, now, countTokens);
     return { tokens: Math.max(0, tokens), source: "reported" };
   }
-  return { tokens: now.reduce((sum, event) => sum + countEventTokens(event, countTokens), 0), source: "estimated" };
+  return {
+    tokens: now.reduce((sum, event) => sum + countEventTokens(event, countTokens), 0),
+    source: "estimated",
+  };
 }
 
 /**

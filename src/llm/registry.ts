@@ -181,8 +181,18 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     ...(override?.max_output_tokens === undefined ? {} : { maxOutputTokens: override.max_output_tokens }),
   });
   const contextWindowSource =
-    override?.context_window !== undefined ? "configured" : limits.contextWindow === undefined ? undefined : "known";
-  return { id, ...parsed, ...limits, ...(contextWindowSource === undefined ? {} : { contextWindowSource }), settings };
+    override?.context_window !== undefined
+      ? "configured"
+      : limits.contextWindow === undefined
+        ? undefined
+        : "known";
+  return {
+    id,
+    ...parsed,
+    ...limits,
+    ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
+    settings,
+  };
 }
 
 /** Options of `createLlmClient`. */

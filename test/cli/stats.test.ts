@@ -71,7 +71,7 @@ describe("cxc conversation stats", () => {
     const events = loadSample().events;
     const lastUsage = events.findLast(
       (event) => event.type === "chat_response" && event.metadata?.usage !== undefined,
-    ) as { metadata: { usage: Record<string, number> } };
+    ) as unknown as { metadata: { usage: Record<string, number> } };
     const usage = lastUsage.metadata.usage;
     const reported =
       usage.input_tokens! +
