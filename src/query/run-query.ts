@@ -19,6 +19,7 @@ import { assertNoOpenReview, newEventId, type Store, timestampNow } from "../sto
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
+import type { PipelineReport } from "./apply-compaction.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings, stickyModel } from "./settings.js";
@@ -51,6 +52,8 @@ export interface QueryUi {
   readonly prompter: ApprovalPrompter | undefined;
   info(text: string): void;
   warn(text: string): void;
+  /** Progress while a model writes a `-k` summary (a spinner at a terminal); absent: none. */
+  readonly progress?: NonNullable<PipelineReport["progress"]>;
   /**
    * Where the context gauge line goes after a turn; `terminal` says whether stderr is a terminal
    * (the `auto` setting prints it only there). Absent: never (`--format json`).
@@ -107,7 +110,11 @@ export async function runQuery(
           env: environment.env,
           ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
           signal: controller.signal,
-          report: { info: (text) => ui.info(text), warn: (text) => ui.warn(text) },
+          report: {
+            info: (text) => ui.info(text),
+            warn: (text) => ui.warn(text),
+            ...(ui.progress === undefined ? {} : { progress: ui.progress }),
+          },
         });
         ui.info(result.message);
       }

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CXC_BIN } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { createEventBuilder } from "../helpers/builders.js";
 import { type PtySession, startInTmux } from "../helpers/pty.js";
+import { seedConversation } from "./conversation-helpers.js";
 import { declinedRememberedText, declinedText } from "../../src/query/approval.js";
 import { makeQueryHome, type QueryHome, requestBody, wordCountTool } from "../query/e2e.js";
 
@@ -276,6 +278,20 @@ describe("cxc q at a terminal: Ctrl-C", () => {
     expect(JSON.stringify(body.messages[1])).toContain("word0 word1");
   });
 
+  it("while -k has a model summarize: says so, applies nothing, sends no turn, exits 130", async () => {
+    const build = createEventBuilder();
+    const events = ["one", "two", "three"].flatMap((question) => build.turn(question));
+    await seedConversation(home.home, { id: "ksumm0000001", events, active: true });
+    provider.enqueue(textReply("A summary that never finishes", { holdAfterEvents: 3 }));
+    const pty = qInTerminal(["-k=s:1..2", "next question"]);
+    await pty.waitFor("summary of turns 1..2");
+    pty.send("C-c");
+    expect(await pty.exitCode()).toBe(130);
+    expect(pty.screen()).toContain("cxc: interrupted while summarizing turns 1..2; nothing was applied");
+    expect(home.events("ksumm0000001")).toHaveLength(events.length);
+    expect(provider.requests).toHaveLength(1);
+  });
+
   it("a second Ctrl-C exits at once, even while a tool ignores the first", async () => {
     home.writeConfig(`
 [conversation.tools.stubborn]
@@ -343,10 +359,56 @@ run = "unattended"
 });
 
 describe("cxc q at a terminal: the context gauge", () => {
+  const lastLine = (pty: PtySession) => pty.screen().split("\n").at(-1);
+
   it("prints the context used against the window after each turn", async () => {
     provider.enqueue(textReply("Fine.", { usage: { inputTokens: 48_000, outputTokens: 200 } }));
     const pty = qInTerminal(["hello"]);
     expect(await pty.exitCode()).toBe(0);
-    expect(pty.screen().split("\n").at(-1)).toBe("cxc: context 48.2k of 200k tokens (24%)");
+    expect(lastLine(pty)).toBe("cxc: context 48.2k of 200k tokens (24%)");
+  });
+
+  it("says what a deferred compaction will save from the next turn, and the next turn saves it", async () => {
+    const build = createEventBuilder();
+    const questions = ["set up the project", "fix the width bug", "now the current task: drag"];
+    const events = questions.flatMap((question) =>
+      build.turn(question, { answer: `a long answer about ${question} `.repeat(40) }),
+    );
+    await seedConversation(home.home, { id: "gauge0000001", events, active: true });
+    home.writeConfig('[conversation.tools.compact]\nrun = "unattended"\n');
+    provider.enqueue(
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "toolu_compact",
+            name: "compact",
+            arguments: {
+              rules: [
+                {
+                  before_quote: "now the current task: drag",
+                  summary: "We set it up and fixed it.",
+                  note: "The finished work is in the files.",
+                },
+              ],
+            },
+          },
+        ],
+      },
+      textReply("Recorded.", { usage: { inputTokens: 2_000, outputTokens: 20 } }),
+    );
+    const first = qInTerminal(["-u", "compact", "compact what is done"]);
+    expect(await first.exitCode()).toBe(0);
+    const deferred = /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+) from the next turn$/.exec(
+      lastLine(first) ?? "",
+    );
+    expect(deferred, first.screen()).not.toBeNull();
+    expect(Number(deferred![1])).toBeGreaterThan(100);
+    first.close();
+
+    provider.enqueue(textReply("Next.", { usage: { inputTokens: 900, outputTokens: 10 } }));
+    const next = qInTerminal(["go on"]);
+    expect(await next.exitCode()).toBe(0);
+    expect(lastLine(next)).toBe(`cxc: context 910 of 200k tokens (0.5%); 1 compaction saves ${deferred![1]}`);
   });
 });

@@ -10,6 +10,7 @@ import { type QueryRequest, type QueryUi, runQuery } from "../../query/run-query
 import { readQuerySettings } from "../../query/settings.js";
 import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
+import { startProgress } from "../compaction/progress.js";
 import { createApprovalPrompter } from "./approval-prompt.js";
 import { editText } from "./editor.js";
 import { openPromptTerminal } from "./tty.js";
@@ -71,6 +72,7 @@ export async function runQueryCommand(
       return display;
     },
     prompter: terminal ? createApprovalPrompter(terminal, { env: context.env }) : undefined,
+    ...(format === "json" ? {} : { progress: (label: string) => startProgress(process.stderr, label) }),
     info: (line) => {
       display?.beforeExternalLine();
       context.info(`cxc: ${line}`);
