@@ -1,7 +1,8 @@
 /**
  * The per-turn overhead of `cxc q`: process start, load, projection, request building, streaming
  * from the loopback fake provider (which answers at once) and storing the turn, over conversations
- * of 20, 200 and 2,000 turns with tool calls, timed side by side with `node -e 0`.
+ * of 20, 200 and 2,000 turns with tool calls, timed side by side with `node -e 0`; each size also
+ * with the context gauge a terminal prints after the turn (`conversation.context_gauge = "show"`).
  *
  *   node bench/query.mjs [--runs N]     (standalone; `run()` is the scenario for bench/run.mjs)
  *
@@ -97,7 +98,7 @@ async function startProvider(count) {
 export async function run({ runs, store, log }) {
   const home = makeTemporaryHome("query");
   // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per size.
-  const provider = await startProvider(4 * SIZES.length * (2 * runs + 2));
+  const provider = await startProvider(8 * SIZES.length * (2 * runs + 2));
   try {
     const env = {
       ...home.env,
@@ -122,6 +123,12 @@ export async function run({ runs, store, log }) {
         name: `cxc q (${turns.toLocaleString("en")} turns)`,
         commandLine: cxc("q", "--id", id, "one more question"),
         options: { env },
+      });
+      // The same turn with the context gauge line a terminal gets after each turn.
+      commands.push({
+        name: `cxc q + context gauge (${turns.toLocaleString("en")} turns)`,
+        commandLine: cxc("q", "--id", id, "one more question"),
+        options: { env: { ...env, CXC_CONVERSATION__CONTEXT_GAUGE: "show" } },
       });
     }
     log(`timing ${commands.length} commands × ${runs} runs, interleaved …`);

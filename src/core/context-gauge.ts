@@ -71,18 +71,22 @@ export function computeContextGauge(
   const active = activeCompactions(events).map((entry) => entry.compaction);
   const inForce = active.filter((compaction) => isCompactionInEffect(compaction, turnCount));
   const deferred = active.length - inForce.length;
-  const now = viewEvents(events);
-  const raw = events.filter(isTurnEvent);
-  const saved = inForce.length === 0 ? 0 : tokenDifference(raw, now, countTokens);
+  // Views are projected only when a number needs them (a long conversation costs a pass each).
+  let projected: TurnEvent[] | undefined;
+  const now = (): TurnEvent[] => {
+    projected ??= viewEvents(events);
+    return projected;
+  };
+  const saved = inForce.length === 0 ? 0 : tokenDifference(events.filter(isTurnEvent), now(), countTokens);
   const deferredSaving =
     deferred === 0
       ? 0
       : tokenDifference(
-          now,
+          now(),
           viewEvents(events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event))),
           countTokens,
         );
-  const used = contextUsed(events, now, countTokens);
+  const used = contextUsed(events, turnCount, now, countTokens);
   return {
     tokens: used.tokens,
     tokensSource: used.source,
@@ -146,7 +150,8 @@ function viewEvents(events: readonly ConversationEvent[]): TurnEvent[] {
 /** What the context holds now: the last reported usage, corrected by what changed since. */
 function contextUsed(
   events: readonly ConversationEvent[],
-  now: readonly TurnEvent[],
+  turnCount: number,
+  now: () => readonly TurnEvent[],
   countTokens: TokenCounter,
 ): { tokens: number; source: "reported" | "estimated" } {
   for (let position = events.length - 1; position >= 0; position--) {
@@ -154,14 +159,27 @@ function contextUsed(
     if (event.type !== "chat_response") continue;
     const usage = readResponseUsage(event);
     if (usage === undefined) continue;
+    const reported = reportedContextTokens(usage);
+    // After an ordinary turn nothing the model sees came after its last answer: no projection.
+    if (unchangedSince(events, position, turnCount)) return { tokens: reported, source: "reported" };
     const then = viewEvents(events.slice(0, position + 1));
-    const tokens = reportedContextTokens(usage) - tokenDifference(then, now, countTokens);
-    return { tokens: Math.max(0, tokens), source: "reported" };
+    return { tokens: Math.max(0, reported - tokenDifference(then, now(), countTokens)), source: "reported" };
   }
-  return {
-    tokens: now.reduce((sum, event) => sum + countEventTokens(event, countTokens), 0),
-    source: "estimated",
-  };
+  const tokens = now().reduce((sum, event) => sum + countEventTokens(event, countTokens), 0);
+  return { tokens, source: "estimated" };
+}
+
+/**
+ * True when nothing after `position` changes the view: no turn event, no reset, and only
+ * compactions that are not in force yet (deferred to a later turn).
+ */
+function unchangedSince(events: readonly ConversationEvent[], position: number, turnCount: number): boolean {
+  for (let later = position + 1; later < events.length; later++) {
+    const event = events[later]!;
+    if (isTurnEvent(event) || event.type === "compaction_reset") return false;
+    if (event.type === "compaction" && isCompactionInEffect(event, turnCount)) return false;
+  }
+  return true;
 }
 
 /**

@@ -295,7 +295,8 @@ async function compileSchema(schema: Readonly<Record<string, unknown>>): Promise
 function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) return " they do not match the schema";
   const problems = errors.map(
-    (error) => `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
+    (error) =>
+      `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
   );
   return problems.length === 1 ? ` ${problems[0]}` : problems.map((problem) => `\n- ${problem}`).join("");
 }

@@ -129,7 +129,9 @@ describe("cxc conversation rm at a terminal", () => {
     expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(true);
     const confirmed = await runInTerminal(["c", "rm", "alpha"], "y");
     expect(confirmed.exitCode).toBe(0);
-    expect(confirmed.screen).toContain("Delete conversation alpha0000001 permanently? (y/N) y\nDeleted conversation alpha0000001.");
+    expect(confirmed.screen).toContain(
+      "Delete conversation alpha0000001 permanently? (y/N) y\nDeleted conversation alpha0000001.",
+    );
     expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(false);
   });
 });

@@ -237,7 +237,9 @@ type = "string"
   });
 
   it("renders the answer as markdown at a terminal, inline styles in list items too", async () => {
-    provider.enqueue(textReply("Some **bold** words.\n\n1. **Parse** the `input`\n- first *item*\n- second item\n"));
+    provider.enqueue(
+      textReply("Some **bold** words.\n\n1. **Parse** the `input`\n- first *item*\n- second item\n"),
+    );
     // Colour on (the test environment sets NO_COLOR), so the styles can be seen.
     const pty = qInTerminal(["md"], { NO_COLOR: "" });
     expect(await pty.exitCode()).toBe(0);
@@ -318,7 +320,9 @@ describe("cxc q at a terminal: streaming", () => {
   it("shows the first words of a paragraph while the stream is still open", async () => {
     // Anthropic: message_start, ping, block start, then one delta per word; hold after three words.
     provider.enqueue(
-      textReply("The first words of one long paragraph that the model is still writing", { holdAfterEvents: 6 }),
+      textReply("The first words of one long paragraph that the model is still writing", {
+        holdAfterEvents: 6,
+      }),
     );
     const pty = qInTerminal(["stream"]);
     await pty.waitFor("The first words");
@@ -348,7 +352,10 @@ describe("cxc q at a terminal: streaming", () => {
 command = "while [ ! -e ${flag} ]; do sleep 0.05; done"
 run = "unattended"
 `);
-    provider.enqueue({ blocks: [{ type: "tool-call", id: "s1", name: "slow", arguments: {} }] }, textReply("ran"));
+    provider.enqueue(
+      { blocks: [{ type: "tool-call", id: "s1", name: "slow", arguments: {} }] },
+      textReply("ran"),
+    );
     const pty = qInTerminal(["tool"]);
     await pty.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running slow \d+\.\ds/);
     writeFileSync(flag, "");
@@ -399,9 +406,10 @@ describe("cxc q at a terminal: the context gauge", () => {
     );
     const first = qInTerminal(["-u", "compact", "compact what is done"]);
     expect(await first.exitCode()).toBe(0);
-    const deferred = /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+) from the next turn$/.exec(
-      lastLine(first) ?? "",
-    );
+    const deferred =
+      /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+) from the next turn$/.exec(
+        lastLine(first) ?? "",
+      );
     expect(deferred, first.screen()).not.toBeNull();
     expect(Number(deferred![1])).toBeGreaterThan(100);
     first.close();

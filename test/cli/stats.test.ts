@@ -59,7 +59,9 @@ describe("cxc conversation stats", () => {
       env: { CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6" },
     });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Context: \d+(\.\d)?k of 200k tokens \(\d+%\); no compactions in force; no deferred compactions\n/);
+    expect(result.stdout).toMatch(
+      /^Context: \d+(\.\d)?k of 200k tokens \(\d+%\); no compactions in force; no deferred compactions\n/,
+    );
     expect(result.stdout).toMatch(
       /\nRaw history: \d+(\.\d)?k tokens \(≈\d+(\.\d)?k by reported usage, ×\d\.\d\d\)\n/,
     );

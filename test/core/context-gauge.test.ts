@@ -116,7 +116,13 @@ describe("describeContextGauge", () => {
 
   it("adds the savings now and from the next turn, singular and plural", () => {
     expect(
-      describeContextGauge({ ...gauge, compactions: 2, saved: 31_000, deferredCompactions: 1, deferredSaving: 8400 }),
+      describeContextGauge({
+        ...gauge,
+        compactions: 2,
+        saved: 31_000,
+        deferredCompactions: 1,
+        deferredSaving: 8400,
+      }),
     ).toBe(
       "48.2k of 200k tokens (24%); 2 compactions save 31.0k; 1 deferred compaction will save 8.4k from the next turn",
     );

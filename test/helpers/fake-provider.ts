@@ -285,7 +285,11 @@ async function streamFrames(
     if (timing.holdAfterEvents !== undefined && position === timing.holdAfterEvents && timing.release) {
       await Promise.race([timing.release, new Promise((resolve) => response.once("close", resolve))]);
       if (closed) return;
-    } else if (timing.holdAfterEvents !== undefined && position >= timing.holdAfterEvents && !timing.release) {
+    } else if (
+      timing.holdAfterEvents !== undefined &&
+      position >= timing.holdAfterEvents &&
+      !timing.release
+    ) {
       if (!closed) await new Promise((resolve) => response.once("close", resolve));
       return;
     }

@@ -73,7 +73,9 @@ describe("TurnApprovals", () => {
       isError: true,
       byUser: true,
     });
-    expect(declinedText("tool")).toMatch(/^The user declined this call of tool: it did not run\. .*ask the user/);
+    expect(declinedText("tool")).toMatch(
+      /^The user declined this call of tool: it did not run\. .*ask the user/,
+    );
   });
 
   it("Y and N are remembered per tool for the rest of the turn", async () => {

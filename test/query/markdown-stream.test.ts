@@ -91,6 +91,18 @@ describe("MarkdownStream", () => {
     ]);
   });
 
+  it("keeps lines whose start stayed undecided until they ended", () => {
+    expect(plain(stream(["2024\n#\n--\n**\n- \n`` x\n"]).screen())).toEqual([
+      "2024",
+      "#",
+      "--",
+      "**",
+      "-",
+      "`` x",
+      "",
+    ]);
+  });
+
   it("styles inline markdown in list items", () => {
     const rows = stream(["1. **Parse** the `input`\n"]).screen();
     expect(rows[0]).toBe("1. \u001b[1mParse\u001b[0m the \u001b[33minput\u001b[0m");
@@ -109,7 +121,8 @@ describe("MarkdownStream", () => {
     markdown.push(" more**\n");
     markdown.finish();
     // Every write erases at most the row it is on: no cursor movement up, ever.
-    for (const write of writes) expect(write.replace(/^\r\u001b\[2K/, "")).not.toMatch(/\r|\u001b\[[0-9]*[ABJ]/);
+    for (const write of writes)
+      expect(write.replace(/^\r\u001b\[2K/, "")).not.toMatch(/\r|\u001b\[[0-9]*[ABJ]/);
     const rows = screenOf(writes.join(""));
     expect(rows[1]).toBe("wraps onto a second row \u001b[1mand\u001b[0m \u001b[1mmore\u001b[0m");
   });
@@ -154,6 +167,7 @@ describe("MarkdownStream", () => {
 
   it("renders a whole text at once (--no-stream) without redraws", () => {
     const output = renderMarkdown("All **at once**.\n", 40);
-    expect(output).toBe("\r\u001b[2KAll \u001b[1mat\u001b[0m \u001b[1monce\u001b[0m.\n".replace(/^\r\u001b\[2K/, ""));
+    expect(output).toBe("All \u001b[1mat\u001b[0m \u001b[1monce\u001b[0m.\n");
+    expect(renderMarkdown("All **at once**.\n", 40, { styles: false })).toBe("All at once.\n");
   });
 });

@@ -4,9 +4,10 @@
  * the character after it shows whether it opens, closes or is literal, and a link only until its
  * `](…)` arrives. What is still undecided is `pending` (the caller shows it as it is, provisionally).
  *
- * The rules are CommonMark's flanking rules, simplified for a stream: an opener applies its style
- * at once (an emphasis never closed stays styled to the end of its line), styles end with the
- * line, and `_` never works inside a word (snake_case stays as written).
+ * The rules are CommonMark's flanking rules, simplified for a stream: an emphasis opener applies
+ * its style at once (one never closed stays styled to the end of its line), a code span and a
+ * link wait for their end (without it they are literal), styles end with the line, and `_` never
+ * works inside a word (snake_case stays as written).
  */
 
 /** Style flags of a piece of text. */
@@ -24,7 +25,7 @@ export const Style = {
 /** Receives decided text with its style flags. */
 export type InlineSink = (text: string, flags: number) => void;
 
-/** How long a `[` waits for its `](url)` before it is taken as a literal bracket. */
+/** How long a `[` waits for its `](url)`, and a backtick for its closer, before it is literal. */
 const MAX_LINK_SOURCE = 500;
 
 const SPECIAL = /[\\`*_~[]/;
@@ -50,7 +51,6 @@ export class InlineScanner {
   readonly #base: number;
   #pending = "";
   #flags = 0;
-  #codeTicks = 0;
   /** The last source character decided, for the flanking rules ("" at the start). */
   #previous = "";
 
@@ -83,7 +83,6 @@ export class InlineScanner {
   end(): void {
     this.#drain(true);
     this.#flags = 0;
-    this.#codeTicks = 0;
     this.#previous = "";
   }
 
@@ -101,10 +100,6 @@ export class InlineScanner {
   #drain(final: boolean): void {
     while (this.#pending.length > 0) {
       const text = this.#pending;
-      if (this.#codeTicks > 0) {
-        if (!this.#codeSpan(text, final)) return;
-        continue;
-      }
       const character = text[0]!;
       let decided: boolean;
       if (character === "\\") decided = this.#escape(text, final);
@@ -123,25 +118,6 @@ export class InlineScanner {
     }
   }
 
-  #codeSpan(text: string, final: boolean): boolean {
-    if (text[0] !== "`") {
-      const tick = text.indexOf("`");
-      const code = tick < 0 ? text : text.slice(0, tick);
-      this.#emit(code);
-      this.#consume(code.length);
-      return true;
-    }
-    const run = runLength(text, "`");
-    if (run === text.length && !final) return false;
-    if (run === this.#codeTicks) {
-      this.#flags &= ~Style.code;
-      this.#codeTicks = 0;
-      this.#previous = "`";
-    } else this.#emit(text.slice(0, run));
-    this.#consume(run);
-    return true;
-  }
-
   #escape(text: string, final: boolean): boolean {
     if (text.length < 2 && !final) return false;
     const next = text[1];
@@ -155,18 +131,27 @@ export class InlineScanner {
     return true;
   }
 
+  /** A code span: waits for its closing backticks; without them the backticks are literal. */
   #openCode(text: string, final: boolean): boolean {
     const run = runLength(text, "`");
-    if (run === text.length && !final) return false;
-    if (run === text.length) {
-      this.#emit(text);
-      this.#consume(run);
-      return true;
+    let search = run;
+    for (;;) {
+      const close = text.indexOf("`".repeat(run), search);
+      if (close < 0) break;
+      const closing = runLength(text.slice(close), "`");
+      if (closing === run) {
+        this.#emit(text.slice(run, close), this.flags | Style.code);
+        this.#consume(close + run);
+        this.#previous = "`";
+        return true;
+      }
+      // A longer run of backticks is code text, not the closer.
+      if (close + closing >= text.length && !final) return false;
+      search = close + closing;
     }
-    this.#codeTicks = run;
-    this.#flags |= Style.code;
+    if (!final && text.length < MAX_LINK_SOURCE && !text.includes("\n")) return false;
+    this.#emit(text.slice(0, run));
     this.#consume(run);
-    this.#previous = "`";
     return true;
   }
 

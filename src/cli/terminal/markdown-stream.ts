@@ -72,10 +72,6 @@ function renderPieces(pieces: readonly Piece[]): string {
     .join("");
 }
 
-function widthOf(pieces: readonly Piece[]): number {
-  return pieces.reduce((sum, piece) => sum + stringWidth(piece.text), 0);
-}
-
 /** The longest start of `text` at most `columns` wide. */
 function truncate(text: string, columns: number): string {
   if (columns <= 0) return "";
@@ -126,12 +122,12 @@ function classify(
   if (opener) {
     if (!complete) return undefined;
     const marker = opener[1]!;
-    if (marker[0] === "`" && rest.slice(marker.length).includes("`")) return paragraph(line, indent);
+    if (marker[0] === "`" && rest.slice(marker.length).includes("`")) return paragraph(indent);
     return { kind: "fence", character: marker[0]!, length: marker.length };
   }
   if (/^([-*_])( *\1){2,} *$/.test(rest)) return complete ? { kind: "rule" } : undefined;
-  if (/^[-*_ ]+$/.test(rest) && !complete && /^([-*_]) *(\1 *)*$/.test(rest) && !/^[-*+] +$/.test(rest))
-    return undefined;
+  // `-`, `- -`, `**`: a rule if the line ends so, else a list item or emphasis; wait and see.
+  if (!complete && /^([-*_]) *(\1 *)*$/.test(rest)) return undefined;
   const bullet = /^([-*+])( +)(?=\S)/.exec(rest);
   if (bullet) {
     const first = `${indent}${BULLET}${bullet[2]}`;
@@ -172,10 +168,10 @@ function classify(
     return { kind: "block", block: block("table", indent, indent), consumed: indent.length };
   // Still possibly a list item, a heading, a rule or a fence: wait for the next character.
   if (!complete && /^([-*+] *|\d{1,9}([.)] *)?|#{1,6} *|`{1,2}|~{1,2})$/.test(rest)) return undefined;
-  return paragraph(line, indent);
+  return paragraph(indent);
 }
 
-function paragraph(_line: string, indent: string): Classified {
+function paragraph(indent: string): Classified {
   return { kind: "block", block: block("paragraph", indent, indent), consumed: indent.length };
 }
 
@@ -277,8 +273,7 @@ export class MarkdownStream {
     if (classified === undefined && !force) return;
     if (classified === undefined || classified.kind !== "block") {
       const code = block("code", CODE_INDENT, CODE_INDENT);
-      classified =
-        this.#fence === undefined ? paragraph(this.#head, "") : { kind: "block", block: code, consumed: 0 };
+      classified = this.#fence === undefined ? paragraph("") : { kind: "block", block: code, consumed: 0 };
     }
     this.#startBlock(classified as Extract<Classified, { kind: "block" }>);
   }
@@ -299,7 +294,7 @@ export class MarkdownStream {
   #endLine(): void {
     if (this.#block === undefined) {
       const classified = classify(this.#head, true, this.#fence);
-      this.#head = "";
+      if (classified === undefined || classified.kind !== "block") this.#head = "";
       if (classified === undefined) return;
       if (classified.kind === "blank") {
         if (this.#wroteRows) this.#blankPending = true;
