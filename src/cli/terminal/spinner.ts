@@ -21,10 +21,6 @@ export class Spinner {
     this.#dim = options.dim;
   }
 
-  get running(): boolean {
-    return this.#timer !== undefined;
-  }
-
   /** Starts (or restarts, with a new label and clock) the indicator. */
   start(label: string): void {
     this.stop();

@@ -75,7 +75,9 @@ export class TextTurnDisplay implements TurnDisplay {
 
   textDelta(text: string): void {
     this.#count(text);
-    this.#spinner?.stop();
+    // --no-stream shows nothing until the end: the spinner keeps running meanwhile.
+    if (this.#options.buffered) this.#spinner?.relabel("receiving the answer");
+    else this.#spinner?.stop();
     this.#endReasoning();
     const clean = sanitizeTerminalText(text);
     if (this.#separateNextText) {
