@@ -353,14 +353,20 @@ command = "while [ ! -e ${flag} ]; do sleep 0.05; done"
 run = "unattended"
 `);
     provider.enqueue(
-      { blocks: [{ type: "tool-call", id: "s1", name: "slow", arguments: {} }] },
-      textReply("ran"),
+      {
+        blocks: [
+          { type: "text", text: "Running it." },
+          { type: "tool-call", id: "s1", name: "slow", arguments: {} },
+        ],
+      },
+      textReply("It ran."),
     );
     const pty = qInTerminal(["tool"]);
     await pty.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running slow \d+\.\ds/);
     writeFileSync(flag, "");
     expect(await pty.exitCode()).toBe(0);
-    expect(pty.screen()).toContain("  ↳ ok:");
+    // The texts of the two cycles, the call and its result between them, a blank line before the second.
+    expect(pty.screen()).toContain("Running it.\n⚙ slow {}\n  ↳ ok: (no output)\n\nIt ran.");
     expect(pty.screen()).not.toContain("running slow");
   });
 });

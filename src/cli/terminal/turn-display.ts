@@ -82,7 +82,8 @@ export class TextTurnDisplay implements TurnDisplay {
     const clean = sanitizeTerminalText(text);
     if (this.#separateNextText) {
       this.#separateNextText = false;
-      this.#emitText(this.#endsWithNewline ? "\n" : "\n\n");
+      // A blank line between the cycles' texts (the markdown renderer never doubles one).
+      this.#emitText(this.#endsWithNewline && !this.#markdown ? "\n" : "\n\n");
     }
     this.#wroteText = true;
     this.#emitText(clean);
