@@ -6,12 +6,16 @@
 import { readdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import {
-  cxc,
-  makeTemporaryHome,
-  measureSideBySide,
-  runCxc,
+  addScenario,
+  cxcOf,
   JP_CONVERSATIONS,
   largestJpConversation,
+  makeTemporaryHome,
+  measureSideBySide,
+  nodeBaseline,
+  runCxc,
+  settings,
+  withRatios,
 } from "./lib.mjs";
 
 const CONVERSATION_COUNT = 1_000;
@@ -64,13 +68,13 @@ function createConversations(store, root, count) {
   }
 }
 
-/** Imports the largest jp conversation into `home`; returns its id and size, or a skip notice. */
-function importLargest(env) {
+/** Imports the largest jp conversation into `home` with `build`; returns its id and size, or a skip notice. */
+function importLargest(env, build) {
   const largest = largestJpConversation();
   if (!largest) return { notice: `no jp fixture at ${JP_CONVERSATIONS}` };
   try {
     const [imported] = JSON.parse(
-      runCxc(["--format", "json", "conversation", "import", largest.path, "--from", "jp"], env),
+      runCxc(["--format", "json", "conversation", "import", largest.path, "--from", "jp"], env, build),
     );
     return { id: imported.id, events: imported.events, source: largest };
   } catch (error) {
@@ -79,51 +83,45 @@ function importLargest(env) {
 }
 
 export async function run({ runs, store, log }) {
-  const listing = makeTemporaryHome("ls");
-  const showing = makeTemporaryHome("show");
+  // Each build gets stores of its own: the builds may keep different caches beside a log.
+  const homes = [];
   try {
-    log(`creating ${CONVERSATION_COUNT} conversations …`);
-    createConversations(store, listing.home, CONVERSATION_COUNT);
-    ageMetadata(listing.home);
-    const imported = importLargest(showing.env);
+    const prepared = settings.builds.map((build) => {
+      const listing = makeTemporaryHome("ls");
+      const showing = makeTemporaryHome("show");
+      homes.push(listing, showing);
+      log(`creating ${CONVERSATION_COUNT} conversations …`);
+      createConversations(store, listing.home, CONVERSATION_COUNT);
+      ageMetadata(listing.home);
+      return { build, listing, showing, imported: importLargest(showing.env, build) };
+    });
+    // Same environment as cxc: variables such as NODE_EXTRA_CA_CERTS change node's start-up cost.
     const commands = [
-      // Same environment as cxc: variables such as NODE_EXTRA_CA_CERTS change node's start-up cost.
-      { name: "node -e 0", commandLine: [process.execPath, "-e", "0"], options: { env: listing.env } },
-      { name: "cxc --version", commandLine: cxc("--version"), options: { env: listing.env } },
-      {
-        name: "cxc conversation ls (1,000)",
-        commandLine: cxc("conversation", "ls"),
-        options: { env: listing.env },
-      },
+      { name: "node -e 0", commandLine: nodeBaseline(), options: { env: prepared[0].listing.env } },
     ];
-    const notices = [];
-    if (imported.id) {
-      commands.push({
-        name: "cxc conversation show (largest jp)",
-        commandLine: cxc("conversation", "show", imported.id),
-        options: { env: showing.env },
-      });
-      const megabytes = (imported.source.size / 1e6).toFixed(1);
-      notices.push(
-        `show: ${imported.source.path.split("/").pop()} (${megabytes} MB of jp events, ${imported.events} events)`,
-      );
-    } else {
-      notices.push(`show skipped: ${imported.notice}`);
-    }
+    addScenario(commands, prepared, "cxc --version", ({ build, listing }) => ({
+      commandLine: cxcOf(build, "--version"),
+      options: { env: listing.env },
+    }));
+    addScenario(commands, prepared, "cxc conversation ls (1,000)", ({ build, listing }) => ({
+      commandLine: cxcOf(build, "conversation", "ls"),
+      options: { env: listing.env },
+    }));
+    addScenario(commands, prepared, "cxc conversation show (largest jp)", ({ build, showing, imported }) =>
+      imported.id
+        ? { commandLine: cxcOf(build, "conversation", "show", imported.id), options: { env: showing.env } }
+        : undefined,
+    );
+    const { imported } = prepared[0];
+    const notices = imported.id
+      ? [
+          `show: ${imported.source.path.split("/").pop()} (${(imported.source.size / 1e6).toFixed(1)} MB of jp events, ${imported.events} events)`,
+        ]
+      : [`show skipped: ${imported.notice}`];
     log(`timing ${commands.length} commands × ${runs} runs, interleaved …`);
     const results = measureSideBySide(commands, runs, { cpu: true });
-    const baseline = results[0];
-    return {
-      notices,
-      results: results.map((result) => ({
-        ...result,
-        ratio: result.median / baseline.median,
-        ...(result.cpuMedian !== undefined ? { cpuRatio: result.cpuMedian / baseline.cpuMedian } : {}),
-        target: TARGETS[result.name],
-      })),
-    };
+    return { notices, results: withRatios(results, commands, TARGETS) };
   } finally {
-    listing.remove();
-    showing.remove();
+    for (const home of homes) home.remove();
   }
 }

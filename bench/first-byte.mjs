@@ -1,7 +1,7 @@
 /**
  * Issue 4's provider measurements, standalone:
  *
- *   node bench/first-byte.mjs [--runs N]
+ *   node bench/first-byte.mjs [--runs N] [--node PATH] [--compare DIR]
  *
  * 1. From process start to the first request byte: `cxc q` on the largest jp fixture conversation
  *    against a loopback server speaking the Anthropic Messages SSE protocol, side by side with
@@ -12,22 +12,30 @@
  *    difference divided by 1,999 is what one chunk costs cxc end to end (parse, fold, print).
  *
  * The server records when each request's first byte arrives; the time is taken on this process's
- * monotonic clock, so spawn and arrival are compared on one clock.
+ * monotonic clock, so spawn and arrival are compared on one clock. `--node` and `--compare` work
+ * as for bench/run.mjs: another Node binary for every timed process, another built checkout timed
+ * in the same rounds (each build with a store of its own).
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { join } from "node:path";
 import {
   bareSdkRequest,
+  configure,
   JP_CONVERSATIONS,
   largestJpConversation,
   makeTemporaryHome,
-  PROJECT_ROOT,
+  median,
+  rowName,
   runCxc,
+  settings,
 } from "./lib.mjs";
 
-const runsIndex = process.argv.indexOf("--runs");
-const RUNS = runsIndex > 0 ? Number(process.argv[runsIndex + 1]) : 7;
+const option = (name) => {
+  const index = process.argv.indexOf(name);
+  return index > 0 ? process.argv[index + 1] : undefined;
+};
+const RUNS = Number(option("--runs") ?? 7);
+configure({ node: option("--node"), compare: option("--compare") });
 
 function sse(deltas) {
   const events = [
@@ -80,11 +88,6 @@ function startServer() {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, state })));
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 function timed(command, args, env) {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -99,55 +102,69 @@ async function main() {
     process.stderr.write(`first-byte: ${JP_CONVERSATIONS} is absent; skipping\n`);
     return;
   }
-  const home = makeTemporaryHome("first-byte");
-  const imported = JSON.parse(runCxc(["--format", "json", "conversation", "import", largest.path], home.env));
-  const id = (imported.imported ?? imported)[0].id;
   const { server, state } = await startServer();
   const { port } = server.address();
-  const env = { ...home.env, ANTHROPIC_API_KEY: "bench", ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` };
-  const cxcArgs = [join(PROJECT_ROOT, "bin", "cxc.cjs"), "q", "--id", id, "--no-stream", "one more question"];
+  const homes = [];
+  const builds = settings.builds.map((build) => {
+    const home = makeTemporaryHome("first-byte");
+    homes.push(home);
+    const imported = JSON.parse(
+      runCxc(["--format", "json", "conversation", "import", largest.path], home.env, build),
+    );
+    const id = (imported.imported ?? imported)[0].id;
+    const env = { ...home.env, ANTHROPIC_API_KEY: "bench", ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` };
+    return { build, env, args: [build.bin, "q", "--id", id, "--no-stream", "one more question"] };
+  });
+  const env = builds.at(-1).env;
 
   const nodeTimes = [];
-  const firstByte = [];
-  const floorFirstByte = [];
-  const turnTimes = { 1: [], 2000: [] };
+  const perBuild = builds.map(() => ({ firstByte: [], floorFirstByte: [], turnTimes: { 1: [], 2000: [] } }));
   for (let run = 0; run < RUNS; run++) {
-    const baseline = await timed(process.execPath, ["-e", "0"], env);
+    const baseline = await timed(settings.node, ["-e", "0"], env);
     nodeTimes.push(baseline.ended - baseline.started);
-    state.deltas = 1;
-    state.firstByte.length = 0;
-    const [program, ...floorArgs] = bareSdkRequest();
-    const floor = await timed(program, floorArgs, env);
-    if (floor.code !== 0) throw new Error(`the bare SDK request exited with ${floor.code}`);
-    floorFirstByte.push(state.firstByte[0] - floor.started);
-    for (const deltas of [1, 2000]) {
-      state.deltas = deltas;
+    for (const [index, { build, env: buildEnv, args }] of builds.entries()) {
+      state.deltas = 1;
       state.firstByte.length = 0;
-      const turn = await timed(process.execPath, cxcArgs, env);
-      if (turn.code !== 0) throw new Error(`cxc q exited with ${turn.code}`);
-      turnTimes[deltas].push(turn.ended - turn.started);
-      if (deltas === 1) firstByte.push(state.firstByte[0] - turn.started);
+      const [program, ...floorArgs] = bareSdkRequest(build);
+      const floor = await timed(program, floorArgs, buildEnv);
+      if (floor.code !== 0) throw new Error(`the bare SDK request exited with ${floor.code}`);
+      perBuild[index].floorFirstByte.push(state.firstByte[0] - floor.started);
+      for (const deltas of [1, 2000]) {
+        state.deltas = deltas;
+        state.firstByte.length = 0;
+        const turn = await timed(settings.node, args, buildEnv);
+        if (turn.code !== 0) throw new Error(`cxc q exited with ${turn.code}`);
+        perBuild[index].turnTimes[deltas].push(turn.ended - turn.started);
+        if (deltas === 1) perBuild[index].firstByte.push(state.firstByte[0] - turn.started);
+      }
     }
   }
   server.close();
-  home.remove();
+  for (const home of homes) home.remove();
   const node = median(nodeTimes);
-  const first = median(firstByte);
-  const floor = median(floorFirstByte);
-  const perChunk = ((median(turnTimes[2000]) - median(turnTimes[1])) / 1999) * 1000;
-  process.stdout.write(
-    [
-      `conversation: ${largest.name} (${(largest.size / 1e6).toFixed(1)} MB of jp events)`,
-      `node -e 0 (start to exit):          ${node.toFixed(1)} ms`,
-      `cxc q, start to first request byte: ${first.toFixed(1)} ms  (${(first / node).toFixed(2)}× node -e 0; target ≤ 3×)`,
-      `floor: the Anthropic SDK alone:     ${floor.toFixed(1)} ms  (${(floor / node).toFixed(2)}× node -e 0; a process that only loads the SDK and sends a one-line request)`,
-      `cxc q, whole turn, 1 chunk:         ${median(turnTimes[1]).toFixed(1)} ms`,
-      `cxc q, whole turn, 2,000 chunks:    ${median(turnTimes[2000]).toFixed(1)} ms`,
-      `per streamed chunk:                 ${perChunk.toFixed(1)} µs`,
-      `${RUNS} runs, medians`,
-      "",
-    ].join("\n"),
+  const lines = [
+    `conversation: ${largest.name} (${(largest.size / 1e6).toFixed(1)} MB of jp events)`,
+    `node -e 0 (start to exit):          ${node.toFixed(1)} ms`,
+  ];
+  for (const [index, { build }] of builds.entries()) {
+    const { firstByte, floorFirstByte, turnTimes } = perBuild[index];
+    const first = median(firstByte);
+    const floor = median(floorFirstByte);
+    const perChunk = ((median(turnTimes[2000]) - median(turnTimes[1])) / 1999) * 1000;
+    lines.push(
+      rowName("cxc", build),
+      `  q, start to first request byte:   ${first.toFixed(1)} ms  (${(first / node).toFixed(2)}× node -e 0; target ≤ 3×)`,
+      `  q, whole turn, 1 chunk:           ${median(turnTimes[1]).toFixed(1)} ms`,
+      `  q, whole turn, 2,000 chunks:      ${median(turnTimes[2000]).toFixed(1)} ms`,
+      `  per streamed chunk:               ${perChunk.toFixed(1)} µs`,
+      `  floor: the Anthropic SDK alone:   ${floor.toFixed(1)} ms  (${(floor / node).toFixed(2)}× node -e 0; start to first request byte of a process that only loads the build's SDK bundle and sends a one-line request)`,
+    );
+  }
+  lines.push(
+    `${RUNS} runs, medians; Node ${execFileSync(settings.node, ["--version"], { encoding: "utf8" }).trim()}`,
+    "",
   );
+  process.stdout.write(lines.join("\n"));
 }
 
 await main();

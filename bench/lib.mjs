@@ -17,6 +17,72 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const CXC_BIN = join(PROJECT_ROOT, "bin", "cxc.cjs");
 
+/**
+ * A built cxc checkout to time: its root, its command, and a label naming its branch and commit
+ * (shown only when two builds are compared).
+ */
+export function buildAt(root) {
+  const git = (...args) =>
+    spawnSync("git", ["-C", root, ...args], { encoding: "utf8" }).stdout?.trim() || undefined;
+  const commit = git("rev-parse", "--short", "HEAD");
+  const branch = git("rev-parse", "--abbrev-ref", "HEAD");
+  const changed = git("status", "--porcelain", "--untracked-files=no") ? "+changes" : "";
+  const label = commit ? `${branch && branch !== "HEAD" ? `${branch}@` : ""}${commit}${changed}` : root;
+  return { root, bin: join(root, "bin", "cxc.cjs"), label };
+}
+
+/**
+ * What every timed process runs: the Node binary (`--node`, else the one running the bench) and
+ * the builds under test, oldest first: the checkout given with `--compare`, if any, then this
+ * one. Set once by bench/run.mjs (`configure`) before any scenario runs.
+ */
+export const settings = { node: process.execPath, builds: [buildAt(PROJECT_ROOT)] };
+
+export function configure({ node, compare }) {
+  if (node) settings.node = node;
+  if (compare) settings.builds = [buildAt(compare), buildAt(PROJECT_ROOT)];
+}
+
+/** The build in this checkout (the last of `settings.builds`). */
+export const thisBuild = () => settings.builds.at(-1);
+
+/** A row's name: the scenario, and the build's label when two builds are compared. */
+export function rowName(scenario, build) {
+  return settings.builds.length > 1 ? `${scenario} [${build.label}]` : scenario;
+}
+
+/** `node -e 0` under the Node being timed: the baseline of every ratio. */
+export const nodeBaseline = () => [settings.node, "-e", "0"];
+
+/**
+ * Adds a scenario's rows to `commands`, one per build: `each(entry)` returns the command line and
+ * options for an entry (`{ build, … }`, the build with whatever was prepared for it), or nothing
+ * to leave that build out.
+ */
+export function addScenario(commands, entries, scenario, each) {
+  for (const entry of entries) {
+    const command = each(entry);
+    if (command)
+      commands.push({ name: rowName(scenario, entry.build), scenario, build: entry.build.label, ...command });
+  }
+}
+
+/**
+ * The rows of a group: each result of measureSideBySide with its scenario, build and target, and
+ * its ratios over the first command's (the `node -e 0` baseline's).
+ */
+export function withRatios(results, commands, targets = {}) {
+  const baseline = results[0];
+  return results.map((result, index) => ({
+    ...result,
+    scenario: commands[index].scenario ?? result.name,
+    build: commands[index].build,
+    ratio: result.median / baseline.median,
+    ...(result.cpuMedian !== undefined ? { cpuRatio: result.cpuMedian / baseline.cpuMedian } : {}),
+    target: targets[commands[index].scenario ?? result.name],
+  }));
+}
+
 /** The real jp workspace's conversations, beside the project (absent in a user's clone). */
 export const JP_CONVERSATIONS = join(
   PROJECT_ROOT,
@@ -159,35 +225,62 @@ export function makeTemporaryHome(label) {
 }
 
 /**
- * A command line for the floor under `cxc q`: a process that only loads the Anthropic SDK and the
- * transport cxc gives it (the same islands, from the same code caches) and sends one streaming request to
- * `ANTHROPIC_BASE_URL`, reading the reply to its end. Whatever cxc does for a turn comes on top.
+ * A command line for the floor under `cxc q`: a process that only loads a build's Anthropic SDK
+ * bundle the way its bin does and sends one streaming request to `ANTHROPIC_BASE_URL` through the
+ * transport that build gives the SDK, reading the reply to its end. Whatever cxc does for a turn
+ * comes on top. A build from before decision 007 (it has dist/islands/sdk/) loads the bundle
+ * through its code-cache loader and sends through node-fetch; later builds `require` it with
+ * Node's compile cache on and send through Node's own `fetch`.
  */
-export function bareSdkRequest() {
-  const script = [
-    `const { loadBundle } = require(${JSON.stringify(CXC_BIN)});`,
-    `const Anthropic = loadBundle("islands/sdk/anthropic.cjs").default;`,
-    `const fetch = loadBundle("islands/sdk/node-fetch.cjs").default;`,
-    "const client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0, fetch });",
+export function bareSdkRequest(build = thisBuild()) {
+  const { root, bin } = build;
+  const request = [
     "(async () => {",
     '  const stream = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 64, stream: true,',
     '    messages: [{ role: "user", content: "one more question" }] });',
     "  for await (const event of stream) void event;",
     "})();",
-  ].join("\n");
-  return [process.execPath, "-e", script];
+  ];
+  const options =
+    "apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0";
+  const load = existsSync(join(root, "dist", "islands", "sdk"))
+    ? [
+        `const { loadBundle } = require(${JSON.stringify(bin)});`,
+        `const Anthropic = loadBundle("islands/sdk/anthropic.cjs").default;`,
+        `const fetch = loadBundle("islands/sdk/node-fetch.cjs").default;`,
+        `const client = new Anthropic({ ${options}, fetch });`,
+      ]
+    : [
+        `require("node:module").enableCompileCache?.(require(${JSON.stringify(bin)}).compileCacheDirectory());`,
+        `const Anthropic = require(${JSON.stringify(join(root, "dist", "islands", "anthropic.cjs"))}).default;`,
+        `const client = new Anthropic({ ${options} });`,
+      ];
+  return [settings.node, "-e", [...load, ...request].join("\n")];
 }
 
-/** A cxc command line: `node bin/cxc.cjs …args`. */
+/** A cxc command line for a build (this checkout's by default): `node bin/cxc.cjs …args`. */
+export function cxcOf(build, ...args) {
+  return [settings.node, build.bin, ...args];
+}
+
+/** A cxc command line of this checkout's build. */
 export function cxc(...args) {
-  return [process.execPath, CXC_BIN, ...args];
+  return cxcOf(thisBuild(), ...args);
 }
 
 /** Runs cxc once and returns stdout; throws on failure (for setup steps, not timings). */
-export function runCxc(args, env) {
-  const result = spawnSync(process.execPath, [CXC_BIN, ...args], { env, encoding: "utf8" });
+export function runCxc(args, env, build = thisBuild()) {
+  const result = spawnSync(settings.node, [build.bin, ...args], { env, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`cxc ${args.join(" ")} failed: ${result.stderr.trim()}`);
   return result.stdout;
+}
+
+/**
+ * The median over rounds of `later`'s time over `earlier`'s time in the same round: how much
+ * faster (< 1) or slower (> 1) one build ran a scenario than the other, paired like `pairedRatio`.
+ */
+export function pairedBetween(earlier, later) {
+  return median(later.samples.map((value, round) => value / earlier.samples[round]));
 }
 
 /**

@@ -4,7 +4,8 @@
  * of 20, 200 and 2,000 turns with tool calls, timed side by side with `node -e 0`; each size also
  * with the context gauge a terminal prints after the turn (`conversation.context_gauge = "show"`).
  *
- *   node bench/query.mjs [--runs N]     (standalone; `run()` is the scenario for bench/run.mjs)
+ *   node bench/query.mjs [--runs N] [--node PATH] [--compare DIR]
+ *                                       (standalone; `run()` is the scenario for bench/run.mjs)
  *
  * Target (issue 5): at most 3× `node -e 0`, and flat as the conversation grows.
  */
@@ -14,13 +15,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import {
+  addScenario,
   bareSdkRequest,
-  cxc,
+  configure,
+  cxcOf,
   formatTable,
   loadStore,
   makeTemporaryHome,
   measureSideBySide,
+  nodeBaseline,
   PROJECT_ROOT,
+  settings,
+  withRatios,
 } from "./lib.mjs";
 
 const SIZES = [20, 200, 2_000];
@@ -96,61 +102,72 @@ async function startProvider(count) {
 }
 
 export async function run({ runs, store, log }) {
-  const home = makeTemporaryHome("query");
-  // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per size.
-  const provider = await startProvider(8 * SIZES.length * (2 * runs + 2));
+  // Each build gets a store of its own: the builds may keep different caches beside a log.
+  const homes = settings.builds.map(() => makeTemporaryHome("query"));
+  // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per row
+  // (each size twice: without and with the context gauge).
+  const rows = (1 + 2 * SIZES.length) * settings.builds.length;
+  const provider = await startProvider(4 * rows * (2 * runs + 2));
   try {
-    const env = {
+    const envOf = (home) => ({
       ...home.env,
       ANTHROPIC_API_KEY: "bench-key",
       ANTHROPIC_BASE_URL: provider.anthropicBaseURL,
       CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6",
-    };
+    });
+    const env = envOf(homes.at(-1));
     // The same environment as cxc: variables such as NODE_EXTRA_CA_CERTS change node's start-up cost.
-    const commands = [
-      { name: "node -e 0", commandLine: [process.execPath, "-e", "0"], options: { env } },
-      // Not cxc: the SDK alone making the same request, the floor under every row below.
-      {
-        name: "floor: the Anthropic SDK alone, one request",
-        commandLine: bareSdkRequest(),
-        options: { env },
-      },
-    ];
+    const commands = [{ name: "node -e 0", commandLine: nodeBaseline(), options: { env } }];
+    // Not cxc: the SDK alone making the same request, the floor under every row below.
+    addScenario(
+      commands,
+      settings.builds.map((build) => ({ build })),
+      "floor: the Anthropic SDK alone, one request",
+      ({ build }) => ({ commandLine: bareSdkRequest(build), options: { env } }),
+    );
     for (const turns of SIZES) {
-      log(`creating a ${turns}-turn conversation with tool calls …`);
-      const id = createConversation(store, home.home, turns);
-      commands.push({
-        name: `cxc q (${turns.toLocaleString("en")} turns)`,
-        commandLine: cxc("q", "--id", id, "one more question"),
+      log(
+        `creating ${settings.builds.length === 1 ? "a" : "two"} ${turns}-turn conversation with tool calls …`,
+      );
+      const entries = settings.builds.map((build, index) => ({
+        build,
+        env: envOf(homes[index]),
+        id: createConversation(store, homes[index].home, turns),
+      }));
+      addScenario(commands, entries, `cxc q (${turns.toLocaleString("en")} turns)`, ({ build, env, id }) => ({
+        commandLine: cxcOf(build, "q", "--id", id, "one more question"),
         options: { env },
-      });
+      }));
       // The same turn with the context gauge line a terminal gets after each turn.
-      commands.push({
-        name: `cxc q + context gauge (${turns.toLocaleString("en")} turns)`,
-        commandLine: cxc("q", "--id", id, "one more question"),
-        options: { env: { ...env, CXC_CONVERSATION__CONTEXT_GAUGE: "show" } },
-      });
+      addScenario(
+        commands,
+        entries,
+        `cxc q + context gauge (${turns.toLocaleString("en")} turns)`,
+        ({ build, env, id }) => ({
+          commandLine: cxcOf(build, "q", "--id", id, "one more question"),
+          options: { env: { ...env, CXC_CONVERSATION__CONTEXT_GAUGE: "show" } },
+        }),
+      );
     }
     log(`timing ${commands.length} commands × ${runs} runs, interleaved …`);
     const results = measureSideBySide(commands, runs, { cpu: true });
-    const baseline = results[0];
-    return {
-      results: results.map((result) => ({
-        ...result,
-        ratio: result.median / baseline.median,
-        ...(result.cpuMedian !== undefined ? { cpuRatio: result.cpuMedian / baseline.cpuMedian } : {}),
-        target: result.name.startsWith("cxc q") ? TARGET_RATIO : undefined,
-      })),
-    };
+    const targets = Object.fromEntries(
+      SIZES.map((turns) => [`cxc q (${turns.toLocaleString("en")} turns)`, TARGET_RATIO]),
+    );
+    return { results: withRatios(results, commands, targets) };
   } finally {
     provider.stop();
-    home.remove();
+    for (const home of homes) home.remove();
   }
 }
 
 async function main() {
-  const index = process.argv.indexOf("--runs");
-  const runs = index >= 0 ? Number(process.argv[index + 1]) : 9;
+  const option = (name) => {
+    const index = process.argv.indexOf(name);
+    return index >= 0 ? process.argv[index + 1] : undefined;
+  };
+  const runs = Number(option("--runs") ?? 9);
+  configure({ node: option("--node"), compare: option("--compare") });
   const store = await loadStore();
   try {
     const { results } = await run({

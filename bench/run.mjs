@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every scenario group, prints its tables, writes bench/results/latest.json.
  *
- *   node bench/run.mjs [--runs N] [--only NAME,NAME]     (N ≥ 7; default 9)
+ *   node bench/run.mjs [--runs N] [--only NAME,NAME] [--node PATH] [--compare DIR]   (N ≥ 7; default 9)
  *
  * Process timings are medians of N interleaved runs, as ratios over `node -e 0` measured in the
  * same run and environment, plus CPU times where GNU time is installed (load from other processes
@@ -11,22 +11,29 @@
  * ratio. The process scenarios run bin/cxc.cjs, so dist/ must be
  * current: run `npm run build` first (the bench builds it only when it is missing).
  *
+ * `--node PATH` times every process (`node -e 0` included) under that Node binary instead of the
+ * one running the bench. `--compare DIR` times another built checkout of cxc (say, main) beside
+ * this one, in the same rounds, each with stores of its own: every cxc row then appears once per
+ * build, labelled with its branch and commit, and a last table gives each scenario's paired ratio
+ * between the two builds (this one's time over the other's, round by round).
+ *
  * A process group is a module exporting `run({ runs, store, log })` that resolves to
- * `{ results: [{ name, median, ratio, cpuMedian?, target? }], notices? }`. An in-process group
- * resolves to `{ name, median, cpuMedian?, first?, target, met }` (target in milliseconds).
- * Optional groups whose module is absent are skipped with a notice.
+ * `{ results: [{ name, median, ratio, cpuMedian?, target?, scenario?, build? }], notices? }`. An
+ * in-process group resolves to `{ name, median, cpuMedian?, first?, target, met }` (target in
+ * milliseconds). Optional groups whose module is absent are skipped with a notice.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { formatTable, loadStore, PROJECT_ROOT } from "./lib.mjs";
+import { configure, formatTable, loadStore, PROJECT_ROOT, pairedBetween, settings } from "./lib.mjs";
 import * as storeScenarios from "./store.mjs";
 
 const PROCESS_GROUPS = [
   { name: "cli", title: "commands (targets from the brief)", module: "./cli.mjs" },
   { name: "query", title: "cxc q per-turn overhead", module: "./query.mjs", optional: true },
   { name: "compact", title: "compaction commands", module: "./compact.mjs", optional: true },
+  { name: "agent-import", title: "importing a large Claude Code session", module: "./agent-import.mjs" },
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];
 
@@ -41,7 +48,16 @@ function parseArguments(argv) {
   if (!Number.isInteger(runs) || runs < 7) throw new Error("--runs needs a whole number of at least 7");
   const onlyIndex = argv.indexOf("--only");
   const only = onlyIndex >= 0 ? new Set(argv[onlyIndex + 1].split(",")) : undefined;
-  return { runs, only };
+  const value = (name) => {
+    const index = argv.indexOf(name);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const node = value("--node");
+  const compare = value("--compare");
+  if (compare && !existsSync(join(compare, "dist", "cxc.cjs"))) {
+    throw new Error(`--compare ${compare}: not a built cxc checkout (no dist/cxc.cjs)`);
+  }
+  return { runs, only, node, compare };
 }
 
 function ensureBuilt() {
@@ -49,10 +65,6 @@ function ensureBuilt() {
   log("dist/ is missing; building it …");
   const tsup = join(PROJECT_ROOT, "node_modules", "tsup", "dist", "cli-default.js");
   execFileSync(process.execPath, [tsup, "--silent"], { cwd: PROJECT_ROOT, stdio: "inherit" });
-  execFileSync(process.execPath, [join(PROJECT_ROOT, "scripts", "warm-code-cache.cjs")], {
-    cwd: PROJECT_ROOT,
-    stdio: "inherit",
-  });
 }
 
 function renderProcessGroup(title, group) {
@@ -70,7 +82,38 @@ function renderProcessGroup(title, group) {
   });
   const header = [title, "wall median", "vs node", "paired", "target", "", "cpu median"];
   const notices = (group.notices ?? []).map((notice) => `  ${notice}\n`).join("");
-  return `\n${formatTable(header, rows)}\n${notices}`;
+  return `\n${formatTable(header, rows)}\n${notices}${renderComparison(group)}`;
+}
+
+/**
+ * With two builds: per scenario, each build's median and paired ratio over `node -e 0`, and the
+ * paired ratio between them (the later build's time over the earlier's, round by round).
+ */
+function renderComparison(group) {
+  if (settings.builds.length < 2) return "";
+  const [earlier, later] = settings.builds.map((build) => build.label);
+  const rows = [];
+  for (const scenario of new Set(group.results.map((result) => result.scenario))) {
+    const before = group.results.find((result) => result.scenario === scenario && result.build === earlier);
+    const after = group.results.find((result) => result.scenario === scenario && result.build === later);
+    if (!before || !after) continue;
+    const change = pairedBetween(before, after);
+    group.comparison = [
+      ...(group.comparison ?? []),
+      { scenario, before: before.build, after: after.build, paired: change },
+    ];
+    rows.push([
+      scenario,
+      milliseconds(before.median),
+      `${before.pairedRatio.toFixed(2)}×`,
+      milliseconds(after.median),
+      `${after.pairedRatio.toFixed(2)}×`,
+      `${change.toFixed(3)}`,
+    ]);
+  }
+  if (rows.length === 0) return "";
+  const header = ["scenario", earlier, "paired", later, "paired", "later / earlier (paired)"];
+  return `\n${formatTable(header, rows)}\n`;
 }
 
 function renderStoreGroup(group) {
@@ -112,12 +155,20 @@ async function runGroups(groups, render, context, only, document) {
 }
 
 async function main() {
-  const { runs, only } = parseArguments(process.argv.slice(2));
+  const { runs, only, node, compare } = parseArguments(process.argv.slice(2));
+  configure({ node, compare });
   ensureBuilt();
   const store = await loadStore();
   try {
     const loadBefore = loadavg()[0];
-    const document = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, runs };
+    const timedNode = execFileSync(settings.node, ["--version"], { encoding: "utf8" }).trim();
+    const document = {
+      date: new Date().toISOString(),
+      node: timedNode,
+      builds: settings.builds.map((build) => build.label),
+      cpus: cpus().length,
+      runs,
+    };
     const context = { runs, store, log };
     await runGroups(
       PROCESS_GROUPS,
@@ -140,7 +191,7 @@ async function main() {
     const loadAfter = loadavg()[0];
     document.load_average = [loadBefore, loadAfter];
     process.stdout.write(
-      `\n${runs} runs each; ${cpus().length} CPUs; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}\n`,
+      `\n${runs} runs each; Node ${timedNode}; ${cpus().length} CPUs; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}\n`,
     );
     const resultsDirectory = join(PROJECT_ROOT, "bench", "results");
     mkdirSync(resultsDirectory, { recursive: true });

@@ -4,49 +4,80 @@
  * `show` miss their targets, these rows say whether module loading or the work is to blame.
  */
 import { join } from "node:path";
-import { cxc, makeTemporaryHome, measureSideBySide, PROJECT_ROOT } from "./lib.mjs";
+import {
+  addScenario,
+  cxcOf,
+  makeTemporaryHome,
+  measureSideBySide,
+  nodeBaseline,
+  PROJECT_ROOT,
+  settings,
+  thisBuild,
+  withRatios,
+} from "./lib.mjs";
 
-/** A command line that only loads the CLI bundle through bin/cxc.cjs's code-cache loader. */
+/**
+ * A command line that only loads this build's CLI bundle, as bin/cxc.cjs does: Node's compile
+ * cache on (where Node has one), then a plain `require`.
+ */
 function loadBundleOnly() {
-  const loader = join(PROJECT_ROOT, "bin", "cxc.cjs");
-  return [process.execPath, "-e", `require(${JSON.stringify(loader)}).loadBundle("cxc.cjs")`];
+  const { root, bin } = thisBuild();
+  const script = [
+    `require("node:module").enableCompileCache?.(require(${JSON.stringify(bin)}).compileCacheDirectory());`,
+    `require(${JSON.stringify(join(root, "dist", "cxc.cjs"))});`,
+  ].join("\n");
+  return [settings.node, "-e", script];
 }
 
 /** A command line that only imports `specifier` (resolved from the project root). */
 function importOnly(specifier) {
   const resolved = specifier.startsWith(".") ? join(PROJECT_ROOT, specifier) : specifier;
-  return [process.execPath, "--input-type=module", "-e", `await import(${JSON.stringify(resolved)})`];
+  return [settings.node, "--input-type=module", "-e", `await import(${JSON.stringify(resolved)})`];
 }
+
+/**
+ * Turns off whichever cache a build has: Node's compile cache (bin/cxc.cjs since decision 007)
+ * and the V8 code caches of the loader that decision replaced (`CXC_CODE_CACHE=off`). Each build
+ * ignores the other's variable.
+ */
+const NO_CACHE = { NODE_DISABLE_COMPILE_CACHE: "1", CXC_CODE_CACHE: "off" };
 
 export async function run({ runs, log }) {
   const empty = makeTemporaryHome("startup");
   try {
     const options = { env: empty.env, cwd: PROJECT_ROOT };
+    const uncached = { ...options, env: { ...empty.env, ...NO_CACHE } };
     const commands = [
-      { name: "node -e 0", commandLine: [process.execPath, "-e", "0"], options },
+      { name: "node -e 0", commandLine: nodeBaseline(), options },
       { name: "import commander", commandLine: importOnly("commander"), options },
       { name: "import zod", commandLine: importOnly("zod"), options },
-      { name: "load dist/cxc.cjs (code cache)", commandLine: loadBundleOnly(), options },
       {
-        name: "load dist/cxc.cjs (CXC_CODE_CACHE=off)",
-        commandLine: loadBundleOnly(),
-        options: { ...options, env: { ...empty.env, CXC_CODE_CACHE: "off" } },
+        name: "require node:child_process",
+        commandLine: [settings.node, "-e", 'require("node:child_process")'],
+        options,
       },
-      { name: "cxc --version", commandLine: cxc("--version"), options },
-      { name: "cxc --help", commandLine: cxc("--help"), options },
-      { name: "cxc conversation ls (empty store)", commandLine: cxc("conversation", "ls"), options },
+      { name: "load dist/cxc.cjs (compile cache)", commandLine: loadBundleOnly(), options },
+      { name: "load dist/cxc.cjs (no compile cache)", commandLine: loadBundleOnly(), options: uncached },
     ];
+    const entries = settings.builds.map((build) => ({ build }));
+    addScenario(commands, entries, "cxc --version", ({ build }) => ({
+      commandLine: cxcOf(build, "--version"),
+      options,
+    }));
+    addScenario(commands, entries, "cxc --help", ({ build }) => ({
+      commandLine: cxcOf(build, "--help"),
+      options,
+    }));
+    addScenario(commands, entries, "cxc --help (no cache)", ({ build }) => ({
+      commandLine: cxcOf(build, "--help"),
+      options: uncached,
+    }));
+    addScenario(commands, entries, "cxc conversation ls (empty store)", ({ build }) => ({
+      commandLine: cxcOf(build, "conversation", "ls"),
+      options,
+    }));
     log(`timing ${commands.length} start-up probes × ${runs} runs, interleaved …`);
-    const results = measureSideBySide(commands, runs, { cpu: true });
-    const baseline = results[0];
-    return {
-      notices: [],
-      results: results.map((result) => ({
-        ...result,
-        ratio: result.median / baseline.median,
-        ...(result.cpuMedian !== undefined ? { cpuRatio: result.cpuMedian / baseline.cpuMedian } : {}),
-      })),
-    };
+    return { notices: [], results: withRatios(measureSideBySide(commands, runs, { cpu: true }), commands) };
   } finally {
     empty.remove();
   }

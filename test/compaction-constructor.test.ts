@@ -11,6 +11,14 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const CONSTRUCTOR = "src/core/plan-compaction.ts";
 
+/**
+ * Files that write another agent's own record named `compaction` — not a cxc event — each with
+ * the field that only that agent's record has, which must follow every such literal.
+ */
+const OTHER_FORMATS: Readonly<Record<string, { why: string; field: string }>> = {
+  "src/core/interop/pi-export.ts": { why: "pi's own compaction session entry", field: "firstKeptEntryId" },
+};
+
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {
     const path = join(directory, name);
@@ -30,9 +38,21 @@ describe("compaction events have one constructor", () => {
     it(`${name} builds no compaction by hand`, () => {
       const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
       expect(code, `${name} casts to Compaction`).not.toMatch(/\bas Compaction\b/);
-      if (name !== CONSTRUCTOR) {
+      if (name === CONSTRUCTOR) return;
+      const other = OTHER_FORMATS[name];
+      if (other === undefined) {
         expect(code, `${name} writes a compaction literal`).not.toMatch(/\btype:\s*"compaction"/);
+        return;
       }
+      // Exempt only for the other format's record: every such literal carries that format's field.
+      const literals = code.match(/\btype:\s*"compaction"/g) ?? [];
+      const ofTheFormat = [...code.matchAll(/\btype:\s*"compaction"([^}]*)\}/g)].filter((match) =>
+        match[1]!.includes(other.field),
+      );
+      expect(literals.length, `${name} writes ${other.why}`).toBeGreaterThan(0);
+      expect(ofTheFormat.length, `${name}: a compaction literal that is not ${other.why}`).toBe(
+        literals.length,
+      );
     });
   }
 });

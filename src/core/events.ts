@@ -124,8 +124,9 @@ export type CompactionSource = z.infer<typeof CompactionSourceSchema>;
  *
  * - `derived`: cxc can produce the text again from a recipe (`recipe`: the summarizer model id, or
  *   `builtin/digest`). Overlap extension may widen a derived summary's range.
- * - `supplied`: typed text (by the user or the assistant), not reproducible. Its range is never
- *   widened; a supplied proposal that partially overlaps an existing summary is rejected.
+ * - `supplied`: typed text (by the user or the assistant, or another agent's own summary brought in
+ *   by an import), not reproducible. Its range is never widened; a supplied proposal that
+ *   partially overlaps an existing summary is rejected.
  */
 export const SummaryPolicySchema = z.looseObject({
   summary: z.string(),
@@ -153,6 +154,17 @@ export const ToolCallsPolicySchema = z.discriminatedUnion("policy", [
 export type ToolCallsPolicy = z.infer<typeof ToolCallsPolicySchema>;
 
 /**
+ * Where an imported overlay came from: `agent` names the agent whose own compaction it is
+ * (`claude-code`, `pi`), `record` the id of the agent's record it was read from. Agents' summaries
+ * are `supplied` (written by the agent's model, not reproducible); see docs/import-export.md.
+ */
+export const CompactionOriginSchema = z.looseObject({
+  agent: z.string().check(z.minLength(1)),
+  record: z.optional(z.string()),
+});
+export type CompactionOrigin = z.infer<typeof CompactionOriginSchema>;
+
+/**
  * The compaction overlay. It never changes stored events; projection reads it.
  *
  * `from_turn`/`to_turn` are 0-based and inclusive. An unset policy means "no opinion": an earlier
@@ -171,6 +183,8 @@ export const CompactionSchema = z.looseObject({
   source: z._default(CompactionSourceSchema, "user"),
   note: z.optional(z.string().check(z.maxLength(200))),
   deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
+  /** Set on overlays imported from another agent's own compaction. */
+  origin: z.optional(CompactionOriginSchema),
 });
 
 /**

@@ -32,6 +32,7 @@ import {
 } from "./cli-bounds.js";
 import type {
   Compaction,
+  CompactionOrigin,
   CompactionSource,
   ConversationEvent,
   ReasoningPolicy,
@@ -320,6 +321,8 @@ export interface CompactionEventOptions {
   summary?: SummaryPolicy;
   deferredUntilTurn?: number;
   metadata?: Record<string, unknown>;
+  /** Set when the overlay is another agent's own compaction, read from its session file. */
+  origin?: CompactionOrigin;
 }
 
 function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
@@ -355,6 +358,7 @@ export function buildCompactionEvent(shape: CompactionShape, options: Compaction
     ...(options.note === undefined ? {} : { note: options.note }),
     ...(options.deferredUntilTurn === undefined ? {} : { deferred_until_turn: options.deferredUntilTurn }),
     ...(options.metadata === undefined ? {} : { metadata: { ...options.metadata } }),
+    ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
   };
 }
 

@@ -14,7 +14,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
-import { sdkClientOptions } from "./transport.js";
+import { sdkClientOptions } from "./sdk-options.js";
 import {
   EMPTY_USAGE,
   type LlmClient,

@@ -14,7 +14,7 @@ import type {
 } from "openai/resources/chat/completions";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
-import { sdkClientOptions } from "./transport.js";
+import { sdkClientOptions } from "./sdk-options.js";
 import {
   EMPTY_USAGE,
   type LlmClient,

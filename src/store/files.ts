@@ -6,7 +6,7 @@
  * Append writes all its bytes with one `write` and fsyncs before returning, so an event reported
  * as written survives a crash of the process.
  */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CxcError } from "../errors.js";
 
@@ -32,6 +32,33 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
       // The temporary file is already gone; the original error is the one to report.
     }
     throw error;
+  }
+  syncDirectory(dirname(path));
+}
+
+/**
+ * Creates `path` with `content`, atomically, and only when nothing is there: the bytes go to a
+ * temporary file beside it, which is then hard-linked to `path` (refused when `path` exists, even
+ * if it appeared a moment ago). Throws the system error (`EEXIST` when it exists).
+ */
+export function createFileAtomic(path: string, content: string): void {
+  temporaryCounter += 1;
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+  const descriptor = openSync(temporary, "wx", 0o644);
+  try {
+    try {
+      writeAll(descriptor, Buffer.from(content, "utf8"));
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    linkSync(temporary, path);
+  } finally {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Already gone; nothing to clean.
+    }
   }
   syncDirectory(dirname(path));
 }

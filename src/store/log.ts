@@ -19,6 +19,10 @@
  * the file (an editor, a copy, a truncation) changes its change time, so the next load validates
  * everything again. The stamp is a cache: it is written without fsync, and a missing, torn or
  * stale stamp only means a full validation.
+ *
+ * The stamp also names the event schemas it was made under (`schemaFingerprint`): an upgrade of
+ * cxc that adds a field, changes a default or tightens a check makes every stamp it finds stale,
+ * so old logs are validated (and, if still canonical, stamped) again under the new schemas.
  */
 import {
   closeSync,
@@ -35,8 +39,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { version as zodVersion } from "zod/v4/core";
+import type { ZodMiniType } from "zod/mini";
 import {
   type ConversationEvent,
+  EVENT_SCHEMAS,
   isKnownEventType,
   LOG_FORMAT_VERSION,
   parseEvent,
@@ -232,11 +239,55 @@ function identityOf(stats: BigIntStats): string {
   return `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 
+/**
+ * A fingerprint of event schemas: a hash of what zod keeps as their definitions (`_zod.def`: kinds,
+ * fields, optionality, defaults, checks and their limits), with the source text of refinements,
+ * and zod's version. Any change to what validating a line accepts or returns changes it (and so
+ * may a change that does not: that costs one full validation per log, nothing else).
+ */
+export function schemaFingerprint(schemas: Readonly<Record<string, ZodMiniType>>): string {
+  const description = JSON.stringify([zodVersion, schemas], (_key, value: unknown) => {
+    if (typeof value === "function") return String(value);
+    if (typeof value === "object" && value !== null && "_zod" in value) {
+      return (value as ZodMiniType)._zod.def;
+    }
+    return value;
+  });
+  // FNV-1a (32 bits): the stamp only asks "the same schemas as when it was written?".
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < description.length; index++) {
+    hash ^= description.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `${(hash >>> 0).toString(16).padStart(8, "0")}-${description.length}`;
+}
+
+/**
+ * `schemaFingerprint(EVENT_SCHEMAS)`, computed by the build (tsup.config.ts defines it), since
+ * computing it costs a command a few milliseconds; where no build defined it (tests that run the
+ * sources), it is computed on first use.
+ */
+declare const CXC_EVENT_SCHEMA_FINGERPRINT: string | undefined;
+
+let currentFingerprint: string | undefined;
+
+/** The fingerprint of this cxc's event schemas. */
+function eventSchemaFingerprint(): string {
+  currentFingerprint ??=
+    typeof CXC_EVENT_SCHEMA_FINGERPRINT === "string"
+      ? CXC_EVENT_SCHEMA_FINGERPRINT
+      : schemaFingerprint(EVENT_SCHEMAS);
+  return currentFingerprint;
+}
+
+/** The log identity a stamp names, if it was made under this cxc's event schemas. */
 function readStamp(directory: string): string | undefined {
   try {
     const value = JSON.parse(readFileSync(join(directory, VALIDATED_STAMP_FILE), "utf8")) as {
       log?: unknown;
+      schemas?: unknown;
     };
+    if (value.schemas !== eventSchemaFingerprint()) return undefined;
     return typeof value.log === "string" ? value.log : undefined;
   } catch {
     return undefined;
@@ -248,7 +299,7 @@ function writeStamp(directory: string, identity: string): void {
   const path = join(directory, VALIDATED_STAMP_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify({ log: identity })}\n`);
+    writeFileSync(temporary, `${JSON.stringify({ log: identity, schemas: eventSchemaFingerprint() })}\n`);
     renameSync(temporary, path);
   } catch {
     try {

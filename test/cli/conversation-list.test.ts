@@ -48,11 +48,11 @@ describe("cxc conversation ls", () => {
     const result = await home.run(["conversation", "ls"]);
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^\s+ID\s+TURNS\s+UPDATED\s+TITLE$/);
+    expect(lines[0]).toMatch(/^\s+ID\s+TURNS\s+UPDATED\s+FROM\s+TITLE$/);
     expect(lines.slice(1)).toEqual([
-      expect.stringMatching(/^>\* {2}pin0000000003\s+0\s+1 month ago\s+Pinned$/),
-      expect.stringMatching(/^ {4}new0000000002\s+3\s+5 minutes ago\s+New$/),
-      expect.stringMatching(/^ {4}old0000000001\s+0\s+3 days ago\s+Old$/),
+      expect.stringMatching(/^>\* {2}pin0000000003\s+0\s+1 month ago\s+cxc\s+Pinned$/),
+      expect.stringMatching(/^ {4}new0000000002\s+3\s+5 minutes ago\s+cxc\s+New$/),
+      expect.stringMatching(/^ {4}old0000000001\s+0\s+3 days ago\s+cxc\s+Old$/),
     ]);
     const json = JSON.parse((await home.run(["--format", "json", "c", "ls"])).stdout) as Record<
       string,
@@ -64,6 +64,7 @@ describe("cxc conversation ls", () => {
       title: "New",
       turns: 3,
       events: 9,
+      source: "cxc",
       created_at: "2026-01-01T00:00:00.000Z",
       updated_at: ago(5),
       pinned: false,

@@ -48,7 +48,7 @@ describe("the listing bundle prints what the whole CLI prints", () => {
 
   /** Runs `args` through dist/cxc.cjs directly, bypassing bin/cxc.cjs's choice of bundle. */
   async function wholeCli(args: readonly string[]) {
-    const script = `require(${JSON.stringify(join(PROJECT_ROOT, "bin", "cxc.cjs"))}).loadBundle("cxc.cjs").main(JSON.parse(process.argv[1]))`;
+    const script = `require(${JSON.stringify(join(PROJECT_ROOT, "dist", "cxc.cjs"))}).main(JSON.parse(process.argv[1]))`;
     const result = await execa(process.execPath, ["-e", script, JSON.stringify(args)], {
       cwd: dirname(home.home),
       env: home.env,

@@ -4,22 +4,20 @@
  *
  *   node test/helpers/fake-provider-cli.mjs --script replies.json --record requests.json [--port N]
  *
- * `replies.json` holds a JSON array of scripted replies (or `{ "replies": [...] }`), in the shapes
- * `FakeReply` documents. Once listening, one JSON line `{"url": "...", "anthropicBaseURL": "...",
+ * `replies.json` holds a JSON array of scripted replies (or `{ "replies": [...], "routes": [...] }`),
+ * in the shapes `FakeReply` and `FakeRoute` document. Once listening, one JSON line `{"url": "...", "anthropicBaseURL": "...",
  * "openaiBaseURL": "..."}` is printed to stdout. After every request the whole list of recorded
  * requests is written to the record file (atomically, so a reader never sees half a file).
  * SIGTERM or SIGINT stops the server.
  *
- * The TypeScript module is transpiled with esbuild (already installed for tsup) into a temporary
- * file, so this works on any Node 20 without type-stripping flags.
+ * The TypeScript module is transpiled with esbuild (see load-ts.mjs), so this works on any Node 20
+ * without type-stripping flags.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { transform } from "esbuild";
+import { loadTsModule } from "./load-ts.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -29,27 +27,23 @@ const { values } = parseArgs({
   },
 });
 
-async function loadFakeProvider() {
-  const sourcePath = join(dirname(fileURLToPath(import.meta.url)), "fake-provider.ts");
-  const source = readFileSync(sourcePath, "utf8");
-  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20" });
-  const digest = createHash("sha256").update(code).digest("hex").slice(0, 16);
-  const compiledPath = join(tmpdir(), `cxc-fake-provider-${digest}.mjs`);
-  writeFileSync(compiledPath, code);
-  return import(pathToFileURL(compiledPath).href);
-}
-
-function readReplies(path) {
-  if (path === undefined) return [];
+function readScript(path) {
+  if (path === undefined) return { replies: [], routes: [] };
   const script = JSON.parse(readFileSync(path, "utf8"));
-  return Array.isArray(script) ? script : (script.replies ?? []);
+  return Array.isArray(script)
+    ? { replies: script, routes: [] }
+    : { replies: script.replies ?? [], routes: script.routes ?? [] };
 }
 
-const { startFakeProvider } = await loadFakeProvider();
+const { startFakeProvider } = await loadTsModule(
+  join(dirname(fileURLToPath(import.meta.url)), "fake-provider.ts"),
+);
 const recordPath = values.record;
 const requests = [];
+const script = readScript(values.script);
 const provider = await startFakeProvider({
-  replies: readReplies(values.script),
+  replies: script.replies,
+  routes: script.routes,
   port: Number(values.port),
   onRequest: (request) => {
     requests.push(request);

@@ -1,9 +1,15 @@
 /**
  * A loopback fake LLM provider for tests: a node:http server on 127.0.0.1 (port 0) that speaks
- * the Anthropic Messages API (`POST /v1/messages`) and OpenAI Chat Completions
- * (`POST /v1/chat/completions`) on the wire, streaming SSE exactly as those services do (and
+ * the Anthropic Messages API (`POST /v1/messages`), OpenAI Chat Completions
+ * (`POST /v1/chat/completions`) and, streaming only, the OpenAI Responses API
+ * (`POST /v1/responses`, which Codex speaks) on the wire, streaming SSE exactly as those services do (and
  * plain JSON when `stream` is false), from a queue of scripted replies shared by both endpoints.
  * Every request's body and headers are recorded.
+ *
+ * Real agents (Claude Code, pi) send requests of their own besides the turns a test scripts
+ * (a summary for their compaction, a title): `routes` answer those by what the body contains,
+ * before the queue is consulted, so the queue stays the script of the conversation's turns.
+ * `POST /v1/messages/count_tokens` is answered with an estimate and never takes a reply.
  *
  * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
  * standalone process for end-to-end tests.
@@ -36,6 +42,9 @@ export interface FakeMessageReply {
   chunkDelayMs?: number;
   /** Destroys the connection after this many streamed events (a stream cut mid-way). */
   cutAfterEvents?: number;
+  /** The message id sent back (Anthropic `id`, OpenAI `id`). Default: `msg_fake_<n>` or
+   * `chatcmpl-fake-<n>`, unique per server. */
+  messageId?: string;
   /**
    * Stops after this many streamed events and holds the stream open until the client goes away
    * (a model that is still thinking): tests interrupt a turn at a known point this way.
@@ -71,6 +80,20 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** The index of the route that answered it, when one did (see `FakeRoute`). */
+  route?: number;
+}
+
+/**
+ * A reply for every request whose JSON body text contains `bodyIncludes` (and whose path starts
+ * with `path`, when set). Routes are tried in order before the queue; a route answers as often as
+ * it matches, or `times` times when set.
+ */
+export interface FakeRoute {
+  bodyIncludes?: string;
+  path?: string;
+  times?: number;
+  reply: FakeReply;
 }
 
 /** A running fake provider. */
@@ -83,9 +106,11 @@ export interface FakeProvider {
   readonly openaiBaseURL: string;
   readonly requests: RecordedRequest[];
   enqueue(...replies: FakeReply[]): void;
+  /** Adds a route after the ones already there (see `FakeRoute`). */
+  addRoute(route: FakeRoute): void;
   /** Number of scripted replies not yet served. */
   remaining(): number;
-  /** Forgets unserved replies and recorded requests (between tests). */
+  /** Forgets unserved replies, routes and recorded requests (between tests). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -96,6 +121,8 @@ export interface FakeProviderOptions {
   port?: number;
   /** Called after each request is recorded (the CLI writes its record file here). */
   onRequest?: (request: RecordedRequest) => void;
+  /** Requests answered by what they contain rather than from the queue. */
+  routes?: FakeRoute[];
 }
 
 /** A text reply. */
@@ -125,8 +152,15 @@ export function contextOverflowReply(): FakeErrorReply {
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const queue: FakeReply[] = [...(options.replies ?? [])];
   const requests: RecordedRequest[] = [];
+  const state: ServerState = {
+    queue,
+    requests,
+    routes: (options.routes ?? []).map((route) => ({ ...route, used: 0 })),
+    onRequest: options.onRequest,
+    served: 0,
+  };
   const server = createServer((request, response) => {
-    void handleRequest(request, response, queue, requests, options.onRequest);
+    void handleRequest(request, response, state);
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -136,10 +170,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     openaiBaseURL: `${url}/v1`,
     requests,
     enqueue: (...replies) => queue.push(...replies),
+    addRoute: (route) => {
+      state.routes.push({ ...route, used: 0 });
+    },
     remaining: () => queue.length,
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      state.routes.length = 0;
     },
     close: () => closeServer(server),
   };
@@ -150,13 +188,39 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+interface ServerState {
+  readonly queue: FakeReply[];
+  readonly requests: RecordedRequest[];
+  readonly routes: (FakeRoute & { used: number })[];
+  readonly onRequest: ((request: RecordedRequest) => void) | undefined;
+  /** Message replies served so far, for unique default message ids. */
+  served: number;
+}
+
+/** The first route that matches the request and has uses left; counts the use. */
+function matchRoute(state: ServerState, path: string, bodyText: string): number | undefined {
+  const index = state.routes.findIndex(
+    (route) =>
+      (route.times === undefined || route.used < route.times) &&
+      (route.path === undefined || path.startsWith(route.path)) &&
+      (route.bodyIncludes === undefined || bodyText.includes(route.bodyIncludes)),
+  );
+  if (index === -1) return undefined;
+  state.routes[index]!.used += 1;
+  return index;
+}
+
+/** A rough token count of a request body (4 characters a token), for `count_tokens`. */
+function estimateTokens(bodyText: string): number {
+  return Math.max(1, Math.ceil(bodyText.length / 4));
+}
+
 async function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,
-  queue: FakeReply[],
-  requests: RecordedRequest[],
-  onRequest: ((request: RecordedRequest) => void) | undefined,
+  state: ServerState,
 ): Promise<void> {
+  const { queue, requests, onRequest } = state;
   const text = await readBody(request);
   let body: unknown = text;
   try {
@@ -172,18 +236,28 @@ async function handleRequest(
     ),
     body,
   };
+  const countTokens = recorded.method === "POST" && recorded.path.startsWith("/v1/messages/count_tokens");
+  const routeIndex = countTokens ? undefined : matchRoute(state, recorded.path, text);
+  if (routeIndex !== undefined) recorded.route = routeIndex;
   requests.push(recorded);
   onRequest?.(recorded);
+  if (countTokens) {
+    sendJson(response, 200, { input_tokens: estimateTokens(text) });
+    return;
+  }
   const protocol = recorded.path.startsWith("/v1/messages")
     ? "anthropic"
     : recorded.path.startsWith("/v1/chat/completions")
       ? "openai"
-      : undefined;
+      : recorded.path.startsWith("/v1/responses")
+        ? "responses"
+        : undefined;
   if (protocol === undefined || recorded.method !== "POST") {
     sendJson(response, 404, { error: { type: "not_found_error", message: `no route ${recorded.path}` } });
     return;
   }
-  const reply = queue.shift();
+  const routed = routeIndex === undefined ? undefined : state.routes[routeIndex]!.reply;
+  const reply = routed ?? queue.shift();
   if (reply === undefined) {
     sendError(response, protocol, {
       kind: "error",
@@ -199,16 +273,32 @@ async function handleRequest(
     sendError(response, protocol, reply);
     return;
   }
+  state.served += 1;
+  const defaultId =
+    protocol === "anthropic"
+      ? `msg_fake_${state.served}`
+      : protocol === "responses"
+        ? `resp_fake_${state.served}`
+        : `chatcmpl-fake-${state.served}`;
+  const messageId = (reply.kind === "error" ? undefined : reply.messageId) ?? defaultId;
+  if (protocol === "responses") {
+    // Errors were answered above; only a message reaches here.
+    const message = reply as FakeMessageReply;
+    await streamFrames(response, responsesFrames(message, model, messageId), message);
+    return;
+  }
   if (!streaming) {
     const json =
       protocol === "anthropic"
-        ? anthropicJson(reply as FakeMessageReply, model)
-        : openaiJson(reply as FakeMessageReply, model);
+        ? anthropicJson(reply as FakeMessageReply, model, messageId)
+        : openaiJson(reply as FakeMessageReply, model, messageId);
     sendJson(response, 200, json);
     return;
   }
   const frames =
-    protocol === "anthropic" ? anthropicFrames(reply, model) : openaiFrames(reply as FakeMessageReply, model);
+    protocol === "anthropic"
+      ? anthropicFrames(reply, model, messageId)
+      : openaiFrames(reply as FakeMessageReply, model, messageId);
   await streamFrames(response, frames, reply.kind === "error" ? {} : reply);
 }
 
@@ -246,7 +336,11 @@ function errorType(reply: FakeErrorReply): string {
   return reply.errorType ?? ANTHROPIC_ERROR_TYPES[reply.status] ?? "api_error";
 }
 
-function sendError(response: ServerResponse, protocol: "anthropic" | "openai", reply: FakeErrorReply): void {
+function sendError(
+  response: ServerResponse,
+  protocol: "anthropic" | "openai" | "responses",
+  reply: FakeErrorReply,
+): void {
   const headers: Record<string, string> = {};
   if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
   const message = reply.message ?? `fake ${reply.status} error`;
@@ -339,7 +433,7 @@ function anthropicUsage(usage: FakeUsage = {}): Record<string, number> {
   };
 }
 
-function anthropicFrames(reply: FakeReply, model: string): Frame[] {
+function anthropicFrames(reply: FakeReply, model: string, messageId: string): Frame[] {
   const frame = (event: string, data: Record<string, unknown>): Frame => ({
     event,
     data: JSON.stringify({ type: event, ...data }),
@@ -347,7 +441,7 @@ function anthropicFrames(reply: FakeReply, model: string): Frame[] {
   const usage = anthropicUsage(reply.kind === "error" ? {} : reply.usage);
   const start = frame("message_start", {
     message: {
-      id: "msg_fake",
+      id: messageId,
       type: "message",
       role: "assistant",
       model,
@@ -416,9 +510,9 @@ function anthropicBlockFrames(
   }
 }
 
-function anthropicJson(reply: FakeMessageReply, model: string): unknown {
+function anthropicJson(reply: FakeMessageReply, model: string, messageId: string): unknown {
   return {
-    id: "msg_fake",
+    id: messageId,
     type: "message",
     role: "assistant",
     model,
@@ -454,10 +548,10 @@ function openaiUsage(usage: FakeUsage = {}): Record<string, unknown> {
   };
 }
 
-function openaiFrames(reply: FakeMessageReply, model: string): Frame[] {
+function openaiFrames(reply: FakeMessageReply, model: string, messageId: string): Frame[] {
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): Frame => ({
     data: JSON.stringify({
-      id: "chatcmpl-fake",
+      id: messageId,
       object: "chat.completion.chunk",
       created: 0,
       model,
@@ -492,7 +586,7 @@ function openaiFrames(reply: FakeMessageReply, model: string): Frame[] {
   return frames;
 }
 
-function openaiJson(reply: FakeMessageReply, model: string): unknown {
+function openaiJson(reply: FakeMessageReply, model: string, messageId: string): unknown {
   const text = reply.blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
   const reasoning = reply.blocks.flatMap((block) => (block.type === "thinking" ? [block.text] : [])).join("");
   const toolCalls = reply.blocks.flatMap((block) =>
@@ -510,11 +604,102 @@ function openaiJson(reply: FakeMessageReply, model: string): unknown {
   if (reasoning.length > 0) message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
-    id: "chatcmpl-fake",
+    id: messageId,
     object: "chat.completion",
     created: 0,
     model,
     choices: [{ index: 0, message, finish_reason: OPENAI_STOPS[stopOf(reply)] }],
     usage: openaiUsage(reply.usage),
   };
+}
+
+/**
+ * The Responses API's stream: `response.created`, then per output item `output_item.added`, its
+ * deltas and `output_item.done` (a `message` with `output_text`, a `reasoning` item with a summary,
+ * a `function_call` with `call_id` and the arguments as a JSON string), then `response.completed`.
+ */
+function responsesFrames(reply: FakeMessageReply, model: string, responseId: string): Frame[] {
+  const frame = (type: string, data: Record<string, unknown>): Frame => ({
+    event: type,
+    data: JSON.stringify({ type, ...data }),
+  });
+  const output: Record<string, unknown>[] = [];
+  const frames: Frame[] = [
+    frame("response.created", {
+      response: { id: responseId, object: "response", model, status: "in_progress", output: [] },
+    }),
+  ];
+  reply.blocks.forEach((block, index) => {
+    const itemId = `${responseId}_item_${index}`;
+    let item: Record<string, unknown>;
+    if (block.type === "text") {
+      item = {
+        id: itemId,
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: block.text, annotations: [] }],
+      };
+      frames.push(
+        frame("response.output_item.added", {
+          output_index: index,
+          item: { ...item, status: "in_progress", content: [] },
+        }),
+      );
+      for (const delta of splitText(block.text)) {
+        frames.push(
+          frame("response.output_text.delta", {
+            item_id: itemId,
+            output_index: index,
+            content_index: 0,
+            delta,
+          }),
+        );
+      }
+    } else if (block.type === "thinking") {
+      item = {
+        id: itemId,
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: block.text }],
+        encrypted_content: block.signature,
+      };
+      frames.push(
+        frame("response.output_item.added", { output_index: index, item: { ...item, summary: [] } }),
+      );
+    } else {
+      item = {
+        id: itemId,
+        type: "function_call",
+        status: "completed",
+        call_id: block.id,
+        name: block.name,
+        arguments: JSON.stringify(block.arguments),
+      };
+      frames.push(
+        frame("response.output_item.added", { output_index: index, item: { ...item, arguments: "" } }),
+      );
+    }
+    frames.push(frame("response.output_item.done", { output_index: index, item }));
+    output.push(item);
+  });
+  const usage = reply.usage ?? {};
+  frames.push(
+    frame("response.completed", {
+      response: {
+        id: responseId,
+        object: "response",
+        model,
+        status: "completed",
+        output,
+        usage: {
+          input_tokens: usage.inputTokens ?? 10,
+          output_tokens: usage.outputTokens ?? 5,
+          total_tokens: (usage.inputTokens ?? 10) + (usage.outputTokens ?? 5),
+          input_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0 },
+          output_tokens_details: { reasoning_tokens: 0 },
+        },
+      },
+    }),
+  );
+  return frames;
 }

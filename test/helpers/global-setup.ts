@@ -12,5 +12,4 @@ export default function setup(): void {
     cwd: root,
     stdio: "inherit",
   });
-  execFileSync(process.execPath, ["scripts/warm-code-cache.cjs"], { cwd: root, stdio: "ignore" });
 }

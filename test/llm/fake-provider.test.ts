@@ -82,4 +82,52 @@ describe("fake provider wire format", () => {
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("no scripted reply left");
   });
+
+  it("answers a routed request by its body, leaving the queue for the turns", async () => {
+    provider.enqueue(textReply("turn one"), textReply("turn two"));
+    provider.addRoute({ bodyIncludes: "Summarize", reply: textReply("the summary") });
+    provider.addRoute({ path: "/v1/messages", bodyIncludes: "title", times: 1, reply: textReply("A title") });
+    const ask = async (content: string) => {
+      const response = await post("/v1/messages", { model: "m", messages: [{ role: "user", content }] });
+      return ((await response.json()) as { id: string; content: { text: string }[] }).content[0]?.text;
+    };
+    expect(await ask("hello")).toBe("turn one");
+    expect(await ask("Summarize the above")).toBe("the summary");
+    expect(await ask("a title please")).toBe("A title");
+    expect(await ask("a title again")).toBe("turn two");
+    expect(await ask("Summarize once more")).toBe("the summary");
+    expect(provider.requests.slice(-5).map((request) => request.route)).toEqual([
+      undefined,
+      0,
+      1,
+      undefined,
+      0,
+    ]);
+    expect(provider.remaining()).toBe(0);
+    provider.reset();
+  });
+
+  it("gives each reply its own message id unless the script names one", async () => {
+    provider.enqueue(textReply("a"), textReply("b"), textReply("c", { messageId: "msg_chosen" }));
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const response = await post("/v1/messages", { model: "m", messages: [] });
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[2]).toBe("msg_chosen");
+    expect(ids[0]).toMatch(/^msg_fake_\d+$/);
+  });
+
+  it("counts tokens without taking a scripted reply", async () => {
+    provider.enqueue(textReply("kept"));
+    const response = await post("/v1/messages/count_tokens", {
+      model: "m",
+      messages: [{ role: "user", content: "x".repeat(400) }],
+    });
+    const counted = (await response.json()) as { input_tokens: number };
+    expect(counted.input_tokens).toBeGreaterThan(100);
+    expect(provider.remaining()).toBe(1);
+    provider.reset();
+  });
 });

@@ -15,8 +15,22 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
-import { parseLog, readLog, serializeLines, VALIDATED_STAMP_FILE } from "../../src/store/log.js";
+import * as z from "zod/mini";
+import {
+  ChatResponseSchema,
+  CompactionSchema,
+  CompactionSourceSchema,
+  type ConversationEvent,
+  EVENT_SCHEMAS,
+  parseEvent,
+} from "../../src/core/events.js";
+import {
+  parseLog,
+  readLog,
+  schemaFingerprint,
+  serializeLines,
+  VALIDATED_STAMP_FILE,
+} from "../../src/store/log.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { caughtCxcError } from "../helpers/errors.js";
@@ -129,6 +143,68 @@ describe("the validation stamp", () => {
       writeFileSync(join(directoryOf(id), VALIDATED_STAMP_FILE), content);
       expect(readLog(directoryOf(id)).events).toEqual(expected);
     }
+  });
+});
+
+describe("the stamp's schema fingerprint", () => {
+  /** A log whose last line is valid JSON but not a valid event, stamped as if it were valid. */
+  function stampedInvalidLog(): { id: string; stamp: { log: string; schemas: string } } {
+    const { id } = store.create({ events: everyKind() });
+    readLog(directoryOf(id));
+    appendFileSync(
+      join(directoryOf(id), "events.jsonl"),
+      `${JSON.stringify({ type: "chat_request", id: "e", ts: "t" })}\n`,
+    );
+    const stamp = JSON.parse(stampOf(id)!) as { log: string; schemas: string };
+    const stats = statSync(join(directoryOf(id), "events.jsonl"), { bigint: true });
+    stamp.log = `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    return { id, stamp };
+  }
+  const writeStamp = (id: string, stamp: object): void =>
+    writeFileSync(join(directoryOf(id), VALIDATED_STAMP_FILE), JSON.stringify(stamp));
+
+  it("is trusted only under the schemas it names: another fingerprint means a full validation", () => {
+    const { id, stamp } = stampedInvalidLog();
+    // Under this cxc's schemas the stamp is trusted, so the invalid line goes unseen ...
+    writeStamp(id, stamp);
+    expect(readLog(directoryOf(id)).events.at(-1)).toMatchObject({ type: "chat_request", id: "e" });
+    // ... and a stamp made under other schemas, or before stamps named any, is not.
+    for (const other of [{ ...stamp, schemas: "00000000-1" }, { log: stamp.log }]) {
+      writeStamp(id, other);
+      expect(caughtCxcError(() => readLog(directoryOf(id))).code).toBe("corrupt-log");
+    }
+  });
+
+  it("a full validation after an upgrade stamps the log under the new fingerprint", () => {
+    const { id } = store.create({ events: everyKind() });
+    readLog(directoryOf(id));
+    const current = JSON.parse(stampOf(id)!) as { log: string; schemas: string };
+    expect(current.schemas).toBe(schemaFingerprint(EVENT_SCHEMAS));
+    writeStamp(id, { log: current.log, schemas: "00000000-1" });
+    readLog(directoryOf(id));
+    expect(JSON.parse(stampOf(id)!)).toEqual(current);
+  });
+
+  it("changes when a default, a field, a check or a refinement changes, and only then", () => {
+    const base = schemaFingerprint(EVENT_SCHEMAS);
+    expect(schemaFingerprint({ ...EVENT_SCHEMAS })).toBe(base);
+    const shape = CompactionSchema._zod.def.shape;
+    const variants = {
+      "a default": { ...shape, source: z._default(CompactionSourceSchema, "auto") },
+      "a new field with a default": { ...shape, pinned: z._default(z.boolean(), false) },
+      "a check's limit": { ...shape, note: z.optional(z.string().check(z.maxLength(300))) },
+    };
+    const fingerprints = Object.entries(variants).map(([change, variant]) => [
+      change,
+      schemaFingerprint({ ...EVENT_SCHEMAS, compaction: z.looseObject(variant) }),
+    ]);
+    const refined = z
+      .looseObject(ChatResponseSchema._zod.def.shape)
+      .check(z.refine((event) => event.message !== undefined));
+    fingerprints.push(["a refinement", schemaFingerprint({ ...EVENT_SCHEMAS, chat_response: refined })]);
+    for (const [change, fingerprint] of fingerprints)
+      expect({ change, fingerprint }).not.toEqual({ change, fingerprint: base });
+    expect(new Set(fingerprints.map(([, fingerprint]) => fingerprint)).size).toBe(fingerprints.length);
   });
 });
 

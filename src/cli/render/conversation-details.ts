@@ -4,6 +4,12 @@
  */
 import { activeCompactions } from "../../core/compactions.js";
 import { isTurnEvent } from "../../core/events.js";
+import {
+  type ConversationSource,
+  conversationSource,
+  originFile,
+  sourceName,
+} from "../../core/interop/agents.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
 import type { LoadedConversation } from "../../store/index.js";
@@ -41,6 +47,10 @@ export interface ConversationDetails {
   readonly pinned_at: string | null;
   readonly active: boolean;
   readonly forked_from: string | null;
+  /** Where it came from: `cxc`, `jp`, `claude-code`, `pi`. */
+  readonly source: ConversationSource;
+  /** The agent session file it was imported from. */
+  readonly source_file: string | null;
   readonly compactions: readonly CompactionDetails[];
   readonly warnings: readonly string[];
 }
@@ -64,6 +74,8 @@ export function buildConversationDetails(
     pinned_at: meta.pinned_at ?? null,
     active,
     forked_from: typeof meta.forked_from === "string" ? meta.forked_from : null,
+    source: conversationSource(meta),
+    source_file: originFile(meta) ?? null,
     // Compactions retired by a `compaction_reset` are left out; the numbers match `compact --reset=N`.
     compactions: activeCompactions(events).map(({ number, compaction }) => ({
       number,
@@ -101,6 +113,11 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     ["active", yesNo(details.active)],
   ];
   if (details.forked_from) rows.push(["forked from", details.forked_from]);
+  const source = sourceName(details.source);
+  rows.push([
+    "from",
+    details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
+  ]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
   for (const item of details.compactions) {

@@ -2,6 +2,7 @@
  * Small shared views of conversation metadata for listings and details: the title as shown, the
  * pinned flag, and the stable JSON shape of one listed conversation.
  */
+import { conversationSource } from "../../core/interop/agents.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ConversationMeta } from "../../store/index.js";
 
@@ -30,6 +31,7 @@ export function listedConversationJson(
     title: meta.title ?? null,
     turns: meta.turn_count ?? 0,
     events: meta.event_count ?? 0,
+    source: conversationSource(meta),
     created_at: meta.created_at,
     updated_at: meta.updated_at,
     pinned: isPinned(meta),

@@ -17,6 +17,7 @@
  * Import is here; export is in `jp-export.ts`, jp's encodings (timestamps, base64 leaves, derived
  * ids) in `jp-encoding.ts`.
  */
+import { JP_ID_META_KEY } from "./agents.js";
 import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
 import {
   decodeLeaves,
@@ -120,7 +121,7 @@ export function importJpConversation(source: JpConversationSource): InteropResul
       ...(typeof title === "string" && title !== "" ? { title } : {}),
       createdAt,
       archived: source.archived,
-      extra: { ...extra, jp_id: `jp-c${key}` },
+      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}` },
       events,
     },
   };

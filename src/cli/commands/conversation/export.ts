@@ -1,7 +1,9 @@
 /**
- * `cxc conversation export [ID] [--to jp|openai|anthropic|cxc] [--output PATH] [--model M]`:
- * writes a conversation for another tool. `jp` writes a jp conversation directory into PATH (default:
- * the current directory); the others write one document to PATH or standard output.
+ * `cxc conversation export [ID] [--to jp|openai|anthropic|cxc|claude-code|pi] [--output PATH]
+ * [--model M]`: writes a conversation for another tool. `jp` writes a jp conversation directory
+ * into PATH (default: the current directory); `claude-code` and `pi` write a new session holding
+ * the projected view, in the agent's own folder unless PATH, and print the command that resumes
+ * it; the others write one document to PATH or standard output.
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
@@ -9,7 +11,7 @@ import { escapeJsonControls } from "../../../core/sanitize.js";
 import { CliContext } from "../../context.js";
 
 interface ExportOptions {
-  to: "jp" | "openai" | "anthropic" | "cxc";
+  to: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi";
   output?: string;
   model?: string;
 }
@@ -17,23 +19,63 @@ interface ExportOptions {
 export function registerExport(conversation: Command): void {
   conversation
     .command("export")
-    .description("export a conversation as a jp directory, a request body, or a cxc document")
+    .description(
+      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code or pi session",
+    )
     .argument("[ID]", "conversation id or unique prefix (default: the active one)")
     .addOption(
       new Option("--to <FORMAT>", "the format to write")
-        .choices(["jp", "openai", "anthropic", "cxc"])
+        .choices(["jp", "openai", "anthropic", "cxc", "claude-code", "pi"])
         .default("cxc"),
     )
-    .option("--output <PATH>", "where to write (jp: the parent directory; others: a file)")
-    .option("--model <MODEL>", "a model name to put in an openai or anthropic request body")
+    .option(
+      "--output <PATH>",
+      "where to write (jp: the parent directory; claude-code, pi: the session file, default the agent's folder; others: a file)",
+    )
+    .option(
+      "--model <MODEL>",
+      "the model to name in a request body, or the one a Claude Code or pi session resumes with",
+    )
     .action(async (idArgument: string | undefined, options: ExportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
       const { loadInterop } = await import("../../../store/index.js");
-      const { renderExport, writeExportFile, writeJpExport } = await loadInterop();
+      const { renderExport, writeAgentExport, writeExportFile, writeJpExport } = await loadInterop();
       const id = context.store.resolveTarget(idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);
+      if (options.to === "claude-code" || options.to === "pi") {
+        const { timestampNow } = await import("../../../store/index.js");
+        const written = writeAgentExport(loaded, {
+          agent: options.to,
+          ...(options.output === undefined ? {} : { output: resolve(context.cwd, options.output) }),
+          ...(options.model === undefined ? {} : { model: options.model }),
+          cwd: context.cwd,
+          env: context.env,
+          now: timestampNow(),
+        });
+        for (const warning of written.warnings) context.warn(warning);
+        const resume = resumeCommand(written, context.cwd);
+        if (context.json) {
+          context.outJson({
+            id,
+            format: options.to,
+            path: written.path,
+            session_id: written.sessionId,
+            cwd: written.cwd,
+            resume,
+          });
+          return;
+        }
+        context.out(`Exported ${id} to ${written.path}`);
+        if (written.agentPath !== undefined) {
+          context.info(
+            `cxc: Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
+          );
+        }
+        context.out(`Continue it with: ${resume}`);
+        return;
+      }
       if (options.to === "jp") {
         const directory = writeJpExport(loaded, resolve(context.cwd, options.output ?? "."));
         if (context.json) context.outJson({ id, format: "jp", path: directory });
@@ -50,4 +92,15 @@ export function registerExport(conversation: Command): void {
       if (context.json) context.outJson({ id, format: options.to, path });
       else context.info(`Exported ${id} to ${path}`);
     });
+}
+
+/** The shell command that resumes an exported session, starting in its working directory. */
+function resumeCommand(written: { cwd: string; resume: readonly string[] }, cwd: string): string {
+  const command = written.resume.map(shellWord).join(" ");
+  return written.cwd === cwd ? command : `cd ${shellWord(written.cwd)} && ${command}`;
+}
+
+/** A word the shell reads back as itself (single-quoted unless plainly safe). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }

@@ -1,15 +1,18 @@
 /**
- * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc] [--skip-existing] [--title T]`:
- * brings conversations in from a jp workspace or conversation directory, an OpenAI or Anthropic
- * request body or messages array, or a cxc export. Everything is read and validated before the
- * first conversation is created, so a bad file leaves the store untouched.
+ * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi|codex] [--skip-existing]
+ * [--title T]`: brings conversations in from a jp workspace or conversation directory, an OpenAI or
+ * Anthropic request body or messages array, a cxc export, or Claude Code, pi and Codex session files (one
+ * file or a project's folder, streamed). Everything is read and validated before the first
+ * conversation is created, so a bad file leaves the store untouched.
  */
 import { Option, type Command } from "commander";
 import { CxcError } from "../../../errors.js";
+import type { ImportedConversation } from "../../../core/interop/jp.js";
+import type { AgentImportBatch } from "../../../store/index.js";
 import { CliContext } from "../../context.js";
 
 interface ImportOptions {
-  from?: "jp" | "openai" | "anthropic" | "cxc";
+  from?: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi" | "codex";
   skipExisting?: boolean;
   title?: string;
 }
@@ -17,7 +20,9 @@ interface ImportOptions {
 export function registerImport(conversation: Command): void {
   conversation
     .command("import")
-    .description("import conversations from jp, OpenAI or Anthropic messages, or a cxc export")
+    .description(
+      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi and Codex sessions",
+    )
     .argument("<PATH>", "a file or directory, or - for standard input")
     .addOption(
       new Option("--from <FORMAT>", "the format (detected when omitted)").choices([
@@ -25,6 +30,9 @@ export function registerImport(conversation: Command): void {
         "openai",
         "anthropic",
         "cxc",
+        "claude-code",
+        "pi",
+        "codex",
       ]),
     )
     .option("--skip-existing", "leave conversations that were imported before, import the rest")
@@ -35,8 +43,32 @@ export function registerImport(conversation: Command): void {
       const { loadInterop, newConversationId, newEventId, timestampNow } = await import(
         "../../../store/index.js"
       );
-      const { readImport, saveImported } = await loadInterop();
+      const { detectAgentPath, readAgentImport, readImport, saveImported } = await loadInterop();
       const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
+      const from = options.from;
+      const agent =
+        from === "claude-code" || from === "pi" || from === "codex"
+          ? from
+          : from === undefined && path !== "-"
+            ? detectAgentPath(path)
+            : undefined;
+      if (agent !== undefined) {
+        if (path === "-") {
+          throw new CxcError("usage", `--from ${agent} reads a session file or folder, not standard input`, {
+            hint: "pass the session file's path, or the folder that holds the sessions",
+          });
+        }
+        const batch = await readAgentImport(path, agent);
+        for (const warning of batch.warnings) context.warn(warning);
+        const outcomes = await saveImported(
+          context.store,
+          batch.files.map((file) => file.conversation),
+          { skipExisting: options.skipExisting ?? false },
+        );
+        await reportAgentImport(context, batch, outcomes);
+        return;
+      }
+      const documentFormat = from === "claude-code" || from === "pi" || from === "codex" ? undefined : from;
       if (path === "-" && context.stdinIsTerminal) {
         throw new CxcError("usage", "`import -` reads standard input, which is a terminal", {
           hint: "pipe a file into it (cxc conversation import - < request.json) or pass its path",
@@ -46,7 +78,7 @@ export function registerImport(conversation: Command): void {
       const batch = readImport({
         path,
         ...(stdinText === undefined ? {} : { stdinText }),
-        ...(options.from ? { from: options.from } : {}),
+        ...(documentFormat === undefined ? {} : { from: documentFormat }),
         ...(options.title ? { title: options.title } : {}),
         now: () => timestampNow(),
         newEventId: () => newEventId(),
@@ -81,6 +113,54 @@ export function registerImport(conversation: Command): void {
       }
       context.out(summarize(outcomes));
     });
+}
+
+/** One line per session with what was left out, then the totals. */
+async function reportAgentImport(
+  context: CliContext,
+  batch: AgentImportBatch,
+  outcomes: readonly { conversation: ImportedConversation; turns: number; skipped: boolean }[],
+): Promise<void> {
+  const { agentImportJson, counted, describeAgentImport, byKind } = await import(
+    "../../render/agent-import.js"
+  );
+  const { AGENT_NAMES } = await import("../../../core/interop/agent-session.js");
+  const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
+  const agent = AGENT_NAMES[batch.agent];
+  if (context.json) {
+    context.outJson(
+      outcomes.map(({ conversation, turns, skipped }, index) => ({
+        source: conversation.sourceId,
+        file: batch.files[index]!.file,
+        id: conversation.id,
+        title: conversation.title ?? null,
+        turns,
+        events: conversation.events.length,
+        skipped,
+        import: agentImportJson(batch.files[index]!.summary),
+      })),
+    );
+    return;
+  }
+  outcomes.forEach(({ conversation, turns, skipped }, index) => {
+    const file = batch.files[index]!;
+    const title = sanitizeTerminalText(conversation.title ?? "untitled");
+    const what = `${agent} session ${file.file} as ${conversation.id} (${title}, ${counted(turns, "turn")})`;
+    if (skipped) {
+      context.out(`Skipped ${what}: it already exists`);
+      return;
+    }
+    context.out(`Imported ${what}`);
+    context.out(`  ${describeAgentImport(file.summary)}`);
+    const unknown = file.summary.unknown;
+    if (Object.keys(unknown).length > 0) {
+      context.warn(`${file.file}: records of types cxc does not know were skipped (${byKind(unknown)})`);
+    }
+  });
+  if (batch.subagentFiles > 0) {
+    context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);
+  }
+  context.out(summarize(outcomes));
 }
 
 function summarize(outcomes: readonly { skipped: boolean; conversation: { archived: boolean } }[]): string {

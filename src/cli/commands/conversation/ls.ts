@@ -1,6 +1,6 @@
 /**
  * `cxc conversation ls [--archived] [--limit N]`: lists conversations, pinned first, then the most
- * recently updated. Reads only each conversation's meta.json (never a log), so it stays fast with
+ * recently updated, with where each came from (cxc, jp, Claude Code, pi). Reads only each conversation's meta.json (never a log), so it stays fast with
  * thousands of conversations.
  */
 import type { Command } from "commander";
@@ -23,10 +23,11 @@ export function registerList(conversation: Command): void {
       const context = CliContext.from(command);
       const format = context.format();
       const limit = parseLimit(options.limit);
-      const [{ formatRelativeTime }, { renderTable, truncateText }, summary] = await Promise.all([
+      const [{ formatRelativeTime }, { renderTable, truncateText }, summary, agents] = await Promise.all([
         import("../../render/relative-time.js"),
         import("../../render/table.js"),
         import("../../render/conversation-summary.js"),
+        import("../../../core/interop/agents.js"),
       ]);
       const archived = options.archived ?? false;
       const { conversations, warnings } = context.listing.list({ archived });
@@ -54,6 +55,7 @@ export function registerList(conversation: Command): void {
         meta.id,
         String(meta.turn_count ?? 0),
         formatRelativeTime(meta.updated_at, now),
+        agents.sourceName(agents.conversationSource(meta)),
         truncateText(summary.displayTitle(meta), 80),
       ]);
       context.out(
@@ -63,6 +65,7 @@ export function registerList(conversation: Command): void {
             { header: "ID" },
             { header: "TURNS", alignRight: true },
             { header: "UPDATED" },
+            { header: "FROM" },
             { header: "TITLE" },
           ],
           rows,

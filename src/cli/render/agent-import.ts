@@ -1,0 +1,68 @@
+/**
+ * What `import --from claude-code|pi` reports for each session file: the turns and the agent's
+ * compactions it made, and what it left out (docs/import-export.md).
+ */
+import type { AgentImportSummary } from "../../core/interop/agent-session.js";
+import { AGENT_NAMES } from "../../core/interop/agent-session.js";
+
+/** `1 turn`, `3 turns`. */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
+function total(counts: Readonly<Record<string, number>>): number {
+  return Object.values(counts).reduce((sum, value) => sum + value, 0);
+}
+
+/** `queue-operation 6, last-prompt 3` (largest first). */
+export function byKind(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .sort(([leftKey, left], [rightKey, right]) => right - left || leftKey.localeCompare(rightKey))
+    .map(([kind, count]) => `${kind} ${count}`)
+    .join(", ");
+}
+
+/** One line: what came in and what was left out of one session file. */
+export function describeAgentImport(summary: AgentImportSummary): string {
+  const agent = AGENT_NAMES[summary.agent];
+  const parts = [
+    counted(summary.turns, "turn"),
+    `${counted(summary.compactions, `compaction of ${agent}'s`, `compactions of ${agent}'s`)} as ${
+      summary.compactions === 1 ? "an overlay" : "overlays"
+    }`,
+  ];
+  const none = (count: number, text: string): string => (count === 0 ? `no ${text}` : `${count} ${text}`);
+  const left = [
+    none(total(summary.skipped), total(summary.skipped) === 1 ? "skipped record" : "skipped records"),
+    none(
+      total(summary.unknown),
+      total(summary.unknown) === 1 ? "record of an unknown type" : "records of unknown types",
+    ),
+    none(
+      summary.sideChainRecords,
+      summary.sideChainRecords === 1 ? "side-chain record" : "side-chain records",
+    ),
+    summary.abandonedBranches === 0
+      ? "no abandoned branches"
+      : `${counted(summary.abandonedBranches, "abandoned branch", "abandoned branches")} (${counted(
+          summary.abandonedRecords,
+          "record",
+        )})`,
+  ];
+  return `${counted(summary.lines, "line")} read: ${parts.join(", ")}; left out: ${left.join(", ")}`;
+}
+
+/** The summary as JSON (stable snake_case keys). */
+export function agentImportJson(summary: AgentImportSummary): Record<string, unknown> {
+  return {
+    agent: summary.agent,
+    lines: summary.lines,
+    turns: summary.turns,
+    compactions: summary.compactions,
+    skipped: summary.skipped,
+    unknown: summary.unknown,
+    side_chain_records: summary.sideChainRecords,
+    abandoned_branches: summary.abandonedBranches,
+    abandoned_records: summary.abandonedRecords,
+  };
+}

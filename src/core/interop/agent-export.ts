@@ -1,0 +1,101 @@
+/**
+ * What the writers of other agents' sessions (claude-code-export.ts, pi-export.ts) share: the
+ * projected view (what the model sees after cxc's compactions) as a list of messages. Pure.
+ *
+ * A summary that opens the view can be written in the agent's own compaction shape (the agent
+ * then treats it as its own); one further in stays what the projection makes of it, a request
+ * `[Summary of previous conversation]` answered by the summary. Tool calls are paired (a call
+ * without a result gets the interrupted result), and stripped or omitted calls and reasoning
+ * appear as the projection has them.
+ */
+import type {
+  ChatRequest,
+  ChatResponse,
+  Compaction,
+  ConversationEvent,
+  ToolCallRequest,
+  ToolCallResponse,
+} from "../events.js";
+import { projectConversation } from "../projection.js";
+import { modelOf } from "./agent-session.js";
+import { pairToolCalls } from "./openai-messages.js";
+
+/** One message of the projected view. */
+export type ViewMessage =
+  | {
+      readonly kind: "summary";
+      readonly text: string;
+      readonly ts: string;
+      /** The compaction the summary comes from (its `origin` names an agent for imported ones). */
+      readonly compaction: Compaction | undefined;
+      /** Whether the summary opens the view (and can take the agent's own compaction shape). */
+      readonly opening: boolean;
+    }
+  | { readonly kind: "user"; readonly event: ChatRequest }
+  | {
+      readonly kind: "assistant";
+      readonly events: readonly (ChatResponse | ToolCallRequest)[];
+      /** The model in force (a cxc model id such as `anthropic/claude-sonnet-4-5`), if any. */
+      readonly model: string | undefined;
+    }
+  | { readonly kind: "results"; readonly events: readonly ToolCallResponse[] };
+
+/** A written session: its JSON Lines (without newlines) and notes on what was left out. */
+export interface AgentSessionExport {
+  readonly lines: readonly string[];
+  /** Summaries written in the agent's own compaction shape. */
+  readonly nativeSummaries: number;
+  readonly warnings: readonly string[];
+}
+
+/** The projected view of `events` as messages, in order. */
+export function viewMessages(events: readonly ConversationEvent[]): ViewMessage[] {
+  const view = projectConversation(events);
+  const compactions = new Map<string, Compaction>();
+  for (const event of events) if (event.type === "compaction") compactions.set(event.id, event);
+  const modelAt = new Map<string, string | undefined>();
+  let model: string | undefined;
+  for (const event of view.events) {
+    const set = modelOf(event);
+    if (set !== undefined) model = set;
+    else if (event.type !== "unknown") modelAt.set(event.id, model);
+  }
+  const messages: ViewMessage[] = [];
+  for (const turn of view.turns) {
+    if (turn.origin.kind === "summary") {
+      const response = turn.events.find((event) => event.type === "chat_response");
+      messages.push({
+        kind: "summary",
+        text: response?.type === "chat_response" ? (response.message ?? "") : "",
+        ts: turn.events[0]?.ts ?? "",
+        compaction: compactions.get(turn.origin.compactionId),
+        opening: messages.length === 0,
+      });
+      continue;
+    }
+    for (const event of pairToolCalls(turn.events)) {
+      const last = messages.at(-1);
+      if (event.type === "chat_request") messages.push({ kind: "user", event });
+      else if (event.type === "chat_response" || event.type === "tool_call_request") {
+        if (last?.kind === "assistant") (last.events as (ChatResponse | ToolCallRequest)[]).push(event);
+        else messages.push({ kind: "assistant", events: [event], model: modelAt.get(event.id) });
+      } else if (event.type === "tool_call_response") {
+        if (last?.kind === "results") (last.events as ToolCallResponse[]).push(event);
+        else messages.push({ kind: "results", events: [event] });
+      }
+    }
+  }
+  return messages;
+}
+
+/** The names of the tools called in `events`, by call id. */
+export function toolNames(events: readonly ConversationEvent[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const event of events) if (event.type === "tool_call_request") names.set(event.call_id, event.name);
+  return names;
+}
+
+/** A summary written by cxc, framed for an agent that reads it as the opening user message. */
+export function framedSummary(text: string): string {
+  return `This session continues an earlier conversation that was compacted with cxc. The summary below stands for the earlier part of it.\n\n<summary>\n${text}\n</summary>`;
+}

@@ -1,0 +1,264 @@
+/**
+ * What the readers of other agents' session files (Claude Code: claude-code.ts, pi: pi.ts) share.
+ * Pure.
+ *
+ * Both read JSON Lines one line at a time (`addLine`), so the shell can stream a large file and
+ * the reader keeps only what the conversation needs, never the agent's bookkeeping records; both
+ * build drafts of cxc events and validate them at the end. Errors name the file and the line.
+ * See docs/import-export.md for the mappings.
+ */
+import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../events.js";
+import { buildCompactionEvent } from "../plan-compaction.js";
+import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import { AGENT_NAMES, type AgentFormat } from "./agents.js";
+import type { ImportedConversation, InteropResult } from "./jp.js";
+import { interopError, validateEvent } from "./jp.js";
+import { deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+
+export { ANTHROPIC_SIGNATURE_KEY };
+export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat, type ExportAgent, ORIGIN_META_KEY } from "./agents.js";
+
+/** What an import read and what it left out, for the import summary. */
+export interface AgentImportSummary {
+  readonly agent: AgentFormat;
+  /** Lines read. */
+  readonly lines: number;
+  /** Turns imported. */
+  readonly turns: number;
+  /** The agent's own compactions imported as overlays. */
+  readonly compactions: number;
+  /** Records left out on purpose, by kind (bookkeeping, command echoes, API error notices, …). */
+  readonly skipped: Readonly<Record<string, number>>;
+  /** Records of types this reader does not know, by type; skipped. */
+  readonly unknown: Readonly<Record<string, number>>;
+  /** Records of side chains (subagents) in the file; left out. */
+  readonly sideChainRecords: number;
+  /** Branches the session left (edited or rewound prompts) and the records on them; left out. */
+  readonly abandonedBranches: number;
+  readonly abandonedRecords: number;
+}
+
+/** A converted session: the conversation, what was left out, and notes. */
+export interface AgentImport {
+  readonly conversation: ImportedConversation;
+  readonly summary: AgentImportSummary;
+  readonly warnings: readonly string[];
+}
+
+/** Increments `counts[key]`. */
+export function count(counts: Record<string, number>, key: string, by = 1): void {
+  counts[key] = (counts[key] ?? 0) + by;
+}
+
+/**
+ * Parses one line as a JSON object with a string `type`, or says what is wrong with it. `where` is
+ * `file:line`.
+ */
+export function parseRecordLine(
+  text: string,
+  where: string,
+  agent: AgentFormat,
+): InteropResult<Record<string, unknown>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = (error as Error).message.replace(/\s*in JSON at position \d+.*$/s, "");
+    return interopError(`${where}: not valid JSON (${reason}); not a ${AGENT_NAMES[agent]} session line`);
+  }
+  if (!isRecord(value))
+    return interopError(`${where}: a ${AGENT_NAMES[agent]} session line is a JSON object`);
+  if (typeof value.type !== "string") {
+    return interopError(`${where}: not a ${AGENT_NAMES[agent]} session record (it has no string \`type\`)`);
+  }
+  return { ok: true, value };
+}
+
+/** A draft event: its fields without `id`; `ts` as the agent wrote it. */
+export type EventDraft = Record<string, unknown> & { type: string; ts: string };
+
+/**
+ * Turns drafts into validated events with ids derived from the session key and each draft's
+ * position (importing the same file twice gives the same events).
+ */
+export function finishEvents(
+  drafts: readonly { draft: EventDraft; where: string }[],
+  key: string,
+): InteropResult<ConversationEvent[]> {
+  const events: ConversationEvent[] = [];
+  for (const [position, { draft, where }] of drafts.entries()) {
+    const milliseconds = timestampMilliseconds(draft.ts);
+    const id = deriveEventId(Number.isNaN(milliseconds) ? 0 : milliseconds, `${key}:${position}`);
+    const checked = validateEvent({ id, ...draft }, where);
+    if (!checked.ok) return checked;
+    events.push(checked.value);
+  }
+  return { ok: true, value: events };
+}
+
+/**
+ * Normalizes an agent's timestamp to RFC 3339 UTC (`2026-12-01T10:12:32.954Z`); a number is epoch
+ * milliseconds. Undefined when it is neither.
+ */
+export function agentTimestamp(value: unknown): string | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return new Date(value).toISOString();
+  if (typeof value !== "string") return undefined;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value)) return value;
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? undefined : new Date(parsed).toISOString();
+}
+
+/** A title from the first prompt: its first line, at most 80 characters. */
+export function titleFromPrompt(prompt: string | undefined): string | undefined {
+  const line = prompt
+    ?.split("\n")
+    .map((part) => part.trim())
+    .find((part) => part !== "");
+  if (line === undefined) return undefined;
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * The agent's own compaction as a draft overlay: turns 0..`toTurn` (0-based) replaced by the
+ * agent's summary, supplied by the agent's model. Built by the one compaction constructor; the id
+ * comes with the other drafts' in `finishEvents`.
+ */
+export function agentCompactionDraft(compaction: {
+  readonly ts: string;
+  readonly toTurn: number;
+  readonly summary: string;
+  readonly source: CompactionSource;
+  readonly note: string;
+  readonly origin: CompactionOrigin;
+}): EventDraft {
+  const { id: _placeholder, ...draft } = buildCompactionEvent(
+    { from: 0, to: compaction.toTurn, supplied: { text: compaction.summary, author: "assistant" } },
+    {
+      id: "",
+      ts: compaction.ts,
+      source: compaction.source,
+      note: compaction.note,
+      origin: compaction.origin,
+    },
+  );
+  return draft;
+}
+
+/** The model as a cxc config delta (`{assistant: {model: {id}}}`, jp's key). */
+export function modelDelta(id: string, ts: string): EventDraft {
+  return { type: "config_delta", ts, delta: { assistant: { model: { id } } } };
+}
+
+/** The model id a `config_delta` sets, if it sets one. */
+export function modelOf(event: ConversationEvent): string | undefined {
+  if (event.type !== "config_delta") return undefined;
+  const assistant = event.delta.assistant;
+  if (!isRecord(assistant) || !isRecord(assistant.model)) return undefined;
+  return typeof assistant.model.id === "string" ? assistant.model.id : undefined;
+}
+
+/**
+ * Tracks where turns begin while drafts are built, so a reader can place a model change before the
+ * turn it applies to and find the turn a record ended up in.
+ */
+export class DraftList {
+  readonly drafts: { draft: EventDraft; where: string }[] = [];
+  /** 0-based index of the open turn; -1 before the first. */
+  turn = -1;
+  private turnStartPosition = -1;
+  private turnHasResponse = false;
+
+  /** Opens a turn. */
+  openTurn(ts: string, where: string): void {
+    this.turn += 1;
+    this.turnStartPosition = this.drafts.length;
+    this.turnHasResponse = false;
+    this.drafts.push({ draft: { type: "turn_start", ts }, where });
+  }
+
+  /** Adds a turn event, opening a turn first when none is open. */
+  add(draft: EventDraft, where: string): void {
+    if (this.turn < 0) this.openTurn(draft.ts, where);
+    if (draft.type === "chat_response" || draft.type === "tool_call_request") this.turnHasResponse = true;
+    this.drafts.push({ draft, where });
+  }
+
+  /** Adds a global entry (config delta, compaction) where the stream is. */
+  addGlobal(draft: EventDraft, where: string): void {
+    this.drafts.push({ draft, where });
+  }
+
+  /**
+   * Adds a model change: before the open turn when the assistant has not answered in it yet (the
+   * change applies to the whole turn), else where the stream is.
+   */
+  addModelChange(draft: EventDraft, where: string): void {
+    if (this.turn >= 0 && !this.turnHasResponse) {
+      this.drafts.splice(this.turnStartPosition, 0, { draft, where });
+      this.turnStartPosition += 1;
+    } else {
+      this.drafts.push({ draft, where });
+    }
+  }
+
+  /** The most recent draft of the open turn with this type, for adding metadata. */
+  lastOfType(type: string): EventDraft | undefined {
+    for (let position = this.drafts.length - 1; position >= Math.max(0, this.turnStartPosition); position--) {
+      const draft = this.drafts[position]!.draft;
+      if (draft.type === type) return draft;
+    }
+    return undefined;
+  }
+}
+
+/** A reasoning draft with the provider's signature kept in metadata. */
+export function reasoningDraft(
+  text: string,
+  ts: string,
+  signature: { key: string; value: string } | undefined,
+): EventDraft {
+  const draft: EventDraft = { type: "chat_response", ts, reasoning: text };
+  if (signature !== undefined) draft.metadata = { [signature.key]: signature.value };
+  return draft;
+}
+
+/** Sets `metadata[key]` on a draft. */
+export function setMetadata(draft: EventDraft, key: string, value: unknown): void {
+  const metadata = isRecord(draft.metadata) ? draft.metadata : {};
+  metadata[key] = value;
+  draft.metadata = metadata;
+}
+
+/**
+ * Which agent wrote a session file, from its first non-empty line: pi's files open with their
+ * `session` header, Codex's with `session_meta`, Claude Code's records carry a `sessionId` (or, in
+ * old files, a `leafUuid` title record). Undefined when the line is neither (or not JSON).
+ */
+export function detectAgentSession(firstLine: string): AgentFormat | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(firstLine);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || typeof value.type !== "string") return undefined;
+  if (value.type === "session_meta" && isRecord(value.payload)) return "codex";
+  if (value.type === "session" && typeof value.id === "string" && typeof value.cwd === "string") return "pi";
+  if (typeof value.sessionId === "string" || typeof value.leafUuid === "string") return "claude-code";
+  return undefined;
+}
+
+/** Claude Code's folder name for a working directory: every non-alphanumeric character as `-`. */
+export function claudeCodeProjectFolder(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, "-");
+}
+
+/** pi's folder name for a working directory: `--<cwd without its leading slash, / \ : as ->--`. */
+export function piSessionFolder(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** pi's file name for a session: `<timestamp with : and . as ->_<session id>.jsonl`. */
+export function piSessionFileName(timestamp: string, sessionId: string): string {
+  return `${timestamp.replace(/[:.]/g, "-")}_${sessionId}.jsonl`;
+}

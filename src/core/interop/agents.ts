@@ -1,0 +1,52 @@
+/**
+ * The coding agents whose session files cxc reads and writes, and how messages name them. A leaf
+ * module (no imports), so a listing can name where a conversation came from without loading the
+ * converters.
+ */
+
+/** The agents whose session files cxc reads and writes. */
+export const AGENT_FORMATS = ["claude-code", "pi", "codex"] as const;
+export type AgentFormat = (typeof AGENT_FORMATS)[number];
+
+/** How each agent is named in messages. */
+export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = {
+  "claude-code": "Claude Code",
+  pi: "pi",
+  codex: "Codex",
+};
+
+/** The agents cxc writes sessions for (Codex is read only). */
+export type ExportAgent = Exclude<AgentFormat, "codex">;
+
+/** Meta field naming where an imported conversation came from: `{agent, session_id, cwd, file, …}`. */
+export const ORIGIN_META_KEY = "origin";
+
+/** Meta field jp imports carry (`jp-c…`, the jp conversation id). */
+export const JP_ID_META_KEY = "jp_id";
+
+/** Where a conversation came from, by its metadata: an agent, jp, or cxc itself. */
+export type ConversationSource = AgentFormat | "jp" | "cxc";
+
+export function conversationSource(meta: Readonly<Record<string, unknown>>): ConversationSource {
+  const origin = meta[ORIGIN_META_KEY];
+  if (typeof origin === "object" && origin !== null) {
+    const agent = (origin as { agent?: unknown }).agent;
+    if (typeof agent === "string" && (AGENT_FORMATS as readonly string[]).includes(agent)) {
+      return agent as AgentFormat;
+    }
+  }
+  return typeof meta[JP_ID_META_KEY] === "string" ? "jp" : "cxc";
+}
+
+/** The source as people read it: `Claude Code`, `pi`, `jp`, `cxc`. */
+export function sourceName(source: ConversationSource): string {
+  return source === "jp" || source === "cxc" ? source : AGENT_NAMES[source];
+}
+
+/** The agent session file an imported conversation was read from, when it records one. */
+export function originFile(meta: Readonly<Record<string, unknown>>): string | undefined {
+  const origin = meta[ORIGIN_META_KEY];
+  if (typeof origin !== "object" || origin === null) return undefined;
+  const file = (origin as { file?: unknown }).file;
+  return typeof file === "string" ? file : undefined;
+}

@@ -1,0 +1,634 @@
+/**
+ * Claude Code session files (`~/.claude/projects/<cwd slug>/<session id>.jsonl`) → cxc events.
+ * Pure: the shell feeds the file's lines to a `ClaudeCodeSessionReader`; writing a session back is
+ * claude-code-export.ts. The mapping is documented in docs/import-export.md; in short:
+ *
+ * - The file is a tree of records (`uuid`/`parentUuid`) among bookkeeping records that have no
+ *   place in it (queue operations, request shapes and blobs, costs, modes). The conversation is
+ *   the chain from the leaf (`last-prompt.leafUuid`, or the last record) back to the root, across
+ *   Claude Code's compaction boundaries (`logicalParentUuid`). Parallel tool calls branch the
+ *   chain (each result hangs off its own `tool_use` record), so the other blocks of an assistant
+ *   message on the chain (same `message.id`) and the results of its calls (same `tool_use_id`)
+ *   are taken in too. Records off the chain are abandoned branches; side chains are subagents.
+ * - A prompt opens a turn; assistant blocks become reasoning (signature in metadata), messages and
+ *   tool calls; tool results become tool responses; the model becomes a config delta.
+ * - Attachments carrying content to the model: a file the user mentioned (right after the prompt)
+ *   becomes a `chat_request` of the turn; the agent's own context (dates, token reminders, files it
+ *   re-attached after compacting) rides in metadata of the event it followed
+ *   (`claude_code_context`) or of the prompt it came before (`claude_code_context_before`), so an
+ *   export gives it back to Claude Code where it was; attachments that carried nothing to the
+ *   model are bookkeeping.
+ * - A compaction (a `compact_boundary` record and the `isCompactSummary` prompt after it) becomes
+ *   a `compaction` overlay with the summary as Claude Code's model saw it, over the turns before
+ *   the first message Claude Code kept verbatim (a turn it kept in part is kept whole); with no
+ *   turn before it, the summary is the session's first request. The `/compact` echo is left out.
+ */
+import {
+  type AgentImport,
+  agentCompactionDraft,
+  count,
+  DraftList,
+  type EventDraft,
+  finishEvents,
+  modelDelta,
+  ORIGIN_META_KEY,
+  parseRecordLine,
+  reasoningDraft,
+  setMetadata,
+  titleFromPrompt,
+} from "./agent-session.js";
+import { type InteropResult, interopError } from "./jp.js";
+import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+
+/** Metadata key: Claude Code's context attachments that followed this event (records without chain fields). */
+export const CLAUDE_CODE_CONTEXT_KEY = "claude_code_context";
+/** Metadata key: context attachments that came before this prompt (after a compaction, say). */
+export const CLAUDE_CODE_LEADING_CONTEXT_KEY = "claude_code_context_before";
+/** Metadata key: the attachment record a `chat_request` was made from (a file the user mentioned). */
+export const CLAUDE_CODE_ATTACHMENT_KEY = "claude_code_attachment";
+/** Metadata key marking a `chat_request` Claude Code sent as a meta message (`isMeta`). */
+export const CLAUDE_CODE_META_KEY = "claude_code_meta";
+/**
+ * Metadata key marking a `chat_request` that is one of Claude Code's summaries with no turns
+ * before it to cover (a session that starts compacted, as an export writes it).
+ */
+export const CLAUDE_CODE_SUMMARY_KEY = "claude_code_compact_summary";
+/** The `author` of requests made from files the user mentioned. */
+export const CLAUDE_CODE_ATTACHMENT_AUTHOR = "Claude Code (attached file)";
+
+/** Record types that carry nothing of the conversation; skipped and counted. */
+const BOOKKEEPING = new Set([
+  "queue-operation",
+  "last-prompt",
+  "api-request",
+  "api-request-shape",
+  "api-request-blob",
+  "cost-state",
+  "tools-used",
+  "mode",
+  "atis-latch",
+  "file-history-snapshot",
+  "progress",
+  "summary",
+  "custom-title",
+  "ai-title",
+  "agent-name",
+  "tag",
+  "pr-link",
+]);
+
+/** Attachment types that bring a file the user named into the prompt. */
+const USER_FILE_ATTACHMENTS = new Set(["file", "directory", "selected_lines_in_ide"]);
+
+/** Fields of a chain record that belong to the chain, not to its content. */
+const CHAIN_FIELDS = new Set([
+  "uuid",
+  "parentUuid",
+  "logicalParentUuid",
+  "sessionId",
+  "cwd",
+  "timestamp",
+  "isSidechain",
+  "userType",
+  "entrypoint",
+  "version",
+  "gitBranch",
+  "slug",
+]);
+
+/** Claude Code's echo of a slash command it ran (not a request to the model). */
+const COMMAND_ECHO =
+  /^\s*<(local-command-caveat|command-name|command-message|local-command-stdout|local-command-stderr)>/;
+
+const CHAIN_TYPES = new Set(["user", "assistant", "system", "attachment"]);
+
+interface ChainRecord {
+  readonly line: number;
+  readonly uuid: string;
+  readonly parentUuid: string | null;
+  readonly logicalParentUuid?: string;
+  readonly type: string;
+  readonly timestamp: string;
+  /** The record (large payloads of bookkeeping attachments dropped). */
+  readonly raw: Record<string, unknown>;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Reads one Claude Code session file, line by line. `addLine` returns an error naming
+ * `label:line` for a line that is not a Claude Code record; `finish` builds the conversation.
+ */
+export class ClaudeCodeSessionReader {
+  private line = 0;
+  private readonly records: ChainRecord[] = [];
+  private readonly skipped: Record<string, number> = {};
+  private readonly unknown: Record<string, number> = {};
+  private readonly warnings: string[] = [];
+  private sideChainRecords = 0;
+  private leafUuid: string | undefined;
+  private title: string | undefined;
+  private fallbackTitle: string | undefined;
+  private sessionId: string | undefined;
+  private cwd: string | undefined;
+  private version: string | undefined;
+  private firstType: string | undefined;
+
+  constructor(private readonly label: string) {}
+
+  /** Reads the next line (without its newline). */
+  addLine(text: string): InteropResult<void> {
+    this.line += 1;
+    if (text.trim() === "") return { ok: true, value: undefined };
+    const where = `${this.label}:${this.line}`;
+    const parsed = parseRecordLine(text, where, "claude-code");
+    if (!parsed.ok) return parsed;
+    const record = parsed.value;
+    const type = record.type as string;
+    this.firstType ??= type;
+    if (this.line === 1 && type === "session" && "version" in record) {
+      return interopError(
+        `${where}: this is a pi session (its first line is pi's session header), not Claude Code's`,
+      );
+    }
+    if (CHAIN_TYPES.has(type)) return this.addChainRecord(record, type, where);
+    if (type === "last-prompt" && typeof record.leafUuid === "string") this.leafUuid = record.leafUuid;
+    if (type === "custom-title" && typeof record.customTitle === "string") this.title = record.customTitle;
+    if ((type === "summary" || type === "ai-title") && this.fallbackTitle === undefined) {
+      const value = record.summary ?? record.aiTitle ?? record.title;
+      if (typeof value === "string") this.fallbackTitle = value;
+    }
+    if (BOOKKEEPING.has(type)) count(this.skipped, type);
+    else count(this.unknown, type);
+    return { ok: true, value: undefined };
+  }
+
+  /**
+   * Reads text after the file's last newline: a line the agent may still have been writing.
+   * Complete JSON is read as a line; anything else is left out with a warning.
+   */
+  addFinalFragment(text: string): InteropResult<void> {
+    if (text.trim() === "") return { ok: true, value: undefined };
+    try {
+      JSON.parse(text);
+    } catch {
+      this.line += 1;
+      this.warnings.push(
+        `${this.label}:${this.line}: the last line is incomplete (the agent may still be writing); it was left out`,
+      );
+      return { ok: true, value: undefined };
+    }
+    return this.addLine(text);
+  }
+
+  private addChainRecord(record: Json, type: string, where: string): InteropResult<void> {
+    if (typeof record.uuid !== "string" || record.uuid === "") {
+      return interopError(`${where}: a ${type} record needs a string \`uuid\``);
+    }
+    const parent = record.parentUuid ?? null;
+    if (parent !== null && typeof parent !== "string") {
+      return interopError(`${where}: \`parentUuid\` must be a string or null`);
+    }
+    if (typeof record.timestamp !== "string" || Number.isNaN(Date.parse(record.timestamp))) {
+      return interopError(`${where}: a ${type} record needs a \`timestamp\``);
+    }
+    if (type === "user" || type === "assistant") {
+      const message = record.message;
+      if (!isRecord(message)) return interopError(`${where}: a ${type} record needs a \`message\` object`);
+      const content = message.content;
+      if (typeof content !== "string" && !(Array.isArray(content) && content.every(isRecord))) {
+        return interopError(`${where}: \`message.content\` must be a string or an array of blocks`);
+      }
+    }
+    if (record.isSidechain === true) {
+      this.sideChainRecords += 1;
+      return { ok: true, value: undefined };
+    }
+    if (typeof record.sessionId === "string") this.sessionId ??= record.sessionId;
+    if (typeof record.cwd === "string") this.cwd ??= record.cwd;
+    if (typeof record.version === "string") this.version = record.version;
+    const { toolUseResult: _result, ...kept } = record;
+    const raw = type === "attachment" && !Array.isArray(record.rendered) ? slimAttachment(record) : kept;
+    this.records.push({
+      line: this.line,
+      uuid: record.uuid,
+      parentUuid: parent as string | null,
+      ...(typeof record.logicalParentUuid === "string"
+        ? { logicalParentUuid: record.logicalParentUuid }
+        : {}),
+      type,
+      timestamp: record.timestamp,
+      raw,
+    });
+    return { ok: true, value: undefined };
+  }
+
+  /** Builds the conversation from what was read. */
+  finish(): InteropResult<AgentImport> {
+    const hasMessages = this.records.some((record) => record.type === "user" || record.type === "assistant");
+    if (!hasMessages) {
+      const first =
+        this.firstType === undefined ? "the file is empty" : `line 1 is a '${this.firstType}' record`;
+      return interopError(
+        `${this.label}: not a Claude Code session: it has no user or assistant records (${first})`,
+      );
+    }
+    const chain = this.activeChain();
+    if (!chain.ok) return chain;
+    const { included, abandonedRecords, abandonedBranches } = chain.value;
+    const mapped = new ClaudeCodeMapper(this.label, this.warnings, this.skipped).map(included);
+    const sessionId = this.sessionId ?? this.label.replace(/^.*[\\/]/, "").replace(/\.jsonl$/, "");
+    const key = `claude-code:${sessionId}`;
+    const events = finishEvents(mapped.drafts.drafts, key);
+    if (!events.ok) return events;
+    const createdAt = included[0]?.timestamp ?? this.records[0]!.timestamp;
+    const title = this.title ?? this.fallbackTitle ?? titleFromPrompt(mapped.firstPrompt);
+    const origin: Json = { agent: "claude-code", session_id: sessionId };
+    if (this.cwd !== undefined) origin.cwd = this.cwd;
+    if (this.version !== undefined) origin.version = this.version;
+    return {
+      ok: true,
+      value: {
+        conversation: {
+          id: deriveConversationId(timestampMilliseconds(createdAt), key),
+          sourceId: key,
+          ...(title === undefined ? {} : { title }),
+          createdAt,
+          archived: false,
+          extra: { [ORIGIN_META_KEY]: origin },
+          events: events.value,
+        },
+        summary: {
+          agent: "claude-code",
+          lines: this.line,
+          turns: mapped.drafts.turn + 1,
+          compactions: mapped.compactions,
+          skipped: this.skipped,
+          unknown: this.unknown,
+          sideChainRecords: this.sideChainRecords,
+          abandonedBranches,
+          abandonedRecords,
+        },
+        warnings: this.warnings,
+      },
+    };
+  }
+
+  /** The records of the conversation in file order, and what was left off the chain. */
+  private activeChain(): InteropResult<{
+    included: ChainRecord[];
+    abandonedRecords: number;
+    abandonedBranches: number;
+  }> {
+    const byUuid = new Map<string, ChainRecord>();
+    for (const record of this.records) byUuid.set(record.uuid, record);
+    const parentOf = (record: ChainRecord): string | null =>
+      record.parentUuid ??
+      (record.raw.subtype === "compact_boundary" ? (record.logicalParentUuid ?? null) : null);
+    const leaf = this.findLeaf(byUuid, parentOf);
+    const onPath = new Set<string>();
+    for (let current: ChainRecord | undefined = leaf; current !== undefined; ) {
+      if (onPath.has(current.uuid)) {
+        return interopError(`${this.label}:${current.line}: the uuid/parentUuid chain loops back on itself`);
+      }
+      onPath.add(current.uuid);
+      const parent = parentOf(current);
+      if (parent === null) break;
+      const next = byUuid.get(parent);
+      if (next === undefined) {
+        this.warnings.push(
+          `${this.label}:${current.line}: its parent ${parent} is not in the file; the history before it is missing`,
+        );
+      }
+      current = next;
+    }
+    // Parallel tool calls: the rest of each assistant message on the chain, and the results.
+    const included = new Set(onPath);
+    const byMessageId = new Map<string, ChainRecord[]>();
+    const resultsByCall = new Map<string, ChainRecord[]>();
+    for (const record of this.records) {
+      const message = record.raw.message;
+      if (!isRecord(message)) continue;
+      if (record.type === "assistant" && typeof message.id === "string") {
+        byMessageId.set(message.id, [...(byMessageId.get(message.id) ?? []), record]);
+      }
+      if (record.type === "user" && Array.isArray(message.content)) {
+        for (const block of message.content as Json[]) {
+          if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
+            resultsByCall.set(block.tool_use_id, [...(resultsByCall.get(block.tool_use_id) ?? []), record]);
+          }
+        }
+      }
+    }
+    for (const uuid of onPath) {
+      const record = byUuid.get(uuid)!;
+      const message = record.raw.message;
+      if (record.type !== "assistant" || !isRecord(message) || typeof message.id !== "string") continue;
+      for (const sibling of byMessageId.get(message.id) ?? []) {
+        included.add(sibling.uuid);
+        const blocks = (sibling.raw.message as Json).content;
+        for (const block of Array.isArray(blocks) ? (blocks as Json[]) : []) {
+          if (block.type !== "tool_use" || typeof block.id !== "string") continue;
+          const results = resultsByCall.get(block.id) ?? [];
+          // Prefer the result that hangs off this call; else the last one written.
+          const result = results.find((candidate) => candidate.parentUuid === sibling.uuid) ?? results.at(-1);
+          if (result !== undefined) included.add(result.uuid);
+        }
+      }
+    }
+    const records = this.records.filter((record) => included.has(record.uuid));
+    let abandonedRecords = 0;
+    let abandonedBranches = 0;
+    for (const record of this.records) {
+      if (included.has(record.uuid)) continue;
+      abandonedRecords += 1;
+      const parent = parentOf(record);
+      if (parent === null || included.has(parent) || !byUuid.has(parent)) abandonedBranches += 1;
+    }
+    return { ok: true, value: { included: records, abandonedRecords, abandonedBranches } };
+  }
+
+  /**
+   * The leaf: the record `last-prompt` names, moved on to the last record written after it that
+   * descends from it (the agent may have gone on without writing another `last-prompt`); without
+   * one, the last record of the file.
+   */
+  private findLeaf(
+    byUuid: ReadonlyMap<string, ChainRecord>,
+    parentOf: (record: ChainRecord) => string | null,
+  ): ChainRecord {
+    const last = this.records.at(-1)!;
+    const named = this.leafUuid === undefined ? undefined : byUuid.get(this.leafUuid);
+    if (named === undefined) return last;
+    const descends = new Set([named.uuid]);
+    let leaf = named;
+    for (const record of this.records) {
+      if (record.line <= named.line) continue;
+      const parent = parentOf(record);
+      if (parent !== null && descends.has(parent)) {
+        descends.add(record.uuid);
+        leaf = record;
+      }
+    }
+    return leaf;
+  }
+}
+
+/** Converts a whole file's text (for tests and small files; the shell streams large ones). */
+export function importClaudeCodeSession(text: string, label: string): InteropResult<AgentImport> {
+  const reader = new ClaudeCodeSessionReader(label);
+  const lines = text.split("\n");
+  const fragment = lines.pop() ?? "";
+  for (const line of lines) {
+    const added = reader.addLine(line);
+    if (!added.ok) return added;
+  }
+  const last = reader.addFinalFragment(fragment);
+  if (!last.ok) return last;
+  return reader.finish();
+}
+
+/** An attachment that carried nothing to the model: only what names it. */
+function slimAttachment(record: Json): Json {
+  const attachment = isRecord(record.attachment) ? { type: record.attachment.type } : undefined;
+  return { type: record.type, ...(attachment ? { attachment } : {}) };
+}
+
+/** The record without its chain fields (what an export writes back with a new chain). */
+export function withoutChainFields(record: Json): Json {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !CHAIN_FIELDS.has(key)));
+}
+
+/** Maps the records of the active chain to event drafts. */
+class ClaudeCodeMapper {
+  readonly drafts = new DraftList();
+  compactions = 0;
+  firstPrompt: string | undefined;
+  private model: string | undefined;
+  /** True from a prompt until the assistant answers: a file attachment then belongs to the prompt. */
+  private promptOpen = false;
+  private boundary: ChainRecord | undefined;
+  /** Context attachments seen while no turn was open, for the next prompt. */
+  private pendingContext: Json[] = [];
+  private readonly turnOfUuid = new Map<string, number>();
+
+  constructor(
+    private readonly label: string,
+    private readonly warnings: string[],
+    private readonly skipped: Record<string, number>,
+  ) {}
+
+  map(records: readonly ChainRecord[]): this {
+    for (const record of records) {
+      const where = `${this.label}:${record.line}`;
+      if (record.type === "user") this.user(record, where);
+      else if (record.type === "assistant") this.assistant(record, where);
+      else if (record.type === "system") this.system(record);
+      else this.attachment(record, where);
+      if (this.drafts.turn >= 0) this.turnOfUuid.set(record.uuid, this.drafts.turn);
+    }
+    if (this.pendingContext.length > 0)
+      count(this.skipped, "context after the last turn", this.pendingContext.length);
+    return this;
+  }
+
+  private user(record: ChainRecord, where: string): void {
+    const raw = record.raw;
+    const message = raw.message as Json;
+    const blocks: Json[] =
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content }]
+        : (message.content as Json[]);
+    const ts = record.timestamp;
+    if (blocks.some((block) => block.type === "tool_result")) {
+      for (const block of blocks) {
+        if (block.type === "tool_result") {
+          this.drafts.add(
+            {
+              type: "tool_call_response",
+              ts,
+              call_id: String(block.tool_use_id),
+              content: this.blockText(block.content, where),
+              is_error: block.is_error === true,
+            },
+            where,
+          );
+        } else if (block.type === "text" && typeof block.text === "string") {
+          this.drafts.add({ type: "chat_request", ts, content: block.text }, where);
+        } else {
+          this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+        }
+      }
+      this.promptOpen = false;
+      return;
+    }
+    const text = this.blockText(blocks, where);
+    if (raw.isCompactSummary === true) {
+      this.compaction(record, text, where);
+      return;
+    }
+    if (raw.isVisibleInTranscriptOnly === true) {
+      count(this.skipped, "transcript-only message");
+      return;
+    }
+    if (COMMAND_ECHO.test(text)) {
+      count(this.skipped, "command echo");
+      return;
+    }
+    if (raw.isMeta === true) {
+      const draft: EventDraft = { type: "chat_request", ts, content: text };
+      setMetadata(draft, CLAUDE_CODE_META_KEY, true);
+      this.drafts.add(draft, where);
+      return;
+    }
+    this.drafts.openTurn(ts, where);
+    this.firstPrompt ??= text;
+    const draft: EventDraft = { type: "chat_request", ts, content: text };
+    if (this.pendingContext.length > 0) {
+      setMetadata(draft, CLAUDE_CODE_LEADING_CONTEXT_KEY, this.pendingContext);
+      this.pendingContext = [];
+    }
+    this.drafts.add(draft, where);
+    this.promptOpen = true;
+  }
+
+  private assistant(record: ChainRecord, where: string): void {
+    const raw = record.raw;
+    if (raw.isApiErrorMessage === true) {
+      count(this.skipped, "API error notice");
+      return;
+    }
+    const message = raw.message as Json;
+    const ts = record.timestamp;
+    if (typeof message.model === "string" && message.model !== "<synthetic>") {
+      const id = `anthropic/${message.model}`;
+      if (id !== this.model) {
+        this.model = id;
+        this.drafts.addModelChange(modelDelta(id, ts), where);
+      }
+    }
+    const blocks = Array.isArray(message.content) ? (message.content as Json[]) : [];
+    if (typeof message.content === "string" && message.content !== "") {
+      blocks.push({ type: "text", text: message.content });
+    }
+    for (const block of blocks) {
+      if (block.type === "text" && typeof block.text === "string") {
+        if (block.text !== "") this.drafts.add({ type: "chat_response", ts, message: block.text }, where);
+      } else if (block.type === "thinking" && typeof block.thinking === "string") {
+        const signature =
+          typeof block.signature === "string" && block.signature !== ""
+            ? { key: ANTHROPIC_SIGNATURE_KEY, value: block.signature }
+            : undefined;
+        this.drafts.add(reasoningDraft(block.thinking, ts, signature), where);
+      } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
+        this.drafts.add(reasoningDraft("", ts, { key: ANTHROPIC_REDACTED_KEY, value: block.data }), where);
+      } else if (block.type === "tool_use") {
+        const input = block.input ?? {};
+        this.drafts.add(
+          {
+            type: "tool_call_request",
+            ts,
+            call_id: String(block.id),
+            name: String(block.name),
+            arguments: isRecord(input) ? input : { input },
+          },
+          where,
+        );
+      } else {
+        this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+      }
+    }
+    this.promptOpen = false;
+  }
+
+  private system(record: ChainRecord): void {
+    if (record.raw.subtype === "compact_boundary") {
+      this.boundary = record;
+      return;
+    }
+    count(this.skipped, `system ${String(record.raw.subtype ?? "message")}`);
+  }
+
+  private attachment(record: ChainRecord, where: string): void {
+    const raw = record.raw;
+    const kind = isRecord(raw.attachment) ? String(raw.attachment.type) : "unknown";
+    if (!Array.isArray(raw.rendered)) {
+      count(this.skipped, `attachment ${kind}`);
+      return;
+    }
+    const kept = withoutChainFields(raw);
+    if (this.promptOpen && USER_FILE_ATTACHMENTS.has(kind)) {
+      const text = (raw.rendered as unknown[])
+        .flatMap((part) => (isRecord(part) && typeof part.content === "string" ? [part.content] : []))
+        .join("\n");
+      const draft: EventDraft = {
+        type: "chat_request",
+        ts: record.timestamp,
+        content: text,
+        author: CLAUDE_CODE_ATTACHMENT_AUTHOR,
+      };
+      setMetadata(draft, CLAUDE_CODE_ATTACHMENT_KEY, kept);
+      this.drafts.add(draft, where);
+      return;
+    }
+    const last =
+      this.drafts.turn >= 0 && this.boundary === undefined ? this.drafts.drafts.at(-1)?.draft : undefined;
+    if (last === undefined || last.type === "config_delta" || last.type === "compaction") {
+      this.pendingContext.push(kept);
+      return;
+    }
+    const metadata = isRecord(last.metadata) ? last.metadata : {};
+    const context = Array.isArray(metadata[CLAUDE_CODE_CONTEXT_KEY])
+      ? (metadata[CLAUDE_CODE_CONTEXT_KEY] as Json[])
+      : [];
+    setMetadata(last, CLAUDE_CODE_CONTEXT_KEY, [...context, kept]);
+  }
+
+  /** Claude Code's compaction: the overlay over the turns its summary replaced. */
+  private compaction(record: ChainRecord, text: string, where: string): void {
+    const boundary = this.boundary;
+    this.boundary = undefined;
+    this.promptOpen = false;
+    const metadata = isRecord(boundary?.raw.compactMetadata) ? boundary.raw.compactMetadata : {};
+    const preserved = isRecord(metadata.preservedMessages) ? metadata.preservedMessages.uuids : undefined;
+    const keptTurns = (Array.isArray(preserved) ? preserved : [])
+      .map((uuid) => (typeof uuid === "string" ? this.turnOfUuid.get(uuid) : undefined))
+      .filter((turn): turn is number => turn !== undefined);
+    const toTurn = (keptTurns.length > 0 ? Math.min(...keptTurns) : this.drafts.turn + 1) - 1;
+    if (toTurn < 0) {
+      // Nothing before it to cover (the session starts compacted): the summary is what the
+      // model is sent first, so it is kept as that request.
+      const draft: EventDraft = { type: "chat_request", ts: record.timestamp, content: text };
+      setMetadata(draft, CLAUDE_CODE_SUMMARY_KEY, true);
+      this.drafts.openTurn(record.timestamp, where);
+      this.drafts.add(draft, where);
+      return;
+    }
+    const trigger = typeof metadata.trigger === "string" ? metadata.trigger : "manual";
+    this.compactions += 1;
+    this.drafts.addGlobal(
+      agentCompactionDraft({
+        ts: boundary?.timestamp ?? record.timestamp,
+        toTurn,
+        summary: text,
+        source: trigger === "auto" ? "auto" : "user",
+        note: `Claude Code's own compaction (${trigger})`,
+        origin: { agent: "claude-code", record: boundary?.uuid ?? record.uuid },
+      }),
+      where,
+    );
+  }
+
+  /** The text of a string or of text blocks; other blocks are reported and left out. */
+  private blockText(content: unknown, where: string): string {
+    if (typeof content === "string") return content;
+    if (!Array.isArray(content)) return "";
+    const texts: string[] = [];
+    for (const block of content) {
+      if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
+      else if (isRecord(block)) this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+    }
+    return texts.join("\n");
+  }
+}

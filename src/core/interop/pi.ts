@@ -1,0 +1,484 @@
+/**
+ * pi session files (`~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl`, versions 1–3) → cxc
+ * events. Pure: the shell feeds the file's lines to a `PiSessionReader`; writing a session is
+ * pi-export.ts. The mapping is documented in docs/import-export.md; in short:
+ *
+ * - Line 1 is the header (`type: "session"`, `version`, `id`, `cwd`). Entries form a tree
+ *   (`id`/`parentId`; version 1 files are a plain list, chained in order as pi migrates them);
+ *   the conversation is the branch from the leaf (the last entry) back to the root, as pi builds
+ *   it. Entries off that branch are abandoned branches.
+ * - A user message opens a turn; assistant text, thinking (signature in metadata) and tool calls,
+ *   and tool results map as for Claude Code; replies that failed or were aborted are left out,
+ *   as pi leaves them out of what it sends. `model_change` and the assistant's provider/model
+ *   become config deltas. What pi sends as user text (bash runs, extension messages, branch
+ *   summaries) becomes `chat_request`s in pi's words.
+ * - A `compaction` entry becomes an overlay whose summary is pi's, over the turns before the one
+ *   holding `firstKeptEntryId` (a turn pi split is kept whole); with no turn before it, the
+ *   summary is the session's first request, as pi sends it.
+ */
+import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import {
+  type AgentImport,
+  agentCompactionDraft,
+  agentTimestamp,
+  count,
+  DraftList,
+  type EventDraft,
+  finishEvents,
+  modelDelta,
+  ORIGIN_META_KEY,
+  parseRecordLine,
+  reasoningDraft,
+  setMetadata,
+  titleFromPrompt,
+} from "./agent-session.js";
+import { type InteropResult, interopError } from "./jp.js";
+import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+
+/** Metadata key of a pi thinking signature from a provider other than Anthropic. */
+export const PI_SIGNATURE_KEY = "pi_thinking_signature";
+/** Metadata key naming what pi message or entry a `chat_request` was made from (`bashExecution`, …). */
+export const PI_SOURCE_KEY = "pi_source";
+/** Metadata key holding pi's own summary text on a `chat_request` made from a compaction. */
+export const PI_SUMMARY_KEY = "pi_summary";
+
+const COMPACTION_SUMMARY_PREFIX =
+  "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+
+/** The newest pi session format this reader knows. */
+export const PI_SESSION_VERSION = 3;
+
+const BRANCH_SUMMARY_PREFIX =
+  "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const SUMMARY_SUFFIX = "\n</summary>";
+
+/** Entry types that carry nothing pi sends to the model; skipped and counted. */
+const BOOKKEEPING = new Set(["thinking_level_change", "custom", "label", "session_info"]);
+
+type Json = Record<string, unknown>;
+
+interface Entry {
+  readonly line: number;
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly raw: Json;
+}
+
+/** Reads one pi session file, line by line (see `ClaudeCodeSessionReader` for the protocol). */
+export class PiSessionReader {
+  private line = 0;
+  private header: Json | undefined;
+  private version = 1;
+  private readonly entries: Entry[] = [];
+  private readonly unknown: Record<string, number> = {};
+  private readonly warnings: string[] = [];
+  private previousId: string | null = null;
+
+  constructor(private readonly label: string) {}
+
+  /** Reads the next line (without its newline). */
+  addLine(text: string): InteropResult<void> {
+    this.line += 1;
+    if (text.trim() === "") return { ok: true, value: undefined };
+    const where = `${this.label}:${this.line}`;
+    const parsed = parseRecordLine(text, where, "pi");
+    if (!parsed.ok) return parsed;
+    const record = parsed.value;
+    if (this.header === undefined) return this.readHeader(record, where);
+    if (record.type === "session") return interopError(`${where}: a second session header`);
+    let id: string;
+    let parentId: string | null;
+    if (this.version >= 2) {
+      if (typeof record.id !== "string" || record.id === "") {
+        return interopError(`${where}: a ${String(record.type)} entry needs a string \`id\``);
+      }
+      if (record.parentId !== null && record.parentId !== undefined && typeof record.parentId !== "string") {
+        return interopError(`${where}: \`parentId\` must be a string or null`);
+      }
+      id = record.id;
+      parentId = (record.parentId as string | null | undefined) ?? null;
+    } else {
+      // Version 1 is a plain list: pi gives each entry an id and chains them in order.
+      id = `line-${this.line}`;
+      parentId = this.previousId;
+    }
+    this.previousId = id;
+    if (record.type === "message") {
+      const message = record.message;
+      if (!isRecord(message) || typeof message.role !== "string") {
+        return interopError(`${where}: a message entry needs a \`message\` with a string \`role\``);
+      }
+    }
+    this.entries.push({ line: this.line, id, parentId, raw: record });
+    return { ok: true, value: undefined };
+  }
+
+  /** Reads text after the last newline; incomplete JSON there is left out with a warning. */
+  addFinalFragment(text: string): InteropResult<void> {
+    if (text.trim() === "") return { ok: true, value: undefined };
+    try {
+      JSON.parse(text);
+    } catch {
+      this.line += 1;
+      this.warnings.push(
+        `${this.label}:${this.line}: the last line is incomplete (pi may still be writing); it was left out`,
+      );
+      return { ok: true, value: undefined };
+    }
+    return this.addLine(text);
+  }
+
+  private readHeader(record: Json, where: string): InteropResult<void> {
+    if (record.type !== "session" || typeof record.id !== "string") {
+      return interopError(
+        `${where}: not a pi session: the first line must be pi's session header ({"type":"session",…}), not a '${String(record.type)}' record`,
+      );
+    }
+    const version = record.version ?? 1;
+    if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+      return interopError(`${where}: the session header's \`version\` must be 1, 2 or 3`);
+    }
+    if (version > PI_SESSION_VERSION) {
+      return interopError(
+        `${where}: a pi session of format version ${version}; cxc reads versions 1 to ${PI_SESSION_VERSION}`,
+      );
+    }
+    this.header = record;
+    this.version = version;
+    return { ok: true, value: undefined };
+  }
+
+  /** Builds the conversation from the active branch. */
+  finish(): InteropResult<AgentImport> {
+    const header = this.header;
+    if (header === undefined) return interopError(`${this.label}: not a pi session: the file is empty`);
+    const byId = new Map<string, Entry>();
+    for (const entry of this.entries) byId.set(entry.id, entry);
+    const path: Entry[] = [];
+    const onPath = new Set<string>();
+    for (let current = this.entries.at(-1); current !== undefined; ) {
+      if (onPath.has(current.id)) {
+        return interopError(`${this.label}:${current.line}: the id/parentId chain loops back on itself`);
+      }
+      onPath.add(current.id);
+      path.push(current);
+      if (current.parentId === null) break;
+      const parent = byId.get(current.parentId);
+      if (parent === undefined) {
+        this.warnings.push(
+          `${this.label}:${current.line}: its parent ${current.parentId} is not in the file; the history before it is missing`,
+        );
+      }
+      current = parent;
+    }
+    path.reverse();
+    let abandonedRecords = 0;
+    let abandonedBranches = 0;
+    for (const entry of this.entries) {
+      if (onPath.has(entry.id)) continue;
+      abandonedRecords += 1;
+      if (entry.parentId === null || onPath.has(entry.parentId) || !byId.has(entry.parentId))
+        abandonedBranches += 1;
+    }
+    const mapper = new PiMapper(this.label, this.warnings, this.version, this.unknown).map(path);
+    const sessionId = header.id as string;
+    const key = `pi:${sessionId}`;
+    const events = finishEvents(mapper.drafts.drafts, key);
+    if (!events.ok) return events;
+    const createdAt =
+      agentTimestamp(header.timestamp) ??
+      (path[0] ? agentTimestamp(path[0].raw.timestamp) : undefined) ??
+      "1970-01-01T00:00:00.000Z";
+    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
+    const origin: Json = { agent: "pi", session_id: sessionId, version: this.version };
+    if (typeof header.cwd === "string") origin.cwd = header.cwd;
+    return {
+      ok: true,
+      value: {
+        conversation: {
+          id: deriveConversationId(timestampMilliseconds(createdAt), key),
+          sourceId: key,
+          ...(title === undefined ? {} : { title }),
+          createdAt,
+          archived: false,
+          extra: { [ORIGIN_META_KEY]: origin },
+          events: events.value,
+        },
+        summary: {
+          agent: "pi",
+          lines: this.line,
+          turns: mapper.drafts.turn + 1,
+          compactions: mapper.compactions,
+          skipped: mapper.skipped,
+          unknown: this.unknown,
+          sideChainRecords: 0,
+          abandonedBranches,
+          abandonedRecords,
+        },
+        warnings: this.warnings,
+      },
+    };
+  }
+}
+
+/** Converts a whole file's text (for tests and small files; the shell streams large ones). */
+export function importPiSession(text: string, label: string): InteropResult<AgentImport> {
+  const reader = new PiSessionReader(label);
+  const lines = text.split("\n");
+  const fragment = lines.pop() ?? "";
+  for (const line of lines) {
+    const added = reader.addLine(line);
+    if (!added.ok) return added;
+  }
+  const last = reader.addFinalFragment(fragment);
+  if (!last.ok) return last;
+  return reader.finish();
+}
+
+/** Maps the entries of the active branch to event drafts. */
+class PiMapper {
+  readonly drafts = new DraftList();
+  readonly skipped: Record<string, number> = {};
+  compactions = 0;
+  firstPrompt: string | undefined;
+  name: string | undefined;
+  private model: string | undefined;
+  private readonly turnOfEntry = new Map<string, number>();
+
+  constructor(
+    private readonly label: string,
+    private readonly warnings: string[],
+    private readonly version: number,
+    private readonly unknown: Record<string, number>,
+  ) {}
+
+  map(path: readonly Entry[]): this {
+    for (const entry of path) {
+      const where = `${this.label}:${entry.line}`;
+      const ts = agentTimestamp(entry.raw.timestamp) ?? "1970-01-01T00:00:00.000Z";
+      this.entry(entry, where, ts);
+      if (this.drafts.turn >= 0) this.turnOfEntry.set(entry.id, this.drafts.turn);
+    }
+    return this;
+  }
+
+  private entry(entry: Entry, where: string, ts: string): void {
+    const raw = entry.raw;
+    switch (raw.type) {
+      case "message":
+        this.message(raw.message as Json, where, ts);
+        return;
+      case "model_change":
+        if (typeof raw.provider === "string" && typeof raw.modelId === "string") {
+          this.setModel(`${raw.provider}/${raw.modelId}`, ts, where);
+        }
+        return;
+      case "compaction":
+        this.compaction(entry, where, ts);
+        return;
+      case "branch_summary":
+        if (typeof raw.summary === "string" && raw.summary !== "") {
+          this.userText(
+            BRANCH_SUMMARY_PREFIX + raw.summary + SUMMARY_SUFFIX,
+            ts,
+            where,
+            "branch_summary",
+            true,
+          );
+        }
+        return;
+      case "custom_message":
+        this.userText(
+          this.text(raw.content, where),
+          ts,
+          where,
+          `custom_message ${String(raw.customType)}`,
+          false,
+        );
+        return;
+      case "session_info":
+        if (typeof raw.name === "string" && raw.name.trim() !== "") this.name = raw.name.trim();
+        count(this.skipped, "session_info");
+        return;
+      default:
+        if (typeof raw.type === "string" && BOOKKEEPING.has(raw.type)) count(this.skipped, raw.type);
+        else count(this.unknown, String(raw.type));
+    }
+  }
+
+  private message(message: Json, where: string, ts: string): void {
+    const messageTs = agentTimestamp(message.timestamp) ?? ts;
+    switch (message.role) {
+      case "user": {
+        const text = this.text(message.content, where);
+        this.drafts.openTurn(messageTs, where);
+        this.firstPrompt ??= text;
+        this.drafts.add({ type: "chat_request", ts: messageTs, content: text }, where);
+        return;
+      }
+      case "assistant":
+        this.assistant(message, where, messageTs);
+        return;
+      case "toolResult":
+        this.drafts.add(
+          {
+            type: "tool_call_response",
+            ts: messageTs,
+            call_id: String(message.toolCallId),
+            content: this.text(message.content, where),
+            is_error: message.isError === true,
+          },
+          where,
+        );
+        return;
+      case "bashExecution":
+        if (message.excludeFromContext === true) {
+          count(this.skipped, "bash run kept out of context");
+          return;
+        }
+        this.userText(bashExecutionText(message), messageTs, where, "bashExecution", true);
+        return;
+      case "custom":
+      case "hookMessage":
+        this.userText(
+          this.text(message.content, where),
+          messageTs,
+          where,
+          `custom ${String(message.customType)}`,
+          false,
+        );
+        return;
+      case "branchSummary":
+        this.userText(
+          BRANCH_SUMMARY_PREFIX + String(message.summary) + SUMMARY_SUFFIX,
+          messageTs,
+          where,
+          "branchSummary",
+          true,
+        );
+        return;
+      default:
+        count(this.unknown, `message ${String(message.role)}`);
+    }
+  }
+
+  private assistant(message: Json, where: string, ts: string): void {
+    if (message.stopReason === "error" || message.stopReason === "aborted") {
+      count(this.skipped, "failed or aborted reply");
+      return;
+    }
+    if (typeof message.provider === "string" && typeof message.model === "string") {
+      this.setModel(`${message.provider}/${message.model}`, ts, where);
+    }
+    const blocks = Array.isArray(message.content) ? message.content : [];
+    for (const block of blocks) {
+      if (!isRecord(block)) continue;
+      if (block.type === "text" && typeof block.text === "string") {
+        if (block.text !== "") this.drafts.add({ type: "chat_response", ts, message: block.text }, where);
+      } else if (block.type === "thinking" && typeof block.thinking === "string") {
+        const signature =
+          typeof block.thinkingSignature === "string" && block.thinkingSignature !== ""
+            ? {
+                key: message.api === "anthropic-messages" ? ANTHROPIC_SIGNATURE_KEY : PI_SIGNATURE_KEY,
+                value: block.thinkingSignature,
+              }
+            : undefined;
+        this.drafts.add(reasoningDraft(block.thinking, ts, signature), where);
+      } else if (block.type === "toolCall") {
+        const input = block.arguments ?? {};
+        this.drafts.add(
+          {
+            type: "tool_call_request",
+            ts,
+            call_id: String(block.id),
+            name: String(block.name),
+            arguments: isRecord(input) ? input : { input },
+          },
+          where,
+        );
+      } else {
+        this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+      }
+    }
+  }
+
+  /** User-role text pi sends on its own account: a turn of its own, or part of the open one. */
+  private userText(text: string, ts: string, where: string, source: string, opensTurn: boolean): void {
+    if (opensTurn || this.drafts.turn < 0) this.drafts.openTurn(ts, where);
+    const draft: EventDraft = { type: "chat_request", ts, content: text };
+    setMetadata(draft, PI_SOURCE_KEY, source);
+    this.drafts.add(draft, where);
+  }
+
+  private setModel(id: string, ts: string, where: string): void {
+    if (id === this.model) return;
+    this.model = id;
+    this.drafts.addModelChange(modelDelta(id, ts), where);
+  }
+
+  /** pi's compaction: the overlay over the turns before the one it kept from. */
+  private compaction(entry: Entry, where: string, ts: string): void {
+    const raw = entry.raw;
+    if (typeof raw.summary !== "string") {
+      this.warnings.push(`${where}: a compaction without a summary was left out`);
+      return;
+    }
+    let firstKept = typeof raw.firstKeptEntryId === "string" ? raw.firstKeptEntryId : undefined;
+    if (firstKept === undefined && this.version === 1 && typeof raw.firstKeptEntryIndex === "number") {
+      // Version 1 counts entries from the header (index 0); pi's ids for them are by line.
+      firstKept = `line-${raw.firstKeptEntryIndex + 1}`;
+    }
+    const keptTurn = firstKept === undefined ? undefined : this.turnOfEntry.get(firstKept);
+    // Without the kept entry on the branch, pi sends the summary and only what follows it.
+    const toTurn = (keptTurn ?? this.drafts.turn + 1) - 1;
+    if (toTurn < 0) {
+      // Nothing before it to cover (the session starts compacted): the summary is what pi sends
+      // first, in pi's words; the summary itself is kept for an export back to pi.
+      this.userText(COMPACTION_SUMMARY_PREFIX + raw.summary + SUMMARY_SUFFIX, ts, where, "compaction", true);
+      setMetadata(this.drafts.drafts.at(-1)!.draft, PI_SUMMARY_KEY, raw.summary);
+      return;
+    }
+    this.compactions += 1;
+    const tokens = typeof raw.tokensBefore === "number" ? ` of ${raw.tokensBefore} tokens` : "";
+    this.drafts.addGlobal(
+      agentCompactionDraft({
+        ts,
+        toTurn,
+        summary: raw.summary,
+        source: "user",
+        note: `pi's own compaction${tokens}${raw.fromHook === true ? " (by an extension)" : ""}`,
+        origin: { agent: "pi", record: entry.id },
+      }),
+      where,
+    );
+  }
+
+  /** The text of a string or of text blocks; images are reported and left out. */
+  private text(content: unknown, where: string): string {
+    if (typeof content === "string") return content;
+    if (!Array.isArray(content)) return "";
+    const texts: string[] = [];
+    for (const block of content) {
+      if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
+      else if (isRecord(block)) this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+    }
+    return texts.join("\n");
+  }
+}
+
+/** A bash run the user started, in the words pi sends it to the model. */
+function bashExecutionText(message: Json): string {
+  let text = `Ran \`${String(message.command)}\`\n`;
+  text +=
+    typeof message.output === "string" && message.output !== ""
+      ? `\`\`\`\n${message.output}\n\`\`\``
+      : "(no output)";
+  if (message.cancelled === true) text += "\n\n(command cancelled)";
+  else if (typeof message.exitCode === "number" && message.exitCode !== 0) {
+    text += `\n\nCommand exited with code ${message.exitCode}`;
+  }
+  if (message.truncated === true && typeof message.fullOutputPath === "string") {
+    text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`;
+  }
+  return text;
+}

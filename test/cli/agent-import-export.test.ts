@@ -1,0 +1,232 @@
+/**
+ * `import --from claude-code|pi` and `export --to claude-code|pi` end to end over the committed
+ * fixtures the real agents wrote (fixtures/agents/): detection, one file and a project folder
+ * (subagent transcripts left out and counted), the import summary, `--skip-existing`, `ls` and
+ * `show` naming the source, bad input (one error naming file and line, nothing written, the source
+ * untouched), and exports into the agent's own folder or `--output`, never over a file. The real
+ * agents resume what cxc writes in test/agents/.
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { errorLines, snapshotTree } from "./conversation-helpers.js";
+
+const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
+const PI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "pi", "session.jsonl");
+const CODEX_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex", "session.jsonl");
+const CLAUDE_SESSION = "3b513450-3d6c-443e-9a7e-01eceba20536";
+
+const homes: TempHome[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+function freshHome(): TempHome {
+  const home = makeTempHome();
+  homes.push(home);
+  mkdirSync(home.cwd, { recursive: true });
+  return home;
+}
+
+/** A Claude Code project folder: the fixture, another session, and a subagent transcript. */
+function claudeProject(home: TempHome): string {
+  const folder = join(home.cwd, "claude-project");
+  mkdirSync(join(folder, CLAUDE_SESSION, "subagents"), { recursive: true });
+  copyFileSync(CLAUDE_FIXTURE, join(folder, `${CLAUDE_SESSION}.jsonl`));
+  const other = readFileSync(CLAUDE_FIXTURE, "utf8")
+    .split(CLAUDE_SESSION)
+    .join("7c0ffee0-0000-4000-8000-000000000001");
+  writeFileSync(join(folder, "7c0ffee0-0000-4000-8000-000000000001.jsonl"), other);
+  writeFileSync(join(folder, CLAUDE_SESSION, "subagents", "agent-a1.jsonl"), "not read\n");
+  return folder;
+}
+
+describe("import from Claude Code and pi", () => {
+  it("detects each agent's file and prints what came in and what was left out", async () => {
+    const home = freshHome();
+    const claude = await home.run(["conversation", "import", CLAUDE_FIXTURE]);
+    expect(claude.exitCode, claude.stderr).toBe(0);
+    expect(claude.stdout).toMatch(
+      /^Imported Claude Code session .*session\.jsonl as \w{13} \(What files are here\? .*, 3 turns\)\n {2}62 lines read: 3 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records, no records of unknown types, no side-chain records, no abandoned branches\nImported 1 conversation\.\n$/,
+    );
+    const pi = await home.run(["conversation", "import", PI_FIXTURE, "--format", "json"]);
+    expect(pi.exitCode, pi.stderr).toBe(0);
+    const [entry] = JSON.parse(pi.stdout) as {
+      file: string;
+      turns: number;
+      import: Record<string, unknown>;
+    }[];
+    expect(entry).toMatchObject({
+      file: PI_FIXTURE,
+      turns: 3,
+      import: { agent: "pi", turns: 3, compactions: 1 },
+    });
+
+    const listed = await home.run(["conversation", "ls"]);
+    expect(listed.stdout).toMatch(/FROM/);
+    expect(listed.stdout).toMatch(/ 3 .* Claude Code +What files are here\?/);
+    expect(listed.stdout).toMatch(/ 3 .* pi +What files are here,/);
+    const json = JSON.parse((await home.run(["conversation", "ls", "--format", "json"])).stdout) as {
+      source: string;
+    }[];
+    expect(json.map((item) => item.source).sort()).toEqual(["claude-code", "pi"]);
+  });
+
+  it("imports a project folder, leaving subagent transcripts out, and --skip-existing syncs it again", async () => {
+    const home = freshHome();
+    const folder = claudeProject(home);
+    const before = snapshotTree(folder);
+    const first = await home.run(["conversation", "import", folder, "--from", "claude-code"]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout.match(/^Imported Claude Code session /gm)).toHaveLength(2);
+    expect(first.stdout).toContain("Left out 1 subagent transcript (side chains).");
+    expect(first.stdout).toContain("Imported 2 conversations.");
+    const again = await home.run(["conversation", "import", folder]);
+    expect(again.exitCode).toBe(1);
+    expect(errorLines(again.stderr).error).toMatch(/^.*\.jsonl was already imported as conversation \w{13}$/);
+    const synced = await home.run(["conversation", "import", folder, "--skip-existing"]);
+    expect(synced.exitCode, synced.stderr).toBe(0);
+    expect(synced.stdout).toContain("Imported 0 conversations; skipped 2 that already existed.");
+    expect(snapshotTree(folder)).toEqual(before);
+
+    const id = / as (\w{13}) /.exec(first.stdout)![1]!;
+    const shown = await home.run(["conversation", "show", id]);
+    expect(shown.stdout).toMatch(/^from: +Claude Code, .*claude-project\/[0-9a-f-]{36}\.jsonl$/m);
+  });
+
+  it("imports Codex's dated sessions folder, detected, and shows where they came from", async () => {
+    const home = freshHome();
+    const day = join(home.cwd, "sessions", "2026", "12", "01");
+    mkdirSync(day, { recursive: true });
+    copyFileSync(CODEX_FIXTURE, join(day, "rollout-2026-12-01T12-00-41-01a2317b.jsonl"));
+    const result = await home.run(["conversation", "import", join(home.cwd, "sessions")]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Imported Codex session .*rollout-[^ ]+\.jsonl as \w{13} \(What files are here, and what do the notes say\?, 2 turns\)\n {2}32 lines read: 2 turns, 0 compactions of Codex's as overlays; left out: \d+ skipped records, no records of unknown types/,
+    );
+    expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 2 .* Codex +What files are here,/);
+    const exported = await home.run(["conversation", "export", "--to", "codex"]);
+    expect(exported.exitCode).toBe(2);
+    expect(exported.stderr).toMatch(/--to/);
+  });
+
+  it("refuses a file that is not a session of the named format with one error naming file and line", async () => {
+    const home = freshHome();
+    const broken = join(home.cwd, "broken.jsonl");
+    const lines = readFileSync(CLAUDE_FIXTURE, "utf8").split("\n");
+    lines.splice(4, 0, "{not json");
+    writeFileSync(broken, lines.join("\n"));
+    const empty = join(home.cwd, "empty");
+    mkdirSync(empty);
+    const cases: [string[], RegExp][] = [
+      [[broken], /^.*broken\.jsonl:5: not valid JSON .*not a Claude Code session line$/],
+      [
+        [PI_FIXTURE, "--from", "claude-code"],
+        /^.*session\.jsonl:1: this is a pi session .*not Claude Code's$/,
+      ],
+      [[CLAUDE_FIXTURE, "--from", "pi"], /^.*session\.jsonl:1: .*pi/],
+      [[join(home.cwd, "missing.jsonl"), "--from", "pi"], /^.*missing\.jsonl: no such file or directory$/],
+      [[empty, "--from", "pi"], /^.*: holds no \.jsonl session files$/],
+      [["-", "--from", "pi"], /^--from pi reads a session file or folder, not standard input$/],
+    ];
+    for (const [args, error] of cases) {
+      const result = await home.run(["conversation", "import", ...args]);
+      expect(result.exitCode, args.join(" ")).not.toBe(0);
+      expect(errorLines(result.stderr).error, args.join(" ")).toMatch(error);
+      expect(result.stderr.trim().split("\n").length, result.stderr).toBeLessThanOrEqual(2);
+    }
+    expect(
+      existsSync(join(home.home, "conversations")) ? readdirSync(join(home.home, "conversations")) : [],
+    ).toEqual([]);
+  });
+
+  it("a folder with one bad session imports nothing", async () => {
+    const home = freshHome();
+    const folder = claudeProject(home);
+    writeFileSync(join(folder, "zz-broken.jsonl"), '{"type":"user","sessionId":"x"}\n');
+    const result = await home.run(["conversation", "import", folder]);
+    expect(result.exitCode).toBe(1);
+    expect(errorLines(result.stderr).error).toMatch(
+      /zz-broken\.jsonl:1: a user record needs a string `uuid`$/,
+    );
+    expect(
+      existsSync(join(home.home, "conversations")) ? readdirSync(join(home.home, "conversations")) : [],
+    ).toEqual([]);
+  });
+});
+
+describe("export to Claude Code and pi", () => {
+  async function imported(home: TempHome, file: string): Promise<string> {
+    const result = await home.run(["conversation", "import", file]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    return / as (\w{13}) /.exec(result.stdout)![1]!;
+  }
+
+  it("writes a new session in the agent's folder for the conversation's directory and prints how to resume it", async () => {
+    const home = freshHome();
+    const id = await imported(home, CLAUDE_FIXTURE);
+    const result = await home.run(["conversation", "export", id, "--to", "claude-code", "--format", "json"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const written = JSON.parse(result.stdout) as {
+      path: string;
+      session_id: string;
+      cwd: string;
+      resume: string;
+    };
+    // The fixture's working directory is a placeholder, so the export lands in its project folder.
+    expect(written.cwd).toBe("/home/user/project");
+    expect(written.path).toBe(
+      join(home.env.HOME!, ".claude", "projects", "-home-user-project", `${written.session_id}.jsonl`),
+    );
+    expect(written.resume).toBe(`cd /home/user/project && claude --resume ${written.session_id}`);
+    const records = readFileSync(written.path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      records.every((record) => record.type === "last-prompt" || record.sessionId === written.session_id),
+    ).toBe(true);
+    // Claude Code's own summary goes back as its own compaction.
+    expect(records.some((record) => record.subtype === "compact_boundary")).toBe(true);
+
+    const pi = await home.run(["conversation", "export", id, "--to", "pi"]);
+    expect(pi.exitCode, pi.stderr).toBe(0);
+    expect(pi.stdout).toMatch(
+      /^Exported \w{13} to .*\.pi\/agent\/sessions\/--home-user-project--\/[\dT-]+Z_[0-9a-f-]{36}\.jsonl\nContinue it with: cd \/home\/user\/project && pi --session \S+\.jsonl\n$/,
+    );
+  });
+
+  it("writes --output, never over an existing file", async () => {
+    const home = freshHome();
+    const id = await imported(home, PI_FIXTURE);
+    const output = join(home.cwd, "out", "session.jsonl");
+    const first = await home.run(["conversation", "export", id, "--to", "pi", "--output", output]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const content = readFileSync(output, "utf8");
+    expect(JSON.parse(content.split("\n")[0]!)).toMatchObject({
+      type: "session",
+      version: 3,
+      cwd: "/home/user/project",
+    });
+    const second = await home.run(["conversation", "export", id, "--to", "claude-code", "--output", output]);
+    expect(second.exitCode).toBe(2);
+    expect(errorLines(second.stderr).error).toBe(`${output} already exists; export never overwrites a file`);
+    expect(readFileSync(output, "utf8")).toBe(content);
+    expect(readdirSync(join(home.cwd, "out"))).toEqual(["session.jsonl"]);
+    // Claude Code resumes by id from its own folder only: cxc says where the file must go.
+    const claude = await home.run([
+      "conversation",
+      "export",
+      id,
+      "--to",
+      "claude-code",
+      "--output",
+      join(home.cwd, "cc.jsonl"),
+    ]);
+    expect(claude.exitCode, claude.stderr).toBe(0);
+    expect(claude.stderr).toMatch(
+      /^cxc: Claude Code resumes a session from its own folder: copy the file to .*\.claude\/projects\/-home-user-project\/[0-9a-f-]{36}\.jsonl first\n$/,
+    );
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * Codex rollout files → cxc events (pure), over the committed fixture that the real Codex wrote
+ * against the fake provider's Responses API (scripts/make-agent-fixtures.mjs --agent codex): turns,
+ * tool calls and their output, reasoning, the model, what is skipped, and bad input naming
+ * file:line.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { CODEX_ENCRYPTED_REASONING_KEY, importCodexSession } from "../../src/core/interop/codex.js";
+import { detectAgentSession } from "../../src/core/interop/agent-session.js";
+import { groupTurns } from "../../src/core/turns.js";
+
+const fixture = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../../fixtures/agents/codex/${name}`, import.meta.url)), "utf8");
+const session = fixture("session.jsonl");
+const scenario = JSON.parse(fixture("scenario.json")) as {
+  sessionId: string;
+  version: string;
+  prompts: string[];
+  answers: string[];
+  thinking: { text: string; signature: string };
+  toolCalls: { id: string; name: string; input: Record<string, unknown> }[];
+};
+
+type Json = Record<string, unknown>;
+const records = () =>
+  session
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Json);
+const toJsonl = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join("\n")}\n`;
+
+function load(text = session) {
+  const result = importCodexSession(text, "rollout.jsonl");
+  if (!result.ok) throw new Error(result.error);
+  return result.value;
+}
+
+function failure(text: string): string {
+  const result = importCodexSession(text, "rollout.jsonl");
+  if (result.ok) throw new Error("expected the import to fail");
+  return result.error;
+}
+
+describe("Codex import of the real fixture", () => {
+  it("is detected from its first line", () => {
+    expect(detectAgentSession(session.split("\n")[0]!)).toBe("codex");
+  });
+
+  it("gives the prompts, reasoning, tool calls with their output, and the answers, turn by turn", () => {
+    const { conversation, summary } = load();
+    const turns = groupTurns(conversation.events);
+    expect(turns).toHaveLength(2);
+    const [first, second] = turns.map((turn) => turn.events);
+    expect(first!.find((event) => event.type === "chat_request")).toMatchObject({
+      content: scenario.prompts[0],
+    });
+    expect(first!.find((event) => event.type === "chat_response" && "reasoning" in event)).toMatchObject({
+      reasoning: scenario.thinking.text,
+      metadata: { [CODEX_ENCRYPTED_REASONING_KEY]: scenario.thinking.signature },
+    });
+    const calls = first!.filter((event) => event.type === "tool_call_request");
+    expect(calls.map((call) => [call.call_id, call.name, call.arguments])).toEqual(
+      scenario.toolCalls.map((call) => [call.id, call.name, call.input]),
+    );
+    const results = first!.filter((event) => event.type === "tool_call_response");
+    expect(results.map((result) => result.call_id)).toEqual(scenario.toolCalls.map((call) => call.id));
+    expect(results[1]).toMatchObject({
+      is_error: false,
+      content: expect.stringContaining("remember the milk"),
+    });
+    expect(first!.at(-1)).toMatchObject({ type: "chat_response", message: scenario.answers[0] });
+    expect(second!.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
+    expect(second!.at(-1)).toMatchObject({ message: scenario.answers[1] });
+    // The model of each turn, named by its provider as Codex was configured.
+    expect(conversation.events[0]).toMatchObject({
+      type: "config_delta",
+      delta: { assistant: { model: { id: "fake/gpt-fake" } } },
+    });
+    // Codex's environment context and bookkeeping are skipped and counted; nothing is unknown.
+    expect(summary).toMatchObject({ agent: "codex", turns: 2, compactions: 0, unknown: {} });
+    expect(summary.skipped["environment context"]).toBe(1);
+    expect(summary.skipped.event_msg).toBeGreaterThan(0);
+    expect(conversation.extra.origin).toEqual({
+      agent: "codex",
+      session_id: scenario.sessionId,
+      cwd: "/home/user/project",
+      version: scenario.version,
+    });
+    expect(conversation.title).toBe(scenario.prompts[0]);
+  });
+
+  it("gives the same conversation when imported twice", () => {
+    expect(load().conversation).toEqual(load().conversation);
+  });
+
+  it("holds neither machine paths nor Codex's own instructions", () => {
+    expect(session).not.toMatch(/\/tmp\/|\/work\/|\/root\//);
+    expect(session).not.toContain("base_instructions");
+    expect(session).not.toMatch(/"role":"developer"|"type":"world_state"/);
+  });
+});
+
+describe("Codex import of other records", () => {
+  const [meta] = records();
+  const item = (payload: Json, ts = "2026-12-01T12:00:00.000Z") => ({
+    timestamp: ts,
+    type: "response_item",
+    payload,
+  });
+
+  it("counts unknown records, keeps free-form tool input, and warns about Codex's own compaction", () => {
+    const text = toJsonl([
+      meta,
+      item({ type: "message", role: "user", content: [{ type: "input_text", text: "patch it" }] }),
+      item({ type: "custom_tool_call", call_id: "c1", name: "apply_patch", input: "*** Begin Patch" }),
+      item({ type: "custom_tool_call_output", call_id: "c1", output: { content: "Done", success: false } }),
+      { timestamp: "2026-12-01T12:00:01.000Z", type: "compacted", payload: { message: "a summary" } },
+      { timestamp: "2026-12-01T12:00:01.000Z", type: "future_record", payload: {} },
+      item({ type: "web_search_call", id: "ws" }),
+    ]);
+    const { conversation, summary, warnings } = load(text);
+    const events = conversation.events.filter(
+      (event) => event.type === "tool_call_request" || event.type === "tool_call_response",
+    );
+    expect(events).toMatchObject([
+      { name: "apply_patch", arguments: { input: "*** Begin Patch" } },
+      { content: "Done", is_error: true },
+    ]);
+    expect(summary.unknown).toEqual({ future_record: 1, "response_item web_search_call": 1 });
+    expect(warnings).toEqual([
+      expect.stringMatching(/^rollout\.jsonl:5: Codex's own compaction is not made an overlay/),
+    ]);
+  });
+
+  it("refuses what is not a Codex session, naming file and line", () => {
+    expect(failure(toJsonl([{ type: "session", id: "x", cwd: "/" }]))).toMatch(
+      /^rollout\.jsonl:1: a Codex record needs a `payload` object$/,
+    );
+    expect(failure(toJsonl([{ type: "event_msg", payload: {} }]))).toMatch(
+      /^rollout\.jsonl:1: not a Codex session: the first line must be Codex's session_meta record, not a 'event_msg' record$/,
+    );
+    expect(failure(`${JSON.stringify(meta)}\n{oops\n`)).toMatch(
+      /^rollout\.jsonl:2: not valid JSON .*not a Codex session line$/,
+    );
+    expect(failure(toJsonl([meta, { type: "response_item", payload: { type: "message" } }]))).toMatch(
+      /^rollout\.jsonl:2: a response_item record needs a `timestamp`$/,
+    );
+    expect(failure(toJsonl([meta, item({ type: "function_call", name: "x" })]))).toMatch(
+      /^rollout\.jsonl:2: a function_call needs a string `call_id` and `name`$/,
+    );
+    expect(failure(toJsonl([meta]))).toMatch(/^rollout\.jsonl: a Codex session without a single prompt/);
+    expect(failure("")).toMatch(/^rollout\.jsonl: not a Codex session: the file is empty$/);
+  });
+});
