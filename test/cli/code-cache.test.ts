@@ -186,7 +186,7 @@ describe("stack traces under CXC_DEBUG=1", () => {
     const result = run(CXC_BIN, ["conversation", "show", "nope"], environment(base, { CXC_DEBUG: "1" }));
     expect(result.status).toBe(1);
     const [top] = frames(result.stderr);
-    expect(top?.file).toBe(join(PROJECT_ROOT, "src", "store", "store.ts"));
+    expect(top?.file).toBe(join(PROJECT_ROOT, "src", "store", "common.ts"));
     const line = readFileSync(top!.file, "utf8").split("\n")[top!.line - 1]!;
     expect(line.slice(top!.column - 1)).toMatch(/^new CxcError\("conversation-not-found"/);
   });

