@@ -163,8 +163,10 @@ export function reportError(error: unknown, options: { json?: boolean } = {}): n
     process.stdout.write(`${stringifyJson({ error: { code, message, hint: hint ?? null } })}\n`);
   } else if (!(error instanceof CommanderError)) {
     // Commander already printed its usage errors (outputError above).
-    const label = report.code === "internal" ? "internal error" : "error";
-    process.stderr.write(`cxc: ${label}: ${report.message}\n`);
+    // An interrupt is something the user did, not a failure: said as a notice.
+    const label =
+      report.code === "interrupted" ? "" : report.code === "internal" ? "internal error: " : "error: ";
+    process.stderr.write(`cxc: ${label}${report.message}\n`);
     if (report.hint) process.stderr.write(`hint: ${report.hint}\n`);
   }
   if (process.env.CXC_DEBUG && error instanceof Error && error.stack && !(error instanceof CommanderError))

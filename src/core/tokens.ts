@@ -111,6 +111,30 @@ function isInTurnSummary(event: TurnEvent): boolean {
 
 type CountedEvent = { kind: TokenKind; tokens: number } | undefined;
 
+/** The tokens one event costs the model (0 for events that are not sent: `turn_start`, inquiries). */
+export function countEventTokens(event: TurnEvent, countTokens: TokenCounter): number {
+  return countEventOnce(event, countTokens)?.tokens ?? 0;
+}
+
+/**
+ * The text an event is counted by (see `countEventTokens`); two events with the same id and the
+ * same text cost the same.
+ */
+export function countedText(event: TurnEvent): string | undefined {
+  switch (event.type) {
+    case "chat_request":
+      return event.schema === undefined ? event.content : `${event.content}\n${JSON.stringify(event.schema)}`;
+    case "chat_response":
+      return event.reasoning ?? event.message ?? JSON.stringify(event.data ?? null);
+    case "tool_call_request":
+      return renderToolCall(event);
+    case "tool_call_response":
+      return event.content;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * Each event's count, per counter: a counter must give a text the same count for as long as it is
  * used (make a new function for counts that change). Events are immutable, and the views a preview compares (before
@@ -170,6 +194,11 @@ export function findTurnUsage(turn: Turn): ProviderUsage | undefined {
     return parseUsage(event.metadata?.usage);
   }
   return undefined;
+}
+
+/** The usage a `chat_response` carries in `metadata.usage`, when it has the numeric fields it needs. */
+export function readResponseUsage(event: ChatResponse): ProviderUsage | undefined {
+  return parseUsage(event.metadata?.usage);
 }
 
 function parseUsage(value: unknown): ProviderUsage | undefined {

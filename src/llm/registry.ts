@@ -179,6 +179,8 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
 /** A resolved model: its full id, parts, limits and provider settings. */
 export interface ResolvedModel extends ModelId, ModelLimits {
   readonly id: string;
+  /** Where `contextWindow` came from: cxc's model table or the configuration. */
+  readonly contextWindowSource?: "known" | "configured";
   readonly settings: ProviderSettings;
 }
 
@@ -192,7 +194,19 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     ...(override?.context_window === undefined ? {} : { contextWindow: override.context_window }),
     ...(override?.max_output_tokens === undefined ? {} : { maxOutputTokens: override.max_output_tokens }),
   });
-  return { id, ...parsed, ...limits, settings };
+  const contextWindowSource =
+    override?.context_window !== undefined
+      ? "configured"
+      : limits.contextWindow === undefined
+        ? undefined
+        : "known";
+  return {
+    id,
+    ...parsed,
+    ...limits,
+    ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
+    settings,
+  };
 }
 
 /** Options of `createLlmClient`. */

@@ -167,7 +167,10 @@ async function summarizeByModel(
   }
   if (outcome.ok) return { kind: "written", text: outcome.text, summarizer: model.id };
   if (outcome.aborted || environment.signal?.aborted) {
-    throw new CxcError("interrupted", `interrupted while ${model.id} summarized; nothing was compacted`);
+    throw new CxcError(
+      "interrupted",
+      `interrupted while summarizing ${rangeText(input.range)}; nothing was applied`,
+    );
   }
   return { kind: "failed", model: model.id, reason: outcome.reason };
 }
@@ -378,6 +381,9 @@ export async function applyCompactionLocked(
   if (plan.kind !== "planned")
     return { kind: "nothing", message: plan.message, events: loaded.events, warnings };
   const segments = await executePlan(loaded.events, plan, options);
+  // Ctrl-C after the summaries were written (or while the offline digest ran): still nothing lands.
+  if (options.summaries?.signal?.aborted)
+    throw new CxcError("interrupted", "interrupted; nothing was applied");
   store.append(
     id,
     segments.map((segment) => segment.compaction),

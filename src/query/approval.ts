@@ -36,12 +36,26 @@ export interface ApprovalPrompter {
 /** What happens to a call. */
 export type ApprovalDecision =
   | { readonly kind: "run"; readonly arguments: Readonly<Record<string, unknown>> }
-  | { readonly kind: "decline"; readonly content: string; readonly isError: boolean }
+  | {
+      readonly kind: "decline";
+      readonly content: string;
+      readonly isError: boolean;
+      /** The user said no (at the prompt, or with `N` earlier in the turn); else a setting or no terminal. */
+      readonly byUser: boolean;
+    }
   | { readonly kind: "interrupt" };
 
-/** Tool result texts, stable so tests and models can rely on them. */
-export const DECLINED_TEXT = "The user declined to run this tool call.";
-export const DECLINED_REMEMBERED_TEXT = "The user declined to run this tool call (remembered for this turn).";
+/**
+ * Tool result texts, stable so tests and models can rely on them. A declined call is an error
+ * result: the call did not run, and the model should not take its silence for an empty success.
+ */
+export function declinedText(name: string): string {
+  return `The user declined this call of ${name}: it did not run. Do not call it again with the same arguments; continue without it, or ask the user what to do instead.`;
+}
+
+export function declinedRememberedText(name: string): string {
+  return `The user declined every call of ${name} for the rest of this turn: this one did not run. Do not call ${name} again in this turn; continue without it, or ask the user what to do instead.`;
+}
 
 export function skippedText(name: string): string {
   return `Tool call skipped: conversation.tools.${name}.run is set to skip.`;
@@ -68,12 +82,13 @@ export class TurnApprovals {
 
   async decide(call: PendingCall, run: RunMode): Promise<ApprovalDecision> {
     if (run === "unattended") return { kind: "run", arguments: call.arguments };
-    if (run === "skip") return { kind: "decline", content: skippedText(call.name), isError: false };
+    if (run === "skip")
+      return { kind: "decline", content: skippedText(call.name), isError: false, byUser: false };
     const remembered = this.#remembered.get(call.name);
     if (remembered === "yes") return { kind: "run", arguments: call.arguments };
-    if (remembered === "no") return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
+    if (remembered === "no") return declined(declinedRememberedText(call.name));
     if (this.#prompter === undefined)
-      return { kind: "decline", content: refusedText(call.name, run), isError: true };
+      return { kind: "decline", content: refusedText(call.name, run), isError: true, byUser: false };
     if (run === "edit") {
       const edited = await this.#prompter.editArguments(call);
       // An emptied buffer falls back to asking, as jp does.
@@ -96,10 +111,10 @@ export class TurnApprovals {
           this.#remembered.set(call.name, "yes");
           return { kind: "run", arguments: call.arguments };
         case "n":
-          return { kind: "decline", content: DECLINED_TEXT, isError: false };
+          return declined(declinedText(call.name));
         case "N":
           this.#remembered.set(call.name, "no");
-          return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
+          return declined(declinedRememberedText(call.name));
         case "e": {
           const edited = await prompter.editArguments(call);
           if (edited === undefined) continue;
@@ -122,4 +137,8 @@ async function withEdited(
   redescribe: NonNullable<PendingCall["redescribe"]>,
 ): Promise<PendingCall> {
   return { ...call, arguments: edited, detail: await redescribe(edited) };
+}
+
+function declined(content: string): ApprovalDecision {
+  return { kind: "decline", content, isError: true, byUser: true };
 }

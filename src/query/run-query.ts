@@ -21,6 +21,7 @@ import { assertNoOpenReview, newEventId, type Store, timestampNow } from "../sto
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
+import type { PipelineReport } from "./apply-compaction.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
@@ -53,6 +54,13 @@ export interface QueryUi {
   readonly prompter: ApprovalPrompter | undefined;
   info(text: string): void;
   warn(text: string): void;
+  /** Progress while a model writes a `-k` summary (a spinner at a terminal); absent: none. */
+  readonly progress?: NonNullable<PipelineReport["progress"]>;
+  /**
+   * Where the context gauge line goes after a turn; `terminal` says whether stderr is a terminal
+   * (the `auto` setting prints it only there). Absent: never (`--format json`).
+   */
+  readonly gauge?: { readonly terminal: boolean; print(text: string): void };
 }
 
 /** Inputs of `runQuery`. */
@@ -123,7 +131,11 @@ export async function runQuery(
           env: environment.env,
           ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
           signal: controller.signal,
-          report: { info: (text) => ui.info(text), warn: (text) => ui.warn(text) },
+          report: {
+            info: (text) => ui.info(text),
+            warn: (text) => ui.warn(text),
+            ...(ui.progress === undefined ? {} : { progress: ui.progress }),
+          },
         });
         ui.info(result.message);
       }
@@ -145,7 +157,7 @@ export async function runQuery(
         warn: (text) => ui.warn(text),
       });
       advisorHolder.current = compaction.advisor;
-      return runTurn({
+      const result = await runTurn({
         store,
         conversationId,
         events: loaded.events,
@@ -163,10 +175,35 @@ export async function runQuery(
         cwd: environment.cwd,
         hooks: compaction.hooks,
       });
+      const gauge = ui.gauge;
+      if (
+        gauge !== undefined &&
+        (settings.gaugeDisplay === "show" || (settings.gaugeDisplay === "auto" && gauge.terminal))
+      ) {
+        const events = [...loaded.events, ...result.stored];
+        gauge.print(await describeGauge(events, client.modelId, environment, conversationId));
+      }
+      return result;
     });
   } finally {
     removeHandlers();
   }
+}
+
+/** The context gauge line after a turn (docs/query.md, "The context gauge"). */
+async function describeGauge(
+  events: readonly ConversationEvent[],
+  modelId: string,
+  environment: QueryEnvironment,
+  conversationId: string,
+): Promise<string> {
+  const { computeContextGauge, describeContextGauge } = await import("../core/context-gauge.js");
+  const { resolveContextWindow } = await import("./context-window.js");
+  const window = await resolveContextWindow(modelId, environment.config, environment.env);
+  // The conversation's cached counts: after a turn without compactions nothing is counted at all,
+  // and what a compaction changed is counted once and kept (core/context-gauge.ts).
+  const countTokens = await environment.store.tokenCounter(conversationId);
+  return `context ${describeContextGauge(computeContextGauge(events, { countTokens, window }))}`;
 }
 
 function checkFlags(request: QueryRequest): void {

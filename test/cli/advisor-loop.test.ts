@@ -59,6 +59,7 @@ const silentDisplay: TurnDisplay = {
   reasoningDelta() {},
   eventStored() {},
   toolStarted() {},
+  toolRunning() {},
   toolFinished() {},
   notice() {},
   finish() {},

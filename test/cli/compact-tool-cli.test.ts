@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DECLINED_TEXT } from "../../src/query/approval.js";
+import { declinedText } from "../../src/query/approval.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
@@ -206,7 +206,7 @@ describe("the approval prompt in a pseudo-terminal", () => {
     expect(exitCode).toBe(0);
     const events = storedEvents();
     expect(compactionsOf(events)).toEqual([]);
-    expect(lastResponse(events)).toMatchObject({ content: DECLINED_TEXT });
+    expect(lastResponse(events)).toMatchObject({ content: declinedText("compact"), is_error: true });
   }, 60_000);
 
   it("shows the edited rules again, resolved, and records them on y", async () => {

@@ -61,6 +61,7 @@ const silentDisplay: TurnDisplay = {
   reasoningDelta() {},
   eventStored() {},
   toolStarted() {},
+  toolRunning() {},
   toolFinished() {},
   notice() {},
   finish() {},

@@ -16,7 +16,7 @@ import type { Compaction, ConversationEvent, ToolCallResponse } from "../../src/
 import { createLlmClient } from "../../src/llm/registry.js";
 import {
   type ApprovalPrompter,
-  DECLINED_TEXT,
+  declinedText,
   type PendingCall,
   type PromptAnswer,
   refusedText,
@@ -82,6 +82,7 @@ const silentDisplay: TurnDisplay = {
   reasoningDelta() {},
   eventStored() {},
   toolStarted() {},
+  toolRunning() {},
   toolFinished() {},
   notice() {},
   finish() {},
@@ -249,7 +250,7 @@ describe("compact approval outcomes", () => {
       prompter: scriptedPrompter(["n"]),
     });
     expect(compactionsOf(events)).toEqual([]);
-    expect(responsesOf(events)[0]).toMatchObject({ content: DECLINED_TEXT, is_error: false });
+    expect(responsesOf(events)[0]).toMatchObject({ content: declinedText("compact"), is_error: true });
   });
 
   it("shows edited rules again, resolved, before it records them (the edited version)", async () => {

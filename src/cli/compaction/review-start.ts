@@ -61,6 +61,8 @@ export interface StartReviewOptions {
   readonly summaryContext?: string;
   /** Notices, fallbacks and progress of the draft's summary (stderr). */
   readonly report: PipelineReport;
+  /** Aborted by Ctrl-C: the draft stops and no review is created. */
+  readonly signal?: AbortSignal;
 }
 
 /** A started review. */
@@ -202,8 +204,10 @@ async function generateDraft(
       config: options.config,
       env: options.env,
       report: options.report,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
   );
+  if (options.signal?.aborted) throw new CxcError("interrupted", "interrupted; no review was started");
   return made.policy.summary;
 }
 

@@ -6,9 +6,8 @@
  * steps, the confirmation text and the prompt go to stderr.
  */
 import { renderProposalLine } from "../../core/review.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ConfigTable } from "../../core/config.js";
-import { CxcError, usageError } from "../../errors.js";
+import { CxcError, ExitCode, usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import { type CompactFlags, FLAG_NAMES, RANGE_FLAGS } from "./options.js";
 
@@ -134,20 +133,24 @@ async function runInteractive(
   refuseReviewOfReview(context, sourceId);
   await checkReviewModel(context, config.values, sourceId, flags.model?.trim());
   const focus = typeof flags.summarize === "string" ? flags.summarize.trim() : "";
-  const started = await startReview({
-    store: context.store,
-    sourceId,
-    config: config.values,
-    env: context.env,
-    overrides,
-    ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
-    ...(focus === "" ? {} : { summaryContext: focus }),
-    report: {
-      info: (text) => context.info(text),
-      warn: (text) => context.warn(text),
-      progress: (label) => startProgress(process.stderr, label),
-    },
-  });
+  const { withInterrupts } = await import("../interrupt.js");
+  const started = await withInterrupts((signal) =>
+    startReview({
+      signal,
+      store: context.store,
+      sourceId,
+      config: config.values,
+      env: context.env,
+      overrides,
+      ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
+      ...(focus === "" ? {} : { summaryContext: focus }),
+      report: {
+        info: (text) => context.info(text),
+        warn: (text) => context.warn(text),
+        progress: (label) => startProgress(process.stderr, label),
+      },
+    }),
+  );
   const { proposal, turnCount } = started.validation;
   if (context.json) {
     context.outJson({
@@ -237,18 +240,35 @@ async function checkReviewModel(
 
 async function runContinue(context: CliContext, flags: ReviewFlags): Promise<void> {
   const { continueReview } = await import("./review-finish.js");
-  const canAsk = context.stdinIsTerminal && Boolean(process.stderr.isTTY);
-  const outcome = await continueReview(context.store, {
-    yes: flags.yes === true || flags.confirm === false,
-    // The summary is model output: sanitized before it reaches the terminal.
-    showPrompt: (text) => context.block(text),
-    confirm: canAsk
-      ? async (message) => {
-          const { confirm } = await import("@inquirer/prompts");
-          return confirm({ message, default: false }, { output: process.stderr });
-        }
-      : undefined,
-  });
+  const { openPromptTerminal } = await import("../terminal/tty.js");
+  const terminal = flags.yes === true || flags.confirm === false ? undefined : openPromptTerminal();
+  let outcome: Awaited<ReturnType<typeof continueReview>>;
+  try {
+    outcome = await continueReview(context.store, {
+      yes: flags.yes === true || flags.confirm === false,
+      // The summary is model output: sanitized before it reaches the terminal.
+      showPrompt: (text) => context.block(text),
+      confirm:
+        terminal === undefined
+          ? undefined
+          : async (message) => {
+              const { confirmKey } = await import("../terminal/confirm.js");
+              const answer = await confirmKey(terminal, message);
+              if (answer === "interrupt") {
+                throw new CxcError(
+                  "interrupted",
+                  "interrupted; nothing was applied and the review stays open",
+                  {
+                    exitCode: ExitCode.interrupted,
+                  },
+                );
+              }
+              return answer === "yes";
+            },
+    });
+  } finally {
+    terminal?.close();
+  }
   if (outcome.kind === "declined") {
     context.info("Nothing applied; the review stays open.");
     // Declining is not an error, but scripts should be able to tell it from success.

@@ -276,23 +276,27 @@ async function runCompact(
     const { applyCompaction } = await import("../../../query/apply-compaction.js");
     const { assertNoOpenReview } = await import("../../../store/index.js");
     const { startProgress } = await import("../../compaction/progress.js");
-    const applied = await applyCompaction(context.store, id, "compact", {
-      check: () => assertNoOpenReview(context.store, id),
-      plan: (events) => planRun(events, runOptions),
-      summaries: {
-        config: config.values,
-        env: context.env,
-        report: {
-          info: (text) => context.info(text),
-          warn: (text) => context.warn(text),
-          progress: (label) => startProgress(process.stderr, label),
+    const { withInterrupts } = await import("../../interrupt.js");
+    const applied = await withInterrupts((signal) =>
+      applyCompaction(context.store, id, "compact", {
+        check: () => assertNoOpenReview(context.store, id),
+        plan: (events) => planRun(events, runOptions),
+        summaries: {
+          config: config.values,
+          env: context.env,
+          signal,
+          report: {
+            info: (text) => context.info(text),
+            warn: (text) => context.warn(text),
+            progress: (label) => startProgress(process.stderr, label),
+          },
+          copies: { conversationId: id },
+          checkLosses: true,
         },
-        copies: { conversationId: id },
-        checkLosses: true,
-      },
-      newEventId: () => ids.newEventId(),
-      now: () => ids.timestampNow(),
-    });
+        newEventId: () => ids.newEventId(),
+        now: () => ids.timestampNow(),
+      }),
+    );
     for (const warning of applied.warnings) context.warn(warning);
     result = appliedResult(applied);
   }

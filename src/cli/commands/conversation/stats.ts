@@ -8,10 +8,15 @@
  * Text is a compact bar chart; `--format json` gives the numbers with stable keys. A projected
  * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
  * many.
+ *
+ * The first line is the context gauge (core/context-gauge.ts): the context used against the
+ * model's window, what the compactions in force save and what the deferred ones will save.
  */
 import type { Command } from "commander";
-import type { ProjectedTurn } from "../../../core/projection.js";
 import type { DecisionUsage } from "../../../core/advisor.js";
+import type { ContextGauge } from "../../../core/context-gauge.js";
+import type { ConversationEvent } from "../../../core/events.js";
+import type { ProjectedTurn } from "../../../core/projection.js";
 import type { TokenSummary } from "../../../core/tokens.js";
 import { describeTurnRange, formatCount } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
@@ -39,6 +44,7 @@ export function registerStats(conversation: Command): void {
         view.turns.map((turn, index) => ({ index, events: turn.events })),
         countTokens,
       );
+      const gauge = await contextGauge(context, conversation.events, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
           return `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
@@ -51,13 +57,48 @@ export function registerStats(conversation: Command): void {
       if (format === "json") {
         context.outJson({
           ...statsToJson(id, raw, projected, view.turns),
+          context: gaugeToJson(gauge),
           advisor_decisions: decisions ?? null,
         });
         return;
       }
+      const { describeContextGauge } = await import("../../../core/context-gauge.js");
+      context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
       const text = await renderStatsText(raw, projected, labels);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
+}
+
+/** The gauge against the window of the model the next turn would use. */
+async function contextGauge(
+  context: CliContext,
+  events: readonly ConversationEvent[],
+  countTokens: (text: string) => number,
+): Promise<ContextGauge> {
+  const { computeContextGauge } = await import("../../../core/context-gauge.js");
+  const { configuredAssistantModel } = await import("../../../core/summarizer.js");
+  const { stickyModel } = await import("../../../query/settings.js");
+  const { resolveContextWindow } = await import("../../../query/context-window.js");
+  const { loadConfig } = await import("../../config.js");
+  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+  for (const warning of config.warnings) context.warn(warning);
+  const model = stickyModel(events) ?? configuredAssistantModel(config.values);
+  const window = await resolveContextWindow(model, config.values, context.env);
+  return computeContextGauge(events, { countTokens, window });
+}
+
+function gaugeToJson(gauge: ContextGauge): Record<string, unknown> {
+  return {
+    tokens: gauge.tokens,
+    tokens_source: gauge.tokensSource,
+    window: gauge.window.tokens,
+    window_source: gauge.window.source,
+    percent: Math.round(gauge.percent * 10) / 10,
+    compactions: gauge.compactions,
+    saved: gauge.saved,
+    deferred_compactions: gauge.deferredCompactions,
+    deferred_saving: gauge.deferredSaving,
+  };
 }
 
 function corrected(summary: TokenSummary, factor: number | undefined): number {
