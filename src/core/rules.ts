@@ -143,7 +143,16 @@ function buildRulesSchema() {
         context: z.optional(z.string()),
         model: z.optional(
           z.object({
-            id: z.optional(z.string()),
+            // `provider/name`, an alias, or jp's `{ provider, name }` table.
+            id: z.optional(
+              z.union([
+                z.string(),
+                z.pipe(
+                  z.object({ provider: z.string(), name: z.string() }),
+                  z.transform((id) => `${id.provider}/${id.name}`),
+                ),
+              ]),
+            ),
             parameters: z.optional(z.record(z.string(), z.unknown())),
           }),
         ),
