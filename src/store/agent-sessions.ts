@@ -139,7 +139,7 @@ export async function saveAgentImport(
 ): Promise<AgentImportOutcome[]> {
   const conversations = batch.files.map((file) => file.conversation);
   return lockedImport(store, conversations, options, () => {
-    const staged: { conversation: StagedConversation; title?: string; updatedAt: string }[] = [];
+    const staged: { conversation: StagedConversation; title: string | undefined; updatedAt: string }[] = [];
     try {
       const outcomes: AgentImportOutcome[] = [];
       for (const { file, conversation, plan } of batch.files) {
@@ -151,7 +151,15 @@ export async function saveAgentImport(
               createdAt: conversation.createdAt,
               extra: conversation.extra,
             });
-        if (target !== undefined) staged.push({ conversation: target, updatedAt: conversation.createdAt });
+        const entry =
+          target === undefined
+            ? undefined
+            : {
+                conversation: target,
+                title: undefined as string | undefined,
+                updatedAt: conversation.createdAt,
+              };
+        if (entry !== undefined) staged.push(entry);
         const tally = new TurnTally();
         let events = 0;
         let updatedAt = conversation.createdAt;
@@ -165,12 +173,9 @@ export async function saveAgentImport(
         });
         if (!end.ok) throw new CxcError("import-invalid", end.error);
         const { title, summary, warnings } = end.value;
-        if (target !== undefined) {
-          staged[staged.length - 1] = {
-            conversation: target,
-            updatedAt,
-            ...(title === undefined ? {} : { title }),
-          };
+        if (entry !== undefined) {
+          entry.title = title;
+          entry.updatedAt = updatedAt;
         }
         outcomes.push({
           file,
