@@ -1,7 +1,8 @@
 /**
  * The per-turn overhead of `cxc q`: process start, load, projection, request building, streaming
  * from the loopback fake provider (which answers at once) and storing the turn, over conversations
- * of 20, 200 and 2,000 turns with tool calls, timed side by side with `node -e 0`.
+ * of 20, 200 and 2,000 turns with tool calls, timed side by side with `node -e 0`; each size also
+ * with the context gauge a terminal prints after the turn (`conversation.context_gauge = "show"`).
  *
  *   node bench/query.mjs [--runs N] [--node PATH] [--compare DIR]
  *                                       (standalone; `run()` is the scenario for bench/run.mjs)
@@ -103,8 +104,9 @@ async function startProvider(count) {
 export async function run({ runs, store, log }) {
   // Each build gets a store of its own: the builds may keep different caches beside a log.
   const homes = settings.builds.map(() => makeTemporaryHome("query"));
-  // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per row.
-  const rows = (1 + SIZES.length) * settings.builds.length;
+  // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per row
+  // (each size twice: without and with the context gauge).
+  const rows = (1 + 2 * SIZES.length) * settings.builds.length;
   const provider = await startProvider(4 * rows * (2 * runs + 2));
   try {
     const envOf = (home) => ({
@@ -136,6 +138,16 @@ export async function run({ runs, store, log }) {
         commandLine: cxcOf(build, "q", "--id", id, "one more question"),
         options: { env },
       }));
+      // The same turn with the context gauge line a terminal gets after each turn.
+      addScenario(
+        commands,
+        entries,
+        `cxc q + context gauge (${turns.toLocaleString("en")} turns)`,
+        ({ build, env, id }) => ({
+          commandLine: cxcOf(build, "q", "--id", id, "one more question"),
+          options: { env: { ...env, CXC_CONVERSATION__CONTEXT_GAUGE: "show" } },
+        }),
+      );
     }
     log(`timing ${commands.length} commands × ${runs} runs, interleaved …`);
     const results = measureSideBySide(commands, runs, { cpu: true });

@@ -37,7 +37,10 @@ const PROCESS_GROUPS = [
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];
 
-const IN_PROCESS_GROUPS = [{ name: "projection", module: "./projection.mjs", optional: true }];
+const IN_PROCESS_GROUPS = [
+  { name: "projection", module: "./projection.mjs", optional: true },
+  { name: "projection-cycles", module: "./projection-cycles.mjs", optional: true },
+];
 
 const log = (message) => process.stderr.write(`bench: ${message}\n`);
 const milliseconds = (value) => `${value.toFixed(1)} ms`;

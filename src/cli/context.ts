@@ -1,11 +1,12 @@
 /**
  * The composition root for command handlers: the store, the output format, and the writers.
  *
- * stdout carries results only; progress, advice, warnings and prompts go to stderr. Text that came
+ * stdout carries results only; progress, advice, warnings and prompts go to stderr, every message
+ * line in one voice: `cxc: …` notices, `cxc: warning: …`, `hint: …` (errors: program.ts). Text that came
  * from outside cxc (model output, tool output, imported data) is sanitized before it is printed.
  */
 import type { Command } from "commander";
-import { sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
+import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
 import { CxcError } from "../errors.js";
 import { openFileListing, openFileStore, type Store, type StoreListing } from "../store/index.js";
 
@@ -95,6 +96,13 @@ export class CliContext {
     return Boolean(process.stdin.isTTY);
   }
 
+  /** All of standard input, as UTF-8 text. */
+  async readStdin(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
   /** Writes a result line to stdout. */
   out(text: string): void {
     process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
@@ -110,13 +118,40 @@ export class CliContext {
     process.stdout.write(`${stringifyJson(value, 2)}\n`);
   }
 
-  /** Progress and advice: stderr. Sanitized: lines often quote names and text from outside. */
+  /**
+   * A notice on stderr (progress, advice): every line starts `cxc: `, except a line that is
+   * already a `hint: ` (the advice under an advisor's notice). Sanitized: notices often quote
+   * names and text from outside.
+   */
   info(text: string): void {
+    process.stderr.write(prefixLines("cxc: ", text));
+  }
+
+  /** Advice on stderr after a notice or a result: every line starts `hint: `. */
+  hint(text: string): void {
+    process.stderr.write(prefixLines("hint: ", text));
+  }
+
+  /** One warning line on stderr: `cxc: warning: …`, sanitized and folded onto one line. */
+  warn(text: string): void {
+    process.stderr.write(`cxc: warning: ${sanitizeLine(text)}\n`);
+  }
+
+  /**
+   * A block shown on stderr as it is (sanitized), for text a person reads before answering a
+   * prompt (a proposal and its summary); messages use `info`, `hint` and `warn`.
+   */
+  block(text: string): void {
     const clean = sanitizeTerminalText(text);
     process.stderr.write(clean.endsWith("\n") ? clean : `${clean}\n`);
   }
+}
 
-  warn(text: string): void {
-    process.stderr.write(`cxc: warning: ${sanitizeTerminalText(text)}\n`);
-  }
+/** `text` sanitized, each of its lines after `prefix` (a `hint: ` line kept as it is), ending in a newline. */
+function prefixLines(prefix: string, text: string): string {
+  const lines = sanitizeTerminalText(text).replace(/\n+$/, "").split("\n");
+  const prefixed = lines.map((line) =>
+    line === "" ? prefix.trimEnd() : line.startsWith("hint: ") ? line : prefix + line,
+  );
+  return `${prefixed.join("\n")}\n`;
 }

@@ -1,10 +1,12 @@
 /**
- * The commander program and the one place that turns errors into stderr text and an exit code.
- * Two entries build it: `main.ts` with every command, and `main-list.ts` with `conversation ls`
- * alone (bin/cxc.cjs runs that smaller bundle for a listing; see docs/benchmarks.md).
+ * The commander program and the one place that turns errors into text and an exit code: with
+ * `--format json`, one JSON document on stdout (`{"error": {"code", "message", "hint"}}`);
+ * otherwise `cxc: error: …` and `hint: …` lines on stderr. Two entries build the program:
+ * `main.ts` with every command, and `main-list.ts` with `conversation ls` alone (bin/cxc.cjs runs
+ * that smaller bundle for a listing; see docs/benchmarks.md).
  */
 import { Command, CommanderError, Option } from "commander";
-import { sanitizeLine, sanitizeTerminalText } from "../core/sanitize.js";
+import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
 import { CxcError, ExitCode, errorMessage } from "../errors.js";
 import { prepareForAction } from "./context.js";
 import { VERSION } from "./version.js";
@@ -18,7 +20,25 @@ export const CONVERSATION_GROUP_DESCRIPTION =
 /** Registers commands on the program. */
 export type RegisterCommands = (program: Command) => void;
 
-export function buildProgram(registerCommands: RegisterCommands): Command {
+/** The hint after a usage error commander reports. */
+const USAGE_HINT = "run with --help for usage";
+
+/**
+ * Whether the command line asks for JSON output (`--format json`, `--format=json`; the last one
+ * counts, as in commander). Read before parsing, so that even a usage error is reported as JSON.
+ */
+export function wantsJson(argv: readonly string[]): boolean {
+  let format: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index]!;
+    if (argument === "--") break;
+    if (argument === "--format") format = argv[++index];
+    else if (argument.startsWith("--format=")) format = argument.slice("--format=".length);
+  }
+  return format === "json";
+}
+
+export function buildProgram(registerCommands: RegisterCommands, options: { json?: boolean } = {}): Command {
   const program = new Command("cxc")
     .description("A conversation manager for LLM conversations, built around non-destructive compaction.")
     .version(VERSION, "-V, --version", "print the version and exit")
@@ -34,15 +54,19 @@ export function buildProgram(registerCommands: RegisterCommands): Command {
       ).default("text"),
     )
     .option("--no-color", "disable colours (also NO_COLOR)")
-    .showHelpAfterError("hint: run with --help for usage")
+    .showHelpAfterError(options.json ? false : `hint: ${USAGE_HINT}`)
     .enablePositionalOptions(false)
     .exitOverride();
   program.configureOutput({
     writeErr: (text) => process.stderr.write(text),
     // Commander quotes the command line back (an unknown option, a bad value): sanitize it, and
-    // never echo what was glued to an unknown option (`--api-key=sk-…`): it may be a secret.
-    outputError: (text, write) =>
-      write(sanitizeTerminalText(withoutUnknownOptionValue(text.replace(/^error: /, "cxc: error: ")))),
+    // never echo what was glued to an unknown option (`--api-key=sk-…`): it may be a secret. With
+    // --format json, reportError prints the error as JSON instead.
+    outputError: (text, write) => {
+      if (options.json) return;
+      const { message, hint } = splitCommanderMessage(text);
+      write(`cxc: error: ${message}\n${hint === undefined ? "" : `hint: ${hint}\n`}`);
+    },
   });
   registerCommands(program);
   program.hook("preAction", async (_program, actionCommand) => prepareForAction(actionCommand));
@@ -67,33 +91,85 @@ export async function runProgram(argv: readonly string[], registerCommands: Regi
     process.stdout.write(`${VERSION}\n`);
     return;
   }
+  const json = wantsJson(argv);
   try {
-    await buildProgram(registerCommands).parseAsync([...argv], { from: "user" });
+    await buildProgram(registerCommands, { json }).parseAsync([...argv], { from: "user" });
   } catch (error) {
-    process.exitCode = reportError(error);
+    process.exitCode = reportError(error, { json });
   }
 }
 
-/**
- * Prints one clear line (plus a hint) for an error and returns the exit code to use. Messages
- * carry text from outside (a provider's error body, a file or directory name, a value typed on the
- * command line), so every line is sanitized and folded onto one line before it reaches stderr.
- */
-export function reportError(error: unknown): number {
+/** Commander's `error: …` text (maybe followed by `(Did you mean …?)`) as a message and a hint. */
+function splitCommanderMessage(text: string): { message: string; hint: string | undefined } {
+  const [first = "", ...rest] = sanitizeTerminalText(withoutUnknownOptionValue(text)).trim().split("\n");
+  const suggestion = rest
+    .map((line) => line.trim().replace(/^\((.*)\)$/, "$1"))
+    .filter((line) => line !== "")
+    .join(" ");
+  return {
+    message: sanitizeLine(first.replace(/^error: /, "")),
+    hint: suggestion === "" ? undefined : suggestion.replace(/^Did you/, "did you"),
+  };
+}
+
+/** What an error report says; undefined for commander's help and version exits. */
+interface ErrorReport {
+  readonly code: string;
+  readonly message: string;
+  readonly hint: string | undefined;
+  readonly exitCode: number;
+}
+
+function describeError(error: unknown): ErrorReport | undefined {
   if (error instanceof CommanderError) {
-    // Help and version exit with 0; commander already printed its own usage error text.
-    if (error.exitCode === 0) return ExitCode.ok;
-    return ExitCode.usage;
+    // Help and version exit with 0.
+    if (error.exitCode === 0) return undefined;
+    if (error.code === "commander.help") {
+      // A command group run without a subcommand: commander printed the group's help to stderr.
+      const hint = "pick one of the commands listed above, or add --help";
+      return { code: "usage", message: "a subcommand is needed", hint, exitCode: ExitCode.usage };
+    }
+    const { message, hint } = splitCommanderMessage(error.message);
+    return { code: "usage", message, hint: hint ?? USAGE_HINT, exitCode: ExitCode.usage };
   }
   if (CxcError.isInstance(error)) {
-    process.stderr.write(`cxc: error: ${sanitizeLine(error.message)}\n`);
-    if (error.hint) process.stderr.write(`hint: ${sanitizeLine(error.hint)}\n`);
-    if (process.env.CXC_DEBUG && error.stack) process.stderr.write(`${sanitizeTerminalText(error.stack)}\n`);
-    return error.exitCode;
+    return {
+      code: error.code,
+      message: sanitizeLine(error.message),
+      hint: error.hint === undefined ? undefined : sanitizeLine(error.hint),
+      exitCode: error.exitCode,
+    };
   }
-  process.stderr.write(`cxc: internal error: ${sanitizeLine(errorMessage(error))}\n`);
-  if (process.env.CXC_DEBUG && error instanceof Error && error.stack)
+  return {
+    code: "internal",
+    message: sanitizeLine(errorMessage(error)),
+    hint: process.env.CXC_DEBUG ? undefined : "run again with CXC_DEBUG=1 for a stack trace, and report it",
+    exitCode: ExitCode.failure,
+  };
+}
+
+/**
+ * Reports an error and returns the exit code to use: one clear line and a hint on stderr, or with
+ * `json`, `{"error": {"code", "message", "hint"}}` on one line of stdout (the document a script
+ * reads in place of the result; one line, so it also ends the NDJSON of `q`). Messages carry text from outside (a provider's error body, a file or directory
+ * name, a value typed on the command line), so every line is sanitized and folded onto one line.
+ * Exit codes are the same either way.
+ */
+export function reportError(error: unknown, options: { json?: boolean } = {}): number {
+  const report = describeError(error);
+  if (report === undefined) return ExitCode.ok;
+  if (options.json) {
+    const { code, message, hint } = report;
+    process.stdout.write(`${stringifyJson({ error: { code, message, hint: hint ?? null } })}\n`);
+  } else if (!(error instanceof CommanderError)) {
+    // Commander already printed its usage errors (outputError above).
+    // An interrupt is something the user did, not a failure: said as a notice.
+    const label =
+      report.code === "interrupted" ? "" : report.code === "internal" ? "internal error: " : "error: ";
+    process.stderr.write(`cxc: ${label}${report.message}\n`);
+    if (report.hint) process.stderr.write(`hint: ${report.hint}\n`);
+  }
+  if (process.env.CXC_DEBUG && error instanceof Error && error.stack && !(error instanceof CommanderError))
     process.stderr.write(`${sanitizeTerminalText(error.stack)}\n`);
-  else process.stderr.write("hint: run again with CXC_DEBUG=1 for a stack trace, and report it\n");
-  return ExitCode.failure;
+  return report.exitCode;
 }

@@ -7,8 +7,9 @@
  *   `CXC_ADVISOR_*` environment overrides. The three token lines are read as a set.
  * - Tiers: code, never the model, maps four typed answers and the token lines to a tier
  *   (docs/advisor.md has the table). The same tier is never announced twice in a row.
- * - The cut point: a confident pick of the turn where the live work starts moves the planned
- *   range's end earlier; it never moves it later and never changes how the summary is written.
+ * - The cut point: a confident pick of the turn (or the cycle inside a turn) where the live work
+ *   starts moves the planned range's end earlier; it never moves it later and never changes how
+ *   the summary is written.
  * - Automatic compaction: the trigger, the no-loop guard and the plan's rules.
  */
 import * as z from "zod";
@@ -171,6 +172,24 @@ export function readTokenLines(lookup: Lookup): { lines: TokenLines; warning?: s
   };
 }
 
+/**
+ * The advisor's settings as they are when nothing is configured, for `cxc config show`: keys and
+ * values, and the decision model, which is the assistant model (a `note`, not a value).
+ */
+export function advisorDefaultLeaves(): { key: string; value: unknown; note?: string }[] {
+  const key = (name: string): string => `conversation.compaction.advisor.${name}`;
+  return [
+    { key: key("cut_point"), value: true },
+    { key: key("enabled"), value: true },
+    { key: key("max_turns"), value: DEFAULT_ADVISOR_MAX_TURNS },
+    { key: key("model"), value: null, note: "the assistant model" },
+    { key: key("notice_tokens"), value: DEFAULT_TOKEN_LINES.notice },
+    { key: key("recommend_tokens"), value: DEFAULT_TOKEN_LINES.recommend },
+    { key: key("request_tokens"), value: DEFAULT_TOKEN_LINES.request },
+    { key: key("timeout_ms"), value: DEFAULT_ADVISOR_TIMEOUT_MS },
+  ];
+}
+
 /** Reads `conversation.compaction.advisor` with `CXC_ADVISOR_*` overrides. */
 export function readAdvisorSettings(
   config: unknown,
@@ -260,9 +279,20 @@ export const AdvisorAnswersSchema = z.object({
 /** The four signals. */
 export type AdvisorSignals = z.infer<typeof AdvisorAnswersSchema>;
 
-/** The cut-point answer: the 1-based turn number where the still-live work starts. */
+/**
+ * The cut-point answer: the 1-based turn number where the still-live work starts and, when it
+ * starts partway through that turn, the cycle (docs/advisor.md, "The cut point").
+ */
 export const LiveFromAnswerSchema = z.object({
   live_from_turn: z.number().int().min(1).describe("The turn number, as labelled [turn N]."),
+  live_from_cycle: z
+    .number()
+    .int()
+    .min(2)
+    .nullish()
+    .describe(
+      "Only when the live work starts partway through that turn: the cycle, as labelled [turn N, cycle C]. Leave it out otherwise.",
+    ),
   confidence: unit.describe("0 = guessing, 1 = certain."),
 });
 export type LiveFromAnswer = z.infer<typeof LiveFromAnswerSchema>;
@@ -317,6 +347,27 @@ export interface AdvisorState {
   readonly last_announced?: Tier;
   /** True once a failure at turn end has been reported for this conversation. */
   readonly warned?: boolean;
+  /** What the decision calls cost so far, as the providers reported it (`cxc conversation stats`). */
+  readonly decision_usage?: DecisionUsage;
+}
+
+/** The decision model's calls for one conversation and their reported tokens. */
+export interface DecisionUsage {
+  readonly calls: number;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+}
+
+/** The usage after one more decision call. */
+export function addDecisionUsage(
+  usage: DecisionUsage | undefined,
+  call: { readonly inputTokens: number; readonly outputTokens: number },
+): DecisionUsage {
+  return {
+    calls: (usage?.calls ?? 0) + 1,
+    input_tokens: (usage?.input_tokens ?? 0) + call.inputTokens,
+    output_tokens: (usage?.output_tokens ?? 0) + call.outputTokens,
+  };
 }
 
 /** Thresholds of the tier table (docs/advisor.md). */
@@ -398,24 +449,39 @@ export function clearAnnouncements(): AnnouncementState {
   return {};
 }
 
-/** A pick of where the live work starts (0-based turn index). */
+/** A pick of where the live work starts (0-based turn index, and cycle when inside the turn). */
 export interface LiveFromPick {
   readonly turn: number;
+  /** Set when the live work starts partway through `turn`: its 0-based cycle (at least 1). */
+  readonly cycle?: number;
   readonly confidence: number;
+}
+
+/** The end of an automatic compaction's range: the end of turn `to`, or its cycle `toCycle`. */
+export interface CutPoint {
+  readonly to: number;
+  readonly toCycle?: number;
 }
 
 /**
  * The end of the planned range after the advisor's pick. A confident pick of live turn `L` ends
  * the range at `L - 1` when that is earlier than planned and still leaves at least one turn to
- * compact; otherwise the planned end stays. It never moves the end later.
+ * compact; a pick of cycle `C` of turn `L` (pi's split-turn cut) ends it at cycle `C - 1` of `L`
+ * when `L` lies in the planned range. Otherwise the planned end stays: it never moves later.
  */
 export function moveCutEarlier(
   planned: { from: number; to: number },
   pick: LiveFromPick | undefined,
-): number {
-  if (pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE) return planned.to;
+): CutPoint {
+  const stay = { to: planned.to };
+  if (pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE) return stay;
+  if (pick.cycle !== undefined && pick.cycle >= 1) {
+    return pick.turn >= planned.from && pick.turn <= planned.to
+      ? { to: pick.turn, toCycle: pick.cycle - 1 }
+      : stay;
+  }
   const moved = pick.turn - 1;
-  return moved < planned.to && moved >= planned.from ? moved : planned.to;
+  return moved < planned.to && moved >= planned.from ? { to: moved } : stay;
 }
 
 /** The 0-based turns one cut-point question offers: the last `maxTurns` up to the turn after the planned end. */
@@ -535,6 +601,22 @@ const TIER_HEADLINES: Readonly<Record<Tier, string>> = {
 /** The one stderr line of an announced tier. */
 export function renderAdvice(decision: TierDecision, liveCount: string): string {
   return `advisor: ${TIER_HEADLINES[decision.tier]}. Context is at ${liveCount}; ${decision.reason}.`;
+}
+
+/**
+ * The `hint:` line under recommend and request advice: the command that acts on it. With
+ * `compact_now` enabled the assistant can do it itself; otherwise the user can, or can enable it.
+ */
+export function renderAdviceHint(
+  tier: Tier,
+  context: { readonly compactNowEnabled: boolean; readonly conversationId?: string },
+): string | undefined {
+  if (tier !== "recommend" && tier !== "request") return undefined;
+  const target = context.conversationId === undefined ? "" : ` ${context.conversationId}`;
+  const command = `\`cxc conversation compact${target}\` (\`--dry-run\` first shows what it does)`;
+  return context.compactNowEnabled
+    ? `hint: the assistant can compact with compact_now this turn; or run ${command}`
+    : `hint: run ${command}, or let the assistant do it: \`cxc q -t compact_now …\``;
 }
 
 /** The message steered into the running loop at recommend and request. */

@@ -25,13 +25,21 @@ import type { ProjectedTurn, ProjectedView, TurnOrigin } from "./projection.js";
 export interface AnchorCandidate {
   /** Where the projected turn came from (a raw turn, or a summary of raw turns). */
   readonly origin: TurnOrigin;
+  /** In the turn in progress: the raw cycle the match is in (`HEAD`: the user's message). */
+  readonly cycle?: number;
   /** About 80 characters around the first match in that turn, whitespace collapsed. */
   readonly excerpt: string;
 }
 
 /** The outcome of resolving a quote. Turn numbers are 0-based raw turn indices. */
 export type AnchorResolution =
-  | { readonly kind: "found"; readonly turn: number; readonly excerpt: string }
+  | {
+      readonly kind: "found";
+      readonly turn: number;
+      /** Set for a quote in the turn in progress: its raw cycle (`HEAD`: the user's message). */
+      readonly cycle?: number;
+      readonly excerpt: string;
+    }
   | { readonly kind: "not-found"; readonly message: string }
   | { readonly kind: "ambiguous"; readonly candidates: readonly AnchorCandidate[]; readonly message: string }
   | {
@@ -52,10 +60,23 @@ export interface ResolveAnchorOptions {
    */
   readonly ignoredToolNames?: ReadonlySet<string>;
   /**
-   * Raw index of the turn in progress. Only the user's message is searched there: the assistant's
-   * own text in that turn usually repeats the quote while announcing the call.
+   * Raw index of the turn in progress. Without `inProgressCycles` only the user's message is
+   * searched there: the assistant's own text in that turn usually repeats the quote while
+   * announcing the call.
    */
   readonly inProgressTurn?: number;
+  /**
+   * The raw cycles of the turn in progress (docs/compact-tool.md, "Inside the turn in progress"):
+   * its user's message and every cycle but the calling one are searched, each its own candidate,
+   * and a match names its cycle. Events not in `cycleOf` (a summary standing in the turn) are not
+   * searched.
+   */
+  readonly inProgressCycles?: {
+    /** The raw cycle of each event of the turn in progress, by event id (`HEAD` for its head). */
+    readonly cycleOf: ReadonlyMap<string, number>;
+    /** The cycle holding the call being planned; never searched. */
+    readonly callingCycle: number;
+  };
 }
 
 /** The most candidates an ambiguity message lists. */
@@ -104,13 +125,17 @@ function isSearchedEvent(
   return true;
 }
 
+function isInProgress(turn: ProjectedTurn, options: ResolveAnchorOptions): boolean {
+  return turn.origin.kind === "kept" && turn.origin.turn === options.inProgressTurn;
+}
+
 /** The normalized, searchable text of one projected turn (its events joined by a space). */
 function searchableText(
   turn: ProjectedTurn,
   ignoredCalls: ReadonlySet<string>,
   options: ResolveAnchorOptions,
 ): string {
-  const inProgress = turn.origin.kind === "kept" && turn.origin.turn === options.inProgressTurn;
+  const inProgress = isInProgress(turn, options);
   const ignoredToolNames = options.ignoredToolNames ?? new Set<string>();
   const parts: string[] = [];
   for (const event of turn.events) {
@@ -119,6 +144,31 @@ function searchableText(
     if (text !== undefined) parts.push(text);
   }
   return normalizeQuoteText(parts.join("\n"));
+}
+
+/**
+ * The searchable texts of the turn in progress, one per raw cycle (the head first), every cycle
+ * but the calling one (see `ResolveAnchorOptions.inProgressCycles`).
+ */
+function searchableCycles(
+  turn: ProjectedTurn,
+  ignoredCalls: ReadonlySet<string>,
+  options: ResolveAnchorOptions,
+  cycles: NonNullable<ResolveAnchorOptions["inProgressCycles"]>,
+): { cycle: number; text: string }[] {
+  const ignoredToolNames = options.ignoredToolNames ?? new Set<string>();
+  const parts = new Map<number, string[]>();
+  for (const event of turn.events) {
+    const cycle = cycles.cycleOf.get(event.id);
+    if (cycle === undefined || cycle === cycles.callingCycle) continue;
+    if (!isSearchedEvent(event, false, ignoredCalls, ignoredToolNames)) continue;
+    const text = eventText(event);
+    if (text === undefined) continue;
+    parts.set(cycle, [...(parts.get(cycle) ?? []), text]);
+  }
+  return [...parts.entries()]
+    .sort(([left], [right]) => left - right)
+    .map(([cycle, texts]) => ({ cycle, text: normalizeQuoteText(texts.join("\n")) }));
 }
 
 /** A window of `text` around the match at `at`, `…` where cut. */
@@ -158,6 +208,13 @@ export function describeOrigin(origin: TurnOrigin): string {
     : `the summary of turns ${origin.from + 1}..${origin.to + 1}`;
 }
 
+/** A candidate's name: its turn, and in the turn in progress its cycle or the user's message. */
+function describeCandidate(candidate: AnchorCandidate): string {
+  const turn = describeOrigin(candidate.origin);
+  if (candidate.cycle === undefined) return turn;
+  return candidate.cycle < 0 ? `${turn} (the user's message)` : `${turn}, cycle ${candidate.cycle + 1}`;
+}
+
 function callIdsOf(view: ProjectedView, ignoredToolNames: ReadonlySet<string>): Set<string> {
   const ids = new Set<string>();
   for (const event of view.events) {
@@ -175,6 +232,15 @@ function findCandidates(
   const ignoredCalls = callIdsOf(view, options.ignoredToolNames ?? new Set());
   const candidates: AnchorCandidate[] = [];
   for (const turn of view.turns) {
+    if (options.inProgressCycles !== undefined && isInProgress(turn, options)) {
+      for (const { cycle, text } of searchableCycles(turn, ignoredCalls, options, options.inProgressCycles)) {
+        const at = text.indexOf(needle);
+        if (at >= 0) {
+          candidates.push({ origin: turn.origin, cycle, excerpt: cutAroundMatch(text, at, needle.length) });
+        }
+      }
+      continue;
+    }
     const text = searchableText(turn, ignoredCalls, options);
     const at = text.indexOf(needle);
     if (at >= 0) candidates.push({ origin: turn.origin, excerpt: cutAroundMatch(text, at, needle.length) });
@@ -208,14 +274,15 @@ function notFoundMessage(
 }
 
 function ambiguousMessage(field: string, quote: string, candidates: readonly AnchorCandidate[]): string {
+  const where = candidates.some((candidate) => candidate.cycle !== undefined) ? "places" : "turns";
   const listed = candidates
     .slice(0, MAX_LISTED_CANDIDATES)
-    .map((candidate) => `- ${describeOrigin(candidate.origin)}: ${JSON.stringify(candidate.excerpt)}`);
+    .map((candidate) => `- ${describeCandidate(candidate)}: ${JSON.stringify(candidate.excerpt)}`);
   if (candidates.length > MAX_LISTED_CANDIDATES) {
     listed.push(`- and ${candidates.length - MAX_LISTED_CANDIDATES} more`);
   }
   return (
-    `${field} ${quoted(quote)} is ambiguous: it appears in ${candidates.length} turns:\n${listed.join("\n")}\n` +
+    `${field} ${quoted(quote)} is ambiguous: it appears in ${candidates.length} ${where}:\n${listed.join("\n")}\n` +
     "Quote a longer or more distinctive passage that appears in only one of them."
   );
 }
@@ -255,5 +322,10 @@ export function resolveAnchor(
       message: alreadyCompactedMessage(field, quote, from, to),
     };
   }
-  return { kind: "found", turn: only.origin.turn, excerpt: only.excerpt };
+  return {
+    kind: "found",
+    turn: only.origin.turn,
+    ...(only.cycle === undefined ? {} : { cycle: only.cycle }),
+    excerpt: only.excerpt,
+  };
 }

@@ -97,18 +97,34 @@ export function turnAtTime(
 // ---------------------------------------------------------------------------------------------
 // Rule bounds (`keep_first`, `keep_last`, the `-k` DSL)
 
-/** A `keep_first`/`keep_last` value. */
+/** A `keep_first`/`keep_last` value (cycle bounds: docs/decisions/006-tool-cycle-bounds.md). */
 export type RuleBound =
   /** A count of turns to keep. */
   | { kind: "turns"; count: number }
-  /** `@N`: a 1-based turn position. */
-  | { kind: "absolute"; turn: number }
+  /** `@N`: a 1-based turn position; `@N.C`: cycle C (1-based) of turn N. */
+  | { kind: "absolute"; turn: number; cycle?: number }
   /** `-N`: an offset from the end. */
   | { kind: "from-end"; count: number }
   /** A time window, e.g. `5h`. */
   | { kind: "duration"; milliseconds: number }
   /** `last-compaction` (alias `last`). */
-  | { kind: "after-last-compaction" };
+  | { kind: "after-last-compaction" }
+  /** `N cycles`: a count of cycles (model responses), across turns. */
+  | { kind: "cycles"; count: number }
+  /** `N calls`: a count of tool calls, across turns; the cut falls at a cycle boundary. */
+  | { kind: "calls"; count: number };
+
+/** True for a bound that names cycles or calls (a rule with one is cycle-precise). */
+export function isCycleBound(bound: RuleBound | undefined): boolean {
+  return (
+    bound !== undefined &&
+    (bound.kind === "cycles" ||
+      bound.kind === "calls" ||
+      (bound.kind === "absolute" && bound.cycle !== undefined))
+  );
+}
+
+const CYCLE_COUNT = /^(\d+)\s*(cycles?|calls?)$/i;
 
 /** `last-compaction` or its alias `last`, in any case. */
 export function isLastCompaction(text: string): boolean {
@@ -120,12 +136,21 @@ export function isLastCompaction(text: string): boolean {
 export function parseRuleBound(text: string): Parsed<RuleBound> {
   if (isLastCompaction(text)) return { ok: true, value: { kind: "after-last-compaction" } };
   if (text.startsWith("@")) {
-    const digits = text.slice(1);
-    if (!/^\d+$/.test(digits)) return { ok: false, message: `invalid absolute turn \`${text}\`` };
-    if (Number(digits) === 0) {
+    const match = /^(\d+)(?:\.(\d+))?$/.exec(text.slice(1));
+    if (!match) return { ok: false, message: `invalid absolute turn \`${text}\`` };
+    if (Number(match[1]) === 0) {
       return { ok: false, message: `absolute turns are 1-based; \`${text}\` is not a valid turn` };
     }
-    return { ok: true, value: { kind: "absolute", turn: Number(digits) } };
+    if (match[2] === undefined) return { ok: true, value: { kind: "absolute", turn: Number(match[1]) } };
+    if (Number(match[2]) === 0) {
+      return { ok: false, message: `cycles are 1-based; \`${text}\` is not a valid cycle` };
+    }
+    return { ok: true, value: { kind: "absolute", turn: Number(match[1]), cycle: Number(match[2]) } };
+  }
+  const counted = CYCLE_COUNT.exec(text.trim());
+  if (counted) {
+    const kind = counted[2]!.toLowerCase().startsWith("cycle") ? "cycles" : "calls";
+    return { ok: true, value: { kind, count: Number(counted[1]) } };
   }
   if (text.startsWith("-")) {
     const digits = text.slice(1);
@@ -156,13 +181,17 @@ export function formatRuleBound(bound: RuleBound): number | string {
     case "turns":
       return bound.count;
     case "absolute":
-      return `@${bound.turn}`;
+      return bound.cycle === undefined ? `@${bound.turn}` : `@${bound.turn}.${bound.cycle}`;
     case "from-end":
       return `-${bound.count}`;
     case "duration":
       return formatDuration(bound.milliseconds);
     case "after-last-compaction":
       return "last-compaction";
+    case "cycles":
+      return `${bound.count} ${bound.count === 1 ? "cycle" : "cycles"}`;
+    case "calls":
+      return `${bound.count} ${bound.count === 1 ? "call" : "calls"}`;
   }
 }
 
@@ -178,8 +207,12 @@ export function toBoundResolution(value: TurnBound): BoundResolution {
   return { kind: "bound", bound: value };
 }
 
-/** `keep_first` → the range's start. */
+/**
+ * `keep_first` → the range's start. A cycle bound has no turn-level start: it resolves with
+ * `resolveCycleRange` (plan-cycles.ts), and here selects nothing.
+ */
 export function convertKeepFirst(keepFirst: RuleBound, facts: StreamFacts): BoundResolution {
+  if (isCycleBound(keepFirst)) return EMPTY_RESOLUTION;
   switch (keepFirst.kind) {
     case "turns":
       return toBoundResolution({ kind: "absolute", index: keepFirst.count });
@@ -197,11 +230,18 @@ export function convertKeepFirst(keepFirst: RuleBound, facts: StreamFacts): Boun
       const active = turnAtTime(facts, windowEnd);
       return toBoundResolution({ kind: "absolute", index: active === undefined ? 0 : active + 1 });
     }
+    case "cycles":
+    case "calls":
+      return EMPTY_RESOLUTION;
   }
 }
 
-/** `keep_last` → the range's end. `now` is an RFC 3339 timestamp. */
+/**
+ * `keep_last` → the range's end. `now` is an RFC 3339 timestamp. A cycle bound selects nothing
+ * here (see `convertKeepFirst`).
+ */
 export function convertKeepLast(keepLast: RuleBound, facts: StreamFacts, now: string): BoundResolution {
+  if (isCycleBound(keepLast)) return EMPTY_RESOLUTION;
   switch (keepLast.kind) {
     case "turns":
     case "from-end":
@@ -215,6 +255,9 @@ export function convertKeepLast(keepLast: RuleBound, facts: StreamFacts, now: st
       const active = cutoff === undefined ? undefined : turnAtTime(facts, cutoff);
       return active === undefined ? EMPTY_RESOLUTION : toBoundResolution({ kind: "absolute", index: active });
     }
+    case "cycles":
+    case "calls":
+      return EMPTY_RESOLUTION;
   }
 }
 

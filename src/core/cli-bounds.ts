@@ -2,12 +2,14 @@
  * The command-line bounds of `compact` (docs/compaction-model.md, "Range bounds"): `--from`/`--to` (a turn, `-N` from the
  * end, `last-compaction`, or a duration before `now`) and the selectors `--first N`, `--last N`,
  * `--turn A..B`, each of which sets both ends. Pure: `now` is passed in as an RFC 3339 string.
- * Error texts are jp's, word for word.
+ * Error texts are jp's, word for word. cxc adds `T.C` (turn T, cycle C, both 1-based) to `--from`
+ * and `--to`: the range starts or ends at that cycle (docs/decisions/006-tool-cycle-bounds.md).
  */
 import {
   type BoundResolution,
   EMPTY_RESOLUTION,
   isLastCompaction,
+  type RuleBound,
   type StreamFacts,
   type TurnBound,
   toBoundResolution,
@@ -16,8 +18,12 @@ import {
 import { parseDuration, shiftTimestamp } from "./duration.js";
 import type { Parsed } from "./parsed.js";
 
-/** A `--from`/`--to` value: a core bound, or a duration cutoff computed when parsed. */
-export type CliBound = TurnBound | { kind: "cutoff"; time: string };
+/** A `--from`/`--to` value: a core bound, a duration cutoff computed when parsed, or a cycle. */
+export type CliBound =
+  | TurnBound
+  | { kind: "cutoff"; time: string }
+  /** `T.C`: cycle C of turn T, both 1-based. */
+  | { kind: "cycle"; turn: number; cycle: number };
 
 function parseCliBound(text: string, now: string, flag: "--from" | "--to"): Parsed<CliBound> {
   if (isLastCompaction(text)) {
@@ -34,6 +40,14 @@ function parseCliBound(text: string, now: string, flag: "--from" | "--to"): Pars
     if (count === 0)
       return { ok: false, message: "from-end offsets are 1-based; use `-1` for the last turn" };
     return { ok: true, value: { kind: "from-end", offset: count - 1 } };
+  }
+  const cycle = /^(\d+)\.(\d+)$/.exec(text);
+  if (cycle !== null) {
+    if (Number(cycle[1]) === 0)
+      return { ok: false, message: `turn numbers are 1-based; \`${text}\` is not a valid turn` };
+    if (Number(cycle[2]) === 0)
+      return { ok: false, message: `cycles are 1-based; \`${text}\` is not a valid cycle` };
+    return { ok: true, value: { kind: "cycle", turn: Number(cycle[1]), cycle: Number(cycle[2]) } };
   }
   if (/^\d+$/.test(text)) {
     const turn = Number(text);
@@ -58,8 +72,17 @@ export function parseToBound(text: string, now: string): Parsed<CliBound> {
   return parseCliBound(text, now, "--to");
 }
 
-/** `--from` as the range's start: a cutoff starts after the turn active at it. */
+/** A `T.C` flag as the rule bound cycle-precise planning reads (`@T.C`), else undefined. */
+export function cycleFlagBound(bound: CliBound | undefined): RuleBound | undefined {
+  return bound?.kind === "cycle" ? { kind: "absolute", turn: bound.turn, cycle: bound.cycle } : undefined;
+}
+
+/**
+ * `--from` as the range's start: a cutoff starts after the turn active at it; `T.C` stands for its
+ * turn here (cycle-precise planning reads the cycle through `cycleFlagBound`).
+ */
 export function convertFromBound(from: CliBound, facts: StreamFacts): BoundResolution {
+  if (from.kind === "cycle") return toBoundResolution({ kind: "absolute", index: from.turn - 1 });
   if (from.kind !== "cutoff") return toBoundResolution(from);
   const active = turnAtTime(facts, from.time);
   if (active === undefined) return toBoundResolution({ kind: "absolute", index: 0 });
@@ -68,8 +91,9 @@ export function convertFromBound(from: CliBound, facts: StreamFacts): BoundResol
     : toBoundResolution({ kind: "absolute", index: active + 1 });
 }
 
-/** `--to` as the range's end: a cutoff ends at the turn active at it, inclusive. */
+/** `--to` as the range's end: a cutoff ends at the turn active at it, inclusive; `T.C` as for `--from`. */
 export function convertToBound(to: CliBound, facts: StreamFacts): BoundResolution {
+  if (to.kind === "cycle") return toBoundResolution({ kind: "absolute", index: to.turn - 1 });
   if (to.kind !== "cutoff") return toBoundResolution(to);
   const active = turnAtTime(facts, to.time);
   return active === undefined ? EMPTY_RESOLUTION : toBoundResolution({ kind: "absolute", index: active });
@@ -128,6 +152,9 @@ export function parseTurnSelector(text: string): Parsed<TurnSelector> {
         ? "turn numbers are 1-based; `0` is not a valid turn"
         : `invalid turn number \`${ends.problem.text}\``;
     return { ok: false, message };
+  }
+  if (ends.from !== undefined && ends.to !== undefined && ends.from > ends.to) {
+    return { ok: false, message: `invalid turn range ${text.trim()} (the start is after the end)` };
   }
   return {
     ok: true,

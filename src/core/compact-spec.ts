@@ -6,16 +6,24 @@
  *   POLICY   = r | reasoning | s | summarize | ( t | tools ) [ "=" MODE ]
  *   RANGE    = [ BOUND ] ".." [ BOUND ] | BOUND      not trimmed
  *   BOUND    = "-" UINT (from the end) | UINT (1-based turn, >= 1)
+ *            | UINT "." UINT                      turn T, cycle C (both 1-based)
+ *            | "-" UINT ( "calls" | "cycles" )    the last N tool calls / cycles (end only)
  *
- * A lone `-N` means `..-N`, a lone `N` means `N..`. Reasons are jp's texts; the CLI wraps them as
- * `invalid compact spec '<value>': <reason>` (see `describeSpecError`).
+ * A lone `-N` (or `-Ncalls`, `-Ncycles`) means `..-N`, a lone `N` (or `T.C`) means `N..`. Reasons
+ * are jp's texts; the CLI wraps them as `invalid compact spec '<value>': <reason>` (see
+ * `describeSpecError`). Cycle bounds are cxc's (docs/decisions/006-tool-cycle-bounds.md). An
+ * inverted range (`5..2`) is an error here, where jp would compact nothing.
  */
 import type { RuleBound } from "./bounds.js";
 import type { Parsed } from "./parsed.js";
 import { type CompactionRule, parseToolCallsMode, type ToolCallsMode } from "./rules.js";
 
 /** A bound of a spec range. */
-export type SpecBound = { kind: "absolute"; turn: number } | { kind: "from-end"; count: number };
+export type SpecBound =
+  | { kind: "absolute"; turn: number; cycle?: number }
+  | { kind: "from-end"; count: number }
+  /** `-Ncycles` / `-Ncalls`: keep the last N cycles / tool calls. */
+  | { kind: "cycles" | "calls"; count: number };
 
 /** A parsed `-k` spec. */
 export interface CompactSpec {
@@ -26,8 +34,23 @@ export interface CompactSpec {
   range?: { from?: SpecBound; to?: SpecBound };
 }
 
+const FROM_END_COUNT = /^-(\d+)(cycles?|calls?)$/i;
+
 function parseSpecBound(text: string): Parsed<SpecBound> {
   if (/^-\d+$/.test(text)) return { ok: true, value: { kind: "from-end", count: Number(text.slice(1)) } };
+  const counted = FROM_END_COUNT.exec(text);
+  if (counted) {
+    const kind = counted[2]!.toLowerCase().startsWith("cycle") ? "cycles" : "calls";
+    return { ok: true, value: { kind, count: Number(counted[1]) } };
+  }
+  const cycle = /^(\d+)\.(\d+)$/.exec(text);
+  if (cycle) {
+    if (Number(cycle[1]) === 0)
+      return { ok: false, message: "turn indices are 1-based; `0` is not a valid turn" };
+    if (Number(cycle[2]) === 0)
+      return { ok: false, message: `cycles are 1-based; \`${text}\` is not a valid cycle` };
+    return { ok: true, value: { kind: "absolute", turn: Number(cycle[1]), cycle: Number(cycle[2]) } };
+  }
   if (!/^\d+$/.test(text)) return { ok: false, message: `invalid bound '${text}'` };
   if (Number(text) === 0) return { ok: false, message: "turn indices are 1-based; `0` is not a valid turn" };
   return { ok: true, value: { kind: "absolute", turn: Number(text) } };
@@ -40,7 +63,7 @@ function parseRange(text: string): Parsed<NonNullable<CompactSpec["range"]>> {
     if (!single.ok) return single;
     return {
       ok: true,
-      value: single.value.kind === "from-end" ? { to: single.value } : { from: single.value },
+      value: single.value.kind === "absolute" ? { from: single.value } : { to: single.value },
     };
   }
   const range: NonNullable<CompactSpec["range"]> = {};
@@ -51,9 +74,30 @@ function parseRange(text: string): Parsed<NonNullable<CompactSpec["range"]>> {
     if (part === "") continue;
     const parsed = parseSpecBound(part);
     if (!parsed.ok) return parsed;
+    if (side === "from" && (parsed.value.kind === "cycles" || parsed.value.kind === "calls")) {
+      return { ok: false, message: `'${part}' counts from the end, so it can only end a range (..${part})` };
+    }
     range[side] = parsed.value;
   }
+  const inverted = invertedRange(range);
+  if (inverted !== undefined) return { ok: false, message: inverted };
   return { ok: true, value: range };
+}
+
+/**
+ * Why a range can select nothing in any conversation: `5..2` (turn 5 comes after turn 2) or
+ * `-2..-5` (two from the end comes after five from the end). cxc refuses it as a usage error;
+ * jp resolves it to nothing and prints "Nothing to compact.". Mixed bounds depend on the length.
+ */
+function invertedRange(range: { from?: SpecBound; to?: SpecBound }): string | undefined {
+  const { from, to } = range;
+  if (from?.kind === "absolute" && to?.kind === "absolute" && from.turn > to.turn) {
+    return `the range is inverted: turn ${from.turn} comes after turn ${to.turn}`;
+  }
+  if (from?.kind === "from-end" && to?.kind === "from-end" && from.count < to.count) {
+    return `the range is inverted: ${from.count} from the end comes after ${to.count} from the end`;
+  }
+  return undefined;
 }
 
 function applyPolicy(spec: CompactSpec, text: string): string | undefined {

@@ -15,6 +15,9 @@ export interface PlannedCompactRule {
   /** Raw turns, 0-based, inclusive. */
   readonly from: number;
   readonly to: number;
+  /** For a range inside the turn in progress (or ending there): its first and last raw cycle. */
+  readonly fromCycle?: number;
+  readonly toCycle?: number;
   readonly compaction: Compaction;
   /** Tokens the projected view shrinks by once this rule is active (negative: it grows). */
   readonly tokensSaved: number;

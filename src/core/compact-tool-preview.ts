@@ -7,6 +7,7 @@ import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.j
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "./events.js";
+import { describeRange, describeTurnRange } from "./labels.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
 import type { ToolCallsMode } from "./rules.js";
 import { formatLosses } from "./summary-check-text.js";
@@ -17,9 +18,17 @@ export function countWords(text: string): number {
   return text.split(/\s+/).filter((word) => word.length > 0).length;
 }
 
-/** `turn 3` or `turns 1..14` (1-based). */
+/** `turns 3..3` or `turns 1..14` from 0-based indices. */
 export function formatTurnRange(from: number, to: number): string {
-  return from === to ? `turn ${from + 1}` : `turns ${from + 1}..${to + 1}`;
+  return describeTurnRange(from + 1, to + 1);
+}
+
+/** A planned rule's range: `turns 1..14`, or with cycles `turn 5, cycles 2..9` (1-based). */
+export function formatRuleRange(planned: PlannedCompactRule): string {
+  if (planned.fromCycle === undefined && planned.toCycle === undefined) {
+    return formatTurnRange(planned.from, planned.to);
+  }
+  return describeRange(planned);
 }
 
 const TOOL_CALLS_LABELS: Record<ToolCallsMode, string> = {
@@ -29,9 +38,15 @@ const TOOL_CALLS_LABELS: Record<ToolCallsMode, string> = {
   omit: "omit tool calls",
 };
 
+/** `1 word`, `180 words`. */
+function wordCount(text: string): string {
+  const words = countWords(text);
+  return words === 1 ? "1 word" : `${words} words`;
+}
+
 /** What a rule does, e.g. `the assistant's summary (180 words)` or `strip reasoning + omit tool calls`. */
 export function describeRuleAction(rule: CompactToolRule): string {
-  if (rule.summary !== undefined) return `the assistant's summary (${countWords(rule.summary)} words)`;
+  if (rule.summary !== undefined) return `the assistant's summary (${wordCount(rule.summary)})`;
   const parts: string[] = [];
   if (rule.reasoning !== undefined) parts.push("strip reasoning");
   if (rule.toolCalls !== undefined) parts.push(TOOL_CALLS_LABELS[rule.toolCalls]);
@@ -55,8 +70,31 @@ function textsOf(turn: ProjectedTurn): string[] {
     .filter((text): text is string => text !== undefined && text.trim() !== "");
 }
 
-/** The opening words of the range's first turn and the closing words of its last (as shown now). */
+/** The texts of the events a rule removes or changes, as shown now, oldest first. */
+function changedTexts(planned: PlannedCompactRule): string[] {
+  const remaining = new Map<string, string>();
+  for (const event of planned.after.events) {
+    if (isTurnEvent(event)) remaining.set(event.id, JSON.stringify(event));
+  }
+  return turnsInRange(planned.before, planned.from, planned.to)
+    .flatMap((turn) => turn.events)
+    .filter((event) => remaining.get(event.id) !== JSON.stringify(event))
+    .map(eventText)
+    .filter((text): text is string => text !== undefined && text.trim() !== "");
+}
+
+/**
+ * The opening words of the range's first turn and the closing words of its last (as shown now);
+ * for a range with cycles, of the first and last piece of content it removes or changes.
+ */
 export function boundaryExcerpts(planned: PlannedCompactRule, length = 60): { from: string; to: string } {
+  if (planned.fromCycle !== undefined || planned.toCycle !== undefined) {
+    const changed = changedTexts(planned);
+    return {
+      from: changed.length === 0 ? "" : excerptStart(changed[0]!, length),
+      to: changed.length === 0 ? "" : excerptEnd(changed[changed.length - 1]!, length),
+    };
+  }
   const turns = turnsInRange(planned.before, planned.from, planned.to);
   const first = turns.length === 0 ? [] : textsOf(turns[0]!);
   const last = turns.length === 0 ? [] : textsOf(turns[turns.length - 1]!);
@@ -88,7 +126,7 @@ export function renderApprovalPreview(
     const label = `  ${planned.index + 1}. `;
     const indent = " ".repeat(label.length);
     lines.push(
-      `${label}${formatTurnRange(planned.from, planned.to)} → ${describeRuleAction(planned.rule)}, ` +
+      `${label}${formatRuleRange(planned)} → ${describeRuleAction(planned.rule)}, ` +
         describeTokenChange(planned.tokensSaved),
     );
     lines.push(`${indent}from     ${JSON.stringify(excerpts.from)}`);
@@ -172,14 +210,14 @@ export function renderDroppedContent(planned: PlannedCompactRule, options: { rul
   for (const event of planned.before.events) {
     if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
   }
-  const range = formatTurnRange(planned.from, planned.to);
+  const range = formatRuleRange(planned);
   const parts = [
     `# compact: rule ${planned.index + 1} of ${options.ruleCount}, ${range}`,
     `Why: ${planned.rule.note}`,
     `Action: ${describeRuleAction(planned.rule)}, ${describeTokenChange(planned.tokensSaved)}.`,
   ];
   if (planned.rule.summary !== undefined) {
-    parts.push(`## Replacement summary (${countWords(planned.rule.summary)} words)`, planned.rule.summary);
+    parts.push(`## Replacement summary (${wordCount(planned.rule.summary)})`, planned.rule.summary);
   }
   parts.push("## What the model would no longer see");
   let dropped = 0;
@@ -211,7 +249,7 @@ export function describeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }
   for (const planned of plan.rules) {
     const warnings = ruleWarnings(planned.rule);
     lines.push(
-      `${planned.index + 1}. ${formatTurnRange(planned.from, planned.to)}: ${describeRuleAction(planned.rule)}, ` +
+      `${planned.index + 1}. ${formatRuleRange(planned)}: ${describeRuleAction(planned.rule)}, ` +
         `${describeTokenChange(planned.tokensSaved)}${warnings.length === 0 ? "" : ` (${warnings.join("; ")})`}.`,
     );
   }

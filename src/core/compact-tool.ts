@@ -6,7 +6,11 @@
  * turn after the quoted one) or `keep_first` (default 0: nothing kept); the end is `before_quote`
  * (the turn before the quoted one) or `keep_last`, clamped to at least 1 so the turn in progress,
  * with the user's request and this very call, can never be compacted away. Quotes resolve
- * against the projected view the model was shown (see anchors.ts).
+ * against the projected view the model was shown (see anchors.ts). A quote may also land in an
+ * earlier cycle of the turn in progress: then it names that cycle, the range starts or ends
+ * there, and a range starting inside the turn ends before the cycle holding this call (docs/
+ * compact-tool.md, "Inside the turn in progress"); the user's message and the calling cycle are
+ * never covered.
  *
  * Rules are planned one after another against the stream as it would be after the earlier ones,
  * and that stream includes the deferred compactions recorded earlier in this turn (a second call
@@ -24,9 +28,12 @@
 import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
-import type { Compaction, ConversationEvent } from "./events.js";
+import { type CyclePosition, comparePositions, HEAD, layoutCycles, TURN_END } from "./cycles.js";
+import { type Compaction, type ConversationEvent, isTurnEvent } from "./events.js";
+import { describeRange, spanOfTurnCycleRange, type TurnCycleRange } from "./labels.js";
 import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
-import { type ProjectedView, projectConversation } from "./projection.js";
+import { checkSuppliedCycleSummary } from "./plan-cycles.js";
+import { originOverlaps, type ProjectedView, projectConversation } from "./projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
 import { checkSummary } from "./summary-check.js";
 import { countTurnTokens, type TokenCounter } from "./tokens.js";
@@ -47,6 +54,7 @@ export {
   describeRecordedCall,
   describeRuleAction,
   describeTokenChange,
+  formatRuleRange,
   formatTurnRange,
   renderApprovalPreview,
   renderDroppedContent,
@@ -73,10 +81,62 @@ function activateAll(events: readonly ConversationEvent[]): ConversationEvent[] 
   return events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event));
 }
 
-function countViewTokens(view: ProjectedView, countTokens: TokenCounter): number {
+/** Tokens of a view, or of its turns standing for raw turns `range`. */
+function countViewTokens(
+  view: ProjectedView,
+  countTokens: TokenCounter,
+  range?: { readonly from: number; readonly to: number },
+): number {
   return view.turns.reduce(
-    (sum, turn, index) => sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
+    (sum, turn, index) =>
+      range !== undefined && !originOverlaps(turn.origin, range.from, range.to)
+        ? sum
+        : sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
     0,
+  );
+}
+
+/** The raw cycles of the turn in progress, for quotes that land inside it (see anchors.ts). */
+interface InProgressCycles {
+  readonly cycleOf: ReadonlyMap<string, number>;
+  /** The cycle holding this call: never compacted, never searched. */
+  readonly callingCycle: number;
+}
+
+function inProgressCyclesOf(events: readonly ConversationEvent[], inProgress: number): InProgressCycles {
+  const layout = layoutCycles(events);
+  const cycleOf = new Map<string, number>();
+  events.forEach((event, position) => {
+    if (isTurnEvent(event) && layout.turnIndices[position] === inProgress) {
+      cycleOf.set(event.id, layout.cycles[position]!);
+    }
+  });
+  return { cycleOf, callingCycle: (layout.cycleCounts[inProgress] ?? 0) - 1 };
+}
+
+/**
+ * A rule that saves nothing, or less than 1% of the tokens of the turns it covers, is not put to
+ * the user: it would cost an approval and a cache break for nothing.
+ */
+function savesAlmostNothing(saved: number, covered: number): boolean {
+  return saved <= 0 || saved < covered * 0.01;
+}
+
+function describeNoSaving(
+  index: number,
+  rule: CompactToolRule,
+  range: TurnCycleRange,
+  saved: number,
+  covered: number,
+): string {
+  const what =
+    rule.summary !== undefined
+      ? "the summary is about as long as the turns it replaces"
+      : "there is little or nothing of that kind to strip there";
+  return (
+    `rules[${index}] would save ${Math.max(0, saved)} of the ${covered} tokens of ${describeRange(range)}: ${what}. ` +
+    "Drop this rule, or choose a range or a policy that removes something (a shorter summary, " +
+    "tool_calls on turns with tool calls, reasoning on turns with reasoning)."
   );
 }
 
@@ -85,45 +145,86 @@ function resolveQuote(
   quote: string,
   field: string,
   inProgressTurn: number,
+  cycles: InProgressCycles,
 ): AnchorResolution {
   return resolveAnchor(view, quote, {
     field,
     ignoredToolNames: new Set([COMPACT_TOOL_NAME]),
     inProgressTurn,
+    inProgressCycles: cycles,
   });
 }
 
-/** The raw range of one rule, or a message for the model. */
+/** Where a quote found in the turn in progress puts the range's start or end (0-based cycles). */
+function where(anchor: Extract<AnchorResolution, { kind: "found" }>): string {
+  const turn = `turn ${anchor.turn + 1}`;
+  if (anchor.cycle === undefined) return turn;
+  return anchor.cycle === HEAD ? `${turn}, the user's message` : `${turn}, cycle ${anchor.cycle + 1}`;
+}
+
+/**
+ * The raw range of one rule, or a message for the model. In finished turns quotes and counts name
+ * turns; a quote in the turn in progress names a cycle of it (after_quote: the range starts at
+ * the next cycle; before_quote: it ends at the cycle before), and a range that starts inside the
+ * turn in progress ends, unless before_quote says otherwise, at the cycle before this call.
+ */
 function resolveRuleRange(
   rule: CompactToolRule,
   index: number,
   shown: ProjectedView,
   turnCount: number,
-): { from: number; to: number } | string {
+  cycles: InProgressCycles,
+): TurnCycleRange | string {
   const inProgress = turnCount - 1;
-  let from = rule.keepFirst ?? 0;
+  let from: CyclePosition = { turn: rule.keepFirst ?? 0, cycle: HEAD };
   let startedBy = `keep_first ${rule.keepFirst ?? 0}`;
   if (rule.afterQuote !== undefined) {
-    const anchor = resolveQuote(shown, rule.afterQuote, "after_quote", inProgress);
+    const anchor = resolveQuote(shown, rule.afterQuote, "after_quote", inProgress, cycles);
     if (anchor.kind !== "found") return `rules[${index}]: ${anchor.message}`;
-    from = anchor.turn + 1;
-    startedBy = `after_quote (found in turn ${anchor.turn + 1})`;
+    from =
+      anchor.cycle === undefined
+        ? { turn: anchor.turn + 1, cycle: HEAD }
+        : { turn: anchor.turn, cycle: anchor.cycle + 1 };
+    startedBy = `after_quote (found in ${where(anchor)})`;
   }
-  let to = inProgress - rule.keepLast;
-  let endedBy = `keep_last ${rule.keepLast}`;
+  const beforeCall = { turn: inProgress, cycle: cycles.callingCycle - 1 };
+  const startsInside = from.turn === inProgress && from.cycle !== HEAD;
+  let to: CyclePosition = startsInside ? beforeCall : { turn: inProgress - rule.keepLast, cycle: TURN_END };
+  let endedBy = startsInside ? "the cycle before this call" : `keep_last ${rule.keepLast}`;
   if (rule.beforeQuote !== undefined) {
-    const anchor = resolveQuote(shown, rule.beforeQuote, "before_quote", inProgress);
+    const anchor = resolveQuote(shown, rule.beforeQuote, "before_quote", inProgress, cycles);
     if (anchor.kind !== "found") return `rules[${index}]: ${anchor.message}`;
-    to = anchor.turn - 1;
-    endedBy = `before_quote (found in turn ${anchor.turn + 1})`;
+    to =
+      anchor.cycle === undefined || anchor.cycle <= 0
+        ? { turn: anchor.turn - 1, cycle: TURN_END }
+        : { turn: anchor.turn, cycle: anchor.cycle - 1 };
+    endedBy = `before_quote (found in ${where(anchor)})`;
   }
-  if (from > to) {
+  if (comparePositions(to, beforeCall) > 0) to = beforeCall;
+  if (comparePositions(from, to) > 0) {
+    if (from.cycle === HEAD && to.cycle === TURN_END) {
+      return (
+        `rules[${index}] selects no turns: the range would start at turn ${from.turn + 1} (${startedBy}) and end at ` +
+        `turn ${to.turn + 1} (${endedBy}); the conversation has ${turnCount} turns and the last one is in progress.`
+      );
+    }
     return (
-      `rules[${index}] selects no turns: the range would start at turn ${from + 1} (${startedBy}) and end at ` +
-      `turn ${to + 1} (${endedBy}); the conversation has ${turnCount} turns and the last one is in progress.`
+      `rules[${index}] selects nothing: the range would start at ${describePosition(from)} (${startedBy}) and ` +
+      `end at ${describePosition(to)} (${endedBy}); the last turn is in progress and its latest cycle holds this call.`
     );
   }
-  return { from, to };
+  return {
+    from: from.turn,
+    to: to.turn,
+    ...(from.cycle === HEAD ? {} : { fromCycle: from.cycle }),
+    ...(to.cycle === TURN_END ? {} : { toCycle: to.cycle }),
+  };
+}
+
+/** `turn 3`, or `turn 5, cycle 2` (1-based). */
+function describePosition(position: CyclePosition): string {
+  if (position.cycle === HEAD || position.cycle === TURN_END) return `turn ${position.turn + 1}`;
+  return `turn ${position.turn + 1}, cycle ${position.cycle + 1}`;
 }
 
 function describeConflict(
@@ -149,7 +250,7 @@ function describeConflict(
 
 function buildEvent(
   rule: CompactToolRule,
-  range: { from: number; to: number },
+  range: TurnCycleRange,
   id: string,
   now: string,
   activatesAtTurn: number,
@@ -185,14 +286,26 @@ export function planCompactCall(
   }
   // Quotes resolve against what the model was shown: deferred compactions are not in effect yet.
   const shown = projectConversation(events);
+  const cycles = inProgressCyclesOf(events, turnCount - 1);
   const activatesAtTurn = turnCount;
   const planned: PlannedCompactRule[] = [];
   let stream: ConversationEvent[] = [...events];
   const rawTurns = groupTurns(events);
+  // The conversation without any compaction, to judge each rule on its own (below).
+  const uncompacted = events.filter(
+    (event) => event.type !== "compaction" && event.type !== "compaction_reset",
+  );
+  const rawBefore = projectConversation(uncompacted);
   for (const [index, rule] of rules.entries()) {
-    const range = resolveRuleRange(rule, index, shown, turnCount);
+    let range = resolveRuleRange(rule, index, shown, turnCount, cycles);
     if (typeof range === "string") return { ok: false, message: range };
-    if (rule.summary !== undefined) {
+    if (rule.summary !== undefined && (range.fromCycle !== undefined || range.toCycle !== undefined)) {
+      const checked = checkSuppliedCycleSummary(stream, spanOfTurnCycleRange(range));
+      if (checked.kind === "invalid") return { ok: false, message: `rules[${index}]: ${checked.message}.` };
+      if (checked.kind === "conflict")
+        return { ok: false, message: describeConflict(index, checked, stream, planned) };
+      range = checked.piece;
+    } else if (rule.summary !== undefined) {
       const conflict = checkSuppliedSummary(stream, range.from, range.to);
       if (conflict !== undefined)
         return { ok: false, message: describeConflict(index, conflict, stream, planned) };
@@ -203,6 +316,15 @@ export function planCompactCall(
     const after = projectConversation(activateAll(stream));
     const tokensSaved =
       countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
+    // Worth asking about is judged on the turns as they were, not on the view: a summary that
+    // mends an earlier one for the same turns replaces it and may be longer, yet saves as much.
+    const rawAfter = projectConversation(activateAll([...uncompacted, compaction]));
+    const covered = countViewTokens(rawBefore, options.countTokens, range);
+    const savedAlone =
+      countViewTokens(rawBefore, options.countTokens) - countViewTokens(rawAfter, options.countTokens);
+    if (savesAlmostNothing(savedAlone, covered)) {
+      return { ok: false, message: describeNoSaving(index, rule, range, savedAlone, covered) };
+    }
     // The summary check, against the raw turns: what the assistant's summary leaves out.
     const losses =
       rule.summary === undefined

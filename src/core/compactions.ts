@@ -11,6 +11,7 @@
  * compaction entry; cxc's retired ones play the part of jp's deleted ones).
  */
 import type { Compaction, CompactionReset, ConversationEvent } from "./events.js";
+import { describeCompactionRange, formatCount } from "./labels.js";
 
 /** A compaction that no reset has retired. */
 export interface ActiveCompaction {
@@ -75,7 +76,7 @@ export function planReset(events: readonly ConversationEvent[], options: { index
       return {
         ok: false,
         kind: "out-of-range",
-        message: `compaction ${options.index} out of range (conversation has ${active.length} compaction event(s))`,
+        message: `compaction ${options.index} out of range (conversation has ${formatCount(active.length, "compaction event")})`,
       };
     }
     return { ok: true, retires: [target.compaction.id], removed: [target.compaction] };
@@ -92,12 +93,23 @@ export function planReset(events: readonly ConversationEvent[], options: { index
 
 /** What undoing the latest reset would do. */
 export type UndoResetPlan =
-  | { ok: true; retires: string[]; reset: CompactionReset; restored: Compaction[] }
+  | {
+      ok: true;
+      retires: string[];
+      reset: CompactionReset;
+      /** True when the reset undone was itself an undo: undoing it re-applies the reset it undid. */
+      redo: boolean;
+      /** Compactions back in force afterwards. */
+      restored: Compaction[];
+      /** Compactions in force before and retired afterwards (a redo retires them again). */
+      retired: Compaction[];
+    }
   | { ok: false; kind: "nothing-to-undo"; message: string };
 
 /**
  * Plans undoing the most recent reset in force: a new reset that retires it. An undo is itself a
- * reset, so undoing twice in a row re-applies the first reset (a redo).
+ * reset, so undoing twice in a row re-applies the first reset (a redo): the plan says which
+ * compactions come back and which are retired again, from the active sets before and after.
  */
 export function planUndoReset(events: readonly ConversationEvent[]): UndoResetPlan {
   const resets = activeResets(events);
@@ -105,17 +117,25 @@ export function planUndoReset(events: readonly ConversationEvent[]): UndoResetPl
   if (latest === undefined) {
     return { ok: false, kind: "nothing-to-undo", message: "No compaction reset to undo." };
   }
-  const before = new Set(activeCompactions(events).map((entry) => entry.compaction.id));
+  const before = activeCompactions(events).map((entry) => entry.compaction);
   const undo: CompactionReset = {
     type: "compaction_reset",
     id: "\u0000undo",
     ts: latest.ts,
     retires: [latest.id],
   };
-  const restored = activeCompactions([...events, undo])
-    .map((entry) => entry.compaction)
-    .filter((compaction) => !before.has(compaction.id));
-  return { ok: true, retires: [latest.id], reset: latest, restored };
+  const after = activeCompactions([...events, undo]).map((entry) => entry.compaction);
+  const beforeIds = new Set(before.map((compaction) => compaction.id));
+  const afterIds = new Set(after.map((compaction) => compaction.id));
+  const resetIds = new Set(events.flatMap((event) => (event.type === "compaction_reset" ? [event.id] : [])));
+  return {
+    ok: true,
+    retires: [latest.id],
+    reset: latest,
+    redo: latest.retires.some((id) => resetIds.has(id)),
+    restored: after.filter((compaction) => !beforeIds.has(compaction.id)),
+    retired: before.filter((compaction) => !afterIds.has(compaction.id)),
+  };
 }
 
 /** Builds the `compaction_reset` event for a planned reset. */
@@ -137,8 +157,9 @@ export function parseCompactionIndex(
 }
 
 /**
- * The line printed after a reset (jp's texts): `Removed N compaction event(s).` for a full reset,
- * `Removed compaction N (turns A..B).` for one, and `Would remove …` under `--dry-run`.
+ * The line printed after a reset (jp's texts): `Removed N compaction events.` for a full reset,
+ * `Removed compaction N (turns A..B).` for one (`(turn 4, cycles 1..37)` for a cycle-precise one),
+ * and `Would remove …` under `--dry-run`.
  */
 export function describeReset(
   removed: readonly Compaction[],
@@ -147,7 +168,7 @@ export function describeReset(
   const verb = options.dryRun ? "Would remove" : "Removed";
   const first = removed[0];
   if (options.index !== undefined && first !== undefined) {
-    return `${verb} compaction ${options.index} (turns ${first.from_turn + 1}..${first.to_turn + 1}).`;
+    return `${verb} compaction ${options.index} (${describeCompactionRange(first)}).`;
   }
-  return `${verb} ${removed.length} compaction event(s).`;
+  return `${verb} ${formatCount(removed.length, "compaction event")}.`;
 }

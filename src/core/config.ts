@@ -4,9 +4,12 @@
  *
  * A layer is a parsed table plus its origin (a file path, `-c`, an environment variable name, or
  * `default`). Layers merge lowest first: tables merge key by key, while scalars and arrays replace
- * what was there (so a configured `conversation.compaction.rules` array replaces the default rule
- * instead of adding to it, as in jp). Every leaf remembers the origin of the layer that set it, for
- * `cxc config show`.
+ * what was there. The lists jp merges (`conversation.compaction.rules` and the automatic
+ * compaction's `rules`) are appended to, layer after layer, as jp does; a layer may instead give
+ * jp's table form `{ value = [...], strategy = "append" | "prepend" | "replace", dedup = true }`.
+ * The built-in default rule is not a layer: it applies only when no layer sets any rule. Every
+ * leaf remembers the origin of the layer that set it (an appended list, every contributing
+ * origin), for `cxc config show`.
  *
  * Keys are never secrets: a key named like `api_key`, `secret` or `password` is refused, because
  * configuration is printed, copied into conversations and shared; credentials come from the
@@ -183,12 +186,80 @@ export function removeSecretKeys(table: ConfigTable, prefix = ""): { table: Conf
   return { table: cleaned, removed };
 }
 
+/** The lists that layers append to rather than replace (jp's mergeable vectors). */
+export const MERGEABLE_LISTS: ReadonlySet<string> = new Set([
+  "conversation.compaction.rules",
+  "conversation.compaction.auto.rules",
+]);
+
+/** How a layer changes a mergeable list. */
+type ListStrategy = "append" | "prepend" | "replace";
+
 /** Merges layers lowest first and records the origin of every leaf. Inputs are not modified. */
 export function mergeConfigLayers(layers: readonly ConfigLayer[]): MergedConfig {
   const values: ConfigTable = {};
   const origins = new Map<string, string>();
-  for (const layer of layers) mergeInto(values, layer.values, "", layer.origin, origins);
+  const dedup = new Map<string, boolean>();
+  for (const layer of layers) mergeInto(values, layer.values, "", layer.origin, origins, dedup);
   return { values, origins };
+}
+
+/** A layer's value for a mergeable list: a plain list (appended) or jp's `{ value, strategy, dedup }`. */
+function readListChange(
+  value: ConfigValue,
+): { items: ConfigValue[]; strategy: ListStrategy; dedup?: boolean } | undefined {
+  if (Array.isArray(value)) return { items: value, strategy: "append" };
+  if (!isConfigTable(value) || !Array.isArray(value.value)) return undefined;
+  const strategy = value.strategy ?? "append";
+  if (strategy !== "append" && strategy !== "prepend" && strategy !== "replace") return undefined;
+  const dedup = value.dedup === true ? true : value.dedup === false ? false : undefined;
+  return { items: value.value, strategy, ...(dedup === undefined ? {} : { dedup }) };
+}
+
+/** Applies one layer's change to a mergeable list; an unreadable value replaces it (readers report it). */
+function mergeList(
+  target: ConfigTable,
+  key: string,
+  value: ConfigValue,
+  path: string,
+  origin: string,
+  origins: Map<string, string>,
+  dedupByPath: Map<string, boolean>,
+): void {
+  const change = readListChange(value);
+  const previous = target[key];
+  if (change === undefined || !Array.isArray(previous)) {
+    forgetOrigins(origins, path);
+    target[key] = cloneValue(change === undefined ? value : change.items);
+    origins.set(path, origin);
+    if (change?.dedup !== undefined) dedupByPath.set(path, change.dedup);
+    if (change !== undefined && dedupByPath.get(path))
+      target[key] = withoutDuplicates(target[key] as ConfigValue[]);
+    return;
+  }
+  const items = change.items.map(cloneValue);
+  const merged =
+    change.strategy === "replace"
+      ? items
+      : change.strategy === "prepend"
+        ? [...items, ...previous]
+        : [...previous, ...items];
+  // jp: an explicit `dedup` wins, else the list keeps the choice of the layers below.
+  const dedup = change.dedup ?? dedupByPath.get(path) ?? false;
+  dedupByPath.set(path, dedup);
+  target[key] = dedup ? withoutDuplicates(merged) : merged;
+  const before = origins.get(path);
+  origins.set(path, change.strategy === "replace" || before === undefined ? origin : `${before} + ${origin}`);
+}
+
+function withoutDuplicates(items: readonly ConfigValue[]): ConfigValue[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const text = JSON.stringify(item);
+    if (seen.has(text)) return false;
+    seen.add(text);
+    return true;
+  });
 }
 
 function mergeInto(
@@ -197,9 +268,14 @@ function mergeInto(
   prefix: string,
   origin: string,
   origins: Map<string, string>,
+  dedup: Map<string, boolean>,
 ): void {
   for (const [key, value] of Object.entries(source)) {
     const path = prefix ? `${prefix}.${key}` : key;
+    if (MERGEABLE_LISTS.has(path)) {
+      mergeList(target, key, value, path, origin, origins, dedup);
+      continue;
+    }
     const existing = target[key];
     if (isConfigTable(value)) {
       if (!isConfigTable(existing)) {
@@ -207,7 +283,7 @@ function mergeInto(
         forgetOrigins(origins, path);
         target[key] = {};
       }
-      mergeInto(target[key] as ConfigTable, value, path, origin, origins);
+      mergeInto(target[key] as ConfigTable, value, path, origin, origins, dedup);
       continue;
     }
     forgetOrigins(origins, path);

@@ -12,13 +12,22 @@
  * It understands cxc's own tools (`read_file`, `edit_file`, `run_command`) and jp's (`fs_read_file`,
  * `fs_modify_file`, `cargo_check`, `git_*`, …) by argument keys and tool-name words, not by a list.
  */
+import { selectRange, spanOfRange } from "./cycles.js";
 import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "./events.js";
+import { describeSpan, describeTurnRange } from "./labels.js";
 import type { Turn } from "./turns.js";
 
-/** The turns to digest: 0-based and inclusive, like a compaction's `from_turn`/`to_turn`. */
+/**
+ * The turns to digest: 0-based and inclusive, like a compaction's `from_turn`/`to_turn`, and for
+ * a range inside a turn its first and last cycle (see `CycleRange` in cycles.ts).
+ */
 export interface DigestRange {
   readonly fromTurn: number;
   readonly toTurn: number;
+  /** First cycle of `fromTurn`; absent: from its head. */
+  readonly fromCycle?: number | undefined;
+  /** Last cycle of `toTurn`; absent: to its end. */
+  readonly toCycle?: number | undefined;
 }
 
 /** The recipe name recorded on summaries this module produces. */
@@ -97,11 +106,14 @@ interface ToolRun {
 
 /** The digest of the turns of `turns` whose index lies in the range. Same input, same text. */
 export function digestTurns(turns: readonly Turn[], range: DigestRange): string {
-  const selected = turns.filter((turn) => turn.index >= range.fromTurn && turn.index <= range.toTurn);
+  const selected = selectRange(turns, range);
   const runs = selected.flatMap(collectToolRuns);
   const first = range.fromTurn + 1;
   const last = range.toTurn + 1;
-  const title = first === last ? `turn ${first}` : `turns ${first}–${last}`;
+  const title =
+    range.fromCycle === undefined && range.toCycle === undefined
+      ? describeTurnRange(first, last)
+      : describeSpan(spanOfRange(range));
   const sections = [
     `## Digest of ${title} (${DIGEST_RECIPE})`,
     renderRequests(selected),

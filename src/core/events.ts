@@ -154,6 +154,26 @@ export const ToolCallsPolicySchema = z.discriminatedUnion("policy", [
 export type ToolCallsPolicy = z.infer<typeof ToolCallsPolicySchema>;
 
 /**
+ * The range and policies of a compaction that starts or ends inside a turn (decision 006).
+ *
+ * `from` is the first covered cycle of `from_turn` (absent: from the start of the turn, its head
+ * included) and `to` the last covered cycle of `to_turn`, both 0-based and absolute: cycles added
+ * to `to_turn` later are not covered. The policies mean what the top-level ones mean, applied to
+ * the events between those positions, except that a stripped response becomes a placeholder
+ * naming the tool, its arguments and the size dropped. They are nested so that an older cxc,
+ * which knows only the top-level policies, sees a compaction without policy (projecting nothing)
+ * instead of one over whole turns.
+ */
+export const CyclePoliciesSchema = z.looseObject({
+  from: z.optional(z.int().check(z.nonnegative())),
+  to: z.int().check(z.nonnegative()),
+  summary: z.optional(SummaryPolicySchema),
+  reasoning: z.optional(ReasoningPolicySchema),
+  tool_calls: z.optional(ToolCallsPolicySchema),
+});
+export type CyclePolicies = z.infer<typeof CyclePoliciesSchema>;
+
+/**
  * Where an imported overlay came from: `agent` names the agent whose own compaction it is
  * (`claude-code`, `pi`), `record` the id of the agent's record it was read from. Agents' summaries
  * are `supplied` (written by the agent's model, not reproducible); see docs/import-export.md.
@@ -170,22 +190,34 @@ export type CompactionOrigin = z.infer<typeof CompactionOriginSchema>;
  * `from_turn`/`to_turn` are 0-based and inclusive. An unset policy means "no opinion": an earlier
  * compaction's policy applies, or the original events pass through. A summary beats the mechanical
  * policies in its turns. `deferred_until_turn`, when set, makes projection ignore the compaction
- * until the conversation's highest turn index reaches it.
+ * until the conversation's highest turn index reaches it. With `cycles` the compaction is
+ * cycle-precise: its range starts and ends at cycles and its policies are inside `cycles`, never
+ * at the top level.
  */
-export const CompactionSchema = z.looseObject({
-  ...base,
-  type: z.literal("compaction"),
-  from_turn: z.int().check(z.nonnegative()),
-  to_turn: z.int().check(z.nonnegative()),
-  summary: z.optional(SummaryPolicySchema),
-  reasoning: z.optional(ReasoningPolicySchema),
-  tool_calls: z.optional(ToolCallsPolicySchema),
-  source: z._default(CompactionSourceSchema, "user"),
-  note: z.optional(z.string().check(z.maxLength(200))),
-  deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
-  /** Set on overlays imported from another agent's own compaction. */
-  origin: z.optional(CompactionOriginSchema),
-});
+export const CompactionSchema = z
+  .looseObject({
+    ...base,
+    type: z.literal("compaction"),
+    from_turn: z.int().check(z.nonnegative()),
+    to_turn: z.int().check(z.nonnegative()),
+    summary: z.optional(SummaryPolicySchema),
+    reasoning: z.optional(ReasoningPolicySchema),
+    tool_calls: z.optional(ToolCallsPolicySchema),
+    cycles: z.optional(CyclePoliciesSchema),
+    source: z._default(CompactionSourceSchema, "user"),
+    note: z.optional(z.string().check(z.maxLength(200))),
+    deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
+    /** Set on overlays imported from another agent's own compaction. */
+    origin: z.optional(CompactionOriginSchema),
+  })
+  .check(
+    z.refine(
+      (event) =>
+        event.cycles === undefined ||
+        (event.summary === undefined && event.reasoning === undefined && event.tool_calls === undefined),
+      { message: "a compaction with `cycles` keeps its policies inside `cycles`, not at the top level" },
+    ),
+  );
 
 /**
  * Retires earlier `compaction` events (projection ignores them) or earlier `compaction_reset`

@@ -1,15 +1,17 @@
 /**
  * Building the event list of a fork: the selected turns of a source conversation, copied with new
- * event ids (docs/compaction.md, "Other commands"). Pure. Used by `cxc conversation fork` (and `-k`), `query --fork`
- * and the review shell.
+ * event ids (docs/compaction.md, "Other commands"). Pure. Used by `cxc conversation fork` (and
+ * `-k`), `query --fork` and the review shell. The selection is one run of turns, or several
+ * (`fork --first N --last M` keeps the head and the tail; `--from/--until` keep the turns that
+ * started in a time range).
  *
  * What is kept, and why:
  * - the turn events of the selected turns;
  * - every `config_delta` that comes before the first dropped trailing turn, so the fork runs with
  *   the configuration the source had at that point (the sticky per-conversation config); one that
  *   comes later belongs to a history the fork does not have;
- * - compactions lying wholly inside the selection, wherever they stand in the stream, renumbered
- *   to the fork's turns (and their deferral with them). This is jp's `retain` rule — an overlay
+ * - compactions lying wholly inside one kept run of turns, wherever they stand in the stream,
+ *   renumbered to the fork's turns (and their deferral with them). This is jp's `retain` rule — an overlay
  *   lying entirely before the first removed turn keeps its meaning — extended to `--last`, where
  *   the kept turns only move down. A compaction reaching a dropped turn no longer describes the
  *   fork's history and is dropped.
@@ -37,8 +39,8 @@ export interface ForkedEvents {
 }
 
 /**
- * The turns `--first N` or `--last N` keep out of `turnCount` (both given: the overlap). No
- * selector keeps all of them.
+ * The one slice `--first N` or `--last N` keeps out of `turnCount` (both given: the overlap; a fork
+ * keeps head and tail with `selectForkTurns`). No selector keeps all of them.
  */
 export function selectTurnSlice(turnCount: number, selection: { first?: number; last?: number }): TurnSlice {
   const end = selection.first === undefined ? turnCount : Math.min(turnCount, selection.first);
@@ -47,16 +49,76 @@ export function selectTurnSlice(turnCount: number, selection: { first?: number; 
 }
 
 /**
- * Copies the turns of `selection` out of `events`, each copied event getting the id `newId` gives
- * for its old one. Inputs are not modified.
+ * The turns a fork keeps, as slices: `--first N` and `--last M` (jp's head and tail), applied to
+ * the turns `keep` offers (all of them, or those a time filter left), in order.
+ */
+export function selectForkTurns(
+  keep: readonly number[],
+  selection: { first?: number; last?: number },
+): TurnSlice[] {
+  const { first, last } = selection;
+  let kept = [...keep];
+  if (first !== undefined && last !== undefined) {
+    if (first + last < kept.length) kept = [...kept.slice(0, first), ...kept.slice(kept.length - last)];
+  } else if (first !== undefined) kept = kept.slice(0, first);
+  else if (last !== undefined) kept = kept.slice(Math.max(0, kept.length - last));
+  return slicesOf(kept);
+}
+
+/**
+ * The turns that started in `[from, until)` (RFC 3339; either end open), jp's `fork --from/--until`.
+ * A turn's start is its first event's time. cxc keeps or drops whole turns, so a fork never holds
+ * half a turn (jp filters single events, then repairs what that cut).
+ */
+export function turnsStartedBetween(
+  events: readonly ConversationEvent[],
+  range: { from?: string; until?: string },
+): number[] {
+  const indices = assignTurnIndices(events);
+  const starts = new Map<number, string>();
+  events.forEach((event, position) => {
+    const index = indices[position]!;
+    if (isTurnEvent(event) && !starts.has(index)) starts.set(index, event.ts);
+  });
+  const fromMs = range.from === undefined ? undefined : Date.parse(range.from);
+  const untilMs = range.until === undefined ? undefined : Date.parse(range.until);
+  return [...starts.entries()]
+    .filter(([, ts]) => {
+      const at = Date.parse(ts);
+      return (fromMs === undefined || at >= fromMs) && (untilMs === undefined || at < untilMs);
+    })
+    .map(([index]) => index)
+    .sort((left, right) => left - right);
+}
+
+/** Sorted turn indices as maximal runs. */
+function slicesOf(indices: readonly number[]): TurnSlice[] {
+  const slices: TurnSlice[] = [];
+  for (const index of indices) {
+    const last = slices[slices.length - 1];
+    if (last !== undefined && last.end === index)
+      slices[slices.length - 1] = { start: last.start, end: index + 1 };
+    else slices.push({ start: index, end: index + 1 });
+  }
+  return slices;
+}
+
+/**
+ * Copies the turns of `selection` (one slice, or several in order, as `--first N --last M`
+ * gives) out of `events`, each copied event getting the id `newId` gives for its old one. Inputs
+ * are not modified.
  */
 export function copyEventsForFork(
   events: readonly ConversationEvent[],
-  selection: TurnSlice,
+  selection: TurnSlice | readonly TurnSlice[],
   newId: (oldId: string) => string,
 ): ForkedEvents {
+  const slices = (Array.isArray(selection) ? selection : [selection]).filter(
+    (slice: TurnSlice) => slice.end > slice.start,
+  );
+  const keeps = (index: number): boolean => slices.some((slice) => index >= slice.start && index < slice.end);
   const indices = assignTurnIndices(events);
-  const tailStart = firstPositionOfTurn(events, indices, selection.end);
+  const tailStart = firstPositionOfTurn(events, indices, slices[slices.length - 1]?.end ?? 0);
   const kept: ConversationEvent[] = [];
   const newIds = new Map<string, string>();
   let droppedCompactions = 0;
@@ -70,7 +132,7 @@ export function copyEventsForFork(
     const index = indices[position]!;
     const beforeTail = position < tailStart;
     if (isTurnEvent(event)) {
-      if (index >= selection.start && index < selection.end) copy(event);
+      if (keeps(index)) copy(event);
       return;
     }
     switch (event.type) {
@@ -78,7 +140,7 @@ export function copyEventsForFork(
         if (beforeTail) copy(event);
         return;
       case "compaction": {
-        const shifted = shiftCompaction(event, selection);
+        const shifted = shiftCompaction(event, slices);
         if (shifted === undefined) droppedCompactions += 1;
         else copy(shifted);
         return;
@@ -88,28 +150,48 @@ export function copyEventsForFork(
         copy(event);
         return;
       case "unknown":
-        if (beforeTail && index >= selection.start) kept.push(event);
+        if (beforeTail && keeps(index)) kept.push(event);
         return;
     }
   });
   return { events: remapResets(kept, newIds), droppedCompactions };
 }
 
-/** The compaction renumbered to the fork's turns, or undefined when it reaches a dropped turn. */
-function shiftCompaction(compaction: Compaction, selection: TurnSlice): Compaction | undefined {
-  if (compaction.from_turn < selection.start || compaction.to_turn >= selection.end) return undefined;
+/**
+ * The compaction renumbered to the fork's turns, or undefined when it reaches a dropped turn: it is
+ * kept only when it lies wholly inside one kept slice.
+ */
+function shiftCompaction(compaction: Compaction, slices: readonly TurnSlice[]): Compaction | undefined {
+  if (!slices.some((slice) => compaction.from_turn >= slice.start && compaction.to_turn < slice.end)) {
+    return undefined;
+  }
   const shifted = {
     ...compaction,
-    from_turn: compaction.from_turn - selection.start,
-    to_turn: compaction.to_turn - selection.start,
+    from_turn: compaction.from_turn - droppedBefore(compaction.from_turn, slices),
+    to_turn: compaction.to_turn - droppedBefore(compaction.to_turn, slices),
   };
   if (compaction.deferred_until_turn !== undefined) {
     // A deferral already reached in the fork's numbering is no deferral at all.
-    const deferred = compaction.deferred_until_turn - selection.start;
+    const deferred = compaction.deferred_until_turn - droppedBefore(compaction.deferred_until_turn, slices);
     if (deferred > 0) shifted.deferred_until_turn = deferred;
     else delete shifted.deferred_until_turn;
   }
   return shifted;
+}
+
+/**
+ * The turns a fork leaves out before `turn`: those before and between the kept slices (turns
+ * after the last slice do not move anything).
+ */
+function droppedBefore(turn: number, slices: readonly TurnSlice[]): number {
+  let dropped = 0;
+  let previousEnd = 0;
+  for (const slice of slices) {
+    if (turn < slice.start) break;
+    dropped += slice.start - previousEnd;
+    previousEnd = slice.end;
+  }
+  return dropped;
 }
 
 /** The position of the first turn event with index >= `turn`, or the stream length. */

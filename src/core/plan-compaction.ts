@@ -13,86 +13,49 @@
  */
 import { activeCompactions } from "./compactions.js";
 import {
-  type BoundResolution,
   convertKeepFirst,
   convertKeepLast,
   describeStream,
-  type RuleBound,
+  isCycleBound,
   resolveResolutions,
   type StreamFacts,
   type TurnRange,
 } from "./bounds.js";
+import { type CycleRuleContext, createCycleRuleContext, isCycleRule, planCycleRule } from "./plan-cycles.js";
 import {
-  type CliBound,
   checkTurnSelector,
   convertFromBound,
   convertToBound,
+  cycleFlagBound,
   selectorBounds,
   type TurnSelector,
 } from "./cli-bounds.js";
+import type { Compaction, ConversationEvent, SummaryPolicy } from "./events.js";
+import { describeRange } from "./labels.js";
 import type {
-  Compaction,
-  CompactionOrigin,
-  CompactionSource,
-  ConversationEvent,
-  ReasoningPolicy,
-  SummaryPolicy,
-  ToolCallsPolicy,
-} from "./events.js";
-import { type CompactionRule, DEFAULT_KEEP, type SummaryRule, toolCallsPolicyFor } from "./rules.js";
+  CompactionEventOptions,
+  CompactionOverrides,
+  CompactionPlan,
+  CompactionSegment,
+  CompactionShape,
+  ImposedBounds,
+  PlanCompactionOptions,
+  SummaryConflict,
+} from "./plan-types.js";
+import { type CompactionRule, DEFAULT_KEEP, toolCallsPolicyFor } from "./rules.js";
 
-/** Range flags of `compact` that narrow every rule (docs/compaction-model.md, "Range bounds": precedence). Turn numbers are 1-based. */
-export interface CompactionOverrides {
-  from?: CliBound;
-  to?: CliBound;
-  first?: number;
-  last?: number;
-  /** `--turn A..B`; an absent end is open. */
-  turn?: { from?: number; to?: number };
-  keepFirst?: RuleBound;
-  keepLast?: RuleBound;
-}
-
-/** Inputs of `planCompaction`. */
-export interface PlanCompactionOptions {
-  rules: readonly CompactionRule[];
-  overrides?: CompactionOverrides;
-  /** RFC 3339 time of the run, for duration bounds. */
-  now: string;
-  source?: CompactionSource;
-  note?: string;
-  /** `supplied` when the summary text is given rather than generated (never widened). */
-  summarySource?: SummaryPolicy["source"];
-}
-
-/** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
-export interface CompactionSegment extends CompactionShape {
-  ruleIndex: number;
-  from: number;
-  to: number;
-  /** The range before summary-overlap extension. */
-  requested: TurnRange;
-  reasoning?: "strip";
-  toolCalls?: ToolCallsPolicy;
-  summary?: SummaryRule;
-}
-
-/** A plan that compacts something. */
-export type PlannedCompaction = Extract<CompactionPlan, { kind: "planned" }>;
-
-/** A summary a supplied range would split. */
-export interface SummaryConflict {
-  message: string;
-  /** The existing summaries involved (0-based turns). */
-  conflicts: { from: number; to: number; compactionId: string }[];
-}
-
-/** The outcome of planning. */
-export type CompactionPlan =
-  | { kind: "planned"; segments: CompactionSegment[]; source: CompactionSource; note?: string }
-  | { kind: "nothing-to-compact"; message: "Nothing to compact." }
-  | { kind: "invalid"; message: string }
-  | ({ kind: "conflict" } & SummaryConflict);
+export type {
+  CompactionEventOptions,
+  CompactionOverrides,
+  CompactionPlan,
+  CompactionSegment,
+  CompactionShape,
+  ImposedBounds,
+  PlanCompactionOptions,
+  PlannedCompaction,
+  SummaryConflict,
+  SuppliedSummary,
+} from "./plan-types.js";
 
 const NOTHING: CompactionPlan = { kind: "nothing-to-compact", message: "Nothing to compact." };
 
@@ -215,11 +178,7 @@ function selectorOf(overrides: CompactionOverrides): TurnSelector | undefined {
 }
 
 /** The start and end the overrides impose (undefined: use the rule's own), per the precedence in "Range bounds". */
-function resolveOverrides(
-  overrides: CompactionOverrides,
-  facts: StreamFacts,
-  now: string,
-): { from?: BoundResolution; to?: BoundResolution } {
+function resolveOverrides(overrides: CompactionOverrides, facts: StreamFacts, now: string): ImposedBounds {
   const selector = selectorOf(overrides);
   const selected = selector === undefined ? undefined : selectorBounds(selector);
   const keepFirst =
@@ -228,16 +187,23 @@ function resolveOverrides(
     overrides.keepLast === undefined ? undefined : convertKeepLast(overrides.keepLast, facts, now);
   const fromFlag = overrides.from === undefined ? undefined : convertFromBound(overrides.from, facts);
   const toFlag = overrides.to === undefined ? undefined : convertToBound(overrides.to, facts);
-  return {
-    from:
-      keepFirst !== undefined && overrides.first !== undefined
-        ? keepFirst
-        : (selected?.from ?? fromFlag ?? keepFirst),
-    to:
-      keepLast !== undefined && overrides.last !== undefined
-        ? keepLast
-        : (selected?.to ?? toFlag ?? keepLast),
+  const keepFirstWins =
+    keepFirst !== undefined && (overrides.first !== undefined || (selected?.from ?? fromFlag) === undefined);
+  const keepLastWins =
+    keepLast !== undefined && (overrides.last !== undefined || (selected?.to ?? toFlag) === undefined);
+  const imposed: ImposedBounds = {
+    from: keepFirstWins ? keepFirst : (selected?.from ?? fromFlag),
+    to: keepLastWins ? keepLast : (selected?.to ?? toFlag),
   };
+  if (keepFirstWins && isCycleBound(overrides.keepFirst)) imposed.cycleFrom = overrides.keepFirst;
+  if (keepLastWins && isCycleBound(overrides.keepLast)) imposed.cycleTo = overrides.keepLast;
+  // `--from T.C` / `--to T.C`, when they win their side.
+  const fromCycle = cycleFlagBound(overrides.from);
+  const toCycle = cycleFlagBound(overrides.to);
+  if (fromCycle !== undefined && !keepFirstWins && selected?.from === undefined)
+    imposed.cycleFrom = fromCycle;
+  if (toCycle !== undefined && !keepLastWins && selected?.to === undefined) imposed.cycleTo = toCycle;
+  return imposed;
 }
 
 function segmentFor(
@@ -270,7 +236,20 @@ export function planCompaction(
   const imposed = resolveOverrides(overrides, facts, options.now);
   const summaries = summaryRangesOf(events);
   const segments: CompactionSegment[] = [];
+  let cycleContext: CycleRuleContext | undefined;
   for (const [ruleIndex, rule] of options.rules.entries()) {
+    if (isCycleRule(rule, imposed)) {
+      cycleContext ??= createCycleRuleContext(events, facts, options);
+      const planned = planCycleRule(cycleContext, { rule, ruleIndex, imposed, segments });
+      if (planned.kind !== "planned") return planned;
+      for (const segment of planned.segments) {
+        if (segment.summary !== undefined && segment.toCycle === undefined) {
+          summaries.push({ from: segment.from, to: segment.to, compactionId: `planned:${ruleIndex}` });
+        }
+      }
+      segments.push(...planned.segments);
+      continue;
+    }
     const from = imposed.from ?? convertKeepFirst(rule.keep_first ?? DEFAULT_KEEP, facts);
     const to = imposed.to ?? convertKeepLast(rule.keep_last ?? DEFAULT_KEEP, facts, options.now);
     const requested = resolveResolutions(facts, from, to);
@@ -293,36 +272,9 @@ export function planCompaction(
   return plan;
 }
 
-/** A summary whose text is given (typed by a person, written by the assistant), not generated. */
-export interface SuppliedSummary {
-  readonly text: string;
-  readonly author: "user" | "assistant";
-}
-
-/** What a compaction event is made of: a raw range and its policies (0-based turns). */
-export interface CompactionShape {
-  readonly from: number;
-  readonly to: number;
-  readonly reasoning?: ReasoningPolicy;
-  readonly toolCalls?: ToolCallsPolicy;
-  /** A summary to generate: the event needs its text (`CompactionEventOptions.summary`). */
-  readonly summary?: SummaryRule;
-  /** A summary whose text is given; never together with `summary`. */
-  readonly supplied?: SuppliedSummary;
-}
-
-/** What the shell adds to a segment to make it an event. */
-export interface CompactionEventOptions {
-  id: string;
-  ts: string;
-  source: CompactionSource;
-  note?: string;
-  /** The generated summary; required when the shape has a `summary` rule. */
-  summary?: SummaryPolicy;
-  deferredUntilTurn?: number;
-  metadata?: Record<string, unknown>;
-  /** Set when the overlay is another agent's own compaction, read from its session file. */
-  origin?: CompactionOrigin;
+/** A shape's range as people read it (1-based): `turns 2..4`, `turn 4, cycles 1..37`. */
+function describeShape(shape: CompactionShape): string {
+  return describeRange(shape);
 }
 
 function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
@@ -331,9 +283,7 @@ function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions
   }
   if (shape.summary === undefined) return undefined;
   if (options.summary === undefined) {
-    throw new Error(
-      `the summary of turns ${shape.from + 1}..${shape.to + 1} needs its text before it becomes an event`,
-    );
+    throw new Error(`the summary of ${describeShape(shape)} needs its text before it becomes an event`);
   }
   return { ...options.summary };
 }
@@ -344,16 +294,32 @@ function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions
  * jp's order followed by cxc's additions, so the written JSON reads like jp's.
  */
 export function buildCompactionEvent(shape: CompactionShape, options: CompactionEventOptions): Compaction {
+  if (shape.fromCycle !== undefined && shape.toCycle === undefined) {
+    throw new Error(`the compaction of ${describeShape(shape)} starts at a cycle but names no last cycle`);
+  }
   const summary = summaryPolicyOf(shape, options);
+  const policies = {
+    ...(summary === undefined ? {} : { summary }),
+    ...(shape.reasoning === undefined ? {} : { reasoning: shape.reasoning }),
+    ...(shape.toolCalls === undefined ? {} : { tool_calls: { ...shape.toolCalls } }),
+  };
+  const range =
+    shape.toCycle === undefined
+      ? policies
+      : {
+          cycles: {
+            ...(shape.fromCycle === undefined ? {} : { from: shape.fromCycle }),
+            to: shape.toCycle,
+            ...policies,
+          },
+        };
   return {
     type: "compaction",
     id: options.id,
     ts: options.ts,
     from_turn: shape.from,
     to_turn: shape.to,
-    ...(summary === undefined ? {} : { summary }),
-    ...(shape.reasoning === undefined ? {} : { reasoning: shape.reasoning }),
-    ...(shape.toolCalls === undefined ? {} : { tool_calls: { ...shape.toolCalls } }),
+    ...range,
     source: options.source,
     ...(options.note === undefined ? {} : { note: options.note }),
     ...(options.deferredUntilTurn === undefined ? {} : { deferred_until_turn: options.deferredUntilTurn }),

@@ -1,22 +1,37 @@
 /**
  * Projection: applies the compaction overlays to a conversation and returns what the model sees
- * (docs/compaction-model.md, "Projection"). Pure; it never changes its input.
+ * (docs/compaction-model.md, "Projection"; extended below the turn by
+ * docs/decisions/006-tool-cycle-bounds.md). Pure; it never changes its input.
  *
- * For every turn and each content type (summary, reasoning, tool calls) separately, the winner is
- * the in-force compaction covering the turn with that type set and the latest timestamp; on equal
- * timestamps the later one in the stream wins. A summary beats the mechanical policies in its
- * turns. A summary is injected once per contiguous run of turns won by the same compaction, as its
- * own turn: `turn_start`, the request `[Summary of previous conversation]`, and the summary text.
+ * Winners are resolved per slot: the head of a turn, or one of its cycles (see cycles.ts). A
+ * whole-turn compaction covers every slot of its turns, a cycle-precise one the slots between its
+ * positions. For every slot and each content type (summary, reasoning, tool calls) separately, the
+ * winner is the in-force compaction covering the slot with that type set and the latest timestamp;
+ * on equal timestamps the later one in the stream wins. A summary beats the mechanical policies in
+ * its slots. A summary is injected once per contiguous run of slots won by the same compaction: as
+ * its own turn (`turn_start`, the request `[Summary of previous conversation]`, the summary text)
+ * when the run starts at a turn's head, and as one user-side request
+ * (`[Summary of earlier steps in this turn]` and the text) where the cycles were when it starts at
+ * a cycle, so the turn's user message and the cycles after it stay in place. Without any
+ * cycle-precise compaction every turn is one slot, which is jp's per-turn projection exactly.
  *
  * Overlays in force are the active ones (see compactions.ts) whose `deferred_until_turn`, if any,
  * has been reached. `compaction` and `compaction_reset` entries are consumed; config deltas and
  * unknown entries pass through in place.
  *
  * Winners are found by visiting compactions from highest to lowest priority and painting only
- * turns not yet painted, skipping painted stretches with a "next unpainted turn" forest, so the
- * cost is about O(turns + compactions log compactions) rather than O(turns × compactions).
+ * slots not yet painted, skipping painted stretches with a "next unpainted slot" forest, so the
+ * cost is about O(slots + compactions log compactions) rather than O(slots × compactions).
  */
 import { activeCompactions, isCompactionInEffect } from "./compactions.js";
+import {
+  type CyclePosition,
+  compactionPolicies,
+  compactionSpan,
+  HEAD,
+  isCyclePrecise,
+  layoutCycles,
+} from "./cycles.js";
 import {
   type ChatRequest,
   type ChatResponse,
@@ -24,6 +39,7 @@ import {
   type ConversationEvent,
   compareTimestamps,
   isTurnEvent,
+  type ToolCallRequest,
   type TurnEvent,
   type TurnStart,
 } from "./events.js";
@@ -31,6 +47,14 @@ import { assignTurnIndices, groupTurns } from "./turns.js";
 
 /** The request text of an injected summary turn (jp's exact text). */
 export const SUMMARY_REQUEST_TEXT = "[Summary of previous conversation]";
+
+/** The first line of a summary that stands inside a turn, where the cycles it replaces were. */
+export const IN_TURN_SUMMARY_HEADING = "[Summary of earlier steps in this turn]";
+
+/** The content of the request that carries a summary inside a turn. */
+export function inTurnSummaryContent(text: string): string {
+  return `${IN_TURN_SUMMARY_HEADING}\n\n${text}`;
+}
 
 /** Where a projected turn came from: a raw turn carried through, or a summary of a run of raw turns. */
 export type TurnOrigin =
@@ -41,6 +65,19 @@ export type TurnOrigin =
 export interface ProjectedTurn {
   origin: TurnOrigin;
   events: readonly TurnEvent[];
+  /** Summaries standing inside this turn: the raw cycles each replaced (0-based, inclusive). */
+  cycleSummaries?: readonly CycleSummaryOrigin[];
+  /** How many tool results of this turn were replaced by a placeholder. Absent when none. */
+  strippedResults?: number;
+}
+
+/** The raw positions a summary standing inside a turn replaced (cycle `HEAD` is a turn's head). */
+export interface CycleSummaryOrigin {
+  from: CyclePosition;
+  to: CyclePosition;
+  compactionId: string;
+  /** The id of the injected request that carries the summary in the projected turn. */
+  eventId: string;
 }
 
 /** The result of projection. */
@@ -57,13 +94,86 @@ export function originOverlaps(origin: TurnOrigin, from: number, to: number): bo
   return start <= to && end >= from;
 }
 
-/** Per turn, the compaction that wins among those with `hasPolicy`, or undefined. */
+/**
+ * The slots of a stream. Without cycle-precise compactions a turn is one slot; otherwise a turn's
+ * head and each of its cycles are slots, numbered in stream order.
+ */
+interface Slots {
+  readonly count: number;
+  /** The slot of the turn event at each stream position. */
+  readonly of: ArrayLike<number>;
+  /** The first and last slot a compaction covers (empty when first > last). */
+  spanOf(compaction: Compaction): { first: number; last: number };
+  /** True when the slot is a turn's head (the start of a whole turn). */
+  isHead(slot: number): boolean;
+  turnOf(slot: number): number;
+  /** The cycle of a slot that is not a head. */
+  cycleOf(slot: number): number;
+}
+
+function turnSlots(indices: readonly number[], turnCount: number): Slots {
+  return {
+    count: turnCount,
+    of: indices,
+    spanOf: (compaction) => ({
+      first: compaction.from_turn,
+      last: Math.min(compaction.to_turn, turnCount - 1),
+    }),
+    isHead: () => true,
+    turnOf: (slot) => slot,
+    cycleOf: () => HEAD,
+  };
+}
+
+function cycleSlots(
+  events: readonly ConversationEvent[],
+  indices: readonly number[],
+  turnCount: number,
+): Slots {
+  const layout = layoutCycles(events, indices);
+  const counts = layout.cycleCounts;
+  // base[t]: the slot of turn t's head; base[turnCount] is one past the last slot.
+  const base = new Int32Array(turnCount + 1);
+  for (let turn = 0; turn < turnCount; turn++) base[turn + 1] = base[turn]! + 1 + (counts[turn] ?? 0);
+  const count = base[turnCount]!;
+  const turnOfSlot = new Int32Array(count);
+  for (let turn = 0; turn < turnCount; turn++) turnOfSlot.fill(turn, base[turn]!, base[turn + 1]!);
+  const of = new Int32Array(events.length);
+  for (let position = 0; position < events.length; position++) {
+    of[position] = base[indices[position]!]! + 1 + layout.cycles[position]!;
+  }
+  const lastOfTurn = (turn: number) => base[turn + 1]! - 1;
+  return {
+    count,
+    of,
+    spanOf: (compaction) => {
+      const span = compactionSpan(compaction);
+      if (span.from.turn >= turnCount) return { first: 1, last: 0 };
+      const fromCount = counts[span.from.turn] ?? 0;
+      const first =
+        span.from.cycle === HEAD
+          ? base[span.from.turn]!
+          : span.from.cycle < fromCount
+            ? base[span.from.turn]! + 1 + span.from.cycle
+            : base[span.from.turn + 1]!;
+      if (span.to.turn >= turnCount) return { first, last: lastOfTurn(turnCount - 1) };
+      const last = Math.min(base[span.to.turn]! + 1 + span.to.cycle, lastOfTurn(span.to.turn));
+      return { first, last };
+    },
+    isHead: (slot) => slot === base[turnOfSlot[slot]!],
+    turnOf: (slot) => turnOfSlot[slot]!,
+    cycleOf: (slot) => slot - base[turnOfSlot[slot]!]! - 1,
+  };
+}
+
+/** Per slot, the compaction that wins among those with `hasPolicy`, or undefined. */
 function resolveWinners(
   compactions: readonly Compaction[],
-  turnCount: number,
+  slots: Slots,
   hasPolicy: (compaction: Compaction) => boolean,
 ): (Compaction | undefined)[] {
-  const winners: (Compaction | undefined)[] = new Array(turnCount).fill(undefined);
+  const slotCount = slots.count;
+  const winners: (Compaction | undefined)[] = new Array(slotCount).fill(undefined);
   const candidates = compactions
     .map((compaction, order) => ({ compaction, order }))
     .filter((candidate) => hasPolicy(candidate.compaction));
@@ -71,12 +181,13 @@ function resolveWinners(
   candidates.sort(
     (left, right) => compareTimestamps(right.compaction.ts, left.compaction.ts) || right.order - left.order,
   );
-  // nextUnpainted[t] points at a turn >= t that may be unpainted; turnCount is a sentinel.
-  const nextUnpainted = Array.from({ length: turnCount + 1 }, (_, turn) => turn);
-  const findUnpainted = (turn: number): number => {
-    let root = turn;
+  // nextUnpainted[s] points at a slot >= s that may be unpainted; slotCount is a sentinel.
+  const nextUnpainted = new Int32Array(slotCount + 1);
+  for (let slot = 0; slot <= slotCount; slot++) nextUnpainted[slot] = slot;
+  const findUnpainted = (slot: number): number => {
+    let root = slot;
     while (nextUnpainted[root] !== root) root = nextUnpainted[root]!;
-    let cursor = turn;
+    let cursor = slot;
     while (nextUnpainted[cursor] !== root) {
       const following = nextUnpainted[cursor]!;
       nextUnpainted[cursor] = root;
@@ -85,28 +196,34 @@ function resolveWinners(
     return root;
   };
   for (const { compaction } of candidates) {
-    const last = Math.min(compaction.to_turn, turnCount - 1);
-    for (let turn = findUnpainted(compaction.from_turn); turn <= last; turn = findUnpainted(turn + 1)) {
-      winners[turn] = compaction;
-      nextUnpainted[turn] = turn + 1;
+    const { first, last } = slots.spanOf(compaction);
+    if (first >= slotCount) continue;
+    for (let slot = findUnpainted(first); slot <= last; slot = findUnpainted(slot + 1)) {
+      winners[slot] = compaction;
+      nextUnpainted[slot] = slot + 1;
     }
   }
   return winners;
 }
 
-/** The first and last turn of the run of equal summary winners around each summarized turn. */
+/** The first and last slot of the run of equal summary winners around each summarized slot. */
 function summaryRuns(winners: readonly (Compaction | undefined)[]): { start: number[]; end: number[] } {
   const start: number[] = new Array(winners.length);
   const end: number[] = new Array(winners.length);
-  for (let turn = 0; turn < winners.length; turn++) {
-    start[turn] = turn > 0 && winners[turn - 1] === winners[turn] ? start[turn - 1]! : turn;
+  for (let slot = 0; slot < winners.length; slot++) {
+    start[slot] = slot > 0 && winners[slot - 1] === winners[slot] ? start[slot - 1]! : slot;
   }
-  for (let turn = winners.length - 1; turn >= 0; turn--) {
-    end[turn] = turn + 1 < winners.length && winners[turn + 1] === winners[turn] ? end[turn + 1]! : turn;
+  for (let slot = winners.length - 1; slot >= 0; slot--) {
+    end[slot] = slot + 1 < winners.length && winners[slot + 1] === winners[slot] ? end[slot + 1]! : slot;
   }
   return { start, end };
 }
 
+function summaryText(compaction: Compaction): string {
+  return compactionPolicies(compaction).summary?.summary ?? "";
+}
+
+/** The events of a summary turn; `runStart` is the raw turn the run starts at. */
 function buildSummaryEvents(compaction: Compaction, runStart: number, ts: string): TurnEvent[] {
   const prefix = `${compaction.id}:summary:${runStart}`;
   const turnStart: TurnStart = { type: "turn_start", id: `${prefix}:turn_start`, ts };
@@ -120,9 +237,60 @@ function buildSummaryEvents(compaction: Compaction, runStart: number, ts: string
     type: "chat_response",
     id: `${prefix}:response`,
     ts,
-    message: compaction.summary?.summary ?? "",
+    message: summaryText(compaction),
   } as ChatResponse;
   return [turnStart, request, response];
+}
+
+/** The request of a summary standing inside a turn, at raw turn `turn`, cycle `cycle`. */
+function buildInTurnSummary(compaction: Compaction, turn: number, cycle: number, ts: string): ChatRequest {
+  return {
+    type: "chat_request",
+    id: `${compaction.id}:summary:${turn}.${cycle}`,
+    ts,
+    content: inTurnSummaryContent(summaryText(compaction)),
+  };
+}
+
+/** Longest string argument value kept in a placeholder, and the longest argument text. */
+const PLACEHOLDER_VALUE_LENGTH = 40;
+const PLACEHOLDER_ARGUMENTS_LENGTH = 120;
+
+/** `text` cut to at most `length` UTF-16 units (never inside a surrogate pair) plus `…`. */
+function cutText(text: string, length: number): string {
+  if (text.length <= length) return text;
+  let end = length - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** The length of the shortest placeholder (`[compacted] : error, 0 chars dropped`). */
+const PLACEHOLDER_FRAME_LENGTH = "[compacted] : error, 0 chars dropped".length;
+
+/** A call's arguments in short, on one line: JSON with long strings cut; empty for `{}`. */
+export function shortArguments(args: Readonly<Record<string, unknown>>): string {
+  if (Object.keys(args).length === 0) return "";
+  const text = JSON.stringify(args, (_key, value: unknown) =>
+    typeof value === "string" ? cutText(value, PLACEHOLDER_VALUE_LENGTH) : value,
+  );
+  return cutText(text, PLACEHOLDER_ARGUMENTS_LENGTH);
+}
+
+/**
+ * The placeholder of a tool result stripped by a cycle-precise compaction: the tool, its
+ * arguments in short, the outcome and the size dropped, e.g.
+ * `[compacted] read_file {"path":"a.ts"}: success, 9812 chars dropped`.
+ */
+export function strippedResultPlaceholder(
+  request: Pick<ToolCallRequest, "name" | "arguments"> | undefined,
+  isError: boolean,
+  droppedChars: number,
+): string {
+  const name = request?.name ?? "unknown";
+  const args = request === undefined ? "" : shortArguments(request.arguments);
+  const outcome = isError ? "error" : "success";
+  return `[compacted] ${name}${args === "" ? "" : ` ${args}`}: ${outcome}, ${droppedChars} chars dropped`;
 }
 
 /** Applies the winning mechanical policies to one event; undefined means the event is dropped. */
@@ -131,11 +299,12 @@ function applyMechanicalPolicies(
   reasoningWinner: Compaction | undefined,
   toolWinner: Compaction | undefined,
   toolNames: ReadonlyMap<string, string>,
+  requests: ReadonlyMap<string, ToolCallRequest> | undefined,
 ): TurnEvent | undefined {
   if (event.type === "chat_response" && event.reasoning !== undefined && reasoningWinner !== undefined) {
     return undefined;
   }
-  const policy = toolWinner?.tool_calls;
+  const policy = toolWinner === undefined ? undefined : compactionPolicies(toolWinner).tool_calls;
   if (policy === undefined) return event;
   if (event.type === "tool_call_request") {
     if (policy.policy === "omit") return undefined;
@@ -144,6 +313,14 @@ function applyMechanicalPolicies(
   if (event.type === "tool_call_response") {
     if (policy.policy === "omit") return undefined;
     if (!policy.response) return event;
+    if (isCyclePrecise(toolWinner!)) {
+      // A result no longer than its placeholder loses nothing by staying; most short results are
+      // told by the placeholder's shortest form, before its arguments are rendered.
+      if (event.content.length <= PLACEHOLDER_FRAME_LENGTH) return event;
+      const request = requests?.get(event.call_id);
+      const placeholder = strippedResultPlaceholder(request, event.is_error, event.content.length);
+      return placeholder.length < event.content.length ? { ...event, content: placeholder } : event;
+    }
     const name = toolNames.get(event.call_id) ?? "unknown";
     return { ...event, content: `[compacted] ${name}: ${event.is_error ? "error" : "success"}` };
   }
@@ -167,6 +344,58 @@ function countTurnsFromIndices(events: readonly ConversationEvent[], indices: re
   return 0;
 }
 
+function openKeptTurn(turn: number, turns: ProjectedTurn[], stripped: number[]): void {
+  turns.push({ origin: { kind: "kept", turn }, events: [] });
+  stripped.push(0);
+}
+
+/** Injects the summary turn of a run that starts at a turn's head. */
+function injectSummaryTurn(
+  summary: Compaction,
+  run: { start: number; end: number },
+  slots: Slots,
+  ts: string,
+  output: ConversationEvent[],
+  turns: ProjectedTurn[],
+  stripped: number[],
+): void {
+  const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts);
+  output.push(...injected);
+  const origin: TurnOrigin = {
+    kind: "summary",
+    from: slots.turnOf(run.start),
+    to: slots.turnOf(run.end),
+    compactionId: summary.id,
+  };
+  turns.push({ origin, events: injected });
+  stripped.push(0);
+}
+
+/** Injects the request of a run that starts at a cycle into the projected turn `host`. */
+function injectInTurnSummary(
+  summary: Compaction,
+  run: { start: number; end: number },
+  slots: Slots,
+  ts: string,
+  output: ConversationEvent[],
+  host: ProjectedTurn,
+): void {
+  const injected = buildInTurnSummary(summary, slots.turnOf(run.start), slots.cycleOf(run.start), ts);
+  output.push(injected);
+  (host.events as TurnEvent[]).push(injected);
+  const positionOf = (slot: number): CyclePosition => ({
+    turn: slots.turnOf(slot),
+    cycle: slots.cycleOf(slot),
+  });
+  const origin: CycleSummaryOrigin = {
+    from: positionOf(run.start),
+    to: positionOf(run.end),
+    compactionId: summary.id,
+    eventId: injected.id,
+  };
+  host.cycleSummaries = [...(host.cycleSummaries ?? []), origin];
+}
+
 /** Projects the conversation: applies every compaction in force (see the module comment). */
 export function projectConversation(events: readonly ConversationEvent[]): ProjectedView {
   const indices = assignTurnIndices(events);
@@ -176,65 +405,85 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
     .filter((compaction) => isCompactionInEffect(compaction, turnCount));
   if (compactions.length === 0 || turnCount === 0) return projectWithoutOverlays(events);
 
+  const precise = compactions.some(isCyclePrecise);
+  const slots = precise ? cycleSlots(events, indices, turnCount) : turnSlots(indices, turnCount);
   const summaryWinners = resolveWinners(
     compactions,
-    turnCount,
-    (compaction) => compaction.summary !== undefined,
+    slots,
+    (compaction) => compactionPolicies(compaction).summary !== undefined,
   );
   const reasoningWinners = resolveWinners(
     compactions,
-    turnCount,
-    (compaction) => compaction.reasoning !== undefined,
+    slots,
+    (compaction) => compactionPolicies(compaction).reasoning !== undefined,
   );
   const toolWinners = resolveWinners(
     compactions,
-    turnCount,
-    (compaction) => compaction.tool_calls !== undefined,
+    slots,
+    (compaction) => compactionPolicies(compaction).tool_calls !== undefined,
   );
   const runs = summaryRuns(summaryWinners);
+  // jp names a stripped result after the last request with its id in the whole stream.
   const toolNames = new Map<string, string>();
   for (const event of events)
     if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
+  // A placeholder describes the call the result answers: the latest request with its id so far.
+  const requests = precise ? new Map<string, ToolCallRequest>() : undefined;
 
   const output: ConversationEvent[] = [];
-  const turns: { origin: TurnOrigin; events: TurnEvent[] }[] = [];
+  const turns: ProjectedTurn[] = [];
+  const stripped: number[] = [];
+  const injectedRuns = new Set<number>();
+  // The raw turn whose kept events the last projected turn holds; -1 after a summary turn.
   let currentKeptTurn = -1;
-  let lastInjectedRun = -1;
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
     if (!isTurnEvent(event)) {
       if (event.type !== "compaction" && event.type !== "compaction_reset") output.push(event);
       continue;
     }
+    if (requests !== undefined && event.type === "tool_call_request") requests.set(event.call_id, event);
     const turn = indices[position]!;
-    const summary = summaryWinners[turn];
+    const slot = slots.of[position]!;
+    const summary = summaryWinners[slot];
     if (summary !== undefined) {
-      const runStart = runs.start[turn]!;
-      if (runStart !== lastInjectedRun) {
-        // Turn indices never decrease along the stream, so the first event seen of a run opens it.
-        lastInjectedRun = runStart;
+      const runStart = runs.start[slot]!;
+      // The first event seen of a run opens it. (Slots grow along the stream, except for a tool
+      // result standing after later cycles, which belongs to its call's cycle.)
+      if (injectedRuns.has(runStart)) continue;
+      injectedRuns.add(runStart);
+      const run = { start: runStart, end: runs.end[slot]! };
+      if (slots.isHead(runStart)) {
         currentKeptTurn = -1;
-        const injected = buildSummaryEvents(summary, runStart, event.ts);
-        output.push(...injected);
-        const origin: TurnOrigin = {
-          kind: "summary",
-          from: runStart,
-          to: runs.end[turn]!,
-          compactionId: summary.id,
-        };
-        turns.push({ origin, events: injected });
+        injectSummaryTurn(summary, run, slots, event.ts, output, turns, stripped);
+      } else {
+        // A run that starts at a cycle stands in the projected turn it interrupts.
+        if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
+          currentKeptTurn = turn;
+          openKeptTurn(turn, turns, stripped);
+        }
+        injectInTurnSummary(summary, run, slots, event.ts, output, turns[turns.length - 1]!);
       }
       continue;
     }
-    const projected = applyMechanicalPolicies(event, reasoningWinners[turn], toolWinners[turn], toolNames);
+    const projected = applyMechanicalPolicies(
+      event,
+      reasoningWinners[slot],
+      toolWinners[slot],
+      toolNames,
+      requests,
+    );
     if (projected === undefined) continue;
     output.push(projected);
-    if (currentKeptTurn !== turn) {
+    if (currentKeptTurn !== turn || turns.length === 0) {
       currentKeptTurn = turn;
-      lastInjectedRun = -1;
-      turns.push({ origin: { kind: "kept", turn }, events: [] });
+      openKeptTurn(turn, turns, stripped);
     }
-    turns[turns.length - 1]!.events.push(projected);
+    (turns[turns.length - 1]!.events as TurnEvent[]).push(projected);
+    if (projected !== event && projected.type === "tool_call_response") stripped[turns.length - 1]! += 1;
   }
+  stripped.forEach((count, index) => {
+    if (count > 0) turns[index]!.strippedResults = count;
+  });
   return { events: output, turns };
 }

@@ -5,9 +5,11 @@
  *
  * - One open review per source (open-reviews.ts): a live (not archived) conversation whose review
  *   record names the source blocks a second review and every compaction write to the source.
- * - A proposal is one `propose_compaction(from_turn, to_turn, summary, reasoning, tool_calls)`
- *   call. Turn numbers are 1-based source turns, the numbers of the `[turn N]` markers; they become
- *   0-based only when `--continue` builds the `compaction` event.
+ * - A proposal is one `propose_compaction(from_turn, to_turn, from_cycle, to_cycle, summary,
+ *   reasoning, tool_calls)` call. Turn numbers are 1-based source turns, the numbers of the
+ *   `[turn N]` markers; the optional cycles (1-based, the `[turn N, cycle C]` markers) start or end
+ *   the range inside a turn (docs/review.md). They become 0-based only when `--continue` builds the
+ *   `compaction` event.
  * - Every call is validated against the source as it stands (bounds, order, policy values, dead
  *   fields), and a summary range that partially overlaps an existing summary is grown at once, so
  *   the range in the tool result is final: it never widens at apply time.
@@ -17,22 +19,47 @@
  */
 import { activeCompactions } from "./compactions.js";
 import { type ConfigTable, isConfigTable, mergeConfigLayers } from "./config.js";
+import {
+  type CycleSpan,
+  compactionPolicies,
+  compactionSpan,
+  comparePositions,
+  HEAD,
+  layoutCycles,
+  TURN_END,
+} from "./cycles.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
+import { describeSpan, describeTurnRange } from "./labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
 import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan-compaction.js";
+import { growSuppliedCycleSummary } from "./plan-cycles.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
-import { assignTurnIndices, countTurns } from "./turns.js";
+import { countTurns } from "./turns.js";
 
 /** The tool's name, as the model and the configuration spell it. */
 export const PROPOSE_COMPACTION_TOOL_NAME = "propose_compaction";
 
 /** The fields `propose_compaction` accepts. */
-export const PROPOSAL_FIELDS = ["from_turn", "to_turn", "summary", "reasoning", "tool_calls"] as const;
+export const PROPOSAL_FIELDS = [
+  "from_turn",
+  "to_turn",
+  "from_cycle",
+  "to_cycle",
+  "summary",
+  "reasoning",
+  "tool_calls",
+] as const;
 
-/** An inclusive range of source turns, 1-based. */
+/**
+ * An inclusive range of source turns, 1-based; with cycles (1-based) it starts or ends inside a
+ * turn: `fromCycle` is the first compacted cycle of `fromTurn` (absent: from its start),
+ * `toCycle` the last compacted cycle of `toTurn` (absent: to its end).
+ */
 export interface ReviewTurnRange {
   readonly fromTurn: number;
   readonly toTurn: number;
+  readonly fromCycle?: number;
+  readonly toCycle?: number;
 }
 
 /** A validated proposal. Turns are 1-based source turns; the range is final (already grown). */
@@ -166,23 +193,154 @@ function refuseSource(source: Exclude<ProposalSource, { kind: "found" }>): Propo
       };
 }
 
+/**
+ * A span as a review range (1-based). A range from the start of a turn that ends at a turn's last
+ * cycle ends with the turn; one from a cycle names its last cycle (the event records it).
+ */
+function rangeOfSpan(span: CycleSpan, cycleCounts: readonly number[]): ReviewTurnRange {
+  const last = cycleCounts[span.to.turn] ?? 0;
+  const toCycle = span.to.cycle === TURN_END ? last - 1 : span.to.cycle;
+  const fromCycle = span.from.cycle === HEAD ? undefined : span.from.cycle + 1;
+  const named = fromCycle !== undefined ? toCycle >= 0 : toCycle + 1 < last;
+  return {
+    fromTurn: span.from.turn + 1,
+    toTurn: span.to.turn + 1,
+    ...(fromCycle === undefined ? {} : { fromCycle }),
+    ...(named ? { toCycle: toCycle + 1 } : {}),
+  };
+}
+
 /** The existing summaries (1-based) a summary of `requested` grew over. */
 function summariesGrownOver(
   events: readonly ConversationEvent[],
   requested: ReviewTurnRange,
   final: ReviewTurnRange,
+  cycleCounts: readonly number[],
 ): ReviewTurnRange[] {
-  if (requested.fromTurn === final.fromTurn && requested.toTurn === final.toTurn) return [];
+  const asked = reviewRangeSpan(requested);
+  const grown = reviewRangeSpan(final);
+  if (comparePositions(asked.from, grown.from) === 0 && comparePositions(asked.to, grown.to) === 0) return [];
   return activeCompactions(events)
     .map((entry) => entry.compaction)
-    .filter((compaction) => compaction.summary !== undefined)
-    .map((compaction) => ({ fromTurn: compaction.from_turn + 1, toTurn: compaction.to_turn + 1 }))
+    .filter((compaction) => compactionPolicies(compaction).summary !== undefined)
+    .map(compactionSpan)
     .filter(
       (summary) =>
-        summary.fromTurn >= final.fromTurn &&
-        summary.toTurn <= final.toTurn &&
-        (summary.fromTurn < requested.fromTurn || summary.toTurn > requested.toTurn),
+        comparePositions(summary.from, grown.from) >= 0 &&
+        comparePositions(summary.to, grown.to) <= 0 &&
+        (comparePositions(summary.from, asked.from) < 0 || comparePositions(summary.to, asked.to) > 0),
+    )
+    .map((summary) => rangeOfSpan(summary, cycleCounts));
+}
+
+function readCycleNumber(name: string, value: unknown, problems: string[]): number | undefined {
+  if (!given(value)) return undefined;
+  const number = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isInteger(number) || number < 1) {
+    problems.push(
+      `\`${name}\` must be a cycle number (1-based, as in the [turn N, cycle C] markers), got ${JSON.stringify(value)}`,
     );
+    return undefined;
+  }
+  return number;
+}
+
+/** The cycles asked for, checked against the turns' cycle counts; a turn's last cycle ends the turn. */
+function readCycles(
+  argumentsObject: Readonly<Record<string, unknown>>,
+  range: ReviewTurnRange,
+  cycleCounts: readonly number[],
+  problems: string[],
+): { fromCycle?: number; toCycle?: number } {
+  let fromCycle = readCycleNumber("from_cycle", argumentsObject.from_cycle, problems);
+  let toCycle = readCycleNumber("to_cycle", argumentsObject.to_cycle, problems);
+  for (const [name, turn, cycle] of [
+    ["from_cycle", range.fromTurn, fromCycle],
+    ["to_cycle", range.toTurn, toCycle],
+  ] as const) {
+    const count = cycleCounts[turn - 1] ?? 0;
+    if (cycle !== undefined && cycle > count) {
+      const has = count === 1 ? "1 cycle" : `${count} cycles`;
+      problems.push(`turn ${turn} has ${has}, \`${name}\` was ${cycle}`);
+      if (name === "from_cycle") fromCycle = undefined;
+      else toCycle = undefined;
+    }
+  }
+  if (
+    fromCycle !== undefined &&
+    toCycle !== undefined &&
+    range.fromTurn === range.toTurn &&
+    fromCycle > toCycle
+  ) {
+    problems.push(
+      `\`from_cycle\` (${fromCycle}) is after \`to_cycle\` (${toCycle}); the range must run forwards`,
+    );
+  }
+  // A range from the start of a turn that ends at the turn's last cycle ends with the turn; one
+  // from a cycle always names its last cycle (the event records it).
+  const lastOfTo = cycleCounts[range.toTurn - 1] ?? 0;
+  if (fromCycle === undefined && toCycle === lastOfTo) toCycle = undefined;
+  if (fromCycle !== undefined && toCycle === undefined) {
+    if (lastOfTo > 0) toCycle = lastOfTo;
+    else problems.push(`turn ${range.toTurn} has no cycle yet, so a range from a cycle cannot end in it`);
+  }
+  return {
+    ...(fromCycle === undefined ? {} : { fromCycle }),
+    ...(toCycle === undefined ? {} : { toCycle }),
+  };
+}
+
+/** The positions (0-based) a review range covers. */
+export function reviewRangeSpan(range: ReviewTurnRange): CycleSpan {
+  return {
+    from: { turn: range.fromTurn - 1, cycle: range.fromCycle === undefined ? HEAD : range.fromCycle - 1 },
+    to: { turn: range.toTurn - 1, cycle: range.toCycle === undefined ? TURN_END : range.toCycle - 1 },
+  };
+}
+
+/** A review range as the summary check names it: `turns 1..17`, or `turn 4, cycles 1..37`. */
+export function describeReviewRange(range: ReviewTurnRange): string {
+  if (hasCycles(range)) return describeSpan(reviewRangeSpan(range));
+  return `turns ${range.fromTurn}..${range.toTurn}`;
+}
+
+/** True when a review range starts or ends inside a turn. */
+function hasCycles(range: ReviewTurnRange): boolean {
+  return range.fromCycle !== undefined || range.toCycle !== undefined;
+}
+
+/** The final range of a summary: grown over the summaries it touches, in one place. */
+function finalSummaryRange(
+  events: readonly ConversationEvent[],
+  requested: ReviewTurnRange,
+  cycleCounts: readonly number[],
+  problems: string[],
+): ReviewTurnRange | undefined {
+  if (!hasCycles(requested)) {
+    // The summary-overlap rule (docs/compaction-model.md), applied now rather than at apply time: the result shows the final range.
+    const grown = extendSummaryRange(events, requested.fromTurn - 1, requested.toTurn - 1);
+    return { fromTurn: grown.from + 1, toTurn: grown.to + 1 };
+  }
+  const span = reviewRangeSpan(requested);
+  // Ending at a turn's last cycle is ending with the turn, the conversation's last turn included.
+  const endsWithTurn =
+    requested.toCycle !== undefined && requested.toCycle >= (cycleCounts[span.to.turn] ?? 0);
+  const grown = growSuppliedCycleSummary(
+    events,
+    endsWithTurn ? { from: span.from, to: { turn: span.to.turn, cycle: TURN_END } } : span,
+  );
+  if (grown.kind !== "planned") {
+    problems.push(grown.message);
+    return undefined;
+  }
+  const { piece } = grown;
+  return rangeOfSpan(
+    {
+      from: { turn: piece.from, cycle: piece.fromCycle ?? HEAD },
+      to: { turn: piece.to, cycle: piece.toCycle ?? TURN_END },
+    },
+    cycleCounts,
+  );
 }
 
 /**
@@ -219,33 +377,71 @@ export function validateProposal(
       `\`from_turn\` (${fromTurn}) is after \`to_turn\` (${toTurn}); the range must run forwards`,
     );
   }
+  const { cycleCounts } = layoutCycles(source.events);
+  const cycles =
+    fromTurn !== undefined && toTurn !== undefined
+      ? readCycles(argumentsObject, { fromTurn, toTurn }, cycleCounts, problems)
+      : {};
   const policies = readPolicies(argumentsObject, problems);
   checkPolicyCombination(policies, problems);
   if (problems.length > 0 || fromTurn === undefined || toTurn === undefined) {
     return { ok: false, message: problems.join("\n") };
   }
-  const requested = { fromTurn, toTurn };
-  let final: ReviewTurnRange = requested;
+  const requested: ReviewTurnRange = { fromTurn, toTurn, ...cycles };
+  let final: ReviewTurnRange | undefined = requested;
   if (policies.summary !== undefined) {
-    // The summary-overlap rule (docs/compaction-model.md), applied now rather than at apply time: the result shows the final range.
-    const grown = extendSummaryRange(source.events, fromTurn - 1, toTurn - 1);
-    final = { fromTurn: grown.from + 1, toTurn: grown.to + 1 };
+    final = finalSummaryRange(source.events, requested, cycleCounts, problems);
   }
+  if (final === undefined) return { ok: false, message: problems.join("\n") };
   return {
     ok: true,
     proposal: { ...final, requested, ...policies },
     turnCount,
-    grownOver: summariesGrownOver(source.events, requested, final),
+    grownOver: summariesGrownOver(source.events, requested, final, cycleCounts),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+/** `turns 4..4`, `turns 1..17`, or a cycle range: `turn 4, cycles 1..37`. */
 function describeTurns(range: ReviewTurnRange): string {
-  return range.fromTurn === range.toTurn
-    ? `turn ${range.fromTurn}`
-    : `turns ${range.fromTurn}-${range.toTurn}`;
+  if (hasCycles(range)) return describeSpan(reviewRangeSpan(range));
+  return describeTurnRange(range.fromTurn, range.toTurn);
+}
+
+/**
+ * The range spelled as `describeTurns` does, read back (also as versions before the one spelling
+ * of ranges wrote whole turns: `turn 3`, or a dash between the two numbers); undefined otherwise.
+ */
+function parseTurns(text: string): ReviewTurnRange | undefined {
+  const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+  const whole = /^turns? (\d+)(?:(?:\.\.|-)(\d+))?$/.exec(text);
+  if (whole !== null) return { fromTurn: Number(whole[1]), toTurn: number(whole[2]) ?? Number(whole[1]) };
+  const inOne = /^turn (\d+), (?:cycle (\d+)|cycles (\d+)\.\.(\d+)|from cycle (\d+))$/.exec(text);
+  if (inOne !== null) {
+    const turn = Number(inOne[1]);
+    const fromCycle = number(inOne[2] ?? inOne[3] ?? inOne[5]);
+    const toCycle = number(inOne[2] ?? inOne[4]);
+    return {
+      fromTurn: turn,
+      toTurn: turn,
+      ...(fromCycle === undefined ? {} : { fromCycle }),
+      ...(toCycle === undefined ? {} : { toCycle }),
+    };
+  }
+  const across = /^turns (\d+)\.\.(\d+)(?:, turn \d+ from cycle (\d+))?(?:, turn \d+ to cycle (\d+))?$/.exec(
+    text,
+  );
+  if (across === null) return undefined;
+  const fromCycle = number(across[3]);
+  const toCycle = number(across[4]);
+  return {
+    fromTurn: Number(across[1]),
+    toTurn: Number(across[2]),
+    ...(fromCycle === undefined ? {} : { fromCycle }),
+    ...(toCycle === undefined ? {} : { toCycle }),
+  };
 }
 
 /** `summarize`, or the mechanical policies (`strip reasoning + strip tool calls`). */
@@ -265,9 +461,9 @@ export function describeProposalPolicy(
   return parts.join(" + ");
 }
 
-/** `Proposed: compact turns 1-17 of 20 (summarize)`; without `turnCount`, no `of N`. */
+/** `Proposed: compact turns 1..17 of 20 (summarize)`; without `turnCount`, no `of N`. */
 export function renderProposalLine(proposal: ReviewProposal, turnCount?: number): string {
-  const of = turnCount === undefined ? "" : ` of ${turnCount}`;
+  const of = turnCount === undefined || hasCycles(proposal) ? "" : ` of ${turnCount}`;
   return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})`;
 }
 
@@ -276,11 +472,13 @@ export function renderProposalResult(validation: Extract<ProposalValidation, { o
   const { proposal, turnCount, grownOver } = validation;
   const lines = [renderProposalLine(proposal, turnCount)];
   if (grownOver.length > 0) {
-    const summaries = grownOver.map(describeTurns).join(", ");
+    const cycles = hasCycles(proposal) || hasCycles(proposal.requested) || grownOver.some(hasCycles);
+    const summaries = grownOver.map(describeTurns).join(cycles ? "; " : ", ");
+    const bare = (range: ReviewTurnRange) =>
+      cycles ? describeTurns(range) : describeTurns(range).replace(/^turns? /, "");
     lines.push(
-      `The range grew from ${describeTurns(proposal.requested).replace(/^turns? /, "")} to ` +
-        `${describeTurns(proposal).replace(/^turns? /, "")} so that it covers the existing summary of ${summaries} whole; ` +
-        "the summary text should cover the whole range.",
+      `The range grew from ${bare(proposal.requested)} to ${bare(proposal)} so that it covers the existing ` +
+        `summary of ${summaries} whole; the summary text should cover the whole range.`,
     );
   }
   lines.push(
@@ -289,19 +487,32 @@ export function renderProposalResult(validation: Extract<ProposalValidation, { o
   return lines.join("\n");
 }
 
-/** Reads the final range back from a tool result written by `renderProposalResult`. */
+/**
+ * Reads the final range back from a tool result written by `renderProposalResult`: `turns 1..17`,
+ * or as versions before the one spelling of ranges wrote it: a dash between the two numbers, and
+ * `turn 3` for one turn.
+ */
 export function readRecordedRange(resultContent: string): ReviewTurnRange | undefined {
-  const match = /^Proposed: compact turns? (\d+)(?:-(\d+))?/.exec(resultContent);
-  if (match === null) return undefined;
-  const fromTurn = Number(match[1]);
-  return { fromTurn, toTurn: match[2] === undefined ? fromTurn : Number(match[2]) };
+  const match = /^Proposed: compact (.+?)(?: of \d+)? \([^()\n]*\)$/m.exec(
+    resultContent.split("\n")[0] ?? "",
+  );
+  return match === null ? undefined : parseTurns(match[1]!);
 }
 
 /** What `--continue` prints before asking (docs/review.md, "Applying"). */
 export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number): string {
   const rest = turnCount - proposal.toTurn;
-  const stay = rest === 1 ? "1 turn stays uncompacted" : `${rest} turns stay uncompacted`;
-  const lines = [renderProposalLine(proposal), `The conversation now has ${turnCount} turns; ${stay}.`];
+  const turns = (count: number) => (count === 1 ? "1 turn" : `${count} turns`);
+  let stay: string;
+  if (proposal.toCycle === undefined) stay = `${turns(rest)} ${rest === 1 ? "stays" : "stay"} uncompacted`;
+  else {
+    const partial = `turn ${proposal.toTurn} from cycle ${proposal.toCycle + 1}`;
+    stay =
+      rest === 0
+        ? `${partial} stays uncompacted`
+        : `${partial} and the ${turns(rest)} after it stay uncompacted`;
+  }
+  const lines = [renderProposalLine(proposal), `The conversation now has ${turns(turnCount)}; ${stay}.`];
   if (proposal.summary !== undefined) lines.push("", proposal.summary);
   return lines.join("\n");
 }
@@ -343,15 +554,34 @@ export function findLatestProposal(events: readonly ConversationEvent[]): Record
   return undefined;
 }
 
+/** The raw range (0-based) a proposal's event covers, its cycles included. */
+function proposalRange(proposal: ReviewTurnRange): {
+  from: number;
+  to: number;
+  fromCycle?: number;
+  toCycle?: number;
+} {
+  return {
+    from: proposal.fromTurn - 1,
+    to: proposal.toTurn - 1,
+    ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
+    ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
+  };
+}
+
 /** True when `compaction` is exactly what `proposal` would write (range, policies, summary text). */
 export function compactionMatchesProposal(compaction: Compaction, proposal: ReviewProposal): boolean {
   const toolCalls = proposal.toolCalls === undefined ? undefined : toolCallsPolicyFor(proposal.toolCalls);
+  const range = proposalRange(proposal);
+  const policies = compactionPolicies(compaction);
   return (
-    compaction.from_turn === proposal.fromTurn - 1 &&
-    compaction.to_turn === proposal.toTurn - 1 &&
-    compaction.summary?.summary === proposal.summary &&
-    compaction.reasoning === proposal.reasoning &&
-    JSON.stringify(compaction.tool_calls ?? null) === JSON.stringify(toolCalls ?? null)
+    compaction.from_turn === range.from &&
+    compaction.to_turn === range.to &&
+    compaction.cycles?.from === range.fromCycle &&
+    compaction.cycles?.to === range.toCycle &&
+    policies.summary?.summary === proposal.summary &&
+    policies.reasoning === proposal.reasoning &&
+    JSON.stringify(policies.tool_calls ?? null) === JSON.stringify(toolCalls ?? null)
   );
 }
 
@@ -422,6 +652,8 @@ export function planContinue(input: ContinueInput): ContinueDecision {
           ...recorded.arguments,
           from_turn: recorded.recordedRange.fromTurn,
           to_turn: recorded.recordedRange.toTurn,
+          from_cycle: recorded.recordedRange.fromCycle,
+          to_cycle: recorded.recordedRange.toCycle,
         };
   const validation = validateProposal(argumentsObject, {
     kind: "found",
@@ -455,11 +687,11 @@ export function planContinue(input: ContinueInput): ContinueDecision {
  * overlapping summaries when it was proposed.
  */
 export function reviewCompactionPlan(proposal: ReviewProposal, reviewId: string): PlannedCompaction {
-  const range = { from: proposal.fromTurn - 1, to: proposal.toTurn - 1 };
+  const range = proposalRange(proposal);
   const segment: CompactionSegment = {
     ruleIndex: 0,
     ...range,
-    requested: range,
+    requested: { from: range.from, to: range.to },
     ...(proposal.summary === undefined ? {} : { supplied: { text: proposal.summary, author: "assistant" } }),
     ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
     ...(proposal.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(proposal.toolCalls) }),
@@ -480,18 +712,27 @@ export function turnMarker(turnNumber: number): string {
   return `[turn ${turnNumber}] `;
 }
 
+/** The marker prepended to the first tool result of a cycle: `[turn 4, cycle 12] `. */
+export function cycleMarker(turnNumber: number, cycleNumber: number): string {
+  return `[turn ${turnNumber}, cycle ${cycleNumber}] `;
+}
+
 /**
  * The events a review starts from. When the raw events fit the review model's window the copied
  * `compaction` and `compaction_reset` entries are dropped, so the model sees every original turn;
  * otherwise they are kept and earlier turns show as their summaries. Either way the first user
- * message of every turn gets its 1-based `[turn N]` marker. Inputs are not modified.
+ * message of every turn gets its 1-based `[turn N]` marker, and in a turn of several cycles the
+ * first tool result of each cycle its `[turn N, cycle C]` marker, so ranges can end inside a turn.
+ * Inputs are not modified.
  */
 export function buildReviewHistory(
   sourceEvents: readonly ConversationEvent[],
   options: { readonly keepCompactions: boolean },
 ): ConversationEvent[] {
-  const indices = assignTurnIndices(sourceEvents);
+  const layout = layoutCycles(sourceEvents);
+  const indices = layout.turnIndices;
   const marked = new Set<number>();
+  const markedCycles = new Set<string>();
   const history: ConversationEvent[] = [];
   sourceEvents.forEach((event, position) => {
     if (!options.keepCompactions && (event.type === "compaction" || event.type === "compaction_reset"))
@@ -500,6 +741,18 @@ export function buildReviewHistory(
     if (event.type === "chat_request" && !marked.has(turn)) {
       marked.add(turn);
       history.push({ ...event, content: `${turnMarker(turn + 1)}${event.content}` });
+      return;
+    }
+    const cycle = layout.cycles[position]!;
+    const key = `${turn}.${cycle}`;
+    if (
+      event.type === "tool_call_response" &&
+      cycle !== HEAD &&
+      (layout.cycleCounts[turn] ?? 0) > 1 &&
+      !markedCycles.has(key)
+    ) {
+      markedCycles.add(key);
+      history.push({ ...event, content: `${cycleMarker(turn + 1, cycle + 1)}${event.content}` });
       return;
     }
     history.push(event);
@@ -518,6 +771,8 @@ export function buildOpeningProposal(
 ): TurnEvent[] {
   const { proposal } = validation;
   const argumentsObject: Record<string, unknown> = { from_turn: proposal.fromTurn, to_turn: proposal.toTurn };
+  if (proposal.fromCycle !== undefined) argumentsObject.from_cycle = proposal.fromCycle;
+  if (proposal.toCycle !== undefined) argumentsObject.to_cycle = proposal.toCycle;
   if (proposal.summary !== undefined) argumentsObject.summary = proposal.summary;
   return [
     { type: "turn_start", ...options.stamp() },

@@ -131,7 +131,18 @@ export const CompactionRuleSchema = z.object({
       instructions: z.string().optional(),
       context: z.string().optional(),
       model: z
-        .object({ id: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() })
+        .object({
+          // `provider/name`, an alias, or jp's `{ provider, name }` table.
+          id: z
+            .union([
+              z.string(),
+              z
+                .object({ provider: z.string(), name: z.string() })
+                .transform((id) => `${id.provider}/${id.name}`),
+            ])
+            .optional(),
+          parameters: z.record(z.string(), z.unknown()).optional(),
+        })
         .optional(),
     })
     .optional(),

@@ -8,8 +8,11 @@
  * follows the one `conversation.compaction.summary.fallback` setting. See docs/compaction.md and
  * docs/decisions/005-one-compaction-pipeline.md.
  */
+import { readModelId } from "./interop/jp-config.js";
 import { type ConfigTable, lookupConfig } from "./config.js";
-import { DIGEST_RECIPE, digestTurns } from "./digest.js";
+import { HEAD, selectRange } from "./cycles.js";
+import { DIGEST_RECIPE, type DigestRange, digestTurns } from "./digest.js";
+import type { TurnCycleRange } from "./labels.js";
 import type { SummaryRule } from "./rules.js";
 import type { Turn } from "./turns.js";
 
@@ -17,8 +20,11 @@ import type { Turn } from "./turns.js";
 export interface SummaryInput {
   /** The turns of the conversation, raw (turn indices as stored); the range selects from them. */
   readonly turns: readonly Turn[];
-  /** 0-based, inclusive raw turn indices. */
-  readonly range: { readonly from: number; readonly to: number };
+  /**
+   * 0-based, inclusive raw turn indices, and for a summary standing inside a turn its first and
+   * last cycle (docs/decisions/006-tool-cycle-bounds.md).
+   */
+  readonly range: TurnCycleRange;
   /** The rule's summary settings (instructions, context, model parameters). */
   readonly rule: SummaryRule;
   readonly signal?: AbortSignal;
@@ -44,9 +50,51 @@ export const digestSummarizer: Summarizer = {
   summarize: (input) =>
     Promise.resolve({
       ok: true,
-      text: digestTurns(input.turns, { fromTurn: input.range.from, toTurn: input.range.to }),
+      text: digestTurns(input.turns, digestRangeOf(input.range)),
     }),
 };
+
+/** The digest's name for a range. */
+export function digestRangeOf(range: TurnCycleRange): DigestRange {
+  return {
+    fromTurn: range.from,
+    toTurn: range.to,
+    ...(range.fromCycle === undefined ? {} : { fromCycle: range.fromCycle }),
+    ...(range.toCycle === undefined ? {} : { toCycle: range.toCycle }),
+  };
+}
+
+/** What a model summarizer reads for a range (see `summaryTurns`). */
+export interface SummaryTurns {
+  /** Raw turns, only the events the model is shown. */
+  readonly turns: readonly Turn[];
+  /**
+   * True when the range starts inside a turn: the turn's user message is shown first for context
+   * and stays in the conversation, so the summary must cover only the steps after it.
+   */
+  readonly inTurn: boolean;
+}
+
+/**
+ * The raw events a model summarizes: the turns of the range, only the covered cycles of a turn
+ * the range starts or ends inside. A range that starts inside a turn leaves the turn's head (its
+ * user message) in the conversation, so the head is shown before the cycles: the model learns what
+ * the steps were for, and the request starts with the user as every provider requires.
+ */
+export function summaryTurns(turns: readonly Turn[], range: TurnCycleRange): SummaryTurns {
+  const selected = selectRange(turns, digestRangeOf(range));
+  if (range.fromCycle === undefined) return { turns: selected, inTurn: false };
+  const head = selectRange(turns, { fromTurn: range.from, toTurn: range.from, toCycle: HEAD });
+  const first = selected[0];
+  const headEvents = head[0]?.events ?? [];
+  if (first === undefined || first.index !== range.from) {
+    return { turns: [...head, ...selected], inTurn: true };
+  }
+  return {
+    turns: [{ index: first.index, events: [...headEvents, ...first.events] }, ...selected.slice(1)],
+    inTurn: true,
+  };
+}
 
 /** Which summarizer a rule uses, and why. */
 export type SummarizerChoice =
@@ -74,8 +122,8 @@ export function chooseSummarizer(rule: SummaryRule, assistantModel: string | und
 
 /** `assistant.model.id` when it is configured (any layer: files, `CXC_ASSISTANT__MODEL__ID`, `-c`). */
 export function configuredAssistantModel(config: ConfigTable): string | undefined {
-  const value = lookupConfig(config, "assistant.model.id");
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  // `provider/name`, an alias, or jp's `{ provider, name }` table.
+  return readModelId(lookupConfig(config, "assistant.model.id"));
 }
 
 /** What happens when a summary model fails: summarize with the digest instead, or apply nothing. */

@@ -7,7 +7,7 @@
  *
  * - paths the tool calls wrote, read, searched or ran commands on, and paths the user or the
  *   assistant named that exist as paths: the conversation's tools touched or listed them, a code
- *   block shows them, or they name a file with a known extension (`docs/rfd/064.md`). A bare word
+ *   block shows them, or they name a file with a known extension (`notes/rfd-064.md`). A bare word
  *   (`src`) and prose with a slash (`I/O`, `corrupt/missing`) are not paths;
  * - identifiers from code: code-shaped words (`parse_since`, `BearDb`, `Foo::bar`, `--since`,
  *   `run()`) that the user or the assistant wrote in their messages AND that are code: in inline
@@ -24,6 +24,7 @@
  * constraints first; a path written over one read; the user's words over the assistant's), how
  * often it came up and how recently, and the list is ranked by that score.
  */
+import { selectRange } from "./cycles.js";
 import { classifyTool, collectArgumentPaths, collectCommandPaths, type DigestRange } from "./digest.js";
 import { ADVISOR_AUTHOR } from "./events.js";
 import {
@@ -189,7 +190,8 @@ class FactTable {
 
 /** The facts of the raw range that `summary` does not mention, ranked (see the module comment). */
 export function checkSummary(turns: readonly Turn[], range: DigestRange, summary: string): SummaryLosses {
-  const selected = turns.filter((turn) => turn.index >= range.fromTurn && turn.index <= range.toTurn);
+  // Inside a turn only the covered cycles (docs/decisions/006-tool-cycle-bounds.md).
+  const selected = selectRange(turns, range);
   const { facts, span } = collectFacts(selected);
   const index = indexSummary(summary);
   const lost = facts.filter((fact) => !mentions(index, fact));

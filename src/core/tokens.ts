@@ -10,7 +10,7 @@
  * `ProviderUsage` for the convention) and reports a corrected total alongside the estimate.
  */
 import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
-import { SUMMARY_REQUEST_TEXT } from "./projection.js";
+import { IN_TURN_SUMMARY_HEADING, SUMMARY_REQUEST_TEXT } from "./projection.js";
 import type { Turn } from "./turns.js";
 
 /** The kinds of content tokens are counted for. */
@@ -86,8 +86,9 @@ export function createEmptyTokensByKind(): Record<TokenKind, number> {
 
 /**
  * Counts one turn. A summary turn injected by projection (its request is
- * `[Summary of previous conversation]`) counts entirely as `summary`. Inquiries and `turn_start`
- * are not sent to a provider and count nothing.
+ * `[Summary of previous conversation]`) counts entirely as `summary`, and so does a summary
+ * standing inside a turn (a request starting `[Summary of earlier steps in this turn]`).
+ * Inquiries and `turn_start` are not sent to a provider and count nothing.
  */
 export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnTokens {
   const byKind = createEmptyTokensByKind();
@@ -96,13 +97,43 @@ export function countTurnTokens(turn: Turn, countTokens: TokenCounter): TurnToke
   );
   for (const event of turn.events) {
     const counted = countEventOnce(event, countTokens);
-    if (counted) byKind[isSummary ? "summary" : counted.kind] += counted.tokens;
+    if (counted) byKind[isSummary || isInTurnSummary(event) ? "summary" : counted.kind] += counted.tokens;
   }
   const total = TOKEN_KINDS.reduce((sum, kind) => sum + byKind[kind], 0);
   return { index: turn.index, byKind, total, usage: findTurnUsage(turn) };
 }
 
+const IN_TURN_SUMMARY_PREFIX = `${IN_TURN_SUMMARY_HEADING}\n\n`;
+
+function isInTurnSummary(event: TurnEvent): boolean {
+  return event.type === "chat_request" && event.content.startsWith(IN_TURN_SUMMARY_PREFIX);
+}
+
 type CountedEvent = { kind: TokenKind; tokens: number } | undefined;
+
+/** The tokens one event costs the model (0 for events that are not sent: `turn_start`, inquiries). */
+export function countEventTokens(event: TurnEvent, countTokens: TokenCounter): number {
+  return countEventOnce(event, countTokens)?.tokens ?? 0;
+}
+
+/**
+ * The text an event is counted by (see `countEventTokens`); two events with the same id and the
+ * same text cost the same.
+ */
+export function countedText(event: TurnEvent): string | undefined {
+  switch (event.type) {
+    case "chat_request":
+      return event.schema === undefined ? event.content : `${event.content}\n${JSON.stringify(event.schema)}`;
+    case "chat_response":
+      return event.reasoning ?? event.message ?? JSON.stringify(event.data ?? null);
+    case "tool_call_request":
+      return renderToolCall(event);
+    case "tool_call_response":
+      return event.content;
+    default:
+      return undefined;
+  }
+}
 
 /**
  * Each event's count, per counter: a counter must give a text the same count for as long as it is
@@ -163,6 +194,11 @@ export function findTurnUsage(turn: Turn): ProviderUsage | undefined {
     return parseUsage(event.metadata?.usage);
   }
   return undefined;
+}
+
+/** The usage a `chat_response` carries in `metadata.usage`, when it has the numeric fields it needs. */
+export function readResponseUsage(event: ChatResponse): ProviderUsage | undefined {
+  return parseUsage(event.metadata?.usage);
 }
 
 function parseUsage(value: unknown): ProviderUsage | undefined {

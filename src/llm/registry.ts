@@ -49,14 +49,26 @@ const ProviderConfigSchema = z.looseObject({
     .optional(),
 });
 
+/** A model id: `provider/name`, an alias, or jp's `{ provider, name }` table. */
+const ModelIdSchema = z.union([
+  z.string().min(1),
+  z
+    .looseObject({ provider: z.string().min(1), name: z.string().min(1) })
+    .transform((id) => `${id.provider}/${id.name}`),
+]);
+
+const AliasesSchema = z.record(z.string(), ModelIdSchema);
+
 const LlmConfigSchema = z.looseObject({
   providers: z
-    .looseObject({ aliases: z.record(z.string(), z.string()).optional() })
+    .looseObject({
+      aliases: AliasesSchema.optional(),
+      // jp's key for the same table; cxc's own `providers.aliases` wins where both name an alias.
+      llm: z.looseObject({ aliases: AliasesSchema.optional() }).optional(),
+    })
     .catchall(z.unknown())
     .optional(),
-  assistant: z
-    .looseObject({ model: z.looseObject({ id: z.string().min(1).optional() }).optional() })
-    .optional(),
+  assistant: z.looseObject({ model: z.looseObject({ id: ModelIdSchema.optional() }).optional() }).optional(),
 });
 
 /** Settings for one provider after merging built-in defaults, config and environment. */
@@ -108,8 +120,10 @@ export interface LlmConfig {
 export function readLlmConfig(config: unknown): LlmConfig {
   const parsed = LlmConfigSchema.safeParse(config ?? {});
   if (!parsed.success) throw invalidConfig(parsed.error.issues[0]);
-  const { aliases = {}, ...rest } = parsed.data.providers ?? {};
+  const { aliases: ownAliases = {}, llm, ...rest } = parsed.data.providers ?? {};
+  const aliases = { ...(llm?.aliases ?? {}), ...ownAliases };
   const providers: Record<string, z.infer<typeof ProviderConfigSchema>> = {};
+  // `providers.llm` is jp's table (its aliases are read above), not a provider named `llm`.
   for (const [name, value] of Object.entries(rest)) {
     const provider = ProviderConfigSchema.safeParse(value);
     if (!provider.success) throw invalidConfig(provider.error.issues[0], `providers.${name}`);
@@ -165,6 +179,8 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
 /** A resolved model: its full id, parts, limits and provider settings. */
 export interface ResolvedModel extends ModelId, ModelLimits {
   readonly id: string;
+  /** Where `contextWindow` came from: cxc's model table or the configuration. */
+  readonly contextWindowSource?: "known" | "configured";
   readonly settings: ProviderSettings;
 }
 
@@ -178,7 +194,19 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     ...(override?.context_window === undefined ? {} : { contextWindow: override.context_window }),
     ...(override?.max_output_tokens === undefined ? {} : { maxOutputTokens: override.max_output_tokens }),
   });
-  return { id, ...parsed, ...limits, settings };
+  const contextWindowSource =
+    override?.context_window !== undefined
+      ? "configured"
+      : limits.contextWindow === undefined
+        ? undefined
+        : "known";
+  return {
+    id,
+    ...parsed,
+    ...limits,
+    ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
+    settings,
+  };
 }
 
 /** Options of `createLlmClient`. */

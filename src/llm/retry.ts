@@ -28,7 +28,7 @@ export interface RetryOptions {
   readonly sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter in [0, 1); multiplied by 500 ms and added to the backoff (default Math.random). */
   readonly random?: () => number;
-  /** Told before each retry, e.g. to print `⚠ rate-limit, retrying (1/5)…`. */
+  /** Told before each retry (`describeRetry` words it). */
   readonly onRetry?: (notice: RetryNotice) => void;
 }
 
@@ -42,6 +42,30 @@ export interface RetryNotice {
 }
 
 const JITTER_MS = 500;
+
+/**
+ * The warning told before a retry, naming the cause in words:
+ * `the provider returned HTTP 500; retrying in 2 s (attempt 2 of 4)`. Attempts count the first
+ * request, so retry 1 of 3 is attempt 2 of 4.
+ */
+export function describeRetry(notice: RetryNotice): string {
+  const { error } = notice;
+  const http = error.status === undefined ? "" : ` (HTTP ${error.status})`;
+  const causes: Partial<Record<LlmError["kind"], string>> = {
+    "rate-limit": `the provider is rate limiting requests${http}`,
+    overloaded: `the provider is overloaded${http}`,
+    network: "the connection to the provider failed",
+    timeout: `the provider did not answer in time${http}`,
+  };
+  const cause =
+    causes[error.kind] ??
+    (error.status === undefined
+      ? "the provider returned an error"
+      : `the provider returned HTTP ${error.status}`);
+  const seconds = notice.delayMs / 1000;
+  const delay = seconds < 10 ? Math.round(seconds * 10) / 10 : Math.round(seconds);
+  return `${cause}; retrying in ${delay} s (attempt ${notice.attempt + 1} of ${notice.maxRetries + 1})`;
+}
 
 /** The delay before retry number `attempt` (1-based). */
 export function computeRetryDelay(

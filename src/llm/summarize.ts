@@ -9,7 +9,7 @@
  */
 import type { ChatRequest, TurnEvent } from "../core/events.js";
 import { buildLlmRequest } from "../core/request.js";
-import type { Summarizer } from "../core/summarizer.js";
+import { type Summarizer, summaryTurns } from "../core/summarizer.js";
 import type { LlmClient, LlmError, LlmStreamEvent, LlmUsage } from "./types.js";
 
 /** The default system prompt of the summarizer. */
@@ -32,6 +32,14 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS = [
 /** The request that asks for the summary. */
 export const SUMMARY_REQUEST = "Summarize the conversation above.";
 
+/**
+ * The request for a summary that stands inside a turn (docs/compaction.md, "Inside a turn"): the
+ * user's message that opened the turn stays, the summary replaces only the steps after it.
+ */
+export const IN_TURN_SUMMARY_REQUEST =
+  "Summarize the steps above that follow my first message. That message stays in the conversation " +
+  "and your summary replaces only the steps after it, so do not restate it.";
+
 /** Output guard: a summary larger than this fails (jp's `max_response_bytes` default). */
 export const DEFAULT_MAX_SUMMARY_BYTES = 1_048_576;
 
@@ -43,6 +51,8 @@ export interface SummarizeOptions {
   readonly instructions?: string;
   /** Focus appended to the request as `Additional context: …` when not blank. */
   readonly context?: string;
+  /** True when the summary stands inside a turn (`IN_TURN_SUMMARY_REQUEST`). */
+  readonly inTurn?: boolean;
   /** The model id, for messages. */
   readonly model: string;
   readonly maxOutputTokens?: number;
@@ -64,9 +74,10 @@ export type SummarizeResult =
     };
 
 /** The final user message, with the optional context. */
-export function buildSummaryRequestText(context?: string): string {
+export function buildSummaryRequestText(context?: string, inTurn = false): string {
+  const request = inTurn ? IN_TURN_SUMMARY_REQUEST : SUMMARY_REQUEST;
   const trimmed = context?.trim() ?? "";
-  return trimmed.length === 0 ? SUMMARY_REQUEST : `${SUMMARY_REQUEST}\n\nAdditional context: ${trimmed}`;
+  return trimmed.length === 0 ? request : `${request}\n\nAdditional context: ${trimmed}`;
 }
 
 /** Asks the client for a summary of the raw turns. Never throws for provider failures. */
@@ -78,7 +89,7 @@ export async function summarizeWithModel(
     type: "chat_request",
     id: "summary-request",
     ts: "",
-    content: buildSummaryRequestText(options.context),
+    content: buildSummaryRequestText(options.context, options.inTurn === true),
   };
   const request = buildLlmRequest([...options.rawTurns, { events: [finalRequest] }], {
     system: options.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS,
@@ -127,19 +138,20 @@ function rejectionReason(
 
 /**
  * A model as a summarizer (the port in core/summarizer.ts): the rule's instructions, context and
- * `summary.model.parameters.max_tokens` go into the request; the range's raw turns are selected
- * from the input's turns. Progress counts the provider's output tokens, or about four characters a
+ * `summary.model.parameters.max_tokens` go into the request; the range's raw events are selected
+ * from the input's turns (`summaryTurns`: inside a turn, its user message first). Progress counts the provider's output tokens, or about four characters a
  * token until the provider reports usage.
  */
 export function modelSummarizer(client: LlmClient): Summarizer {
   return {
     id: client.modelId,
     async summarize(input) {
-      const { from, to } = input.range;
+      const shown = summaryTurns(input.turns, input.range);
       const maxTokens = input.rule.model?.parameters?.max_tokens;
       const result = await summarizeWithModel(observeTokens(client, input.onTokens), {
-        rawTurns: input.turns.filter((turn) => turn.index >= from && turn.index <= to),
+        rawTurns: shown.turns,
         model: client.modelId,
+        ...(shown.inTurn ? { inTurn: true } : {}),
         ...(input.rule.instructions === undefined ? {} : { instructions: input.rule.instructions }),
         ...(input.rule.context === undefined ? {} : { context: input.rule.context }),
         ...(typeof maxTokens === "number" ? { maxOutputTokens: maxTokens } : {}),

@@ -22,13 +22,22 @@ import {
   LIVE_FROM_TOOL,
   type LiveFromPick,
   LiveFromAnswerSchema,
+  addDecisionUsage,
   parseAdvisorAnswers,
   renderAdvice,
+  renderAdviceHint,
   renderSteeringMessage,
   type TierDecision,
   type Verdict,
 } from "../core/advisor.js";
-import { ADVISOR_AUTHOR, type ChatRequest, type ConversationEvent, type TurnEvent } from "../core/events.js";
+import { layoutCycles } from "../core/cycles.js";
+import {
+  ADVISOR_AUTHOR,
+  type ChatRequest,
+  type ConversationEvent,
+  isTurnEvent,
+  type TurnEvent,
+} from "../core/events.js";
 import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
 import type { LlmRequest, ToolDefinition } from "../core/request.js";
 import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
@@ -65,6 +74,8 @@ export interface AdvisorOptions {
   readonly warn: (text: string) => void;
   /** Whether the agent can call `compact_now` this turn (steering names it only then). */
   readonly compactNowEnabled: boolean;
+  /** The conversation advised, for the command the advice names. */
+  readonly conversationId?: string;
 }
 
 /** The projected context as the advisor sees it. */
@@ -129,14 +140,31 @@ function renderEvent(event: TurnEvent): string | undefined {
   }
 }
 
-/** An abridged transcript of the last turns, labelled with raw 1-based turn numbers. */
-export function renderDecisionTranscript(turns: readonly ProjectedTurn[]): string {
+/**
+ * An abridged transcript of the last turns, labelled with raw 1-based turn numbers. With
+ * `cycleOf` (the raw cycle of each event, by id), every cycle after the first of a turn is
+ * labelled too (`[turn 4, cycle 2]`), so a cut point can name one.
+ */
+export function renderDecisionTranscript(
+  turns: readonly ProjectedTurn[],
+  cycleOf?: ReadonlyMap<string, number>,
+): string {
   const blocks = turns.slice(-TRANSCRIPT_TURNS).map((turn) => {
     const label =
       turn.origin.kind === "kept"
         ? `[turn ${turn.origin.turn + 1}]`
         : `[summary of turns ${turn.origin.from + 1}..${turn.origin.to + 1}]`;
-    const lines = turn.events.map(renderEvent).filter((line): line is string => line !== undefined);
+    const lines: string[] = [];
+    let cycle = 0;
+    for (const event of turn.events) {
+      const at = cycleOf?.get(event.id);
+      if (turn.origin.kind === "kept" && at !== undefined && at > cycle) {
+        cycle = at;
+        lines.push(`[turn ${turn.origin.turn + 1}, cycle ${at + 1}]`);
+      }
+      const line = renderEvent(event);
+      if (line !== undefined) lines.push(line);
+    }
     return [label, ...lines].join("\n");
   });
   const text = blocks.join("\n\n");
@@ -158,7 +186,12 @@ function decisionRequest(transcript: string, question: string, tool: ToolDefinit
 export async function callDecisionTool(
   client: LlmClient,
   request: LlmRequest,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: {
+    timeoutMs: number;
+    signal?: AbortSignal;
+    /** The tokens the provider reported for the call, once it answered. */
+    onUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
+  },
 ): Promise<Record<string, unknown>> {
   const controller = new AbortController();
   const onAbort = (): void => controller.abort();
@@ -172,11 +205,21 @@ export async function callDecisionTool(
   });
   const read = async (): Promise<Record<string, unknown>> => {
     const name = request.toolChoice?.type === "tool" ? request.toolChoice.name : "";
+    let answer: Record<string, unknown> | undefined;
+    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    // Read to the end, so the usage the provider reports last is counted (`cxc conversation stats`).
     for await (const event of client.stream(request, { signal: controller.signal })) {
-      if (event.type === "tool-call" && event.name === name) return event.arguments;
-      if (event.type === "error") throw new Error(`the decision model failed: ${event.error.message}`);
+      if (event.type === "tool-call" && event.name === name) answer ??= event.arguments;
+      else if (event.type === "usage" || event.type === "message-end") usage = event.usage;
+      else if (event.type === "error") {
+        if (answer !== undefined) break;
+        throw new Error(`the decision model failed: ${event.error.message}`);
+      }
+      if (event.type === "message-end") break;
     }
-    throw new Error(`the decision model did not call ${name}`);
+    if (usage !== undefined) options.onUsage?.(usage);
+    if (answer === undefined) throw new Error(`the decision model did not call ${name}`);
+    return answer;
   };
   try {
     const reading = read();
@@ -222,6 +265,8 @@ class AdvisorRuntime implements Advisor {
   readonly contextWindow: number | undefined;
   readonly #options: AdvisorOptions;
   #saidUnavailable = false;
+  /** The answers `should_i_compact` just got: the boundary that ends its cycle reuses them. */
+  #answered: AdvisorSignals | undefined;
 
   constructor(options: AdvisorOptions) {
     this.#options = options;
@@ -251,8 +296,12 @@ class AdvisorRuntime implements Advisor {
     const measure = measureView(view, this.#options.countTokens);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
-    let signals: AdvisorSignals | undefined;
-    if (this.#options.decisionClient === undefined) {
+    let signals: AdvisorSignals | undefined = this.#answered;
+    this.#answered = undefined;
+    if (signals !== undefined) {
+      // Asked moments ago in this cycle (should_i_compact): the same four questions again would
+      // cost a call for the same answers.
+    } else if (this.#options.decisionClient === undefined) {
       this.#sayUnavailable();
     } else {
       try {
@@ -270,6 +319,7 @@ class AdvisorRuntime implements Advisor {
   async verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict> {
     const measure = this.measure(events);
     const signals = measure.compactableTurns === 0 ? undefined : await this.#askSignals(measure, signal);
+    this.#answered = signals;
     const decision = this.#decide(measure, signals);
     const should = decision.tier === "recommend" || decision.tier === "request";
     const window = this.contextWindow;
@@ -296,15 +346,26 @@ class AdvisorRuntime implements Advisor {
     if (!this.settings.cutPoint || client === undefined || candidates.length < 2) return undefined;
     try {
       const offered = candidates.map((turn) => turn + 1).join(", ");
+      const layout = layoutCycles(events);
+      const cycleOf = new Map<string, number>();
+      events.forEach((event, position) => {
+        if (isTurnEvent(event) && layout.cycles[position]! > 0)
+          cycleOf.set(event.id, layout.cycles[position]!);
+      });
       const request = decisionRequest(
-        renderDecisionTranscript(this.measure(events).turns),
-        `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)?`,
+        renderDecisionTranscript(this.measure(events).turns, cycleOf),
+        `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)? ` +
+          "If it starts partway through a turn, give that cycle too.",
         LIVE_FROM_TOOL,
       );
-      const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
+      const answers = await callDecisionTool(client, request, this.#callOptions(signal));
       const answer = LiveFromAnswerSchema.parse(answers);
       const turn = answer.live_from_turn - 1;
-      return candidates.includes(turn) ? { turn, confidence: answer.confidence } : undefined;
+      if (!candidates.includes(turn)) return undefined;
+      const cycle = answer.live_from_cycle == null ? undefined : answer.live_from_cycle - 1;
+      // A cycle the turn does not have is a guess: the turn alone is taken.
+      const known = cycle !== undefined && cycle < (layout.cycleCounts[turn] ?? 0);
+      return { turn, ...(known ? { cycle } : {}), confidence: answer.confidence };
     } catch {
       // A failed pick leaves the planned cut: a compaction never fails because the advisor could not be asked.
       return undefined;
@@ -327,6 +388,18 @@ class AdvisorRuntime implements Advisor {
     );
   }
 
+  /** A decision call's options; its reported tokens are added to the advisor record. */
+  #callOptions(signal: AbortSignal): Parameters<typeof callDecisionTool>[2] {
+    return {
+      timeoutMs: this.settings.timeoutMs,
+      signal,
+      onUsage: (usage) => {
+        const state = this.#options.state.load();
+        this.#options.state.save({ ...state, decision_usage: addDecisionUsage(state.decision_usage, usage) });
+      },
+    };
+  }
+
   #sayUnavailable(): void {
     if (this.#saidUnavailable || this.#options.decisionUnavailable === undefined) return;
     this.#saidUnavailable = true;
@@ -341,7 +414,7 @@ class AdvisorRuntime implements Advisor {
       QUESTIONS_PROMPT,
       ADVISOR_QUESTIONS_TOOL,
     );
-    const answers = await callDecisionTool(client, request, { timeoutMs: this.settings.timeoutMs, signal });
+    const answers = await callDecisionTool(client, request, this.#callOptions(signal));
     const parsed = parseAdvisorAnswers(answers);
     if (!parsed.ok) throw new Error(parsed.message);
     return parsed.signals;
@@ -365,7 +438,12 @@ class AdvisorRuntime implements Advisor {
     if (!decideAnnouncement(current, decision.tier).announce) return [];
     stateStore.save({ ...state, last_announced: decision.tier });
     const liveCount = describeLiveCount(tokens, this.contextWindow, formatTokenCount);
-    this.#options.print(renderAdvice(decision, liveCount));
+    const next = renderAdviceHint(decision.tier, {
+      compactNowEnabled: this.#options.compactNowEnabled,
+      ...(this.#options.conversationId === undefined ? {} : { conversationId: this.#options.conversationId }),
+    });
+    // One print: the writer prefixes the first line (`cxc: `); the hint line follows as is.
+    this.#options.print(renderAdvice(decision, liveCount) + (next === undefined ? "" : `\n${next}`));
     const loud = decision.tier === "recommend" || decision.tier === "request";
     if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
     const message: ChatRequest = {

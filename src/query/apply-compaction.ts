@@ -29,9 +29,11 @@ import {
   type PlannedCompaction,
 } from "../core/plan-compaction.js";
 import { checkSummary, type SummaryLosses } from "../core/summary-check.js";
+import { describeRange, rangeSlug, type TurnCycleRange } from "../core/labels.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
+  digestRangeOf,
   digestSummarizer,
   readSummaryFallback,
   SUMMARY_FALLBACK_KEY,
@@ -112,6 +114,7 @@ async function modelSummarizerFor(
   // Loaded on demand: the provider SDKs are slow to import and a digest run needs none.
   const { createLlmClient } = await import("../llm/registry.js");
   const { modelSummarizer } = await import("../llm/summarize.js");
+  const { describeRetry } = await import("../llm/retry.js");
   try {
     const client = createLlmClient(modelId, {
       config: environment.config,
@@ -119,10 +122,7 @@ async function modelSummarizerFor(
       // jp retries a summary's transient failures up to 3 times.
       retry: {
         maxRetries: 3,
-        onRetry: (notice) =>
-          environment.report.warn(
-            `${notice.error.kind}: ${notice.error.message} Retrying (${notice.attempt}/${notice.maxRetries})…`,
-          ),
+        onRetry: (notice) => environment.report.warn(describeRetry(notice)),
       },
     });
     return modelSummarizer(client);
@@ -134,12 +134,10 @@ async function modelSummarizerFor(
   }
 }
 
-/** 0-based, inclusive raw turns. */
-type Range = { readonly from: number; readonly to: number };
+/** 0-based, inclusive raw turns; for a summary standing inside a turn, its cycles too. */
+type Range = TurnCycleRange;
 
-function rangeText(range: Range): string {
-  return `turns ${range.from + 1}..${range.to + 1}`;
-}
+const rangeText = describeRange;
 
 /** What a model did with a summary request. */
 type ModelOutcome =
@@ -169,7 +167,10 @@ async function summarizeByModel(
   }
   if (outcome.ok) return { kind: "written", text: outcome.text, summarizer: model.id };
   if (outcome.aborted || environment.signal?.aborted) {
-    throw new CxcError("interrupted", `interrupted while ${model.id} summarized; nothing was compacted`);
+    throw new CxcError(
+      "interrupted",
+      `interrupted while summarizing ${rangeText(input.range)}; nothing was applied`,
+    );
   }
   return { kind: "failed", model: model.id, reason: outcome.reason };
 }
@@ -195,8 +196,19 @@ function fallBack(
   );
 }
 
+/** A segment's range, its cycle bounds included. */
+function rangeOf(segment: Range): Range {
+  return {
+    from: segment.from,
+    to: segment.to,
+    ...(segment.fromCycle === undefined ? {} : { fromCycle: segment.fromCycle }),
+    ...(segment.toCycle === undefined ? {} : { toCycle: segment.toCycle }),
+  };
+}
+
 /**
- * Summarizes turns `segment.from..to` of `turns` (raw, see the module comment) for a summary rule:
+ * Summarizes turns `segment.from..to` of `turns` (only its cycles `fromCycle..toCycle` for a
+ * summary standing inside a turn) (raw, see the module comment) for a summary rule:
  * the one summarizer rule, the fallback setting when the model fails, then the summary check and
  * the private copy when asked for. Throws `summary-failed` (fallback `abort`), `interrupted` (the
  * signal was aborted while a model wrote) or `invalid-config`.
@@ -207,7 +219,7 @@ export async function makeSummary(
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
   fallbackOf(environment.config); // a bad setting is an error before any model is asked
-  const range = { from: segment.from, to: segment.to };
+  const range = rangeOf(segment);
   const rule = segment.summary;
   const choice = chooseSummarizer(
     rule,
@@ -224,7 +236,7 @@ export async function makeSummary(
       ? byModel
       : { text: await digestText(turns, range, rule), summarizer: DIGEST_RECIPE };
   const losses = environment.checkLosses
-    ? checkSummary(turns, { fromTurn: range.from, toTurn: range.to }, written.text)
+    ? checkSummary(turns, digestRangeOf(range), written.text)
     : undefined;
   const path = environment.copies === undefined ? undefined : writeCopy(environment, range, written.text);
   return {
@@ -242,9 +254,12 @@ async function digestText(turns: readonly Turn[], range: Range, rule: SummaryRul
   return outcome.ok ? outcome.text : "";
 }
 
-/** The private copy of a summary (store/scratch.ts), named with 1-based turns; failures only warn. */
+/**
+ * The private copy of a summary (store/scratch.ts), named with 1-based turns (and cycles:
+ * `…-summary-turn-4-cycles-1-37-…`); failures only warn.
+ */
 function writeCopy(environment: SummaryEnvironment, range: Range, text: string): string | undefined {
-  const stem = `${environment.copies!.conversationId}-summary-turns-${range.from + 1}-${range.to + 1}`;
+  const stem = `${environment.copies!.conversationId}-summary-${rangeSlug(range)}`;
   try {
     return writeScratchFile(environment.env, stem, text);
   } catch (error) {
@@ -270,6 +285,17 @@ function summariesOf(options: ExecuteOptions): SummaryEnvironment {
   return options.summaries;
 }
 
+/** The environment with each notice said once per plan (a summary split at turns is several). */
+function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment {
+  const said = new Set<string>();
+  const info = (text: string): void => {
+    if (said.has(text)) return;
+    said.add(text);
+    environment.report.info(text);
+  };
+  return { ...environment, report: { ...environment.report, info } };
+}
+
 /** One applied segment: the event and, for a generated summary, how it was made. */
 export interface ExecutedSegment {
   readonly segment: CompactionSegment;
@@ -285,15 +311,15 @@ export async function executePlan(
 ): Promise<ExecutedSegment[]> {
   const turns = groupTurns(events);
   const executed: ExecutedSegment[] = [];
+  const toSummarize = (segment: CompactionSegment) =>
+    segment.supplied === undefined ? segment.summary : undefined;
+  const environment = plan.segments.some(toSummarize) ? noticesOnce(summariesOf(options)) : undefined;
   for (const segment of plan.segments) {
+    const rule = toSummarize(segment);
     const made =
-      segment.summary === undefined || segment.supplied !== undefined
+      rule === undefined || environment === undefined
         ? undefined
-        : await makeSummary(
-            turns,
-            { from: segment.from, to: segment.to, summary: segment.summary },
-            summariesOf(options),
-          );
+        : await makeSummary(turns, { ...rangeOf(segment), summary: rule }, environment);
     const compaction = buildCompactionEvent(segment, {
       id: options.newEventId(),
       ts: options.now(),
@@ -355,6 +381,9 @@ export async function applyCompactionLocked(
   if (plan.kind !== "planned")
     return { kind: "nothing", message: plan.message, events: loaded.events, warnings };
   const segments = await executePlan(loaded.events, plan, options);
+  // Ctrl-C after the summaries were written (or while the offline digest ran): still nothing lands.
+  if (options.summaries?.signal?.aborted)
+    throw new CxcError("interrupted", "interrupted; nothing was applied");
   store.append(
     id,
     segments.map((segment) => segment.compaction),

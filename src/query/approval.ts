@@ -19,6 +19,11 @@ export interface PendingCall {
   readonly detail?: string;
   /** The tool's own text form of its arguments for `e` (JSON when absent). */
   readonly editing?: ArgumentsEditing;
+  /**
+   * What edited arguments would do, resolved again (`Tool.describeCall`). When present, arguments
+   * edited with `e` are shown again, resolved, and asked about before they run.
+   */
+  readonly redescribe?: (argumentsObject: Readonly<Record<string, unknown>>) => Promise<string>;
 }
 
 /** The terminal: present only when cxc can ask. */
@@ -31,12 +36,26 @@ export interface ApprovalPrompter {
 /** What happens to a call. */
 export type ApprovalDecision =
   | { readonly kind: "run"; readonly arguments: Readonly<Record<string, unknown>> }
-  | { readonly kind: "decline"; readonly content: string; readonly isError: boolean }
+  | {
+      readonly kind: "decline";
+      readonly content: string;
+      readonly isError: boolean;
+      /** The user said no (at the prompt, or with `N` earlier in the turn); else a setting or no terminal. */
+      readonly byUser: boolean;
+    }
   | { readonly kind: "interrupt" };
 
-/** Tool result texts, stable so tests and models can rely on them. */
-export const DECLINED_TEXT = "The user declined to run this tool call.";
-export const DECLINED_REMEMBERED_TEXT = "The user declined to run this tool call (remembered for this turn).";
+/**
+ * Tool result texts, stable so tests and models can rely on them. A declined call is an error
+ * result: the call did not run, and the model should not take its silence for an empty success.
+ */
+export function declinedText(name: string): string {
+  return `The user declined this call of ${name}: it did not run. Do not call it again with the same arguments; continue without it, or ask the user what to do instead.`;
+}
+
+export function declinedRememberedText(name: string): string {
+  return `The user declined every call of ${name} for the rest of this turn: this one did not run. Do not call ${name} again in this turn; continue without it, or ask the user what to do instead.`;
+}
 
 export function skippedText(name: string): string {
   return `Tool call skipped: conversation.tools.${name}.run is set to skip.`;
@@ -63,21 +82,26 @@ export class TurnApprovals {
 
   async decide(call: PendingCall, run: RunMode): Promise<ApprovalDecision> {
     if (run === "unattended") return { kind: "run", arguments: call.arguments };
-    if (run === "skip") return { kind: "decline", content: skippedText(call.name), isError: false };
+    if (run === "skip")
+      return { kind: "decline", content: skippedText(call.name), isError: false, byUser: false };
     const remembered = this.#remembered.get(call.name);
     if (remembered === "yes") return { kind: "run", arguments: call.arguments };
-    if (remembered === "no") return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
+    if (remembered === "no") return declined(declinedRememberedText(call.name));
     if (this.#prompter === undefined)
-      return { kind: "decline", content: refusedText(call.name, run), isError: true };
+      return { kind: "decline", content: refusedText(call.name, run), isError: true, byUser: false };
     if (run === "edit") {
       const edited = await this.#prompter.editArguments(call);
       // An emptied buffer falls back to asking, as jp does.
-      if (edited !== undefined) return { kind: "run", arguments: edited };
+      if (edited !== undefined) {
+        if (call.redescribe === undefined) return { kind: "run", arguments: edited };
+        return this.#ask(await withEdited(call, edited, call.redescribe), this.#prompter);
+      }
     }
     return this.#ask(call, this.#prompter);
   }
 
-  async #ask(call: PendingCall, prompter: ApprovalPrompter): Promise<ApprovalDecision> {
+  async #ask(pending: PendingCall, prompter: ApprovalPrompter): Promise<ApprovalDecision> {
+    let call = pending;
     for (;;) {
       const answer = await prompter.ask(call);
       switch (answer) {
@@ -87,13 +111,16 @@ export class TurnApprovals {
           this.#remembered.set(call.name, "yes");
           return { kind: "run", arguments: call.arguments };
         case "n":
-          return { kind: "decline", content: DECLINED_TEXT, isError: false };
+          return declined(declinedText(call.name));
         case "N":
           this.#remembered.set(call.name, "no");
-          return { kind: "decline", content: DECLINED_REMEMBERED_TEXT, isError: false };
+          return declined(declinedRememberedText(call.name));
         case "e": {
           const edited = await prompter.editArguments(call);
-          if (edited !== undefined) return { kind: "run", arguments: edited };
+          if (edited === undefined) continue;
+          if (call.redescribe === undefined) return { kind: "run", arguments: edited };
+          // Shown again, resolved, before anything is recorded.
+          call = await withEdited(call, edited, call.redescribe);
           continue;
         }
         case "interrupt":
@@ -101,4 +128,17 @@ export class TurnApprovals {
       }
     }
   }
+}
+
+/** The call with edited arguments and what they now resolve to. */
+async function withEdited(
+  call: PendingCall,
+  edited: Readonly<Record<string, unknown>>,
+  redescribe: NonNullable<PendingCall["redescribe"]>,
+): Promise<PendingCall> {
+  return { ...call, arguments: edited, detail: await redescribe(edited) };
+}
+
+function declined(content: string): ApprovalDecision {
+  return { kind: "decline", content, isError: true, byUser: true };
 }

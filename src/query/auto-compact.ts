@@ -23,6 +23,7 @@ import {
   type AutoSettings,
   autoTriggerTokens,
   buildAutoRules,
+  type CutPoint,
   cutPointCandidates,
   findSucceededCalls,
   isHeldByNoLoopGuard,
@@ -35,8 +36,9 @@ import {
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/compactions.js";
 import type { Compaction, ConversationEvent } from "../core/events.js";
-import { planCompaction, withoutDeferral } from "../core/plan-compaction.js";
-import { describePolicies } from "../core/rules.js";
+import { type CompactionOverrides, planCompaction, withoutDeferral } from "../core/plan-compaction.js";
+import { compactionPolicies } from "../core/cycles.js";
+import { describeCompactionRange, describePolicies } from "../core/labels.js";
 import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import { countTurns } from "../core/turns.js";
 import type { LlmClient } from "../llm/types.js";
@@ -209,8 +211,8 @@ export async function compactAutomatically(
           cutPointCandidates(planned, options.advisor.settings.maxTurns),
           request.signal,
         );
-  const end = moveCutEarlier(planned, pick);
-  const compactions = await buildCompactions(events, end, request, options);
+  const cut = moveCutEarlier(planned, pick);
+  const compactions = await buildCompactions(events, cut, request, options);
   if (compactions.length === 0) return [];
   const tokensBefore = options.measureTokens(events);
   const tokensAfter = options.measureTokens([...events, ...compactions.map(withoutDeferral)]);
@@ -219,14 +221,24 @@ export async function compactAutomatically(
     ...compaction,
     metadata: { ...compaction.metadata, [AUTO_METADATA_KEY]: record },
   }));
-  options.print(describeAutoCompaction(recorded, active.length, record, request, end !== planned.to));
+  const cutMoved = cut.to !== planned.to || cut.toCycle !== undefined;
+  options.print(describeAutoCompaction(recorded, active.length, record, request, cutMoved));
   options.advisor?.clearAnnouncements();
   return recorded;
 }
 
+/**
+ * The range of an automatic compaction: turns 1..end+1 (1-based), or, when the advisor cut inside
+ * a turn, from turn 1 to that cycle (`@T.C` as the last compacted cycle).
+ */
+function cutOverrides(cut: CutPoint): CompactionOverrides {
+  if (cut.toCycle === undefined) return { turn: { from: 1, to: cut.to + 1 } };
+  return { keepLast: { kind: "absolute", turn: cut.to + 1, cycle: cut.toCycle + 1 } };
+}
+
 async function buildCompactions(
   events: readonly ConversationEvent[],
-  end: number,
+  cut: CutPoint,
   request: CompactRequest,
   options: CompactionHooksOptions,
 ): Promise<Compaction[]> {
@@ -234,7 +246,7 @@ async function buildCompactions(
   const note = (request.note ?? WHY_TEXT[request.why]).slice(0, 200);
   const plan = planCompaction(events, {
     rules: buildAutoRules(request.note, options.auto.rules),
-    overrides: { turn: { from: 1, to: end + 1 } },
+    overrides: cutOverrides(cut),
     now,
     source: "auto",
     note,
@@ -258,9 +270,9 @@ export function describeAutoCompaction(
   cutMoved: boolean,
 ): string {
   const parts = compactions.map((compaction) => {
-    const what =
-      compaction.summary !== undefined ? "summary" : (describePolicies(compaction) ?? "compaction");
-    return `${what} of turns ${compaction.from_turn + 1}..${compaction.to_turn + 1}`;
+    const policies = compactionPolicies(compaction);
+    const what = policies.summary !== undefined ? "summary" : (describePolicies(policies) ?? "compaction");
+    return `${what} of ${describeCompactionRange(compaction)}`;
   });
   const saved = Math.round(savedFraction(record) * 100);
   const when = request.atOnce ? "in force now" : "takes effect at the next turn";
@@ -360,7 +372,9 @@ export async function prepareTurnCompaction(
   const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
   const state = storedAdvisorState(options.store, options.conversationId);
   let advisor: Advisor | undefined;
-  if (advisorRead.settings.enabled) {
+  // A compaction review is a discussion about compacting another conversation: no advice in it.
+  const inReview = options.store.reviewSource(options.conversationId) !== undefined;
+  if (advisorRead.settings.enabled && !inReview) {
     let decisionClient: LlmClient | undefined = options.assistant;
     let decisionUnavailable: string | undefined;
     const model = advisorRead.settings.model;
@@ -385,6 +399,7 @@ export async function prepareTurnCompaction(
       print: options.info,
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
+      conversationId: options.conversationId,
     });
   }
   const warnOnce = (message: string): void => {

@@ -21,6 +21,7 @@ import {
 } from "../core/compact-spec.js";
 import { type ConfigTable, lookupConfig } from "../core/config.js";
 import type { Compaction } from "../core/events.js";
+import { describeCompactionRanges } from "../core/labels.js";
 import { planCompaction } from "../core/plan-compaction.js";
 import { type CompactionRule, configuredRules, readCompactionRules } from "../core/rules.js";
 import { CxcError, usageError } from "../errors.js";
@@ -104,10 +105,9 @@ export async function compactBeforeTurn(
   });
   if (applied.kind === "nothing") return { kind: "nothing", message: applied.message };
   const compactions = applied.segments.map((segment) => segment.compaction);
-  const ranges = compactions.map((compaction) => `${compaction.from_turn + 1}..${compaction.to_turn + 1}`);
   return {
     kind: "compacted",
     compactions,
-    message: `Compacted turns ${ranges.join(", ")} before this turn.`,
+    message: `Compacted ${describeCompactionRanges(compactions)} before this turn.`,
   };
 }

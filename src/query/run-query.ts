@@ -8,7 +8,9 @@
  */
 import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
+import { type RecordedSettings, recordedSettings } from "../core/conversation-settings.js";
 import type { ConversationEvent } from "../core/events.js";
+import { describeJpTools } from "../core/interop/jp-config.js";
 import { applyReviewConfig } from "../core/review.js";
 import { configuredAssistantModel } from "../core/summarizer.js";
 import { countTurns } from "../core/turns.js";
@@ -19,9 +21,10 @@ import { assertNoOpenReview, newEventId, type Store, timestampNow } from "../sto
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
 import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
+import type { PipelineReport } from "./apply-compaction.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
-import { modelDelta, readQuerySettings, stickyModel } from "./settings.js";
+import { modelDelta, readQuerySettings } from "./settings.js";
 import { selectTools, type ToolDirective } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
 
@@ -51,6 +54,13 @@ export interface QueryUi {
   readonly prompter: ApprovalPrompter | undefined;
   info(text: string): void;
   warn(text: string): void;
+  /** Progress while a model writes a `-k` summary (a spinner at a terminal); absent: none. */
+  readonly progress?: NonNullable<PipelineReport["progress"]>;
+  /**
+   * Where the context gauge line goes after a turn; `terminal` says whether stderr is a terminal
+   * (the `auto` setting prints it only there). Absent: never (`--format json`).
+   */
+  readonly gauge?: { readonly terminal: boolean; print(text: string): void };
 }
 
 /** Inputs of `runQuery`. */
@@ -60,6 +70,21 @@ export interface QueryEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly ui: QueryUi;
+}
+
+/**
+ * The first turn cxc runs on a conversation imported from jp names, once, the jp tools it cannot
+ * carry (import said so too): from the next turn on the conversation is cxc's.
+ */
+function warnOfJpTools(
+  loaded: { readonly meta: Readonly<Record<string, unknown>>; readonly events: readonly ConversationEvent[] },
+  recorded: RecordedSettings,
+  ui: QueryUi,
+): void {
+  const importedTurns = loaded.meta.jp_imported_turns;
+  if (typeof importedTurns !== "number" || countTurns(loaded.events) > importedTurns) return;
+  if (recorded.jpTools.length === 0) return;
+  ui.warn(describeJpTools(recorded.jpTools));
 }
 
 /** Runs `cxc q`; resolves when the turn is stored, rejects with a `CxcError`. */
@@ -80,6 +105,10 @@ export async function runQuery(
   const history = snapshot?.loaded.events ?? [];
   // A compaction review runs with its fork-time configuration (tools, instructions; docs/review.md).
   const settings = readQuerySettings(applyReviewConfig(environment.config, history));
+  // The conversation's own recorded model and system prompt (an imported jp conversation's too).
+  const recorded = recordedSettings(history);
+  const system = recorded.system ?? settings.instructions;
+  if (snapshot !== undefined) warnOfJpTools(snapshot.loaded, recorded, ui);
   const advisorHolder: AdvisorHolder = {};
   const { providerKeyVariables } = await import("../llm/registry.js");
   const tools = selectTools({
@@ -90,7 +119,7 @@ export async function runQuery(
     directives: request.directives,
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
-  const { client, configDelta, chosenModel } = await chooseModel(request, history, environment);
+  const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
   const conversationId = materializeTarget(target, request, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
@@ -102,7 +131,11 @@ export async function runQuery(
           env: environment.env,
           ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
           signal: controller.signal,
-          report: { info: (text) => ui.info(text), warn: (text) => ui.warn(text) },
+          report: {
+            info: (text) => ui.info(text),
+            warn: (text) => ui.warn(text),
+            ...(ui.progress === undefined ? {} : { progress: ui.progress }),
+          },
         });
         ui.info(result.message);
       }
@@ -124,14 +157,14 @@ export async function runQuery(
         warn: (text) => ui.warn(text),
       });
       advisorHolder.current = compaction.advisor;
-      return runTurn({
+      const result = await runTurn({
         store,
         conversationId,
         events: loaded.events,
         message,
         ...(configDelta === undefined ? {} : { configDelta }),
         client,
-        ...(settings.instructions === undefined ? {} : { system: settings.instructions }),
+        ...(system === undefined ? {} : { system }),
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         tools,
         approvals: new TurnApprovals(ui.prompter),
@@ -142,10 +175,35 @@ export async function runQuery(
         cwd: environment.cwd,
         hooks: compaction.hooks,
       });
+      const gauge = ui.gauge;
+      if (
+        gauge !== undefined &&
+        (settings.gaugeDisplay === "show" || (settings.gaugeDisplay === "auto" && gauge.terminal))
+      ) {
+        const events = [...loaded.events, ...result.stored];
+        gauge.print(await describeGauge(events, client.modelId, environment, conversationId));
+      }
+      return result;
     });
   } finally {
     removeHandlers();
   }
+}
+
+/** The context gauge line after a turn (docs/query.md, "The context gauge"). */
+async function describeGauge(
+  events: readonly ConversationEvent[],
+  modelId: string,
+  environment: QueryEnvironment,
+  conversationId: string,
+): Promise<string> {
+  const { computeContextGauge, describeContextGauge } = await import("../core/context-gauge.js");
+  const { resolveContextWindow } = await import("./context-window.js");
+  const window = await resolveContextWindow(modelId, environment.config, environment.env);
+  // The conversation's cached counts: after a turn without compactions nothing is counted at all,
+  // and what a compaction changed is counted once and kept (core/context-gauge.ts).
+  const countTokens = await environment.store.tokenCounter(conversationId);
+  return `context ${describeContextGauge(computeContextGauge(events, { countTokens, window }))}`;
 }
 
 function checkFlags(request: QueryRequest): void {
@@ -228,11 +286,11 @@ function startConversation(store: Store, ui: QueryUi): string {
  */
 async function chooseModel(
   request: QueryRequest,
-  history: readonly ConversationEvent[],
+  previous: string | undefined,
   environment: QueryEnvironment,
 ): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
   const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
-  const previous = stickyModel(history);
+  const { describeRetry } = await import("../llm/retry.js");
   const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
     chosenModel ?? (await selectDefaultModel({ config: environment.config, env: environment.env }));
@@ -240,10 +298,7 @@ async function chooseModel(
     config: environment.config,
     env: environment.env,
     retry: {
-      onRetry: (notice: RetryNotice) =>
-        environment.ui.warn(
-          `${notice.error.kind}: ${notice.error.message} Retrying (${notice.attempt}/${notice.maxRetries}) in ${(notice.delayMs / 1000).toFixed(1)}s…`,
-        ),
+      onRetry: (notice: RetryNotice) => environment.ui.warn(describeRetry(notice)),
     },
   });
   const changed = request.model !== undefined && client.modelId !== previous;

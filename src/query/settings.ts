@@ -3,14 +3,16 @@
  *
  * Keys (see docs/query.md): `assistant.model.id`, `assistant.instructions` (the system prompt),
  * `assistant.max_output_tokens`, `conversation.max_cycles` (tool cycles per turn, default 25),
- * `conversation.reasoning.display` (`auto` | `show` | `hide`), and `conversation.tools.<name>`
- * (read by tool-selection.ts).
+ * `conversation.reasoning.display` (`auto` | `show` | `hide`), `conversation.context_gauge`
+ * (`auto` | `show` | `hide`: the line after each turn), and `conversation.tools.<name>` (read by
+ * tool-selection.ts).
  *
  * "It sticks": a `-m` choice is recorded in the conversation as a `config_delta`
  * (`{assistant: {model: {id}}}`), and a later turn without `-m` uses the latest recorded model
  * before falling back to the configured one.
  */
 import { type ConfigTable, isConfigTable, lookupConfig } from "../core/config.js";
+import { recordedSettings } from "../core/conversation-settings.js";
 import type { ConversationEvent } from "../core/events.js";
 import { CxcError } from "../errors.js";
 
@@ -20,12 +22,16 @@ export const DEFAULT_MAX_CYCLES = 25;
 /** When reasoning is shown: `auto` shows it at a terminal only. */
 export type ReasoningDisplay = "auto" | "show" | "hide";
 
+/** When the context gauge line is printed after a turn: `auto` when stderr is a terminal. */
+export type GaugeDisplay = "auto" | "show" | "hide";
+
 /** The checked settings of one turn. */
 export interface QuerySettings {
   readonly instructions?: string;
   readonly maxOutputTokens?: number;
   readonly maxCycles: number;
   readonly reasoningDisplay: ReasoningDisplay;
+  readonly gaugeDisplay: GaugeDisplay;
   /** `conversation.tools` as configured (may be empty). */
   readonly tools: ConfigTable;
 }
@@ -42,6 +48,10 @@ export function readQuerySettings(values: ConfigTable): QuerySettings {
   if (display !== "auto" && display !== "show" && display !== "hide") {
     throw invalid("conversation.reasoning.display", "must be auto, show or hide");
   }
+  const gauge = lookupConfig(values, "conversation.context_gauge") ?? "auto";
+  if (gauge !== "auto" && gauge !== "show" && gauge !== "hide") {
+    throw invalid("conversation.context_gauge", "must be auto, show or hide");
+  }
   const tools = lookupConfig(values, "conversation.tools") ?? {};
   if (!isConfigTable(tools)) throw invalid("conversation.tools", "must be a table of tools");
   return {
@@ -49,6 +59,7 @@ export function readQuerySettings(values: ConfigTable): QuerySettings {
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     maxCycles,
     reasoningDisplay: display,
+    gaugeDisplay: gauge,
     tools,
   };
 }
@@ -66,15 +77,13 @@ function invalid(key: string, problem: string): CxcError {
   return new CxcError("invalid-config", `${key} ${problem}`, { hint: "check `cxc config show`" });
 }
 
-/** The model recorded by the latest `config_delta` that sets one, if any. */
+/**
+ * The model recorded by the latest `config_delta` that sets one, if any: cxc's `-m` choices and an
+ * imported jp conversation's model (jp's `{provider, name}`, or an alias its own configuration
+ * resolves); see core/conversation-settings.ts.
+ */
 export function stickyModel(events: readonly ConversationEvent[]): string | undefined {
-  for (let position = events.length - 1; position >= 0; position--) {
-    const event = events[position]!;
-    if (event.type !== "config_delta") continue;
-    const id = lookupConfig(event.delta as ConfigTable, "assistant.model.id");
-    if (typeof id === "string" && id.length > 0) return id;
-  }
-  return undefined;
+  return recordedSettings(events).model;
 }
 
 /** The delta recording a model choice. */

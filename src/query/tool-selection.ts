@@ -58,7 +58,11 @@ export interface SelectToolsOptions {
 /** Resolves the tools of a turn; throws a usage or configuration error. */
 export function selectTools(options: SelectToolsOptions): ToolSelection {
   const defaults = tableOrEmpty(options.configured["*"], "*");
-  const candidates = collectTools(options);
+  // A built-in that is off by default exists only where its own entry enables it (tool.ts).
+  const local = (tool: Tool, entry: Readonly<Record<string, unknown>>): boolean =>
+    tool.source === "builtin" && tool.defaults.enable === false && entry.enable === undefined;
+  const all = collectTools(options);
+  const candidates = all.filter(({ tool, entry }) => !local(tool, entry));
   const enabled = new Map<string, boolean>();
   const names = candidates.map((entry) => entry.tool.name);
   for (const { tool, entry } of candidates) {
@@ -68,7 +72,10 @@ export function selectTools(options: SelectToolsOptions): ToolSelection {
   const directives = [...(options.directives ?? [])];
   if (options.forced !== undefined) directives.push({ name: options.forced, enable: true });
   for (const directive of directives) {
-    if (!enabled.has(directive.name)) throw unknownTool(directive.name, names);
+    if (!enabled.has(directive.name)) {
+      const elsewhere = all.find(({ tool }) => tool.name === directive.name);
+      throw elsewhere === undefined ? unknownTool(directive.name, names) : notHere(directive.name, names);
+    }
     enabled.set(directive.name, directive.enable);
   }
   const tools = candidates
@@ -153,6 +160,13 @@ function readRunMode(name: string, value: unknown): RunMode {
   throw new CxcError(
     "invalid-config",
     `conversation.tools.${name}.run must be one of ${RUN_MODES.join(", ")}`,
+  );
+}
+
+function notHere(name: string, known: readonly string[]): CxcError {
+  return usageError(
+    `tool '${name}' is not available in this conversation`,
+    `${name} works only inside a compaction review (cxc conversation compact --interactive); available tools: ${known.join(", ")}`,
   );
 }
 

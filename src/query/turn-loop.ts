@@ -53,15 +53,22 @@ export interface TurnClock {
   newEventId(): string;
 }
 
-/** What the user sees; implementations live in display.ts. */
+/** How a tool call was answered (see `TurnDisplay.toolFinished`). */
+export type ToolCallEnd = "ran" | "declined" | "not-run";
+
+/** What the user sees; implementations live in src/cli/terminal/turn-display.ts. */
 export interface TurnDisplay {
   requestStarted(cycle: number): void;
   textDelta(text: string): void;
   reasoningDelta(text: string): void;
   /** Every stored event, in order (the NDJSON output uses this). */
   eventStored(event: ConversationEvent): void;
+  /** A call is next: shown once, before any approval prompt. */
   toolStarted(call: ToolCallRequest): void;
-  toolFinished(call: ToolCallRequest, response: ToolCallResponse): void;
+  /** The call was approved (or needs no approval) and runs now. */
+  toolRunning(call: ToolCallRequest): void;
+  /** The call was answered: it ran, the user declined it, or cxc answered it without running it. */
+  toolFinished(call: ToolCallRequest, response: ToolCallResponse, end: ToolCallEnd): void;
   /** One line of chrome for stderr. */
   notice(text: string): void;
   /** The turn is over (flush buffered output); `failed` when it ends with an error. */
@@ -319,7 +326,7 @@ async function runToolCalls(state: TurnState, calls: readonly ToolCallRequest[])
     if (options.signal.aborted) throw interrupted();
     const selected = options.tools.tools.find((entry) => entry.tool.name === call.name);
     options.display.toolStarted(call);
-    const outcome = await executeCall(state, call, selected);
+    const { outcome, end } = await executeCall(state, call, selected);
     const response: ToolCallResponse = {
       type: "tool_call_response",
       ...stamp(options.clock),
@@ -328,7 +335,7 @@ async function runToolCalls(state: TurnState, calls: readonly ToolCallRequest[])
       is_error: outcome.isError,
     };
     store(state, [response, ...(outcome.effects ?? [])]);
-    options.display.toolFinished(call, response);
+    options.display.toolFinished(call, response, end);
   }
   if (options.signal.aborted) throw interrupted();
 }
@@ -337,17 +344,18 @@ async function executeCall(
   state: TurnState,
   call: ToolCallRequest,
   selected: SelectedTool | undefined,
-): Promise<ToolOutcome> {
+): Promise<{ outcome: ToolOutcome; end: ToolCallEnd }> {
   const { options } = state;
+  const notRun = (outcome: ToolOutcome) => ({ outcome, end: "not-run" as const });
   if (selected === undefined) {
-    return {
+    return notRun({
       isError: true,
       content: `Tool ${call.name} is not available in this conversation; do not call it again.`,
-    };
+    });
   }
   const invalid = call.metadata?.[INVALID_ARGUMENTS_KEY];
   if (typeof invalid === "string") {
-    return { isError: true, content: invalidArgumentsAnswer(invalid) };
+    return notRun({ isError: true, content: invalidArgumentsAnswer(invalid) });
   }
   const context = {
     conversationId: options.conversationId,
@@ -360,10 +368,9 @@ async function executeCall(
     now: () => options.clock.now(),
   };
   const rejected = await selected.tool.precheck?.(call.arguments, context);
-  if (rejected !== undefined) return rejected;
-  const detail = selected.tool.describeCall
-    ? await selected.tool.describeCall(call.arguments, context)
-    : undefined;
+  if (rejected !== undefined) return notRun(rejected);
+  const describeCall = selected.tool.describeCall?.bind(selected.tool);
+  const detail = describeCall ? await describeCall(call.arguments, context) : undefined;
   const decision = await options.approvals.decide(
     {
       name: call.name,
@@ -371,24 +378,34 @@ async function executeCall(
       arguments: call.arguments,
       ...(detail === undefined ? {} : { detail }),
       ...(selected.tool.editing === undefined ? {} : { editing: selected.tool.editing }),
+      ...(describeCall === undefined
+        ? {}
+        : { redescribe: (edited: Readonly<Record<string, unknown>>) => describeCall(edited, context) }),
     },
     selected.run,
   );
   if (decision.kind === "interrupt") throw interrupted();
-  if (decision.kind === "decline") return { isError: decision.isError, content: decision.content };
+  if (decision.kind === "decline") {
+    const outcome = { isError: decision.isError, content: decision.content };
+    return { outcome, end: decision.byUser ? "declined" : "not-run" };
+  }
+  options.display.toolRunning(call);
   try {
     const outcome = await selected.tool.run(decision.arguments, context);
-    if (decision.arguments === call.arguments) return outcome;
+    if (decision.arguments === call.arguments) return { outcome, end: "ran" };
     // The model should know it was not its own arguments that ran.
     const note = `[The user edited the arguments before running: ${JSON.stringify(decision.arguments)}]\n`;
-    return { ...outcome, content: note + outcome.content };
+    return { outcome: { ...outcome, content: note + outcome.content }, end: "ran" };
   } catch (error) {
-    return { isError: true, content: `Tool ${call.name} failed: ${(error as Error).message}` };
+    return {
+      outcome: { isError: true, content: `Tool ${call.name} failed: ${(error as Error).message}` },
+      end: "ran",
+    };
   }
 }
 
 function interrupted(): CxcError {
-  return new CxcError("interrupted", "Interrupted; what completed so far was saved.", {
+  return new CxcError("interrupted", "interrupted; what completed so far was saved", {
     hint: "run `cxc q` again to continue the conversation",
     exitCode: ExitCode.interrupted,
   });

@@ -16,14 +16,13 @@ import type {
   ConversationMeta,
   CreateOptions,
   LoadedConversation,
+  ReviewInfo,
+  ReviewOutcome,
   StagedConversation,
   Store,
 } from "./port.js";
 
-/** The review record (`review.json`): which conversation a compaction review reviews. */
-export interface ReviewFile {
-  readonly source: string;
-}
+export { endedReviewInfo, type ReviewFile, reviewInfoFrom, reviewSourceFrom } from "./review-record.js";
 
 /** The id and metadata of a conversation about to be created; throws on a bad id. */
 export function newConversationMeta(
@@ -69,24 +68,17 @@ export function notFound(id: string): CxcError {
 }
 
 /**
- * The review source from a review record, else from `compaction_source` in the metadata (where
- * versions before the review record kept it).
- */
-export function reviewSourceFrom(record: unknown, meta: ConversationMeta | undefined): string | undefined {
-  const fromRecord = isObject(record) ? record.source : undefined;
-  if (typeof fromRecord === "string" && fromRecord !== "") return fromRecord;
-  const legacy = meta?.compaction_source;
-  return typeof legacy === "string" && legacy !== "" ? legacy : undefined;
-}
-
-/**
  * The advisor state from an advisor record, else from `advisor` in the metadata (where versions
  * before the advisor record kept it). Fields of the wrong type are dropped.
  */
 export function advisorStateFrom(record: unknown, meta: ConversationMeta | undefined): AdvisorState {
   const value = record ?? meta?.advisor;
   if (!isObject(value)) return {};
-  const state: { last_announced?: AdvisorState["last_announced"]; warned?: boolean } = {};
+  const state: {
+    last_announced?: AdvisorState["last_announced"];
+    warned?: boolean;
+    decision_usage?: AdvisorState["decision_usage"];
+  } = {};
   if (
     value.last_announced === "silent" ||
     value.last_announced === "notice" ||
@@ -96,6 +88,19 @@ export function advisorStateFrom(record: unknown, meta: ConversationMeta | undef
     state.last_announced = value.last_announced;
   }
   if (typeof value.warned === "boolean") state.warned = value.warned;
+  const usage = value.decision_usage;
+  if (
+    isObject(usage) &&
+    [usage.calls, usage.input_tokens, usage.output_tokens].every(
+      (count) => typeof count === "number" && Number.isInteger(count) && count >= 0,
+    )
+  ) {
+    state.decision_usage = {
+      calls: usage.calls as number,
+      input_tokens: usage.input_tokens as number,
+      output_tokens: usage.output_tokens as number,
+    };
+  }
   return state;
 }
 
@@ -113,6 +118,12 @@ export abstract class StoreBase implements Store {
   abstract readMeta(id: string): ConversationMeta;
   abstract revision(id: string): string | undefined;
   abstract reviewSource(id: string): string | undefined;
+  abstract reviewInfo(id: string): ReviewInfo | undefined;
+  abstract endReview(
+    id: string,
+    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+    now?: string,
+  ): Promise<void>;
   abstract advisorState(id: string): AdvisorState;
   abstract tokenCounter(id?: string): Promise<CachingTokenCounter>;
   abstract stage(options?: Omit<CreateOptions, "events">): StagedConversation;
@@ -123,6 +134,8 @@ export abstract class StoreBase implements Store {
   abstract unarchive(id: string): Promise<boolean>;
   abstract remove(id: string): Promise<void>;
   abstract setActive(id: string | undefined): void;
+  /** The active conversation of every session, with when it became active when that is known. */
+  abstract activations(): { id: string; at?: string }[];
 
   /** Replaces the metadata under the lock; `writeMeta` does the replacing. */
   protected abstract writeMeta(id: string, meta: ConversationMeta): void;
@@ -164,13 +177,55 @@ export abstract class StoreBase implements Store {
     );
   }
 
+  /**
+   * An id or unique prefix, or one of jp's keywords: `active` / `.` (this session's active
+   * conversation) and `recent` (the live conversation used last in any session: the latest of
+   * its last activity and its last activation). Keywords come first, as in jp. Undefined means
+   * the active conversation.
+   */
   resolveTarget(idOrPrefix: string | undefined): string {
-    if (idOrPrefix !== undefined) return this.resolveId(idOrPrefix);
+    const keyword = idOrPrefix?.trim().toLowerCase();
+    if (keyword === "recent") return this.#mostRecent();
+    if (idOrPrefix !== undefined && keyword !== "active" && keyword !== ".")
+      return this.resolveId(idOrPrefix);
     const active = this.active();
     if (active && this.locate(active)) return active;
+    if (idOrPrefix !== undefined) {
+      throw new CxcError(
+        "no-active-conversation",
+        `'${idOrPrefix}' names the active conversation, and none is active`,
+        {
+          hint: "make one active with `cxc conversation use ID`, or name it by id",
+        },
+      );
+    }
     throw new CxcError("no-active-conversation", "no conversation given and none is active", {
       hint: "name one (`cxc conversation ls` lists them), or start one with `cxc conversation new`",
     });
+  }
+
+  #mostRecent(): string {
+    const used = new Map<string, string>();
+    for (const { meta } of this.list({ archived: false }).conversations) used.set(meta.id, meta.updated_at);
+    for (const { id, at } of this.activations()) {
+      const last = used.get(id);
+      if (last !== undefined && at !== undefined && Date.parse(at) > Date.parse(last)) used.set(id, at);
+    }
+    let best: { id: string; at: number } | undefined;
+    for (const [id, at] of used) {
+      const time = Date.parse(at);
+      if (best === undefined || time > best.at) best = { id, at: time };
+    }
+    if (best === undefined) {
+      throw new CxcError(
+        "conversation-not-found",
+        "'recent' names the conversation used last, and there is none",
+        {
+          hint: "start one with `cxc conversation new` or `cxc q`",
+        },
+      );
+    }
+    return best.id;
   }
 
   /** Archived reviews never block, so only live conversations are read. */

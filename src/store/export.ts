@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { serializeEvent } from "../core/events.js";
+import { type Compaction, serializeEvent } from "../core/events.js";
 import { exportAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { exportJpConversation, renderJpJson } from "../core/interop/jp-export.js";
 import { exportOpenAiMessages } from "../core/interop/openai-messages.js";
@@ -48,8 +48,14 @@ export function renderExport(
   }
 }
 
-/** Writes a jp conversation directory under `parent`; returns its path. */
-export function writeJpExport(conversation: LoadedConversation, parent: string): string {
+/** What a jp export wrote: its directory, and the compactions jp cannot hold (left out). */
+export interface JpExport {
+  readonly directory: string;
+  readonly leftOut: readonly Compaction[];
+}
+
+/** Writes a jp conversation directory under `parent`. */
+export function writeJpExport(conversation: LoadedConversation, parent: string): JpExport {
   const result = exportJpConversation({
     createdAt: conversation.meta.created_at,
     meta: conversation.meta,
@@ -76,7 +82,7 @@ export function writeJpExport(conversation: LoadedConversation, parent: string):
       cause: error,
     });
   }
-  return directory;
+  return { directory, leftOut: files.leftOut };
 }
 
 /** Writes a text export to a file, atomically. */

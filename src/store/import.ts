@@ -10,6 +10,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { recordedSettings } from "../core/conversation-settings.js";
+import { describeJpTools } from "../core/interop/jp-config.js";
 import { importAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { eventListProblem, type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
 import { importOpenAiMessages } from "../core/interop/openai-messages.js";
@@ -47,6 +49,21 @@ export interface ImportBatch {
   readonly warnings: string[];
 }
 
+/**
+ * The warning naming the jp tools the given (imported) conversations had enabled, which cxc cannot
+ * run; undefined when they had none. The first `cxc q` on each such conversation says it again.
+ */
+export function jpToolsWarning(conversations: readonly ImportedConversation[]): string | undefined {
+  const tools = new Set<string>();
+  let count = 0;
+  for (const conversation of conversations) {
+    const names = recordedSettings(conversation.events).jpTools;
+    if (names.length > 0) count += 1;
+    for (const name of names) tools.add(name);
+  }
+  return tools.size === 0 ? undefined : describeJpTools([...tools].sort(), count);
+}
+
 /** Reads and converts PATH completely; throws a `CxcError` naming the file on any problem. */
 export function readImport(request: ImportRequest): ImportBatch {
   if (request.path === "-") return readText(request.stdinText ?? "", "<stdin>", request);
@@ -75,8 +92,11 @@ function readDirectory(path: string, from: ImportFormat | undefined): ImportBatc
       warnings: [],
     };
   }
-  const nested = join(path, ".jp", "conversations");
-  if (existsSync(nested)) {
+  // The workspace (`~/project`), its `.jp` folder, or `.jp/conversations` itself.
+  const nested = [join(path, ".jp", "conversations"), join(path, "conversations")].find(
+    (candidate, index) => existsSync(candidate) && (index === 0 || isJpFolder(path)),
+  );
+  if (nested !== undefined) {
     if (!isDirectory(nested)) {
       throw new CxcError("import-invalid", `${nested} is not a directory`, {
         hint: "a jp workspace keeps its conversations in the directory .jp/conversations",
@@ -90,6 +110,11 @@ function readDirectory(path: string, from: ImportFormat | undefined): ImportBatc
   throw new CxcError("import-invalid", `${path}: not a jp workspace, jp conversation or cxc conversation`, {
     hint: "a jp workspace holds .jp/conversations; a jp conversation directory holds events.json",
   });
+}
+
+/** A jp workspace's storage folder: named `.jp`, or holding jp's workspace id file `.id`. */
+function isJpFolder(path: string): boolean {
+  return basename(path) === ".jp" || existsSync(join(path, ".id"));
 }
 
 /** Every conversation of a jp `conversations` directory; those under `.archive/` come archived. */

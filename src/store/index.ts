@@ -34,6 +34,8 @@ export type {
   ListedConversation,
   LoadedConversation,
   LogHeader,
+  ReviewInfo,
+  ReviewOutcome,
   StagedConversation,
   Store,
   StoreListing,

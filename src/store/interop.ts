@@ -2,6 +2,6 @@
  * Import and export of other tools' formats, one module so the entry module can load both on
  * demand (they bring the format converters and the event schemas).
  */
-export { detectFormat, parseJsonText, readImport, saveImported } from "./import.js";
+export { detectFormat, jpToolsWarning, parseJsonText, readImport, saveImported } from "./import.js";
 export { renderExport, writeExportFile, writeJpExport } from "./export.js";
 export { detectAgentPath, readAgentImport, saveAgentImport, writeAgentExport } from "./agent-sessions.js";

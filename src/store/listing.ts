@@ -9,14 +9,20 @@
  * stats, holds only files older than the coarse tick of file times (see RACY_WINDOW_MS), is
  * rewritten (atomically, best effort) only when something changed, and is safe to delete.
  * Writers never touch it.
+ *
+ * A listing also says which conversations are compaction reviews (their review record), read with
+ * the metadata and cached with it: the record is only ever written together with `meta.json` (in
+ * the create that makes the review, and in the step that ends and archives it), so a cached entry
+ * is as current as its metadata.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isDebrisName, sweepDebris } from "./debris.js";
 import { writeFileAtomic } from "./files.js";
-import { readMeta } from "./meta.js";
+import { reviewInfoFrom } from "./review-record.js";
+import { readMeta, readReviewRecord } from "./meta.js";
 import { archiveDirectory, conversationsDirectory } from "./paths.js";
-import type { ConversationListing, ConversationMeta, ListedConversation } from "./port.js";
+import type { ConversationListing, ConversationMeta, ListedConversation, ReviewInfo } from "./port.js";
 
 /** Metadata of live (or archived) conversations, newest activity first. */
 export function listConversations(root: string, options: { archived?: boolean } = {}): ConversationListing {
@@ -43,18 +49,24 @@ export function listConversations(root: string, options: { archived?: boolean } 
       if (stat && hit && hit.mtime_ms === stat.mtimeMs && hit.size === stat.size) {
         fresh[id] = hit;
         reused += 1;
-        conversations.push({ meta: hit.meta, archived });
+        conversations.push(listed(hit.meta, archived, hit.review));
         continue;
       }
       const meta = readMeta(directory);
+      const review = readReview(directory, meta, warnings);
       // File times tick coarsely (a few milliseconds), so a file rewritten in the same tick with
       // the same size would look unchanged. Only files older than that are cached: any later
       // rewrite then carries a later time. (Git guards its index against "racy" entries alike.)
       if (stat && now - stat.mtimeMs > RACY_WINDOW_MS) {
-        fresh[id] = { mtime_ms: stat.mtimeMs, size: stat.size, meta };
+        fresh[id] = {
+          mtime_ms: stat.mtimeMs,
+          size: stat.size,
+          meta,
+          ...(review === undefined ? {} : { review }),
+        };
         changed = true;
       }
-      conversations.push({ meta, archived });
+      conversations.push(listed(meta, archived, review));
     } catch (error) {
       // A conversation archived, unarchived or removed since the directory was read has left:
       // it is listed where it went (or nowhere), not reported as unreadable. One that left and
@@ -75,15 +87,38 @@ export function listConversations(root: string, options: { archived?: boolean } 
   return { conversations, warnings };
 }
 
+function listed(
+  meta: ConversationMeta,
+  archived: boolean,
+  review: ReviewInfo | undefined,
+): ListedConversation {
+  return review === undefined ? { meta, archived } : { meta, archived, review };
+}
+
+/**
+ * The review record of the conversation in `directory` (else the legacy field in its metadata); a
+ * damaged record is a warning here, not a reason to leave the conversation out of the listing.
+ */
+function readReview(directory: string, meta: ConversationMeta, warnings: string[]): ReviewInfo | undefined {
+  try {
+    const record = readReviewRecord(directory);
+    return reviewInfoFrom(record, record === undefined ? meta : undefined);
+  } catch (error) {
+    warnings.push((error as Error).message);
+    return reviewInfoFrom(undefined, meta);
+  }
+}
+
 /** The listing cache of live conversations, relative to the store root. */
 export const LISTING_CACHE_FILE = "cache/listing.json";
-const LISTING_CACHE_VERSION = 1;
+const LISTING_CACHE_VERSION = 2;
 const RACY_WINDOW_MS = 2_000;
 
 interface CachedMeta {
   readonly mtime_ms: number;
   readonly size: number;
   readonly meta: ConversationMeta;
+  readonly review?: ReviewInfo;
 }
 
 function readListingCache(path: string): Record<string, CachedMeta> {

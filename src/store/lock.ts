@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { formatRelativeTime } from "../core/relative-time.js";
 import { CxcError } from "../errors.js";
 import { locksDirectory } from "./paths.js";
 
@@ -245,7 +246,7 @@ function withStealGuard(path: string, action: () => void): boolean {
 
 function lockTimeout(id: string, path: string, holder: LockHolder | undefined): CxcError {
   const who = holder
-    ? `${holder.command} (pid ${holder.pid}${holder.host === hostname() ? "" : ` on ${holder.host}`}, since ${holder.acquired_at})`
+    ? `${holder.command} (pid ${holder.pid}${holder.host === hostname() ? "" : ` on ${holder.host}`}, since ${formatRelativeTime(holder.acquired_at, Date.now())})`
     : "another process";
   return new CxcError("lock-timeout", `conversation ${id} is locked by ${who}`, {
     hint: `wait for it to finish and try again; if that process is gone, remove ${path}`,

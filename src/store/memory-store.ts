@@ -17,9 +17,11 @@ import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,
   alreadyExists,
+  endedReviewInfo,
   metaAfterAppend,
   newConversationMeta,
   notFound,
+  reviewInfoFrom,
   reviewSourceFrom,
   StoreBase,
 } from "./common.js";
@@ -35,6 +37,8 @@ import type {
   Environment,
   LoadedConversation,
   LogHeader,
+  ReviewInfo,
+  ReviewOutcome,
   StagedConversation,
   Store,
 } from "./port.js";
@@ -47,7 +51,7 @@ interface StoredConversation {
   readonly lines: string[];
   meta: ConversationMeta;
   archived: boolean;
-  readonly review?: { readonly source: string };
+  review?: ReviewInfo;
   advisor?: AdvisorState;
   readonly counts: CountCache;
   /** Bumped by every append. */
@@ -138,7 +142,10 @@ export class MemoryStore extends StoreBase {
     const archived = options.archived ?? false;
     const conversations = [...this.#data.conversations.values()]
       .filter((conversation) => conversation.archived === archived)
-      .map((conversation) => ({ meta: { ...conversation.meta }, archived }))
+      .map((conversation) => {
+        const review = reviewInfoFrom(conversation.review, conversation.meta);
+        return { meta: { ...conversation.meta }, archived, ...(review === undefined ? {} : { review }) };
+      })
       .sort((a, b) =>
         a.meta.updated_at < b.meta.updated_at ? 1 : a.meta.updated_at > b.meta.updated_at ? -1 : 0,
       );
@@ -167,6 +174,27 @@ export class MemoryStore extends StoreBase {
   reviewSource(id: string): string | undefined {
     const found = this.#data.conversations.get(id);
     return found === undefined ? undefined : reviewSourceFrom(found.review, found.meta);
+  }
+
+  reviewInfo(id: string): ReviewInfo | undefined {
+    const found = this.#data.conversations.get(id);
+    return found === undefined ? undefined : reviewInfoFrom(found.review, found.meta);
+  }
+
+  async endReview(
+    id: string,
+    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+    now: string = timestampNow(),
+  ): Promise<void> {
+    await this.locked(id, "cxc conversation compact", () => {
+      const found = this.#found(id);
+      const info = reviewInfoFrom(found.review, found.meta);
+      if (info === undefined) throw new CxcError("usage", `conversation ${id} is not a compaction review`);
+      found.review = endedReviewInfo(info, ending, now);
+      if (found.archived) return;
+      found.meta = { ...found.meta, archived_at: now };
+      found.archived = true;
+    });
   }
 
   protected reviewSourceOfListed(meta: ConversationMeta): string | undefined {
@@ -242,7 +270,19 @@ export class MemoryStore extends StoreBase {
 
   setActive(id: string | undefined): void {
     const key = sessionKey(this.#env);
-    this.#data.sessions.set(key, nextSession(this.#data.sessions.get(key) ?? {}, id));
+    this.#data.sessions.set(key, nextSession(this.#data.sessions.get(key) ?? {}, id, timestampNow()));
+  }
+
+  activations(): { id: string; at?: string }[] {
+    return [...this.#data.sessions.values()].flatMap((session) =>
+      session.active === undefined
+        ? []
+        : [
+            session.activated_at === undefined
+              ? { id: session.active }
+              : { id: session.active, at: session.activated_at },
+          ],
+    );
   }
 
   #found(id: string): StoredConversation {

@@ -5,7 +5,8 @@
  *   current by every append (so `cxc conversation ls` never reads logs); `show` recomputes them
  *   from the log. Unknown fields written by a newer cxc are kept.
  * - `review.json`, a compaction review's record: the conversation it reviews. Written with the
- *   review when it is created, never changed.
+ *   review when it is created, and once more with how it ended when `--continue` or `--abort`
+ *   archives it (review-record.ts has its fields).
  * - `advisor.json`, the advisor's record: what it last announced and whether it has warned.
  *
  * Older versions kept the last two in `meta.json` (`compaction_source`, `advisor`); those fields
@@ -15,8 +16,8 @@ import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { AdvisorState } from "../core/advisor.js";
 import { CxcError } from "../errors.js";
-import type { ReviewFile } from "./common.js";
 import { parseStoreJson, unreadable, writeFileAtomic } from "./files.js";
+import type { ReviewFile } from "./review-record.js";
 import { ADVISOR_FILE, META_FILE, REVIEW_FILE } from "./paths.js";
 import type { ConversationMeta } from "./port.js";
 

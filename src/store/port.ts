@@ -107,6 +107,23 @@ export interface StagedConversation {
 export interface ListedConversation {
   readonly meta: ConversationMeta;
   readonly archived: boolean;
+  /** Its review record, when it is a compaction review. */
+  readonly review?: ReviewInfo;
+}
+
+/** How a compaction review ended: its proposal was applied, or it was aborted. */
+export type ReviewOutcome = "applied" | "aborted";
+
+/**
+ * A compaction review's record (`review.json`): the conversation it reviews, and, once
+ * `compact --continue` or `--abort` ended it, how and when.
+ */
+export interface ReviewInfo {
+  readonly source: string;
+  readonly outcome?: ReviewOutcome;
+  readonly ended_at?: string;
+  /** The compaction `--continue` appended to the source. */
+  readonly compaction_id?: string;
 }
 
 export interface ConversationListing {
@@ -137,7 +154,7 @@ export interface StoreReader extends StoreListing {
   ids(): { id: string; archived: boolean }[];
   /** A full id or any unique prefix of one → the id; `conversation-not-found` / `-ambiguous`. */
   resolveId(prefix: string): string;
-  /** The explicit id (any unique prefix), else the session's active conversation. */
+  /** The explicit id (any unique prefix) or keyword (`active`, `.`, `recent`), else the session's active conversation. */
   resolveTarget(idOrPrefix: string | undefined): string;
   load(id: string): LoadedConversation;
   /** The metadata alone, without reading the log. */
@@ -149,6 +166,8 @@ export interface StoreReader extends StoreListing {
   revision(id: string): string | undefined;
   /** The conversation `id` reviews, when it is a compaction review (its review record). */
   reviewSource(id: string): string | undefined;
+  /** The whole review record of `id` (source, and how it ended), when it is a compaction review. */
+  reviewInfo(id: string): ReviewInfo | undefined;
   /** The live conversations that are compaction reviews, with their sources. */
   openReviews(): ReviewRecord[];
   /** What the compaction advisor remembers about conversation `id` (its advisor record). */
@@ -185,6 +204,16 @@ export interface Store extends StoreReader {
   saveAdvisorState(id: string, state: AdvisorState): void;
   /** Archives `id` (under its lock); archiving an archived conversation does nothing. */
   archive(id: string, now?: string): Promise<void>;
+  /**
+   * Ends compaction review `id` in one step under its lock: records the outcome (and the
+   * compaction applied) in its review record, then archives it. The record is written first, so
+   * a crash in between leaves a live review that says how it ended and a re-run finishes it.
+   */
+  endReview(
+    id: string,
+    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+    now?: string,
+  ): Promise<void>;
   /** Unarchives `id` (under its lock); false when it was not archived. */
   unarchive(id: string): Promise<boolean>;
   /** Removes `id` and everything in it (under its lock); clears it as this session's active one. */

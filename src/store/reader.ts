@@ -16,6 +16,7 @@ export function readOnly(store: StoreReader): StoreReader {
     readMeta: (id) => store.readMeta(id),
     revision: (id) => store.revision(id),
     reviewSource: (id) => store.reviewSource(id),
+    reviewInfo: (id) => store.reviewInfo(id),
     openReviews: () => store.openReviews(),
     advisorState: (id) => store.advisorState(id),
     tokenCounter: (id) => store.tokenCounter(id),

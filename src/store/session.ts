@@ -5,15 +5,17 @@
  * otherwise it is the store-wide `default` session. Each session has one small file
  * `sessions/<key>.json` holding the active id and the one before it, replaced atomically.
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./files.js";
 import { sessionsDirectory } from "./paths.js";
 import type { Environment } from "./port.js";
 
-/** A session: the active conversation and the one active before it. */
+/** A session: the active conversation, when it became active, and the one active before it. */
 export interface SessionFile {
   active?: string;
+  /** RFC 3339 time `active` was made active (absent in files of older versions). */
+  activated_at?: string;
   previous?: string;
 }
 
@@ -42,8 +44,12 @@ function sessionPath(root: string, env: Environment): string {
 }
 
 function readSession(root: string, env: Environment): SessionFile {
+  return readSessionFile(sessionPath(root, env));
+}
+
+function readSessionFile(path: string): SessionFile {
   try {
-    const value = JSON.parse(readFileSync(sessionPath(root, env), "utf8")) as SessionFile;
+    const value = JSON.parse(readFileSync(path, "utf8")) as SessionFile;
     return typeof value === "object" && value !== null ? value : {};
   } catch {
     // No session yet, or an unreadable one: there is simply no active conversation.
@@ -61,17 +67,44 @@ export function readPrevious(root: string, env: Environment): string | undefined
   return typeof previous === "string" ? previous : undefined;
 }
 
-/** The session after `id` becomes active (undefined: none is). */
-export function nextSession(current: SessionFile, id: string | undefined): SessionFile {
+/** The session after `id` becomes active at `now` (undefined: none is). */
+export function nextSession(current: SessionFile, id: string | undefined, now: string): SessionFile {
   const next: SessionFile = {};
-  if (id !== undefined) next.active = id;
+  if (id !== undefined) {
+    next.active = id;
+    next.activated_at = now;
+  }
   const previous = current.active !== id ? current.active : current.previous;
   if (previous !== undefined && previous !== id) next.previous = previous;
   return next;
 }
 
-export function writeActive(root: string, env: Environment, id: string | undefined): void {
-  const next = nextSession(readSession(root, env), id);
+export function writeActive(root: string, env: Environment, id: string | undefined, now: string): void {
+  const next = nextSession(readSession(root, env), id, now);
   mkdirSync(sessionsDirectory(root), { recursive: true });
   writeFileAtomic(sessionPath(root, env), `${JSON.stringify(next, null, 2)}\n`);
+}
+
+/**
+ * The active conversation of every session with the time it became active (sessions written by
+ * older versions have no time): what `recent` reads.
+ */
+export function readActivations(root: string): { id: string; at?: string }[] {
+  let names: string[];
+  try {
+    names = readdirSync(sessionsDirectory(root));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.endsWith(".json"))
+    .flatMap((name) => {
+      const session = readSessionFile(join(sessionsDirectory(root), name));
+      if (typeof session.active !== "string") return [];
+      return [
+        typeof session.activated_at === "string"
+          ? { id: session.active, at: session.activated_at }
+          : { id: session.active },
+      ];
+    });
 }

@@ -19,9 +19,11 @@ import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,
   alreadyExists,
+  endedReviewInfo,
   metaAfterAppend,
   newConversationMeta,
   notFound,
+  reviewInfoFrom,
   reviewSourceFrom,
   StoreBase,
 } from "./common.js";
@@ -48,10 +50,12 @@ import type {
   CreateOptions,
   Environment,
   LoadedConversation,
+  ReviewInfo,
+  ReviewOutcome,
   StagedConversation,
   StoreLocation,
 } from "./port.js";
-import { readActive, writeActive } from "./session.js";
+import { readActivations, readActive, writeActive } from "./session.js";
 
 /** A loaded conversation and the directory it was read from. */
 export interface LoadedFromFiles extends LoadedConversation {
@@ -218,6 +222,28 @@ export class ConversationStore extends StoreBase {
     });
   }
 
+  reviewInfo(id: string): ReviewInfo | undefined {
+    const found = this.locate(id);
+    if (found === undefined) return undefined;
+    const record = readReviewRecord(found.directory);
+    return reviewInfoFrom(record, record === undefined ? readMeta(found.directory) : undefined);
+  }
+
+  async endReview(
+    id: string,
+    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+    now: string = timestampNow(),
+  ): Promise<void> {
+    await this.locked(id, "cxc conversation compact", () => {
+      const found = this.#found(id);
+      const record = readReviewRecord(found.directory);
+      const info = reviewInfoFrom(record, record === undefined ? readMeta(found.directory) : undefined);
+      if (info === undefined) throw new CxcError("usage", `conversation ${id} is not a compaction review`);
+      writeReviewRecord(found.directory, endedReviewInfo(info, ending, now));
+      this.#archiveLocked(id, now);
+    });
+  }
+
   protected reviewSourceOfListed(meta: ConversationMeta): string | undefined {
     return reviewSourceFrom(readReviewRecord(join(conversationsDirectory(this.root), meta.id)), meta);
   }
@@ -257,15 +283,18 @@ export class ConversationStore extends StoreBase {
   }
 
   async archive(id: string, now: string = timestampNow()): Promise<void> {
-    await this.locked(id, "cxc conversation archive", () => {
-      const found = this.#found(id);
-      if (found.archived) return;
-      writeMeta(found.directory, { ...readMeta(found.directory), archived_at: now });
-      mkdirSync(archiveDirectory(this.root), { recursive: true });
-      renameSync(found.directory, join(archiveDirectory(this.root), id));
-      syncDirectory(conversationsDirectory(this.root));
-      syncDirectory(archiveDirectory(this.root));
-    });
+    await this.locked(id, "cxc conversation archive", () => this.#archiveLocked(id, now));
+  }
+
+  /** Moves `id` to the archive; the caller holds its lock. */
+  #archiveLocked(id: string, now: string): void {
+    const found = this.#found(id);
+    if (found.archived) return;
+    writeMeta(found.directory, { ...readMeta(found.directory), archived_at: now });
+    mkdirSync(archiveDirectory(this.root), { recursive: true });
+    renameSync(found.directory, join(archiveDirectory(this.root), id));
+    syncDirectory(conversationsDirectory(this.root));
+    syncDirectory(archiveDirectory(this.root));
   }
 
   async unarchive(id: string): Promise<boolean> {
@@ -290,7 +319,7 @@ export class ConversationStore extends StoreBase {
       syncDirectory(dirname(found.directory));
       rmSync(trash, { recursive: true, force: true });
     });
-    if (this.active() === id) writeActive(this.root, this.env, undefined);
+    if (this.active() === id) writeActive(this.root, this.env, undefined, timestampNow());
   }
 
   /** The active conversation of this session (`CXC_SESSION`, else the workspace default). */
@@ -299,7 +328,11 @@ export class ConversationStore extends StoreBase {
   }
 
   setActive(id: string | undefined): void {
-    writeActive(this.root, this.env, id);
+    writeActive(this.root, this.env, id, timestampNow());
+  }
+
+  activations(): { id: string; at?: string }[] {
+    return readActivations(this.root);
   }
 
   /** Removes what crashed creates and removals left (debris.ts), once per store. */

@@ -15,6 +15,7 @@
  * Planning, validation and every text live in the pure `core/compact-tool.ts`; this module adds
  * only the token counter, the temporary files, and the `Tool` shape.
  */
+import { rangeSlug } from "../core/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
 import {
@@ -44,6 +45,11 @@ const DESCRIPTION = [
   "turn in progress is always kept). A quote must appear in exactly one turn and not inside an",
   "existing summary; if it does not, the error tells you which turns matched.",
   "",
+  "In this turn, a quote from an earlier step (a tool result, your earlier text) names that step:",
+  "`after_quote` starts the range at the next step and, without `before_quote`, the range ends",
+  "just before this call; `before_quote` ends it at the step before. The user's message and this",
+  "call are always kept.",
+  "",
   "A summary must stand alone: it replaces the turns entirely. A summary may cover an existing",
   "summary entirely but may not split one.",
 ].join("\n");
@@ -61,11 +67,13 @@ const RULE_PROPERTIES = {
   },
   before_quote: {
     type: "string",
-    description: "Verbatim text from one turn; the range ends at the turn before it.",
+    description:
+      "Verbatim text from one turn; the range ends at the turn before it (in this turn: at the step before it).",
   },
   after_quote: {
     type: "string",
-    description: "Verbatim text from one turn; the range starts at the turn after it.",
+    description:
+      "Verbatim text from one turn; the range starts at the turn after it (in this turn: at the next step).",
   },
   reasoning: { type: "string", enum: ["strip"], description: "Drop the reasoning in the range." },
   tool_calls: {
@@ -131,7 +139,7 @@ async function planCall(
 
 /**
  * One preview file per rule, named with the rule's number and its 1-based turns
- * (`<id>-compact-1-turns-2-5-<random>.md`). A file that cannot be written is left out of the
+ * (`<id>-compact-1-turns-2-5-<random>.md`, `<id>-compact-1-turn-6-cycles-2-9-<random>.md`). A file that cannot be written is left out of the
  * prompt, with the reason.
  */
 function writePreviewFiles(
@@ -141,7 +149,7 @@ function writePreviewFiles(
 ): { paths: (string | undefined)[]; problem?: string } {
   let problem: string | undefined;
   const paths = plan.rules.map((planned) => {
-    const stem = `${conversationId}-compact-${planned.index + 1}-turns-${planned.from + 1}-${planned.to + 1}`;
+    const stem = `${conversationId}-compact-${planned.index + 1}-${rangeSlug(planned)}`;
     try {
       return write(stem, renderDroppedContent(planned, { ruleCount: plan.rules.length }));
     } catch (error) {

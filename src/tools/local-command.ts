@@ -246,7 +246,7 @@ export function createLocalCommandTool(
     // useDefaults fills in schema defaults, so validate a copy.
     const checked = structuredClone(argumentsObject) as Record<string, unknown>;
     if (!validate(checked)) {
-      return { isError: true, content: `Invalid arguments for ${name}: ${describeErrors(validate.errors)}` };
+      return { isError: true, content: `Invalid arguments for ${name}:${describeErrors(validate.errors)}` };
     }
     const values = placeholderValues(prepared.command.placeholders, checked);
     const refusal = refuseValues(name, config, values);
@@ -307,14 +307,14 @@ async function compileSchema(schema: Readonly<Record<string, unknown>>): Promise
   return new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(schema);
 }
 
+/** The schema's problems: one after the colon, several one per line. */
 function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
-  if (!errors || errors.length === 0) return "they do not match the schema";
-  return errors
-    .map(
-      (error) =>
-        `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
-    )
-    .join("; ");
+  if (!errors || errors.length === 0) return " they do not match the schema";
+  const problems = errors.map(
+    (error) =>
+      `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
+  );
+  return problems.length === 1 ? ` ${problems[0]}` : problems.map((problem) => `\n- ${problem}`).join("");
 }
 
 function commandText(command: string | readonly string[]): string {

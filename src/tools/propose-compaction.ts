@@ -11,6 +11,7 @@
  */
 import type { ConversationEvent } from "../core/events.js";
 import {
+  describeReviewRange,
   PROPOSE_COMPACTION_TOOL_NAME,
   type ProposalSource,
   type ReviewProposal,
@@ -36,6 +37,18 @@ export const PROPOSE_COMPACTION_PARAMETERS: Readonly<Record<string, unknown>> = 
       minimum: 1,
       description: "Last source turn to compact, inclusive, 1-based. Turns after it stay verbatim.",
     },
+    from_cycle: {
+      type: "integer",
+      minimum: 1,
+      description:
+        "Optional: start inside from_turn, at this cycle (the C of a [turn N, cycle C] marker). The turn's user message and earlier cycles stay.",
+    },
+    to_cycle: {
+      type: "integer",
+      minimum: 1,
+      description:
+        "Optional: end inside to_turn, after this cycle (inclusive). The turn's later cycles stay verbatim.",
+    },
     summary: {
       type: "string",
       description:
@@ -59,7 +72,8 @@ export const PROPOSE_COMPACTION_PARAMETERS: Readonly<Record<string, unknown>> = 
 
 const DESCRIPTION =
   "Record the compaction proposal agreed in this review, replacing the previous one. Turn numbers are the " +
-  "source conversation's, from the [turn N] markers, and are absolute. Give either a summary, or reasoning " +
+  "source conversation's, from the [turn N] markers, and are absolute; from_cycle and to_cycle (from the " +
+  "[turn N, cycle C] markers) start or end the range inside a turn. Give either a summary, or reasoning " +
   "and/or tool_calls. The result shows the proposal as recorded (the range may grow to cover an existing " +
   "summary whole) or what to fix. Call it once per agreed revision, not after every message.";
 
@@ -83,10 +97,15 @@ export function describeSummaryLosses(
   options: { readonly forModel?: boolean } = {},
 ): string[] {
   if (proposal.summary === undefined) return [];
-  const range = { fromTurn: proposal.fromTurn - 1, toTurn: proposal.toTurn - 1 };
+  const range = {
+    fromTurn: proposal.fromTurn - 1,
+    toTurn: proposal.toTurn - 1,
+    ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
+    ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
+  };
   const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary);
   const lines = formatLosses(losses, {
-    title: `The summary of turns ${proposal.fromTurn}..${proposal.toTurn}`,
+    title: `The summary of ${describeReviewRange(proposal)}`,
   });
   if (options.forModel && losses.items.length > 0) {
     lines.push(

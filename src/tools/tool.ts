@@ -70,7 +70,11 @@ export interface Tool {
   /** JSON Schema of the arguments object. */
   readonly parameters: Readonly<Record<string, unknown>>;
   readonly source: ToolSource;
-  /** Used when configuration says nothing. */
+  /**
+   * Used when configuration says nothing. A built-in tool with `enable: false` exists only where
+   * its own `conversation.tools.<name>` entry enables it (`propose_compaction`, inside a review):
+   * `'*'` and `-t` cannot reach it elsewhere.
+   */
   readonly defaults: { readonly enable: EnableState; readonly run: RunMode };
   /**
    * How `e` at the approval prompt presents the arguments for editing; JSON when absent.

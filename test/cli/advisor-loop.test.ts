@@ -59,6 +59,7 @@ const silentDisplay: TurnDisplay = {
   reasoningDelta() {},
   eventStored() {},
   toolStarted() {},
+  toolRunning() {},
   toolFinished() {},
   notice() {},
   finish() {},
@@ -523,7 +524,7 @@ describe("failures", () => {
     expect(harness.events.filter((event) => event.type === "chat_response")).toHaveLength(3);
   });
 
-  it("answers should_i_compact with the verdict, and a failing decision model is a tool error", async () => {
+  it("answers should_i_compact with the verdict, reuses its answers at the end of that cycle, and a failing decision model is a tool error", async () => {
     const harness = makeHarness({ lines: { notice: 10, recommend: 20, request: 100_000 } });
     provider.enqueue(textReply("one"));
     await harness.turn("first question");
@@ -532,10 +533,10 @@ describe("failures", () => {
     };
     // The boundary advice asks too (after each cycle and the turn); it is already announced, so quiet.
     harness.state = { last_announced: "recommend" };
+    const before = provider.requests.length;
     provider.enqueue(
       toolCall("should_i_compact", {}),
-      answers(0.91, 0.74, 0.3, 0.08), // the tool's own call
-      answers(0.91, 0.74, 0.3, 0.08), // end of cycle 1
+      answers(0.91, 0.74, 0.3, 0.08), // the tool's own call; the end of cycle 1 reuses its answers
       toolCall("should_i_compact", {}, "c2"),
       { kind: "error", status: 500, message: "decision model down" }, // the tool's call fails
       answers(0.91, 0.74, 0.3, 0.08), // end of cycle 2
@@ -557,5 +558,7 @@ describe("failures", () => {
     });
     expect(responses[1]!.is_error).toBe(true);
     expect(responses[1]!.content).toContain("should_i_compact failed");
+    // Three assistant requests and four decision calls: none asked the same questions twice in a row.
+    expect(provider.requests.length - before).toBe(7);
   });
 });

@@ -15,6 +15,9 @@ import {
   textReply,
 } from "../helpers/fake-provider.js";
 import { makeQueryHome, type QueryHome, TEST_MODEL } from "../query/e2e.js";
+import { createEventBuilder } from "../helpers/builders.js";
+import { agentTurn } from "../helpers/cycles.js";
+import { seedConversation } from "./conversation-helpers.js";
 
 let provider: FakeProvider;
 let home: QueryHome;
@@ -80,7 +83,8 @@ request_tokens = 100000
     expect(second.stderr).toMatch(
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
-    expect(advisorRecord()).toEqual({ last_announced: "notice" });
+    const usage = { input_tokens: expect.any(Number), output_tokens: expect.any(Number) };
+    expect(advisorRecord()).toEqual({ last_announced: "notice", decision_usage: { calls: 1, ...usage } });
 
     // As an older cxc left it: the state in meta.json, no record. It is still read: no new notice.
     rmSync(conversationFile("advisor.json"));
@@ -96,7 +100,16 @@ request_tokens = 100000
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
-    expect(advisorRecord()).toEqual({ last_announced: "recommend" });
+    // The advice names the command that acts on it.
+    expect(fourth.stderr).toContain(
+      `\nhint: run \`cxc conversation compact ${home.activeId()}\` (\`--dry-run\` first shows what it does), or let the assistant do it: \`cxc q -t compact_now …\``,
+    );
+    // The record was removed before the third run: two decision calls since.
+    expect(advisorRecord()).toEqual({ last_announced: "recommend", decision_usage: { calls: 2, ...usage } });
+    const stats = await home.home.run(["conversation", "stats"]);
+    expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+ input \+ \d+ output tokens/m);
+    const statsJson = JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);
+    expect(statsJson.advisor_decisions).toEqual({ calls: 2, ...usage });
   });
 
   it("swallows a decision model that times out: one warning per conversation, token lines only", async () => {
@@ -178,6 +191,62 @@ request_tokens = 100000
     const undo = await home.home.run(["conversation", "compact", "--reset=2"], { env: home.env });
     expect(undo.exitCode).toBe(0);
     expect(undo.stdout + undo.stderr).toContain("Removed compaction 2");
+  });
+
+  it("cuts inside a turn when the advisor picks a cycle: the rest of that turn stays verbatim", async () => {
+    // Three agent turns of four cycles each (three reads and an answer), seeded as the active one.
+    const build = createEventBuilder();
+    const seeded = ["first task", "second task", "third task"].flatMap((task) =>
+      agentTurn(build, task, [{ calls: 1 }, { calls: 1 }, { calls: 1 }], `done: ${task}`),
+    );
+    await seedConversation(home.home, { id: "agent0000001", events: seeded, active: true });
+    provider.enqueue(
+      {
+        blocks: [{ type: "tool-call", id: "t1", name: "compact_now", arguments: { note: "keep the plan" } }],
+      },
+      textReply("Compaction scheduled; finishing."),
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "l1",
+            name: "pick_live_from",
+            arguments: { live_from_turn: 2, live_from_cycle: 3, confidence: 0.9 },
+          },
+        ],
+      },
+      textReply("SUMMARY of the first task"),
+      textReply("SUMMARY of the first steps of the second task"),
+    );
+    const result = await home.q(["-t", "compact_now", "fourth task"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    // The cut-point question labels the cycles of each turn and asks for one.
+    const question = JSON.stringify(provider.requests[2]!.body);
+    expect(question).toContain("[turn 2, cycle 3]");
+    expect(question).toContain("If it starts partway through a turn, give that cycle too.");
+    expect(result.stderr).toContain(
+      "recorded reasoning + tools of turns 1..2, turn 2 to cycle 2 and summary of turns 1..1 and summary of turn 2, cycles 1..2",
+    );
+    expect(result.stderr).toContain("the advisor kept the live work verbatim");
+    const recorded = home.events().filter((event) => event.type === "compaction");
+    expect(recorded.map((event) => [event.from_turn, event.to_turn, event.cycles ?? null])).toEqual([
+      [0, 1, { to: 1, reasoning: "strip", tool_calls: { policy: "strip", request: true, response: true } }],
+      [0, 0, null],
+      [
+        1,
+        1,
+        {
+          from: 0,
+          to: 1,
+          summary: {
+            summary: "SUMMARY of the first steps of the second task",
+            source: "derived",
+            recipe: TEST_MODEL,
+          },
+        },
+      ],
+    ]);
+    expect(recorded.every((event) => event.deferred_until_turn === 4 && event.source === "auto")).toBe(true);
   });
 
   it("hands the compact_now note to a configured summary model as its focus", async () => {

@@ -42,7 +42,9 @@ describe("cxc conversation compact --reset", () => {
 
     const undo = await home.run(["conversation", "compact", "--undo-reset"]);
     expect(undo.exitCode, undo.stderr).toBe(0);
-    expect(undo.stdout).toMatch(/^Undid the reset of .*: 1 compaction\(s\) come back \(turns 3\.\.5\)\.\n$/);
+    expect(undo.stdout).toMatch(
+      /^Undid the reset made (just now|\d+ seconds? ago): 1 compaction comes back \(turns 3\.\.5\)\.\n$/,
+    );
     expect(await activeRanges()).toEqual(["1:1..2", "2:3..5", "3:7..9"]);
   });
 
@@ -51,10 +53,10 @@ describe("cxc conversation compact --reset", () => {
     await home.run(["conversation", "compact"]);
     await home.run(["conversation", "compact", "-k", "s:2..4", "-m", "builtin/digest"]);
     const preview = await home.run(["conversation", "compact", "--reset", "--dry-run"]);
-    expect(preview.stdout).toBe("Would remove 2 compaction event(s).\n");
+    expect(preview.stdout).toBe("Would remove 2 compaction events.\n");
     const reset = await home.run(["conversation", "compact", "--reset", "sample0"]);
     expect(reset.exitCode, reset.stderr).toBe(0);
-    expect(reset.stdout).toBe("Removed 2 compaction event(s).\n");
+    expect(reset.stdout).toBe("Removed 2 compaction events.\n");
     expect(await activeRanges()).toEqual([]);
     const again = await home.run(["conversation", "compact", "--reset"]);
     expect(again.exitCode).toBe(0);
@@ -71,7 +73,7 @@ describe("cxc conversation compact --reset", () => {
     const cases: [string[], string][] = [
       [["--reset=0"], "compaction indices are 1-based; `0` is not a valid index"],
       [["--reset=x"], "invalid compaction index 'x'"],
-      [["--reset=4"], "compaction 4 out of range (conversation has 1 compaction event(s))"],
+      [["--reset=4"], "compaction 4 out of range (conversation has 1 compaction event)"],
       [["--reset", "-r"], "--reset cannot be used with --reasoning"],
       [["--reset", "-k", "s"], "--reset cannot be used with --compact"],
       [["--reset", "--keep-last", "5"], "--reset cannot be used with --keep-last"],

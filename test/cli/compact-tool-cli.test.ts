@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DECLINED_TEXT } from "../../src/query/approval.js";
+import { declinedText } from "../../src/query/approval.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
@@ -206,13 +206,40 @@ describe("the approval prompt in a pseudo-terminal", () => {
     expect(exitCode).toBe(0);
     const events = storedEvents();
     expect(compactionsOf(events)).toEqual([]);
-    expect(lastResponse(events)).toMatchObject({ content: DECLINED_TEXT });
+    expect(lastResponse(events)).toMatchObject({ content: declinedText("compact"), is_error: true });
   }, 60_000);
 
-  it("records the edited rules on e", async () => {
-    const { exitCode } = await promptSession("e", { EDITOR: "sed -i s/ORIGINAL-SUMMARY/EDITED-SUMMARY/" });
-    expect(exitCode).toBe(0);
+  it("shows the edited rules again, resolved, and records them on y", async () => {
+    await buildHistory();
+    provider.enqueue(compactReply(), textReply("Done with the proposal."));
+    mkdirSync(home.cwd, { recursive: true });
+    const session = startInTmux(
+      [process.execPath, CXC_BIN, "q", "-u", "compact", "summarize everything except the current task"],
+      {
+        env: {
+          ...home.env,
+          ...providerEnv("anthropic"),
+          EDITOR: `sed -i 's/ORIGINAL-SUMMARY[^"]*/EDITED-SUMMARY./'`,
+        },
+        cwd: home.cwd,
+      },
+    );
+    try {
+      await session.waitFor("Run builtin tool compact?");
+      expect(session.screen()).toContain("the assistant's summary (11 words)");
+      session.send("e", { literal: true });
+      // The edit comes back resolved, and is asked about before anything is recorded.
+      const again = await session.waitFor(
+        /the assistant's summary \(1 word\)[\s\S]*Run builtin tool compact\?/,
+      );
+      expect(again).toContain("turns 1..2 → the assistant's summary (1 word)");
+      expect(compactionsOf(storedEvents())).toEqual([]);
+      session.send("y", { literal: true });
+      expect(await session.exitCode()).toBe(0);
+    } finally {
+      session.close();
+    }
     const [compaction] = compactionsOf(storedEvents());
-    expect((compaction!.summary as { summary: string }).summary).toContain("EDITED-SUMMARY");
+    expect((compaction!.summary as { summary: string }).summary).toBe("EDITED-SUMMARY.");
   }, 60_000);
 });

@@ -16,7 +16,7 @@ import type { Compaction, ConversationEvent, ToolCallResponse } from "../../src/
 import { createLlmClient } from "../../src/llm/registry.js";
 import {
   type ApprovalPrompter,
-  DECLINED_TEXT,
+  declinedText,
   type PendingCall,
   type PromptAnswer,
   refusedText,
@@ -82,6 +82,7 @@ const silentDisplay: TurnDisplay = {
   reasoningDelta() {},
   eventStored() {},
   toolStarted() {},
+  toolRunning() {},
   toolFinished() {},
   notice() {},
   finish() {},
@@ -249,18 +250,27 @@ describe("compact approval outcomes", () => {
       prompter: scriptedPrompter(["n"]),
     });
     expect(compactionsOf(events)).toEqual([]);
-    expect(responsesOf(events)[0]).toMatchObject({ content: DECLINED_TEXT, is_error: false });
+    expect(responsesOf(events)[0]).toMatchObject({ content: declinedText("compact"), is_error: true });
   });
 
-  it("records the edited version of an edited call", async () => {
+  it("shows edited rules again, resolved, before it records them (the edited version)", async () => {
     provider.enqueue(compactCall("compact-1", [SUMMARY_RULE]), textReply("Thanks."));
-    const prompter = scriptedPrompter(["e"], (call) => ({
+    const prompter = scriptedPrompter(["e", "y"], (call) => ({
       rules: [
-        { ...(call.arguments.rules as Record<string, unknown>[])[0], summary: "The user's better summary." },
+        {
+          ...(call.arguments.rules as Record<string, unknown>[])[0],
+          before_quote: "make the divider draggable",
+          summary: "The user's better summary.",
+        },
       ],
     }));
     const events = await turn("openai", history(), "compact please", { prompter });
+    // The edit is put to the user again, resolved: its new range and its own summary.
+    expect(prompter.shown).toHaveLength(2);
+    expect(prompter.shown[0]!.detail).toContain("turns 1..3 → the assistant's summary (14 words)");
+    expect(prompter.shown[1]!.detail).toContain("turns 1..2 → the assistant's summary (4 words)");
     expect(compactionsOf(events)).toHaveLength(1);
+    expect(compactionsOf(events)[0]).toMatchObject({ from_turn: 0, to_turn: 1 });
     expect(compactionsOf(events)[0]!.summary?.summary).toBe("The user's better summary.");
     expect(responsesOf(events)[0]!.content).toContain("[The user edited the arguments before running");
   });

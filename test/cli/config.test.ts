@@ -78,6 +78,14 @@ describe("cxc config show", () => {
       "assistant.instructions": ["from overlay", overlay],
       "assistant.model.id": ["ollama/from-flag", "-c"],
       "conversation.compaction.advisor.enabled": [false, "-c"],
+      // The advisor's defaults, where nothing sets them (the decision model is the assistant's).
+      "conversation.compaction.advisor.cut_point": [true, "default"],
+      "conversation.compaction.advisor.max_turns": [12, "default"],
+      "conversation.compaction.advisor.model": [null, "default"],
+      "conversation.compaction.advisor.notice_tokens": [60000, "default"],
+      "conversation.compaction.advisor.recommend_tokens": [100000, "default"],
+      "conversation.compaction.advisor.request_tokens": [140000, "default"],
+      "conversation.compaction.advisor.timeout_ms": [5000, "default"],
       "conversation.compaction.review.model": [
         "builtin/digest",
         "env CXC_CONVERSATION__COMPACTION__REVIEW__MODEL",
@@ -109,9 +117,17 @@ describe("cxc config show", () => {
     const result = await home.run(["-c", "assistant.model.id=anthropic/x", "config", "show"]);
     expect(result.stdout).toBe(
       [
-        'assistant.model.id                       = "anthropic/x"  # -c',
-        'conversation.compaction.summary.fallback = "digest"  # default',
-        'providers.ollama.base_url                = "http://localhost:11434/v1"  # default',
+        'assistant.model.id                               = "anthropic/x"  # -c',
+        "conversation.compaction.advisor.cut_point        = true  # default",
+        "conversation.compaction.advisor.enabled          = true  # default",
+        "conversation.compaction.advisor.max_turns        = 12  # default",
+        "conversation.compaction.advisor.model            = (the assistant model)  # default",
+        "conversation.compaction.advisor.notice_tokens    = 60000  # default",
+        "conversation.compaction.advisor.recommend_tokens = 100000  # default",
+        "conversation.compaction.advisor.request_tokens   = 140000  # default",
+        "conversation.compaction.advisor.timeout_ms       = 5000  # default",
+        'conversation.compaction.summary.fallback         = "digest"  # default',
+        'providers.ollama.base_url                        = "http://localhost:11434/v1"  # default',
         "",
       ].join("\n"),
     );

@@ -89,7 +89,9 @@ describe("cxc conversation fork", () => {
     const result = await home.run(["--format", "json", "c", "fork", "source", "--last", "2"]);
     const fork = forkOf(result.stdout);
     expect(fork).toMatchObject({ turns: 2, dropped_compactions: 1 });
-    expect(result.stderr).toMatch(/1 compaction\(s\) of source000001 reach turns the fork leaves out/);
+    expect(result.stderr).toMatch(
+      /^cxc: 1 compaction of source000001 reaches turns the fork leaves out and was not copied\.$/m,
+    );
     const events = openStore(home).load(fork.id).events;
     // Both config deltas came before the kept turns' end, so the fork runs with the latest model.
     expect(events.filter((event) => event.type === "config_delta")).toHaveLength(2);

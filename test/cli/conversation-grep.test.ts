@@ -87,7 +87,7 @@ describe("cxc conversation grep", () => {
     const none = await home.run(["c", "grep", "no such text"]);
     expect(none.exitCode).toBe(1);
     expect(none.stdout).toBe("");
-    expect(none.stderr).toBe("No matches.\n");
+    expect(none.stderr).toBe("cxc: No matches.\n");
     const noneJson = await home.run(["--format", "json", "c", "grep", "no such text"]);
     expect(noneJson.exitCode).toBe(1);
     expect(JSON.parse(noneJson.stdout)).toEqual([]);

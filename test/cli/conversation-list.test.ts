@@ -18,11 +18,11 @@ describe("cxc conversation ls", () => {
     const text = await home.run(["conversation", "ls"]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toBe("");
-    expect(text.stderr).toMatch(/^No conversations yet\. Start one with `cxc conversation new`/);
+    expect(text.stderr).toMatch(/^cxc: No conversations yet\. Start one with `cxc conversation new`/);
     const json = await home.run(["--format", "json", "c", "ls"]);
     expect(JSON.parse(json.stdout)).toEqual([]);
     const archived = await home.run(["c", "ls", "--archived"]);
-    expect(archived.stderr).toBe("No archived conversations.\n");
+    expect(archived.stderr).toBe("cxc: No archived conversations.\n");
   });
 
   it("lists pinned first, then newest, with turns, relative times and markers", async () => {
@@ -71,6 +71,8 @@ describe("cxc conversation ls", () => {
       pinned_at: null,
       archived: false,
       active: false,
+      review: null,
+      open_review: null,
     });
     expect(json[0]).toMatchObject({ pinned: true, active: true });
     const archived = JSON.parse((await home.run(["--format", "json", "c", "ls", "--archived"])).stdout);
@@ -90,7 +92,7 @@ describe("cxc conversation ls", () => {
       expect.stringMatching(/^ {4}conv000000004 /),
       expect.stringMatching(/^ {4}conv000000003 /),
     ]);
-    expect(result.stderr).toBe("(2 more; raise --limit to see them)\n");
+    expect(result.stderr).toBe("cxc: 2 more conversations; raise --limit to see them\n");
   });
 
   it("sanitizes titles", async () => {

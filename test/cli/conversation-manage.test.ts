@@ -109,9 +109,9 @@ describe("cxc conversation rm at a terminal", () => {
       cwd: join(home.cwd, ".."),
     });
     try {
-      await session.waitFor("permanently?");
+      await session.waitFor("permanently? (y/N)");
+      // One key answers: no Enter.
       session.send(answer, { literal: true });
-      session.send("Enter");
       const exitCode = await session.exitCode();
       return { exitCode, screen: session.screen() };
     } finally {
@@ -119,7 +119,7 @@ describe("cxc conversation rm at a terminal", () => {
     }
   }
 
-  it("asks, and deletes only after yes", async () => {
+  it("asks with one key, and deletes only after yes", async () => {
     home = makeTempHome();
     await seedPair();
     const declined = await runInTerminal(["c", "rm", "alpha"], "n");
@@ -129,7 +129,9 @@ describe("cxc conversation rm at a terminal", () => {
     expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(true);
     const confirmed = await runInTerminal(["c", "rm", "alpha"], "y");
     expect(confirmed.exitCode).toBe(0);
-    expect(confirmed.screen).toContain("Deleted conversation alpha0000001.");
+    expect(confirmed.screen).toContain(
+      "Delete conversation alpha0000001 permanently? (y/N) y\nDeleted conversation alpha0000001.",
+    );
     expect(existsSync(join(home.home, "conversations", "alpha0000001"))).toBe(false);
   });
 });

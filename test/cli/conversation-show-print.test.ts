@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createEventBuilder } from "../helpers/builders.js";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
-import { seedConversation } from "./conversation-helpers.js";
+import { openStore, seedConversation } from "./conversation-helpers.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
@@ -57,12 +57,13 @@ describe("cxc conversation show", () => {
         id: "c-two",
         from_turn: 2,
         to_turn: 3,
-        policy: "reasoning + tools omitted",
+        label: "reasoning + tools omitted",
         summary: null,
         reasoning: true,
         tool_calls: { policy: "omit" },
         source: "user",
         deferred_until_turn: null,
+        deferred: false,
       }),
       expect.objectContaining({
         number: 2,
@@ -71,14 +72,53 @@ describe("cxc conversation show", () => {
         to_turn: 1,
         source: "assistant",
         deferred_until_turn: 6,
+        deferred: true,
       }),
     ]);
+    expect(details.review).toBeNull();
+    expect(details.open_review).toBeNull();
     const text = await home.run(["conversation", "show", "show"]);
     expect(text.stdout).toMatch(/^id:\s+show00000001$/m);
     expect(text.stdout).toMatch(/^turns:\s+4$/m);
     expect(text.stdout).toMatch(/^active:\s+yes$/m);
-    expect(text.stdout).toContain("Compactions:\n  1. turns 2..3 (reasoning + tools omitted, user)\n");
-    expect(text.stdout).toContain("  2. turns 1..1 (reasoning, assistant, deferred until turn 6)\n");
+    expect(text.stdout).toContain(
+      "Compactions:\n  1. turns 2..3 (2 total, reasoning + tools omitted) [user]\n",
+    );
+    expect(text.stdout).toContain(
+      "  2. turns 1..1 (1 total, reasoning) [assistant, deferred until turn 6]\n",
+    );
+  });
+
+  it("shows times in the local zone, with its offset, and how long ago", async () => {
+    home = makeTempHome();
+    await seedConversation(home, { id: "zone00000001", createdAt: "2026-07-01T10:00:00.000Z", active: true });
+    const paris = await home.run(["conversation", "show"], { env: { TZ: "Europe/Paris" } });
+    expect(paris.stdout).toMatch(/^created:\s+2026-07-01 12:00:00 \+02:00 \(.+ ago\)$/m);
+    const utc = await home.run(["conversation", "show"]);
+    expect(utc.stdout).toMatch(/^created:\s+2026-07-01 10:00:00 UTC \(/m);
+    const kolkata = await home.run(["conversation", "show"], { env: { TZ: "Asia/Kolkata" } });
+    expect(kolkata.stdout).toMatch(/^created:\s+2026-07-01 15:30:00 \+05:30 \(/m);
+  });
+
+  it("stops saying a compaction is deferred once the turn it waits for has started", async () => {
+    home = makeTempHome();
+    const build = createEventBuilder();
+    // Recorded during turn 2 (0-based 1) to take effect when turn 3 starts (0-based 2).
+    const events = [
+      ...build.turns(2),
+      build.compaction({ id: "c-wait", from: 0, to: 0, reasoning: true, deferredUntilTurn: 2 }),
+    ];
+    await seedConversation(home, { id: "defer0000001", events, active: true });
+    const waiting = await home.run(["conversation", "show"]);
+    expect(waiting.stdout).toContain("  1. turns 1..1 (1 total, reasoning) [user, deferred until turn 3]\n");
+    const store = openStore(home);
+    await store.appendLocked("defer0000001", build.turn("the third turn"), "test");
+    const started = await home.run(["conversation", "show"]);
+    expect(started.exitCode, started.stderr).toBe(0);
+    expect(started.stdout).toContain("  1. turns 1..1 (1 total, reasoning) [user]\n");
+    expect(started.stdout).not.toContain("deferred");
+    const json = JSON.parse((await home.run(["--format", "json", "conversation", "show"])).stdout);
+    expect(json.compactions[0]).toMatchObject({ deferred_until_turn: 3, deferred: false });
   });
 });
 
@@ -101,7 +141,7 @@ describe("cxc conversation print", () => {
     );
     expect(result.stdout).toContain("[assistant]\na:first question\n");
     expect(result.stdout).toContain("── turn 4 ·");
-    expect(result.stdout).toContain("[compaction] turns 1..2 (summary, user)");
+    expect(result.stdout).toContain("[compaction] turns 1..2 (2 total, summary) [user] — why we did it");
     expect(result.stdout.match(/^── turn /gm)).toHaveLength(4);
   });
 
@@ -152,7 +192,7 @@ describe("cxc conversation print", () => {
     const result = await home.run(["conversation", "print", "--first", "0"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toBe("No turns selected.\n");
+    expect(result.stderr).toBe("cxc: No turns selected.\n");
   });
 
   it("prints JSON with the stored event shapes", async () => {

@@ -52,7 +52,7 @@ describe.each(JP_WORKSPACES)(
       expect(outcomes.filter((outcome) => outcome.conversation.archived)).toHaveLength(1);
       const output = join(base, `${jp.name}-exported`);
       for (const { conversation } of outcomes) {
-        const directory = writeJpExport(first.load(conversation.id), output);
+        const { directory } = writeJpExport(first.load(conversation.id), output);
         const original = join(
           CONVERSATIONS,
           conversation.archived ? ".archive" : "",

@@ -21,6 +21,7 @@ describe("cxc init and conversation new", () => {
     });
     expect(JSON.parse(readFileSync(join(home.home, "sessions", "default.json"), "utf8"))).toEqual({
       active: id,
+      activated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
   });
 

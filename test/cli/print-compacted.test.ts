@@ -30,7 +30,7 @@ describe("cxc conversation print --compacted", () => {
       "turn 2",
       "turn 3",
       "turn 4",
-      "turns 5–8 (summary)",
+      "turns 5..8 (summary)",
       "turn 9",
     ]);
     expect(headers).toHaveLength(17);
@@ -41,7 +41,7 @@ describe("cxc conversation print --compacted", () => {
 
     const text = await home.run(["conversation", "print", "--compacted", "--turn", "6"]);
     expect(text.stdout).toMatch(
-      /^── turns 5–8 \(summary\) ──\n\[user\]\n\[Summary of previous conversation\]\n/,
+      /^── turns 5..8 \(summary\) ──\n\[user\]\n\[Summary of previous conversation\]\n/,
     );
     expect(text.stdout).not.toContain("── turn 9");
     const selected = await home.run([
@@ -55,7 +55,7 @@ describe("cxc conversation print --compacted", () => {
     ]);
     expect(JSON.parse(selected.stdout).turns.map((turn: { header: string }) => turn.header)).toEqual([
       "turn 4",
-      "turns 5–8 (summary)",
+      "turns 5..8 (summary)",
       "turn 9",
     ]);
     const none = await home.run(["conversation", "print", "--compacted", "--last", "0"]);
@@ -72,7 +72,7 @@ describe("cxc conversation print --compacted", () => {
     expect(body.messages[0].role).toBe("user");
     const messages = JSON.stringify(body.messages);
     expect(messages).toContain("[Summary of previous conversation]");
-    expect(messages).toContain("## Digest of turns 5–8 (builtin/digest)");
+    expect(messages).toContain("## Digest of turns 5..8 (builtin/digest)");
     for (let position = 1; position < body.messages.length; position++) {
       expect(body.messages[position].role).not.toBe(body.messages[position - 1].role);
     }

@@ -1,7 +1,7 @@
 /**
  * `cxc q` at a real terminal (tmux): the approval prompt and each of its keys, each run mode,
- * markdown rendering, and Ctrl-C while streaming (once: partial answer stored, exit 130; twice:
- * exit at once).
+ * markdown rendered as it streams, the spinner, the context gauge after each turn, and Ctrl-C
+ * while streaming (once: partial answer stored, exit 130; twice: exit at once).
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CXC_BIN } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { createEventBuilder } from "../helpers/builders.js";
 import { type PtySession, startInTmux } from "../helpers/pty.js";
+import { seedConversation } from "./conversation-helpers.js";
+import { declinedRememberedText, declinedText } from "../../src/query/approval.js";
 import { makeQueryHome, type QueryHome, requestBody, wordCountTool } from "../query/e2e.js";
 
 let provider: FakeProvider;
@@ -69,8 +72,25 @@ function responses(): unknown[][] {
 
 const PROMPT = "Run local tool word_count? [y/n/Y/N/e/?]";
 
+/** A promise and the function that settles it (Node 20 has no `Promise.withResolvers`). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/** Waits until the fake provider has received a request (the summary request is on its way). */
+async function requestArrived(fake: FakeProvider): Promise<void> {
+  for (let waited = 0; fake.requests.length === 0; waited += 20) {
+    if (waited > 20_000) throw new Error("the provider received no request");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("cxc q at a terminal: the approval prompt", () => {
-  it("y runs the call and n declines it, each asked separately", async () => {
+  it("y runs the call and n declines it, each asked separately; each call is shown once", async () => {
     home.writeConfig(wordCountTool("ask"));
     provider.enqueue(calls("a b", "c d e"), textReply("done"));
     const pty = qInTerminal(["count"]);
@@ -79,10 +99,32 @@ describe("cxc q at a terminal: the approval prompt", () => {
     await pty.waitFor(/\[y\/n\/Y\/N\/e\/\?\] y\n[\s\S]*\[y\/n\/Y\/N\/e\/\?\]$/);
     pty.send("n");
     expect(await pty.exitCode()).toBe(0);
+    // A declined call is an error result for the model, and shown as declined.
     expect(responses()).toEqual([
       ["2\n", false],
-      ["The user declined to run this tool call.", false],
+      [declinedText("word_count"), true],
     ]);
+    const screen = pty.screen();
+    expect(screen).toContain(`⚙ word_count {"text":"a b"}\n${PROMPT} y\n  ↳ ok: 2`);
+    expect(screen).toContain(`⚙ word_count {"text":"c d e"}\n${PROMPT} n\n  ↳ declined`);
+    expect(screen.split('"text":"a b"')).toHaveLength(2);
+    expect(screen).not.toContain("Tool call word_count");
+  });
+
+  it("ignores keys typed before the prompt showed", async () => {
+    home.writeConfig(wordCountTool("ask"));
+    const release = deferred();
+    // The call arrives after a pause in which the user types ahead.
+    provider.enqueue({ ...calls("a b"), holdAfterEvents: 1, release: release.promise }, textReply("done"));
+    const pty = qInTerminal(["count"]);
+    await pty.waitFor("waiting for anthropic/claude-sonnet-4-6");
+    // Typed ahead: "n" would decline the call if it answered the prompt.
+    pty.send("n");
+    release.resolve();
+    await pty.waitFor(PROMPT);
+    pty.send("y");
+    expect(await pty.exitCode()).toBe(0);
+    expect(responses()).toEqual([["2\n", false]]);
   });
 
   it("Y approves this tool for the rest of the turn, across cycles, with one prompt", async () => {
@@ -108,9 +150,9 @@ describe("cxc q at a terminal: the approval prompt", () => {
     pty.send("N");
     expect(await pty.exitCode()).toBe(0);
     expect(pty.screen().split(PROMPT)).toHaveLength(2);
-    expect(responses().map((response) => response[0])).toEqual([
-      "The user declined to run this tool call (remembered for this turn).",
-      "The user declined to run this tool call (remembered for this turn).",
+    expect(responses()).toEqual([
+      [declinedRememberedText("word_count"), true],
+      [declinedRememberedText("word_count"), true],
     ]);
   });
 
@@ -202,14 +244,19 @@ type = "string"
     expect(home.events()[1]).toMatchObject({ type: "chat_request", content: "written in the editor" });
   });
 
-  it("renders the answer as markdown at a terminal", async () => {
-    provider.enqueue(textReply("Some **bold** words.\n\n- first item\n- second item\n"));
-    const pty = qInTerminal(["md"]);
+  it("renders the answer as markdown at a terminal, inline styles in list items too", async () => {
+    provider.enqueue(
+      textReply("Some **bold** words.\n\n1. **Parse** the `input`\n- first *item*\n- second item\n"),
+    );
+    // Colour on (the test environment sets NO_COLOR), so the styles can be seen.
+    const pty = qInTerminal(["md"], { NO_COLOR: "" });
     expect(await pty.exitCode()).toBe(0);
     const screen = pty.screen();
-    expect(screen).toContain("Some bold words.");
-    expect(screen).not.toContain("**bold**");
-    expect(screen).toMatch(/\* first item|• first item/);
+    expect(screen).toContain("Some bold words.\n\n1. Parse the input\n• first item\n• second item");
+    expect(screen).not.toContain("**");
+    const styled = pty.screen({ styles: true });
+    expect(styled).toMatch(/1\. \u001b\[1m(\u001b\[[0-9;]*m)*Parse/);
+    expect(styled).toMatch(/\u001b\[3m(\u001b\[[0-9;]*m)*item/);
     session?.close();
     provider.enqueue(textReply("All **at once**."));
     const buffered = qInTerminal(["--no-stream", "md again"]);
@@ -241,6 +288,21 @@ describe("cxc q at a terminal: Ctrl-C", () => {
     expect(JSON.stringify(body.messages[1])).toContain("word0 word1");
   });
 
+  it("while -k has a model summarize: says so, applies nothing, starts no turn, exits 130", async () => {
+    const build = createEventBuilder();
+    const events = ["one", "two", "three"].flatMap((question) => build.turn(question));
+    await seedConversation(home.home, { id: "ksumm0000001", events, active: true });
+    provider.enqueue(textReply("A summary that never finishes", { holdAfterEvents: 3 }));
+    const pty = qInTerminal(["-k=s:1..2", "next question"]);
+    await pty.waitFor("summary of turns 1..2");
+    await requestArrived(provider);
+    pty.send("C-c");
+    expect(await pty.exitCode()).toBe(130);
+    expect(pty.screen()).toContain("cxc: interrupted while summarizing turns 1..2; nothing was applied");
+    // Nothing appended: neither a compaction nor the turn (its message is stored before it is sent).
+    expect(home.events("ksumm0000001")).toHaveLength(events.length);
+  });
+
   it("a second Ctrl-C exits at once, even while a tool ignores the first", async () => {
     home.writeConfig(`
 [conversation.tools.stubborn]
@@ -260,5 +322,116 @@ run = "unattended"
     provider.enqueue(textReply("recovered"));
     expect((await home.q(["again"])).exitCode).toBe(0);
     expect(responses()).toEqual([["Tool call was interrupted.", true]]);
+  });
+});
+
+describe("cxc q at a terminal: streaming", () => {
+  it("shows the first words of a paragraph while the stream is still open", async () => {
+    // Anthropic: message_start, ping, block start, then one delta per word; hold after three words.
+    provider.enqueue(
+      textReply("The first words of one long paragraph that the model is still writing", {
+        holdAfterEvents: 6,
+      }),
+    );
+    const pty = qInTerminal(["stream"]);
+    await pty.waitFor("The first words");
+    // The stream is held open: nothing more came, and the turn has not ended.
+    expect(pty.screen()).not.toContain("paragraph");
+    pty.send("C-c");
+    expect(await pty.exitCode()).toBe(130);
+  });
+
+  it("shows a spinner with the model and the elapsed time before the first token, then clears it", async () => {
+    const release = deferred();
+    provider.enqueue(textReply("Here it is.", { holdAfterEvents: 2, release: release.promise }));
+    const pty = qInTerminal(["spin"]);
+    await pty.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for anthropic\/claude-sonnet-4-6 \d+\.\ds/);
+    release.resolve();
+    expect(await pty.exitCode()).toBe(0);
+    const screen = pty.screen();
+    expect(screen).toContain("Here it is.");
+    expect(screen).not.toContain("waiting for");
+  });
+
+  it("shows the spinner while a tool runs", async () => {
+    // The tool waits for a file the test writes once the spinner is on screen.
+    const flag = join(scratch, "go");
+    home.writeConfig(`
+[conversation.tools.slow]
+command = "while [ ! -e ${flag} ]; do sleep 0.05; done"
+run = "unattended"
+`);
+    provider.enqueue(
+      {
+        blocks: [
+          { type: "text", text: "Running it." },
+          { type: "tool-call", id: "s1", name: "slow", arguments: {} },
+        ],
+      },
+      textReply("It ran."),
+    );
+    const pty = qInTerminal(["tool"]);
+    await pty.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running slow \d+\.\ds/);
+    writeFileSync(flag, "");
+    expect(await pty.exitCode()).toBe(0);
+    // The texts of the two cycles, the call and its result between them, a blank line before the second.
+    expect(pty.screen()).toContain("Running it.\n⚙ slow {}\n  ↳ ok: (no output)\n\nIt ran.");
+    expect(pty.screen()).not.toContain("running slow");
+  });
+});
+
+describe("cxc q at a terminal: the context gauge", () => {
+  const lastLine = (pty: PtySession) => pty.screen().split("\n").at(-1);
+
+  it("prints the context used against the window after each turn", async () => {
+    provider.enqueue(textReply("Fine.", { usage: { inputTokens: 48_000, outputTokens: 200 } }));
+    const pty = qInTerminal(["hello"]);
+    expect(await pty.exitCode()).toBe(0);
+    expect(lastLine(pty)).toBe("cxc: context 48.2k of 200k tokens (24%)");
+  });
+
+  it("says what a deferred compaction will save from the next turn, and the next turn saves it", async () => {
+    const build = createEventBuilder();
+    const questions = ["set up the project", "fix the width bug", "now the current task: drag"];
+    const events = questions.flatMap((question) =>
+      build.turn(question, { answer: `a long answer about ${question} `.repeat(40) }),
+    );
+    await seedConversation(home.home, { id: "gauge0000001", events, active: true });
+    home.writeConfig('[conversation.tools.compact]\nrun = "unattended"\n');
+    provider.enqueue(
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "toolu_compact",
+            name: "compact",
+            arguments: {
+              rules: [
+                {
+                  before_quote: "now the current task: drag",
+                  summary: "We set it up and fixed it.",
+                  note: "The finished work is in the files.",
+                },
+              ],
+            },
+          },
+        ],
+      },
+      textReply("Recorded.", { usage: { inputTokens: 2_000, outputTokens: 20 } }),
+    );
+    const first = qInTerminal(["-u", "compact", "compact what is done"]);
+    expect(await first.exitCode()).toBe(0);
+    const deferred =
+      /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+) from the next turn$/.exec(
+        lastLine(first) ?? "",
+      );
+    expect(deferred, first.screen()).not.toBeNull();
+    expect(Number(deferred![1])).toBeGreaterThan(100);
+    first.close();
+
+    provider.enqueue(textReply("Next.", { usage: { inputTokens: 900, outputTokens: 10 } }));
+    const next = qInTerminal(["go on"]);
+    expect(await next.exitCode()).toBe(0);
+    expect(lastLine(next)).toBe(`cxc: context 910 of 200k tokens (0.5%); 1 compaction saves ${deferred![1]}`);
   });
 });

@@ -69,6 +69,28 @@ function bodyOf(index: number): { messages: { role: string; content: unknown }[]
   return provider.requests[index]!.body as never;
 }
 
+describe("cxc q: in a pipe", () => {
+  it("writes the model's markdown as it is, with no control sequences and no gauge line", async () => {
+    const answer = "# Title\n\n1. **Parse** the `input`\n- *item*\n\n```ts\nconst a = 1;\n```";
+    provider.enqueue(textReply(answer));
+    const result = await q(["md"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`${answer}\n`);
+    expect(result.stderr).not.toContain("\u001b");
+    expect(result.stderr).not.toContain("context");
+  });
+
+  it("prints the context gauge on stderr when conversation.context_gauge = show", async () => {
+    provider.enqueue(textReply("Fine.", { usage: { inputTokens: 1_200, outputTokens: 34 } }));
+    const result = await q(["hi"], { env: { CXC_CONVERSATION__CONTEXT_GAUGE: "show" } });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr.split("\n")).toContain("cxc: context 1.2k of 200k tokens (0.6%)");
+    const bad = await q(["hi"], { env: { CXC_CONVERSATION__CONTEXT_GAUGE: "sometimes" } });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain("conversation.context_gauge must be auto, show or hide");
+  });
+});
+
 describe("cxc q: a plain turn", () => {
   it("streams the answer to stdout, stores the turn and sends the message", async () => {
     provider.enqueue(textReply("Hello there, friend."));
@@ -201,7 +223,9 @@ describe("cxc q: provider faults", () => {
     const result = await q(["hi"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("after the retry\n");
-    expect(result.stderr).toContain("Retrying (1/5)");
+    expect(result.stderr).toContain(
+      "cxc: warning: the provider is rate limiting requests (HTTP 429); retrying in 0 s (attempt 2 of 6)\n",
+    );
     expect(provider.requests).toHaveLength(2);
     expect(storedEvents().map((event) => event.type)).toEqual([
       "turn_start",

@@ -72,7 +72,7 @@ describe("compact --continue", () => {
     const reviewId = await startReview();
     await propose({ from_turn: 1, to_turn: 17, summary: "The agreed summary." }, "toolu_1");
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
-    expect(result.stderr).toContain("Proposed: compact turns 1-17 (summarize)");
+    expect(result.stderr).toContain("Proposed: compact turns 1..17 (summarize)");
     expect(result.stderr).toContain("The conversation now has 20 turns; 3 turns stay uncompacted.");
     expect(result.stderr).toContain("The agreed summary.");
     // The summary check shows what the agreed text leaves out before anything is applied.
@@ -82,7 +82,7 @@ describe("compact --continue", () => {
     expect(result.stderr).toMatch(/\n {2}path {8}src\/since\.ts — written in turns /);
     expect(result.stderr).toContain("more\n");
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain(`Applied to ${SAMPLE_ID}: compacted turns 1-17 (summarize)`);
+    expect(result.stdout).toContain(`Applied to ${SAMPLE_ID}: compacted turns 1..17 (summarize)`);
     const [compaction] = compactionsOfSource();
     expect(compaction).toMatchObject({
       from_turn: 0,
@@ -260,7 +260,7 @@ describe("compact --abort", () => {
     await cxc(["c", "use", reviewId]);
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toContain("Proposed: compact turns 2-19 (summarize)");
+    expect(result.stderr).toContain("Proposed: compact turns 2..19 (summarize)");
   });
 
   it("works when the source was deleted, and refuses outside a review", async () => {

@@ -57,11 +57,19 @@ async function runToEnd(args: string[]): Promise<string> {
   return screen;
 }
 
+/** Waits until the fake provider has received a request (the summary request is on its way). */
+async function requestArrived(fake: FakeProvider): Promise<void> {
+  for (let waited = 0; fake.requests.length === 0; waited += 20) {
+    if (waited > 20_000) throw new Error("the provider received no request");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("a review at the terminal", () => {
   it("start, two rounds of discussion, continue, confirm", async () => {
     provider.enqueue(textReply("The summarizer's short draft."));
     const started = await runToEnd(["c", "compact", "--interactive"]);
-    expect(started).toContain("Proposed: compact turns 2-19 of 20 (summarize)");
+    expect(started).toContain("Proposed: compact turns 2..19 of 20 (summarize)");
     expect(started).toContain("The summarizer's short draft.");
     expect(started).toContain("cxc conversation compact --continue");
     const reviewId = reviewOf(home, SAMPLE_ID)!;
@@ -76,7 +84,7 @@ describe("a review at the terminal", () => {
     const first = await runToEnd(["q", "Keep the last three turns, and compact from the very start."]);
     expect(first).toContain("Recorded turns 1-17.");
     // Each revision is visible as it is made: the tool result is the rendered proposal.
-    expect(first).toContain("ok: Proposed: compact turns 1-17 of 20 (summarize)");
+    expect(first).toContain("ok: Proposed: compact turns 1..17 of 20 (summarize)");
 
     provider.enqueue(
       ...proposalRound(
@@ -92,21 +100,22 @@ describe("a review at the terminal", () => {
     );
     const second = await runToEnd(["q", "Start at 3, stop at 16, and keep the streaming decision."]);
     expect(second).toContain("Recorded turns 3-16.");
-    expect(second).toContain("ok: Proposed: compact turns 3-16 of 20 (summarize)");
+    expect(second).toContain("ok: Proposed: compact turns 3..16 of 20 (summarize)");
 
     const finish = atTerminal(["c", "compact", "--continue"]);
     const prompt = await finish.waitFor("Apply?");
-    expect(prompt).toContain("Proposed: compact turns 3-16 (summarize)");
+    expect(prompt).toContain("Proposed: compact turns 3..16 (summarize)");
     expect(prompt).toContain("The conversation now has 20 turns; 4 turns stay uncompacted.");
     expect(prompt).toContain("Round two: keep the streaming decision");
     // The summary check comes before the question, so the cost is seen before agreeing.
     const check = prompt.search(/The summary of turns 3\.\.16 does not mention \d+ items/);
     expect(check).toBeGreaterThan(0);
     expect(check).toBeLessThan(prompt.lastIndexOf("Apply?"));
+    // One key answers, as at the tool prompts: no Enter.
     finish.send("y");
-    finish.send("Enter");
     expect(await finish.exitCode()).toBe(0);
-    expect(finish.screen()).toContain(`Applied to ${SAMPLE_ID}: compacted turns 3-16 (summarize)`);
+    expect(finish.screen()).toContain("Apply? (y/N) y");
+    expect(finish.screen()).toContain(`Applied to ${SAMPLE_ID}: compacted turns 3..16 (summarize)`);
 
     const compactions = readEvents(home).filter((event) => event.type === "compaction");
     expect(compactions).toMatchObject([
@@ -131,7 +140,6 @@ describe("a review at the terminal", () => {
     const finish = atTerminal(["c", "compact", "--continue"]);
     await finish.waitFor("Apply?");
     finish.send("n");
-    finish.send("Enter");
     expect(await finish.exitCode()).toBe(1);
     expect(finish.screen()).toContain("Nothing applied; the review stays open.");
     expect(logBytes(home)).toBe(before);
@@ -150,5 +158,36 @@ describe("a review at the terminal", () => {
     expect(logBytes(home)).toBe(before);
     expect(conversationIds(home, true)).toEqual([reviewId]);
     expect(activeOf(home)).toBe(SAMPLE_ID);
+  });
+});
+
+describe("Ctrl-C while a model writes a summary", () => {
+  const INTERRUPTED = /cxc: interrupted while summarizing turns \d+\.\.\d+; nothing was applied/;
+
+  it("compact -s: says what happened, appends nothing, exits 130", async () => {
+    provider.enqueue(textReply("A summary that never finishes", { holdAfterEvents: 3 }));
+    const before = logBytes(home);
+    const session = atTerminal(["c", "compact", "-s", "-m", "anthropic/claude-sonnet-4-6"]);
+    await session.waitFor("summary of turns");
+    await requestArrived(provider);
+    session.send("C-c");
+    expect(await session.exitCode()).toBe(130);
+    expect(session.screen()).toMatch(INTERRUPTED);
+    expect(session.screen()).not.toContain("error:");
+    expect(logBytes(home)).toBe(before);
+  });
+
+  it("compact --interactive: no review is started", async () => {
+    provider.enqueue(textReply("A draft that never finishes", { holdAfterEvents: 3 }));
+    const before = logBytes(home);
+    const session = atTerminal(["c", "compact", "--interactive"]);
+    await session.waitFor("summary of turns");
+    await requestArrived(provider);
+    session.send("C-c");
+    expect(await session.exitCode()).toBe(130);
+    expect(session.screen()).toMatch(INTERRUPTED);
+    expect(logBytes(home)).toBe(before);
+    expect(reviewOf(home, SAMPLE_ID)).toBeUndefined();
+    expect(conversationIds(home, false)).toEqual([SAMPLE_ID]);
   });
 });

@@ -76,7 +76,7 @@ describe("compact --interactive: the compaction conversation", () => {
     expect(requests.at(-1)).not.toMatch(/^\[turn/);
     expect(countTurns(review)).toBe(countTurns(source) + 1);
     expect(result.stdout).toContain(`Started compaction review ${reviewId} of ${SAMPLE_ID}`);
-    expect(result.stdout).toContain("Proposed: compact turns 2-19 of 20 (summarize)");
+    expect(result.stdout).toContain("Proposed: compact turns 2..19 of 20 (summarize)");
     expect(result.stderr).toContain("cxc conversation compact --continue");
     expect(result.stderr).toContain("cxc conversation compact --abort");
     expect(result.stderr).toContain('cxc q "…"');
@@ -106,7 +106,7 @@ describe("compact --interactive: the compaction conversation", () => {
     );
     expect(response?.type === "tool_call_response" && response.is_error).toBe(false);
     expect(response?.type === "tool_call_response" && response.content).toContain(
-      "Proposed: compact turns 2-17 of 20 (summarize)",
+      "Proposed: compact turns 2..17 of 20 (summarize)",
     );
     // The summarizer read the raw turns of the range.
     expect(JSON.stringify(bodyOf(0).messages)).toContain("since");
@@ -118,7 +118,7 @@ describe("compact --interactive: the compaction conversation", () => {
       { keep_first: 5, keep_last: 4, summary: {} },
     ]);
     const { result } = await startDigestReview(["-c", `conversation.compaction.rules=${rules}`]);
-    expect(result.stdout).toContain("Proposed: compact turns 6-16 of 20 (summarize)");
+    expect(result.stdout).toContain("Proposed: compact turns 6..16 of 20 (summarize)");
   });
 
   it("turns every inherited tool off, enables only propose_compaction, and sets the review instructions", async () => {
@@ -291,17 +291,18 @@ describe("propose_compaction inside a review", () => {
     const good = responses.find((event) => event.call_id === "toolu_good");
     expect(bad).toMatchObject({ is_error: true, content: "the conversation has 20 turns, `to_turn` was 25" });
     expect(good?.is_error).toBe(false);
-    expect(good?.content.split("\n")[0]).toBe("Proposed: compact turns 1-17 of 20 (summarize)");
+    expect(good?.content.split("\n")[0]).toBe("Proposed: compact turns 1..17 of 20 (summarize)");
   });
 
-  it("is an error in a conversation that is not a review", async () => {
-    provider.enqueue(...proposalRound({ from_turn: 1, to_turn: 2, summary: "S" }, "Oh.", "toolu_x"));
+  it("is not offered in a conversation that is not a review, and -t names where it works", async () => {
+    const before = logBytes(home);
     const result = await cxc(["q", "-t", "propose_compaction", "try it"]);
-    expect(result.exitCode).toBe(0);
-    const response = readEvents(home).find(
-      (event) => event.type === "tool_call_response" && event.call_id === "toolu_x",
-    );
-    expect(response).toMatchObject({ is_error: true });
-    expect(response?.type === "tool_call_response" && response.content).toContain("not a compaction review");
+    expect(result.exitCode).toBe(2);
+    const { error, hint } = errorLines(result.stderr);
+    expect(error).toBe("tool 'propose_compaction' is not available in this conversation");
+    expect(hint).toContain("propose_compaction works only inside a compaction review");
+    expect(hint).not.toMatch(/available tools: .*propose_compaction/);
+    expect(logBytes(home)).toBe(before);
+    expect(provider.requests).toHaveLength(0);
   });
 });

@@ -59,7 +59,7 @@ describe("propose_compaction", () => {
       context(await reviewOf(sourceEvents)),
     );
     expect(outcome.isError).toBe(false);
-    expect(outcome.content.split("\n")[0]).toBe("Proposed: compact turns 1-17 of 20 (summarize)");
+    expect(outcome.content.split("\n")[0]).toBe("Proposed: compact turns 1..17 of 20 (summarize)");
     expect(outcome.effects).toBeUndefined();
   });
 
@@ -92,7 +92,7 @@ describe("propose_compaction", () => {
       "The summary of turns 1..2 mentions every path, identifier, number and constraint the summary check looks for.",
     );
     expect(thorough.content).not.toContain("call propose_compaction again");
-    expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1-2 of 4 (summarize)");
+    expect(thorough.content.split("\n")[0]).toBe("Proposed: compact turns 1..2 of 4 (summarize)");
   });
 
   it("returns the problem as a tool error", async () => {

@@ -5,6 +5,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TempHome } from "../helpers/cli.js";
+import { createEventBuilder } from "../helpers/builders.js";
 import { loadSample } from "../helpers/sample.js";
 import { homeWithSample } from "./compact-helpers.js";
 
@@ -54,12 +55,76 @@ describe("cxc conversation stats", () => {
 
   it("draws bars in text", async () => {
     home = await homeWithSample();
-    const result = await home.run(["conversation", "stats"]);
+    const result = await home.run(["conversation", "stats"], {
+      env: { CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6" },
+    });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /^Raw history: \d+(\.\d)?k tokens \(≈\d+(\.\d)?k by reported usage, ×\d\.\d\d\)\n/,
+      /^Context: \d+(\.\d)?k of 200k tokens \(\d+%\); no compactions in force; no deferred compactions\n/,
+    );
+    expect(result.stdout).toMatch(
+      /\nRaw history: \d+(\.\d)?k tokens \(≈\d+(\.\d)?k by reported usage, ×\d\.\d\d\)\n/,
     );
     expect(result.stdout).toMatch(/\ntool_output\s+\d+(\.\d)?k\s+█+/);
     expect(result.stdout).toContain("Per turn (projected):\nturn 1 ");
+  });
+
+  it("shows the context gauge: the provider's count, the window, savings now and deferred", async () => {
+    const events = loadSample().events;
+    const lastUsage = events.findLast(
+      (event) => event.type === "chat_response" && event.metadata?.usage !== undefined,
+    ) as unknown as { metadata: { usage: Record<string, number> } };
+    const usage = lastUsage.metadata.usage;
+    const reported =
+      usage.input_tokens! +
+      usage.output_tokens! +
+      (usage.cache_read_input_tokens ?? 0) +
+      (usage.cache_creation_input_tokens ?? 0);
+    home = await homeWithSample();
+    const env = { CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6" };
+    const stats = async () =>
+      JSON.parse((await home.run(["--format", "json", "conversation", "stats"], { env })).stdout);
+    const plain = await stats();
+    expect(plain.context).toEqual({
+      tokens: reported,
+      tokens_source: "reported",
+      window: 200_000,
+      window_source: "known",
+      percent: Math.round((reported / 200_000) * 1000) / 10,
+      compactions: 0,
+      saved: 0,
+      deferred_compactions: 0,
+      deferred_saving: 0,
+    });
+
+    // A compaction in force now, and one deferred until a turn the conversation has not reached.
+    home.cleanup();
+    const build = createEventBuilder();
+    build.advance(10 ** 9);
+    home = await homeWithSample([
+      ...events,
+      build.compaction({ from: 1, to: 9, summary: "The CLI and its filters were read." }),
+      build.compaction({ from: 10, to: 18, tools: "strip", deferredUntilTurn: 20 }),
+    ]);
+    const after = await stats();
+    expect(after.context.compactions).toBe(1);
+    expect(after.context.saved).toBe(after.saved);
+    expect(after.context.tokens).toBe(reported - after.saved);
+    expect(after.context.deferred_compactions).toBe(1);
+    expect(after.context.deferred_saving).toBeGreaterThan(0);
+    const text = await home.run(["conversation", "stats"], { env });
+    expect(text.stdout.split("\n")[0]).toMatch(
+      /^Context: \d+(\.\d)?k of 200k tokens \(\d+%\); 1 compaction saves \d+(\.\d)?k; 1 deferred compaction will save \d+(\.\d)?k from the next turn$/,
+    );
+  });
+
+  it("says when it had to assume the window", async () => {
+    home = await homeWithSample();
+    const result = await home.run(["conversation", "stats"], {
+      env: { CXC_ASSISTANT__MODEL__ID: "ollama/some-local-model" },
+    });
+    expect(result.stdout.split("\n")[0]).toMatch(
+      /^Context: \d+(\.\d)?k tokens \(\d+%? of an assumed 128k window: the model's is unknown\);/,
+    );
   });
 });

@@ -226,7 +226,7 @@ describe("a failed summary model, the same for every caller", () => {
     });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(FALLBACK_LINE);
-    expect(result.stdout).toContain("## Digest of turns 2–19 (builtin/digest)");
+    expect(result.stdout).toContain("## Digest of turns 2..19 (builtin/digest)");
     expect(reviewOf(home, SAMPLE_ID)).toBeDefined();
   });
 

@@ -171,23 +171,35 @@ describe("moveCutEarlier: the cut point", () => {
   const planned = { from: 0, to: 9 };
 
   it("moves the end onto the turn before a confident pick", () => {
-    expect(moveCutEarlier(planned, { turn: 6, confidence: 0.9 })).toBe(5);
+    expect(moveCutEarlier(planned, { turn: 6, confidence: 0.9 })).toEqual({ to: 5 });
   });
 
   it("never moves the end later", () => {
-    expect(moveCutEarlier(planned, { turn: 12, confidence: 1 })).toBe(9);
-    expect(moveCutEarlier(planned, { turn: 10, confidence: 1 })).toBe(9);
+    expect(moveCutEarlier(planned, { turn: 12, confidence: 1 })).toEqual({ to: 9 });
+    expect(moveCutEarlier(planned, { turn: 10, confidence: 1 })).toEqual({ to: 9 });
   });
 
   it("keeps the planned end for an unsure pick or no pick", () => {
-    expect(moveCutEarlier(planned, { turn: 6, confidence: 0.59 })).toBe(9);
-    expect(moveCutEarlier(planned, undefined)).toBe(9);
+    expect(moveCutEarlier(planned, { turn: 6, confidence: 0.59 })).toEqual({ to: 9 });
+    expect(moveCutEarlier(planned, undefined)).toEqual({ to: 9 });
   });
 
   it("keeps the planned end when the pick would leave nothing to compact", () => {
-    expect(moveCutEarlier(planned, { turn: 0, confidence: 1 })).toBe(9);
-    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 3, confidence: 1 })).toBe(9);
-    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 4, confidence: 1 })).toBe(3);
+    expect(moveCutEarlier(planned, { turn: 0, confidence: 1 })).toEqual({ to: 9 });
+    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 3, confidence: 1 })).toEqual({ to: 9 });
+    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 4, confidence: 1 })).toEqual({ to: 3 });
+  });
+
+  it("cuts inside a planned turn at a confident pick of its cycle (never later)", () => {
+    expect(moveCutEarlier(planned, { turn: 6, cycle: 3, confidence: 0.9 })).toEqual({ to: 6, toCycle: 2 });
+    expect(moveCutEarlier(planned, { turn: 9, cycle: 1, confidence: 0.9 })).toEqual({ to: 9, toCycle: 0 });
+    expect(moveCutEarlier({ from: 3, to: 9 }, { turn: 3, cycle: 1, confidence: 1 })).toEqual({
+      to: 3,
+      toCycle: 0,
+    });
+    // Inside the turn after the planned end would compact more than planned.
+    expect(moveCutEarlier(planned, { turn: 10, cycle: 4, confidence: 1 })).toEqual({ to: 9 });
+    expect(moveCutEarlier(planned, { turn: 6, cycle: 3, confidence: 0.5 })).toEqual({ to: 9 });
   });
 
   it("offers the last max_turns turns up to the turn after the planned end", () => {

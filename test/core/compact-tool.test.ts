@@ -23,6 +23,12 @@ import { createEventBuilder } from "../helpers/builders.js";
 
 const countCharacters = (text: string): number => text.length;
 
+/**
+ * Turn content a rule can save on: reasoning and a tool call with a long result (a rule that saves
+ * about nothing is a tool error, see "refuses a rule that saves about nothing").
+ */
+const bulky = { reasoning: "r".repeat(120), tools: [{ name: "read_file", result: "o".repeat(200) }] };
+
 function rulesOf(value: unknown): readonly CompactToolRule[] {
   const parsed = parseCompactArguments(value);
   if (!parsed.ok) throw new Error(parsed.message);
@@ -150,12 +156,12 @@ describe("planCompactCall ranges", () => {
   const build = createEventBuilder();
   // Six turns; the last (index 5) is the turn in progress.
   const events = [
-    ...build.turn("set up the project"),
-    ...build.turn("fix the container width bug"),
-    ...build.turn("so the divider cursor works if I move to the divider"),
-    ...build.turn("choose the drag verb"),
-    ...build.turn("the current task: one-sided drag"),
-    ...build.turn("summarize everything except the current task"),
+    ...build.turn("set up the project", bulky),
+    ...build.turn("fix the container width bug", bulky),
+    ...build.turn("so the divider cursor works if I move to the divider", bulky),
+    ...build.turn("choose the drag verb", bulky),
+    ...build.turn("the current task: one-sided drag", bulky),
+    ...build.turn("summarize everything except the current task", bulky),
   ];
 
   it("defaults to everything before the turn in progress", () => {
@@ -235,7 +241,7 @@ describe("planCompactCall ranges", () => {
 describe("planCompactCall events", () => {
   it("records supplied, assistant-authored, deferred compactions that leave this turn's view alone", () => {
     const build = createEventBuilder();
-    const events = [...build.turns(4), ...build.turn("the current task")];
+    const events = [...build.turns(4, bulky), ...build.turn("the current task")];
     const result = planned(
       plan(events, [
         { keep_last: 2, summary: "what happened", note: "recoverable from disk" },
@@ -282,15 +288,48 @@ describe("planCompactCall events", () => {
     const events = [...build.turns(3, { reasoning: "r".repeat(100) }), ...build.turn("now")];
     const result = planned(plan(events, [{ reasoning: "strip", note: "n" }]));
     expect(result.rules[0]!.tokensSaved).toBe(300);
-    const growing = planned(plan(events, [{ keep_first: 2, summary: "x".repeat(500), note: "n" }]));
-    expect(growing.rules[0]!.tokensSaved).toBeLessThan(0);
+  });
+
+  it("refuses a rule that saves about nothing, so it is never put to the user for approval", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(3, { reasoning: "r".repeat(100) }), ...build.turn("now")];
+    // A summary longer than what it replaces, and a strip with nothing to strip.
+    const growing = failure(plan(events, [{ keep_first: 2, summary: "x".repeat(500), note: "n" }]));
+    expect(growing).toMatch(
+      /^rules\[0\] would save 0 of the \d+ tokens of turns 3\.\.3: the summary is about as long/,
+    );
+    expect(growing).toContain("Drop this rule");
+    const nothing = failure(plan(events, [{ tool_calls: "strip", note: "n" }]));
+    expect(nothing).toMatch(
+      /^rules\[0\] would save 0 of the \d+ tokens of turns 1\.\.3: there is little or nothing/,
+    );
+    // One rule that saves nothing fails the call, even beside one that saves.
+    const mixed = failure(
+      plan(events, [
+        { reasoning: "strip", note: "n" },
+        { tool_calls: "omit", note: "n" },
+      ]),
+    );
+    expect(mixed).toMatch(/^rules\[1\] would save 0/);
+  });
+
+  it("judges a mended summary against the turns, not against the short summary it replaces", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(3, { reasoning: "r".repeat(100) }), ...build.turn("now")];
+    const thin = planned(plan(events, [{ before_quote: "now", summary: "done", note: "n" }]));
+    const withThin = [...events, thin.rules[0]!.compaction];
+    const mended = "Read and changed the log module; the user said never to touch main.";
+    const result = planned(plan(withThin, [{ before_quote: "now", summary: mended, note: "n" }]));
+    // Against the view it grows (the pending thin summary is shorter); against the turns it saves.
+    expect(result.rules[0]!.tokensSaved).toBeLessThan(0);
+    expect(result.rules[0]!.compaction).toMatchObject({ from_turn: 0, to_turn: 2 });
   });
 });
 
 describe("overlaps within a turn", () => {
   it("plans a second call against the first call's deferred compactions", () => {
     const build = createEventBuilder();
-    const events: ConversationEvent[] = [...build.turns(6), ...build.turn("current")];
+    const events: ConversationEvent[] = [...build.turns(6, bulky), ...build.turn("current")];
     const first = planned(
       plan(events, [{ keep_first: 0, keep_last: 3, summary: "turns 1 to 4", note: "n" }]),
     );
@@ -317,7 +356,7 @@ describe("overlaps within a turn", () => {
 
   it("plans each rule of one call against the ones before it", () => {
     const build = createEventBuilder();
-    const events = [...build.turns(6), ...build.turn("current")];
+    const events = [...build.turns(6, bulky), ...build.turn("current")];
     const message = failure(
       plan(events, [
         { keep_last: 4, summary: "first", note: "n" },
@@ -364,13 +403,13 @@ describe("rendering", () => {
   it("shows the resolved plan, not JSON", () => {
     const text = renderApprovalPreview(result, ["/tmp/p/rule-1.md", undefined]);
     expect(text).toContain("compact — 2 rules proposed");
-    expect(text).toContain("  1. turn 1 → the assistant's summary (5 words), ~");
+    expect(text).toContain("  1. turns 1..1 → the assistant's summary (5 words), ~");
     expect(text).toContain("tokens smaller");
     expect(text).toContain('from     "so the divider cursor works if I move to the divider from…"');
     expect(text).toContain('to       "…whole live thread verbatim: the one-sided-drag work stays."');
     expect(text).toContain("why      Recoverable from files on disk.");
     expect(text).toContain("preview  /tmp/p/rule-1.md");
-    expect(text).toContain("  2. turn 2 → strip reasoning, ~13 tokens smaller");
+    expect(text).toContain("  2. turns 2..2 → strip reasoning, ~13 tokens smaller");
     expect(text).toContain("note     note cut to 200 characters");
     expect(text).toContain("starts turn 4");
     expect(text).not.toContain("{");
@@ -378,7 +417,7 @@ describe("rendering", () => {
 
   it("writes everything a summary rule drops to the preview file", () => {
     const file = renderDroppedContent(result.rules[0]!, { ruleCount: 2 });
-    expect(file).toContain("# compact: rule 1 of 2, turn 1");
+    expect(file).toContain("# compact: rule 1 of 2, turns 1..1");
     expect(file).toContain("## Replacement summary (5 words)\n\nWe fixed the divider cursor.");
     expect(file).toContain("### Turn 1");
     expect(file).toContain("**User**\n\nso the divider cursor works");
@@ -418,7 +457,7 @@ describe("rendering", () => {
     const text = describeRecordedCall(result);
     expect(text).toContain("Recorded 2 compactions");
     expect(text).toContain("starts turn 4");
-    expect(text).toContain("1. turn 1: the assistant's summary (5 words)");
+    expect(text).toContain("1. turns 1..1: the assistant's summary (5 words)");
     expect(text).toContain("(note cut to 200 characters)");
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  type ConfigLayer,
+  type ConfigTable,
   configPathFromEnvironmentName,
   isSecretKey,
   listConfigLeaves,
@@ -30,19 +32,60 @@ describe("mergeConfigLayers", () => {
     ]);
   });
 
-  it("replaces arrays instead of concatenating them (configured rules replace the default rule)", () => {
+  it("replaces arrays that are not jp's mergeable lists", () => {
     const merged = mergeConfigLayers([
-      { origin: "default", values: { conversation: { compaction: { rules: [{ keep_last: 1 }] } } } },
-      {
-        origin: "ws",
-        values: { conversation: { compaction: { rules: [{ keep_last: 3 }, { keep_first: 2 }] } } },
-      },
+      { origin: "user", values: { assistant: { stop: ["a"] } } },
+      { origin: "ws", values: { assistant: { stop: ["b", "c"] } } },
+    ]);
+    expect(lookupConfig(merged.values, "assistant.stop")).toEqual(["b", "c"]);
+    expect(merged.origins.get("assistant.stop")).toBe("ws");
+  });
+
+  const rulesLayer = (origin: string, rules: unknown): ConfigLayer => ({
+    origin,
+    values: { conversation: { compaction: { rules } } } as ConfigTable,
+  });
+
+  it("appends configured rules layer after layer, the plain list form (test_vec_with_strategy)", () => {
+    const merged = mergeConfigLayers([
+      rulesLayer("user", [{ keep_last: 1 }]),
+      rulesLayer("ws", [{ keep_last: 3 }, { keep_first: 2 }]),
     ]);
     expect(lookupConfig(merged.values, "conversation.compaction.rules")).toEqual([
+      { keep_last: 1 },
       { keep_last: 3 },
       { keep_first: 2 },
     ]);
-    expect(merged.origins.get("conversation.compaction.rules")).toBe("ws");
+    expect(merged.origins.get("conversation.compaction.rules")).toBe("user + ws");
+  });
+
+  it.each([
+    ["append", [{ a: 1 }, { b: 2 }]],
+    ["prepend", [{ b: 2 }, { a: 1 }]],
+    ["replace", [{ b: 2 }]],
+  ])("accepts jp's {value, strategy} form: %s (test_vec_with_strategy)", (strategy, expected) => {
+    const merged = mergeConfigLayers([
+      rulesLayer("user", [{ a: 1 }]),
+      rulesLayer("ws", { value: [{ b: 2 }], strategy }),
+    ]);
+    expect(lookupConfig(merged.values, "conversation.compaction.rules")).toEqual(expected);
+    expect(merged.origins.get("conversation.compaction.rules")).toBe(
+      strategy === "replace" ? "ws" : "user + ws",
+    );
+  });
+
+  it("removes duplicates when a layer asks, and keeps doing so (test_dedup_removes_duplicates_on_append, test_dedup_sticky_across_non_discarded_merges)", () => {
+    const merged = mergeConfigLayers([
+      rulesLayer("user", { value: [{ a: 1 }], dedup: true }),
+      rulesLayer("ws", [{ a: 1 }, { b: 2 }]),
+      rulesLayer("-c", [{ b: 2 }]),
+    ]);
+    expect(lookupConfig(merged.values, "conversation.compaction.rules")).toEqual([{ a: 1 }, { b: 2 }]);
+  });
+
+  it("keeps duplicates without the flag (test_no_dedup_without_flag)", () => {
+    const merged = mergeConfigLayers([rulesLayer("user", [{ a: 1 }]), rulesLayer("ws", [{ a: 1 }])]);
+    expect(lookupConfig(merged.values, "conversation.compaction.rules")).toEqual([{ a: 1 }, { a: 1 }]);
   });
 
   it("forgets the origins under a table that a scalar replaces, and the reverse", () => {

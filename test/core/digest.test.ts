@@ -106,7 +106,7 @@ describe("digestTurns", () => {
   it("names the turns it covers and leaves out turns outside the range", () => {
     const turns = conversation([user("first")], [user("second")], [user("third")]);
     const digest = digestTurns(turns, { fromTurn: 1, toTurn: 1 });
-    expect(digest).toMatch(/^## Digest of turn 2 \(builtin\/digest\)/);
+    expect(digest).toMatch(/^## Digest of turns 2\.\.2 \(builtin\/digest\)/);
     expect(digest).toContain("second");
     expect(digest).not.toContain("first");
     expect(digest).not.toContain("third");

@@ -159,7 +159,7 @@ describe("validateProposal: bounds, order, policy values", () => {
   it("accepts the last turn as the end and a single-turn range", () => {
     const validation = validOf({ from_turn: 3, to_turn: 3, reasoning: "strip" }, build.turns(3));
     expect(renderProposalLine(validation.proposal, validation.turnCount)).toBe(
-      "Proposed: compact turn 3 of 3 (strip reasoning)",
+      "Proposed: compact turns 3..3 of 3 (strip reasoning)",
     );
   });
 
@@ -240,8 +240,8 @@ describe("validateProposal: summary-overlap growth is applied at once", () => {
   it("grows a summary range over an existing summary it partially overlaps (transitively)", () => {
     const events: ConversationEvent[] = [
       ...build.turns(12),
-      build.compaction({ from: 2, to: 6, summary: "old A" }), // turns 3-7
-      build.compaction({ from: 7, to: 9, summary: "old B" }), // turns 8-10
+      build.compaction({ from: 2, to: 6, summary: "old A" }), // turns 3..7
+      build.compaction({ from: 7, to: 9, summary: "old B" }), // turns 8..10
     ];
     const validation = validOf({ from_turn: 5, to_turn: 8, summary: "new" }, events);
     expect(validation.proposal).toMatchObject({
@@ -254,9 +254,24 @@ describe("validateProposal: summary-overlap growth is applied at once", () => {
       { fromTurn: 8, toTurn: 10 },
     ]);
     const result = renderProposalResult(validation);
-    expect(result.split("\n")[0]).toBe("Proposed: compact turns 3-10 of 12 (summarize)");
-    expect(result).toContain("The range grew from 5-8 to 3-10");
+    expect(result.split("\n")[0]).toBe("Proposed: compact turns 3..10 of 12 (summarize)");
+    expect(result).toContain("The range grew from 5..8 to 3..10");
     expect(readRecordedRange(result)).toEqual({ fromTurn: 3, toTurn: 10 });
+  });
+
+  it("reads back the ranges older versions recorded (`turns 3-10`, `turn 3`) as well", () => {
+    expect(readRecordedRange("Proposed: compact turns 3-10 of 12 (summarize)")).toEqual({
+      fromTurn: 3,
+      toTurn: 10,
+    });
+    expect(readRecordedRange("Proposed: compact turn 3 of 3 (strip reasoning)")).toEqual({
+      fromTurn: 3,
+      toTurn: 3,
+    });
+    expect(readRecordedRange("Proposed: compact turns 3..3 of 3 (strip reasoning)")).toEqual({
+      fromTurn: 3,
+      toTurn: 3,
+    });
   });
 
   it("does not grow a range that covers or avoids existing summaries, nor a mechanical proposal", () => {
@@ -280,9 +295,9 @@ describe("rendering", () => {
   it("renders the seed's line, with and without the turn count", () => {
     const validation = validOf({ from_turn: 1, to_turn: 17, summary: "S" }, build.turns(20));
     expect(renderProposalLine(validation.proposal, 20)).toBe(
-      "Proposed: compact turns 1-17 of 20 (summarize)",
+      "Proposed: compact turns 1..17 of 20 (summarize)",
     );
-    expect(renderProposalLine(validation.proposal)).toBe("Proposed: compact turns 1-17 (summarize)");
+    expect(renderProposalLine(validation.proposal)).toBe("Proposed: compact turns 1..17 (summarize)");
   });
 
   it("labels mechanical policies", () => {
@@ -291,14 +306,14 @@ describe("rendering", () => {
       build.turns(5),
     );
     expect(renderProposalLine(validation.proposal, 5)).toBe(
-      "Proposed: compact turns 2-4 of 5 (strip reasoning + omit tool calls)",
+      "Proposed: compact turns 2..4 of 5 (strip reasoning + omit tool calls)",
     );
   });
 
   it("shows how far the source has grown in the confirmation", () => {
     const validation = validOf({ from_turn: 1, to_turn: 17, summary: "the summary" }, build.turns(20));
     expect(renderContinuePrompt(validation.proposal, 24)).toBe(
-      "Proposed: compact turns 1-17 (summarize)\n" +
+      "Proposed: compact turns 1..17 (summarize)\n" +
         "The conversation now has 24 turns; 7 turns stay uncompacted.\n\nthe summary",
     );
     expect(renderContinuePrompt(validation.proposal, 18)).toContain("; 1 turn stays uncompacted.");
@@ -311,11 +326,11 @@ describe("findLatestProposal", () => {
       ...build.turns(2),
       ...proposalCall(
         { from_turn: 1, to_turn: 1, summary: "first" },
-        "Proposed: compact turn 1 of 2 (summarize)",
+        "Proposed: compact turns 1..1 of 2 (summarize)",
       ),
       ...proposalCall(
         { from_turn: 1, to_turn: 2, summary: "second" },
-        "Proposed: compact turns 1-2 of 2 (summarize)",
+        "Proposed: compact turns 1..2 of 2 (summarize)",
       ),
       ...proposalCall(
         { from_turn: 1, to_turn: 9, summary: "bad" },
@@ -370,7 +385,7 @@ describe("planContinue", () => {
     const review = reviewWith(
       proposalCall(
         { from_turn: 1, to_turn: 17, summary: "S" },
-        "Proposed: compact turns 1-17 of 20 (summarize)",
+        "Proposed: compact turns 1..17 of 20 (summarize)",
       ),
     );
     const decision = planContinue({ review, source: { archived: false, events: build.turns(24) } });
@@ -378,7 +393,7 @@ describe("planContinue", () => {
     if (decision.kind !== "apply") return;
     expect(decision.proposal).toMatchObject({ fromTurn: 1, toTurn: 17, summary: "S" });
     expect(decision.prompt.split("\n").slice(0, 2)).toEqual([
-      "Proposed: compact turns 1-17 (summarize)",
+      "Proposed: compact turns 1..17 (summarize)",
       "The conversation now has 24 turns; 7 turns stay uncompacted.",
     ]);
   });
@@ -391,7 +406,7 @@ describe("planContinue", () => {
     const review = reviewWith(
       proposalCall(
         { from_turn: 5, to_turn: 10, summary: "S" },
-        "Proposed: compact turns 3-10 of 12 (summarize)",
+        "Proposed: compact turns 3..10 of 12 (summarize)",
       ),
     );
     const decision = planContinue({ review, source: { archived: false, events: sourceEvents } });
@@ -400,14 +415,14 @@ describe("planContinue", () => {
 
   it("applies to an archived source normally", () => {
     const review = reviewWith(
-      proposalCall({ from_turn: 1, to_turn: 2, reasoning: "strip" }, "Proposed: compact turns 1-2 of 3"),
+      proposalCall({ from_turn: 1, to_turn: 2, reasoning: "strip" }, "Proposed: compact turns 1..2 of 3"),
     );
     expect(planContinue({ review, source: { archived: true, events: build.turns(3) } }).kind).toBe("apply");
   });
 
   it("refuses a proposal that no longer fits the source", () => {
     const review = reviewWith(
-      proposalCall({ from_turn: 1, to_turn: 17, summary: "S" }, "Proposed: compact turns 1-17 of 20"),
+      proposalCall({ from_turn: 1, to_turn: 17, summary: "S" }, "Proposed: compact turns 1..17 of 20"),
     );
     const decision = planContinue({ review, source: { archived: false, events: build.turns(5) } });
     expect(decision.kind).toBe("invalid");
@@ -419,7 +434,7 @@ describe("planContinue", () => {
     const review = reviewWith(
       proposalCall(
         { from_turn: 1, to_turn: 3, summary: "S" },
-        "Proposed: compact turns 1-3 of 5 (summarize)",
+        "Proposed: compact turns 1..3 of 5 (summarize)",
       ),
     );
     const sourceEvents = build.turns(5);
@@ -434,7 +449,7 @@ describe("planContinue", () => {
     const review = reviewWith(
       proposalCall(
         { from_turn: 1, to_turn: 3, summary: "S" },
-        "Proposed: compact turns 1-3 of 5 (summarize)",
+        "Proposed: compact turns 1..3 of 5 (summarize)",
       ),
     );
     const other = build.compaction({ from: 0, to: 2, summary: "not S" });
@@ -528,7 +543,7 @@ describe("buildOpeningProposal", () => {
     });
     const response = opening[3];
     expect(response?.type === "tool_call_response" && response.content.split("\n")[0]).toBe(
-      "Proposed: compact turns 2-5 of 6 (summarize)",
+      "Proposed: compact turns 2..5 of 6 (summarize)",
     );
     // The review's own turn carries no marker, and the draft is found as the current proposal.
     expect(opening[1]?.type === "chat_request" && opening[1].content.startsWith("[turn")).toBe(false);

@@ -1,4 +1,8 @@
-/** The compaction timeline: jp's timeline tests in compact_tests.rs (reference §10.3). */
+/**
+ * The compaction timeline: jp's timeline tests in compact_tests.rs (reference §10.3). One wording
+ * differs on purpose: jp writes a single kept turn `Kept turn 1.`, cxc spells every range the same
+ * way, `Kept turns 1..1.` (docs/commands.md, Messages).
+ */
 import { describe, expect, it } from "vitest";
 import type { CompactionSegment } from "../../src/core/plan-compaction.js";
 import {
@@ -19,9 +23,9 @@ const fresh = (from: number, to: number, label?: string): TimelineSegment => ({
 describe("formatTimeline", () => {
   it("keeps the first and trailing turns (timeline_keeps_genesis_and_trailing_turns)", () => {
     expect(formatTimeline([fresh(1, 7)], { turnCount: 9, dryRun: false })).toEqual([
-      "Kept turn 1.",
+      "Kept turns 1..1.",
       "Compacted turns 2..8 (7 total).",
-      "Kept turn 9.",
+      "Kept turns 9..9.",
     ]);
   });
 
@@ -33,7 +37,7 @@ describe("formatTimeline", () => {
       "Kept turns 9..11.",
     ]);
     expect(formatTimeline([fresh(1, 3), fresh(6, 8)], { turnCount: 11, dryRun: false })).toEqual([
-      "Kept turn 1.",
+      "Kept turns 1..1.",
       "Compacted turns 2..4 (3 total).",
       "Kept turns 5..6.",
       "Compacted turns 7..9 (3 total).",
@@ -43,11 +47,11 @@ describe("formatTimeline", () => {
 
   it("sorts by start turn (timeline_sorts_by_start_turn_regardless_of_generation_order)", () => {
     expect(formatTimeline([fresh(6, 8), fresh(1, 3)], { turnCount: 10, dryRun: false })).toEqual([
-      "Kept turn 1.",
+      "Kept turns 1..1.",
       "Compacted turns 2..4 (3 total).",
       "Kept turns 5..6.",
       "Compacted turns 7..9 (3 total).",
-      "Kept turn 10.",
+      "Kept turns 10..10.",
     ]);
   });
 
@@ -66,7 +70,7 @@ describe("formatTimeline", () => {
 
   it("uses conditional verbs under dry-run (timeline_dry_run_uses_conditional_verbs)", () => {
     expect(formatTimeline([fresh(1, 1)], { turnCount: 4, dryRun: true })).toEqual([
-      "Would have kept turn 1.",
+      "Would have kept turns 1..1.",
       "Would have compacted turns 2..2 (1 total).",
       "Would have kept turns 3..4.",
     ]);
@@ -77,20 +81,20 @@ describe("formatTimeline", () => {
     const events = [...build.turns(10), build.compaction({ from: 1, to: 5, reasoning: true })];
     const segments = [...existingTimelineSegments(events), fresh(6, 8)];
     expect(formatTimeline(segments, { turnCount: 10, dryRun: false })).toEqual([
-      "Kept turn 1.",
+      "Kept turns 1..1.",
       "Compacted turns 2..6 (5 total, already compacted).",
       "Compacted turns 7..9 (3 total).",
-      "Kept turn 10.",
+      "Kept turns 10..10.",
     ]);
   });
 
   it("keeps existing lines factual under dry-run (timeline_dry_run_keeps_pre_existing_compactions_factual)", () => {
     const existing: TimelineSegment = { from: 1, to: 5, existing: true, label: "already compacted" };
     expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: true })).toEqual([
-      "Would have kept turn 1.",
+      "Would have kept turns 1..1.",
       "Compacted turns 2..6 (5 total, already compacted).",
       "Would have compacted turns 7..9 (3 total).",
-      "Would have kept turn 10.",
+      "Would have kept turns 10..10.",
     ]);
   });
 

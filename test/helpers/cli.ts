@@ -21,7 +21,7 @@ export interface TempHome {
   readonly home: string;
   /** A working directory outside any workspace. */
   readonly cwd: string;
-  /** Environment for a cxc process using this home (no API keys, no colours). */
+  /** Environment for a cxc process using this home (no API keys, no colours, UTC). */
   readonly env: Record<string, string>;
   run(
     args: readonly string[],
@@ -41,6 +41,8 @@ export function makeTempHome(): TempHome {
     CXC_HOME: home,
     XDG_CONFIG_HOME: join(base, "config"),
     NO_COLOR: "1",
+    // Times people read are local; the tests read them in UTC wherever they run.
+    TZ: "UTC",
   };
   return {
     home,

@@ -57,6 +57,11 @@ export interface FakeMessageReply {
    * (a model that is still thinking): tests interrupt a turn at a known point this way.
    */
   holdAfterEvents?: number;
+  /**
+   * With `holdAfterEvents`: the rest of the stream is sent once this promise settles (a model that
+   * paused and goes on), instead of holding until the client goes away.
+   */
+  release?: Promise<unknown>;
 }
 
 /** A scripted failure: an HTTP error status, or (Anthropic, `midStream`) an SSE `error` event. */
@@ -377,7 +382,12 @@ interface Frame {
 async function streamFrames(
   response: ServerResponse,
   frames: Frame[],
-  timing: { chunkDelayMs?: number; cutAfterEvents?: number; holdAfterEvents?: number },
+  timing: {
+    chunkDelayMs?: number;
+    cutAfterEvents?: number;
+    holdAfterEvents?: number;
+    release?: Promise<unknown>;
+  },
 ): Promise<void> {
   response.writeHead(200, {
     "content-type": "text/event-stream",
@@ -389,7 +399,14 @@ async function streamFrames(
     closed = true;
   });
   for (let position = 0; position < frames.length; position++) {
-    if (timing.holdAfterEvents !== undefined && position >= timing.holdAfterEvents) {
+    if (timing.holdAfterEvents !== undefined && position === timing.holdAfterEvents && timing.release) {
+      await Promise.race([timing.release, new Promise((resolve) => response.once("close", resolve))]);
+      if (closed) return;
+    } else if (
+      timing.holdAfterEvents !== undefined &&
+      position >= timing.holdAfterEvents &&
+      !timing.release
+    ) {
       if (!closed) await new Promise((resolve) => response.once("close", resolve));
       return;
     }

@@ -28,8 +28,8 @@ function requireTmux(): void {
 export interface PtySession {
   /** Sends tmux key names or literal text (`literal: true`). */
   send(keys: string, options?: { literal?: boolean }): void;
-  /** The visible screen, trailing blank lines removed. */
-  screen(): string;
+  /** The visible screen, trailing blank lines removed; `styles`: with its SGR sequences. */
+  screen(options?: { styles?: boolean }): string;
   /** Waits until the screen matches; throws with the screen when it times out. */
   waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Waits for the command to exit; resolves with its exit code. */
@@ -70,7 +70,8 @@ export function startInTmux(
     String(options.height ?? 50),
     `env -i PATH=${quote(process.env.PATH ?? "")} sh ${quote(script)}`,
   );
-  const screen = (): string => tmux("capture-pane", "-p").replace(/\n+$/, "");
+  const screen = (screenOptions: { styles?: boolean } = {}): string =>
+    tmux("capture-pane", "-p", ...(screenOptions.styles ? ["-e"] : [])).replace(/\n+$/, "");
   return {
     send: (keys, sendOptions = {}) => {
       tmux("send-keys", ...(sendOptions.literal ? ["-l"] : []), keys);

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/llm/anthropic.js";
 import { createOpenAIClient } from "../../src/llm/openai.js";
-import { computeRetryDelay, type RetryNotice, withRetry } from "../../src/llm/retry.js";
+import { computeRetryDelay, describeRetry, type RetryNotice, withRetry } from "../../src/llm/retry.js";
 import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { collectEvents, terminalEvents, textOf, userRequest } from "./stream-helpers.js";
 
@@ -99,5 +99,54 @@ describe("withRetry", () => {
     expect(computeRetryDelay(10, error, { random: () => 0 })).toBe(60_000);
     expect(computeRetryDelay(1, { ...error, retryAfterMs: 120_000 })).toBe(60_000);
     expect(computeRetryDelay(2, error, { random: () => 0.5, baseDelayMs: 100 })).toBe(450);
+  });
+});
+
+describe("the retry warning", () => {
+  const notice = (
+    error: RetryNotice["error"],
+    delayMs: number,
+    attempt = 1,
+    maxRetries = 3,
+  ): RetryNotice => ({
+    attempt,
+    maxRetries,
+    delayMs,
+    error,
+  });
+
+  it.each([
+    [
+      notice(
+        { kind: "other", retryable: true, status: 500, message: "The provider returned an error: 500 boom" },
+        2000,
+      ),
+      "the provider returned HTTP 500; retrying in 2 s (attempt 2 of 4)",
+    ],
+    [
+      notice({ kind: "rate-limit", retryable: true, status: 429, message: "x" }, 1234, 2, 5),
+      "the provider is rate limiting requests (HTTP 429); retrying in 1.2 s (attempt 3 of 6)",
+    ],
+    [
+      notice({ kind: "overloaded", retryable: true, status: 529, message: "x" }, 30_400, 4, 5),
+      "the provider is overloaded (HTTP 529); retrying in 30 s (attempt 5 of 6)",
+    ],
+    [
+      notice(
+        { kind: "network", retryable: true, message: "The connection to the provider failed: ECONNRESET" },
+        1000,
+      ),
+      "the connection to the provider failed; retrying in 1 s (attempt 2 of 4)",
+    ],
+    [
+      notice({ kind: "timeout", retryable: true, message: "x" }, 500),
+      "the provider did not answer in time; retrying in 0.5 s (attempt 2 of 4)",
+    ],
+    [
+      notice({ kind: "other", retryable: true, message: "The provider returned an error: api_error" }, 1000),
+      "the provider returned an error; retrying in 1 s (attempt 2 of 4)",
+    ],
+  ])("names the cause in words: %#", (given, expected) => {
+    expect(describeRetry(given)).toBe(expected);
   });
 });

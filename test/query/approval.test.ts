@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import {
   type ApprovalPrompter,
-  DECLINED_REMEMBERED_TEXT,
-  DECLINED_TEXT,
+  declinedRememberedText,
+  declinedText,
   type PendingCall,
   type PromptAnswer,
   refusedText,
@@ -45,6 +45,7 @@ describe("TurnApprovals", () => {
       kind: "decline",
       content: "Tool call skipped: conversation.tools.x.run is set to skip.",
       isError: false,
+      byUser: false,
     });
     expect(prompter.asked).toEqual([]);
   });
@@ -53,19 +54,28 @@ describe("TurnApprovals", () => {
     const approvals = new TurnApprovals(undefined);
     for (const mode of ["ask", "edit"] as const) {
       const decision = await approvals.decide(call("word_count"), mode);
-      expect(decision).toEqual({ kind: "decline", content: refusedText("word_count", mode), isError: true });
+      expect(decision).toEqual({
+        kind: "decline",
+        content: refusedText("word_count", mode),
+        isError: true,
+        byUser: false,
+      });
     }
     expect(refusedText("word_count", "ask")).toContain("conversation.tools.word_count.run");
   });
 
-  it("y and n answer one call each", async () => {
+  it("y and n answer one call each; a declined call is an error result the model can act on", async () => {
     const approvals = new TurnApprovals(scripted(["y", "n"]));
     expect(await approvals.decide(call(), "ask")).toMatchObject({ kind: "run" });
     expect(await approvals.decide(call(), "ask")).toEqual({
       kind: "decline",
-      content: DECLINED_TEXT,
-      isError: false,
+      content: declinedText("tool"),
+      isError: true,
+      byUser: true,
     });
+    expect(declinedText("tool")).toMatch(
+      /^The user declined this call of tool: it did not run\. .*ask the user/,
+    );
   });
 
   it("Y and N are remembered per tool for the rest of the turn", async () => {
@@ -76,8 +86,9 @@ describe("TurnApprovals", () => {
     expect(await approvals.decide(call("a"), "ask")).toMatchObject({ kind: "run" });
     expect(await approvals.decide(call("b"), "ask")).toEqual({
       kind: "decline",
-      content: DECLINED_REMEMBERED_TEXT,
-      isError: false,
+      content: declinedRememberedText("b"),
+      isError: true,
+      byUser: true,
     });
     expect(prompter.asked).toEqual(["a", "b"]);
     // A new turn forgets.

@@ -47,6 +47,7 @@ const quietDisplay: TurnDisplay = {
   reasoningDelta: () => {},
   eventStored: () => {},
   toolStarted: () => {},
+  toolRunning: () => {},
   toolFinished: () => {},
   notice: () => {},
   finish: () => {},

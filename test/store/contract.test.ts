@@ -393,6 +393,54 @@ describe.each([
     expect(() => assertNoOpenReview(store, "source-a")).not.toThrow();
   });
 
+  it("ends a review in one step: its record says how and when, and it is archived", async () => {
+    const store = await implementation().open();
+    store.create({ id: "source-a" });
+    store.create({ id: "review-a", reviewOf: "source-a" });
+    store.create({ id: "review-b", reviewOf: "source-a" });
+    store.create({ id: "review-c", extra: { compaction_source: "source-a" } });
+    expect(store.reviewInfo("review-a")).toEqual({ source: "source-a" });
+    expect(store.reviewInfo("source-a")).toBeUndefined();
+    // The listing carries the record, so `ls` needs no other read.
+    const live = store.list().conversations;
+    expect(live.find((entry) => entry.meta.id === "review-a")?.review).toEqual({ source: "source-a" });
+    expect(live.find((entry) => entry.meta.id === "review-c")?.review).toEqual({ source: "source-a" });
+    expect(live.find((entry) => entry.meta.id === "source-a")?.review).toBeUndefined();
+
+    await store.endReview(
+      "review-a",
+      { outcome: "applied", compactionId: "c-1" },
+      "2026-03-01T10:00:00.000Z",
+    );
+    await store.endReview("review-b", { outcome: "aborted" }, "2026-03-01T11:00:00.000Z");
+    await store.endReview("review-c", { outcome: "aborted" }, "2026-03-01T12:00:00.000Z");
+    expect(store.locate("review-a")).toEqual(expect.objectContaining({ archived: true }));
+    expect(store.readMeta("review-a").archived_at).toBe("2026-03-01T10:00:00.000Z");
+    expect(store.reviewInfo("review-a")).toEqual({
+      source: "source-a",
+      outcome: "applied",
+      ended_at: "2026-03-01T10:00:00.000Z",
+      compaction_id: "c-1",
+    });
+    expect(store.reviewInfo("review-c")).toEqual({
+      source: "source-a",
+      outcome: "aborted",
+      ended_at: "2026-03-01T12:00:00.000Z",
+    });
+    const archived = store.list({ archived: true }).conversations;
+    expect(archived.find((entry) => entry.meta.id === "review-b")?.review).toEqual({
+      source: "source-a",
+      outcome: "aborted",
+      ended_at: "2026-03-01T11:00:00.000Z",
+    });
+    expect(store.openReviews()).toEqual([]);
+    // Only a review can be ended.
+    await expect(store.endReview("source-a", { outcome: "aborted" })).rejects.toThrow(
+      /not a compaction review/,
+    );
+    expect(store.locate("source-a")).toEqual(expect.objectContaining({ archived: false }));
+  });
+
   it("keeps the advisor record, reading the metadata field older versions wrote", async () => {
     const store = await implementation().open();
     store.create({ id: "conv-a" });
@@ -461,6 +509,27 @@ describe("the file store's records on disk", () => {
       expect(meta).not.toHaveProperty("compaction_source");
       expect(meta).not.toHaveProperty("advisor");
     }
+  });
+
+  it("writes the outcome into review.json when a review ends, and the listing reads it back", async () => {
+    const { root, open } = fileImplementation();
+    const store = await open();
+    store.create({ id: "source-a" });
+    store.create({ id: "review-a", reviewOf: "source-a" });
+    store.list({ archived: true }); // a cached archive listing from before the review ended
+    await store.endReview(
+      "review-a",
+      { outcome: "applied", compactionId: "c-9" },
+      "2026-03-01T10:00:00.000Z",
+    );
+    expect(JSON.parse(readFileSync(join(root, "archive", "review-a", "review.json"), "utf8"))).toEqual({
+      source: "source-a",
+      outcome: "applied",
+      ended_at: "2026-03-01T10:00:00.000Z",
+      compaction_id: "c-9",
+    });
+    const reopened = await open();
+    expect(reopened.list({ archived: true }).conversations[0]?.review).toMatchObject({ outcome: "applied" });
   });
 
   it("prefers the records to the metadata fields of older versions", async () => {

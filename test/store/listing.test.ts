@@ -79,6 +79,28 @@ describe("listConversations with its cache", () => {
     expect(titles()).toEqual(["uno"]);
   });
 
+  it("caches each review record with its metadata, and reads a record that is damaged as a warning", () => {
+    store.create({ id: "source-a" });
+    store.create({ id: "review-a", reviewOf: "source-a" });
+    age("source-a");
+    age("review-a");
+    const reviews = () =>
+      Object.fromEntries(listConversations(root).conversations.map((entry) => [entry.meta.id, entry.review]));
+    expect(reviews()).toEqual({ "source-a": undefined, "review-a": { source: "source-a" } });
+    const document = JSON.parse(readFileSync(join(root, LISTING_CACHE_FILE), "utf8"));
+    expect(document.entries["review-a"].review).toEqual({ source: "source-a" });
+    // The cached entry is what the next listing uses (the record is not read again).
+    document.entries["review-a"].review = { source: "from the cache" };
+    writeFileSync(join(root, LISTING_CACHE_FILE), JSON.stringify(document));
+    expect(reviews()["review-a"]).toEqual({ source: "from the cache" });
+    // A damaged record: the conversation is still listed, with a warning naming the file.
+    rmSync(join(root, LISTING_CACHE_FILE));
+    writeFileSync(join(root, "conversations", "review-a", "review.json"), "{not json");
+    const listing = listConversations(root);
+    expect(listing.conversations.map((entry) => entry.meta.id).sort()).toEqual(["review-a", "source-a"]);
+    expect(listing.warnings).toEqual([expect.stringMatching(/review\.json:\d+:\d+: not valid JSON/)]);
+  });
+
   it("never caches a meta.json written moments ago, so a same-size rewrite in the same tick is seen", () => {
     const first = store.create({ title: "one" });
     expect(titles()).toEqual(["one"]);

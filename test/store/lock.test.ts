@@ -148,10 +148,11 @@ describe("lock files", () => {
         pid: sleeper.pid,
         host: hostname(),
         command: "cxc q",
-        acquired_at: "2026-01-01T00:00:00Z",
+        acquired_at: new Date(Date.now() - 5 * 60_000).toISOString(),
       });
       const blocked = await timed(() => acquireLock(base, "conv-a", { command: "second", timeoutMs: 200 }));
-      expect((blocked.error as Error).message).toContain(`cxc q (pid ${sleeper.pid}, since 2026-01-01`);
+      // When the lock was taken, in words.
+      expect((blocked.error as Error).message).toContain(`cxc q (pid ${sleeper.pid}, since 5 minutes ago)`);
     } finally {
       sleeper.kill("SIGKILL");
       await new Promise((resolve) => sleeper.on("exit", resolve));

@@ -96,7 +96,27 @@ describe("sessions", () => {
     store.setActive("conv-a");
     store.setActive("conv-b");
     const file = JSON.parse(readFileSync(join(base, "sessions", "default.json"), "utf8")) as unknown;
-    expect(file).toEqual({ active: "conv-b", previous: "conv-a" });
+    expect(file).toEqual({ active: "conv-b", activated_at: expect.any(String), previous: "conv-a" });
+  });
+
+  it("resolves jp's keywords: active and . name the active conversation, recent the one used last (parse_active_keyword, active_resolves_to_the_head_of_the_session_history, last_activated_resolves)", () => {
+    const store = openStore();
+    store.create({ id: "conv-a", createdAt: "2026-01-01T00:00:00.000Z" });
+    store.create({ id: "conv-b", createdAt: "2026-01-02T00:00:00.000Z" });
+    store.setActive("conv-a");
+    expect(store.resolveTarget("active")).toBe("conv-a");
+    expect(store.resolveTarget(".")).toBe("conv-a");
+    expect(store.resolveTarget(" ACTIVE ")).toBe("conv-a");
+    // conv-b was written later, but conv-a was activated after that.
+    expect(store.resolveTarget("recent")).toBe("conv-a");
+  });
+
+  it("says that the keyword names the active conversation when none is (active_without_session_errors, active_errors_when_session_has_no_history)", () => {
+    const store = openStore();
+    store.create({ id: "conv-a" });
+    const error = caughtCxcError(() => store.resolveTarget("active"));
+    expect(error.code).toBe("no-active-conversation");
+    expect(error.message).toBe("'active' names the active conversation, and none is active");
   });
 
   it("has no target when nothing is active, or the active conversation is gone", async () => {

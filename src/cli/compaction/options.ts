@@ -223,6 +223,21 @@ function parseBound<T>(parsed: { ok: true; value: T } | { ok: false; message: st
   return parsed.value;
 }
 
+/** `--from 5 --to 2` (or `--from -2 --to -5`, or two times) selects nothing whatever the length. */
+function invertedFromTo(from: CliBound | undefined, to: CliBound | undefined): string | undefined {
+  if (from === undefined || to === undefined) return undefined;
+  if (from.kind === "absolute" && to.kind === "absolute" && from.index > to.index) {
+    return `the range is inverted: --from ${from.index + 1} comes after --to ${to.index + 1}`;
+  }
+  if (from.kind === "from-end" && to.kind === "from-end" && from.offset < to.offset) {
+    return `the range is inverted: --from -${from.offset + 1} comes after --to -${to.offset + 1}`;
+  }
+  if (from.kind === "cutoff" && to.kind === "cutoff" && Date.parse(from.time) > Date.parse(to.time)) {
+    return "the range is inverted: the --from time comes after the --to time";
+  }
+  return undefined;
+}
+
 /** The range flags as core overrides; `now` resolves duration cutoffs. */
 export function parseOverrides(flags: CompactFlags, now: string): CompactionOverrides {
   const overrides: CompactionOverrides = {};
@@ -232,6 +247,10 @@ export function parseOverrides(flags: CompactFlags, now: string): CompactionOver
     overrides.keepLast = parseBound<RuleBound>(parseRuleBound(flags.keepLast));
   if (flags.from !== undefined) overrides.from = parseBound<CliBound>(parseFromBound(flags.from, now));
   if (flags.to !== undefined) overrides.to = parseBound<CliBound>(parseToBound(flags.to, now));
+  const inverted = invertedFromTo(overrides.from, overrides.to);
+  if (inverted !== undefined) {
+    throw new CxcError("invalid-range", inverted, { hint: "--from names the first turn, --to the last" });
+  }
   if (flags.first !== undefined) overrides.first = parseCount("--first", flags.first);
   if (flags.last !== undefined) overrides.last = parseCount("--last", flags.last);
   if (flags.turn !== undefined) {

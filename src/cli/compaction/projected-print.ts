@@ -1,6 +1,6 @@
 /**
  * The projected views of `cxc conversation print`: `--compacted` (what the model sees, with headers
- * in raw turn numbers: `turn 7`, `turns 2–5 (summary)`) and `--format anthropic|openai` (the same
+ * in raw turn numbers: `turn 7`, `turns 2..5 (summary)`) and `--format anthropic|openai` (the same
  * view as a ready request body: system, messages, tools), so other programs can use cxc as a
  * compaction filter.
  *
@@ -8,8 +8,16 @@
  * a projected turn is shown when the raw turns it stands for overlap the selection (docs/compaction.md, "Other commands").
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
+import type { RecordedSettings } from "../../core/conversation-settings.js";
+import { configuredAssistantModel } from "../../core/summarizer.js";
 import type { ConversationEvent } from "../../core/events.js";
-import { originOverlaps, type ProjectedTurn, projectConversation } from "../../core/projection.js";
+import { describeSpan, describeTurnRange } from "../../core/labels.js";
+import {
+  type CycleSummaryOrigin,
+  originOverlaps,
+  type ProjectedTurn,
+  projectConversation,
+} from "../../core/projection.js";
 import { buildLlmRequest } from "../../core/request.js";
 import type { TranscriptTurn } from "../render/transcript.js";
 import type { ResolvedTurns } from "../render/turn-selection.js";
@@ -25,22 +33,39 @@ export function selectProjectedTurns(
   );
 }
 
-/** Transcript blocks of projected turns, headed by the raw turn numbers they stand for. */
+/** `cycles 1..6` (1-based) of a summary standing inside a turn; `cycle 3` for one. */
+function describeCycles(summary: CycleSummaryOrigin): string {
+  if (summary.from.turn !== summary.to.turn) return describeSpan(summary);
+  const first = Math.max(summary.from.cycle, 0) + 1;
+  const last = summary.to.cycle + 1;
+  return first === last ? `cycle ${first}` : `cycles ${first}..${last}`;
+}
+
+/**
+ * Transcript blocks of projected turns, headed by the raw turn numbers they stand for; a turn with
+ * summaries inside it says which cycles they replaced (`turn 4 (cycles 1..37 summarized)`).
+ */
 export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): TranscriptTurn[] {
   return turns.map((turn) => {
     if (turn.origin.kind === "kept") {
+      const summaries = turn.cycleSummaries ?? [];
+      const cycles = summaries.map((summary) => describeCycles(summary));
       return {
-        header: `turn ${turn.origin.turn + 1}`,
+        header: `turn ${turn.origin.turn + 1}${cycles.length === 0 ? "" : ` (${cycles.join(", ")} summarized)`}`,
         turnNumbers: [turn.origin.turn + 1],
         events: turn.events,
+        ...(summaries.length === 0
+          ? {}
+          : {
+              summaryTags: new Map(
+                summaries.map((summary, index) => [summary.eventId, `summary of ${cycles[index]}`]),
+              ),
+            }),
       };
     }
     const numbers: number[] = [];
     for (let raw = turn.origin.from; raw <= turn.origin.to; raw++) numbers.push(raw + 1);
-    const header =
-      turn.origin.from === turn.origin.to
-        ? `turn ${turn.origin.from + 1} (summary)`
-        : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`;
+    const header = `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
     return { header, turnNumbers: numbers, events: turn.events };
   });
 }
@@ -54,27 +79,33 @@ const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
 };
 
 /**
- * The model named in the body: the configured assistant model when it belongs to that wire API's
- * provider, else the provider's default. The body is meant to be edited or forwarded, so the
+ * The model named in the body: the conversation's own model (the one it last ran on, or the one
+ * jp recorded for it), else the configured assistant model, when it belongs to that wire API's
+ * provider; else the provider's default. The body is meant to be edited or forwarded, so the
  * model is a convenience, never a check.
  */
-function wireModel(config: ConfigTable, format: WireFormat): string {
-  const configured = lookupConfig(config, "assistant.model.id");
-  if (typeof configured === "string" && configured.startsWith(`${format}/`)) {
-    return configured.slice(format.length + 1);
+function wireModel(config: ConfigTable, format: WireFormat, recorded: RecordedSettings): string {
+  for (const candidate of [recorded.model, configuredAssistantModel(config)]) {
+    if (candidate?.startsWith(`${format}/`)) return candidate.slice(format.length + 1);
   }
   return DEFAULT_WIRE_MODELS[format];
 }
 
-/** The projected turns as a Messages or Chat Completions request body, ready for JSON.stringify. */
+/**
+ * The projected turns as a Messages or Chat Completions request body, ready for JSON.stringify.
+ * The system prompt is the conversation's own (an imported jp conversation's), else
+ * `assistant.instructions`.
+ */
 export async function buildRequestBody(
   turns: readonly ProjectedTurn[],
   format: WireFormat,
   config: ConfigTable,
+  recorded: RecordedSettings = { jpTools: [] },
 ): Promise<Record<string, unknown>> {
   const instructions = lookupConfig(config, "assistant.instructions");
-  const request = buildLlmRequest(turns, typeof instructions === "string" ? { system: instructions } : {});
-  const model = wireModel(config, format);
+  const system = recorded.system ?? (typeof instructions === "string" ? instructions : undefined);
+  const request = buildLlmRequest(turns, system === undefined ? {} : { system });
+  const model = wireModel(config, format, recorded);
   if (format === "anthropic") {
     const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;

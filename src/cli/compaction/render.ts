@@ -1,35 +1,39 @@
 /**
  * Text and JSON for the results of `cxc conversation compact`: the timeline (docs/compaction-model.md, "The timeline"),
  * the dry-run token lines (`turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`), and the
- * summary check's list of what a summary lost. Turn numbers shown to people are 1-based.
+ * summary check's list of what a summary lost. Turn and cycle numbers shown to people are 1-based
+ * (docs/compaction.md, "Inside a turn").
  */
+import { describeRange, describeSizedRange } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { SummaryLosses } from "../../core/summary-check.js";
 import { formatLosses as formatLossLines } from "../../core/summary-check-text.js";
 import { formatTokenCount } from "../../core/tokens.js";
 import type { CompactionRunResult, RunSegment } from "./run.js";
 
-function rangeText(from: number, to: number): string {
-  return `turns ${from + 1}..${to + 1}`;
-}
-
-/** `turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`. */
+/**
+ * `turns 2..8 (7 total, reasoning + tools): 48.2k → 3.1k tokens`; inside a turn
+ * `turn 4, cycles 1..37 (37 cycles, tool responses): …`.
+ */
 export function formatTokenLine(segment: RunSegment): string {
-  const { from, to } = segment.segment;
-  const label = segment.label === undefined ? "" : `, ${segment.label}`;
   const tokens = segment.tokens;
   const change =
     tokens === undefined
       ? ""
       : `: ${formatTokenCount(tokens.before)} → ${formatTokenCount(tokens.after)} tokens`;
-  return `${rangeText(from, to)} (${to - from + 1} total${label})${change}`;
+  return `${describeSizedRange(segment.segment, segment.label)}${change}`;
+}
+
+/** A 0-based cycle as JSON shows it: 1-based, `null` when the range has no cycle bound there. */
+function cycleNumber(cycle: number | undefined): number | null {
+  return cycle === undefined ? null : cycle + 1;
 }
 
 /** The summary check's lines for a segment's summary (nothing for a segment without one). */
 export function formatLosses(segment: RunSegment): string[] {
   const summary = segment.summary;
   if (summary === undefined) return [];
-  const title = `The summary of ${rangeText(segment.segment.from, segment.segment.to)} (${summary.modelId})`;
+  const title = `The summary of ${describeRange(segment.segment)} (${summary.modelId})`;
   return formatLossLines(summary.losses, { title, moreHint: " (--format json lists them all)" }).map(
     sanitizeTerminalText,
   );
@@ -84,6 +88,8 @@ export function runToJson(id: string, result: CompactionRunResult): Record<strin
       id: segment.compaction?.id ?? null,
       from_turn: segment.segment.from + 1,
       to_turn: segment.segment.to + 1,
+      from_cycle: cycleNumber(segment.segment.fromCycle),
+      to_cycle: cycleNumber(segment.segment.toCycle),
       total: segment.segment.to - segment.segment.from + 1,
       label: segment.label ?? null,
       reasoning: segment.segment.reasoning !== undefined,
@@ -102,7 +108,12 @@ export function runToJson(id: string, result: CompactionRunResult): Record<strin
       note: segment.compaction?.note ?? null,
       tokens: segment.tokens ?? null,
     })),
-    existing: result.existing.map((segment) => ({ from_turn: segment.from + 1, to_turn: segment.to + 1 })),
+    existing: result.existing.map((segment) => ({
+      from_turn: segment.from + 1,
+      to_turn: segment.to + 1,
+      from_cycle: cycleNumber(segment.fromCycle),
+      to_cycle: cycleNumber(segment.toCycle),
+    })),
     timeline: [...result.timeline],
     tokens: result.totals ?? null,
   };

@@ -11,6 +11,8 @@
  * a re-run sees the proposal already applied and finishes without asking again.
  *
  * `--abort` archives the review and switches back without asking; it never touches the source.
+ * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
+ * the step that archives it, so `show` and `ls` can tell later.
  */
 import {
   type ContinueDecision,
@@ -21,7 +23,13 @@ import {
 } from "../../core/review.js";
 import { CxcError } from "../../errors.js";
 import { applyCompactionLocked } from "../../query/apply-compaction.js";
-import { type LoadedConversation, newEventId, type Store, timestampNow } from "../../store/index.js";
+import {
+  type LoadedConversation,
+  newEventId,
+  type ReviewOutcome,
+  type Store,
+  timestampNow,
+} from "../../store/index.js";
 
 /** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
 export type ConfirmApply = ((prompt: string) => Promise<boolean>) | undefined;
@@ -83,9 +91,17 @@ async function withBothLocks<T>(
   );
 }
 
-/** Archives the review and makes the source active again (when it still exists). */
-async function closeReview(store: Store, reviewId: string, sourceId: string): Promise<void> {
-  await store.archive(reviewId);
+/**
+ * Records how the review ended and archives it (one step, `endReview`), then makes the source
+ * active again (when it still exists).
+ */
+async function closeReview(
+  store: Store,
+  reviewId: string,
+  sourceId: string,
+  ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+): Promise<void> {
+  await store.endReview(reviewId, ending);
   store.setActive(store.locate(sourceId) === undefined ? undefined : sourceId);
 }
 
@@ -136,14 +152,19 @@ export async function continueReview(
     } as const;
   });
   if (settled.kind === "declined") return { kind: "declined", reviewId, sourceId };
-  await closeReview(store, reviewId, sourceId);
+  await closeReview(store, reviewId, sourceId, {
+    outcome: "applied",
+    ...(settled.kind === "applied" && settled.compactionId !== undefined
+      ? { compactionId: settled.compactionId }
+      : {}),
+  });
   return { ...settled, reviewId, sourceId };
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */
 export async function abortReview(store: Store): Promise<AbortOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--abort");
-  await closeReview(store, review.meta.id, sourceId);
+  await closeReview(store, review.meta.id, sourceId, { outcome: "aborted" });
   const sourceExists = store.locate(sourceId) !== undefined;
   return { reviewId: review.meta.id, sourceExists, ...(sourceExists ? { sourceId } : {}) };
 }

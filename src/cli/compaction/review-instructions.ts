@@ -36,6 +36,10 @@ export function buildReviewInstructions(options: ReviewInstructionsOptions): str
       "the full summary text, not a diff. Do not call it for changes the user has not agreed to, and not " +
       "after every message.",
     "- Turn numbers are absolute. Convert 'keep the last three turns' into numbers yourself (of 20 turns: 1 to 17).",
+    "- A turn with several model responses is made of cycles: one response and the tool results answering it. " +
+      "In such a turn the first tool result of each cycle starts with a marker like [turn 4, cycle 12]. To " +
+      "compact only part of a turn give from_cycle and/or to_cycle; the turn's user message always stays, so " +
+      "a summary that ends inside a turn starts inside it too.",
     "- Give either a summary, or reasoning and/or tool_calls, never both: a summary replaces the turns entirely.",
     "- If the tool reports a problem, fix it and call it again. If it reports that the range grew to cover an " +
       "existing summary, make sure the summary text covers the whole grown range.",

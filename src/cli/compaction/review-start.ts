@@ -61,6 +61,8 @@ export interface StartReviewOptions {
   readonly summaryContext?: string;
   /** Notices, fallbacks and progress of the draft's summary (stderr). */
   readonly report: PipelineReport;
+  /** Aborted by Ctrl-C: the draft stops and no review is created. */
+  readonly signal?: AbortSignal;
 }
 
 /** A started review. */
@@ -191,13 +193,21 @@ async function generateDraft(
     : projectedTurnsOf(events);
   const made = await makeSummary(
     turns,
-    { from: segment.from, to: segment.to, summary },
+    {
+      from: segment.from,
+      to: segment.to,
+      ...(segment.fromCycle === undefined ? {} : { fromCycle: segment.fromCycle }),
+      ...(segment.toCycle === undefined ? {} : { toCycle: segment.toCycle }),
+      summary,
+    },
     {
       config: options.config,
       env: options.env,
       report: options.report,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
   );
+  if (options.signal?.aborted) throw new CxcError("interrupted", "interrupted; no review was started");
   return made.policy.summary;
 }
 
@@ -216,7 +226,13 @@ async function draftOpeningProposal(
   }
   const draft = await generateDraft(events, segment, options);
   const validation = validateProposal(
-    { from_turn: segment.from + 1, to_turn: segment.to + 1, summary: draft },
+    {
+      from_turn: segment.from + 1,
+      to_turn: segment.to + 1,
+      ...(segment.fromCycle === undefined ? {} : { from_cycle: segment.fromCycle + 1 }),
+      ...(segment.toCycle === undefined ? {} : { to_cycle: segment.toCycle + 1 }),
+      summary: draft,
+    },
     { kind: "found", id: options.sourceId, events },
   );
   if (!validation.ok) {

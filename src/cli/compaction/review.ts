@@ -6,8 +6,8 @@
  * steps, the confirmation text and the prompt go to stderr.
  */
 import { renderProposalLine } from "../../core/review.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
-import { usageError } from "../../errors.js";
+import type { ConfigTable } from "../../core/config.js";
+import { CxcError, ExitCode, usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import { type CompactFlags, FLAG_NAMES, RANGE_FLAGS } from "./options.js";
 
@@ -31,6 +31,23 @@ export function reviewModeOf(flags: ReviewFlags): "interactive" | "continue" | "
   if (flags.continue) return "continue";
   if (flags.abort) return "abort";
   return undefined;
+}
+
+/** Why a flag does not go with a review mode, in the hint of its usage error. */
+function clashHint(mode: "interactive" | "continue" | "abort", clash: string, policyHint: string): string {
+  const range = (RANGE_FLAGS as readonly string[]).includes(clash);
+  if (mode === "abort") {
+    return range
+      ? "--abort takes no range: it ends the active review and changes nothing"
+      : "--abort takes no compaction flags: it ends the active review and changes nothing";
+  }
+  if (mode === "continue" && (range || clash === "model")) {
+    return "--continue applies the proposal the review recorded, with the range agreed in it; it takes no range";
+  }
+  if (clash === "interactive" || clash === "continue" || clash === "abort") {
+    return "--interactive starts a review, --continue applies it, --abort ends it: one at a time";
+  }
+  return policyHint;
 }
 
 /** The usage error for the first flag that cannot go with the review mode, if any. */
@@ -59,8 +76,12 @@ export function checkReviewFlags(
           mode === "continue" ? "abort" : "continue",
         ];
   const clash = forbidden.find((name) => isGiven(flags, name));
-  if (clash !== undefined)
-    throw usageError(`${flag} cannot be used with ${FLAG_NAMES[clash] ?? clash}`, hint);
+  if (clash !== undefined) {
+    throw usageError(
+      `${flag} cannot be used with ${FLAG_NAMES[clash] ?? clash}`,
+      clashHint(mode, clash, hint),
+    );
+  }
   if (mode !== "interactive" && idArgument !== undefined) {
     throw usageError(
       `${flag} takes no conversation id; it acts on the active review`,
@@ -109,21 +130,27 @@ async function runInteractive(
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
   const sourceId = context.store.resolveTarget(idArgument);
+  refuseReviewOfReview(context, sourceId);
+  await checkReviewModel(context, config.values, sourceId, flags.model?.trim());
   const focus = typeof flags.summarize === "string" ? flags.summarize.trim() : "";
-  const started = await startReview({
-    store: context.store,
-    sourceId,
-    config: config.values,
-    env: context.env,
-    overrides,
-    ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
-    ...(focus === "" ? {} : { summaryContext: focus }),
-    report: {
-      info: (text) => context.info(text),
-      warn: (text) => context.warn(text),
-      progress: (label) => startProgress(process.stderr, label),
-    },
-  });
+  const { withInterrupts } = await import("../interrupt.js");
+  const started = await withInterrupts((signal) =>
+    startReview({
+      signal,
+      store: context.store,
+      sourceId,
+      config: config.values,
+      env: context.env,
+      overrides,
+      ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
+      ...(focus === "" ? {} : { summaryContext: focus }),
+      report: {
+        info: (text) => context.info(text),
+        warn: (text) => context.warn(text),
+        progress: (label) => startProgress(process.stderr, label),
+      },
+    }),
+  );
   const { proposal, turnCount } = started.validation;
   if (context.json) {
     context.outJson({
@@ -132,7 +159,13 @@ async function runInteractive(
       source_id: sourceId,
       raw_events: started.rawEvents,
       review_model: started.reviewModel ?? null,
-      proposal: { from_turn: proposal.fromTurn, to_turn: proposal.toTurn, summary: proposal.summary ?? null },
+      proposal: {
+        from_turn: proposal.fromTurn,
+        to_turn: proposal.toTurn,
+        from_cycle: proposal.fromCycle ?? null,
+        to_cycle: proposal.toCycle ?? null,
+        summary: proposal.summary ?? null,
+      },
     });
   } else {
     context.out(
@@ -146,9 +179,9 @@ async function runInteractive(
       "The conversation is too large for the review model's window: earlier turns appear as their summaries.",
     );
   }
-  context.info(
+  context.hint(
     [
-      "Next:",
+      "next:",
       '  cxc q "…"                             discuss; the model records each agreed revision',
       "  cxc conversation print                read the review (copied turns are marked [turn N])",
       `  cxc conversation compact --continue   apply the latest proposal to ${sourceId}`,
@@ -157,20 +190,99 @@ async function runInteractive(
   );
 }
 
+/** A review is not reviewed: its proposal is applied with `--continue` or dropped with `--abort`. */
+function refuseReviewOfReview(context: CliContext, id: string): void {
+  const source = context.store.reviewSource(id);
+  if (source === undefined) return;
+  throw usageError(
+    `${id} is a compaction review (of ${source}); a review cannot be reviewed`,
+    "apply its proposal with `cxc conversation compact --continue`, or end it with `cxc conversation compact --abort`",
+  );
+}
+
+/**
+ * The review is discussed with `cxc q`, so a model must be there to discuss it with before the
+ * review starts: `-m`, `conversation.compaction.review.model.id`, the source's own model,
+ * `assistant.model.id`, or the default a provider key or a running Ollama gives, as `q` picks it.
+ */
+async function checkReviewModel(
+  context: CliContext,
+  config: ConfigTable,
+  sourceId: string,
+  flagModel: string | undefined,
+): Promise<void> {
+  const { chooseReviewModel } = await import("./review-start.js");
+  const { stickyModel } = await import("../../query/settings.js");
+  const { configuredAssistantModel } = await import("../../core/summarizer.js");
+  const { createLlmClient, selectDefaultModel } = await import("../../llm/registry.js");
+  const chosen =
+    chooseReviewModel(config, flagModel).id ??
+    stickyModel(context.store.load(sourceId).events) ??
+    configuredAssistantModel(config);
+  let model = chosen;
+  try {
+    model ??= await selectDefaultModel({ config, env: context.env });
+    createLlmClient(model, { config, env: context.env, retry: false });
+  } catch (error) {
+    if (!CxcError.isInstance(error)) throw error;
+    // A conversation imported from another agent may name a model cxc cannot call; the
+    // configured assistant model can still discuss the review, when it is named with -m.
+    const configured = configuredAssistantModel(config);
+    if (model !== undefined && configured !== undefined && configured !== model) {
+      try {
+        createLlmClient(configured, { config, env: context.env, retry: false });
+        context.warn(
+          `the conversation last used ${model}, which cxc cannot call (${error.message.replace(/\.$/, "")}); discuss the review with \`cxc q -m ${configured} …\``,
+        );
+        return;
+      } catch (fallbackError) {
+        if (!CxcError.isInstance(fallbackError)) throw fallbackError;
+      }
+    }
+    const what =
+      model === undefined
+        ? "no model is configured to discuss it with"
+        : `${error.message.replace(/\.$/, "")}`;
+    throw new CxcError("no-model-configured", `cannot start a review: ${what}`, {
+      hint:
+        model === undefined
+          ? "name the review model with -m MODEL or conversation.compaction.review.model.id (or set assistant.model.id); builtin/digest writes the draft but cannot discuss it"
+          : (error.hint ?? "check the review model with -m MODEL or conversation.compaction.review.model.id"),
+    });
+  }
+}
+
 async function runContinue(context: CliContext, flags: ReviewFlags): Promise<void> {
   const { continueReview } = await import("./review-finish.js");
-  const canAsk = context.stdinIsTerminal && Boolean(process.stderr.isTTY);
-  const outcome = await continueReview(context.store, {
-    yes: flags.yes === true || flags.confirm === false,
-    // The summary is model output: sanitized before it reaches the terminal.
-    showPrompt: (text) => context.info(sanitizeTerminalText(text)),
-    confirm: canAsk
-      ? async (message) => {
-          const { confirm } = await import("@inquirer/prompts");
-          return confirm({ message, default: false }, { output: process.stderr });
-        }
-      : undefined,
-  });
+  const { openPromptTerminal } = await import("../terminal/tty.js");
+  const terminal = flags.yes === true || flags.confirm === false ? undefined : openPromptTerminal();
+  let outcome: Awaited<ReturnType<typeof continueReview>>;
+  try {
+    outcome = await continueReview(context.store, {
+      yes: flags.yes === true || flags.confirm === false,
+      // The summary is model output: sanitized before it reaches the terminal.
+      showPrompt: (text) => context.block(text),
+      confirm:
+        terminal === undefined
+          ? undefined
+          : async (message) => {
+              const { confirmKey } = await import("../terminal/confirm.js");
+              const answer = await confirmKey(terminal, message);
+              if (answer === "interrupt") {
+                throw new CxcError(
+                  "interrupted",
+                  "interrupted; nothing was applied and the review stays open",
+                  {
+                    exitCode: ExitCode.interrupted,
+                  },
+                );
+              }
+              return answer === "yes";
+            },
+    });
+  } finally {
+    terminal?.close();
+  }
   if (outcome.kind === "declined") {
     context.info("Nothing applied; the review stays open.");
     // Declining is not an error, but scripts should be able to tell it from success.
@@ -189,6 +301,8 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
       compaction_id: outcome.compactionId ?? null,
       from_turn: proposal.fromTurn,
       to_turn: proposal.toTurn,
+      from_cycle: proposal.fromCycle ?? null,
+      to_cycle: proposal.toCycle ?? null,
     });
     return;
   }

@@ -7,6 +7,7 @@
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
  */
+import { layoutCycles } from "../../core/cycles.js";
 import { DIGEST_RECIPE, digestTurns } from "../../core/digest.js";
 import type { Compaction, ConversationEvent } from "../../core/events.js";
 import {
@@ -19,10 +20,12 @@ import {
 import { originOverlaps, type ProjectedView, projectConversation } from "../../core/projection.js";
 import type { CompactionRule } from "../../core/rules.js";
 import type { SummaryLosses } from "../../core/summary-check.js";
+import { digestRangeOf } from "../../core/summarizer.js";
 import {
   existingTimelineSegments,
   formatTimeline,
   plannedSegmentLabel,
+  plannedTimelineSegment,
   type TimelineSegment,
 } from "../../core/timeline.js";
 import { summarizeTokens, type TokenCounter } from "../../core/tokens.js";
@@ -88,14 +91,14 @@ function timelineOf(
   dryRun: boolean,
 ): { existing: TimelineSegment[]; timeline: string[]; turnCount: number } {
   const existing = existingTimelineSegments(events);
-  const planned: TimelineSegment[] = segments.map(({ segment, label }) => ({
-    from: segment.from,
-    to: segment.to,
-    existing: false,
-    ...(label === undefined ? {} : { label }),
-  }));
+  const planned = segments.map(({ segment, label }) => plannedTimelineSegment(segment, label));
   const turnCount = countTurns(events);
-  return { existing, timeline: formatTimeline([...existing, ...planned], { turnCount, dryRun }), turnCount };
+  const { cycleCounts } = layoutCycles(events);
+  return {
+    existing,
+    timeline: formatTimeline([...existing, ...planned], { turnCount, dryRun, cycleCounts }),
+    turnCount,
+  };
 }
 
 /** The result of a real run, from what the pipeline applied (src/query/apply-compaction.ts). */
@@ -140,7 +143,7 @@ export function previewPlan(
         ? {}
         : {
             summary: {
-              summary: digestTurns(rawTurns, { fromTurn: segment.from, toTurn: segment.to }),
+              summary: digestTurns(rawTurns, digestRangeOf(segment)),
               source: "derived" as const,
               recipe: DIGEST_RECIPE,
             },

@@ -1,9 +1,13 @@
 /**
  * The details `cxc conversation show` prints: built once as a JSON-ready object (stable snake_case
- * keys, 1-based turn numbers), then rendered as labelled text lines.
+ * keys, 1-based turn numbers), then rendered as labelled text lines. Like `git status` during a
+ * rebase, the details say when a compaction review of the conversation is open, and, for a review,
+ * which conversation it reviews and whether it is still open or ended applied or aborted.
  */
 import { activeCompactions } from "../../core/compactions.js";
+import { compactionPolicies } from "../../core/cycles.js";
 import { isTurnEvent } from "../../core/events.js";
+import { compactionLabel, describeSizedRange, type TurnCycleRange } from "../../core/labels.js";
 import {
   type ConversationSource,
   conversationSource,
@@ -12,10 +16,10 @@ import {
 } from "../../core/interop/agents.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { countTurns } from "../../core/turns.js";
-import type { LoadedConversation } from "../../store/index.js";
+import type { LoadedConversation, ReviewInfo } from "../../store/index.js";
 import { displayTitle, isPinned } from "./conversation-summary.js";
-import { formatRelativeTime, formatTimestamp } from "./relative-time.js";
-import { describePolicy } from "./transcript.js";
+import { formatRelativeTime } from "../../core/relative-time.js";
+import { formatTimestamp } from "./relative-time.js";
 
 /** One compaction in force, as `show` lists it. */
 export interface CompactionDetails {
@@ -23,14 +27,31 @@ export interface CompactionDetails {
   readonly id: string;
   readonly from_turn: number;
   readonly to_turn: number;
-  readonly policy: string;
+  /** First and last covered cycle (1-based) of a compaction inside a turn; null: whole turns. */
+  readonly from_cycle: number | null;
+  readonly to_cycle: number | null;
+  /** `summary`, jp's label of the mechanical policies (`reasoning + tools`), or null (as `compact`). */
+  readonly label: string | null;
   readonly summary: string | null;
   readonly reasoning: boolean;
   readonly tool_calls: unknown;
   readonly source: string;
   readonly note: string | null;
   readonly deferred_until_turn: number | null;
+  /** True while the turn it waits for has not started (it is not in force yet). */
+  readonly deferred: boolean;
   readonly created_at: string;
+}
+
+/** A review's state: open while it is live; once archived, how it ended (`ended` when unknown). */
+export type ReviewState = "open" | "applied" | "aborted" | "ended";
+
+/** What `show` says about a compaction review. */
+export interface ReviewDetails {
+  readonly source: string;
+  readonly state: ReviewState;
+  readonly ended_at: string | null;
+  readonly compaction_id: string | null;
 }
 
 /** Everything `show` reports about a conversation. */
@@ -51,23 +72,35 @@ export interface ConversationDetails {
   readonly source: ConversationSource;
   /** The agent session file it was imported from. */
   readonly source_file: string | null;
+  /** When this conversation is a compaction review: its source and state. */
+  readonly review: ReviewDetails | null;
+  /** The open compaction review of this conversation, if any. */
+  readonly open_review: string | null;
   readonly compactions: readonly CompactionDetails[];
   readonly warnings: readonly string[];
+}
+
+/** The state of a review with record `info`, live or archived. */
+export function reviewState(info: ReviewInfo, archived: boolean): ReviewState {
+  return archived ? (info.outcome ?? "ended") : "open";
 }
 
 /** Counts come from the log, not the metadata cache. */
 export function buildConversationDetails(
   conversation: LoadedConversation,
   active: boolean,
+  reviews: { readonly review?: ReviewInfo | undefined; readonly openReview?: string | undefined } = {},
 ): ConversationDetails {
   const { meta, events } = conversation;
+  const turnCount = countTurns(events);
+  const { review } = reviews;
   return {
     id: meta.id,
     title: meta.title ?? null,
     created_at: meta.created_at,
     updated_at: meta.updated_at,
     events: events.filter(isTurnEvent).length,
-    turns: countTurns(events),
+    turns: turnCount,
     archived: conversation.archived,
     archived_at: meta.archived_at ?? null,
     pinned: isPinned(meta),
@@ -76,24 +109,63 @@ export function buildConversationDetails(
     forked_from: typeof meta.forked_from === "string" ? meta.forked_from : null,
     source: conversationSource(meta),
     source_file: originFile(meta) ?? null,
+    review:
+      review === undefined
+        ? null
+        : {
+            source: review.source,
+            state: reviewState(review, conversation.archived),
+            ended_at: conversation.archived ? (review.ended_at ?? null) : null,
+            compaction_id: conversation.archived ? (review.compaction_id ?? null) : null,
+          },
+    open_review: reviews.openReview ?? null,
     // Compactions retired by a `compaction_reset` are left out; the numbers match `compact --reset=N`.
-    compactions: activeCompactions(events).map(({ number, compaction }) => ({
-      number,
-      id: compaction.id,
-      from_turn: compaction.from_turn + 1,
-      to_turn: compaction.to_turn + 1,
-      policy: describePolicy(compaction),
-      summary: compaction.summary?.summary ?? null,
-      reasoning: compaction.reasoning !== undefined,
-      tool_calls: compaction.tool_calls ?? null,
-      source: compaction.source,
-      note: compaction.note ?? null,
-      deferred_until_turn:
-        compaction.deferred_until_turn === undefined ? null : compaction.deferred_until_turn + 1,
-      created_at: compaction.ts,
-    })),
+    compactions: activeCompactions(events).map(({ number, compaction }) => {
+      const policies = compactionPolicies(compaction);
+      return {
+        number,
+        id: compaction.id,
+        from_turn: compaction.from_turn + 1,
+        to_turn: compaction.to_turn + 1,
+        from_cycle: compaction.cycles?.from === undefined ? null : compaction.cycles.from + 1,
+        to_cycle: compaction.cycles === undefined ? null : compaction.cycles.to + 1,
+        label: compactionLabel(compaction) ?? null,
+        summary: policies.summary?.summary ?? null,
+        reasoning: policies.reasoning !== undefined,
+        tool_calls: policies.tool_calls ?? null,
+        source: compaction.source,
+        note: compaction.note ?? null,
+        deferred_until_turn:
+          compaction.deferred_until_turn === undefined ? null : compaction.deferred_until_turn + 1,
+        // Deferred to turn N (0-based): in force once turn N has started, i.e. there are N+1 turns.
+        deferred: compaction.deferred_until_turn !== undefined && turnCount <= compaction.deferred_until_turn,
+        created_at: compaction.ts,
+      };
+    }),
     warnings: conversation.warnings,
   };
+}
+
+/** The 0-based range of a listed compaction. */
+function rangeOfItem(item: CompactionDetails): TurnCycleRange {
+  return {
+    from: item.from_turn - 1,
+    to: item.to_turn - 1,
+    ...(item.from_cycle === null ? {} : { fromCycle: item.from_cycle - 1 }),
+    ...(item.to_cycle === null ? {} : { toCycle: item.to_cycle - 1 }),
+  };
+}
+
+/**
+ * One compaction item: jp's text (`turns 2..3 (2 total, reasoning + tools)`, or inside a turn
+ * `turn 4, cycles 1..37 (37 cycles, tool responses)`), then cxc's own facts in brackets of their
+ * own (who made it, a deferral not yet reached), then the note.
+ */
+export function renderCompactionItem(item: CompactionDetails): string {
+  const facts = [item.source];
+  if (item.deferred) facts.push(`deferred until turn ${item.deferred_until_turn}`);
+  const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
+  return `${describeSizedRange(rangeOfItem(item), item.label ?? undefined)} [${facts.join(", ")}]${note}`;
 }
 
 /** Labelled lines, then the numbered compactions. Untrusted text (title, notes) is sanitized. */
@@ -118,13 +190,16 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     "from",
     details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
   ]);
+  if (details.review !== null) rows.push(["review of", describeReview(details.review, nowMs)]);
+  if (details.open_review !== null) rows.push(["review", `${details.open_review} open`]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
-  for (const item of details.compactions) {
-    const extras = [item.policy, item.source];
-    if (item.deferred_until_turn !== null) extras.push(`deferred until turn ${item.deferred_until_turn}`);
-    const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
-    lines.push(`  ${item.number}. turns ${item.from_turn}..${item.to_turn} (${extras.join(", ")})${note}`);
-  }
+  for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
   return lines.join("\n");
+}
+
+/** `01abc, open`, `01abc, applied 2 minutes ago`, `01abc, aborted 3 days ago`. */
+function describeReview(review: ReviewDetails, nowMs: number): string {
+  const when = review.ended_at === null ? "" : ` ${formatRelativeTime(review.ended_at, nowMs)}`;
+  return `${review.source}, ${review.state}${review.state === "open" ? "" : when}`;
 }

@@ -4,7 +4,7 @@
  */
 import { conversationSource } from "../../core/interop/agents.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
-import type { ConversationMeta } from "../../store/index.js";
+import type { ConversationMeta, ListedConversation } from "../../store/index.js";
 
 /** The title for text output (sanitized), or a placeholder. */
 export function displayTitle(meta: { readonly title?: string | null | undefined }): string {
@@ -24,8 +24,14 @@ export function isPinned(meta: ConversationMeta): boolean {
 /** The JSON object for one conversation in `ls` (stable snake_case keys). */
 export function listedConversationJson(
   meta: ConversationMeta,
-  flags: { readonly archived: boolean; readonly active: boolean },
+  flags: {
+    readonly archived: boolean;
+    readonly active: boolean;
+    readonly review?: ListedConversation["review"];
+    readonly openReview?: string | undefined;
+  },
 ): Record<string, unknown> {
+  const review = flags.review;
   return {
     id: meta.id,
     title: meta.title ?? null,
@@ -38,7 +44,35 @@ export function listedConversationJson(
     pinned_at: meta.pinned_at ?? null,
     archived: flags.archived,
     active: flags.active,
+    review:
+      review === undefined
+        ? null
+        : { source: review.source, state: flags.archived ? (review.outcome ?? "ended") : "open" },
+    open_review: flags.openReview ?? null,
   };
+}
+
+/**
+ * The open compaction review of each source among `listed` (live conversations): source id →
+ * review id (the first by id when, against the rules, there are several).
+ */
+export function openReviewsBySource(listed: readonly ListedConversation[]): Map<string, string> {
+  const open = new Map<string, string>();
+  for (const entry of listed) {
+    if (entry.archived || entry.review === undefined) continue;
+    const known = open.get(entry.review.source);
+    if (known === undefined || entry.meta.id < known) open.set(entry.review.source, entry.meta.id);
+  }
+  return open;
+}
+
+/** The note after a title in `ls`: `(review 01xyz open)` on a source, `(review of 01abc, applied)` on a review. */
+export function reviewNote(entry: ListedConversation, openReview: string | undefined): string | undefined {
+  if (entry.review !== undefined) {
+    const state = entry.archived ? (entry.review.outcome ?? "ended") : "open";
+    return `(review of ${entry.review.source}, ${state})`;
+  }
+  return openReview === undefined ? undefined : `(review ${openReview} open)`;
 }
 
 /** Pinned first (most recently pinned first), then most recently updated first. */

@@ -1,33 +1,20 @@
 /**
- * Human-friendly relative times for listings ("3 minutes ago", "in 2 days", "just now").
- * The caller passes `now` so the output is testable.
+ * Timestamps as people read them: in the local time zone, to the second, with the zone's offset
+ * (`2026-01-01 11:00:00 +01:00`), or `UTC` when the local zone is UTC. Relative times ("3 minutes
+ * ago") are core's (src/core/relative-time.ts).
  */
 
-const UNITS: readonly { readonly name: string; readonly seconds: number }[] = [
-  { name: "year", seconds: 365 * 24 * 3600 },
-  { name: "month", seconds: 30 * 24 * 3600 },
-  { name: "week", seconds: 7 * 24 * 3600 },
-  { name: "day", seconds: 24 * 3600 },
-  { name: "hour", seconds: 3600 },
-  { name: "minute", seconds: 60 },
-  { name: "second", seconds: 1 },
-];
-
-/** `timestamp` relative to `nowMs`; an unparseable timestamp is returned as it is. */
-export function formatRelativeTime(timestamp: string, nowMs: number): string {
-  const then = Date.parse(timestamp);
-  if (Number.isNaN(then)) return timestamp;
-  const deltaSeconds = Math.round((nowMs - then) / 1000);
-  const magnitude = Math.abs(deltaSeconds);
-  if (magnitude < 10) return "just now";
-  const unit = UNITS.find((candidate) => magnitude >= candidate.seconds) ?? UNITS[UNITS.length - 1]!;
-  const count = Math.floor(magnitude / unit.seconds);
-  const phrase = `${count} ${unit.name}${count === 1 ? "" : "s"}`;
-  return deltaSeconds >= 0 ? `${phrase} ago` : `in ${phrase}`;
-}
-
-/** `2026-01-01T10:00:00.000Z` → `2026-01-01 10:00:00 UTC` (seconds precision, for details). */
+/** `2026-01-01T10:00:00.000Z` → `2026-01-01 11:00:00 +01:00` in Paris; unparseable text as it is. */
 export function formatTimestamp(timestamp: string): string {
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(timestamp);
-  return match ? `${match[1]} ${match[2]} UTC` : timestamp;
+  const milliseconds = Date.parse(timestamp);
+  if (Number.isNaN(milliseconds)) return timestamp;
+  const date = new Date(milliseconds);
+  const two = (value: number): string => String(value).padStart(2, "0");
+  const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
+  const time = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  const offset = -date.getTimezoneOffset();
+  if (offset === 0) return `${day} ${time} UTC`;
+  const sign = offset > 0 ? "+" : "-";
+  const magnitude = Math.abs(offset);
+  return `${day} ${time} ${sign}${two(Math.floor(magnitude / 60))}:${two(magnitude % 60)}`;
 }

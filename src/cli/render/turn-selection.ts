@@ -8,6 +8,7 @@
  */
 import { findTurnPastEnd, splitTurnRange } from "../../core/cli-bounds.js";
 import { selectTurnSlice, type TurnSlice } from "../../core/fork.js";
+import { parseDuration } from "../../core/duration.js";
 import { CxcError } from "../../errors.js";
 
 /** A parsed selector. `range` endpoints are 1-based and inclusive; a missing end is open. */
@@ -104,4 +105,39 @@ export function resolveTurnSelection(selection: TurnSelection, turnCount: number
       return { start: (selection.from ?? 1) - 1, end: selection.to ?? turnCount };
     }
   }
+}
+
+/** `fork --first [N]` / `--last [N]`: a bare flag is 1 (jp). */
+export function parseForkCount(flag: string, value: string | true): number {
+  return value === true ? 1 : parseCount(flag, value);
+}
+
+/**
+ * jp's time threshold for `fork --from/--until`: a duration ago (`5days`, `2h`), a date
+ * (`2026-03-01`, midnight UTC), an RFC 3339 time, or a conversation id (its creation time, which
+ * `createdAt` looks up). Returns RFC 3339.
+ */
+export function parseTimeThreshold(
+  flag: string,
+  text: string,
+  now: string,
+  createdAt: (id: string) => string,
+): string {
+  const value = text.trim();
+  const duration = parseDuration(value);
+  if (duration.ok) return new Date(Date.parse(now) - duration.value).toISOString();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    return `${value}T00:00:00.000Z`;
+  }
+  if (/^\d{4}-\d{2}-\d{2}[T ]/.test(value) && !Number.isNaN(Date.parse(value))) {
+    return new Date(Date.parse(value)).toISOString();
+  }
+  try {
+    return createdAt(value);
+  } catch (error) {
+    if (CxcError.isInstance(error) && error.code !== "conversation-not-found") throw error;
+  }
+  throw new CxcError("invalid-range", `invalid ${flag} value '${text}'`, {
+    hint: `give a duration ago (${flag} 5days), a date (2026-03-01), an RFC 3339 time, or a conversation id`,
+  });
 }

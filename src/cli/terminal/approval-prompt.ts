@@ -3,14 +3,19 @@
  *
  * One key, no Enter: `y` run, `n` decline, `Y`/`N` the same for the rest of this turn, `e` edit
  * the arguments in $EDITOR and run, `?` help. Ctrl-C interrupts the turn. Any other key shows the
- * help again. The call's name, source and arguments are shown sanitized, since the model wrote them.
+ * help again. Keys typed before the prompt showed are not answers (see `readAnswerKey`).
+ *
+ * The call itself was shown just before, as one line (tool-lines.ts); the prompt adds only what
+ * that line left out: the tool's own description of the call (the compact tool's plan), or the
+ * whole arguments when the line had to cut them. All of it sanitized, since the model wrote it.
  */
 import { locateJsonError } from "../../core/json-syntax.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import type { ApprovalPrompter, PendingCall, PromptAnswer } from "../../query/approval.js";
 import type { ArgumentsEditing } from "../../tools/tool.js";
 import { editText } from "./editor.js";
-import { type PromptTerminal, readKey } from "./tty.js";
+import { toolCallLine } from "./tool-lines.js";
+import { type PromptTerminal, readAnswerKey } from "./tty.js";
 
 const HELP = [
   "  y - run this tool call",
@@ -38,7 +43,7 @@ export function createApprovalPrompter(
       write(describeCall(call));
       for (;;) {
         write(`Run ${call.source} tool ${sanitizeTerminalText(call.name)}? [y/n/Y/N/e/?] `);
-        const key = await readKey(terminal.input);
+        const key = await readAnswerKey(terminal);
         write(`${key === "\u0003" ? "^C" : sanitizeTerminalText(key)}\n`);
         if (key === "\u0003") return "interrupt";
         if (key === "y" || key === "n" || key === "Y" || key === "N" || key === "e") return key;
@@ -99,10 +104,11 @@ async function editInToolFormat(
 function describeCall(call: PendingCall): string {
   // A tool that describes its own calls (the compact tool's resolved plan) is shown by that
   // description, not by its JSON: the plan is what the user approves; `e` still opens the JSON.
-  if (call.detail) return `\n${sanitizeTerminalText(call.detail)}\n`;
+  if (call.detail) return `${sanitizeTerminalText(call.detail)}\n`;
+  if (!toolCallLine(call).cut) return "";
   let argumentsText = JSON.stringify(call.arguments, null, 2);
   if (argumentsText.length > MAX_SHOWN_ARGUMENTS) {
     argumentsText = `${argumentsText.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${argumentsText.length} characters)`;
   }
-  return `\nTool call ${sanitizeTerminalText(call.name)} with arguments:\n${sanitizeTerminalText(argumentsText)}\n`;
+  return `${sanitizeTerminalText(argumentsText)}\n`;
 }

@@ -10,6 +10,7 @@ import { type QueryRequest, type QueryUi, runQuery } from "../../query/run-query
 import { readQuerySettings } from "../../query/settings.js";
 import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
+import { startProgress } from "../compaction/progress.js";
 import { createApprovalPrompter } from "./approval-prompt.js";
 import { editText } from "./editor.js";
 import { openPromptTerminal } from "./tty.js";
@@ -40,33 +41,55 @@ export async function runQueryCommand(
   const request = buildRequest(rawArguments, words, flags);
   const settings = readQuerySettings(config.values);
   const terminal = openPromptTerminal({ nonInteractive: flags.nonInteractive ?? false });
-  const renderMarkdown =
+  // Styles (the dimmed chrome, bold and colours in the answer) follow --no-color and NO_COLOR; the
+  // spinner and markdown's layout need only a terminal.
+  const colour = context.options.color && !context.env.NO_COLOR;
+  const decorate = colour && Boolean(process.stderr.isTTY);
+  const markdownWidth =
     format === "text" && process.stdout.isTTY && !context.env.CXC_PLAIN
-      ? (await import("./markdown.js")).createMarkdownRenderer(Math.min(process.stdout.columns || 80, 100))
+      ? Math.min((process.stdout.columns || 80) - 1, 100)
       : undefined;
-  const decorate = context.options.color && !context.env.NO_COLOR && Boolean(process.stderr.isTTY);
+  let display: TextTurnDisplay | undefined;
   const ui: QueryUi = {
     stdinIsTerminal: context.stdinIsTerminal,
     readStdin: () => text(process.stdin),
     editMessage: () => editText("", { env: context.env, fileName: "QUERY_MESSAGE.md" }),
-    createDisplay: (modelId) =>
-      format === "json"
-        ? new JsonTurnDisplay(process.stdout, process.stderr)
-        : new TextTurnDisplay({
-            stdout: process.stdout,
-            stderr: process.stderr,
-            modelId,
-            ...(renderMarkdown === undefined ? {} : { renderMarkdown }),
-            showReasoning:
-              flags.reasoning === true ||
-              settings.reasoningDisplay === "show" ||
-              (settings.reasoningDisplay === "auto" && Boolean(process.stderr.isTTY)),
-            decorate,
-            buffered: !flags.stream,
-          }),
+    createDisplay: (modelId) => {
+      if (format === "json") return new JsonTurnDisplay(process.stdout, process.stderr);
+      display = new TextTurnDisplay({
+        stdout: process.stdout,
+        stderr: process.stderr,
+        modelId,
+        ...(markdownWidth === undefined ? {} : { markdownWidth }),
+        spinner: Boolean(process.stderr.isTTY),
+        showReasoning:
+          flags.reasoning === true ||
+          settings.reasoningDisplay === "show" ||
+          (settings.reasoningDisplay === "auto" && Boolean(process.stderr.isTTY)),
+        decorate,
+        buffered: !flags.stream,
+      });
+      return display;
+    },
     prompter: terminal ? createApprovalPrompter(terminal, { env: context.env }) : undefined,
-    info: (line) => context.info(`cxc: ${line}`),
-    warn: (line) => context.warn(line),
+    ...(format === "json" ? {} : { progress: (label: string) => startProgress(process.stderr, label) }),
+    info: (line) => {
+      display?.beforeExternalLine();
+      context.info(line);
+    },
+    warn: (line) => {
+      display?.beforeExternalLine();
+      context.warn(line);
+    },
+    ...(format === "json"
+      ? {}
+      : {
+          gauge: {
+            terminal: Boolean(process.stderr.isTTY),
+            print: (line: string) =>
+              process.stderr.write(decorate ? `\u001b[2mcxc: ${line}\u001b[22m\n` : `cxc: ${line}\n`),
+          },
+        }),
   };
   try {
     await runQuery(request, {

@@ -1,10 +1,13 @@
 /**
  * What a turn shows: the answer on stdout, everything else on stderr.
  *
- * - text: the answer, streamed. At a terminal it renders as markdown block by block; in a pipe it
- *   is the plain text, nothing else, so `cxc q … > answer.md` captures exactly the answer.
+ * - text: the answer, streamed. At a terminal it is markdown rendered as it streams
+ *   (markdown-stream.ts); in a pipe it is the plain text, nothing else, so
+ *   `cxc q … > answer.md` captures exactly the answer.
  * - reasoning: stderr, dimmed at a terminal; hidden in pipes unless asked for.
- * - tool calls, notices, the waiting spinner: stderr (the spinner only at a terminal).
+ * - tool calls, notices: stderr. Each call is shown once, before any approval prompt.
+ * - the spinner (stderr at a terminal only): from each request until the first visible output,
+ *   and while a tool runs, with the elapsed time and the tokens of the answer so far.
  * - `--format json`: stdout gets every stored event as one JSON line (NDJSON), nothing else.
  *
  * All model and tool text is sanitized before it is written (core/sanitize.ts).
@@ -16,27 +19,31 @@ import {
   type ToolCallResponse,
 } from "../../core/events.js";
 import { sanitizeTerminalText, stringifyJson } from "../../core/sanitize.js";
-import type { TurnDisplay } from "../../query/turn-loop.js";
+import type { ToolCallEnd, TurnDisplay } from "../../query/turn-loop.js";
 import { MarkdownStream } from "./markdown-stream.js";
 import { Spinner } from "./spinner.js";
+import { toolCallLine, toolResultLines } from "./tool-lines.js";
 
 /** Where and how a text display writes. */
 export interface TextDisplayOptions {
   readonly stdout: NodeJS.WriteStream;
   readonly stderr: NodeJS.WriteStream;
   readonly modelId: string;
-  /** Renders the answer as markdown (set when stdout is a terminal; see markdown.ts). */
-  readonly renderMarkdown?: (text: string) => string;
+  /** Columns for markdown at a terminal; absent: the plain text (a pipe, `CXC_PLAIN`, no colour). */
+  readonly markdownWidth?: number;
   readonly showReasoning: boolean;
-  /** Colours and the spinner on stderr (stderr is a terminal and colour is on). */
+  /** Styles: dimmed chrome on stderr and the answer's markdown styles (colour is on). */
   readonly decorate: boolean;
+  /** The spinner on stderr (stderr is a terminal). */
+  readonly spinner: boolean;
   /** `--no-stream`: print the answer once it is complete. */
   readonly buffered: boolean;
 }
 
 const DIM = "\u001b[2m";
 const NORMAL = "\u001b[22m";
-const MAX_TOOL_LINE = 160;
+/** Characters per token, for the spinner's running count (an estimate until the provider reports). */
+const CHARACTERS_PER_TOKEN = 4;
 
 /** The text display (see the module comment). */
 export class TextTurnDisplay implements TurnDisplay {
@@ -48,35 +55,49 @@ export class TextTurnDisplay implements TurnDisplay {
   #endsWithNewline = true;
   #separateNextText = false;
   #inReasoning = false;
+  /** Characters of answer and reasoning received this turn (the spinner's token estimate). */
+  #received = 0;
 
   constructor(options: TextDisplayOptions) {
     this.#options = options;
-    this.#spinner = options.decorate ? new Spinner(options.stderr) : undefined;
-    if (options.renderMarkdown) {
-      this.#markdown = new MarkdownStream(options.renderMarkdown, (text) => this.#writeOut(text));
+    this.#spinner = options.spinner ? new Spinner(options.stderr, { dim: options.decorate }) : undefined;
+    if (options.markdownWidth !== undefined) {
+      this.#markdown = new MarkdownStream(options.markdownWidth, (text) => this.#writeOut(text), {
+        styles: options.decorate,
+      });
     }
   }
 
   requestStarted(cycle: number): void {
     if (cycle > 0 && this.#wroteText) this.#separateNextText = true;
-    this.#spinner?.start(`waiting for ${this.#options.modelId}`);
+    this.#spin(`waiting for ${this.#options.modelId}`);
   }
 
   textDelta(text: string): void {
-    this.#spinner?.stop();
+    this.#count(text);
+    // --no-stream shows nothing until the end: the spinner keeps running meanwhile.
+    if (this.#options.buffered) this.#spinner?.relabel("receiving the answer");
+    else this.#spinner?.stop();
     this.#endReasoning();
     const clean = sanitizeTerminalText(text);
     if (this.#separateNextText) {
       this.#separateNextText = false;
-      this.#emitText(this.#endsWithNewline ? "\n" : "\n\n");
+      // A blank line between the cycles' texts (the markdown renderer never doubles one).
+      this.#emitText(this.#endsWithNewline && !this.#markdown ? "\n" : "\n\n");
     }
     this.#wroteText = true;
     this.#emitText(clean);
   }
 
   reasoningDelta(text: string): void {
-    if (!this.#options.showReasoning) return;
+    this.#count(text);
+    if (!this.#options.showReasoning) {
+      // Hidden reasoning is still progress: the spinner says the model is thinking.
+      this.#spinner?.relabel("thinking");
+      return;
+    }
     this.#spinner?.stop();
+    this.#markdown?.settle();
     if (!this.#inReasoning) {
       this.#inReasoning = true;
       this.#options.stderr.write(this.#options.decorate ? DIM : "");
@@ -87,23 +108,30 @@ export class TextTurnDisplay implements TurnDisplay {
   eventStored(_event: ConversationEvent): void {}
 
   toolStarted(call: ToolCallRequest): void {
-    this.#spinner?.stop();
-    this.#endReasoning();
-    this.#markdown?.flush();
+    this.#beforeChrome();
     if (this.#wroteText) this.#separateNextText = true;
-    const argumentsText = oneLine(JSON.stringify(call.arguments));
-    this.#chrome(`⚙ ${sanitizeTerminalText(call.name)} ${argumentsText}`);
+    this.#chrome(toolCallLine(call).line);
   }
 
-  toolFinished(_call: ToolCallRequest, response: ToolCallResponse): void {
-    const label = response.is_error ? "error" : "ok";
-    this.#chrome(`  ↳ ${label}: ${oneLine(response.content) || "(no output)"}`);
+  toolRunning(call: ToolCallRequest): void {
+    this.#spin(`running ${sanitizeTerminalText(call.name)}`);
+  }
+
+  toolFinished(_call: ToolCallRequest, response: ToolCallResponse, end: ToolCallEnd): void {
+    this.#spinner?.stop();
+    for (const line of toolResultLines(response, end)) this.#chrome(line);
   }
 
   notice(text: string): void {
-    this.#spinner?.stop();
-    this.#endReasoning();
+    this.#beforeChrome();
     this.#chrome(`cxc: ${sanitizeTerminalText(text)}`);
+  }
+
+  /** Clears the way for a line written to stderr from outside (a retry warning). */
+  beforeExternalLine(): void {
+    this.#spinner?.clear();
+    this.#endReasoning();
+    this.#markdown?.settle();
   }
 
   finish(_failed: boolean): void {
@@ -115,8 +143,27 @@ export class TextTurnDisplay implements TurnDisplay {
       else this.#writeOut(this.#buffer);
     }
     this.#buffer = "";
-    this.#markdown?.flush();
-    if (this.#wroteText && !this.#endsWithNewline) this.#writeOut("\n");
+    // The markdown renderer ends its last row itself.
+    if (this.#markdown) this.#markdown.finish();
+    else if (this.#wroteText && !this.#endsWithNewline) this.#writeOut("\n");
+  }
+
+  #spin(label: string): void {
+    if (this.#spinner === undefined) return;
+    this.#markdown?.settle();
+    this.#spinner.start(label);
+    this.#spinner.setTokens(Math.round(this.#received / CHARACTERS_PER_TOKEN));
+  }
+
+  #count(text: string): void {
+    this.#received += text.length;
+    this.#spinner?.setTokens(Math.round(this.#received / CHARACTERS_PER_TOKEN));
+  }
+
+  #beforeChrome(): void {
+    this.#spinner?.stop();
+    this.#endReasoning();
+    this.#markdown?.settle();
   }
 
   #emitText(text: string): void {
@@ -143,12 +190,6 @@ export class TextTurnDisplay implements TurnDisplay {
   }
 }
 
-/** One line of at most MAX_TOOL_LINE characters, sanitized. */
-function oneLine(text: string): string {
-  const flat = sanitizeTerminalText(text).replace(/\s+/g, " ").trim();
-  return flat.length > MAX_TOOL_LINE ? `${flat.slice(0, MAX_TOOL_LINE - 1)}…` : flat;
-}
-
 /** `--format json`: every stored event as one JSON line on stdout. */
 export class JsonTurnDisplay implements TurnDisplay {
   readonly #stdout: NodeJS.WriteStream;
@@ -163,6 +204,7 @@ export class JsonTurnDisplay implements TurnDisplay {
   textDelta(): void {}
   reasoningDelta(): void {}
   toolStarted(): void {}
+  toolRunning(): void {}
   toolFinished(): void {}
   finish(): void {}
 

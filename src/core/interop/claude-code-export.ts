@@ -12,6 +12,7 @@
  * left out (the API refuses unsigned thinking). See docs/import-export.md.
  */
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../events.js";
+import { formatCount } from "../labels.js";
 import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { SUMMARY_REQUEST_TEXT } from "../projection.js";
 import { type AgentSessionExport, framedSummary, viewMessages } from "./agent-export.js";
@@ -118,7 +119,10 @@ export function exportClaudeCodeSession(
     }
   }
   if (unsigned > 0) {
-    warnings.push(`${unsigned} reasoning block(s) without a signature were left out (the API refuses them)`);
+    const were = unsigned === 1 ? "was" : "were";
+    warnings.push(
+      `${formatCount(unsigned, "reasoning block")} without a signature ${were} left out (the API refuses them)`,
+    );
   }
   const leaf = writer.leaf();
   if (leaf !== undefined) {

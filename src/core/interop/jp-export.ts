@@ -5,10 +5,13 @@
  * (src/store/export.ts). It writes exactly what jp's own writer would: its timestamp format with
  * the original fraction digits, its key order, base64 re-encoding of the storage-encoded fields,
  * and the base config back into its own file. Resets and the compactions they retire are left
- * out: jp has no resets.
+ * out: jp has no resets. jp has no cycles either: a compaction inside a turn that covers whole
+ * turns after all (it starts at a turn's start and ends at a turn's last cycle) is written as
+ * jp's whole-turn compaction; any other is left out and listed in `leftOut` (docs/import-export.md).
  */
 import { activeCompactions } from "../compactions.js";
-import type { ConversationEvent } from "../events.js";
+import { compactionPolicies, layoutCycles } from "../cycles.js";
+import type { Compaction, ConversationEvent } from "../events.js";
 import {
   BASE_CONFIG_MARKER,
   FLAT_CONFIG_MARKER,
@@ -27,6 +30,8 @@ export interface JpConversationFiles {
   readonly metadata: Record<string, unknown>;
   readonly baseConfig?: unknown;
   readonly events: Record<string, unknown>[];
+  /** The compactions inside a turn that jp cannot hold, left out of `events`. */
+  readonly leftOut: readonly Compaction[];
 }
 
 /** What export needs to know about the conversation besides its events. */
@@ -47,6 +52,8 @@ export function exportJpConversation(source: ExportSource): InteropResult<JpConv
   if (Number.isNaN(createdMilliseconds)) return interopError(`'${source.createdAt}' is not a timestamp`);
   // Retired compactions (and every reset) are left out: jp has no resets, so only what is in force goes.
   const inForce = new Set(activeCompactions(source.events).map(({ compaction }) => compaction.id));
+  const { cycleCounts } = layoutCycles(source.events);
+  const leftOut: Compaction[] = [];
   let baseConfig: unknown;
   const entries: Record<string, unknown>[] = [];
   for (const event of source.events) {
@@ -56,6 +63,11 @@ export function exportJpConversation(source: ExportSource): InteropResult<JpConv
     }
     if (event.type === "compaction_reset") continue;
     if (event.type === "compaction" && !inForce.has(event.id)) continue;
+    // jp has no cycles: one it cannot hold as whole turns would reach jp without policy.
+    if (event.type === "compaction" && !jpCanHold(event, cycleCounts)) {
+      leftOut.push(event);
+      continue;
+    }
     if (
       event.type === "config_delta" &&
       event.metadata?.[BASE_CONFIG_MARKER] === true &&
@@ -76,8 +88,23 @@ export function exportJpConversation(source: ExportSource): InteropResult<JpConv
       metadata: exportMetadata(source.meta, source.createdAt),
       ...(baseConfig === undefined ? {} : { baseConfig }),
       events: entries,
+      leftOut,
     },
   };
+}
+
+/**
+ * True when jp can hold a compaction: whole turns, or one inside a turn that covers whole turns
+ * after all (it ends at the last cycle of its last turn and starts at its first turn's start; for
+ * mechanical policies, which never touch a user message, its first cycle is as good). jp reads it
+ * with the policies of `cycles` at the top level.
+ */
+export function jpCanHold(compaction: Compaction, cycleCounts: readonly number[]): boolean {
+  const { cycles } = compaction;
+  if (cycles === undefined) return true;
+  const endsWithTurn = cycles.to >= (cycleCounts[compaction.to_turn] ?? 0) - 1;
+  const startsWithTurn = cycles.from === undefined || (cycles.from === 0 && cycles.summary === undefined);
+  return endsWithTurn && startsWithTurn;
 }
 
 function exportMetadata(meta: Readonly<Record<string, unknown>>, createdAt: string): Record<string, unknown> {
@@ -108,9 +135,10 @@ function exportEvent(event: KnownExportable): InteropResult<Record<string, unkno
     case "compaction": {
       const entry: Record<string, unknown> = { type: event.type, timestamp };
       Object.assign(entry, { from_turn: event.from_turn, to_turn: event.to_turn });
-      if (event.summary) entry.summary = { summary: event.summary.summary };
-      if (event.reasoning) entry.reasoning = event.reasoning;
-      if (event.tool_calls) entry.tool_calls = event.tool_calls;
+      const policies = compactionPolicies(event);
+      if (policies.summary) entry.summary = { summary: policies.summary.summary };
+      if (policies.reasoning) entry.reasoning = policies.reasoning;
+      if (policies.tool_calls) entry.tool_calls = policies.tool_calls;
       return interopValue(entry);
     }
     case "turn_start":

@@ -19,6 +19,7 @@
  */
 import { JP_ID_META_KEY } from "./agents.js";
 import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
+import { countTurns } from "../turns.js";
 import {
   decodeLeaves,
   deriveConversationId,
@@ -121,7 +122,8 @@ export function importJpConversation(source: JpConversationSource): InteropResul
       ...(typeof title === "string" && title !== "" ? { title } : {}),
       createdAt,
       archived: source.archived,
-      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}` },
+      // The turns jp recorded: the first `cxc q` (turns not grown past these) names jp's tools.
+      extra: { ...extra, [JP_ID_META_KEY]: `jp-c${key}`, jp_imported_turns: countTurns(events) },
       events,
     },
   };
@@ -290,12 +292,17 @@ export function validateEvent(
 }
 
 /**
- * What the schemas cannot say about one event: a compaction's range must run forwards. Undefined
- * when the event is fine.
+ * What the schemas cannot say about one event: a compaction's range must run forwards, to the
+ * cycle when it starts and ends inside one turn. Undefined when the event is fine.
  */
 export function eventProblem(event: ConversationEvent): string | undefined {
-  if (event.type === "compaction" && event.from_turn > event.to_turn) {
+  if (event.type !== "compaction") return undefined;
+  if (event.from_turn > event.to_turn) {
     return `from_turn ${event.from_turn} is after to_turn ${event.to_turn} (a range runs forwards)`;
+  }
+  const cycles = event.cycles;
+  if (cycles?.from !== undefined && event.from_turn === event.to_turn && cycles.from > cycles.to) {
+    return `cycles.from ${cycles.from} is after cycles.to ${cycles.to} in turn ${event.from_turn} (a range runs forwards)`;
   }
   return undefined;
 }

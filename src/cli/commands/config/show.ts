@@ -13,17 +13,26 @@ export function registerConfigShow(config: Command): void {
       const context = CliContext.from(command);
       const format = context.format();
       const { loadConfig } = await import("../../config.js");
-      const { listConfigLeaves } = await import("../../../core/config.js");
+      const { listConfigLeaves, lookupConfig } = await import("../../../core/config.js");
       const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
       for (const warning of effective.warnings) context.warn(warning);
-      const leaves = listConfigLeaves(effective);
+      const { advisorDefaultLeaves } = await import("../../../core/advisor.js");
+      // The advisor's defaults live in its reader, not in a layer; listed where nothing sets them.
+      const set = (key: string) => lookupConfig(effective.values, key) !== undefined;
+      const leaves: { key: string; value: unknown; origin: string; note?: string }[] = [
+        ...listConfigLeaves(effective),
+        ...advisorDefaultLeaves()
+          .filter((leaf) => !set(leaf.key))
+          .map((leaf) => ({ ...leaf, origin: "default" })),
+      ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       if (format === "json") {
         context.outJson({ config: effective.values, leaves, files: effective.files });
         return;
       }
       const width = Math.min(48, Math.max(0, ...leaves.map((leaf) => leaf.key.length)));
       const lines = leaves.map(
-        (leaf) => `${leaf.key.padEnd(width)} = ${JSON.stringify(leaf.value)}  # ${leaf.origin}`,
+        (leaf) =>
+          `${leaf.key.padEnd(width)} = ${leaf.note === undefined ? JSON.stringify(leaf.value) : `(${leaf.note})`}  # ${leaf.origin}`,
       );
       // Values come from files and the environment the user controls, but may hold anything.
       context.outUntrusted(lines.join("\n"));

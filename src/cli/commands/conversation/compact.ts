@@ -8,45 +8,66 @@
  * `src/cli/compaction/`.
  */
 import { type Command, Option } from "commander";
-import { usageError } from "../../../errors.js";
+import { CxcError, usageError } from "../../../errors.js";
 import type { CompactFlags, CompactRequest } from "../../compaction/options.js";
 import type { CompactionRunResult } from "../../compaction/run.js";
+import type { EffectiveConfig } from "../../config.js";
 import { CliContext } from "../../context.js";
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
+import { attachedValue, collectAttached } from "../../flag-values.js";
 
 export function registerCompact(conversation: Command): void {
   conversation
     .command("compact")
     .description("compact a conversation's history without deleting anything (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix (put it before -s/-t/-k, which take optional values)")
+    .argument(
+      "[ID...]",
+      "conversations: ids or unique prefixes, `active` (or `.`), `recent`, `-` (ids on stdin); put them before -s/-t/-k, which take optional values",
+    )
     .option(
       "--keep-first <B>",
-      "leave the first turns alone: N turns, @N, -N, a duration (5h) or last-compaction",
+      'leave the first turns alone: N turns, @N, -N, a duration (5h), last-compaction, "N calls", "N cycles" or @T.C',
     )
-    .option("--keep-last <B>", "leave the last turns alone: N turns, @N, -N or a duration")
-    .option("--from <B>", "start at turn N (1-based), -N from the end, a duration ago, or last-compaction")
-    .option("--to <B>", "end at turn N (1-based), -N from the end, or a duration ago")
+    .option(
+      "--keep-last <B>",
+      'leave the last turns alone: N turns, @N, -N, a duration, "N calls", "N cycles" or @T.C',
+    )
+    .option(
+      "--from <B>",
+      "start at turn N (1-based), cycle C of turn T (T.C), -N from the end, a duration ago, or last-compaction",
+    )
+    .option(
+      "--to <B>",
+      "end at turn N (1-based), cycle C of turn T (T.C), -N from the end, or a duration ago",
+    )
     .option("--first [N]", "only the first N turns (default 1)")
     .option("--last [N]", "only the last N turns (default 1)")
     .option("--turn <N|A..B>", "only turn N or turns A..B (1-based; A.. and ..B are open)")
     .option("-r, --reasoning", "ad-hoc rule: strip reasoning")
-    .option(
-      "-t, --tools [MODE]",
-      "ad-hoc rule: tool calls strip (s), strip-requests (sreq), strip-responses (sres) or omit (o); default strip",
+    .addOption(
+      new Option(
+        "-t, --tools [MODE]",
+        "ad-hoc rule: tool calls strip (s), strip-requests (sreq), strip-responses (sres) or omit (o); default strip",
+      ).argParser(attachedValue),
     )
-    .option("-s, --summarize [CONTEXT]", "ad-hoc rule: replace the range with a summary; CONTEXT focuses it")
+    .addOption(
+      new Option(
+        "-s, --summarize [CONTEXT]",
+        "ad-hoc rule: replace the range with a summary; CONTEXT focuses it",
+      ).argParser(attachedValue),
+    )
     .addOption(
       new Option(
         "-k, --compact [SPEC]",
-        "rules as POLICIES[:RANGE], e.g. r+t:..-2 or s:2..10 (repeatable; bare: the configured rules)",
+        "rules as POLICIES[:RANGE], e.g. r+t:..-2, s:2..10 or t=sres:-5calls (repeatable; bare: the configured rules)",
       )
         .preset("")
-        .argParser(collect),
+        .argParser(collectAttached),
     )
-    .option("-m, --model <ID>", "summarize with this model (builtin/digest works offline)")
+    .addOption(
+      new Option("-m, --model <ID>", "summarize with this model (builtin/digest works offline)").argParser(
+        attachedValue,
+      ),
+    )
     .option("--note <TEXT>", "why, in one sentence (at most 200 characters), recorded on each compaction")
     .option("--dry-run", "show what would be compacted and the tokens saved; change nothing")
     .addOption(
@@ -61,53 +82,73 @@ export function registerCompact(conversation: Command): void {
     .option("--continue", "apply the active review's latest proposal, then archive the review")
     .option("--abort", "end the active review without applying anything")
     .option("--no-confirm", "with --continue: apply without asking (same as --yes)")
-    .action(async (idArgument: string | undefined, flags: CompactFlags, command: Command) => {
+    .action(async (idArguments: string[], flags: CompactFlags, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
       const review = await import("../../compaction/review.js");
       const reviewMode = review.reviewModeOf(flags);
-      if (reviewMode !== undefined) return review.runReviewMode(context, reviewMode, idArgument, flags);
-      const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
-      const { parseCompactFlags } = await import("../../compaction/options.js");
-      const target = separateResetTarget(idArgument, flags, rawArguments(command));
-      const request = parseCompactFlags(target.flags, timestampNow());
-      const id = context.store.resolveTarget(target.id);
-      if (request.kind !== "compact") {
-        const { resetCompactions, undoLatestReset } = await import("../../compaction/reset.js");
-        const outcome = await context.store.locked(id, "compact --reset", () => {
-          if (!request.dryRun) assertNoOpenReview(context.store, id);
-          const { events, warnings } = context.store.load(id);
-          for (const warning of warnings) context.warn(warning);
-          const ids = { id: newEventId(), ts: timestampNow(), dryRun: request.dryRun };
-          const result =
-            request.kind === "reset"
-              ? resetCompactions(events, {
-                  ...ids,
-                  ...(request.index === undefined ? {} : { index: request.index }),
-                })
-              : undoLatestReset(events, ids);
-          if (result.event !== undefined) context.store.append(id, [result.event]);
-          return result;
-        });
-        if (format === "json") {
-          context.outJson({
-            id,
-            dry_run: request.dryRun,
-            action: request.kind,
-            message: outcome.message,
-            reset_id: outcome.event?.id ?? null,
-            compactions: outcome.compactionIds,
-          });
-        } else context.out(outcome.message);
-        if (request.kind === "reset" && outcome.event !== undefined) {
-          context.info(
-            "The reset is recorded; `cxc conversation compact --undo-reset` brings the compactions back.",
+      if (reviewMode !== undefined) {
+        if (idArguments.length > 1) {
+          throw usageError(
+            `--${reviewMode} reviews one conversation; ${idArguments.length} were given`,
+            "start one review at a time",
           );
         }
-        return;
+        return review.runReviewMode(context, reviewMode, idArguments[0], flags);
       }
-      await runCompact(context, id, request, format, { newEventId, timestampNow });
+      const { timestampNow } = await import("../../../store/index.js");
+      const { parseCompactFlags } = await import("../../compaction/options.js");
+      const target = separateResetTarget(idArguments, flags, rawArguments(command));
+      const request = parseCompactFlags(target.flags, timestampNow());
+      const ids = await resolveCompactTargets(context, target);
+      // jp compacts several conversations in one call, one after another, each under its lock.
+      const results: CompactOutcome[] = [];
+      let config: EffectiveConfig | undefined;
+      for (const id of ids) {
+        if (request.kind !== "compact") {
+          results.push(await runReset(context, id, request));
+          continue;
+        }
+        config ??= await loadCompactConfig(context);
+        results.push(await runCompact(context, id, request, config));
+      }
+      if (format === "json") {
+        const documents = results.map((result) => result.json);
+        context.outJson(documents.length === 1 ? documents[0] : documents);
+      } else if (results.length === 1) {
+        context.out(results[0]!.text);
+      } else {
+        context.out(results.map((result) => `${result.id}:\n${indent(result.text)}`).join("\n\n"));
+      }
+      if (request.kind === "reset" && results.some((result) => result.recordedReset)) {
+        context.info(
+          "The reset is recorded; `cxc conversation compact --undo-reset` brings the compactions back.",
+        );
+      }
     });
+}
+
+/** What one target's run printed and answered. */
+interface CompactOutcome {
+  readonly id: string;
+  readonly text: string;
+  readonly json: unknown;
+  /** True when a reset was appended (not for a dry run, an undo, or nothing to reset). */
+  readonly recordedReset?: boolean;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line === "" ? line : `  ${line}`))
+    .join("\n");
+}
+
+interface CompactTarget {
+  readonly ids: readonly string[];
+  /** The word `--reset` took as its value without `=`: a target (`--reset recent`). */
+  readonly resetWord?: string;
+  readonly flags: CompactFlags;
 }
 
 /**
@@ -115,17 +156,39 @@ export function registerCompact(conversation: Command): void {
  * Commander cannot express that, so the raw arguments tell the two spellings apart.
  */
 function separateResetTarget(
-  idArgument: string | undefined,
+  idArguments: readonly string[],
   flags: CompactFlags,
   rawArgs: readonly string[],
-): { id: string | undefined; flags: CompactFlags } {
+): CompactTarget {
   if (typeof flags.reset !== "string" || rawArgs.some((argument) => argument.startsWith("--reset="))) {
-    return { id: idArgument, flags };
+    return { ids: idArguments, flags };
   }
-  if (idArgument !== undefined) {
-    throw usageError(`unexpected argument '${flags.reset}'`, "--reset takes its number after `=`: --reset=2");
+  return { ids: [...idArguments, flags.reset], resetWord: flags.reset, flags: { ...flags, reset: true } };
+}
+
+/**
+ * The conversations to act on. A number after `--reset` that names no conversation was meant as
+ * an index: the error says to write `--reset=N`.
+ */
+async function resolveCompactTargets(context: CliContext, target: CompactTarget): Promise<string[]> {
+  const { resolveTargets } = await import("../../targets.js");
+  try {
+    return await resolveTargets(context, target.ids);
+  } catch (error) {
+    const word = target.resetWord;
+    if (
+      word !== undefined &&
+      /^\d+$/.test(word) &&
+      CxcError.isInstance(error) &&
+      error.code === "conversation-not-found"
+    ) {
+      throw usageError(
+        `no conversation matches '${word}' (--reset took it as a conversation)`,
+        `to retire compaction ${word}, write --reset=${word}: --reset takes its number after \`=\``,
+      );
+    }
+    throw error;
   }
-  return { id: flags.reset, flags: { ...flags, reset: true } };
 }
 
 function rawArguments(command: Command): readonly string[] {
@@ -134,19 +197,62 @@ function rawArguments(command: Command): readonly string[] {
   return (root as unknown as { rawArgs?: string[] }).rawArgs ?? [];
 }
 
+async function runReset(
+  context: CliContext,
+  id: string,
+  request: Extract<CompactRequest, { kind: "reset" | "undo-reset" }>,
+): Promise<CompactOutcome> {
+  const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
+  const { resetCompactions, undoLatestReset } = await import("../../compaction/reset.js");
+  const outcome = await context.store.locked(id, "compact --reset", () => {
+    if (!request.dryRun) assertNoOpenReview(context.store, id);
+    const { events, warnings } = context.store.load(id);
+    for (const warning of warnings) context.warn(warning);
+    const ids = { id: newEventId(), ts: timestampNow(), dryRun: request.dryRun };
+    const result =
+      request.kind === "reset"
+        ? resetCompactions(events, {
+            ...ids,
+            ...(request.index === undefined ? {} : { index: request.index }),
+          })
+        : undoLatestReset(events, ids);
+    if (result.event !== undefined) context.store.append(id, [result.event]);
+    return result;
+  });
+  return {
+    id,
+    text: outcome.message,
+    json: {
+      id,
+      dry_run: request.dryRun,
+      action: request.kind,
+      message: outcome.message,
+      reset_id: outcome.event?.id ?? null,
+      compactions: outcome.compactionIds,
+      retired: outcome.retiredIds,
+      restored: outcome.restoredIds,
+    },
+    recordedReset: request.kind === "reset" && outcome.event !== undefined,
+  };
+}
+
+async function loadCompactConfig(context: CliContext): Promise<EffectiveConfig> {
+  const { loadConfig } = await import("../../config.js");
+  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+  for (const warning of config.warnings) context.warn(warning);
+  return config;
+}
+
 async function runCompact(
   context: CliContext,
   id: string,
   request: Extract<CompactRequest, { kind: "compact" }>,
-  format: "text" | "json",
-  ids: { newEventId: () => string; timestampNow: () => string },
-): Promise<void> {
-  const { loadConfig } = await import("../../config.js");
+  config: EffectiveConfig,
+): Promise<CompactOutcome> {
+  const ids = await import("../../../store/index.js");
   const { buildEffectiveRules } = await import("../../compaction/config-rules.js");
   const { appliedResult, planRun, previewPlan } = await import("../../compaction/run.js");
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
-  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
-  for (const warning of config.warnings) context.warn(warning);
   const rules = buildEffectiveRules(config.values, request.explicit, request.model);
   const runOptions = {
     rules,
@@ -170,26 +276,29 @@ async function runCompact(
     const { applyCompaction } = await import("../../../query/apply-compaction.js");
     const { assertNoOpenReview } = await import("../../../store/index.js");
     const { startProgress } = await import("../../compaction/progress.js");
-    const applied = await applyCompaction(context.store, id, "compact", {
-      check: () => assertNoOpenReview(context.store, id),
-      plan: (events) => planRun(events, runOptions),
-      summaries: {
-        config: config.values,
-        env: context.env,
-        report: {
-          info: (text) => context.info(text),
-          warn: (text) => context.warn(text),
-          progress: (label) => startProgress(process.stderr, label),
+    const { withInterrupts } = await import("../../interrupt.js");
+    const applied = await withInterrupts((signal) =>
+      applyCompaction(context.store, id, "compact", {
+        check: () => assertNoOpenReview(context.store, id),
+        plan: (events) => planRun(events, runOptions),
+        summaries: {
+          config: config.values,
+          env: context.env,
+          signal,
+          report: {
+            info: (text) => context.info(text),
+            warn: (text) => context.warn(text),
+            progress: (label) => startProgress(process.stderr, label),
+          },
+          copies: { conversationId: id },
+          checkLosses: true,
         },
-        copies: { conversationId: id },
-        checkLosses: true,
-      },
-      newEventId: () => ids.newEventId(),
-      now: () => ids.timestampNow(),
-    });
+        newEventId: () => ids.newEventId(),
+        now: () => ids.timestampNow(),
+      }),
+    );
     for (const warning of applied.warnings) context.warn(warning);
     result = appliedResult(applied);
   }
-  if (format === "json") context.outJson(runToJson(id, result));
-  else context.out(renderRunText(result));
+  return { id, text: renderRunText(result), json: runToJson(id, result) };
 }

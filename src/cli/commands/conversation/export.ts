@@ -70,16 +70,27 @@ export function registerExport(conversation: Command): void {
         context.out(`Exported ${id} to ${written.path}`);
         if (written.agentPath !== undefined) {
           context.info(
-            `cxc: Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
+            `Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
           );
         }
         context.out(`Continue it with: ${resume}`);
         return;
       }
       if (options.to === "jp") {
-        const directory = writeJpExport(loaded, resolve(context.cwd, options.output ?? "."));
-        if (context.json) context.outJson({ id, format: "jp", path: directory });
+        const { directory, leftOut } = writeJpExport(loaded, resolve(context.cwd, options.output ?? "."));
+        const { describeCompactionRange } = await import("../../../core/labels.js");
+        const ranges = leftOut.map(describeCompactionRange);
+        if (context.json) context.outJson({ id, format: "jp", path: directory, left_out: ranges });
         else context.out(`Exported ${id} to ${directory}`);
+        if (ranges.length > 0) {
+          const what =
+            ranges.length === 1
+              ? "1 compaction inside a turn was"
+              : `${ranges.length} compactions inside a turn were`;
+          context.warn(
+            `jp has no cycles, so ${what} left out (${ranges.join("; ")}); jp shows those cycles uncompacted`,
+          );
+        }
         return;
       }
       const text = renderExport(loaded, options.to, options.model ? { model: options.model } : {});

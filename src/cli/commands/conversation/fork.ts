@@ -1,15 +1,21 @@
 /**
- * `cxc conversation fork [ID] [--first N|--last N]`: a new conversation holding the selected turns
- * of another (all of them by default), with new event ids, titled "Fork of <title>", recording
+ * `cxc conversation fork [ID] [--first N] [--last M] [--from T] [--until T]`: a new conversation
+ * holding the selected turns of another (all of them by default; `--first` with `--last` keeps the
+ * first N and the last M, jp's "keep first and last"; `--from/--until` keep the turns that started
+ * in that time range, applied first), with new event ids, titled "Fork of <title>", recording
  * `forked_from` in its metadata, and made active. The source is only read. `-k[=SPEC]` compacts
  * the new fork after filtering, silently, as `compact -k` would.
  */
 import { type Command, Option } from "commander";
+import { formatCount } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
+import { collectAttached } from "../../flag-values.js";
 
 interface ForkOptions {
-  readonly first?: string;
-  readonly last?: string;
+  readonly first?: string | true;
+  readonly last?: string | true;
+  readonly from?: string;
+  readonly until?: string;
   /** One entry per `-k`; a bare `-k` is the empty string (the configured rules). */
   readonly compact?: string[];
 }
@@ -19,29 +25,50 @@ export function registerFork(conversation: Command): void {
     .command("fork")
     .description("copy a conversation (or its first/last N turns) into a new active one")
     .argument("[ID]", "conversation id or unique prefix (default: the active one)")
-    .option("--first <N>", "keep only the first N turns")
-    .option("--last <N>", "keep only the last N turns")
+    .option("-f, --first [N]", "keep the first N turns (default 1); with --last, the first and the last")
+    .option("-l, --last [N]", "keep the last N turns (default 1); with --first, the first and the last")
+    .option(
+      "--from <T>",
+      "keep the turns that started at or after T: a duration ago (5days), a date (2026-03-01), RFC 3339, or a conversation id (its creation)",
+    )
+    .option("--until <T>", "keep the turns that started before T (same forms as --from)")
     .addOption(
       new Option(
         "-k, --compact [SPEC]",
         "compact the fork: POLICIES[:RANGE] (repeatable; bare: the configured rules)",
       )
         .preset("")
-        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+        .argParser(collectAttached),
     )
     .action(async (idArgument: string | undefined, options: ForkOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
-      const { copyEventsForFork } = await import("../../../core/fork.js");
-      const { countTurns } = await import("../../../core/turns.js");
-      const { newEventId } = await import("../../../store/index.js");
-      const selection = parseTurnSelection(options);
+      const { copyEventsForFork, selectForkTurns, turnsStartedBetween } = await import(
+        "../../../core/fork.js"
+      );
+      const { newEventId, timestampNow } = await import("../../../store/index.js");
+      const { parseForkCount, parseTimeThreshold } = await import("../../render/turn-selection.js");
       const sourceId = context.store.resolveTarget(idArgument);
+      const now = timestampNow();
+      const createdAt = (id: string): string =>
+        context.store.readMeta(context.store.resolveId(id)).created_at;
+      const range = {
+        ...(options.from === undefined
+          ? {}
+          : { from: parseTimeThreshold("--from", options.from, now, createdAt) }),
+        ...(options.until === undefined
+          ? {}
+          : { until: parseTimeThreshold("--until", options.until, now, createdAt) }),
+      };
+      const counts = {
+        ...(options.first === undefined ? {} : { first: parseForkCount("--first", options.first) }),
+        ...(options.last === undefined ? {} : { last: parseForkCount("--last", options.last) }),
+      };
       const source = context.store.load(sourceId);
       for (const warning of source.warnings) context.warn(warning);
-      const resolved = resolveTurnSelection(selection, countTurns(source.events));
-      const forked = copyEventsForFork(source.events, resolved, () => newEventId());
+      // jp's order: the time filter first, then the first and last turns of what it left.
+      const slices = selectForkTurns(turnsStartedBetween(source.events, range), counts);
+      const forked = copyEventsForFork(source.events, slices, () => newEventId());
       if (options.compact !== undefined) {
         // Compacts the new fork after filtering, quietly (jp's `fork -k`): only a failed summary model is said.
         const { compactForkEvents } = await import("../../compaction/fork-compact.js");
@@ -52,7 +79,7 @@ export function registerFork(conversation: Command): void {
       context.store.setActive(meta.id);
       if (forked.droppedCompactions > 0) {
         context.info(
-          `${forked.droppedCompactions} compaction(s) of ${sourceId} reach turns the fork leaves out and were not copied.`,
+          `${formatCount(forked.droppedCompactions, "compaction")} of ${sourceId} reach${forked.droppedCompactions === 1 ? "es" : ""} turns the fork leaves out and ${forked.droppedCompactions === 1 ? "was" : "were"} not copied.`,
         );
       }
       if (context.json) {

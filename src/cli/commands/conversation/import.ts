@@ -42,7 +42,7 @@ export function registerImport(conversation: Command): void {
       const { loadInterop, newConversationId, newEventId, timestampNow } = await import(
         "../../../store/index.js"
       );
-      const { detectAgentPath, readAgentImport, readImport, saveAgentImport, saveImported } =
+      const { detectAgentPath, jpToolsWarning, readAgentImport, readImport, saveAgentImport, saveImported } =
         await loadInterop();
       const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
       const from = options.from;
@@ -72,7 +72,7 @@ export function registerImport(conversation: Command): void {
           hint: "pipe a file into it (cxc conversation import - < request.json) or pass its path",
         });
       }
-      const stdinText = path === "-" ? await readStandardInput() : undefined;
+      const stdinText = path === "-" ? await context.readStdin() : undefined;
       const batch = readImport({
         path,
         ...(stdinText === undefined ? {} : { stdinText }),
@@ -86,6 +86,11 @@ export function registerImport(conversation: Command): void {
       const outcomes = await saveImported(context.store, batch.conversations, {
         skipExisting: options.skipExisting ?? false,
       });
+      // Said once, for what was imported: jp's tools do not come along (the first `q` says it again).
+      const tools = jpToolsWarning(
+        outcomes.filter((outcome) => !outcome.skipped).map((outcome) => outcome.conversation),
+      );
+      if (tools !== undefined) context.warn(tools);
       if (context.json) {
         context.outJson(
           outcomes.map(({ conversation: imported, turns, skipped }) => ({
@@ -175,10 +180,4 @@ function summarize(outcomes: readonly { skipped: boolean; archived: boolean }[])
     (skipped > 0 ? `; skipped ${skipped} that already existed` : "") +
     "."
   );
-}
-
-async function readStandardInput(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }

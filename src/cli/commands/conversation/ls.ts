@@ -1,9 +1,12 @@
 /**
  * `cxc conversation ls [--archived] [--limit N]`: lists conversations, pinned first, then the most
- * recently updated, with where each came from (cxc, jp, Claude Code, pi). Reads only each conversation's meta.json (never a log), so it stays fast with
- * thousands of conversations.
+ * recently updated, with where each came from (cxc, jp, Claude Code, pi). Reads only each
+ * conversation's metadata and review record (never a log; both cached by the listing), so it
+ * stays fast with thousands of conversations. A title is followed by `(review 01xyz open)` on a
+ * conversation under review, and `(review of 01abc, applied)` on a review.
  */
 import type { Command } from "commander";
+import { formatCount } from "../../../core/labels.js";
 import { CxcError } from "../../../errors.js";
 import { CliContext, markLightweight } from "../../context.js";
 
@@ -24,7 +27,7 @@ export function registerList(conversation: Command): void {
       const format = context.format();
       const limit = parseLimit(options.limit);
       const [{ formatRelativeTime }, { renderTable, truncateText }, summary, agents] = await Promise.all([
-        import("../../render/relative-time.js"),
+        import("../../../core/relative-time.js"),
         import("../../render/table.js"),
         import("../../render/conversation-summary.js"),
         import("../../../core/interop/agents.js"),
@@ -32,18 +35,29 @@ export function registerList(conversation: Command): void {
       const archived = options.archived ?? false;
       const { conversations, warnings } = context.listing.list({ archived });
       for (const warning of warnings) context.warn(warning);
-      const metas = conversations.map((entry) => entry.meta).sort(summary.compareForListing);
-      const shown = limit === undefined ? metas : metas.slice(0, limit);
+      const sorted = [...conversations].sort((left, right) =>
+        summary.compareForListing(left.meta, right.meta),
+      );
+      const shown = limit === undefined ? sorted : sorted.slice(0, limit);
       const active = context.listing.active();
+      // Reviews are live conversations: only a listing of live ones can say a source has one open.
+      const openReviews = archived ? new Map<string, string>() : summary.openReviewsBySource(conversations);
       if (format === "json") {
         context.outJson(
-          shown.map((meta) => summary.listedConversationJson(meta, { archived, active: meta.id === active })),
+          shown.map(({ meta, review }) =>
+            summary.listedConversationJson(meta, {
+              archived,
+              active: meta.id === active,
+              review,
+              openReview: openReviews.get(meta.id),
+            }),
+          ),
         );
         return;
       }
       // After a warning about an unreadable conversation, "none yet" would not be true.
-      if (metas.length === 0 && warnings.length > 0) return;
-      if (metas.length === 0) {
+      if (sorted.length === 0 && warnings.length > 0) return;
+      if (sorted.length === 0) {
         context.info(
           archived
             ? "No archived conversations."
@@ -52,14 +66,19 @@ export function registerList(conversation: Command): void {
         return;
       }
       const now = Date.now();
-      const rows = shown.map((meta) => [
-        `${meta.id === active ? ">" : " "}${summary.isPinned(meta) ? "*" : " "}`,
-        meta.id,
-        String(meta.turn_count ?? 0),
-        formatRelativeTime(meta.updated_at, now),
-        agents.sourceName(agents.conversationSource(meta)),
-        truncateText(summary.displayTitle(meta), 80),
-      ]);
+      const rows = shown.map((entry) => {
+        const { meta } = entry;
+        const note = summary.reviewNote(entry, openReviews.get(meta.id));
+        const title = truncateText(summary.displayTitle(meta), 80);
+        return [
+          `${meta.id === active ? ">" : " "}${summary.isPinned(meta) ? "*" : " "}`,
+          meta.id,
+          String(meta.turn_count ?? 0),
+          formatRelativeTime(meta.updated_at, now),
+          agents.sourceName(agents.conversationSource(meta)),
+          note === undefined ? title : `${title}  ${note}`,
+        ];
+      });
       context.out(
         renderTable(
           [
@@ -73,8 +92,10 @@ export function registerList(conversation: Command): void {
           rows,
         ),
       );
-      if (shown.length < metas.length)
-        context.info(`(${metas.length - shown.length} more; raise --limit to see them)`);
+      if (shown.length < sorted.length)
+        context.info(
+          `${formatCount(sorted.length - shown.length, "more conversation")}; raise --limit to see them`,
+        );
     });
   markLightweight(command);
 }

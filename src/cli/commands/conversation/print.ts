@@ -1,20 +1,27 @@
 /**
- * `cxc conversation print [ID] [--first N|--last N|--turn A..B]`: the raw transcript, turns
- * numbered from 1, in text (sanitized) or JSON (stored event shapes). `--compacted` prints the
- * projected view instead (headers in raw turn numbers), and `--format anthropic|openai` prints the
- * projected view as a ready request body (src/cli/compaction/projected-print.ts).
+ * `cxc conversation print [ID] [--first N|--last N|--turn A..B] [--style STYLE]`: the raw
+ * transcript, turns numbered from 1, in text (sanitized) or JSON (stored event shapes).
+ * `--compacted` prints the projected view instead (headers in raw turn numbers), and `--format
+ * anthropic|openai` prints the projected view as a ready request body
+ * (src/cli/compaction/projected-print.ts).
+ *
+ * Text follows `--style` (jp's presets; by default long tool output is cut to its first lines),
+ * is coloured and paged when stdout is a terminal (src/cli/terminal/pager.ts), and plain in a
+ * pipe. JSON and request bodies are never cut, coloured or paged.
  *
  * The handler is three steps so other views slot in: select turns (raw numbers, before any
  * projection), build `TranscriptTurn` blocks (`buildRawTranscript` here; a projected view builds
- * its own blocks with headers like `turns 2–5 (summary)`), then render them.
+ * its own blocks with headers like `turns 2..5 (summary)`), then render them.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { CliContext } from "../../context.js";
-import type { TranscriptTurn } from "../../render/transcript.js";
+import type { PrintStyle, TranscriptTurn } from "../../render/transcript.js";
 import type { TurnSelectionOptions } from "../../render/turn-selection.js";
 
 interface PrintOptions extends TurnSelectionOptions {
   readonly compacted?: boolean;
+  readonly style?: Exclude<PrintStyle, "default">;
+  readonly pager: boolean;
 }
 
 export function registerPrint(conversation: Command): void {
@@ -26,6 +33,13 @@ export function registerPrint(conversation: Command): void {
     .option("--last <N>", "only the last N turns")
     .option("--turn <N|A..B>", "only turn N, or turns A to B (1-based, inclusive; A.. and ..B are open)")
     .option("--compacted", "print what the model sees (compactions applied), headed by raw turn numbers")
+    .addOption(
+      new Option(
+        "-s, --style <STYLE>",
+        "full: everything, tool output uncut; brief: messages and tool names; chat: messages; user: your messages (default: everything, long tool output cut)",
+      ).choices(["full", "chat", "user", "brief"]),
+    )
+    .option("--no-pager", "never page (default: page at a terminal when the text is taller than the screen)")
     .action(async (idArgument: string | undefined, options: PrintOptions, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format(["text", "json", "anthropic", "openai"]);
@@ -47,7 +61,9 @@ export function registerPrint(conversation: Command): void {
         const { loadConfig } = await import("../../config.js");
         const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
         const projected = selectProjectedTurns(conversation.events, resolved);
-        context.outJson(await buildRequestBody(projected, format, config.values));
+        const { recordedSettings } = await import("../../../core/conversation-settings.js");
+        const recorded = recordedSettings(conversation.events);
+        context.outJson(await buildRequestBody(projected, format, config.values, recorded));
         return;
       }
       let turns: TranscriptTurn[];
@@ -57,12 +73,12 @@ export function registerPrint(conversation: Command): void {
         );
         turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved));
       } else turns = buildRawTranscript(conversation.events, resolved);
-      await writeTranscript(context, format, {
-        id,
-        title: conversation.meta.title ?? null,
-        turnCount,
-        turns,
-      });
+      await writeTranscript(
+        context,
+        format,
+        { id, title: conversation.meta.title ?? null, turnCount, turns },
+        { style: options.style ?? "default", pager: options.pager },
+      );
     });
 }
 
@@ -74,13 +90,17 @@ export interface PrintableTranscript {
   readonly turns: readonly TranscriptTurn[];
 }
 
-/** Writes a transcript in the chosen format: sanitized text, or one JSON document. */
+/**
+ * Writes a transcript in the chosen format: sanitized text in the given style (coloured and paged
+ * at a terminal), or one JSON document (always whole).
+ */
 export async function writeTranscript(
   context: CliContext,
   format: "text" | "json",
   transcript: PrintableTranscript,
+  options: { readonly style: PrintStyle; readonly pager: boolean },
 ): Promise<void> {
-  const { renderTranscriptText, transcriptToJson } = await import("../../render/transcript.js");
+  const { ANSI_COLORS, renderTranscriptText, transcriptToJson } = await import("../../render/transcript.js");
   if (format === "json") {
     context.outJson({
       id: transcript.id,
@@ -94,6 +114,11 @@ export async function writeTranscript(
     context.info(transcript.turnCount === 0 ? "The conversation has no turns yet." : "No turns selected.");
     return;
   }
-  // Already sanitized by the renderer; headers are cxc's own text.
-  process.stdout.write(renderTranscriptText(transcript.turns));
+  // Already sanitized by the renderer; headers and colours are cxc's own.
+  const text = renderTranscriptText(transcript.turns, {
+    style: options.style,
+    ...(context.color ? { colors: ANSI_COLORS } : {}),
+  });
+  const { writePaged } = await import("../../terminal/pager.js");
+  await writePaged(text, { stdout: process.stdout, env: context.env, disabled: !options.pager });
 }

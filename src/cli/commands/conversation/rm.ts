@@ -6,7 +6,7 @@
  * nothing and exits 1.
  */
 import type { Command } from "commander";
-import { CxcError } from "../../../errors.js";
+import { CxcError, ExitCode } from "../../../errors.js";
 import { CliContext } from "../../context.js";
 
 export function registerRemove(conversation: Command): void {
@@ -21,17 +21,26 @@ export function registerRemove(conversation: Command): void {
       context.format();
       const ids = [...new Set(idArguments.map((argument) => context.store.resolveId(argument)))];
       if (!options.yes) {
-        if (!context.stdinIsTerminal || !process.stderr.isTTY) {
+        const { openPromptTerminal } = await import("../../terminal/tty.js");
+        const terminal = openPromptTerminal();
+        if (terminal === undefined) {
           throw new CxcError("usage", `refusing to delete ${describe(ids)} without confirmation`, {
             hint: "pass -y (--yes) to delete without asking",
           });
         }
-        const { confirm } = await import("@inquirer/prompts");
-        const confirmed = await confirm(
-          { message: `Delete ${describe(ids)} permanently?`, default: false },
-          { output: process.stderr },
-        );
-        if (!confirmed) {
+        const { confirmKey } = await import("../../terminal/confirm.js");
+        let answer: Awaited<ReturnType<typeof confirmKey>>;
+        try {
+          answer = await confirmKey(terminal, `Delete ${describe(ids)} permanently?`);
+        } finally {
+          terminal.close();
+        }
+        if (answer === "interrupt") {
+          throw new CxcError("interrupted", "interrupted; nothing was deleted", {
+            exitCode: ExitCode.interrupted,
+          });
+        }
+        if (answer === "no") {
           context.info("Nothing deleted.");
           // Declining is not an error, but scripts should be able to tell it from success.
           process.exitCode = 1;

@@ -5,10 +5,20 @@
  * provider reported, the estimate is corrected by the factor that usage implies (core/tokens.ts),
  * and the projected view is corrected by the same factor.
  *
- * Text is a compact bar chart; `--format json` gives the numbers with stable keys.
+ * Text is a compact bar chart; `--format json` gives the numbers with stable keys. A projected
+ * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
+ * many.
+ *
+ * The first line is the context gauge (core/context-gauge.ts): the context used against the
+ * model's window, what the compactions in force save and what the deferred ones will save.
  */
 import type { Command } from "commander";
+import type { DecisionUsage } from "../../../core/advisor.js";
+import type { ContextGauge } from "../../../core/context-gauge.js";
+import type { ConversationEvent } from "../../../core/events.js";
+import type { ProjectedTurn } from "../../../core/projection.js";
 import type { TokenSummary } from "../../../core/tokens.js";
+import { describeTurnRange, formatCount } from "../../../core/labels.js";
 import { CliContext } from "../../context.js";
 
 const BAR_WIDTH = 28;
@@ -34,37 +44,72 @@ export function registerStats(conversation: Command): void {
         view.turns.map((turn, index) => ({ index, events: turn.events })),
         countTokens,
       );
-      const labels = view.turns.map((turn) =>
-        turn.origin.kind === "kept"
-          ? `turn ${turn.origin.turn + 1}`
-          : `turns ${turn.origin.from + 1}–${turn.origin.to + 1} (summary)`,
-      );
+      const gauge = await contextGauge(context, conversation.events, countTokens);
+      const labels = view.turns.map((turn) => {
+        if (turn.origin.kind !== "kept")
+          return `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
+        const masked = turn.strippedResults ?? 0;
+        const note = masked === 0 ? "" : ` (${formatCount(masked, "result")} masked)`;
+        return `turn ${turn.origin.turn + 1}${note}`;
+      });
+      // The advisor's decision calls are spent beside the conversation, not in it.
+      const decisions = context.store.advisorState(id).decision_usage;
       if (format === "json") {
-        context.outJson(
-          statsToJson(
-            id,
-            raw,
-            projected,
-            view.turns.map((turn) => turn.origin),
-          ),
-        );
+        context.outJson({
+          ...statsToJson(id, raw, projected, view.turns),
+          context: gaugeToJson(gauge),
+          advisor_decisions: decisions ?? null,
+        });
         return;
       }
-      context.out(await renderStatsText(raw, projected, labels));
+      const { describeContextGauge } = await import("../../../core/context-gauge.js");
+      context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
+      const text = await renderStatsText(raw, projected, labels);
+      context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
+}
+
+/** The gauge against the window of the model the next turn would use. */
+async function contextGauge(
+  context: CliContext,
+  events: readonly ConversationEvent[],
+  countTokens: (text: string) => number,
+): Promise<ContextGauge> {
+  const { computeContextGauge } = await import("../../../core/context-gauge.js");
+  const { configuredAssistantModel } = await import("../../../core/summarizer.js");
+  const { stickyModel } = await import("../../../query/settings.js");
+  const { resolveContextWindow } = await import("../../../query/context-window.js");
+  const { loadConfig } = await import("../../config.js");
+  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+  for (const warning of config.warnings) context.warn(warning);
+  const model = stickyModel(events) ?? configuredAssistantModel(config.values);
+  const window = await resolveContextWindow(model, config.values, context.env);
+  return computeContextGauge(events, { countTokens, window });
+}
+
+function gaugeToJson(gauge: ContextGauge): Record<string, unknown> {
+  return {
+    tokens: gauge.tokens,
+    tokens_source: gauge.tokensSource,
+    window: gauge.window.tokens,
+    window_source: gauge.window.source,
+    percent: Math.round(gauge.percent * 10) / 10,
+    compactions: gauge.compactions,
+    saved: gauge.saved,
+    deferred_compactions: gauge.deferredCompactions,
+    deferred_saving: gauge.deferredSaving,
+  };
 }
 
 function corrected(summary: TokenSummary, factor: number | undefined): number {
   return factor === undefined ? summary.total : Math.round(summary.total * factor);
 }
 
-type Origin = { kind: "kept"; turn: number } | { kind: "summary"; from: number; to: number };
-
 function statsToJson(
   id: string,
   raw: TokenSummary,
   projected: TokenSummary,
-  origins: readonly Origin[],
+  projectedTurns: readonly ProjectedTurn[],
 ): Record<string, unknown> {
   const factor = raw.correctionFactor;
   return {
@@ -87,13 +132,14 @@ function statsToJson(
       corrected_total: corrected(projected, factor),
       by_kind: { ...projected.byKind },
       turns: projected.turns.map((turn, position) => {
-        const origin = origins[position]!;
+        const { origin, strippedResults } = projectedTurns[position]!;
         return {
           kind: origin.kind,
           from_turn: (origin.kind === "kept" ? origin.turn : origin.from) + 1,
           to_turn: (origin.kind === "kept" ? origin.turn : origin.to) + 1,
           total: turn.total,
           by_kind: { ...turn.byKind },
+          masked_results: strippedResults ?? 0,
         };
       }),
     },
@@ -130,4 +176,14 @@ async function renderStatsText(
     ),
   ];
   return lines.filter((line, position) => line !== "" || lines[position - 1] !== "").join("\n");
+}
+
+/** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
+async function renderDecisions(usage: DecisionUsage): Promise<string> {
+  const { formatTokenCount } = await import("../../../core/tokens.js");
+  const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
+  return (
+    `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +
+    `${formatTokenCount(usage.output_tokens)} output tokens (as the provider reported; not part of the conversation)`
+  );
 }

@@ -1,0 +1,28 @@
+/**
+ * The context window the gauge (core/context-gauge.ts) measures against: the configured size
+ * (`providers.<name>.models.<model>.context_window`), else cxc's model table, else an assumed
+ * size, said as such.
+ */
+import { ASSUMED_CONTEXT_WINDOW, type ContextWindow } from "../core/context-gauge.js";
+import type { ConfigTable } from "../core/config.js";
+
+/** The window of `modelId` (undefined: no model is known, so the window is assumed). */
+export async function resolveContextWindow(
+  modelId: string | undefined,
+  config: ConfigTable,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ContextWindow> {
+  if (modelId !== undefined) {
+    // Loaded on demand: the registry is the way to the provider SDKs.
+    const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
+    try {
+      const model = resolveModel(modelId, readLlmConfig(config), env);
+      if (model.contextWindow !== undefined && model.contextWindowSource !== undefined) {
+        return { tokens: model.contextWindow, source: model.contextWindowSource };
+      }
+    } catch {
+      // A model cxc cannot resolve has no known window either.
+    }
+  }
+  return { tokens: ASSUMED_CONTEXT_WINDOW, source: "assumed" };
+}

@@ -1,0 +1,139 @@
+/** The context gauge: context used, savings now and from the next turn, and its one line. */
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  type ContextWindow,
+  computeContextGauge,
+  describeContextGauge,
+  tokenDifference,
+} from "../../src/core/context-gauge.js";
+import type { ConversationEvent } from "../../src/core/events.js";
+import { projectConversation } from "../../src/core/projection.js";
+import type { TokenCounter } from "../../src/core/tokens.js";
+import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
+
+const WINDOW: ContextWindow = { tokens: 1000, source: "known" };
+
+let build: EventBuilder;
+let counted: string[];
+/** One token per character, remembering what it was asked to count. */
+const countCharacters: TokenCounter = (text) => {
+  counted.push(text);
+  return text.length;
+};
+
+beforeEach(() => {
+  build = createEventBuilder();
+  counted = [];
+});
+
+function withUsage(events: ConversationEvent[], usage: Record<string, number>): ConversationEvent[] {
+  const last = events.at(-1)!;
+  return [...events.slice(0, -1), { ...last, metadata: { usage } } as ConversationEvent];
+}
+
+describe("computeContextGauge", () => {
+  it("uses the provider's count of the last request and counts nothing when no compaction exists", () => {
+    const events = withUsage(build.turns(3), { input_tokens: 200, output_tokens: 40 });
+    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    expect(gauge).toEqual({
+      tokens: 240,
+      tokensSource: "reported",
+      window: WINDOW,
+      percent: 24,
+      compactions: 0,
+      saved: 0,
+      deferredCompactions: 0,
+      deferredSaving: 0,
+    });
+    expect(counted).toEqual([]);
+  });
+
+  it("estimates the projected view when no usage was reported", () => {
+    const events = build.turns(2); // q0 a:q0 q1 a:q1 → 2 + 4 + 2 + 4
+    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    expect(gauge).toMatchObject({ tokens: 12, tokensSource: "estimated", percent: 1.2 });
+  });
+
+  it("counts what compactions in force save, and a deferred one's saving from the next turn", () => {
+    const history = withUsage(build.turns(4, { reasoning: "r".repeat(50) }), {
+      input_tokens: 300,
+      output_tokens: 4,
+    });
+    const inForce = build.compaction({ from: 0, to: 1, reasoning: true });
+    const deferred = build.compaction({ from: 2, to: 2, summary: "S", deferredUntilTurn: 4 });
+    const events = [...history, inForce, deferred];
+    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    expect(gauge.compactions).toBe(1);
+    expect(gauge.saved).toBe(100);
+    expect(gauge.deferredCompactions).toBe(1);
+    // Turn 3 (q2, 50 of reasoning, a:q2) becomes the summary turn (its request text and "S").
+    const summaryTurn = "[Summary of previous conversation]".length + 1;
+    expect(gauge.deferredSaving).toBe(2 + 50 + 4 - summaryTurn);
+    // Only what differs between the views was counted, never the turns no compaction touches.
+    expect(counted).not.toContain("q3");
+    expect(counted).not.toContain("a:q3");
+  });
+
+  it("corrects the reported count by a compaction applied after the usage", () => {
+    const history = withUsage(build.turns(2, { reasoning: "r".repeat(30) }), {
+      input_tokens: 500,
+      output_tokens: 10,
+    });
+    const events = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
+    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    expect(gauge).toMatchObject({ tokens: 480, tokensSource: "reported", saved: 30, compactions: 1 });
+  });
+
+  it("treats a summary turn rebuilt by projection as the same events in both views", () => {
+    const history = build.turns(3);
+    const events = [...history, build.compaction({ from: 0, to: 1, summary: "short" })];
+    const view = projectConversation(events).turns.flatMap((turn) => turn.events);
+    const again = projectConversation(events).turns.flatMap((turn) => turn.events);
+    expect(view[1]).not.toBe(again[1]);
+    expect(tokenDifference(view, again, countCharacters)).toBe(0);
+    expect(counted).toEqual([]);
+  });
+});
+
+describe("describeContextGauge", () => {
+  const gauge = {
+    tokens: 48_200,
+    tokensSource: "reported" as const,
+    window: { tokens: 200_000, source: "known" as const },
+    percent: 24.1,
+    compactions: 0,
+    saved: 0,
+    deferredCompactions: 0,
+    deferredSaving: 0,
+  };
+
+  it("says the context and the window, and nothing about compactions when there are none", () => {
+    expect(describeContextGauge(gauge)).toBe("48.2k of 200k tokens (24%)");
+    expect(describeContextGauge(gauge, { complete: true })).toBe(
+      "48.2k of 200k tokens (24%); no compactions in force; no deferred compactions",
+    );
+  });
+
+  it("adds the savings now and from the next turn, singular and plural", () => {
+    expect(
+      describeContextGauge({
+        ...gauge,
+        compactions: 2,
+        saved: 31_000,
+        deferredCompactions: 1,
+        deferredSaving: 8400,
+      }),
+    ).toBe(
+      "48.2k of 200k tokens (24%); 2 compactions save 31.0k; 1 deferred compaction will save 8.4k from the next turn",
+    );
+    expect(describeContextGauge({ ...gauge, compactions: 1, saved: -300 })).toBe(
+      "48.2k of 200k tokens (24%); 1 compaction adds 300",
+    );
+  });
+
+  it("says when the window is assumed", () => {
+    expect(
+      describeContextGauge({ ...gauge, percent: 0.4, window: { tokens: 128_000, source: "assumed" } }),
+    ).toBe("48.2k tokens (0.4% of an assumed 128k window: the model's is unknown)");
+  });
+});
