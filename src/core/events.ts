@@ -18,6 +18,7 @@
 // classic bundle (methods on every schema, all locales) costs more to load than validating a
 // large log does. Same validation core, same error texts; see docs/decisions/003-zod-mini-for-events.md.
 import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 
 /** Current version of the on-disk log format (the header line's `version`). */
 export const LOG_FORMAT_VERSION = 1;
@@ -278,6 +279,8 @@ export type EventSchemas = ReturnType<typeof buildEventSchemas>;
 interface BuiltSchemas {
   readonly schemas: EventSchemas;
   readonly byKind: Readonly<Record<KnownEventType, z.ZodMiniType>>;
+  /** zod's English messages: zod/mini registers no locale of its own. */
+  readonly parseOptions: { readonly error: z.core.$ZodErrorMap };
 }
 
 let built: BuiltSchemas | undefined;
@@ -287,6 +290,7 @@ function builtSchemas(): BuiltSchemas {
     const schemas = buildEventSchemas();
     built = {
       schemas,
+      parseOptions: { error: en().localeError },
       byKind: {
         turn_start: schemas.TurnStartSchema,
         chat_request: schemas.ChatRequestSchema,
@@ -307,6 +311,11 @@ function builtSchemas(): BuiltSchemas {
 /** The event schemas, built on first use. */
 export function eventSchemas(): EventSchemas {
   return builtSchemas().schemas;
+}
+
+/** What to pass to `safeParse` of an event schema, so that messages are zod's English texts. */
+export function eventParseOptions(): { readonly error: z.core.$ZodErrorMap } {
+  return builtSchemas().parseOptions;
 }
 
 /** The schema of each known event kind (validate by kind, so an error names the field at fault). */
@@ -397,7 +406,7 @@ export function parseEvent(value: unknown): ParsedEvent {
   // Pick the schema by `type` instead of trying a union's members in turn: loading a large log
   // validates thousands of events, and a union would fail its way through most of them.
   const schema = eventSchemasByKind()[record.type as KnownEventType];
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, eventParseOptions());
   if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";

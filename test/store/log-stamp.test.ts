@@ -228,3 +228,16 @@ describe("canonical lines", () => {
     expect(trusted.events).toEqual(validated.events);
   });
 });
+
+describe("validation messages", () => {
+  it("name the field and what was wrong in zod's English texts", () => {
+    expect(parseEvent({ type: "chat_request", id: "e", ts: "t", content: 4 })).toEqual({
+      ok: false,
+      error: "invalid chat_request event at content: Invalid input: expected string, received number",
+    });
+    const header = '{"cxc":"conversation-log","version":1,"id":"x","created_at":"t"}\n';
+    expect(() => parseLog(`${header}{"type":"turn_start","id":"","ts":"t"}\n`, "events.jsonl")).toThrow(
+      /events.jsonl:2: invalid turn_start event at id: Too small: expected string to have >=1 characters/,
+    );
+  });
+});
