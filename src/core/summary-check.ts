@@ -45,6 +45,7 @@ import {
   normalizePath,
   proseSentences,
   splitMessage,
+  supersededNames,
 } from "./summary-facts.js";
 import type { Turn } from "./turns.js";
 
@@ -123,6 +124,10 @@ interface Fact {
   substantive: boolean;
   /** Identifiers: the messages that named it in pasted reference. */
   readonly pastedEvents: Set<number>;
+  /** Identifiers: named as removed or replaced in work that is done (`Removed \`x\``). */
+  superseded: boolean;
+  /** Identifiers: named in a sentence that says something of it as it is (not narration, not as removed). */
+  current: boolean;
 }
 
 /** A prose mention of a path, resolved once every tool call is known. */
@@ -167,6 +172,8 @@ class FactTable {
         standalone: false,
         substantive: false,
         pastedEvents: new Set(),
+        superseded: false,
+        current: false,
       };
       this.facts.set(id, fact);
     }
@@ -428,6 +435,17 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
         .filter((line) => !isNarration(line))
         .flatMap((line) => findIdentifiers(line).map(identifierKey)),
     );
+    // Named as removed or replaced in work that is done (`Removed \`x\``), and said otherwise
+    // (narration does not count).
+    const superseded = new Set<string>();
+    const current = new Set<string>();
+    for (const line of sentences) {
+      const gone = supersededNames(line);
+      for (const key of gone) superseded.add(key);
+      if (isNarration(line)) continue;
+      for (const name of findIdentifiers(line))
+        if (!gone.has(identifierKey(name))) current.add(identifierKey(name));
+    }
     const found = findIdentifiers(message.text);
     // A user message naming this many identifiers is pasted reference (a guide, a log, a listing).
     const pasted = message.signal === "user" && found.length > PASTED_IDENTIFIERS;
@@ -456,6 +474,8 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
       fact.inToolArguments ||= evidence.argumentWords.has(key);
       fact.standalone ||= alone.has(key);
       fact.substantive ||= said.has(key) || !narrated.has(key);
+      fact.superseded ||= superseded.has(key);
+      fact.current ||= current.has(key) || !(superseded.has(key) || narrated.has(key));
       if (pasted) fact.pastedEvents.add(message.position);
     }
   }
@@ -465,9 +485,9 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
 
 /**
  * Whether an identifier the messages named is incidental to the work: pasted reference the work
- * did not take up, a local variable or a field of one, a test the work did not write, something
- * the assistant only said it would look at, or code it quoted once in passing. The user's own
- * words are never incidental.
+ * did not take up, a local variable or a field of one, a test the work did not write, what the
+ * finished work removed or replaced, something the assistant only said it would look at, or code
+ * it quoted once in passing. The user's own words are never incidental.
  */
 function isIncidental(fact: Fact, evidence: Evidence): boolean {
   const signals = [...fact.signals.keys()];
@@ -481,6 +501,8 @@ function isIncidental(fact: Fact, evidence: Evidence): boolean {
   if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;
   // A test only read or removed, not one the work wrote.
   if (/^test_/.test(fact.value) && !evidence.written.has(fact.key)) return true;
+  // Named only as removed or replaced in work that is done: superseded.
+  if (fact.superseded && !fact.current) return true;
   if (fact.inToolArguments) return false;
   // "Let me check `Foo`": what the assistant was about to look at, not what it found.
   if (!fact.substantive) return true;
@@ -517,6 +539,8 @@ function mergeIdentifierSpellings(table: FactTable): void {
     into.inToolArguments ||= from.inToolArguments;
     into.standalone ||= from.standalone;
     into.substantive ||= from.substantive;
+    into.superseded ||= from.superseded;
+    into.current ||= from.current;
     for (const position of from.pastedEvents) into.pastedEvents.add(position);
     table.remove(from);
     byKey.delete(from.key);

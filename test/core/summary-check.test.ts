@@ -160,6 +160,26 @@ describe("identifiers", () => {
     expect(values(lost(conversation, "src/list.rs"), "identifier")).toEqual(["list_all", "is_missing"]);
   });
 
+  it("leaves out what the finished work removed or replaced, not what a plan would remove", () => {
+    const conversation = turns([
+      user("Clean up the loader."),
+      ...call(
+        "fs_read_file",
+        { path: "src/load.rs" },
+        "fn old_helper() {}\nfn legacy_fn() {}\nfn stale_cache() {}\nstruct OldError;\nstruct NewError;",
+      ),
+      say("Removed the unused `old_helper`, and replaced `OldError` with `NewError`."),
+      say("`legacy_fn` is no longer used; `OldParam` → `NewParams::new()`."),
+      say("Next the fix removes `stale_cache`; `Cache::evict` will be removed too."),
+    ]);
+    expect(values(lost(conversation, "src/load.rs"), "identifier")).toEqual([
+      "stale_cache",
+      "Cache::evict",
+      "NewParams::new",
+      "NewError",
+    ]);
+  });
+
   it("matches ignoring case, underscores and the qualifier", () => {
     const conversation = turns([
       user("Rename `parse_since` and fix `Store::openLog`."),
