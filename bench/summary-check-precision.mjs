@@ -140,6 +140,7 @@ function candidates(corpus) {
           value: item.value,
           reason: item.reason,
           rank: rank + 1,
+          score: item.score,
         });
       });
     }

@@ -146,8 +146,10 @@ interface Evidence {
   readonly toolNames: Set<string>;
   /** Names the code defines (`fn`, `struct`, `pub` fields, `export const`, …). */
   readonly defined: Set<string>;
-  /** Names the code the work wrote defines (in tool-call arguments). */
+  /** Names the code the work wrote newly defines (in tool-call arguments, not in code it had read). */
   readonly written: Set<string>;
+  /** Names the code that tools showed defines (what the code had before the work changed it). */
+  readonly existing: Set<string>;
   /** Names code binds as locals or parameters (`let x`, `fn f(x: T)`). */
   readonly bindings: Set<string>;
 }
@@ -221,6 +223,7 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
     toolNames: new Set(),
     defined: new Set(),
     written: new Set(),
+    existing: new Set(),
     bindings: new Set(),
   };
   const pathMentions: PathMention[] = [];
@@ -265,6 +268,7 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
         for (const path of findListedPaths(event.content)) evidence.seenPaths.add(path);
         codeWords(event.content, evidence.codeWords);
         definedNames(event.content, evidence.defined);
+        definedNames(event.content, evidence.existing);
         boundNames(event.content, evidence.bindings);
       }
     }
@@ -355,6 +359,16 @@ function readToolCall(
     if (isPlausiblePath(path) && (path.includes("/") || hasKnownExtension(path)))
       table.add("path", path, path, "command", turn, position);
   }
+  // What the call newly defines: in what it writes, not in the text an edit replaces (`old`,
+  // `string_to_replace`) nor in code a tool showed before (a test kept or moved is not new).
+  const writes = collectStrings(argumentsObject, REPLACED_KEYS);
+  const replaced = new Set<string>();
+  for (const text of collectStrings(argumentsObject))
+    if (!writes.includes(text)) definedNames(text, replaced);
+  const defines = new Set<string>();
+  for (const text of writes) definedNames(text, defines);
+  for (const name of defines)
+    if (!replaced.has(name) && !evidence.existing.has(name)) evidence.written.add(name);
   for (const text of collectStrings(argumentsObject)) {
     codeWords(text, evidence.codeWords);
     definedNames(text, evidence.defined);
@@ -362,8 +376,6 @@ function readToolCall(
     // Short values (a pattern, a symbol, a package) say what the call was about; long ones are content.
     if (text.length <= 200) codeWords(text, evidence.argumentWords);
   }
-  // What the call writes, not the text an edit replaces (`old`, `string_to_replace`).
-  for (const text of collectStrings(argumentsObject, REPLACED_KEYS)) definedNames(text, evidence.written);
 }
 
 const REPLACED_KEYS = new Set(["old", "old_string", "string_to_replace", "search", "find", "before"]);
@@ -499,7 +511,7 @@ function isIncidental(fact: Fact, evidence: Evidence): boolean {
   // `valid_ids`, `report.trashed`: a local value (or a field of one), not a name of the code.
   if (/^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) return true;
   if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;
-  // A test only read or removed, not one the work wrote.
+  // A test the work did not add (only read, kept, moved, edited or removed).
   if (/^test_/.test(fact.value) && !evidence.written.has(fact.key)) return true;
   // Named only as removed or replaced in work that is done: superseded.
   if (fact.superseded && !fact.current) return true;

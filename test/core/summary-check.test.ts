@@ -160,6 +160,25 @@ describe("identifiers", () => {
     expect(values(lost(conversation, "src/list.rs"), "identifier")).toEqual(["list_all", "is_missing"]);
   });
 
+  it("reports a test the work added, not one it only read, kept, moved or edited", () => {
+    const conversation = turns([
+      user("Move the tests to the new crate."),
+      ...call("fs_read_file", { path: "old/src/lib.rs" }, "#[test]\nfn test_kept() {}"),
+      ...call("fs_create_file", {
+        path: "new/src/lib.rs",
+        content: "#[test]\nfn test_kept() {}\n#[test]\nfn test_added() {}",
+      }),
+      ...call("fs_modify_file", {
+        path: "new/src/io.rs",
+        patterns: [{ old: "fn test_edited() {}", new: "fn test_edited() { check(); }" }],
+      }),
+      say("Moved `test_kept` over, wrote `test_added` and touched `test_edited`."),
+    ]);
+    expect(values(lost(conversation, "old/src/lib.rs new/src/lib.rs new/src/io.rs"), "identifier")).toEqual([
+      "test_added",
+    ]);
+  });
+
   it("leaves out what the finished work removed or replaced, not what a plan would remove", () => {
     const conversation = turns([
       user("Clean up the loader."),
