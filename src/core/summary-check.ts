@@ -39,6 +39,7 @@ import {
   findQuantities,
   hasKnownExtension,
   identifierKey,
+  importedNames,
   isCodeShaped,
   isPlausiblePath,
   isNarration,
@@ -124,7 +125,7 @@ interface Fact {
   substantive: boolean;
   /** Identifiers: the messages that named it in pasted reference. */
   readonly pastedEvents: Set<number>;
-  /** Identifiers: named as removed or replaced in work that is done (`Removed \`x\``). */
+  /** Identifiers: named as removed or replaced in work that is done (`Removed \`x\``), or as an import. */
   superseded: boolean;
   /** Identifiers: named in a sentence that says something of it as it is (not narration, not as removed). */
   current: boolean;
@@ -447,12 +448,12 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
         .filter((line) => !isNarration(line))
         .flatMap((line) => findIdentifiers(line).map(identifierKey)),
     );
-    // Named as removed or replaced in work that is done (`Removed \`x\``), and said otherwise
-    // (narration does not count).
+    // Named as removed or replaced in work that is done (`Removed \`x\``) or as an import, and
+    // said otherwise (narration does not count).
     const superseded = new Set<string>();
     const current = new Set<string>();
     for (const line of sentences) {
-      const gone = supersededNames(line);
+      const gone = new Set([...supersededNames(line), ...importedNames(line)]);
       for (const key of gone) superseded.add(key);
       if (isNarration(line)) continue;
       for (const name of findIdentifiers(line))
@@ -497,9 +498,9 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
 
 /**
  * Whether an identifier the messages named is incidental to the work: pasted reference the work
- * did not take up, a local variable or a field of one, a test the work did not write, what the
- * finished work removed or replaced, something the assistant only said it would look at, or code
- * it quoted once in passing. The user's own words are never incidental.
+ * did not take up, a local variable or a field of one, a test the work did not add, what the
+ * finished work removed or replaced, an import, something the assistant only said it would look
+ * at, or code it quoted once in passing. The user's own words are never incidental.
  */
 function isIncidental(fact: Fact, evidence: Evidence): boolean {
   const signals = [...fact.signals.keys()];
@@ -513,7 +514,7 @@ function isIncidental(fact: Fact, evidence: Evidence): boolean {
   if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;
   // A test the work did not add (only read, kept, moved, edited or removed).
   if (/^test_/.test(fact.value) && !evidence.written.has(fact.key)) return true;
-  // Named only as removed or replaced in work that is done: superseded.
+  // Named only as removed or replaced in work that is done, or as an import: superseded or plumbing.
   if (fact.superseded && !fact.current) return true;
   if (fact.inToolArguments) return false;
   // "Let me check `Foo`": what the assistant was about to look at, not what it found.

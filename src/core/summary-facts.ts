@@ -308,6 +308,20 @@ export function supersededNames(sentence: string): Set<string> {
   return names;
 }
 
+// An import: "Added the `x` import", "import `x`", "imports `x` and `y`".
+const IMPORT_SPANS = new RegExp(
+  String.raw`\bimports?\s+(?:of\s+)?` + SPANS + "|" + SPANS + String.raw`\s+imports?\b`,
+  "gi",
+);
+
+/** The identifiers a sentence names, in inline code, as imports ("the \`x\` import"), normalized. */
+export function importedNames(sentence: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of sentence.matchAll(IMPORT_SPANS))
+    for (const name of findIdentifiers((match[1] ?? match[2])!)) names.add(identifierKey(name));
+  return names;
+}
+
 /** How identifiers are compared: lowercased, without `_`, `-` and a trailing `()`. */
 export function identifierKey(value: string): string {
   return value.replace(/\(\)$/, "").replace(/^--/, "").toLowerCase().replace(/[_-]/g, "");

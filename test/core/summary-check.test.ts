@@ -199,6 +199,15 @@ describe("identifiers", () => {
     ]);
   });
 
+  it("leaves out what the assistant named only as an import", () => {
+    const conversation = turns([
+      user("Fix the test setup."),
+      ...call("fs_read_file", { path: "src/setup.rs" }, "use store::Storage;\nfn open_storage() {}"),
+      say("Added the `store::Storage` import and called `open_storage` from the setup."),
+    ]);
+    expect(values(lost(conversation, "src/setup.rs"), "identifier")).toEqual(["open_storage"]);
+  });
+
   it("matches ignoring case, underscores and the qualifier", () => {
     const conversation = turns([
       user("Rename `parse_since` and fix `Store::openLog`."),
