@@ -228,13 +228,7 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
     bindings: new Set(),
   };
   const pathMentions: PathMention[] = [];
-  const prose: {
-    text: string;
-    spans: readonly string[];
-    signal: "user" | "assistant";
-    turn: number;
-    position: number;
-  }[] = [];
+  const prose: ProseMessage[] = [];
   let position = 0;
   const lastTurn = turns[turns.length - 1]?.index ?? 0;
   for (const turn of turns) {
@@ -290,13 +284,18 @@ interface Collecting {
   readonly table: FactTable;
   readonly evidence: Evidence;
   readonly pathMentions: PathMention[];
-  readonly prose: {
-    text: string;
-    spans: readonly string[];
-    signal: "user" | "assistant";
-    turn: number;
-    position: number;
-  }[];
+  readonly prose: ProseMessage[];
+}
+
+/** A message's prose (code blocks left out), read for identifiers once the whole range is known. */
+interface ProseMessage {
+  readonly text: string;
+  readonly spans: readonly string[];
+  /** How many identifiers the message's code blocks name. */
+  readonly codeIdentifiers: number;
+  readonly signal: "user" | "assistant";
+  readonly turn: number;
+  readonly position: number;
 }
 
 function readMessage(
@@ -313,7 +312,8 @@ function readMessage(
   for (const span of split.spans) codeWords(span, into.evidence.codeWords);
   for (const path of findListedPaths(split.code)) into.evidence.seenPaths.add(path);
   for (const path of findPathWords(split.prose)) into.pathMentions.push({ path, signal, turn, position });
-  into.prose.push({ text: split.prose, spans: split.spans, signal, turn, position });
+  const codeIdentifiers = findIdentifiers(split.code).length;
+  into.prose.push({ text: split.prose, spans: split.spans, codeIdentifiers, signal, turn, position });
   for (const quantity of findQuantities(split.prose)) {
     if (signal === "assistant" && quantity.measure !== "measure") continue;
     into.table.add("number", quantity.key, quantity.value, signal, turn, position);
@@ -460,8 +460,9 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
         if (!gone.has(identifierKey(name))) current.add(identifierKey(name));
     }
     const found = findIdentifiers(message.text);
-    // A user message naming this many identifiers is pasted reference (a guide, a log, a listing).
-    const pasted = message.signal === "user" && found.length > PASTED_IDENTIFIERS;
+    // A user message naming this many identifiers, in prose or code, is pasted reference (a guide,
+    // a log, a listing, documentation).
+    const pasted = message.signal === "user" && found.length + message.codeIdentifiers > PASTED_IDENTIFIERS;
     for (const value of found) {
       const key = identifierKey(value);
       if (evidence.toolNames.has(key) || pathKeys.has(value.toLowerCase())) continue;

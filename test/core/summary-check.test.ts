@@ -144,6 +144,19 @@ describe("identifiers", () => {
     expect(values(lost(conversation, "src/client.rs"), "identifier")).toEqual(["Type3Params::new"]);
   });
 
+  it("takes a user message whose code blocks name many identifiers as pasted reference", () => {
+    const names = Array.from({ length: 13 }, (_, index) => `optionNumber${index}`);
+    const conversation = turns([
+      user(
+        `The docs say to wrap the config with \`createCacheWrapper\`:\n\n\`\`\`ts\n${names.map((name) => `${name}: true,`).join("\n")}\n\`\`\``,
+      ),
+      ...call("fs_read_file", { path: "docs/config.ts" }, "export default defineConfig({})"),
+      say("Your config does not use it; I set `ShikiConfig::languages` instead."),
+      say("`ShikiConfig::languages` now lists wit."),
+    ]);
+    expect(values(lost(conversation, "docs/config.ts"), "identifier")).toEqual(["ShikiConfig::languages"]);
+  });
+
   it("leaves out locals, tests the work did not write and what the assistant only meant to look at", () => {
     const conversation = turns([
       user("Why is the list empty?"),
