@@ -135,6 +135,8 @@ interface Fact {
 interface PathMention {
   readonly path: string;
   readonly signal: "user" | "assistant";
+  /** Named in pasted reference (see `isPastedReference`). */
+  readonly pasted: boolean;
   readonly turn: number;
   readonly position: number;
 }
@@ -291,8 +293,8 @@ interface Collecting {
 interface ProseMessage {
   readonly text: string;
   readonly spans: readonly string[];
-  /** How many identifiers the message's code blocks name. */
-  readonly codeIdentifiers: number;
+  /** A user message of pasted reference (see `isPastedReference`). */
+  readonly pasted: boolean;
   readonly signal: "user" | "assistant";
   readonly turn: number;
   readonly position: number;
@@ -311,13 +313,22 @@ function readMessage(
   boundNames(split.code, into.evidence.bindings);
   for (const span of split.spans) codeWords(span, into.evidence.codeWords);
   for (const path of findListedPaths(split.code)) into.evidence.seenPaths.add(path);
-  for (const path of findPathWords(split.prose)) into.pathMentions.push({ path, signal, turn, position });
-  const codeIdentifiers = findIdentifiers(split.code).length;
-  into.prose.push({ text: split.prose, spans: split.spans, codeIdentifiers, signal, turn, position });
+  const pasted = signal === "user" && isPastedReference(split);
+  for (const path of findPathWords(split.prose))
+    into.pathMentions.push({ path, signal, pasted, turn, position });
+  into.prose.push({ text: split.prose, spans: split.spans, pasted, signal, turn, position });
   for (const quantity of findQuantities(split.prose)) {
     if (signal === "assistant" && quantity.measure !== "measure") continue;
     into.table.add("number", quantity.key, quantity.value, signal, turn, position);
   }
+}
+
+/**
+ * Whether a user message is pasted reference (a guide, a log, a listing, documentation): its
+ * prose and code blocks together name more than `PASTED_IDENTIFIERS` identifiers.
+ */
+function isPastedReference(split: { prose: string; code: string }): boolean {
+  return findIdentifiers(split.prose).length + findIdentifiers(split.code).length > PASTED_IDENTIFIERS;
 }
 
 function readToolCall(
@@ -394,6 +405,9 @@ function resolvePathMentions(table: FactTable, mentions: readonly PathMention[],
       continue;
     }
     if (matches.length > 1) continue; // a file name several touched paths end with: they speak for it
+    // A path of pasted reference (documentation's `.vitepress/config.ts`) no tool touched is the
+    // reference's, not the work's.
+    if (mention.pasted) continue;
     const exists = seen.some((path) => samePath(path.toLowerCase(), lower));
     if (!exists && !hasKnownExtension(mention.path)) continue;
     // The assistant's `Cargo.toml`, `README.md` alone, of no crate or folder the work touched, name nothing.
@@ -460,9 +474,7 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
         if (!gone.has(identifierKey(name))) current.add(identifierKey(name));
     }
     const found = findIdentifiers(message.text);
-    // A user message naming this many identifiers, in prose or code, is pasted reference (a guide,
-    // a log, a listing, documentation).
-    const pasted = message.signal === "user" && found.length + message.codeIdentifiers > PASTED_IDENTIFIERS;
+    const pasted = message.pasted;
     for (const value of found) {
       const key = identifierKey(value);
       if (evidence.toolNames.has(key) || pathKeys.has(value.toLowerCase())) continue;

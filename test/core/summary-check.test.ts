@@ -148,13 +148,16 @@ describe("identifiers", () => {
     const names = Array.from({ length: 13 }, (_, index) => `optionNumber${index}`);
     const conversation = turns([
       user(
-        `The docs say to wrap the config with \`createCacheWrapper\`:\n\n\`\`\`ts\n${names.map((name) => `${name}: true,`).join("\n")}\n\`\`\``,
+        `The docs say to wrap the config with \`createCacheWrapper\` and to edit .vitepress/theme/index.ts:\n\n\`\`\`ts\n${names.map((name) => `${name}: true,`).join("\n")}\n\`\`\``,
       ),
       ...call("fs_read_file", { path: "docs/config.ts" }, "export default defineConfig({})"),
       say("Your config does not use it; I set `ShikiConfig::languages` instead."),
       say("`ShikiConfig::languages` now lists wit."),
     ]);
-    expect(values(lost(conversation, "docs/config.ts"), "identifier")).toEqual(["ShikiConfig::languages"]);
+    const items = lost(conversation, "");
+    // Neither the documentation's names nor its paths are the work's.
+    expect(values(items, "identifier")).toEqual(["ShikiConfig::languages"]);
+    expect(values(items, "path")).toEqual(["docs/config.ts"]);
   });
 
   it("leaves out locals, tests the work did not write and what the assistant only meant to look at", () => {
