@@ -6,9 +6,11 @@
  *   node bench/summary-check-precision.mjs --sample SEED [--exclude SEED,…] [--shown] [--context]
  *                                                          draw a sample and show it (with --context:
  *                                                          where each item came up, for labelling;
- *                                                          with --shown: only the top 10 of each summary)
+ *                                                          with --shown: only the top 10 of each summary;
+ *                                                          --exclude: without the items of those samples,
+ *                                                          each drawn as the labels file records it)
  *   node bench/summary-check-precision.mjs --counts        items reported per summary
- *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary (JSON)
+ *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary, with its score (JSON)
  *   node bench/summary-check-precision.mjs --format json
  *
  * Method (docs/benchmarks.md, "Summary check precision"): every conversation of the jp workspace
