@@ -291,6 +291,11 @@ export function planCompactCall(
   const planned: PlannedCompactRule[] = [];
   let stream: ConversationEvent[] = [...events];
   const rawTurns = groupTurns(events);
+  // The conversation without any compaction, to judge each rule on its own (below).
+  const uncompacted = events.filter(
+    (event) => event.type !== "compaction" && event.type !== "compaction_reset",
+  );
+  const rawBefore = projectConversation(uncompacted);
   for (const [index, rule] of rules.entries()) {
     let range = resolveRuleRange(rule, index, shown, turnCount, cycles);
     if (typeof range === "string") return { ok: false, message: range };
@@ -311,9 +316,14 @@ export function planCompactCall(
     const after = projectConversation(activateAll(stream));
     const tokensSaved =
       countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
-    const covered = countViewTokens(before, options.countTokens, range);
-    if (savesAlmostNothing(tokensSaved, covered)) {
-      return { ok: false, message: describeNoSaving(index, rule, range, tokensSaved, covered) };
+    // Worth asking about is judged on the turns as they were, not on the view: a summary that
+    // mends an earlier one for the same turns replaces it and may be longer, yet saves as much.
+    const rawAfter = projectConversation(activateAll([...uncompacted, compaction]));
+    const covered = countViewTokens(rawBefore, options.countTokens, range);
+    const savedAlone =
+      countViewTokens(rawBefore, options.countTokens) - countViewTokens(rawAfter, options.countTokens);
+    if (savesAlmostNothing(savedAlone, covered)) {
+      return { ok: false, message: describeNoSaving(index, rule, range, savedAlone, covered) };
     }
     // The summary check, against the raw turns: what the assistant's summary leaves out.
     const losses =

@@ -412,7 +412,7 @@ function describeTurns(range: ReviewTurnRange): string {
 
 /**
  * The range spelled as `describeTurns` does, read back (also as versions before the one spelling
- * of ranges wrote whole turns: `turn 3`, `turns 1-17`); undefined for anything else.
+ * of ranges wrote whole turns: `turn 3`, or a dash between the two numbers); undefined otherwise.
  */
 function parseTurns(text: string): ReviewTurnRange | undefined {
   const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));

@@ -7,7 +7,7 @@
  *
  * - paths the tool calls wrote, read, searched or ran commands on, and paths the user or the
  *   assistant named that exist as paths: the conversation's tools touched or listed them, a code
- *   block shows them, or they name a file with a known extension (`docs/rfd/064.md`). A bare word
+ *   block shows them, or they name a file with a known extension (`notes/rfd-064.md`). A bare word
  *   (`src`) and prose with a slash (`I/O`, `corrupt/missing`) are not paths;
  * - identifiers from code: code-shaped words (`parse_since`, `BearDb`, `Foo::bar`, `--since`,
  *   `run()`) that the user or the assistant wrote in their messages AND that are code: in inline

@@ -215,7 +215,7 @@ describe("a summary inside a turn", () => {
     expect(compact.stdout).toMatch(
       /^Compacted turn 1, cycles 1\.\.4 \(4 cycles, summary: \S+-summary-turn-1-cycles-1-4-[0-9a-f]{8}\.md\)\.\nKept turn 1, from cycle 5\.\n/,
     );
-    expect(compact.stdout).toContain("Summary of turn 1, cycles 1..4 (anthropic/claude-summary)");
+    expect(compact.stdout).toContain("The summary of turn 1, cycles 1..4 (anthropic/claude-summary)");
 
     // The summarizer sees the user's message, then cycles 1..4 only, then the in-turn request.
     const asked = messagesOf(0);
@@ -272,7 +272,7 @@ describe("a summary inside a turn", () => {
 
     const show = await home.run(["conversation", "show"]);
     expect(show.stdout).toContain(
-      "Compactions:\n  1. turn 1, cycles 1..4 (summary, user)\n  2. turn 1, cycles 1..6 (tool responses, user) — old reads\n",
+      "Compactions:\n  1. turn 1, cycles 1..4 (4 cycles, summary) [user]\n  2. turn 1, cycles 1..6 (6 cycles, tool responses) [user] — old reads\n",
     );
     const showJson = JSON.parse((await home.run(["--format", "json", "conversation", "show"])).stdout);
     expect(showJson.compactions[0]).toMatchObject({
@@ -280,7 +280,7 @@ describe("a summary inside a turn", () => {
       to_turn: 1,
       from_cycle: 1,
       to_cycle: 4,
-      policy: "summary",
+      label: "summary",
     });
     expect(showJson.compactions[1]).toMatchObject({
       tool_calls: { policy: "strip", request: false, response: true },

@@ -43,6 +43,12 @@ const THIN = "THIN-SUMMARY: we looked at the logs.";
 const MENDED =
   "MENDED-SUMMARY: read and changed src/store/log.ts (rotation). Never touch main. Keep rotation under 200 ms.";
 
+/** The rest of the file the first turn reads: plain code with nothing a summary must keep. */
+const LOG_MODULE_BODY = Array.from(
+  { length: 40 },
+  (_, index) => `const step${index} = (value: number): number => value * ${index + 2} + ${index};`,
+).join("\n");
+
 /** Two turns with facts a summary should keep, then the turn the compact call is made in. */
 async function buildHistory(): Promise<void> {
   const build = createEventBuilder();
@@ -52,7 +58,9 @@ async function buildHistory(): Promise<void> {
         {
           name: "fs_read_file",
           arguments: { path: "src/store/log.ts" },
-          result: "export function rotateLog() {}",
+          // A file long enough that a short summary saves something (the tool refuses a rule that
+          // saves about nothing).
+          result: `export function rotateLog() {}\n${LOG_MODULE_BODY}`,
         },
       ],
       answer: "Rotation happens in `rotateLog()`; I will change src/store/log.ts.",

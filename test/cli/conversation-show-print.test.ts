@@ -110,12 +110,12 @@ describe("cxc conversation show", () => {
     ];
     await seedConversation(home, { id: "defer0000001", events, active: true });
     const waiting = await home.run(["conversation", "show"]);
-    expect(waiting.stdout).toContain("  1. turns 1..1 (reasoning, user, deferred until turn 3)\n");
+    expect(waiting.stdout).toContain("  1. turns 1..1 (1 total, reasoning) [user, deferred until turn 3]\n");
     const store = openStore(home);
     await store.appendLocked("defer0000001", build.turn("the third turn"), "test");
     const started = await home.run(["conversation", "show"]);
     expect(started.exitCode, started.stderr).toBe(0);
-    expect(started.stdout).toContain("  1. turns 1..1 (reasoning, user)\n");
+    expect(started.stdout).toContain("  1. turns 1..1 (1 total, reasoning) [user]\n");
     expect(started.stdout).not.toContain("deferred");
     const json = JSON.parse((await home.run(["--format", "json", "conversation", "show"])).stdout);
     expect(json.compactions[0]).toMatchObject({ deferred_until_turn: 3, deferred: false });

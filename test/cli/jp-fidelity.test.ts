@@ -139,14 +139,14 @@ describe("compact A B …: several conversations in one call", () => {
     expect(result.stdout).toBe(
       [
         "multi0000001:",
-        "  Kept turn 1.",
+        "  Kept turns 1..1.",
         "  Compacted turns 2..3 (2 total, reasoning + tools).",
-        "  Kept turn 4.",
+        "  Kept turns 4..4.",
         "",
         "multi0000002:",
-        "  Kept turn 1.",
+        "  Kept turns 1..1.",
         "  Compacted turns 2..3 (2 total, reasoning + tools).",
-        "  Kept turn 4.",
+        "  Kept turns 4..4.",
         "",
       ].join("\n"),
     );
@@ -221,7 +221,7 @@ describe("--reset and its target (compact_tests.rs)", () => {
     expect((await home.run(["conversation", "use", "resetkw00001"])).exitCode).toBe(0);
     const recent = await home.run(["conversation", "compact", "--reset", "recent"]);
     expect(recent.exitCode, recent.stderr).toBe(0);
-    expect(recent.stdout).toBe("Removed 2 compaction event(s).\n");
+    expect(recent.stdout).toBe("Removed 2 compaction events.\n");
     const indexed = await home.run(["conversation", "compact", "resetkw00002", "--reset=2"]);
     expect(indexed.stdout).toBe("Removed compaction 2 (turns 3..3).\n");
     expect(indexed.exitCode).toBe(0);

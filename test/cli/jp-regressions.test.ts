@@ -47,27 +47,27 @@ describe("undo and redo of a reset say exactly what they retired or restored", (
   it("--undo-reset run twice re-applies the reset and says so (was: 'no compaction comes back')", async () => {
     expect((await compact([])).exitCode).toBe(0);
     expect((await compact(["-k", "r:..-3"])).exitCode).toBe(0);
-    expect((await compact(["--reset"])).stdout).toBe("Removed 2 compaction event(s).\n");
+    expect((await compact(["--reset"])).stdout).toBe("Removed 2 compaction events.\n");
 
     const undo = await compact(["--undo-reset"]);
     expect(undo.stdout).toMatch(
-      /^Undid the reset of \S+: 2 compactions come back \(turns 2\.\.19, 1\.\.17\)\.\n$/,
+      /^Undid the reset made [^:]+: 2 compactions come back \(turns 2\.\.19, 1\.\.17\)\.\n$/,
     );
 
     const preview = await compact(["--undo-reset", "--dry-run"]);
     expect(preview.stdout).toMatch(
-      /^Would undo the undo of \S+: 2 compactions are retired again \(turns 2\.\.19, 1\.\.17\)\.\n$/,
+      /^Would undo the undo made [^:]+: 2 compactions are retired again \(turns 2\.\.19, 1\.\.17\)\.\n$/,
     );
     const redo = await home.run(["--format", "json", "conversation", "compact", "--undo-reset"]);
     const document = JSON.parse(redo.stdout) as { message: string; retired: string[]; restored: string[] };
-    expect(document.message).toMatch(/^Undid the undo of \S+: 2 compactions are retired again/);
+    expect(document.message).toMatch(/^Undid the undo made [^:]+: 2 compactions are retired again/);
     expect(document.retired).toHaveLength(2);
     expect(document.restored).toEqual([]);
     expect((await home.run(["conversation", "show"])).stdout).toContain("Compactions: none");
 
     // And once more: undoing the redo brings them back.
     const again = await compact(["--undo-reset"]);
-    expect(again.stdout).toMatch(/^Undid the undo of \S+: 2 compactions come back/);
+    expect(again.stdout).toMatch(/^Undid the undo made [^:]+: 2 compactions come back/);
     expect((await home.run(["conversation", "show"])).stdout).toContain(
       "  2. turns 1..17 (17 total, reasoning)",
     );

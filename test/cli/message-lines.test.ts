@@ -10,6 +10,12 @@ import { homeWithSample, SAMPLE_ID } from "./compact-helpers.js";
 let home: TempHome;
 afterEach(() => home?.cleanup());
 
+/** A model to discuss a review with; never called here. */
+const REVIEW_MODEL_ENV = {
+  ANTHROPIC_API_KEY: "test-key-never-sent",
+  CXC_ASSISTANT__MODEL__ID: "anthropic/claude-sonnet-4-6",
+};
+
 describe("stderr lines", () => {
   it("all start with cxc: or hint:", async () => {
     home = await homeWithSample();
@@ -22,7 +28,9 @@ describe("stderr lines", () => {
       ["c", "compact", "-k", "r:2..3"],
       ["c", "fork", "--last", "2"], // a compaction the fork leaves out
       ["c", "use", SAMPLE_ID],
-      ["c", "compact", "--interactive", "-m", "builtin/digest"], // the next steps
+      // The next steps (a review needs a model to discuss it with; the digest drafts, offline,
+      // so no request is made).
+      ["c", "compact", "--interactive", "-m", "builtin/digest"],
       ["c", "compact", "--interactive", SAMPLE_ID], // an error and its hint
       ["c", "compact", "--abort"],
       ["c", "show", "--bogus"], // commander's error and hint
@@ -30,7 +38,8 @@ describe("stderr lines", () => {
     ];
     const lines: string[] = [];
     for (const args of steps) {
-      const result = await home.run(args);
+      const review = args.includes("--interactive");
+      const result = await home.run(args, review ? { env: REVIEW_MODEL_ENV } : {});
       lines.push(...result.stderr.split("\n").filter((line) => line !== ""));
     }
     expect(lines.filter((line) => !/^(cxc|hint): /.test(line))).toEqual([]);

@@ -296,7 +296,7 @@ describe("planCompactCall events", () => {
     // A summary longer than what it replaces, and a strip with nothing to strip.
     const growing = failure(plan(events, [{ keep_first: 2, summary: "x".repeat(500), note: "n" }]));
     expect(growing).toMatch(
-      /^rules\[0\] would save 0 of the \d+ tokens of turn 3: the summary is about as long/,
+      /^rules\[0\] would save 0 of the \d+ tokens of turns 3\.\.3: the summary is about as long/,
     );
     expect(growing).toContain("Drop this rule");
     const nothing = failure(plan(events, [{ tool_calls: "strip", note: "n" }]));
@@ -311,6 +311,18 @@ describe("planCompactCall events", () => {
       ]),
     );
     expect(mixed).toMatch(/^rules\[1\] would save 0/);
+  });
+
+  it("judges a mended summary against the turns, not against the short summary it replaces", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(3, { reasoning: "r".repeat(100) }), ...build.turn("now")];
+    const thin = planned(plan(events, [{ before_quote: "now", summary: "done", note: "n" }]));
+    const withThin = [...events, thin.rules[0]!.compaction];
+    const mended = "Read and changed the log module; the user said never to touch main.";
+    const result = planned(plan(withThin, [{ before_quote: "now", summary: mended, note: "n" }]));
+    // Against the view it grows (the pending thin summary is shorter); against the turns it saves.
+    expect(result.rules[0]!.tokensSaved).toBeLessThan(0);
+    expect(result.rules[0]!.compaction).toMatchObject({ from_turn: 0, to_turn: 2 });
   });
 });
 

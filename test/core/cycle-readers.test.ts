@@ -32,7 +32,7 @@ import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 describe("describeSpan and describeCompaction", () => {
   it("names whole turns as before and cycle ranges by turn and cycle, 1-based", () => {
     const at = (turn: number, cycle: number) => ({ turn, cycle });
-    expect(describeSpan({ from: at(3, HEAD), to: at(3, TURN_END) })).toBe("turn 4");
+    expect(describeSpan({ from: at(3, HEAD), to: at(3, TURN_END) })).toBe("turns 4..4");
     expect(describeSpan({ from: at(1, HEAD), to: at(7, TURN_END) })).toBe("turns 2..8");
     expect(describeSpan({ from: at(3, 0), to: at(3, 36) })).toBe("turn 4, cycles 1..37");
     expect(describeSpan({ from: at(3, HEAD), to: at(3, 36) })).toBe("turn 4, cycles 1..37");
@@ -180,7 +180,7 @@ describe("the timeline with cycle ranges", () => {
     ).toEqual([
       "Kept turns 1..3, turn 3 to cycle 3.",
       "Compacted turn 3, cycles 4..10 (7 cycles).",
-      "Kept turn 4.",
+      "Kept turns 4..4.",
     ]);
   });
 

@@ -225,6 +225,20 @@ async function checkReviewModel(
     createLlmClient(model, { config, env: context.env, retry: false });
   } catch (error) {
     if (!CxcError.isInstance(error)) throw error;
+    // A conversation imported from another agent may name a model cxc cannot call; the
+    // configured assistant model can still discuss the review, when it is named with -m.
+    const configured = configuredAssistantModel(config);
+    if (model !== undefined && configured !== undefined && configured !== model) {
+      try {
+        createLlmClient(configured, { config, env: context.env, retry: false });
+        context.warn(
+          `the conversation last used ${model}, which cxc cannot call (${error.message.replace(/\.$/, "")}); discuss the review with \`cxc q -m ${configured} …\``,
+        );
+        return;
+      } catch (fallbackError) {
+        if (!CxcError.isInstance(fallbackError)) throw fallbackError;
+      }
+    }
     const what =
       model === undefined
         ? "no model is configured to discuss it with"
