@@ -126,7 +126,9 @@ describe("planning ranges inside the turn in progress", () => {
   });
 
   it("a mechanical range may run from an earlier turn into the turn in progress", () => {
-    const rule = onlyRule(plan(session(), [{ before_quote: "output three", tool_calls: "strip", note: "n" }]));
+    const rule = onlyRule(
+      plan(session(), [{ before_quote: "output three", tool_calls: "strip", note: "n" }]),
+    );
     expect(rule).toMatchObject({ from: 0, to: 2, toCycle: 2 });
     expect(rule.fromCycle).toBeUndefined();
   });
