@@ -6,9 +6,10 @@
  * result, the answer) repeated with fresh uuids in one chain, each tool result about 4 KB, among the
  * bookkeeping records Claude Code writes (queue operations, `last-prompt`).
  *
- * The file is streamed line by line; what grows with it is the conversation itself (the events the
- * store writes), not the file's text. Time per MB and memory per MB are printed for each size, so
- * linear growth reads as constant columns.
+ * The file is read twice, line by line, and neither it nor the conversation is held: peak memory
+ * should stay nearly flat across the sizes (what grows is an index of a few hundred bytes per
+ * record), and time linear. Time per MB and memory per MB are printed for each size, so linear
+ * growth reads as constant columns, and flat memory as a column that halves as the file doubles.
  */
 import { spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";

@@ -29,15 +29,23 @@ export function assignTurnIndices(events: readonly ConversationEvent[]): number[
 
 /** Number of turns: the index of the last turn event plus one, or 0 when there is none. */
 export function countTurns(events: readonly ConversationEvent[]): number {
-  let count = 0;
-  let currentHasEvent = false;
-  for (const event of events) {
-    if (!isTurnEvent(event)) continue;
-    if (event.type === "turn_start" && currentHasEvent) count += 1;
-    if (!currentHasEvent) count = Math.max(count, 1);
-    currentHasEvent = true;
+  return new TurnTally().add(events).turns;
+}
+
+/** `countTurns` and the number of turn events, kept up while events go by (a log written in batches). */
+export class TurnTally {
+  turns = 0;
+  turnEvents = 0;
+
+  add(events: readonly ConversationEvent[]): this {
+    for (const event of events) {
+      if (!isTurnEvent(event)) continue;
+      if (event.type === "turn_start" && this.turnEvents > 0) this.turns += 1;
+      this.turns = Math.max(this.turns, 1);
+      this.turnEvents += 1;
+    }
+    return this;
   }
-  return count;
 }
 
 /** One turn: its 0-based index and its turn events in order. */

@@ -6,60 +6,71 @@
  * file. The agents' own files are only read. See docs/import-export.md.
  */
 import { randomUUID } from "node:crypto";
-import {
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readSync,
-  openSync,
-  closeSync,
-  statSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readSync, openSync, closeSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { StringDecoder } from "node:string_decoder";
+import { type ConversationEvent, compareTimestamps } from "../core/events.js";
 import {
   AGENT_NAMES,
   type AgentFormat,
-  type AgentImport,
   type AgentImportSummary,
   claudeCodeProjectFolder,
+  convertedPlan,
   detectAgentSession,
   type ExportAgent,
   modelOf,
   ORIGIN_META_KEY,
   piSessionFileName,
   piSessionFolder,
+  type SessionEnd,
+  type SessionIndexer,
+  type SessionPlan,
 } from "../core/interop/agent-session.js";
 import type { AgentSessionExport } from "../core/interop/agent-export.js";
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
 import { CodexSessionReader } from "../core/interop/codex.js";
 import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
-import { eventListProblem, type ImportedConversation, type InteropResult } from "../core/interop/jp.js";
+import type { InteropResult } from "../core/interop/jp.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError, usageError } from "../errors.js";
+import { TurnTally } from "../core/turns.js";
 import { createFileAtomic } from "./files.js";
-import type { Environment, LoadedConversation } from "./port.js";
+import { lockedImport } from "./import.js";
+import type { Environment, LoadedConversation, StagedConversation, Store } from "./port.js";
 
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat } from "../core/interop/agent-session.js";
 
-/** One session file read: where it was and what the import made of it. */
+/** One session file after pass 1: where it is, and the plan that converts it. */
 export interface AgentFileImport {
   readonly file: string;
-  readonly conversation: ImportedConversation;
-  readonly summary: AgentImportSummary;
+  /** The conversation without its events and title; `sourceId` is the file. */
+  readonly conversation: SessionPlan["conversation"];
+  readonly plan: SessionPlan;
 }
 
-/** Every session of a file or folder, read and converted; nothing written yet. */
+/** Every session of a file or folder, indexed and validated; nothing converted or written yet. */
 export interface AgentImportBatch {
   readonly agent: AgentFormat;
   readonly files: AgentFileImport[];
   /** Subagent transcripts (`<session>/subagents/*.jsonl`) next to the sessions, left out. */
   readonly subagentFiles: number;
-  readonly warnings: string[];
+}
+
+/** What became of one session file. */
+export interface AgentImportOutcome {
+  readonly file: string;
+  readonly id: string;
+  readonly sourceId: string;
+  readonly title?: string;
+  readonly turns: number;
+  readonly events: number;
+  readonly skipped: boolean;
+  readonly summary: AgentImportSummary;
+  /** Everything of note about the file, in the order found. */
+  readonly warnings: readonly string[];
 }
 
 /**
@@ -77,8 +88,10 @@ export function detectAgentPath(path: string): AgentFormat | undefined {
 }
 
 /**
- * Reads PATH (one session file or a folder of them) as sessions of `agent`, streaming each file
- * line by line. Throws a `CxcError` naming the file (and line) on the first problem.
+ * Pass 1 over PATH (one session file or a folder of them) as sessions of `agent`: streams each
+ * file line by line, validating every line and keeping a small index of its records (see
+ * agent-session.ts). Throws a `CxcError` naming the file (and line) on the first problem, before
+ * anything is written.
  */
 export async function readAgentImport(path: string, agent: AgentFormat): Promise<AgentImportBatch> {
   const files = sessionFilesOf(path);
@@ -89,14 +102,10 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
     });
   }
   const imports: AgentFileImport[] = [];
-  const warnings: string[] = [];
   for (const file of files) {
-    const result = await readSessionFile(file, agent);
-    if (!result.ok) throw new CxcError("import-invalid", result.error);
-    const { conversation, summary } = result.value;
-    const problem = eventListProblem(conversation.events);
-    if (problem !== undefined) throw new CxcError("import-invalid", `${file}: ${problem}`);
-    warnings.push(...result.value.warnings);
+    const plan = indexSessionFile(file, agent);
+    if (!plan.ok) throw new CxcError("import-invalid", plan.error);
+    const conversation = plan.value.conversation;
     const origin = {
       ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>),
       file: resolve(file),
@@ -109,11 +118,85 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
         sourceId: file,
         extra: { ...conversation.extra, [ORIGIN_META_KEY]: origin },
       },
-      summary,
+      plan: plan.value,
     });
   }
   const subagentFiles = agent === "claude-code" ? countSubagentFiles(files) : 0;
-  return { agent, files: imports, subagentFiles, warnings };
+  return { agent, files: imports, subagentFiles };
+}
+
+/**
+ * Pass 2 and the writes: under the locks of the batch's ids (`lockedImport`: refused before
+ * anything is written when one exists, unless `skipExisting`), each file is streamed again and
+ * the events of its conversation go to a staged conversation as they come
+ * (`Store.stage`); every conversation is committed once all converted, so a bad file leaves
+ * nothing behind. A file skipped as existing is still converted, for its report, not written.
+ */
+export async function saveAgentImport(
+  store: Pick<Store, "locate" | "locked" | "stage">,
+  batch: AgentImportBatch,
+  options: { skipExisting: boolean },
+): Promise<AgentImportOutcome[]> {
+  const conversations = batch.files.map((file) => file.conversation);
+  return lockedImport(store, conversations, options, () => {
+    const staged: { conversation: StagedConversation; title: string | undefined; updatedAt: string }[] = [];
+    try {
+      const outcomes: AgentImportOutcome[] = [];
+      for (const { file, conversation, plan } of batch.files) {
+        const skipped = store.locate(conversation.id) !== undefined;
+        const target = skipped
+          ? undefined
+          : store.stage({
+              id: conversation.id,
+              createdAt: conversation.createdAt,
+              extra: conversation.extra,
+            });
+        const entry =
+          target === undefined
+            ? undefined
+            : {
+                conversation: target,
+                title: undefined as string | undefined,
+                updatedAt: conversation.createdAt,
+              };
+        if (entry !== undefined) staged.push(entry);
+        const tally = new TurnTally();
+        let events = 0;
+        let updatedAt = conversation.createdAt;
+        const end = convertSessionFile(file, plan, (converted) => {
+          target?.write(converted);
+          tally.add(converted);
+          events += converted.length;
+          for (const event of converted) {
+            if (event.type !== "unknown" && compareTimestamps(event.ts, updatedAt) > 0) updatedAt = event.ts;
+          }
+        });
+        if (!end.ok) throw new CxcError("import-invalid", end.error);
+        const { title, summary, warnings } = end.value;
+        if (entry !== undefined) {
+          entry.title = title;
+          entry.updatedAt = updatedAt;
+        }
+        outcomes.push({
+          file,
+          id: conversation.id,
+          sourceId: conversation.sourceId,
+          ...(title === undefined ? {} : { title }),
+          turns: tally.turns,
+          events,
+          skipped,
+          summary,
+          warnings,
+        });
+      }
+      for (const { conversation, title, updatedAt } of staged) {
+        conversation.commit({ updatedAt, ...(title === undefined ? {} : { title }) });
+      }
+      return outcomes;
+    } finally {
+      for (const { conversation } of staged) conversation.discard();
+    }
+  });
 }
 
 /** The session files PATH stands for, sorted; undefined when PATH does not exist. */
@@ -172,56 +255,123 @@ function firstLine(file: string): string | undefined {
   }
 }
 
-/** Streams one file into the agent's reader; the last line without a newline is a fragment. */
-async function readSessionFile(file: string, agent: AgentFormat): Promise<InteropResult<AgentImport>> {
-  const reader =
-    agent === "claude-code"
-      ? new ClaudeCodeSessionReader(file)
-      : agent === "pi"
-        ? new PiSessionReader(file)
-        : new CodexSessionReader(file);
-  const endsWithNewline = lastByteIsNewline(file);
-  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
-  let pending: string | undefined;
-  let number = 0;
-  try {
-    for await (const line of lines) {
-      if (pending !== undefined) {
-        const added = reader.addLine(pending);
-        if (!added.ok) return added;
-      }
-      number += 1;
-      if (nestsDeeperThan(line, MAX_JSON_DEPTH)) {
-        return {
-          ok: false,
-          error: `${file}:${number}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
-        };
-      }
-      pending = line;
+/** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
+function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
+  if (agent === "codex") {
+    // A rollout is a plain list: read and converted in one pass, held whole (it is small).
+    const reader = new CodexSessionReader(file);
+    const read = feedLines(file, reader);
+    if (!read.ok) return read;
+    const converted = reader.finish();
+    return converted.ok ? { ok: true, value: convertedPlan(converted.value) } : converted;
+  }
+  const reader = agent === "claude-code" ? new ClaudeCodeSessionReader(file) : new PiSessionReader(file);
+  const read = feedLines(file, reader);
+  return read.ok ? reader.finish() : read;
+}
+
+function feedLines(
+  file: string,
+  reader: Pick<SessionIndexer, "addLine" | "addFinalFragment">,
+): InteropResult<void> {
+  return eachLine(file, {
+    last: Number.POSITIVE_INFINITY,
+    checks: () => true,
+    visit: (line) => reader.addLine(line),
+    visitFragment: (fragment) => reader.addFinalFragment(fragment),
+  });
+}
+
+/**
+ * Pass 2: streams the file again, feeding the lines the plan wants to its converter and each
+ * batch of events it hands out to `take` (so they are written as they come, never all held).
+ */
+function convertSessionFile(
+  file: string,
+  plan: SessionPlan,
+  take: (events: readonly ConversationEvent[]) => void,
+): InteropResult<SessionEnd> {
+  const converter = plan.convert();
+  // Events are handed on in batches of about this many, so writes are few and large.
+  const BATCH = 512;
+  let batch: ConversationEvent[] = [];
+  const convert = (line: string, number: number): InteropResult<void> => {
+    if (!plan.wants(number)) return { ok: true, value: undefined };
+    const converted = converter.addLine(line, number);
+    if (!converted.ok) return converted;
+    for (const event of converted.value) batch.push(event);
+    if (batch.length >= BATCH) {
+      take(batch);
+      batch = [];
     }
+    return { ok: true, value: undefined };
+  };
+  if (plan.lines > 0) {
+    const read = eachLine(file, {
+      last: plan.lines,
+      checks: (number) => plan.wants(number),
+      visit: convert,
+      visitFragment: (fragment, number) => convert(fragment, number),
+    });
+    if (!read.ok) return read;
+  }
+  const end = converter.finish();
+  if (!end.ok) return end;
+  take([...batch, ...end.value.events]);
+  return end;
+}
+
+/**
+ * Streams `file` line by line (split at `\n`, a `\r` before it dropped) up to line `last`:
+ * `visit` gets each line with its 1-based number, `visitFragment` the text after the last
+ * newline, if any. A line `checks` picks that is nested deeper than `MAX_JSON_DEPTH` is refused
+ * before anything parses it. Stops at the first error.
+ */
+function eachLine(
+  file: string,
+  options: {
+    readonly last: number;
+    readonly checks: (number: number) => boolean;
+    readonly visit: (line: string, number: number) => InteropResult<void>;
+    readonly visitFragment: (fragment: string, number: number) => InteropResult<void>;
+  },
+): InteropResult<void> {
+  let number = 0;
+  const take = (text: string, visit: typeof options.visit): InteropResult<void> => {
+    number += 1;
+    const line = text.endsWith("\r") ? text.slice(0, -1) : text;
+    if (options.checks(number) && nestsDeeperThan(line, MAX_JSON_DEPTH)) {
+      return {
+        ok: false,
+        error: `${file}:${number}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
+      };
+    }
+    return visit(line, number);
+  };
+  let descriptor: number | undefined;
+  let rest = "";
+  try {
+    descriptor = openSync(file, "r");
+    const buffer = Buffer.allocUnsafe(1 << 16);
+    const decoder = new StringDecoder("utf8");
+    for (let read = readSync(descriptor, buffer); read > 0; read = readSync(descriptor, buffer)) {
+      const text = rest + decoder.write(buffer.subarray(0, read));
+      let start = 0;
+      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+        const taken = take(text.slice(start, end), options.visit);
+        if (!taken.ok) return taken;
+        start = end + 1;
+        if (number >= options.last) return { ok: true, value: undefined };
+      }
+      rest = text.slice(start);
+    }
+    rest += decoder.end();
   } catch (error) {
     return { ok: false, error: `${file}: cannot read it (${(error as Error).message})` };
   } finally {
-    lines.close();
+    if (descriptor !== undefined) closeSync(descriptor);
   }
-  if (pending !== undefined) {
-    const added = endsWithNewline ? reader.addLine(pending) : reader.addFinalFragment(pending);
-    if (!added.ok) return added;
-  }
-  return reader.finish();
-}
-
-function lastByteIsNewline(file: string): boolean {
-  const size = statSync(file).size;
-  if (size === 0) return true;
-  const descriptor = openSync(file, "r");
-  try {
-    const byte = Buffer.alloc(1);
-    readSync(descriptor, byte, 0, 1, size - 1);
-    return byte[0] === 0x0a;
-  } finally {
-    closeSync(descriptor);
-  }
+  return rest === "" ? { ok: true, value: undefined } : take(rest, options.visitFragment);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 import type { AdvisorState } from "../core/advisor.js";
 import { type ConversationEvent, isTurnEvent } from "../core/events.js";
 import type { ReviewRecord } from "../core/open-reviews.js";
-import { countTurns } from "../core/turns.js";
+import { countTurns, TurnTally } from "../core/turns.js";
 import { CxcError } from "../errors.js";
 import { CONVERSATION_ID_PATTERN, newConversationId, timestampNow } from "./ids.js";
 import type {
@@ -18,25 +18,28 @@ import type {
   LoadedConversation,
   ReviewInfo,
   ReviewOutcome,
+  StagedConversation,
   Store,
 } from "./port.js";
 
 export { endedReviewInfo, type ReviewFile, reviewInfoFrom, reviewSourceFrom } from "./review-record.js";
 
 /** The id and metadata of a conversation about to be created; throws on a bad id. */
-export function newConversationMeta(options: CreateOptions): ConversationMeta {
+export function newConversationMeta(
+  options: CreateOptions,
+  tally: TurnTally = new TurnTally().add(options.events ?? []),
+): ConversationMeta {
   const now = options.createdAt ?? timestampNow();
   const id = options.id ?? newConversationId();
   if (!CONVERSATION_ID_PATTERN.test(id)) throw new CxcError("usage", `invalid conversation id '${id}'`);
-  const events = options.events ?? [];
   return {
     ...(options.extra ?? {}),
     id,
     ...(options.title ? { title: options.title } : {}),
     created_at: now,
     updated_at: options.updatedAt ?? now,
-    event_count: events.filter(isTurnEvent).length,
-    turn_count: countTurns(events),
+    event_count: tally.turnEvents,
+    turn_count: tally.turns,
     ...(options.archivedAt === undefined ? {} : { archived_at: options.archivedAt }),
   };
 }
@@ -123,7 +126,7 @@ export abstract class StoreBase implements Store {
   ): Promise<void>;
   abstract advisorState(id: string): AdvisorState;
   abstract tokenCounter(id?: string): Promise<CachingTokenCounter>;
-  abstract create(options?: CreateOptions): ConversationMeta;
+  abstract stage(options?: Omit<CreateOptions, "events">): StagedConversation;
   abstract locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
   abstract append(id: string, events: readonly ConversationEvent[], now?: string): ConversationMeta;
   abstract saveAdvisorState(id: string, state: AdvisorState): void;
@@ -139,6 +142,18 @@ export abstract class StoreBase implements Store {
 
   /** The review source of live conversation `meta.id`, whose metadata is already at hand. */
   protected abstract reviewSourceOfListed(meta: ConversationMeta): string | undefined;
+
+  create(options: CreateOptions = {}): ConversationMeta {
+    const { events = [], ...rest } = options;
+    const staged = this.stage(rest);
+    try {
+      staged.write(events);
+      return staged.commit();
+    } catch (error) {
+      staged.discard();
+      throw error;
+    }
+  }
 
   resolveId(prefix: string): string {
     const wanted = prefix.trim().toLowerCase();

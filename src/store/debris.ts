@@ -1,11 +1,12 @@
 /**
- * Directories a crashed process leaves behind: `conversations/.creating-<id>-<pid>` (a create
+ * Directories a crashed process leaves behind: `conversations/.creating-<id>-<n>-<pid>` (a create
  * killed before its rename, see store.ts) and `.trash-<id>-<pid>` in the store root (a removal
  * killed after its rename). Listings skip dot-names, so debris is never mistaken for a
  * conversation; it only takes space. The next create or listing removes it once it is older than
  * `DEBRIS_AGE_MS` and the process named in it is gone. A directory of a live process (this one
  * or another on this machine) is never touched, and the age covers a process on another machine
- * sharing the store, whose pid means nothing here: no create or removal takes minutes.
+ * sharing the store, whose pid means nothing here: no create or removal takes that long (a
+ * streamed import of a 50 MB agent session takes seconds).
  */
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -86,7 +86,8 @@ export function syncDirectory(path: string): void {
   }
 }
 
-function writeAll(descriptor: number, buffer: Uint8Array): void {
+/** Writes every byte of `buffer` at the descriptor's position. */
+export function writeAll(descriptor: number, buffer: Uint8Array): void {
   let offset = 0;
   while (offset < buffer.length) offset += writeSync(descriptor, buffer, offset, buffer.length - offset);
 }

@@ -336,6 +336,37 @@ export async function saveImported(
   conversations: readonly ImportedConversation[],
   options: { skipExisting: boolean },
 ): Promise<ImportOutcome[]> {
+  return lockedImport(store, conversations, options, () =>
+    conversations.map((conversation) => {
+      const turns = countTurns(conversation.events);
+      if (store.locate(conversation.id)) return { conversation, turns, skipped: true };
+      const archivedAt = conversation.extra.archived_at;
+      store.create({
+        id: conversation.id,
+        createdAt: conversation.createdAt,
+        updatedAt: lastActivity(conversation),
+        events: conversation.events,
+        extra: conversation.extra,
+        ...(conversation.title ? { title: conversation.title } : {}),
+        ...(conversation.archived
+          ? { archivedAt: typeof archivedAt === "string" ? archivedAt : conversation.createdAt }
+          : {}),
+      });
+      return { conversation, turns, skipped: false };
+    }),
+  );
+}
+
+/**
+ * Runs `action` (which creates the conversations) holding the lock of every id of the batch, once
+ * none of them exists, unless `skipExisting`; see `saveImported`.
+ */
+export async function lockedImport<T>(
+  store: Pick<Store, "locate" | "locked">,
+  conversations: readonly { readonly id: string; readonly sourceId: string }[],
+  options: { skipExisting: boolean },
+  action: () => T | Promise<T>,
+): Promise<T> {
   const seen = new Set<string>();
   for (const conversation of conversations) {
     if (seen.has(conversation.id)) {
@@ -356,23 +387,7 @@ export async function saveImported(
         );
       }
     }
-    return conversations.map((conversation) => {
-      const turns = countTurns(conversation.events);
-      if (store.locate(conversation.id)) return { conversation, turns, skipped: true };
-      const archivedAt = conversation.extra.archived_at;
-      store.create({
-        id: conversation.id,
-        createdAt: conversation.createdAt,
-        updatedAt: lastActivity(conversation),
-        events: conversation.events,
-        extra: conversation.extra,
-        ...(conversation.title ? { title: conversation.title } : {}),
-        ...(conversation.archived
-          ? { archivedAt: typeof archivedAt === "string" ? archivedAt : conversation.createdAt }
-          : {}),
-      });
-      return { conversation, turns, skipped: false };
-    });
+    return action();
   });
 }
 
@@ -381,7 +396,7 @@ function lockedAll<T>(
   store: Pick<Store, "locked">,
   ids: readonly string[],
   command: string,
-  action: () => T,
+  action: () => T | Promise<T>,
 ): Promise<T> {
   const hold = async (index: number): Promise<T> =>
     index === ids.length ? action() : store.locked(ids[index]!, command, () => hold(index + 1));

@@ -20,7 +20,7 @@ import type { Environment, Store, StoreListing } from "./port.js";
 import { readActive } from "./session.js";
 
 export { CONVERSATION_ID_PATTERN, newConversationId, newEventId, timestampNow } from "./ids.js";
-export type { AgentExportResult, AgentImportBatch } from "./agent-sessions.js";
+export type { AgentExportResult, AgentImportBatch, AgentImportOutcome } from "./agent-sessions.js";
 export type { ImportOutcome } from "./import.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
 export { withoutKey } from "./meta.js";
@@ -36,6 +36,7 @@ export type {
   LogHeader,
   ReviewInfo,
   ReviewOutcome,
+  StagedConversation,
   Store,
   StoreListing,
   StoreReader,

@@ -28,6 +28,7 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  fsyncSync,
   ftruncateSync,
   openSync,
   readFileSync,
@@ -51,7 +52,7 @@ import {
 } from "../core/events.js";
 import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
-import { appendDurably, TOO_DEEP, unreadable, writeFileAtomic } from "./files.js";
+import { appendDurably, TOO_DEEP, unreadable, writeAll, writeFileAtomic } from "./files.js";
 import { EVENTS_FILE } from "./paths.js";
 import type { LoadedLog, LogHeader } from "./port.js";
 
@@ -68,16 +69,52 @@ export function headerLine(id: string, createdAt: string): string {
   return `${JSON.stringify(header)}\n`;
 }
 
-/** Creates a new log holding only the header (fails if one exists). */
-export function createLog(
-  directory: string,
-  id: string,
-  createdAt: string,
-  events: readonly ConversationEvent[] = [],
-): void {
-  const path = join(directory, EVENTS_FILE);
-  if (existsSync(path)) throw new CxcError("internal", `${path} already exists`);
-  writeFileAtomic(path, headerLine(id, createdAt) + serializeLines(events));
+/** Bytes a staged log gathers before it writes them. */
+const STAGED_WRITE_BYTES = 1 << 20;
+
+/**
+ * A new log written a batch of events at a time (`Store.stage`), in a staging directory nobody
+ * reads: the header, then the events as they come, gathered into large writes; `finish` makes it
+ * durable (one fsync). Fails at once if the directory holds a log already.
+ */
+export class StagedLog {
+  /** Events written so far. */
+  events = 0;
+  private descriptor: number | undefined;
+  private pending: string;
+
+  constructor(directory: string, id: string, createdAt: string) {
+    this.descriptor = openSync(join(directory, EVENTS_FILE), "wx", 0o644);
+    this.pending = headerLine(id, createdAt);
+  }
+
+  write(events: readonly ConversationEvent[]): void {
+    this.pending += serializeLines(events);
+    this.events += events.length;
+    if (this.pending.length >= STAGED_WRITE_BYTES) this.flush();
+  }
+
+  finish(): void {
+    this.flush();
+    fsyncSync(this.open());
+    this.close();
+  }
+
+  close(): void {
+    if (this.descriptor !== undefined) closeSync(this.descriptor);
+    this.descriptor = undefined;
+  }
+
+  private flush(): void {
+    if (this.pending === "") return;
+    writeAll(this.open(), Buffer.from(this.pending, "utf8"));
+    this.pending = "";
+  }
+
+  private open(): number {
+    if (this.descriptor === undefined) throw new CxcError("internal", "the staged log is closed");
+    return this.descriptor;
+  }
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import type { AdvisorState } from "../core/advisor.js";
 import { type ConversationEvent, LOG_FORMAT_VERSION, parseEvent } from "../core/events.js";
+import { TurnTally } from "../core/turns.js";
 import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,
@@ -38,6 +39,7 @@ import type {
   LogHeader,
   ReviewInfo,
   ReviewOutcome,
+  StagedConversation,
   Store,
 } from "./port.js";
 import { nextSession, type SessionFile, sessionKey } from "./session.js";
@@ -83,26 +85,47 @@ export class MemoryStore extends StoreBase {
     this.#env = options.env ?? {};
   }
 
-  create(options: CreateOptions = {}): ConversationMeta {
-    const meta = newConversationMeta(options);
-    if (this.#data.conversations.has(meta.id)) throw alreadyExists(meta.id);
-    // Everything that can fail happens before the conversation appears.
-    const lines = linesOf(options.events ?? []);
-    this.#data.conversations.set(meta.id, {
-      header: {
-        cxc: "conversation-log",
-        version: LOG_FORMAT_VERSION,
-        id: meta.id,
-        created_at: meta.created_at,
+  stage(options: Omit<CreateOptions, "events"> = {}): StagedConversation {
+    const start = newConversationMeta(options);
+    const { id } = start;
+    if (this.#data.conversations.has(id)) throw alreadyExists(id);
+    const lines: string[] = [];
+    const tally = new TurnTally();
+    let open = true;
+    const refuseClosed = (): void => {
+      if (!open) throw new CxcError("internal", `conversation ${id} is no longer being written`);
+    };
+    return {
+      id,
+      get eventCount() {
+        return lines.length;
       },
-      lines,
-      meta,
-      archived: options.archivedAt !== undefined,
-      ...(options.reviewOf === undefined ? {} : { review: { source: options.reviewOf } }),
-      counts: { counts: new Map(), changed: false },
-      revision: 0,
-    });
-    return meta;
+      write: (events) => {
+        refuseClosed();
+        // Everything that can fail happens before the conversation appears.
+        lines.push(...linesOf(events));
+        tally.add(events);
+      },
+      commit: (final = {}) => {
+        refuseClosed();
+        open = false;
+        if (this.#data.conversations.has(id)) throw alreadyExists(id);
+        const meta = newConversationMeta({ ...options, ...final, id, createdAt: start.created_at }, tally);
+        this.#data.conversations.set(id, {
+          header: { cxc: "conversation-log", version: LOG_FORMAT_VERSION, id, created_at: meta.created_at },
+          lines,
+          meta,
+          archived: options.archivedAt !== undefined,
+          ...(options.reviewOf === undefined ? {} : { review: { source: options.reviewOf } }),
+          counts: { counts: new Map(), changed: false },
+          revision: 0,
+        });
+        return meta;
+      },
+      discard: () => {
+        open = false;
+      },
+    };
   }
 
   locate(id: string): { readonly archived: boolean } | undefined {

@@ -87,6 +87,23 @@ export interface CreateOptions {
   readonly archivedAt?: string;
 }
 
+/** A conversation being created (`Store.stage`): nobody sees it until `commit`. */
+export interface StagedConversation {
+  readonly id: string;
+  /** Writes events after those written before; an invalid event is refused, nothing written. */
+  write(events: readonly ConversationEvent[]): void;
+  /** Events written so far. */
+  readonly eventCount: number;
+  /**
+   * Makes the conversation visible, all at once, its metadata counting the events written and
+   * taking these fields over those `stage` was given. Refused when the id exists by now (then
+   * nothing is left behind).
+   */
+  commit(final?: Pick<CreateOptions, "title" | "updatedAt" | "extra">): ConversationMeta;
+  /** Removes what was written (after a failure); nothing once committed. */
+  discard(): void;
+}
+
 export interface ListedConversation {
   readonly meta: ConversationMeta;
   readonly archived: boolean;
@@ -166,6 +183,11 @@ export interface StoreReader extends StoreListing {
 export interface Store extends StoreReader {
   /** Creates a conversation with an optional initial list of events, all or nothing. */
   create(options?: CreateOptions): ConversationMeta;
+  /**
+   * Starts a conversation whose events are written a batch at a time (an import too large to
+   * hold), invisible until it is committed; `create` is `stage`, one `write` and `commit`.
+   */
+  stage(options?: Omit<CreateOptions, "events">): StagedConversation;
   /** Runs `action` holding the conversation's write lock. */
   locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
   /** Appends events and refreshes the counts in the metadata. The caller holds the lock. */

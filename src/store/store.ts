@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { dirname, join } from "node:path";
 import type { AdvisorState } from "../core/advisor.js";
 import type { ConversationEvent } from "../core/events.js";
+import { TurnTally } from "../core/turns.js";
 import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,
@@ -31,7 +32,7 @@ import { syncDirectory, unreadable } from "./files.js";
 import { timestampNow } from "./ids.js";
 import { listConversations, listDirectory as listEntries } from "./listing.js";
 import { defaultLockTimeout, withLock } from "./lock.js";
-import { appendEvents, createLog, readLog } from "./log.js";
+import { appendEvents, readLog, StagedLog } from "./log.js";
 import {
   readAdvisorRecord,
   readMeta,
@@ -51,6 +52,7 @@ import type {
   LoadedConversation,
   ReviewInfo,
   ReviewOutcome,
+  StagedConversation,
   StoreLocation,
 } from "./port.js";
 import { readActivations, readActive, writeActive } from "./session.js";
@@ -59,6 +61,8 @@ import { readActivations, readActive, writeActive } from "./session.js";
 export interface LoadedFromFiles extends LoadedConversation {
   readonly directory: string;
 }
+
+let stagingCounter = 0;
 
 export class ConversationStore extends StoreBase {
   readonly location: StoreLocation;
@@ -79,39 +83,72 @@ export class ConversationStore extends StoreBase {
     return this.location.root;
   }
 
-  create(options: CreateOptions = {}): ConversationMeta {
-    const meta = newConversationMeta(options);
-    const { id } = meta;
+  /**
+   * Built in a hidden staging directory, then renamed into place: a crash mid-create leaves only
+   * hidden debris (listings skip dot-names, debris.ts sweeps it), never a conversation without
+   * its log or metadata, and rename refuses a non-empty target, so two creators of one id cannot
+   * both succeed. The log is written as events come and made durable once, at the commit.
+   */
+  stage(options: Omit<CreateOptions, "events"> = {}): StagedConversation {
+    const start = newConversationMeta(options);
+    const { id } = start;
     if (this.locate(id)) throw alreadyExists(id);
     const parent = conversationsDirectory(this.root);
     this.#sweepDebris();
-    // Built in a hidden staging directory, then renamed into place: a crash mid-create leaves only
-    // hidden debris (listings skip dot-names), never a conversation without its log or metadata,
-    // and rename refuses a non-empty target, so two creators of one id cannot both succeed.
-    const staging = join(parent, `.creating-${id}-${process.pid}`);
+    // One name per staging in this process, so two stagings of one id never share a directory.
+    stagingCounter += 1;
+    const staging = join(parent, `.creating-${id}-${stagingCounter}-${process.pid}`);
+    let log: StagedLog;
     try {
       rmSync(staging, { recursive: true, force: true }); // debris of an earlier process with our pid
       mkdirSync(staging, { recursive: true });
+      log = new StagedLog(staging, id, start.created_at);
     } catch (error) {
-      throw unreadable(staging, error);
+      rmSync(staging, { recursive: true, force: true });
+      throw error instanceof CxcError ? error : unreadable(staging, error);
     }
     // An archived conversation is born in the archive: a crash can never leave it live.
     const destination = options.archivedAt === undefined ? parent : archiveDirectory(this.root);
-    try {
-      createLog(staging, id, meta.created_at, options.events ?? []);
-      writeMeta(staging, meta);
-      if (options.reviewOf !== undefined) writeReviewRecord(staging, { source: options.reviewOf });
-      if (destination !== parent) mkdirSync(destination, { recursive: true });
-      renameSync(staging, join(destination, id));
-    } catch (error) {
+    const tally = new TurnTally();
+    let state: "open" | "committed" | "discarded" = "open";
+    const discard = (): void => {
+      if (state !== "open") return;
+      state = "discarded";
+      log.close();
       rmSync(staging, { recursive: true, force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOTEMPTY" || code === "EEXIST") throw alreadyExists(id);
-      throw error;
-    }
-    syncDirectory(destination);
-    if (destination !== parent) syncDirectory(parent);
-    return meta;
+    };
+    return {
+      id,
+      get eventCount() {
+        return log.events;
+      },
+      write: (events) => {
+        if (state !== "open") throw new CxcError("internal", `conversation ${id} is no longer being written`);
+        log.write(events);
+        tally.add(events);
+      },
+      commit: (final = {}) => {
+        if (state !== "open") throw new CxcError("internal", `conversation ${id} is no longer being written`);
+        const meta = newConversationMeta({ ...options, ...final, id, createdAt: start.created_at }, tally);
+        try {
+          log.finish();
+          writeMeta(staging, meta);
+          if (options.reviewOf !== undefined) writeReviewRecord(staging, { source: options.reviewOf });
+          if (destination !== parent) mkdirSync(destination, { recursive: true });
+          renameSync(staging, join(destination, id));
+        } catch (error) {
+          discard();
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "ENOTEMPTY" || code === "EEXIST") throw alreadyExists(id);
+          throw error;
+        }
+        state = "committed";
+        syncDirectory(destination);
+        if (destination !== parent) syncDirectory(parent);
+        return meta;
+      },
+      discard,
+    };
   }
 
   /**

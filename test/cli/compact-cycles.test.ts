@@ -296,8 +296,10 @@ describe("a summary inside a turn", () => {
     );
     expect(printed.stdout).toContain(resultOf(7, 1));
     const raw = await home.run(["conversation", "print"]);
-    expect(raw.stdout).toContain("[compaction] turn 1, cycles 1..4 (summary, user)");
-    expect(raw.stdout).toContain("[compaction] turn 1, cycles 1..6 (tool responses, user) — old reads");
+    expect(raw.stdout).toContain("[compaction] turn 1, cycles 1..4 (4 cycles, summary) [user]");
+    expect(raw.stdout).toContain(
+      "[compaction] turn 1, cycles 1..6 (6 cycles, tool responses) [user] — old reads",
+    );
 
     const stats = await home.run(["conversation", "stats"]);
     expect(stats.stdout).toMatch(/\nturn 1 \(2 results masked\) +\d+/);

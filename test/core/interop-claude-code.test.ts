@@ -13,7 +13,6 @@ import {
   CLAUDE_CODE_CONTEXT_KEY,
   CLAUDE_CODE_LEADING_CONTEXT_KEY,
   CLAUDE_CODE_SUMMARY_KEY,
-  ClaudeCodeSessionReader,
   importClaudeCodeSession,
 } from "../../src/core/interop/claude-code.js";
 import { exportClaudeCodeSession } from "../../src/core/interop/claude-code-export.js";
@@ -273,13 +272,6 @@ describe("Claude Code import: chains", () => {
     const named = { type: "last-prompt", leafUuid: all[first]!.uuid, sessionId: scenario.sessionId };
     const { summary } = load(toJsonl([...all.slice(0, first + 1), named, ...all.slice(first + 1)]));
     expect(summary.turns).toBe(3);
-  });
-
-  it("streams: lines fed one at a time give the same conversation", () => {
-    const reader = new ClaudeCodeSessionReader("session.jsonl");
-    for (const line of session.trimEnd().split("\n")) expect(reader.addLine(line).ok).toBe(true);
-    const result = reader.finish();
-    expect(result.ok && result.value.conversation).toEqual(load().conversation);
   });
 
   it("leaves out an incomplete last line with a warning", () => {

@@ -3,7 +3,7 @@
  * file store in a temporary directory and the memory store. Whatever a test of the shell learns
  * from the memory store holds for the files the CLI writes.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -124,6 +124,60 @@ describe.each([
     );
     expect(store.locate("conv-b")).toBeUndefined();
     expect(store.ids()).toEqual([{ id: "conv-a", archived: false }]);
+  });
+
+  it("stages a conversation batch by batch: unseen until committed, counted, discarded without a trace", async () => {
+    const implemented = implementation();
+    const store = await implemented.open();
+    const hidden = () =>
+      "root" in implemented
+        ? readdirSync(join(implemented.root as string, "conversations")).filter((name) =>
+            name.startsWith("."),
+          )
+        : [];
+    const [one, two] = [build.turn("one"), build.turn("two")];
+    const staged = store.stage({
+      id: "conv-s",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      extra: { origin: "x" },
+    });
+    staged.write(one);
+    expect(store.locate("conv-s")).toBeUndefined();
+    expect(store.ids()).toEqual([]);
+    staged.write([]);
+    staged.write(two);
+    expect(() => staged.write([INVALID_EVENT])).toThrow(/invalid event/);
+    expect(staged.eventCount).toBe(one.length + two.length);
+    const meta = staged.commit({ title: "S", updatedAt: "2026-01-03T00:00:00.000Z" });
+    expect(meta).toMatchObject({
+      id: "conv-s",
+      title: "S",
+      origin: "x",
+      created_at: "2026-01-01T00:00:00.000Z",
+      updated_at: "2026-01-03T00:00:00.000Z",
+      event_count: one.length + two.length,
+      turn_count: 2,
+    });
+    expect(store.load("conv-s").events).toEqual([...one, ...two]);
+    expect(store.readMeta("conv-s")).toEqual(meta);
+    staged.discard();
+    expect(store.locate("conv-s")).toMatchObject({ archived: false });
+
+    const dropped = store.stage({ id: "conv-t" });
+    dropped.write(one);
+    dropped.discard();
+    expect(store.locate("conv-t")).toBeUndefined();
+    expect(() => dropped.write(two)).toThrow(/no longer being written/);
+    expect(caughtCxcError(() => store.stage({ id: "conv-s" })).message).toBe(
+      "conversation conv-s already exists",
+    );
+
+    const raced = store.stage({ id: "conv-u" });
+    raced.write(one);
+    store.create({ id: "conv-u" });
+    expect(caughtCxcError(() => raced.commit()).message).toBe("conversation conv-u already exists");
+    expect(store.load("conv-u").events).toEqual([]);
+    expect(hidden()).toEqual([]);
   });
 
   it("only appends: events follow the stored ones, counts and time move, a bad batch appends nothing", async () => {

@@ -2,9 +2,12 @@
  * What the readers of other agents' session files (Claude Code: claude-code.ts, pi: pi.ts) share.
  * Pure.
  *
- * Both read JSON Lines one line at a time (`addLine`), so the shell can stream a large file and
- * the reader keeps only what the conversation needs, never the agent's bookkeeping records; both
- * build drafts of cxc events and validate them at the end. Errors name the file and the line.
+ * Both read a session in two passes over its lines, so the shell can stream a file of any size
+ * and hold neither its text nor the conversation (`SessionIndexer`, `SessionPlan`,
+ * `SessionConverter`): the first pass keeps a small index entry per record (ids, parent, type,
+ * line) to find the conversation's chain; the second parses again only the lines on it and turns
+ * them into events, handing out each event as soon as nothing later can change it. Errors name the
+ * file and the line. `importSessionText` runs both passes over a whole text (tests, small files).
  * See docs/import-export.md for the mappings.
  */
 import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../events.js";
@@ -77,23 +80,151 @@ export function parseRecordLine(
 /** A draft event: its fields without `id`; `ts` as the agent wrote it. */
 export type EventDraft = Record<string, unknown> & { type: string; ts: string };
 
+/** Pass 1 over a session's lines: validates each and keeps an index of its records. */
+export interface SessionIndexer {
+  /** Reads the next line (without its newline). */
+  addLine(text: string): InteropResult<void>;
+  /**
+   * Reads text after the file's last newline: a line the agent may still have been writing.
+   * Complete JSON is read as a line; anything else is left out with a warning.
+   */
+  addFinalFragment(text: string): InteropResult<void>;
+  /** What the index says: the conversation's identity and the lines pass 2 converts. */
+  finish(): InteropResult<SessionPlan>;
+}
+
+/** What pass 1 found: who the conversation is, and how to convert it in pass 2. */
+export interface SessionPlan {
+  /** The new conversation without its events and title (both come out of pass 2). */
+  readonly conversation: Omit<ImportedConversation, "events" | "title">;
+  /** The last line pass 2 wants (1-based; 0 when it wants none): it may stop reading there. */
+  readonly lines: number;
+  /** What pass 1 noted (an incomplete last line, a missing parent); `SessionEnd` repeats it. */
+  readonly warnings: readonly string[];
+  /** Whether pass 2 needs line `line` (1-based); every other line may be skipped unread. */
+  wants(line: number): boolean;
+  /**
+   * A converter for pass 2. Feed it the file's lines again from the first, each wanted one at
+   * least (`addLine(text, line)`); the others may be left out.
+   */
+  convert(): SessionConverter;
+}
+
+/** Pass 2: the lines the plan wants in, the conversation's events out, a few at a time. */
+export interface SessionConverter {
+  /** Converts line `line` (1-based); returns the events that nothing later can change. */
+  addLine(text: string, line: number): InteropResult<ConversationEvent[]>;
+  /** The events still held, and what the conversation came to. */
+  finish(): InteropResult<SessionEnd>;
+}
+
+/** The end of pass 2. */
+export interface SessionEnd {
+  /** The last events (after every event `addLine` returned). */
+  readonly events: readonly ConversationEvent[];
+  readonly title?: string;
+  readonly summary: AgentImportSummary;
+  /** Everything of note from both passes, in the order found. */
+  readonly warnings: readonly string[];
+}
+
+/** The largest of some line numbers; 0 for none. */
+export function lastLine(lines: Iterable<number>): number {
+  let last = 0;
+  for (const line of lines) last = Math.max(last, line);
+  return last;
+}
+
 /**
- * Turns drafts into validated events with ids derived from the session key and each draft's
- * position (importing the same file twice gives the same events).
+ * A plan for a session read in one pass (a Codex rollout, a plain list): the conversation is
+ * already converted, so pass 2 reads nothing and hands it all out at the end.
  */
+export function convertedPlan(converted: AgentImport): SessionPlan {
+  const { events, title, ...conversation } = converted.conversation;
+  return {
+    conversation,
+    lines: 0,
+    warnings: converted.warnings,
+    wants: () => false,
+    convert: () => ({
+      addLine: () => ({ ok: true, value: [] }),
+      finish: () => ({
+        ok: true,
+        value: {
+          events,
+          ...(title === undefined ? {} : { title }),
+          summary: converted.summary,
+          warnings: converted.warnings,
+        },
+      }),
+    }),
+  };
+}
+
+/** Both passes over a whole session text; the conversation comes out whole. */
+export function importSessionText(text: string, indexer: SessionIndexer): InteropResult<AgentImport> {
+  const lines = text.split("\n");
+  const fragment = lines.pop() ?? "";
+  for (const line of lines) {
+    const added = indexer.addLine(line);
+    if (!added.ok) return added;
+  }
+  const last = indexer.addFinalFragment(fragment);
+  if (!last.ok) return last;
+  const plan = indexer.finish();
+  if (!plan.ok) return plan;
+  const converter = plan.value.convert();
+  const events: ConversationEvent[] = [];
+  for (const [index, line] of [...lines, fragment].entries()) {
+    if (index >= plan.value.lines || !plan.value.wants(index + 1)) continue;
+    const converted = converter.addLine(line, index + 1);
+    if (!converted.ok) return converted;
+    events.push(...converted.value);
+  }
+  const end = converter.finish();
+  if (!end.ok) return end;
+  events.push(...end.value.events);
+  const { title, summary, warnings } = end.value;
+  return {
+    ok: true,
+    value: {
+      conversation: { ...plan.value.conversation, ...(title === undefined ? {} : { title }), events },
+      summary,
+      warnings,
+    },
+  };
+}
+
+/**
+ * Turns drafts into validated events, a batch at a time, with ids derived from the session key
+ * and each draft's position in the conversation (importing the same file twice gives the same
+ * events). The position is part of the id, so ids never repeat within a conversation.
+ */
+export class EventFinisher {
+  private position = 0;
+
+  constructor(private readonly key: string) {}
+
+  finish(drafts: readonly { draft: EventDraft; where: string }[]): InteropResult<ConversationEvent[]> {
+    const events: ConversationEvent[] = [];
+    for (const { draft, where } of drafts) {
+      const milliseconds = timestampMilliseconds(draft.ts);
+      const id = deriveEventId(Number.isNaN(milliseconds) ? 0 : milliseconds, `${this.key}:${this.position}`);
+      this.position += 1;
+      const checked = validateEvent({ id, ...draft }, where);
+      if (!checked.ok) return checked;
+      events.push(checked.value);
+    }
+    return { ok: true, value: events };
+  }
+}
+
+/** `EventFinisher` over a whole list of drafts. */
 export function finishEvents(
   drafts: readonly { draft: EventDraft; where: string }[],
   key: string,
 ): InteropResult<ConversationEvent[]> {
-  const events: ConversationEvent[] = [];
-  for (const [position, { draft, where }] of drafts.entries()) {
-    const milliseconds = timestampMilliseconds(draft.ts);
-    const id = deriveEventId(Number.isNaN(milliseconds) ? 0 : milliseconds, `${key}:${position}`);
-    const checked = validateEvent({ id, ...draft }, where);
-    if (!checked.ok) return checked;
-    events.push(checked.value);
-  }
-  return { ok: true, value: events };
+  return new EventFinisher(key).finish(drafts);
 }
 
 /**
@@ -160,6 +291,11 @@ export function modelOf(event: ConversationEvent): string | undefined {
 /**
  * Tracks where turns begin while drafts are built, so a reader can place a model change before the
  * turn it applies to and find the turn a record ended up in.
+ *
+ * `takeSettled` hands out the drafts nothing can change any more, so a streaming reader holds only
+ * the tail: a model change may still go before the open turn while the assistant has not
+ * answered in it, and the last draft may still get metadata; everything before that is settled.
+ * `drafts` holds what was not taken (all of them, for a reader that never takes).
  */
 export class DraftList {
   readonly drafts: { draft: EventDraft; where: string }[] = [];
@@ -201,13 +337,13 @@ export class DraftList {
     }
   }
 
-  /** The most recent draft of the open turn with this type, for adding metadata. */
-  lastOfType(type: string): EventDraft | undefined {
-    for (let position = this.drafts.length - 1; position >= Math.max(0, this.turnStartPosition); position--) {
-      const draft = this.drafts[position]!.draft;
-      if (draft.type === type) return draft;
-    }
-    return undefined;
+  /** Removes and returns the drafts that nothing can change any more (see the class). */
+  takeSettled(): { draft: EventDraft; where: string }[] {
+    const frontier =
+      this.turn >= 0 && !this.turnHasResponse ? this.turnStartPosition : this.drafts.length - 1;
+    if (frontier <= 0) return [];
+    this.turnStartPosition -= frontier;
+    return this.drafts.splice(0, frontier);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Claude Code session files (`~/.claude/projects/<cwd slug>/<session id>.jsonl`) → cxc events.
- * Pure: the shell feeds the file's lines to a `ClaudeCodeSessionReader`; writing a session back is
- * claude-code-export.ts. The mapping is documented in docs/import-export.md; in short:
+ * Pure: the shell feeds the file's lines to a `ClaudeCodeSessionReader` (pass 1, an index of the
+ * records), then the chain's lines to the converter its plan makes (pass 2; see agent-session.ts);
+ * writing a session back is claude-code-export.ts. The mapping is documented in docs/import-export.md; in short:
  *
  * - The file is a tree of records (`uuid`/`parentUuid`) among bookkeeping records that have no
  *   place in it (queue operations, request shapes and blobs, costs, modes). The conversation is
@@ -23,17 +24,25 @@
  *   the first message Claude Code kept verbatim (a turn it kept in part is kept whole); with no
  *   turn before it, the summary is the session's first request. The `/compact` echo is left out.
  */
+import type { ConversationEvent } from "../events.js";
 import {
   type AgentImport,
+  type AgentImportSummary,
   agentCompactionDraft,
   count,
   DraftList,
   type EventDraft,
-  finishEvents,
+  EventFinisher,
+  importSessionText,
+  lastLine,
   modelDelta,
   ORIGIN_META_KEY,
   parseRecordLine,
   reasoningDraft,
+  type SessionConverter,
+  type SessionEnd,
+  type SessionIndexer,
+  type SessionPlan,
   setMetadata,
   titleFromPrompt,
 } from "./agent-session.js";
@@ -103,30 +112,47 @@ const COMMAND_ECHO =
 
 const CHAIN_TYPES = new Set(["user", "assistant", "system", "attachment"]);
 
+/** A chain record as the mapper reads it in pass 2. */
 interface ChainRecord {
   readonly line: number;
   readonly uuid: string;
-  readonly parentUuid: string | null;
-  readonly logicalParentUuid?: string;
   readonly type: string;
   readonly timestamp: string;
   /** The record (large payloads of bookkeeping attachments dropped). */
   readonly raw: Record<string, unknown>;
 }
 
+/** What pass 1 keeps of a chain record: enough to find the chain, none of its content. */
+interface IndexedRecord {
+  readonly line: number;
+  readonly uuid: string;
+  readonly parentUuid: string | null;
+  /** `parentUuid`, or across a compaction boundary its `logicalParentUuid`. */
+  readonly parent: string | null;
+  readonly timestamp: string;
+  /** An assistant record's `message.id` (the blocks of one message share it). */
+  readonly messageId?: string;
+  /** An assistant record's `tool_use` block ids. */
+  readonly toolUses?: readonly string[];
+  /** A user record's `tool_result` block `tool_use_id`s. */
+  readonly toolResults?: readonly string[];
+}
+
 type Json = Record<string, unknown>;
 
 /**
- * Reads one Claude Code session file, line by line. `addLine` returns an error naming
- * `label:line` for a line that is not a Claude Code record; `finish` builds the conversation.
+ * Pass 1 over one Claude Code session file (see agent-session.ts for the protocol): validates
+ * every line and keeps an index entry per chain record. `addLine` returns an error naming
+ * `label:line` for a line that is not a Claude Code record; `finish` finds the active chain.
  */
-export class ClaudeCodeSessionReader {
+export class ClaudeCodeSessionReader implements SessionIndexer {
   private line = 0;
-  private readonly records: ChainRecord[] = [];
+  private readonly records: IndexedRecord[] = [];
   private readonly skipped: Record<string, number> = {};
   private readonly unknown: Record<string, number> = {};
   private readonly warnings: string[] = [];
   private sideChainRecords = 0;
+  private hasMessages = false;
   private leafUuid: string | undefined;
   private title: string | undefined;
   private fallbackTitle: string | undefined;
@@ -137,7 +163,6 @@ export class ClaudeCodeSessionReader {
 
   constructor(private readonly label: string) {}
 
-  /** Reads the next line (without its newline). */
   addLine(text: string): InteropResult<void> {
     this.line += 1;
     if (text.trim() === "") return { ok: true, value: undefined };
@@ -164,10 +189,6 @@ export class ClaudeCodeSessionReader {
     return { ok: true, value: undefined };
   }
 
-  /**
-   * Reads text after the file's last newline: a line the agent may still have been writing.
-   * Complete JSON is read as a line; anything else is left out with a warning.
-   */
   addFinalFragment(text: string): InteropResult<void> {
     if (text.trim() === "") return { ok: true, value: undefined };
     try {
@@ -183,24 +204,8 @@ export class ClaudeCodeSessionReader {
   }
 
   private addChainRecord(record: Json, type: string, where: string): InteropResult<void> {
-    if (typeof record.uuid !== "string" || record.uuid === "") {
-      return interopError(`${where}: a ${type} record needs a string \`uuid\``);
-    }
-    const parent = record.parentUuid ?? null;
-    if (parent !== null && typeof parent !== "string") {
-      return interopError(`${where}: \`parentUuid\` must be a string or null`);
-    }
-    if (typeof record.timestamp !== "string" || Number.isNaN(Date.parse(record.timestamp))) {
-      return interopError(`${where}: a ${type} record needs a \`timestamp\``);
-    }
-    if (type === "user" || type === "assistant") {
-      const message = record.message;
-      if (!isRecord(message)) return interopError(`${where}: a ${type} record needs a \`message\` object`);
-      const content = message.content;
-      if (typeof content !== "string" && !(Array.isArray(content) && content.every(isRecord))) {
-        return interopError(`${where}: \`message.content\` must be a string or an array of blocks`);
-      }
-    }
+    const problem = chainRecordProblem(record, type);
+    if (problem !== undefined) return interopError(`${where}: ${problem}`);
     if (record.isSidechain === true) {
       this.sideChainRecords += 1;
       return { ok: true, value: undefined };
@@ -208,26 +213,41 @@ export class ClaudeCodeSessionReader {
     if (typeof record.sessionId === "string") this.sessionId ??= record.sessionId;
     if (typeof record.cwd === "string") this.cwd ??= record.cwd;
     if (typeof record.version === "string") this.version = record.version;
-    const { toolUseResult: _result, ...kept } = record;
-    const raw = type === "attachment" && !Array.isArray(record.rendered) ? slimAttachment(record) : kept;
-    this.records.push({
+    const parentUuid = (record.parentUuid ?? null) as string | null;
+    const logical =
+      record.subtype === "compact_boundary" && typeof record.logicalParentUuid === "string"
+        ? record.logicalParentUuid
+        : null;
+    const entry: { -readonly [K in keyof IndexedRecord]: IndexedRecord[K] } = {
       line: this.line,
-      uuid: record.uuid,
-      parentUuid: parent as string | null,
-      ...(typeof record.logicalParentUuid === "string"
-        ? { logicalParentUuid: record.logicalParentUuid }
-        : {}),
-      type,
-      timestamp: record.timestamp,
-      raw,
-    });
+      uuid: record.uuid as string,
+      parentUuid,
+      parent: parentUuid ?? logical,
+      timestamp: record.timestamp as string,
+    };
+    const message = record.message;
+    if (type === "user" || type === "assistant") this.hasMessages = true;
+    if (type === "assistant" && isRecord(message) && typeof message.id === "string") {
+      entry.messageId = message.id;
+      const blocks = Array.isArray(message.content) ? (message.content as Json[]) : [];
+      const calls = blocks.flatMap((block) =>
+        block.type === "tool_use" && typeof block.id === "string" ? [block.id] : [],
+      );
+      if (calls.length > 0) entry.toolUses = calls;
+    }
+    if (type === "user" && isRecord(message) && Array.isArray(message.content)) {
+      const results = (message.content as Json[]).flatMap((block) =>
+        block.type === "tool_result" && typeof block.tool_use_id === "string" ? [block.tool_use_id] : [],
+      );
+      if (results.length > 0) entry.toolResults = results;
+    }
+    this.records.push(entry);
     return { ok: true, value: undefined };
   }
 
-  /** Builds the conversation from what was read. */
-  finish(): InteropResult<AgentImport> {
-    const hasMessages = this.records.some((record) => record.type === "user" || record.type === "assistant");
-    if (!hasMessages) {
+  /** Finds the conversation's chain; the plan converts its records in pass 2. */
+  finish(): InteropResult<SessionPlan> {
+    if (!this.hasMessages) {
       const first =
         this.firstType === undefined ? "the file is empty" : `line 1 is a '${this.firstType}' record`;
       return interopError(
@@ -237,63 +257,59 @@ export class ClaudeCodeSessionReader {
     const chain = this.activeChain();
     if (!chain.ok) return chain;
     const { included, abandonedRecords, abandonedBranches } = chain.value;
-    const mapped = new ClaudeCodeMapper(this.label, this.warnings, this.skipped).map(included);
     const sessionId = this.sessionId ?? this.label.replace(/^.*[\\/]/, "").replace(/\.jsonl$/, "");
     const key = `claude-code:${sessionId}`;
-    const events = finishEvents(mapped.drafts.drafts, key);
-    if (!events.ok) return events;
-    const createdAt = included[0]?.timestamp ?? this.records[0]!.timestamp;
-    const title = this.title ?? this.fallbackTitle ?? titleFromPrompt(mapped.firstPrompt);
+    const first = this.records.find((record) => included.has(record.line)) ?? this.records[0]!;
+    const createdAt = first.timestamp;
     const origin: Json = { agent: "claude-code", session_id: sessionId };
     if (this.cwd !== undefined) origin.cwd = this.cwd;
     if (this.version !== undefined) origin.version = this.version;
+    const title = this.title ?? this.fallbackTitle;
+    const summary = {
+      agent: "claude-code" as const,
+      lines: this.line,
+      compactions: 0,
+      skipped: this.skipped,
+      unknown: this.unknown,
+      sideChainRecords: this.sideChainRecords,
+      abandonedBranches,
+      abandonedRecords,
+    };
+    const { label, warnings } = this;
     return {
       ok: true,
       value: {
         conversation: {
           id: deriveConversationId(timestampMilliseconds(createdAt), key),
           sourceId: key,
-          ...(title === undefined ? {} : { title }),
           createdAt,
           archived: false,
           extra: { [ORIGIN_META_KEY]: origin },
-          events: events.value,
         },
-        summary: {
-          agent: "claude-code",
-          lines: this.line,
-          turns: mapped.drafts.turn + 1,
-          compactions: mapped.compactions,
-          skipped: this.skipped,
-          unknown: this.unknown,
-          sideChainRecords: this.sideChainRecords,
-          abandonedBranches,
-          abandonedRecords,
-        },
-        warnings: this.warnings,
+        lines: lastLine(included.keys()),
+        warnings,
+        wants: (line) => included.has(line),
+        convert: () => new ClaudeCodeConverter({ label, key, included, title, summary, warnings }),
       },
     };
   }
 
-  /** The records of the conversation in file order, and what was left off the chain. */
+  /** The lines of the conversation's records (with their uuids), and what was left off the chain. */
   private activeChain(): InteropResult<{
-    included: ChainRecord[];
+    included: Map<number, string>;
     abandonedRecords: number;
     abandonedBranches: number;
   }> {
-    const byUuid = new Map<string, ChainRecord>();
+    const byUuid = new Map<string, IndexedRecord>();
     for (const record of this.records) byUuid.set(record.uuid, record);
-    const parentOf = (record: ChainRecord): string | null =>
-      record.parentUuid ??
-      (record.raw.subtype === "compact_boundary" ? (record.logicalParentUuid ?? null) : null);
-    const leaf = this.findLeaf(byUuid, parentOf);
+    const leaf = this.findLeaf(byUuid);
     const onPath = new Set<string>();
-    for (let current: ChainRecord | undefined = leaf; current !== undefined; ) {
+    for (let current: IndexedRecord | undefined = leaf; current !== undefined; ) {
       if (onPath.has(current.uuid)) {
         return interopError(`${this.label}:${current.line}: the uuid/parentUuid chain loops back on itself`);
       }
       onPath.add(current.uuid);
-      const parent = parentOf(current);
+      const parent = current.parent;
       if (parent === null) break;
       const next = byUuid.get(parent);
       if (next === undefined) {
@@ -305,48 +321,42 @@ export class ClaudeCodeSessionReader {
     }
     // Parallel tool calls: the rest of each assistant message on the chain, and the results.
     const included = new Set(onPath);
-    const byMessageId = new Map<string, ChainRecord[]>();
-    const resultsByCall = new Map<string, ChainRecord[]>();
+    const byMessageId = new Map<string, IndexedRecord[]>();
+    const resultsByCall = new Map<string, IndexedRecord[]>();
     for (const record of this.records) {
-      const message = record.raw.message;
-      if (!isRecord(message)) continue;
-      if (record.type === "assistant" && typeof message.id === "string") {
-        byMessageId.set(message.id, [...(byMessageId.get(message.id) ?? []), record]);
+      if (record.messageId !== undefined) {
+        byMessageId.set(record.messageId, [...(byMessageId.get(record.messageId) ?? []), record]);
       }
-      if (record.type === "user" && Array.isArray(message.content)) {
-        for (const block of message.content as Json[]) {
-          if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
-            resultsByCall.set(block.tool_use_id, [...(resultsByCall.get(block.tool_use_id) ?? []), record]);
-          }
-        }
+      for (const call of record.toolResults ?? []) {
+        resultsByCall.set(call, [...(resultsByCall.get(call) ?? []), record]);
       }
     }
     for (const uuid of onPath) {
-      const record = byUuid.get(uuid)!;
-      const message = record.raw.message;
-      if (record.type !== "assistant" || !isRecord(message) || typeof message.id !== "string") continue;
-      for (const sibling of byMessageId.get(message.id) ?? []) {
+      const messageId = byUuid.get(uuid)!.messageId;
+      if (messageId === undefined) continue;
+      for (const sibling of byMessageId.get(messageId) ?? []) {
         included.add(sibling.uuid);
-        const blocks = (sibling.raw.message as Json).content;
-        for (const block of Array.isArray(blocks) ? (blocks as Json[]) : []) {
-          if (block.type !== "tool_use" || typeof block.id !== "string") continue;
-          const results = resultsByCall.get(block.id) ?? [];
+        for (const call of sibling.toolUses ?? []) {
+          const results = resultsByCall.get(call) ?? [];
           // Prefer the result that hangs off this call; else the last one written.
           const result = results.find((candidate) => candidate.parentUuid === sibling.uuid) ?? results.at(-1);
           if (result !== undefined) included.add(result.uuid);
         }
       }
     }
-    const records = this.records.filter((record) => included.has(record.uuid));
+    const lines = new Map<number, string>();
     let abandonedRecords = 0;
     let abandonedBranches = 0;
     for (const record of this.records) {
-      if (included.has(record.uuid)) continue;
+      if (included.has(record.uuid)) {
+        lines.set(record.line, record.uuid);
+        continue;
+      }
       abandonedRecords += 1;
-      const parent = parentOf(record);
+      const parent = record.parent;
       if (parent === null || included.has(parent) || !byUuid.has(parent)) abandonedBranches += 1;
     }
-    return { ok: true, value: { included: records, abandonedRecords, abandonedBranches } };
+    return { ok: true, value: { included: lines, abandonedRecords, abandonedBranches } };
   }
 
   /**
@@ -354,10 +364,7 @@ export class ClaudeCodeSessionReader {
    * descends from it (the agent may have gone on without writing another `last-prompt`); without
    * one, the last record of the file.
    */
-  private findLeaf(
-    byUuid: ReadonlyMap<string, ChainRecord>,
-    parentOf: (record: ChainRecord) => string | null,
-  ): ChainRecord {
+  private findLeaf(byUuid: ReadonlyMap<string, IndexedRecord>): IndexedRecord {
     const last = this.records.at(-1)!;
     const named = this.leafUuid === undefined ? undefined : byUuid.get(this.leafUuid);
     if (named === undefined) return last;
@@ -365,8 +372,7 @@ export class ClaudeCodeSessionReader {
     let leaf = named;
     for (const record of this.records) {
       if (record.line <= named.line) continue;
-      const parent = parentOf(record);
-      if (parent !== null && descends.has(parent)) {
+      if (record.parent !== null && descends.has(record.parent)) {
         descends.add(record.uuid);
         leaf = record;
       }
@@ -375,18 +381,88 @@ export class ClaudeCodeSessionReader {
   }
 }
 
+/** What is wrong with a chain record's own fields, or undefined. */
+function chainRecordProblem(record: Json, type: string): string | undefined {
+  if (typeof record.uuid !== "string" || record.uuid === "")
+    return `a ${type} record needs a string \`uuid\``;
+  const parent = record.parentUuid ?? null;
+  if (parent !== null && typeof parent !== "string") return "`parentUuid` must be a string or null";
+  if (typeof record.timestamp !== "string" || Number.isNaN(Date.parse(record.timestamp))) {
+    return `a ${type} record needs a \`timestamp\``;
+  }
+  if (type === "user" || type === "assistant") {
+    const message = record.message;
+    if (!isRecord(message)) return `a ${type} record needs a \`message\` object`;
+    const content = message.content;
+    if (typeof content !== "string" && !(Array.isArray(content) && content.every(isRecord))) {
+      return "`message.content` must be a string or an array of blocks";
+    }
+  }
+  return undefined;
+}
+
+/** Pass 2 over a Claude Code session: the chain's records, mapped and finished as they come. */
+class ClaudeCodeConverter implements SessionConverter {
+  private readonly mapper: ClaudeCodeMapper;
+  private readonly finisher: EventFinisher;
+
+  constructor(
+    private readonly plan: {
+      readonly label: string;
+      readonly key: string;
+      /** Line → uuid of the records on the chain. */
+      readonly included: ReadonlyMap<number, string>;
+      readonly title: string | undefined;
+      readonly summary: Omit<AgentImportSummary, "turns">;
+      readonly warnings: string[];
+    },
+  ) {
+    this.mapper = new ClaudeCodeMapper(
+      plan.label,
+      plan.warnings,
+      plan.summary.skipped as Record<string, number>,
+    );
+    this.finisher = new EventFinisher(plan.key);
+  }
+
+  addLine(text: string, line: number): InteropResult<ConversationEvent[]> {
+    const uuid = this.plan.included.get(line);
+    if (uuid === undefined) return { ok: true, value: [] };
+    const where = `${this.plan.label}:${line}`;
+    const parsed = parseRecordLine(text, where, "claude-code");
+    if (!parsed.ok) return parsed;
+    const record = parsed.value;
+    const type = record.type as string;
+    if (record.uuid !== uuid || !CHAIN_TYPES.has(type) || chainRecordProblem(record, type) !== undefined) {
+      return interopError(`${where}: the file changed while cxc read it; import it again`);
+    }
+    const { toolUseResult: _result, ...kept } = record;
+    const raw = type === "attachment" && !Array.isArray(record.rendered) ? slimAttachment(record) : kept;
+    this.mapper.add({ line, uuid, type, timestamp: record.timestamp as string, raw });
+    return this.finisher.finish(this.mapper.drafts.takeSettled());
+  }
+
+  finish(): InteropResult<SessionEnd> {
+    this.mapper.end();
+    const drafts = this.mapper.drafts;
+    const events = this.finisher.finish(drafts.drafts.splice(0));
+    if (!events.ok) return events;
+    const title = this.plan.title ?? titleFromPrompt(this.mapper.firstPrompt);
+    return {
+      ok: true,
+      value: {
+        events: events.value,
+        ...(title === undefined ? {} : { title }),
+        summary: { ...this.plan.summary, turns: drafts.turn + 1, compactions: this.mapper.compactions },
+        warnings: this.plan.warnings,
+      },
+    };
+  }
+}
+
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
 export function importClaudeCodeSession(text: string, label: string): InteropResult<AgentImport> {
-  const reader = new ClaudeCodeSessionReader(label);
-  const lines = text.split("\n");
-  const fragment = lines.pop() ?? "";
-  for (const line of lines) {
-    const added = reader.addLine(line);
-    if (!added.ok) return added;
-  }
-  const last = reader.addFinalFragment(fragment);
-  if (!last.ok) return last;
-  return reader.finish();
+  return importSessionText(text, new ClaudeCodeSessionReader(label));
 }
 
 /** An attachment that carried nothing to the model: only what names it. */
@@ -419,18 +495,20 @@ class ClaudeCodeMapper {
     private readonly skipped: Record<string, number>,
   ) {}
 
-  map(records: readonly ChainRecord[]): this {
-    for (const record of records) {
-      const where = `${this.label}:${record.line}`;
-      if (record.type === "user") this.user(record, where);
-      else if (record.type === "assistant") this.assistant(record, where);
-      else if (record.type === "system") this.system(record);
-      else this.attachment(record, where);
-      if (this.drafts.turn >= 0) this.turnOfUuid.set(record.uuid, this.drafts.turn);
-    }
+  /** Maps the next record of the chain (in file order). */
+  add(record: ChainRecord): void {
+    const where = `${this.label}:${record.line}`;
+    if (record.type === "user") this.user(record, where);
+    else if (record.type === "assistant") this.assistant(record, where);
+    else if (record.type === "system") this.system(record);
+    else this.attachment(record, where);
+    if (this.drafts.turn >= 0) this.turnOfUuid.set(record.uuid, this.drafts.turn);
+  }
+
+  /** After the last record. */
+  end(): void {
     if (this.pendingContext.length > 0)
       count(this.skipped, "context after the last turn", this.pendingContext.length);
-    return this;
   }
 
   private user(record: ChainRecord, where: string): void {

@@ -1,7 +1,8 @@
 /**
  * pi session files (`~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl`, versions 1–3) → cxc
- * events. Pure: the shell feeds the file's lines to a `PiSessionReader`; writing a session is
- * pi-export.ts. The mapping is documented in docs/import-export.md; in short:
+ * events. Pure: the shell feeds the file's lines to a `PiSessionReader` (pass 1, an index of the
+ * entries), then the branch's lines to the converter its plan makes (pass 2; see
+ * agent-session.ts); writing a session is pi-export.ts. The mapping is documented in docs/import-export.md; in short:
  *
  * - Line 1 is the header (`type: "session"`, `version`, `id`, `cwd`). Entries form a tree
  *   (`id`/`parentId`; version 1 files are a plain list, chained in order as pi migrates them);
@@ -17,18 +18,26 @@
  *   summary is the session's first request, as pi sends it.
  */
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import type { ConversationEvent } from "../events.js";
 import {
   type AgentImport,
+  type AgentImportSummary,
   agentCompactionDraft,
   agentTimestamp,
   count,
   DraftList,
   type EventDraft,
-  finishEvents,
+  EventFinisher,
+  importSessionText,
+  lastLine,
   modelDelta,
   ORIGIN_META_KEY,
   parseRecordLine,
   reasoningDraft,
+  type SessionConverter,
+  type SessionEnd,
+  type SessionIndexer,
+  type SessionPlan,
   setMetadata,
   titleFromPrompt,
 } from "./agent-session.js";
@@ -57,26 +66,38 @@ const BOOKKEEPING = new Set(["thinking_level_change", "custom", "label", "sessio
 
 type Json = Record<string, unknown>;
 
+/** An entry of the active branch as the mapper reads it in pass 2. */
 interface Entry {
   readonly line: number;
   readonly id: string;
-  readonly parentId: string | null;
   readonly raw: Json;
 }
 
-/** Reads one pi session file, line by line (see `ClaudeCodeSessionReader` for the protocol). */
-export class PiSessionReader {
+/** What pass 1 keeps of an entry: its place in the tree, none of its content. */
+interface IndexedEntry {
+  readonly line: number;
+  readonly id: string;
+  readonly parentId: string | null;
+  /** The entry's own timestamp, kept only while the header has none (it may become `createdAt`). */
+  readonly timestamp?: unknown;
+}
+
+/**
+ * Pass 1 over one pi session file (see agent-session.ts for the protocol; `ClaudeCodeSessionReader`
+ * for the line protocol): the header, then an index entry per entry; `finish` finds the branch.
+ */
+export class PiSessionReader implements SessionIndexer {
   private line = 0;
   private header: Json | undefined;
+  private headerTimestamp: string | undefined;
   private version = 1;
-  private readonly entries: Entry[] = [];
+  private readonly entries: IndexedEntry[] = [];
   private readonly unknown: Record<string, number> = {};
   private readonly warnings: string[] = [];
   private previousId: string | null = null;
 
   constructor(private readonly label: string) {}
 
-  /** Reads the next line (without its newline). */
   addLine(text: string): InteropResult<void> {
     this.line += 1;
     if (text.trim() === "") return { ok: true, value: undefined };
@@ -86,16 +107,12 @@ export class PiSessionReader {
     const record = parsed.value;
     if (this.header === undefined) return this.readHeader(record, where);
     if (record.type === "session") return interopError(`${where}: a second session header`);
+    const problem = entryProblem(record, this.version);
+    if (problem !== undefined) return interopError(`${where}: ${problem}`);
     let id: string;
     let parentId: string | null;
     if (this.version >= 2) {
-      if (typeof record.id !== "string" || record.id === "") {
-        return interopError(`${where}: a ${String(record.type)} entry needs a string \`id\``);
-      }
-      if (record.parentId !== null && record.parentId !== undefined && typeof record.parentId !== "string") {
-        return interopError(`${where}: \`parentId\` must be a string or null`);
-      }
-      id = record.id;
+      id = record.id as string;
       parentId = (record.parentId as string | null | undefined) ?? null;
     } else {
       // Version 1 is a plain list: pi gives each entry an id and chains them in order.
@@ -103,17 +120,15 @@ export class PiSessionReader {
       parentId = this.previousId;
     }
     this.previousId = id;
-    if (record.type === "message") {
-      const message = record.message;
-      if (!isRecord(message) || typeof message.role !== "string") {
-        return interopError(`${where}: a message entry needs a \`message\` with a string \`role\``);
-      }
-    }
-    this.entries.push({ line: this.line, id, parentId, raw: record });
+    this.entries.push({
+      line: this.line,
+      id,
+      parentId,
+      ...(this.headerTimestamp === undefined ? { timestamp: record.timestamp } : {}),
+    });
     return { ok: true, value: undefined };
   }
 
-  /** Reads text after the last newline; incomplete JSON there is left out with a warning. */
   addFinalFragment(text: string): InteropResult<void> {
     if (text.trim() === "") return { ok: true, value: undefined };
     try {
@@ -144,17 +159,18 @@ export class PiSessionReader {
       );
     }
     this.header = record;
+    this.headerTimestamp = agentTimestamp(record.timestamp);
     this.version = version;
     return { ok: true, value: undefined };
   }
 
-  /** Builds the conversation from the active branch. */
-  finish(): InteropResult<AgentImport> {
+  /** Finds the active branch; the plan converts its entries in pass 2. */
+  finish(): InteropResult<SessionPlan> {
     const header = this.header;
     if (header === undefined) return interopError(`${this.label}: not a pi session: the file is empty`);
-    const byId = new Map<string, Entry>();
+    const byId = new Map<string, IndexedEntry>();
     for (const entry of this.entries) byId.set(entry.id, entry);
-    const path: Entry[] = [];
+    const path: IndexedEntry[] = [];
     const onPath = new Set<string>();
     for (let current = this.entries.at(-1); current !== undefined; ) {
       if (onPath.has(current.id)) {
@@ -168,6 +184,11 @@ export class PiSessionReader {
         this.warnings.push(
           `${this.label}:${current.line}: its parent ${current.parentId} is not in the file; the history before it is missing`,
         );
+      } else if (parent.line > current.line) {
+        // pi appends entries under entries it wrote before; pass 2 reads the branch in file order.
+        return interopError(
+          `${this.label}:${current.line}: its parent ${current.parentId} comes later in the file`,
+        );
       }
       current = parent;
     }
@@ -180,42 +201,120 @@ export class PiSessionReader {
       if (entry.parentId === null || onPath.has(entry.parentId) || !byId.has(entry.parentId))
         abandonedBranches += 1;
     }
-    const mapper = new PiMapper(this.label, this.warnings, this.version, this.unknown).map(path);
+    const included = new Map(path.map((entry) => [entry.line, entry.id]));
     const sessionId = header.id as string;
     const key = `pi:${sessionId}`;
-    const events = finishEvents(mapper.drafts.drafts, key);
-    if (!events.ok) return events;
     const createdAt =
-      agentTimestamp(header.timestamp) ??
-      (path[0] ? agentTimestamp(path[0].raw.timestamp) : undefined) ??
+      this.headerTimestamp ??
+      (path[0] ? agentTimestamp(path[0].timestamp) : undefined) ??
       "1970-01-01T00:00:00.000Z";
-    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
     const origin: Json = { agent: "pi", session_id: sessionId, version: this.version };
     if (typeof header.cwd === "string") origin.cwd = header.cwd;
+    const { label, warnings, version, unknown } = this;
+    const summary = {
+      agent: "pi" as const,
+      lines: this.line,
+      unknown,
+      sideChainRecords: 0,
+      abandonedBranches,
+      abandonedRecords,
+    };
     return {
       ok: true,
       value: {
         conversation: {
           id: deriveConversationId(timestampMilliseconds(createdAt), key),
           sourceId: key,
-          ...(title === undefined ? {} : { title }),
           createdAt,
           archived: false,
           extra: { [ORIGIN_META_KEY]: origin },
-          events: events.value,
         },
+        lines: lastLine(included.keys()),
+        warnings,
+        wants: (line) => included.has(line),
+        convert: () => new PiConverter({ label, key, version, included, summary, warnings }),
+      },
+    };
+  }
+}
+
+/** What is wrong with an entry's own fields (in a file of format `version`), or undefined. */
+function entryProblem(record: Json, version: number): string | undefined {
+  if (version >= 2) {
+    if (typeof record.id !== "string" || record.id === "") {
+      return `a ${String(record.type)} entry needs a string \`id\``;
+    }
+    if (record.parentId !== null && record.parentId !== undefined && typeof record.parentId !== "string") {
+      return "`parentId` must be a string or null";
+    }
+  }
+  if (record.type === "message") {
+    const message = record.message;
+    if (!isRecord(message) || typeof message.role !== "string") {
+      return "a message entry needs a `message` with a string `role`";
+    }
+  }
+  return undefined;
+}
+
+/** Pass 2 over a pi session: the branch's entries, mapped and finished as they come. */
+class PiConverter implements SessionConverter {
+  private readonly mapper: PiMapper;
+  private readonly finisher: EventFinisher;
+
+  constructor(
+    private readonly plan: {
+      readonly label: string;
+      readonly key: string;
+      readonly version: number;
+      /** Line → id of the entries on the branch. */
+      readonly included: ReadonlyMap<number, string>;
+      readonly summary: Omit<AgentImportSummary, "turns" | "compactions" | "skipped">;
+      readonly warnings: string[];
+    },
+  ) {
+    this.mapper = new PiMapper(
+      plan.label,
+      plan.warnings,
+      plan.version,
+      plan.summary.unknown as Record<string, number>,
+    );
+    this.finisher = new EventFinisher(plan.key);
+  }
+
+  addLine(text: string, line: number): InteropResult<ConversationEvent[]> {
+    const id = this.plan.included.get(line);
+    if (id === undefined) return { ok: true, value: [] };
+    const where = `${this.plan.label}:${line}`;
+    const parsed = parseRecordLine(text, where, "pi");
+    if (!parsed.ok) return parsed;
+    const record = parsed.value;
+    const changed =
+      record.type === "session" ||
+      entryProblem(record, this.plan.version) !== undefined ||
+      (this.plan.version >= 2 && record.id !== id);
+    if (changed) return interopError(`${where}: the file changed while cxc read it; import it again`);
+    this.mapper.add({ line, id, raw: record });
+    return this.finisher.finish(this.mapper.drafts.takeSettled());
+  }
+
+  finish(): InteropResult<SessionEnd> {
+    const mapper = this.mapper;
+    const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
+    if (!events.ok) return events;
+    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
+    return {
+      ok: true,
+      value: {
+        events: events.value,
+        ...(title === undefined ? {} : { title }),
         summary: {
-          agent: "pi",
-          lines: this.line,
+          ...this.plan.summary,
           turns: mapper.drafts.turn + 1,
           compactions: mapper.compactions,
           skipped: mapper.skipped,
-          unknown: this.unknown,
-          sideChainRecords: 0,
-          abandonedBranches,
-          abandonedRecords,
         },
-        warnings: this.warnings,
+        warnings: this.plan.warnings,
       },
     };
   }
@@ -223,16 +322,7 @@ export class PiSessionReader {
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
 export function importPiSession(text: string, label: string): InteropResult<AgentImport> {
-  const reader = new PiSessionReader(label);
-  const lines = text.split("\n");
-  const fragment = lines.pop() ?? "";
-  for (const line of lines) {
-    const added = reader.addLine(line);
-    if (!added.ok) return added;
-  }
-  const last = reader.addFinalFragment(fragment);
-  if (!last.ok) return last;
-  return reader.finish();
+  return importSessionText(text, new PiSessionReader(label));
 }
 
 /** Maps the entries of the active branch to event drafts. */
@@ -252,14 +342,12 @@ class PiMapper {
     private readonly unknown: Record<string, number>,
   ) {}
 
-  map(path: readonly Entry[]): this {
-    for (const entry of path) {
-      const where = `${this.label}:${entry.line}`;
-      const ts = agentTimestamp(entry.raw.timestamp) ?? "1970-01-01T00:00:00.000Z";
-      this.entry(entry, where, ts);
-      if (this.drafts.turn >= 0) this.turnOfEntry.set(entry.id, this.drafts.turn);
-    }
-    return this;
+  /** Maps the next entry of the branch. */
+  add(entry: Entry): void {
+    const where = `${this.label}:${entry.line}`;
+    const ts = agentTimestamp(entry.raw.timestamp) ?? "1970-01-01T00:00:00.000Z";
+    this.entry(entry, where, ts);
+    if (this.drafts.turn >= 0) this.turnOfEntry.set(entry.id, this.drafts.turn);
   }
 
   private entry(entry: Entry, where: string, ts: string): void {

@@ -7,8 +7,7 @@
  */
 import { Option, type Command } from "commander";
 import { CxcError } from "../../../errors.js";
-import type { ImportedConversation } from "../../../core/interop/jp.js";
-import type { AgentImportBatch } from "../../../store/index.js";
+import type { AgentImportBatch, AgentImportOutcome } from "../../../store/index.js";
 import { CliContext } from "../../context.js";
 
 interface ImportOptions {
@@ -43,7 +42,7 @@ export function registerImport(conversation: Command): void {
       const { loadInterop, newConversationId, newEventId, timestampNow } = await import(
         "../../../store/index.js"
       );
-      const { detectAgentPath, jpToolsWarning, readAgentImport, readImport, saveImported } =
+      const { detectAgentPath, jpToolsWarning, readAgentImport, readImport, saveAgentImport, saveImported } =
         await loadInterop();
       const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
       const from = options.from;
@@ -60,12 +59,10 @@ export function registerImport(conversation: Command): void {
           });
         }
         const batch = await readAgentImport(path, agent);
-        for (const warning of batch.warnings) context.warn(warning);
-        const outcomes = await saveImported(
-          context.store,
-          batch.files.map((file) => file.conversation),
-          { skipExisting: options.skipExisting ?? false },
-        );
+        const outcomes = await saveAgentImport(context.store, batch, {
+          skipExisting: options.skipExisting ?? false,
+        });
+        for (const warning of outcomes.flatMap((outcome) => outcome.warnings)) context.warn(warning);
         await reportAgentImport(context, batch, outcomes);
         return;
       }
@@ -117,7 +114,11 @@ export function registerImport(conversation: Command): void {
             : `Imported ${what}${imported.archived ? ", archived" : ""}`,
         );
       }
-      context.out(summarize(outcomes));
+      context.out(
+        summarize(
+          outcomes.map((outcome) => ({ skipped: outcome.skipped, archived: outcome.conversation.archived })),
+        ),
+      );
     });
 }
 
@@ -125,7 +126,7 @@ export function registerImport(conversation: Command): void {
 async function reportAgentImport(
   context: CliContext,
   batch: AgentImportBatch,
-  outcomes: readonly { conversation: ImportedConversation; turns: number; skipped: boolean }[],
+  outcomes: readonly AgentImportOutcome[],
 ): Promise<void> {
   const { agentImportJson, counted, describeAgentImport, byKind } = await import(
     "../../render/agent-import.js"
@@ -135,43 +136,42 @@ async function reportAgentImport(
   const agent = AGENT_NAMES[batch.agent];
   if (context.json) {
     context.outJson(
-      outcomes.map(({ conversation, turns, skipped }, index) => ({
-        source: conversation.sourceId,
-        file: batch.files[index]!.file,
-        id: conversation.id,
-        title: conversation.title ?? null,
-        turns,
-        events: conversation.events.length,
-        skipped,
-        import: agentImportJson(batch.files[index]!.summary),
+      outcomes.map((outcome) => ({
+        source: outcome.sourceId,
+        file: outcome.file,
+        id: outcome.id,
+        title: outcome.title ?? null,
+        turns: outcome.turns,
+        events: outcome.events,
+        skipped: outcome.skipped,
+        import: agentImportJson(outcome.summary),
       })),
     );
     return;
   }
-  outcomes.forEach(({ conversation, turns, skipped }, index) => {
-    const file = batch.files[index]!;
-    const title = sanitizeTerminalText(conversation.title ?? "untitled");
-    const what = `${agent} session ${file.file} as ${conversation.id} (${title}, ${counted(turns, "turn")})`;
-    if (skipped) {
+  for (const outcome of outcomes) {
+    const title = sanitizeTerminalText(outcome.title ?? "untitled");
+    const what = `${agent} session ${outcome.file} as ${outcome.id} (${title}, ${counted(outcome.turns, "turn")})`;
+    if (outcome.skipped) {
       context.out(`Skipped ${what}: it already exists`);
-      return;
+      continue;
     }
     context.out(`Imported ${what}`);
-    context.out(`  ${describeAgentImport(file.summary)}`);
-    const unknown = file.summary.unknown;
+    context.out(`  ${describeAgentImport(outcome.summary)}`);
+    const unknown = outcome.summary.unknown;
     if (Object.keys(unknown).length > 0) {
-      context.warn(`${file.file}: records of types cxc does not know were skipped (${byKind(unknown)})`);
+      context.warn(`${outcome.file}: records of types cxc does not know were skipped (${byKind(unknown)})`);
     }
-  });
+  }
   if (batch.subagentFiles > 0) {
     context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);
   }
-  context.out(summarize(outcomes));
+  context.out(summarize(outcomes.map((outcome) => ({ skipped: outcome.skipped, archived: false }))));
 }
 
-function summarize(outcomes: readonly { skipped: boolean; conversation: { archived: boolean } }[]): string {
+function summarize(outcomes: readonly { skipped: boolean; archived: boolean }[]): string {
   const imported = outcomes.filter((outcome) => !outcome.skipped);
-  const archived = imported.filter((outcome) => outcome.conversation.archived).length;
+  const archived = imported.filter((outcome) => outcome.archived).length;
   const skipped = outcomes.length - imported.length;
   const noun = imported.length === 1 ? "conversation" : "conversations";
   return (

@@ -1,0 +1,114 @@
+/**
+ * Importing an agent's session into the file store in two passes (src/store/agent-sessions.ts):
+ * pass 1 indexes the file, pass 2 converts the chain's records and writes the events to a staged
+ * conversation as they come. What lands on disk is what the whole-file importer makes; a failure
+ * in pass 2, or a file that changed since pass 1, leaves nothing behind.
+ */
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { importClaudeCodeSession } from "../../src/core/interop/claude-code.js";
+import { importPiSession } from "../../src/core/interop/pi.js";
+import { loadInterop, type Store } from "../../src/store/index.js";
+import { ConversationStore } from "../../src/store/store.js";
+import { CxcError } from "../../src/errors.js";
+
+const FIXTURES = fileURLToPath(new URL("../../fixtures/agents/", import.meta.url));
+const { readAgentImport, saveAgentImport } = await loadInterop();
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function scratch(): { root: string; store: Store; files: string } {
+  const root = mkdtempSync(join(tmpdir(), "cxc-agent-import-"));
+  directories.push(root);
+  const store = new ConversationStore({ kind: "home", root, origin: "test" }, { CXC_HOME: root });
+  return { root, store, files: mkdtempSync(join(root, "files-")) };
+}
+
+const everything = (root: string) => readdirSync(join(root, "conversations"));
+
+describe("importing an agent session into the file store", () => {
+  it.each([
+    ["claude-code", "claude-code/session.jsonl", importClaudeCodeSession],
+    ["pi", "pi/session.jsonl", importPiSession],
+  ] as const)(
+    "%s: stores what the whole-file importer makes, with its counts",
+    async (agent, path, whole) => {
+      const { store } = scratch();
+      const file = join(FIXTURES, path);
+      const batch = await readAgentImport(file, agent);
+      const [outcome] = await saveAgentImport(store, batch, { skipExisting: false });
+      const expected = whole(readFileSync(file, "utf8"), file);
+      if (!expected.ok) throw new Error(expected.error);
+      const loaded = store.load(outcome!.id);
+      expect(loaded.events).toEqual(expected.value.conversation.events);
+      expect(outcome).toMatchObject({
+        file,
+        skipped: false,
+        events: expected.value.conversation.events.length,
+        title: expected.value.conversation.title,
+        summary: expected.value.summary,
+      });
+      expect(loaded.meta).toMatchObject({
+        title: expected.value.conversation.title,
+        created_at: expected.value.conversation.createdAt,
+        turn_count: outcome!.turns,
+        origin: { agent, file },
+      });
+      const again = await saveAgentImport(store, await readAgentImport(file, agent), { skipExisting: true });
+      expect(again).toEqual([{ ...outcome, skipped: true }]);
+    },
+  );
+
+  it("a session that fails in pass 2 leaves nothing, not even the sessions before it", async () => {
+    const { root, store } = scratch();
+    const good = await readAgentImport(join(FIXTURES, "claude-code/session.jsonl"), "claude-code");
+    const pi = await readAgentImport(join(FIXTURES, "pi/session.jsonl"), "pi");
+    const failing = pi.files[0]!;
+    const batch = {
+      ...good,
+      files: [
+        ...good.files,
+        {
+          ...failing,
+          plan: {
+            ...failing.plan,
+            convert: () => ({
+              addLine: () => ({ ok: false as const, error: "session.jsonl:4: refused" }),
+              finish: failing.plan.convert().finish,
+            }),
+          },
+        },
+      ],
+    };
+    await expect(saveAgentImport(store, batch, { skipExisting: false })).rejects.toThrow(
+      new CxcError("import-invalid", "session.jsonl:4: refused"),
+    );
+    expect(store.ids()).toEqual([]);
+    expect(everything(root)).toEqual([]);
+  });
+
+  it("refuses a file that changed since pass 1, naming the line, and writes nothing", async () => {
+    const { root, store, files } = scratch();
+    const file = join(files, "session.jsonl");
+    copyFileSync(join(FIXTURES, "claude-code/session.jsonl"), file);
+    const batch = await readAgentImport(file, "claude-code");
+    const lines = readFileSync(file, "utf8").split("\n");
+    const index = lines.findIndex((line) => line.includes('"type":"assistant"'));
+    const record = JSON.parse(lines[index]!) as Record<string, unknown>;
+    lines[index] = JSON.stringify({ ...record, uuid: "rewritten" });
+    writeFileSync(file, lines.join("\n"));
+    await expect(saveAgentImport(store, batch, { skipExisting: false })).rejects.toThrow(
+      new CxcError(
+        "import-invalid",
+        `${file}:${index + 1}: the file changed while cxc read it; import it again`,
+      ),
+    );
+    expect(everything(root)).toEqual([]);
+  });
+});
