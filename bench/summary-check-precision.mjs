@@ -6,9 +6,11 @@
  *   node bench/summary-check-precision.mjs --sample SEED [--exclude SEED,…] [--shown] [--context]
  *                                                          draw a sample and show it (with --context:
  *                                                          where each item came up, for labelling;
- *                                                          with --shown: only the top 10 of each summary)
+ *                                                          with --shown: only the top 10 of each summary;
+ *                                                          --exclude: without the items of those samples,
+ *                                                          each drawn as the labels file records it)
  *   node bench/summary-check-precision.mjs --counts        items reported per summary
- *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary (JSON)
+ *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary, with its score (JSON)
  *   node bench/summary-check-precision.mjs --format json
  *
  * Method (docs/benchmarks.md, "Summary check precision"): every conversation of the jp workspace
@@ -140,6 +142,7 @@ function candidates(corpus) {
           value: item.value,
           reason: item.reason,
           rank: rank + 1,
+          score: item.score,
         });
       });
     }
@@ -148,12 +151,20 @@ function candidates(corpus) {
 }
 
 /**
- * The items of earlier samples, drawn in the order given, each without the ones before it (as
- * they were drawn): `[1, 2]` is sample 1 and sample 2-without-sample-1.
+ * The items of earlier samples, each drawn as it was: from its population (all items, or the
+ * shown ones) and without the samples it excluded in turn, as the labels file records them. A
+ * seed the file does not record is drawn from all items, without the ones before it.
  */
-function excludedBy(all, seeds) {
+function excludedBy(all, seeds, recorded = new Map()) {
+  const keysOf = (seed, before) => {
+    const sample = recorded.get(seed);
+    if (sample === undefined) return drawSample(all, seed, before).map(itemKey);
+    const inner = new Set();
+    for (const earlier of sample.exclude ?? []) for (const key of keysOf(earlier, inner)) inner.add(key);
+    return drawSample(sample.population === "shown" ? shownOnly(all) : all, seed, inner).map(itemKey);
+  };
   const excluded = new Set();
-  for (const seed of seeds) for (const item of drawSample(all, seed, excluded)) excluded.add(itemKey(item));
+  for (const seed of seeds) for (const key of keysOf(seed, excluded)) excluded.add(key);
   return excluded;
 }
 
@@ -170,6 +181,11 @@ function drawSample(all, seed, excluded) {
     .sort((left, right) => left.draw - right.draw)
     .slice(0, SAMPLE_SIZE)
     .map(({ item }) => item);
+}
+
+/** The samples the labels file records, by seed (population and exclusions, to draw them again). */
+function recordedSamples() {
+  return new Map((readJson(LABELS_PATH)?.samples ?? []).map((sample) => [sample.seed, sample]));
 }
 
 function loadLabels() {
@@ -283,7 +299,8 @@ async function main() {
   const sampleSeed = option("--sample");
   if (sampleSeed !== undefined) {
     const pool = process.argv.includes("--shown") ? shownOnly(all) : all;
-    const excluded = excludedBy(pool, (option("--exclude") ?? "").split(",").filter(Boolean).map(Number));
+    const seeds = (option("--exclude") ?? "").split(",").filter(Boolean).map(Number);
+    const excluded = excludedBy(all, seeds, recordedSamples());
     const sample = drawSample(pool, Number(sampleSeed), excluded);
     const result = measure(sample, labels);
     if (json) {
@@ -312,7 +329,7 @@ async function main() {
   const document = readJson(LABELS_PATH) ?? { samples: [] };
   const results = (document.samples ?? []).map((sample) => {
     const pool = sample.population === "shown" ? shownOnly(all) : all;
-    const excluded = excludedBy(pool, sample.exclude ?? []);
+    const excluded = excludedBy(all, sample.exclude ?? [], recordedSamples());
     return { ...sample, ...measure(drawSample(pool, sample.seed, excluded), labels) };
   });
   if (json) {

@@ -39,12 +39,14 @@ import {
   findQuantities,
   hasKnownExtension,
   identifierKey,
+  importedNames,
   isCodeShaped,
   isPlausiblePath,
   isNarration,
   normalizePath,
   proseSentences,
   splitMessage,
+  supersededNames,
 } from "./summary-facts.js";
 import type { Turn } from "./turns.js";
 
@@ -123,12 +125,18 @@ interface Fact {
   substantive: boolean;
   /** Identifiers: the messages that named it in pasted reference. */
   readonly pastedEvents: Set<number>;
+  /** Identifiers: named as removed or replaced in work that is done (`Removed \`x\``), or as an import. */
+  superseded: boolean;
+  /** Identifiers: named in a sentence that says something of it as it is (not narration, not as removed). */
+  current: boolean;
 }
 
 /** A prose mention of a path, resolved once every tool call is known. */
 interface PathMention {
   readonly path: string;
   readonly signal: "user" | "assistant";
+  /** Named in pasted reference (see `isPastedReference`). */
+  readonly pasted: boolean;
   readonly turn: number;
   readonly position: number;
 }
@@ -141,8 +149,10 @@ interface Evidence {
   readonly toolNames: Set<string>;
   /** Names the code defines (`fn`, `struct`, `pub` fields, `export const`, …). */
   readonly defined: Set<string>;
-  /** Names the code the work wrote defines (in tool-call arguments). */
+  /** Names the code the work wrote newly defines (in tool-call arguments, not in code it had read). */
   readonly written: Set<string>;
+  /** Names the code that tools showed defines (what the code had before the work changed it). */
+  readonly existing: Set<string>;
   /** Names code binds as locals or parameters (`let x`, `fn f(x: T)`). */
   readonly bindings: Set<string>;
 }
@@ -167,6 +177,8 @@ class FactTable {
         standalone: false,
         substantive: false,
         pastedEvents: new Set(),
+        superseded: false,
+        current: false,
       };
       this.facts.set(id, fact);
     }
@@ -214,16 +226,11 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
     toolNames: new Set(),
     defined: new Set(),
     written: new Set(),
+    existing: new Set(),
     bindings: new Set(),
   };
   const pathMentions: PathMention[] = [];
-  const prose: {
-    text: string;
-    spans: readonly string[];
-    signal: "user" | "assistant";
-    turn: number;
-    position: number;
-  }[] = [];
+  const prose: ProseMessage[] = [];
   let position = 0;
   const lastTurn = turns[turns.length - 1]?.index ?? 0;
   for (const turn of turns) {
@@ -258,6 +265,7 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
         for (const path of findListedPaths(event.content)) evidence.seenPaths.add(path);
         codeWords(event.content, evidence.codeWords);
         definedNames(event.content, evidence.defined);
+        definedNames(event.content, evidence.existing);
         boundNames(event.content, evidence.bindings);
       }
     }
@@ -278,13 +286,18 @@ interface Collecting {
   readonly table: FactTable;
   readonly evidence: Evidence;
   readonly pathMentions: PathMention[];
-  readonly prose: {
-    text: string;
-    spans: readonly string[];
-    signal: "user" | "assistant";
-    turn: number;
-    position: number;
-  }[];
+  readonly prose: ProseMessage[];
+}
+
+/** A message's prose (code blocks left out), read for identifiers once the whole range is known. */
+interface ProseMessage {
+  readonly text: string;
+  readonly spans: readonly string[];
+  /** A user message of pasted reference (see `isPastedReference`). */
+  readonly pasted: boolean;
+  readonly signal: "user" | "assistant";
+  readonly turn: number;
+  readonly position: number;
 }
 
 function readMessage(
@@ -300,12 +313,22 @@ function readMessage(
   boundNames(split.code, into.evidence.bindings);
   for (const span of split.spans) codeWords(span, into.evidence.codeWords);
   for (const path of findListedPaths(split.code)) into.evidence.seenPaths.add(path);
-  for (const path of findPathWords(split.prose)) into.pathMentions.push({ path, signal, turn, position });
-  into.prose.push({ text: split.prose, spans: split.spans, signal, turn, position });
+  const pasted = signal === "user" && isPastedReference(split);
+  for (const path of findPathWords(split.prose))
+    into.pathMentions.push({ path, signal, pasted, turn, position });
+  into.prose.push({ text: split.prose, spans: split.spans, pasted, signal, turn, position });
   for (const quantity of findQuantities(split.prose)) {
     if (signal === "assistant" && quantity.measure !== "measure") continue;
     into.table.add("number", quantity.key, quantity.value, signal, turn, position);
   }
+}
+
+/**
+ * Whether a user message is pasted reference (a guide, a log, a listing, documentation): its
+ * prose and code blocks together name more than `PASTED_IDENTIFIERS` identifiers.
+ */
+function isPastedReference(split: { prose: string; code: string }): boolean {
+  return findIdentifiers(split.prose).length + findIdentifiers(split.code).length > PASTED_IDENTIFIERS;
 }
 
 function readToolCall(
@@ -348,6 +371,16 @@ function readToolCall(
     if (isPlausiblePath(path) && (path.includes("/") || hasKnownExtension(path)))
       table.add("path", path, path, "command", turn, position);
   }
+  // What the call newly defines: in what it writes, not in the text an edit replaces (`old`,
+  // `string_to_replace`) nor in code a tool showed before (a test kept or moved is not new).
+  const writes = collectStrings(argumentsObject, REPLACED_KEYS);
+  const replaced = new Set<string>();
+  for (const text of collectStrings(argumentsObject))
+    if (!writes.includes(text)) definedNames(text, replaced);
+  const defines = new Set<string>();
+  for (const text of writes) definedNames(text, defines);
+  for (const name of defines)
+    if (!replaced.has(name) && !evidence.existing.has(name)) evidence.written.add(name);
   for (const text of collectStrings(argumentsObject)) {
     codeWords(text, evidence.codeWords);
     definedNames(text, evidence.defined);
@@ -355,8 +388,6 @@ function readToolCall(
     // Short values (a pattern, a symbol, a package) say what the call was about; long ones are content.
     if (text.length <= 200) codeWords(text, evidence.argumentWords);
   }
-  // What the call writes, not the text an edit replaces (`old`, `string_to_replace`).
-  for (const text of collectStrings(argumentsObject, REPLACED_KEYS)) definedNames(text, evidence.written);
 }
 
 const REPLACED_KEYS = new Set(["old", "old_string", "string_to_replace", "search", "find", "before"]);
@@ -374,6 +405,9 @@ function resolvePathMentions(table: FactTable, mentions: readonly PathMention[],
       continue;
     }
     if (matches.length > 1) continue; // a file name several touched paths end with: they speak for it
+    // A path of pasted reference (documentation's `.vitepress/config.ts`) no tool touched is the
+    // reference's, not the work's.
+    if (mention.pasted) continue;
     const exists = seen.some((path) => samePath(path.toLowerCase(), lower));
     if (!exists && !hasKnownExtension(mention.path)) continue;
     // The assistant's `Cargo.toml`, `README.md` alone, of no crate or folder the work touched, name nothing.
@@ -428,9 +462,19 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
         .filter((line) => !isNarration(line))
         .flatMap((line) => findIdentifiers(line).map(identifierKey)),
     );
+    // Named as removed or replaced in work that is done (`Removed \`x\``) or as an import, and
+    // said otherwise (narration does not count).
+    const superseded = new Set<string>();
+    const current = new Set<string>();
+    for (const line of sentences) {
+      const gone = new Set([...supersededNames(line), ...importedNames(line)]);
+      for (const key of gone) superseded.add(key);
+      if (isNarration(line)) continue;
+      for (const name of findIdentifiers(line))
+        if (!gone.has(identifierKey(name))) current.add(identifierKey(name));
+    }
     const found = findIdentifiers(message.text);
-    // A user message naming this many identifiers is pasted reference (a guide, a log, a listing).
-    const pasted = message.signal === "user" && found.length > PASTED_IDENTIFIERS;
+    const pasted = message.pasted;
     for (const value of found) {
       const key = identifierKey(value);
       if (evidence.toolNames.has(key) || pathKeys.has(value.toLowerCase())) continue;
@@ -456,6 +500,8 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
       fact.inToolArguments ||= evidence.argumentWords.has(key);
       fact.standalone ||= alone.has(key);
       fact.substantive ||= said.has(key) || !narrated.has(key);
+      fact.superseded ||= superseded.has(key);
+      fact.current ||= current.has(key) || !(superseded.has(key) || narrated.has(key));
       if (pasted) fact.pastedEvents.add(message.position);
     }
   }
@@ -465,9 +511,9 @@ function collectIdentifiers(table: FactTable, prose: Collecting["prose"], eviden
 
 /**
  * Whether an identifier the messages named is incidental to the work: pasted reference the work
- * did not take up, a local variable or a field of one, a test the work did not write, something
- * the assistant only said it would look at, or code it quoted once in passing. The user's own
- * words are never incidental.
+ * did not take up, a local variable or a field of one, a test the work did not add, what the
+ * finished work removed or replaced, an import, something the assistant only said it would look
+ * at, or code it quoted once in passing. The user's own words are never incidental.
  */
 function isIncidental(fact: Fact, evidence: Evidence): boolean {
   const signals = [...fact.signals.keys()];
@@ -479,8 +525,10 @@ function isIncidental(fact: Fact, evidence: Evidence): boolean {
   // `valid_ids`, `report.trashed`: a local value (or a field of one), not a name of the code.
   if (/^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) return true;
   if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;
-  // A test only read or removed, not one the work wrote.
+  // A test the work did not add (only read, kept, moved, edited or removed).
   if (/^test_/.test(fact.value) && !evidence.written.has(fact.key)) return true;
+  // Named only as removed or replaced in work that is done, or as an import: superseded or plumbing.
+  if (fact.superseded && !fact.current) return true;
   if (fact.inToolArguments) return false;
   // "Let me check `Foo`": what the assistant was about to look at, not what it found.
   if (!fact.substantive) return true;
@@ -517,6 +565,8 @@ function mergeIdentifierSpellings(table: FactTable): void {
     into.inToolArguments ||= from.inToolArguments;
     into.standalone ||= from.standalone;
     into.substantive ||= from.substantive;
+    into.superseded ||= from.superseded;
+    into.current ||= from.current;
     for (const position of from.pastedEvents) into.pastedEvents.add(position);
     table.remove(from);
     byKey.delete(from.key);

@@ -266,6 +266,62 @@ export function isNarration(sentence: string): boolean {
   return NARRATION.test(sentence.replace(/^[*_\s]+/, ""));
 }
 
+// Inline code spans in a row: `a`, `a` and `b`, `a`, `b`, or `c`.
+const SPANS = String.raw`((?:\`[^\`\n]+\`(?:\s*(?:,|and|or|&)\s*)?)+)`;
+// Done removals: "Removed the unused `x`", "replaced `x` with `y`" (only `x`).
+const REMOVED_SPANS = new RegExp(
+  String.raw`\b(?:removed|deleted|dropped|replaced|renamed)\s+(?:(?:the|a|an|all|its|their|deprecated|unused|old|obsolete|redundant|stale|now-unused)\s+)*` +
+    SPANS,
+  "gi",
+);
+// "`x` is no longer used", "`x` was removed", "`x` is deprecated".
+const SPANS_REMOVED = new RegExp(
+  SPANS +
+    String.raw`\s+(?:(?:is|was|were|are|has been|have been|got|now)\s+)+(?:removed|deleted|dropped|replaced|renamed|deprecated|superseded|unused|no longer (?:used|needed|called))\b`,
+  "gi",
+);
+// "the dead `x`", "the unused `x` helper".
+const DEAD_SPANS = new RegExp(
+  String.raw`\b(?:dead|unused|now-unused|obsolete|deprecated|defunct|removed)\s+` + SPANS,
+  "gi",
+);
+// `old` → `new`.
+const ARROW_SPAN = /`([^`\n]+)`\s*(?:→|->)\s*`/g;
+
+/**
+ * The identifiers a sentence names, in inline code, as removed or replaced by work that is done:
+ * what `removed`, `deleted`, `dropped`, `replaced` or `renamed` takes ("Removed the unused
+ * \`helper\`"; "replaced \`x\` with \`y\`": only `x`), what `is no longer used`, `was removed` or
+ * `is deprecated`, what is called dead, unused or obsolete, and the old side of an arrow
+ * ("\`x\` → \`y\`"). A planned removal ("the fix removes \`x\`", "\`x\` will be removed") is not
+ * done. Normalized (see `identifierKey`).
+ */
+export function supersededNames(sentence: string): Set<string> {
+  const names = new Set<string>();
+  const old = [
+    ...[...sentence.matchAll(REMOVED_SPANS)].map((match) => match[1]!),
+    ...[...sentence.matchAll(SPANS_REMOVED)].map((match) => match[1]!),
+    ...[...sentence.matchAll(DEAD_SPANS)].map((match) => match[1]!),
+    ...[...sentence.matchAll(ARROW_SPAN)].map((match) => `\`${match[1]!}\``),
+  ];
+  for (const spans of old) for (const name of findIdentifiers(spans)) names.add(identifierKey(name));
+  return names;
+}
+
+// An import: "Added the `x` import", "import `x`", "imports `x` and `y`".
+const IMPORT_SPANS = new RegExp(
+  String.raw`\bimports?\s+(?:of\s+)?` + SPANS + "|" + SPANS + String.raw`\s+imports?\b`,
+  "gi",
+);
+
+/** The identifiers a sentence names, in inline code, as imports ("the \`x\` import"), normalized. */
+export function importedNames(sentence: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of sentence.matchAll(IMPORT_SPANS))
+    for (const name of findIdentifiers((match[1] ?? match[2])!)) names.add(identifierKey(name));
+  return names;
+}
+
 /** How identifiers are compared: lowercased, without `_`, `-` and a trailing `()`. */
 export function identifierKey(value: string): string {
   return value.replace(/\(\)$/, "").replace(/^--/, "").toLowerCase().replace(/[_-]/g, "");

@@ -144,6 +144,22 @@ describe("identifiers", () => {
     expect(values(lost(conversation, "src/client.rs"), "identifier")).toEqual(["Type3Params::new"]);
   });
 
+  it("takes a user message whose code blocks name many identifiers as pasted reference", () => {
+    const names = Array.from({ length: 13 }, (_, index) => `optionNumber${index}`);
+    const conversation = turns([
+      user(
+        `The docs say to wrap the config with \`createCacheWrapper\` and to edit .vitepress/theme/index.ts:\n\n\`\`\`ts\n${names.map((name) => `${name}: true,`).join("\n")}\n\`\`\``,
+      ),
+      ...call("fs_read_file", { path: "docs/config.ts" }, "export default defineConfig({})"),
+      say("Your config does not use it; I set `ShikiConfig::languages` instead."),
+      say("`ShikiConfig::languages` now lists wit."),
+    ]);
+    const items = lost(conversation, "");
+    // Neither the documentation's names nor its paths are the work's.
+    expect(values(items, "identifier")).toEqual(["ShikiConfig::languages"]);
+    expect(values(items, "path")).toEqual(["docs/config.ts"]);
+  });
+
   it("leaves out locals, tests the work did not write and what the assistant only meant to look at", () => {
     const conversation = turns([
       user("Why is the list empty?"),
@@ -158,6 +174,54 @@ describe("identifiers", () => {
       say("| check | result |\n| --- | --- |\n| `is_missing()` only | `list_all` skips |"),
     ]);
     expect(values(lost(conversation, "src/list.rs"), "identifier")).toEqual(["list_all", "is_missing"]);
+  });
+
+  it("reports a test the work added, not one it only read, kept, moved or edited", () => {
+    const conversation = turns([
+      user("Move the tests to the new crate."),
+      ...call("fs_read_file", { path: "old/src/lib.rs" }, "#[test]\nfn test_kept() {}"),
+      ...call("fs_create_file", {
+        path: "new/src/lib.rs",
+        content: "#[test]\nfn test_kept() {}\n#[test]\nfn test_added() {}",
+      }),
+      ...call("fs_modify_file", {
+        path: "new/src/io.rs",
+        patterns: [{ old: "fn test_edited() {}", new: "fn test_edited() { check(); }" }],
+      }),
+      say("Moved `test_kept` over, wrote `test_added` and touched `test_edited`."),
+    ]);
+    expect(values(lost(conversation, "old/src/lib.rs new/src/lib.rs new/src/io.rs"), "identifier")).toEqual([
+      "test_added",
+    ]);
+  });
+
+  it("leaves out what the finished work removed or replaced, not what a plan would remove", () => {
+    const conversation = turns([
+      user("Clean up the loader."),
+      ...call(
+        "fs_read_file",
+        { path: "src/load.rs" },
+        "fn old_helper() {}\nfn legacy_fn() {}\nfn stale_cache() {}\nstruct OldError;\nstruct NewError;",
+      ),
+      say("Removed the unused `old_helper`, and replaced `OldError` with `NewError`."),
+      say("`legacy_fn` is no longer used; `OldParam` → `NewParams::new()`."),
+      say("Next the fix removes `stale_cache`; `Cache::evict` will be removed too."),
+    ]);
+    expect(values(lost(conversation, "src/load.rs"), "identifier")).toEqual([
+      "stale_cache",
+      "Cache::evict",
+      "NewParams::new",
+      "NewError",
+    ]);
+  });
+
+  it("leaves out what the assistant named only as an import", () => {
+    const conversation = turns([
+      user("Fix the test setup."),
+      ...call("fs_read_file", { path: "src/setup.rs" }, "use store::Storage;\nfn open_storage() {}"),
+      say("Added the `store::Storage` import and called `open_storage` from the setup."),
+    ]);
+    expect(values(lost(conversation, "src/setup.rs"), "identifier")).toEqual(["open_storage"]);
   });
 
   it("matches ignoring case, underscores and the qualifier", () => {
