@@ -1,6 +1,6 @@
 import type { Plugin } from "esbuild";
 import { defineConfig } from "tsup";
-import { EVENT_SCHEMAS } from "./src/core/events.js";
+import { eventSchemasByKind } from "./src/core/events.js";
 import { schemaFingerprint } from "./src/store/log.js";
 
 // The build (see docs/decisions/007-plain-require-and-nodes-compile-cache.md): CommonJS bundles
@@ -86,7 +86,7 @@ export default defineConfig({
   shims: true,
   sourcemap: true,
   dts: false,
-  define: { CXC_EVENT_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint(EVENT_SCHEMAS)) },
+  define: { CXC_EVENT_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint(eventSchemasByKind())) },
   esbuildPlugins: [islands],
   esbuildOptions(options) {
     // Stack traces need the mappings and file names only; src/ is in the repository.

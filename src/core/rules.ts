@@ -9,7 +9,8 @@
  * Keys are snake_case because they are the config keys. An unset `keep_first`/`keep_last` means
  * the per-rule default, 1 (see `finalizeRule`).
  */
-import * as z from "zod";
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import { type RuleBound, readRuleBound } from "./bounds.js";
 import type { Parsed } from "./parsed.js";
 import type { ToolCallsPolicy } from "./events.js";
@@ -106,54 +107,68 @@ export function configuredRules(configured: readonly CompactionRule[] | undefine
   return configured === undefined ? [DEFAULT_COMPACTION_RULE] : [...configured];
 }
 
-const RuleBoundSchema = z.unknown().transform((value, context) => {
-  const parsed = readRuleBound(value);
-  if (parsed.ok) return parsed.value;
-  context.addIssue({ code: "custom", message: parsed.message });
-  return z.NEVER;
-});
+/**
+ * Builds the schema of `conversation.compaction.rules` (one rule as written in config, TOML/JSON;
+ * unknown keys are dropped, as jp does). Built on first use, with zod/mini like the event schemas:
+ * a command that never reads configured rules loads neither the classic zod API nor these schemas
+ * (see docs/decisions/003-zod-mini-for-events.md).
+ */
+function buildRulesSchema() {
+  const RuleBoundSchema = z.pipe(
+    z.unknown(),
+    z.transform((value, context) => {
+      const parsed = readRuleBound(value);
+      if (parsed.ok) return parsed.value;
+      context.issues.push({ code: "custom", message: parsed.message, input: value });
+      return z.NEVER;
+    }),
+  );
+  const ToolCallsModeSchema = z.pipe(
+    z.string(),
+    z.transform((value, context) => {
+      const parsed = parseToolCallsMode(value);
+      if (parsed.ok) return parsed.value;
+      context.issues.push({ code: "custom", message: parsed.message, input: value });
+      return z.NEVER;
+    }),
+  );
+  const CompactionRuleSchema = z.object({
+    keep_first: z.optional(RuleBoundSchema),
+    keep_last: z.optional(RuleBoundSchema),
+    reasoning: z.optional(z.literal("strip")),
+    tool_calls: z.optional(ToolCallsModeSchema),
+    summary: z.optional(
+      z.object({
+        instructions: z.optional(z.string()),
+        context: z.optional(z.string()),
+        model: z.optional(
+          z.object({
+            // `provider/name`, an alias, or jp's `{ provider, name }` table.
+            id: z.optional(
+              z.union([
+                z.string(),
+                z.pipe(
+                  z.object({ provider: z.string(), name: z.string() }),
+                  z.transform((id) => `${id.provider}/${id.name}`),
+                ),
+              ]),
+            ),
+            parameters: z.optional(z.record(z.string(), z.unknown())),
+          }),
+        ),
+      }),
+    ),
+  });
+  return z.array(CompactionRuleSchema);
+}
 
-const ToolCallsModeSchema = z.string().transform((value, context) => {
-  const parsed = parseToolCallsMode(value);
-  if (parsed.ok) return parsed.value;
-  context.addIssue({ code: "custom", message: parsed.message });
-  return z.NEVER;
-});
-
-/** One rule as written in config (TOML/JSON); unknown keys are dropped, as jp does. */
-export const CompactionRuleSchema = z.object({
-  keep_first: RuleBoundSchema.optional(),
-  keep_last: RuleBoundSchema.optional(),
-  reasoning: z.literal("strip").optional(),
-  tool_calls: ToolCallsModeSchema.optional(),
-  summary: z
-    .object({
-      instructions: z.string().optional(),
-      context: z.string().optional(),
-      model: z
-        .object({
-          // `provider/name`, an alias, or jp's `{ provider, name }` table.
-          id: z
-            .union([
-              z.string(),
-              z
-                .object({ provider: z.string(), name: z.string() })
-                .transform((id) => `${id.provider}/${id.name}`),
-            ])
-            .optional(),
-          parameters: z.record(z.string(), z.unknown()).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-});
-
-/** `conversation.compaction.rules`. */
-export const CompactionRulesSchema = z.array(CompactionRuleSchema);
+let rulesSchema: ReturnType<typeof buildRulesSchema> | undefined;
 
 /** Reads `conversation.compaction.rules` from config; the message names the first problem. */
 export function readCompactionRules(value: unknown): Parsed<CompactionRule[]> {
-  const parsed = CompactionRulesSchema.safeParse(value);
+  rulesSchema ??= buildRulesSchema();
+  // zod/mini registers no locale of its own: the English messages are asked for here.
+  const parsed = rulesSchema.safeParse(value, { error: en().localeError });
   if (parsed.success) return { ok: true, value: parsed.data.map(dropUndefined) };
   const issue = parsed.error.issues[0];
   const path = (issue?.path ?? []).map((part) =>

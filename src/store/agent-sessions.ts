@@ -5,7 +5,6 @@
  * finds the files, streams them, and writes the new session atomically without ever replacing a
  * file. The agents' own files are only read. See docs/import-export.md.
  */
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readSync, openSync, closeSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -39,6 +38,7 @@ import { CxcError, usageError } from "../errors.js";
 import { TurnTally } from "../core/turns.js";
 import { createFileAtomic } from "./files.js";
 import { lockedImport } from "./import.js";
+import { nodeCrypto } from "./lazy-crypto.js";
 import type { Environment, LoadedConversation, StagedConversation, Store } from "./port.js";
 
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat } from "../core/interop/agent-session.js";
@@ -417,7 +417,7 @@ export function writeAgentExport(
       : undefined;
   const cwd = originCwd ?? request.cwd;
   const model = chooseModel(request.model, conversation);
-  const sessionId = randomUUID();
+  const sessionId = nodeCrypto().randomUUID();
   let session: InteropResult<AgentSessionExport>;
   let path: string;
   let agentPath: string | undefined;
@@ -425,7 +425,7 @@ export function writeAgentExport(
     session = exportClaudeCodeSession(conversation.events, {
       sessionId,
       cwd,
-      newUuid: () => randomUUID(),
+      newUuid: () => nodeCrypto().randomUUID(),
       model: model.model,
     });
     // Claude Code resumes by id from its own folder only.
@@ -443,7 +443,7 @@ export function writeAgentExport(
       timestamp: request.now,
       provider: model.provider,
       model: model.model,
-      newId: () => randomUUID().slice(0, 8),
+      newId: () => nodeCrypto().randomUUID().slice(0, 8),
     });
     path =
       request.output ??

@@ -12,16 +12,15 @@
  */
 import { createRequire } from "node:module";
 import type { ULIDFactory } from "ulid";
+import { nodeCrypto } from "./lazy-crypto.js";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 
 const load = createRequire(import.meta.url);
-let randomBytes: ((size: number) => Buffer) | undefined;
 let nextUlid: ULIDFactory | undefined;
 
 function random(size: number): Buffer {
-  randomBytes ??= (load("node:crypto") as typeof import("node:crypto")).randomBytes;
-  return randomBytes(size);
+  return nodeCrypto().randomBytes(size);
 }
 
 /** A new event id (ULID). */

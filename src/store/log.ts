@@ -44,7 +44,7 @@ import { version as zodVersion } from "zod/v4/core";
 import type { ZodMiniType } from "zod/mini";
 import {
   type ConversationEvent,
-  EVENT_SCHEMAS,
+  eventSchemasByKind,
   isKnownEventType,
   LOG_FORMAT_VERSION,
   parseEvent,
@@ -307,7 +307,7 @@ export function schemaFingerprint(schemas: Readonly<Record<string, ZodMiniType>>
 }
 
 /**
- * `schemaFingerprint(EVENT_SCHEMAS)`, computed by the build (tsup.config.ts defines it), since
+ * `schemaFingerprint(eventSchemasByKind())`, computed by the build (tsup.config.ts defines it), since
  * computing it costs a command a few milliseconds; where no build defined it (tests that run the
  * sources), it is computed on first use.
  */
@@ -320,7 +320,7 @@ function eventSchemaFingerprint(): string {
   currentFingerprint ??=
     typeof CXC_EVENT_SCHEMA_FINGERPRINT === "string"
       ? CXC_EVENT_SCHEMA_FINGERPRINT
-      : schemaFingerprint(EVENT_SCHEMAS);
+      : schemaFingerprint(eventSchemasByKind());
   return currentFingerprint;
 }
 

@@ -12,7 +12,6 @@
  * so nothing planted at a predictable path is followed and no run overwrites another's file.
  * Files older than a day are removed whenever a new one is written.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   chmodSync,
@@ -27,6 +26,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import { nodeCrypto } from "./lazy-crypto.js";
 import type { Environment } from "./port.js";
 
 /** Scratch files older than this are removed. */
@@ -101,7 +101,7 @@ export function writeScratchFile(
   const safeStem = stem.replace(/[^A-Za-z0-9_.-]/g, "_");
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
   for (let attempt = 0; ; attempt++) {
-    const path = join(directory, `${safeStem}-${randomBytes(4).toString("hex")}.md`);
+    const path = join(directory, `${safeStem}-${nodeCrypto().randomBytes(4).toString("hex")}.md`);
     let descriptor: number;
     try {
       descriptor = openSync(path, flags, 0o600);

@@ -22,11 +22,11 @@
  * was counted, a missing, unreadable or foreign cache is ignored, and deleting it is always safe.
  * The memory store hands in a cache of its own (`cache`), kept as long as the store.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { writeFileAtomic } from "./files.js";
+import { nodeCrypto } from "./lazy-crypto.js";
 import type { CachingTokenCounter } from "./port.js";
 
 /** The cache file's name inside a conversation directory. */
@@ -123,7 +123,7 @@ function tokenize(text: string): number {
 }
 
 function hashText(text: string): string {
-  return createHash("sha1").update(text).digest("base64url");
+  return nodeCrypto().createHash("sha1").update(text).digest("base64url");
 }
 
 function openCache(directory: string): PersistentCache {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { RuleBound } from "../../src/core/bounds.js";
 import type { CliBound } from "../../src/core/cli-bounds.js";
 import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
-import { CompactionSchema, type ConversationEvent } from "../../src/core/events.js";
+import { type ConversationEvent, eventSchemas } from "../../src/core/events.js";
 import {
   buildCompactionEvent,
   type CompactionOverrides,
@@ -412,7 +412,7 @@ describe("buildCompactionEvent", () => {
       { id: "c", ts: NOW, source: "assistant", note: "why", deferredUntilTurn: 5 },
     );
     expect(event.summary).toEqual({ summary: "agreed text", source: "supplied", author: "assistant" });
-    expect(CompactionSchema.safeParse(event).success).toBe(true);
+    expect(eventSchemas().CompactionSchema.safeParse(event).success).toBe(true);
   });
 
   it("builds an event the schema accepts, metadata last", () => {
@@ -423,7 +423,7 @@ describe("buildCompactionEvent", () => {
       metadata: { cxc_auto: { turn: 3 } },
     });
     expect(Object.keys(event).at(-1)).toBe("metadata");
-    expect(CompactionSchema.parse(event)).toEqual(event);
+    expect(eventSchemas().CompactionSchema.parse(event)).toEqual(event);
   });
 
   it("withoutDeferral drops only the deferral, and leaves the original alone", () => {

@@ -88,10 +88,27 @@ describe("reading rules from config", () => {
   });
 
   it("rejects an unknown reasoning mode and tool mode", () => {
-    expect(readCompactionRules([{ reasoning: "drop" }]).ok).toBe(false);
+    // zod's own English texts, in a process that never loaded the classic zod API.
+    expect(readCompactionRules([{ reasoning: "drop" }])).toEqual({
+      ok: false,
+      message: 'rules[0].reasoning: Invalid input: expected "strip"',
+    });
+    expect(readCompactionRules([{ summary: { instructions: 4 } }])).toEqual({
+      ok: false,
+      message: "rules[0].summary.instructions: Invalid input: expected string, received number",
+    });
     expect(readCompactionRules([{ tool_calls: "nope" }])).toEqual({
       ok: false,
       message: "rules[0].tool_calls: unknown tool_calls mode: `nope`",
+    });
+  });
+
+  it("reads a summary model given as jp's { provider, name } table", () => {
+    expect(
+      readCompactionRules([{ summary: { model: { id: { provider: "anthropic", name: "m" } } } }]),
+    ).toEqual({
+      ok: true,
+      value: [{ summary: { model: { id: "anthropic/m" } } }],
     });
   });
 

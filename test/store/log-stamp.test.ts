@@ -17,11 +17,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import {
-  ChatResponseSchema,
-  CompactionSchema,
-  CompactionSourceSchema,
   type ConversationEvent,
-  EVENT_SCHEMAS,
+  eventSchemas,
+  eventSchemasByKind,
   parseEvent,
 } from "../../src/core/events.js";
 import {
@@ -179,13 +177,15 @@ describe("the stamp's schema fingerprint", () => {
     const { id } = store.create({ events: everyKind() });
     readLog(directoryOf(id));
     const current = JSON.parse(stampOf(id)!) as { log: string; schemas: string };
-    expect(current.schemas).toBe(schemaFingerprint(EVENT_SCHEMAS));
+    expect(current.schemas).toBe(schemaFingerprint(eventSchemasByKind()));
     writeStamp(id, { log: current.log, schemas: "00000000-1" });
     readLog(directoryOf(id));
     expect(JSON.parse(stampOf(id)!)).toEqual(current);
   });
 
   it("changes when a default, a field, a check or a refinement changes, and only then", () => {
+    const EVENT_SCHEMAS = eventSchemasByKind();
+    const { ChatResponseSchema, CompactionSchema, CompactionSourceSchema } = eventSchemas();
     const base = schemaFingerprint(EVENT_SCHEMAS);
     expect(schemaFingerprint({ ...EVENT_SCHEMAS })).toBe(base);
     const shape = CompactionSchema._zod.def.shape;
@@ -226,5 +226,18 @@ describe("canonical lines", () => {
     expect(validated.canonical).toBe(true);
     const trusted = parseLog(text, "events.jsonl", { trusted: true });
     expect(trusted.events).toEqual(validated.events);
+  });
+});
+
+describe("validation messages", () => {
+  it("name the field and what was wrong in zod's English texts", () => {
+    expect(parseEvent({ type: "chat_request", id: "e", ts: "t", content: 4 })).toEqual({
+      ok: false,
+      error: "invalid chat_request event at content: Invalid input: expected string, received number",
+    });
+    const header = '{"cxc":"conversation-log","version":1,"id":"x","created_at":"t"}\n';
+    expect(() => parseLog(`${header}{"type":"turn_start","id":"","ts":"t"}\n`, "events.jsonl")).toThrow(
+      /events.jsonl:2: invalid turn_start event at id: Too small: expected string to have >=1 characters/,
+    );
   });
 });

@@ -18,7 +18,12 @@
  * ids) in `jp-encoding.ts`.
  */
 import { JP_ID_META_KEY } from "./agents.js";
-import { type ConversationEvent, EVENT_SCHEMAS, type KnownEventType } from "../events.js";
+import {
+  type ConversationEvent,
+  eventParseOptions,
+  eventSchemasByKind,
+  type KnownEventType,
+} from "../events.js";
 import { countTurns } from "../turns.js";
 import {
   decodeLeaves,
@@ -278,9 +283,9 @@ export function validateEvent(
   where: string,
 ): InteropResult<ConversationEvent> {
   if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
-  const schema = EVENT_SCHEMAS[value.type as KnownEventType];
+  const schema = eventSchemasByKind()[value.type as KnownEventType];
   if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, eventParseOptions());
   if (parsed.success) {
     const event = parsed.data as ConversationEvent;
     const problem = eventProblem(event);
