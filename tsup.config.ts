@@ -26,12 +26,6 @@ import { schemaFingerprint } from "./src/store/log.js";
 const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports: readonly string[] }>> = {
   "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "anthropic", exports: ["default"] },
   openai: { entry: "src/llm/islands/openai.ts", bundle: "openai", exports: ["default"] },
-  "./markdown.js": {
-    entry: "src/cli/terminal/markdown.ts",
-    bundle: "markdown",
-    exports: ["createMarkdownRenderer"],
-  },
-  "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "prompts", exports: ["confirm"] },
   execa: { entry: "src/tools/islands/execa.ts", bundle: "execa", exports: ["execa"] },
   ajv: { entry: "src/tools/islands/ajv.ts", bundle: "ajv", exports: ["Ajv"] },
 };
