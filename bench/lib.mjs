@@ -228,7 +228,7 @@ export function makeTemporaryHome(label) {
  * A command line for the floor under `cxc q`: a process that only loads a build's Anthropic SDK
  * bundle the way its bin does and sends one streaming request to `ANTHROPIC_BASE_URL` through the
  * transport that build gives the SDK, reading the reply to its end. Whatever cxc does for a turn
- * comes on top. A build from before decision 007 (it has dist/islands/sdk/) loads the bundle
+ * comes on top. A build from before decision 007 (it has dist/islands/sdk/anthropic.cjs) loads the bundle
  * through its code-cache loader and sends through node-fetch; later builds `require` it with
  * Node's compile cache on and send through Node's own `fetch`.
  */
@@ -243,7 +243,7 @@ export function bareSdkRequest(build = thisBuild()) {
   ];
   const options =
     "apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0";
-  const load = existsSync(join(root, "dist", "islands", "sdk"))
+  const load = existsSync(join(root, "dist", "islands", "sdk", "anthropic.cjs"))
     ? [
         `const { loadBundle } = require(${JSON.stringify(bin)});`,
         `const Anthropic = loadBundle("islands/sdk/anthropic.cjs").default;`,
