@@ -119,9 +119,8 @@ export class CliContext {
   }
 
   /**
-   * A notice on stderr (progress, advice): every line starts `cxc: `, except a line that is
-   * already a `hint: ` (the advice under an advisor's notice). Sanitized: notices often quote
-   * names and text from outside.
+   * A notice on stderr (progress, advice): every line starts `cxc: `. Sanitized: notices often
+   * quote names and text from outside.
    */
   info(text: string): void {
     process.stderr.write(prefixLines("cxc: ", text));
@@ -147,11 +146,8 @@ export class CliContext {
   }
 }
 
-/** `text` sanitized, each of its lines after `prefix` (a `hint: ` line kept as it is), ending in a newline. */
+/** `text` sanitized, each of its lines after `prefix`, ending in a newline. */
 function prefixLines(prefix: string, text: string): string {
   const lines = sanitizeTerminalText(text).replace(/\n+$/, "").split("\n");
-  const prefixed = lines.map((line) =>
-    line === "" ? prefix.trimEnd() : line.startsWith("hint: ") ? line : prefix + line,
-  );
-  return `${prefixed.join("\n")}\n`;
+  return `${lines.map((line) => (line === "" ? prefix.trimEnd() : prefix + line)).join("\n")}\n`;
 }

@@ -604,7 +604,7 @@ export function renderAdvice(decision: TierDecision, liveCount: string): string 
 }
 
 /**
- * The `hint:` line under recommend and request advice: the command that acts on it. With
+ * The hint under recommend and request advice (printed as a `hint:` line): the command that acts on it. With
  * `compact_now` enabled the assistant can do it itself; otherwise the user can, or can enable it.
  */
 export function renderAdviceHint(
@@ -615,8 +615,8 @@ export function renderAdviceHint(
   const target = context.conversationId === undefined ? "" : ` ${context.conversationId}`;
   const command = `\`cxc conversation compact${target}\` (\`--dry-run\` first shows what it does)`;
   return context.compactNowEnabled
-    ? `hint: the assistant can compact with compact_now this turn; or run ${command}`
-    : `hint: run ${command}, or let the assistant do it: \`cxc q -t compact_now …\``;
+    ? `the assistant can compact with compact_now this turn; or run ${command}`
+    : `run ${command}, or let the assistant do it: \`cxc q -t compact_now …\``;
 }
 
 /** The message steered into the running loop at recommend and request. */

@@ -70,6 +70,8 @@ export interface AdvisorOptions {
   readonly state: AdvisorStateStore;
   /** One line of advice on stderr. */
   readonly print: (text: string) => void;
+  /** The hint under a piece of advice (a `hint:` line on stderr). */
+  readonly hint: (text: string) => void;
   /** One warning on stderr (the first swallowed failure of a conversation). */
   readonly warn: (text: string) => void;
   /** Whether the agent can call `compact_now` this turn (steering names it only then). */
@@ -442,8 +444,8 @@ class AdvisorRuntime implements Advisor {
       compactNowEnabled: this.#options.compactNowEnabled,
       ...(this.#options.conversationId === undefined ? {} : { conversationId: this.#options.conversationId }),
     });
-    // One print: the writer prefixes the first line (`cxc: `); the hint line follows as is.
-    this.#options.print(renderAdvice(decision, liveCount) + (next === undefined ? "" : `\n${next}`));
+    this.#options.print(renderAdvice(decision, liveCount));
+    if (next !== undefined) this.#options.hint(next);
     const loud = decision.tier === "recommend" || decision.tier === "request";
     if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
     const message: ChatRequest = {

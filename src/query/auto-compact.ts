@@ -314,6 +314,8 @@ export interface PrepareOptions {
   readonly maxOutputTokens?: number;
   readonly clock: TurnClock;
   readonly info: (text: string) => void;
+  /** A `hint:` line on stderr (the command that acts on the advisor's advice). */
+  readonly hint: (text: string) => void;
   readonly warn: (text: string) => void;
 }
 
@@ -397,6 +399,7 @@ export async function prepareTurnCompaction(
       clock: options.clock,
       state,
       print: options.info,
+      hint: options.hint,
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
       conversationId: options.conversationId,

@@ -53,6 +53,8 @@ export interface QueryUi {
   /** Present only when a person can be asked. */
   readonly prompter: ApprovalPrompter | undefined;
   info(text: string): void;
+  /** Advice after a notice: a `hint:` line. */
+  hint(text: string): void;
   warn(text: string): void;
   /** Progress while a model writes a `-k` summary (a spinner at a terminal); absent: none. */
   readonly progress?: NonNullable<PipelineReport["progress"]>;
@@ -154,6 +156,7 @@ export async function runQuery(
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         clock,
         info: (text) => ui.info(text),
+        hint: (text) => ui.hint(text),
         warn: (text) => ui.warn(text),
       });
       advisorHolder.current = compaction.advisor;

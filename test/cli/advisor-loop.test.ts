@@ -104,6 +104,7 @@ function toolCall(name: string, argumentsObject: Record<string, unknown>, id = "
 interface Harness {
   events: ConversationEvent[];
   printed: string[];
+  hinted: string[];
   warned: string[];
   /** The compaction pipeline's notices (the digest writing a summary because no model is chosen). */
   notices: string[];
@@ -149,6 +150,7 @@ function makeHarness(
   const harness: Harness = {
     events: [],
     printed: [],
+    hinted: [],
     warned: [],
     notices: [],
     state: {},
@@ -163,6 +165,7 @@ function makeHarness(
     clock,
     state: { load: () => harness.state, save: (state) => (harness.state = state) },
     print: (text) => harness.printed.push(text),
+    hint: (text) => harness.hinted.push(text),
     warn: (text) => harness.warned.push(text),
     compactNowEnabled: true,
   });

@@ -77,6 +77,10 @@ export async function runQueryCommand(
       display?.beforeExternalLine();
       context.info(line);
     },
+    hint: (line) => {
+      display?.beforeExternalLine();
+      context.hint(line);
+    },
     warn: (line) => {
       display?.beforeExternalLine();
       context.warn(line);

@@ -54,6 +54,31 @@ export function count(counts: Record<string, number>, key: string, by = 1): void
 }
 
 /**
+ * Reads the text after a session file's last newline for a reader's `addFinalFragment`: a whole
+ * record goes to `addLine`; text that is not JSON (the agent may still be writing) is left out,
+ * and `leaveOut` records the warning.
+ */
+export function readFinalFragment(
+  text: string,
+  addLine: (text: string) => InteropResult<void>,
+  leaveOut: () => void,
+): InteropResult<void> {
+  if (text.trim() === "") return { ok: true, value: undefined };
+  try {
+    JSON.parse(text);
+  } catch {
+    leaveOut();
+    return { ok: true, value: undefined };
+  }
+  return addLine(text);
+}
+
+/** The warning for a last line left out by `readFinalFragment`. */
+export function incompleteLastLine(where: string, agent: string): string {
+  return `${where}: the last line is incomplete (${agent} may still be writing); it was left out`;
+}
+
+/**
  * Parses one line as a JSON object with a string `type`, or says what is wrong with it. `where` is
  * `file:line`.
  */

@@ -189,7 +189,8 @@ function toolResultBlock(event: { call_id: string; content: string; is_error: bo
   };
 }
 
-function assistantBlock(event: ConversationEvent & { type: "chat_response" }): Json | undefined {
+/** An assistant text or reasoning event as an Anthropic content block; undefined when it has none. */
+export function assistantBlock(event: ConversationEvent & { type: "chat_response" }): Json | undefined {
   const metadata = metadataOf(event);
   if (event.reasoning !== undefined) {
     const redacted = metadata[ANTHROPIC_REDACTED_KEY];

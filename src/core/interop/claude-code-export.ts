@@ -13,7 +13,7 @@
  */
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../events.js";
 import { formatCount } from "../labels.js";
-import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import { assistantBlock as anthropicAssistantBlock } from "./anthropic-messages.js";
 import { SUMMARY_REQUEST_TEXT } from "../projection.js";
 import { type AgentSessionExport, framedSummary, viewMessages } from "./agent-export.js";
 import {
@@ -173,17 +173,7 @@ function assistantBlock(event: ChatResponse | ToolCallRequest): Json | undefined
   if (event.type === "tool_call_request") {
     return { type: "tool_use", id: event.call_id, name: event.name, input: event.arguments };
   }
-  const metadata = metadataOf(event);
-  if (event.reasoning !== undefined) {
-    const redacted = metadata[ANTHROPIC_REDACTED_KEY];
-    if (typeof redacted === "string") return { type: "redacted_thinking", data: redacted };
-    const signature = metadata[ANTHROPIC_SIGNATURE_KEY];
-    return typeof signature === "string"
-      ? { type: "thinking", thinking: event.reasoning, signature }
-      : undefined;
-  }
-  const text = event.message ?? JSON.stringify(event.data);
-  return text === "" ? undefined : { type: "text", text };
+  return anthropicAssistantBlock(event);
 }
 
 /** Writes records one after another, each the child of the one before. */

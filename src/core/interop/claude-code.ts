@@ -34,10 +34,12 @@ import {
   type EventDraft,
   EventFinisher,
   importSessionText,
+  incompleteLastLine,
   lastLine,
   modelDelta,
   ORIGIN_META_KEY,
   parseRecordLine,
+  readFinalFragment,
   reasoningDraft,
   type SessionConverter,
   type SessionEnd,
@@ -190,17 +192,14 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
   }
 
   addFinalFragment(text: string): InteropResult<void> {
-    if (text.trim() === "") return { ok: true, value: undefined };
-    try {
-      JSON.parse(text);
-    } catch {
-      this.line += 1;
-      this.warnings.push(
-        `${this.label}:${this.line}: the last line is incomplete (the agent may still be writing); it was left out`,
-      );
-      return { ok: true, value: undefined };
-    }
-    return this.addLine(text);
+    return readFinalFragment(
+      text,
+      (line) => this.addLine(line),
+      () => {
+        this.line += 1;
+        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "the agent"));
+      },
+    );
   }
 
   private addChainRecord(record: Json, type: string, where: string): InteropResult<void> {

@@ -15,10 +15,12 @@ import {
   agentTimestamp,
   count,
   DraftList,
+  incompleteLastLine,
   finishEvents,
   modelDelta,
   ORIGIN_META_KEY,
   parseRecordLine,
+  readFinalFragment,
   reasoningDraft,
   titleFromPrompt,
 } from "./agent-session.js";
@@ -96,17 +98,14 @@ export class CodexSessionReader {
 
   /** Reads text after the last newline; incomplete JSON there is left out with a warning. */
   addFinalFragment(text: string): InteropResult<void> {
-    if (text.trim() === "") return { ok: true, value: undefined };
-    try {
-      JSON.parse(text);
-    } catch {
-      this.line += 1;
-      this.warnings.push(
-        `${this.label}:${this.line}: the last line is incomplete (Codex may still be writing); it was left out`,
-      );
-      return { ok: true, value: undefined };
-    }
-    return this.addLine(text);
+    return readFinalFragment(
+      text,
+      (line) => this.addLine(line),
+      () => {
+        this.line += 1;
+        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "Codex"));
+      },
+    );
   }
 
   private responseItem(item: Json, ts: string, where: string): InteropResult<void> {

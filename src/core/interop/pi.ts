@@ -29,10 +29,12 @@ import {
   type EventDraft,
   EventFinisher,
   importSessionText,
+  incompleteLastLine,
   lastLine,
   modelDelta,
   ORIGIN_META_KEY,
   parseRecordLine,
+  readFinalFragment,
   reasoningDraft,
   type SessionConverter,
   type SessionEnd,
@@ -130,17 +132,14 @@ export class PiSessionReader implements SessionIndexer {
   }
 
   addFinalFragment(text: string): InteropResult<void> {
-    if (text.trim() === "") return { ok: true, value: undefined };
-    try {
-      JSON.parse(text);
-    } catch {
-      this.line += 1;
-      this.warnings.push(
-        `${this.label}:${this.line}: the last line is incomplete (pi may still be writing); it was left out`,
-      );
-      return { ok: true, value: undefined };
-    }
-    return this.addLine(text);
+    return readFinalFragment(
+      text,
+      (line) => this.addLine(line),
+      () => {
+        this.line += 1;
+        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "pi"));
+      },
+    );
   }
 
   private readHeader(record: Json, where: string): InteropResult<void> {
