@@ -62,11 +62,6 @@ export function fillArgument(template: string, values: Readonly<Record<string, s
   return template.replace(PLACEHOLDER_ANYWHERE, (_match, name: string) => values[name] ?? "");
 }
 
-/** The placeholder names an array element or command line mentions. */
-export function placeholderNames(text: string): string[] {
-  return [...text.matchAll(PLACEHOLDER_ANYWHERE)].map((match) => match[1]!);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The shell form
 

@@ -62,11 +62,6 @@ export function readActive(root: string, env: Environment): string | undefined {
   return typeof active === "string" ? active : undefined;
 }
 
-export function readPrevious(root: string, env: Environment): string | undefined {
-  const previous = readSession(root, env).previous;
-  return typeof previous === "string" ? previous : undefined;
-}
-
 /** The session after `id` becomes active at `now` (undefined: none is). */
 export function nextSession(current: SessionFile, id: string | undefined, now: string): SessionFile {
   const next: SessionFile = {};

@@ -6,8 +6,8 @@
  * per projected turn, e.g. `turns 2..5 (summary)`) share it. Everything that came from outside cxc
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
-import { type ConversationEvent, serializeEvent, type ToolCallsPolicy } from "../../core/events.js";
-import { describeCompaction, describePolicies, formatCount } from "../../core/labels.js";
+import { type ConversationEvent, serializeEvent } from "../../core/events.js";
+import { describeCompaction, formatCount } from "../../core/labels.js";
 import { sanitizeTerminalText } from "../../core/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/turns.js";
 import { formatTimestamp } from "./relative-time.js";
@@ -247,14 +247,4 @@ function cutToolOutput(output: string, colors: TranscriptColors): string[] {
       ? `${formatCount(hiddenLines, "more line")} of output`
       : `the rest of line ${kept.length}`;
   return [...kept, colors.note(`… ${what} hidden; --style full shows all of it`)];
-}
-
-/** `summary`, or jp's label of the mechanical policies (`reasoning + tools`), or `no policy`. */
-export function describePolicy(compaction: {
-  readonly summary?: unknown;
-  readonly reasoning?: "strip" | undefined;
-  readonly tool_calls?: ToolCallsPolicy | undefined;
-}): string {
-  if (compaction.summary !== undefined) return "summary";
-  return describePolicies(compaction) ?? "no policy";
 }
