@@ -44,7 +44,13 @@ function option(name) {
 
 /** Every conversation directory of the first workspace present (archived ones included). */
 function conversationDirectories() {
-  const root = WORKSPACES.find((path) => existsSync(path));
+  const chosen = option("--workspace");
+  const root =
+    chosen === undefined
+      ? WORKSPACES.find((path) => existsSync(path))
+      : [join(chosen, ".jp", "conversations"), join(chosen, "conversations"), chosen].find((path) =>
+          existsSync(path),
+        );
   if (root === undefined) throw new Error("no jp workspace found (fixtures/jp-workspace is missing)");
   const directories = [];
   for (const name of readdirSync(root)) {

@@ -385,12 +385,28 @@ function readToolCall(
     codeWords(text, evidence.codeWords);
     definedNames(text, evidence.defined);
     boundNames(text, evidence.bindings);
-    // Short values (a pattern, a symbol, a package) say what the call was about; long ones are content.
-    if (text.length <= 200) codeWords(text, evidence.argumentWords);
   }
+  // Short values (a pattern, a query, a symbol, a package) say what the call was about. Code an
+  // edit writes or replaces is content however short: a name in it is code, not what was sought.
+  for (const text of collectStrings(argumentsObject, CONTENT_KEYS))
+    if (text.length <= 200) codeWords(text, evidence.argumentWords);
 }
 
 const REPLACED_KEYS = new Set(["old", "old_string", "string_to_replace", "search", "find", "before"]);
+const CONTENT_KEYS = new Set([
+  ...REPLACED_KEYS,
+  "new",
+  "new_string",
+  "replace",
+  "replacement",
+  "after",
+  "content",
+  "contents",
+  "text",
+  "patch",
+  "patches",
+  "diff",
+]);
 
 /** Prose paths join the tool path they name; the rest count only when they exist as paths. */
 function resolvePathMentions(table: FactTable, mentions: readonly PathMention[], evidence: Evidence): void {
@@ -522,6 +538,8 @@ function isIncidental(fact: Fact, evidence: Evidence): boolean {
   if (fact.pastedEvents.size > 0 && fact.events.size - fact.pastedEvents.size < 2) return true;
   if (signals.includes("pasted")) return false;
   const plain = /^[a-z_][\w$]*$/.test(fact.value);
+  // `T::json_schema`: a type parameter's method in generic code, not a name of the project's.
+  if (/^[A-Z]::/.test(fact.value)) return true;
   // `valid_ids`, `report.trashed`: a local value (or a field of one), not a name of the code.
   if (/^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/.test(fact.value)) return true;
   if (plain && evidence.bindings.has(fact.key) && !evidence.defined.has(fact.key)) return true;

@@ -224,6 +224,20 @@ describe("identifiers", () => {
     expect(values(lost(conversation, "src/setup.rs"), "identifier")).toEqual(["open_storage"]);
   });
 
+  it("takes what a call searched for as its subject, not a name in the code an edit wrote, nor a type parameter's method", () => {
+    const conversation = turns([
+      user("Move the notes to the new search."),
+      ...call("fs_grep_files", { pattern: "find_notes|NoteIndex", paths: ["src"] }),
+      ...call("fs_modify_file", {
+        path: "src/notes.rs",
+        patterns: [{ old: "#[allow(clippy::doc_markdown)]", new: "#[expect(clippy::doc_markdown)]" }],
+      }),
+      say("Switched `find_notes` to the index; the lint `doc_markdown` is expected now."),
+      say("`NoteIndex` is built once; `T::json_schema` derives the schema."),
+    ]);
+    expect(values(lost(conversation, "src/notes.rs"), "identifier")).toEqual(["NoteIndex", "find_notes"]);
+  });
+
   it("matches ignoring case, underscores and the qualifier", () => {
     const conversation = turns([
       user("Rename `parse_since` and fix `Store::openLog`."),
