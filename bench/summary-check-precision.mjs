@@ -12,6 +12,8 @@
  *   node bench/summary-check-precision.mjs --counts        items reported per summary
  *   node bench/summary-check-precision.mjs --list          every reported item, ranked per summary, with its score (JSON)
  *   node bench/summary-check-precision.mjs --format json
+ *   … --workspace DIR                                     another jp workspace (DIR/.jp/conversations,
+ *                                                          DIR/conversations or DIR itself)
  *
  * Method (docs/benchmarks.md, "Summary check precision"): every conversation of the jp workspace
  * (the full one in ../shared when present, else the committed subset), the range a compaction
