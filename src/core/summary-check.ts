@@ -414,7 +414,11 @@ function resolvePathMentions(table: FactTable, mentions: readonly PathMention[],
   const seen = [...evidence.seenPaths];
   for (const mention of mentions) {
     const lower = mention.path.toLowerCase();
-    const matches = touched.filter((fact) => samePath(fact.key.toLowerCase(), lower));
+    const exact = touched.filter((fact) => samePath(fact.key.toLowerCase(), lower));
+    // `jp_workspace/sanitize.rs` for `crates/jp_workspace/src/sanitize.rs`: a crate-relative
+    // spelling of the one touched path it can be.
+    const matches =
+      exact.length > 0 ? exact : touched.filter((fact) => abbreviates(lower, fact.key.toLowerCase()));
     if (matches.length === 1) {
       const fact = matches[0]!;
       table.add("path", fact.key, fact.value, mention.signal, mention.turn, mention.position);
@@ -448,6 +452,25 @@ function resolvePathMentions(table: FactTable, mentions: readonly PathMention[],
 
 const COMMON_FILES =
   /^(?:Cargo\.(?:toml|lock)|package(?:-lock)?\.json|tsconfig\.json|pyproject\.toml|go\.(?:mod|sum)|README\.md|CHANGELOG\.md|LICENSE(?:\.md)?|Makefile|mod\.rs|lib\.rs|main\.rs|index\.(?:ts|js))$/i;
+
+/**
+ * Whether a lowercased prose path with a folder is a shorter spelling of a lowercased touched
+ * path: the same file name, and its folders found in the touched path's, in order
+ * (`jp_workspace/sanitize.rs`, `crates/jp_workspace/src/sanitize.rs`).
+ */
+function abbreviates(short: string, long: string): boolean {
+  const shortParts = short.split("/");
+  const longParts = long.split("/");
+  if (shortParts.length < 2 || shortParts.length >= longParts.length) return false;
+  if (shortParts[shortParts.length - 1] !== longParts[longParts.length - 1]) return false;
+  let at = 0;
+  for (const part of shortParts.slice(0, -1)) {
+    while (at < longParts.length - 1 && longParts[at] !== part) at += 1;
+    if (at === longParts.length - 1) return false;
+    at += 1;
+  }
+  return true;
+}
 
 /** Whether two lowercased paths name the same file: equal, or one ends with `/` + the other. */
 function samePath(left: string, right: string): boolean {

@@ -72,6 +72,21 @@ describe("paths", () => {
     expect(log?.reason).toBe("read in turn 1");
   });
 
+  it("counts a crate-relative spelling in prose as the one touched path it shortens", () => {
+    const crate = turns([
+      user("Rewrite the sanitizer."),
+      ...call("fs_modify_file", { path: "crates/jp_workspace/src/sanitize.rs", patterns: [] }),
+      ...call("fs_read_file", { path: "crates/jp_storage/src/sanitize.rs" }),
+      say("Changes to `jp_workspace/sanitize.rs`: it no longer reads files; `other/sanitize.rs` is untouched."),
+    ]);
+    const paths = lost(crate).filter((item) => item.kind === "path");
+    expect(paths.map((item) => [item.value, item.turns])).toEqual([
+      ["crates/jp_workspace/src/sanitize.rs", [0]],
+      ["crates/jp_storage/src/sanitize.rs", [0]],
+      ["other/sanitize.rs", [0]],
+    ]);
+  });
+
   it("matches leniently: a summary naming the full path mentions the file name and the other way round", () => {
     const summary = "Changed src/store/rotate.ts; log.ts was read; ran test/rotate.test.ts.";
     expect(values(lost(conversation, summary), "path")).toEqual([]);
