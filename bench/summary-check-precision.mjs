@@ -78,10 +78,10 @@ function firstSentence(text) {
 
 /** The deliberately short summary: what was asked, how long it took, how the last answer began. */
 function shortSummary(turns, range) {
-  const events = turns.filter((turn) => turn.index <= range.toTurn).flatMap((turn) => turn.events);
+  const events = turns.filter((turn) => turn.index <= range.to).flatMap((turn) => turn.events);
   const request = events.find((event) => event.type === "chat_request");
   const answer = [...events].reverse().find((event) => event.type === "chat_response" && event.message);
-  const count = range.toTurn - range.fromTurn + 1;
+  const count = range.to - range.from + 1;
   return `${firstSentence(request?.content ?? "")} The work took ${count} turn${count === 1 ? "" : "s"}. ${firstSentence(answer?.message ?? "")}`;
 }
 
@@ -106,7 +106,7 @@ async function loadCorpus() {
       if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
       const turns = modules.turns.groupTurns(imported.value.events);
       if (turns.length === 0) continue;
-      const range = { fromTurn: 0, toTurn: Math.max(0, turns.length - 2) };
+      const range = { from: 0, to: Math.max(0, turns.length - 2) };
       const summaries = {
         digest: modules.digest.digestTurns(turns, range),
         short: shortSummary(turns, range),
@@ -228,7 +228,7 @@ function contexts(conversation, item) {
   const lowerNeedle = needle.toLowerCase();
   const found = { message: [], tool: [] };
   for (const turn of conversation.turns) {
-    if (turn.index > conversation.range.toTurn) break;
+    if (turn.index > conversation.range.to) break;
     for (const event of turn.events) {
       const text =
         event.type === "chat_request"

@@ -28,9 +28,17 @@
 import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
-import { type CyclePosition, comparePositions, HEAD, layoutCycles, TURN_END } from "./cycles.js";
+import {
+  type CycleRange,
+  type CyclePosition,
+  comparePositions,
+  HEAD,
+  layoutCycles,
+  spanOfRange,
+  TURN_END,
+} from "./cycles.js";
 import { type Compaction, type ConversationEvent, isTurnEvent } from "./events.js";
-import { describeRange, spanOfTurnCycleRange, type TurnCycleRange } from "./labels.js";
+import { describeRange } from "./labels.js";
 import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
 import { checkSuppliedCycleSummary } from "./plan-cycles.js";
 import { originOverlaps, type ProjectedView, projectConversation } from "./projection.js";
@@ -125,7 +133,7 @@ function savesAlmostNothing(saved: number, covered: number): boolean {
 function describeNoSaving(
   index: number,
   rule: CompactToolRule,
-  range: TurnCycleRange,
+  range: CycleRange,
   saved: number,
   covered: number,
 ): string {
@@ -174,7 +182,7 @@ function resolveRuleRange(
   shown: ProjectedView,
   turnCount: number,
   cycles: InProgressCycles,
-): TurnCycleRange | string {
+): CycleRange | string {
   const inProgress = turnCount - 1;
   let from: CyclePosition = { turn: rule.keepFirst ?? 0, cycle: HEAD };
   let startedBy = `keep_first ${rule.keepFirst ?? 0}`;
@@ -250,7 +258,7 @@ function describeConflict(
 
 function buildEvent(
   rule: CompactToolRule,
-  range: TurnCycleRange,
+  range: CycleRange,
   id: string,
   now: string,
   activatesAtTurn: number,
@@ -300,7 +308,7 @@ export function planCompactCall(
     let range = resolveRuleRange(rule, index, shown, turnCount, cycles);
     if (typeof range === "string") return { ok: false, message: range };
     if (rule.summary !== undefined && (range.fromCycle !== undefined || range.toCycle !== undefined)) {
-      const checked = checkSuppliedCycleSummary(stream, spanOfTurnCycleRange(range));
+      const checked = checkSuppliedCycleSummary(stream, spanOfRange(range));
       if (checked.kind === "invalid") return { ok: false, message: `rules[${index}]: ${checked.message}.` };
       if (checked.kind === "conflict")
         return { ok: false, message: describeConflict(index, checked, stream, planned) };
@@ -326,10 +334,7 @@ export function planCompactCall(
       return { ok: false, message: describeNoSaving(index, rule, range, savedAlone, covered) };
     }
     // The summary check, against the raw turns: what the assistant's summary leaves out.
-    const losses =
-      rule.summary === undefined
-        ? undefined
-        : checkSummary(rawTurns, { fromTurn: range.from, toTurn: range.to }, rule.summary);
+    const losses = rule.summary === undefined ? undefined : checkSummary(rawTurns, range, rule.summary);
     planned.push({
       index,
       rule,

@@ -209,21 +209,24 @@ export function compactionSpan(compaction: Compaction): CycleSpan {
 // ---------------------------------------------------------------------------------------------
 // Selecting raw events
 
-/** A range of turns, optionally starting and ending at cycles (0-based, inclusive). */
+/**
+ * A range of raw turns (0-based, inclusive), optionally starting and ending at cycles: what plans,
+ * segments, summarizers and checks carry.
+ */
 export interface CycleRange {
-  readonly fromTurn: number;
-  readonly toTurn: number;
-  /** First cycle of `fromTurn`; absent: from its head. */
+  readonly from: number;
+  readonly to: number;
+  /** First covered cycle of `from`; absent: from its head. */
   readonly fromCycle?: number | undefined;
-  /** Last cycle of `toTurn`; absent: to its end. */
+  /** Last covered cycle of `to`; absent: to its end. */
   readonly toCycle?: number | undefined;
 }
 
-/** The span a range stands for. */
+/** The positions a range covers. */
 export function spanOfRange(range: CycleRange): CycleSpan {
   return {
-    from: { turn: range.fromTurn, cycle: range.fromCycle ?? HEAD },
-    to: { turn: range.toTurn, cycle: range.toCycle ?? TURN_END },
+    from: { turn: range.from, cycle: range.fromCycle ?? HEAD },
+    to: { turn: range.to, cycle: range.toCycle ?? TURN_END },
   };
 }
 
@@ -237,10 +240,10 @@ export function selectRange(turns: readonly Turn[], range: CycleRange): Turn[] {
   const span = spanOfRange(range);
   const selected: Turn[] = [];
   for (const turn of turns) {
-    if (turn.index < range.fromTurn || turn.index > range.toTurn) continue;
+    if (turn.index < range.from || turn.index > range.to) continue;
     const partial =
-      (turn.index === range.fromTurn && range.fromCycle !== undefined) ||
-      (turn.index === range.toTurn && range.toCycle !== undefined);
+      (turn.index === range.from && range.fromCycle !== undefined) ||
+      (turn.index === range.to && range.toCycle !== undefined);
     if (!partial) {
       selected.push(turn);
       continue;

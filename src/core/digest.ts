@@ -12,23 +12,10 @@
  * It understands cxc's own tools (`read_file`, `edit_file`, `run_command`) and jp's (`fs_read_file`,
  * `fs_modify_file`, `cargo_check`, `git_*`, …) by argument keys and tool-name words, not by a list.
  */
-import { selectRange, spanOfRange } from "./cycles.js";
+import { type CycleRange, selectRange, spanOfRange } from "./cycles.js";
 import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "./events.js";
 import { describeSpan, describeTurnRange } from "./labels.js";
 import type { Turn } from "./turns.js";
-
-/**
- * The turns to digest: 0-based and inclusive, like a compaction's `from_turn`/`to_turn`, and for
- * a range inside a turn its first and last cycle (see `CycleRange` in cycles.ts).
- */
-export interface DigestRange {
-  readonly fromTurn: number;
-  readonly toTurn: number;
-  /** First cycle of `fromTurn`; absent: from its head. */
-  readonly fromCycle?: number | undefined;
-  /** Last cycle of `toTurn`; absent: to its end. */
-  readonly toCycle?: number | undefined;
-}
 
 /** The recipe name recorded on summaries this module produces. */
 export const DIGEST_RECIPE = "builtin/digest";
@@ -105,11 +92,11 @@ interface ToolRun {
 }
 
 /** The digest of the turns of `turns` whose index lies in the range. Same input, same text. */
-export function digestTurns(turns: readonly Turn[], range: DigestRange): string {
+export function digestTurns(turns: readonly Turn[], range: CycleRange): string {
   const selected = selectRange(turns, range);
   const runs = selected.flatMap(collectToolRuns);
-  const first = range.fromTurn + 1;
-  const last = range.toTurn + 1;
+  const first = range.from + 1;
+  const last = range.to + 1;
   const title =
     range.fromCycle === undefined && range.toCycle === undefined
       ? describeTurnRange(first, last)

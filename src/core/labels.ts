@@ -5,7 +5,15 @@
  * `2 turns`, never with an `(s)` suffix). Pure, and free of schema code so the commands that only
  * display conversations stay light.
  */
-import { type CycleSpan, compactionPolicies, compactionSpan, HEAD, TURN_END } from "./cycles.js";
+import {
+  type CycleRange,
+  type CycleSpan,
+  compactionPolicies,
+  compactionSpan,
+  HEAD,
+  spanOfRange,
+  TURN_END,
+} from "./cycles.js";
 import type { Compaction, ToolCallsPolicy } from "./events.js";
 
 /**
@@ -95,50 +103,32 @@ export function describeCompaction(compaction: Compaction): string {
   return describeSizedRange({ from: compaction.from_turn, to: compaction.to_turn }, label);
 }
 
-/** A range of raw turns (0-based), cycle bounds optional, as planned segments and shapes carry it. */
-export interface TurnCycleRange {
-  readonly from: number;
-  readonly to: number;
-  /** First covered cycle of `from`; absent: from its head. */
-  readonly fromCycle?: number | undefined;
-  /** Last covered cycle of `to`; absent: to its end. */
-  readonly toCycle?: number | undefined;
-}
-
-/** The positions a range covers. */
-export function spanOfTurnCycleRange(range: TurnCycleRange): CycleSpan {
-  return {
-    from: { turn: range.from, cycle: range.fromCycle ?? HEAD },
-    to: { turn: range.to, cycle: range.toCycle ?? TURN_END },
-  };
-}
-
 /**
  * A range as people read it (1-based): jp's `turns A..B` for whole turns (`turns 3..3` for one),
  * the cycle range otherwise (`turn 4, cycles 1..37`, see `describeSpan`).
  */
-export function describeRange(range: TurnCycleRange): string {
+export function describeRange(range: CycleRange): string {
   if (range.fromCycle === undefined && range.toCycle === undefined) {
     return describeTurnRange(range.from + 1, range.to + 1);
   }
-  return describeSpan(spanOfTurnCycleRange(range));
+  return describeSpan(spanOfRange(range));
 }
 
 /**
  * A range with its size and label, as the timeline and the dry run print it: jp's
  * `turns 2..8 (7 total, LABEL)` for whole turns, `turn 4, cycles 1..37 (37 cycles, LABEL)` inside.
  */
-export function describeSizedRange(range: TurnCycleRange, label?: string): string {
+export function describeSizedRange(range: CycleRange, label?: string): string {
   const suffix = label === undefined ? "" : `, ${label}`;
   if (range.fromCycle === undefined && range.toCycle === undefined) {
     return `${describeTurnRange(range.from + 1, range.to + 1)} (${range.to - range.from + 1} total${suffix})`;
   }
-  const span = spanOfTurnCycleRange(range);
+  const span = spanOfRange(range);
   return `${describeSpan(span)} (${describeSpanSize(span)}${suffix})`;
 }
 
 /** A range as a file-name part: `turns-3-6`, `turn-4-cycles-1-37`. */
-export function rangeSlug(range: TurnCycleRange): string {
+export function rangeSlug(range: CycleRange): string {
   return describeRange(range)
     .replace(/[^A-Za-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");

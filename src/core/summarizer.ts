@@ -10,9 +10,8 @@
  */
 import { readModelId } from "./interop/jp-config.js";
 import { type ConfigTable, lookupConfig } from "./config.js";
-import { HEAD, selectRange } from "./cycles.js";
-import { DIGEST_RECIPE, type DigestRange, digestTurns } from "./digest.js";
-import type { TurnCycleRange } from "./labels.js";
+import { type CycleRange, HEAD, selectRange } from "./cycles.js";
+import { DIGEST_RECIPE, digestTurns } from "./digest.js";
 import type { SummaryRule } from "./rules.js";
 import type { Turn } from "./turns.js";
 
@@ -24,7 +23,7 @@ export interface SummaryInput {
    * 0-based, inclusive raw turn indices, and for a summary standing inside a turn its first and
    * last cycle (docs/decisions/006-tool-cycle-bounds.md).
    */
-  readonly range: TurnCycleRange;
+  readonly range: CycleRange;
   /** The rule's summary settings (instructions, context, model parameters). */
   readonly rule: SummaryRule;
   readonly signal?: AbortSignal;
@@ -50,19 +49,9 @@ export const digestSummarizer: Summarizer = {
   summarize: (input) =>
     Promise.resolve({
       ok: true,
-      text: digestTurns(input.turns, digestRangeOf(input.range)),
+      text: digestTurns(input.turns, input.range),
     }),
 };
-
-/** The digest's name for a range. */
-export function digestRangeOf(range: TurnCycleRange): DigestRange {
-  return {
-    fromTurn: range.from,
-    toTurn: range.to,
-    ...(range.fromCycle === undefined ? {} : { fromCycle: range.fromCycle }),
-    ...(range.toCycle === undefined ? {} : { toCycle: range.toCycle }),
-  };
-}
 
 /** What a model summarizer reads for a range (see `summaryTurns`). */
 export interface SummaryTurns {
@@ -81,10 +70,10 @@ export interface SummaryTurns {
  * user message) in the conversation, so the head is shown before the cycles: the model learns what
  * the steps were for, and the request starts with the user as every provider requires.
  */
-export function summaryTurns(turns: readonly Turn[], range: TurnCycleRange): SummaryTurns {
-  const selected = selectRange(turns, digestRangeOf(range));
+export function summaryTurns(turns: readonly Turn[], range: CycleRange): SummaryTurns {
+  const selected = selectRange(turns, range);
   if (range.fromCycle === undefined) return { turns: selected, inTurn: false };
-  const head = selectRange(turns, { fromTurn: range.from, toTurn: range.from, toCycle: HEAD });
+  const head = selectRange(turns, { from: range.from, to: range.from, toCycle: HEAD });
   const first = selected[0];
   const headEvents = head[0]?.events ?? [];
   if (first === undefined || first.index !== range.from) {

@@ -24,8 +24,8 @@
  * constraints first; a path written over one read; the user's words over the assistant's), how
  * often it came up and how recently, and the list is ranked by that score.
  */
-import { selectRange } from "./cycles.js";
-import { classifyTool, collectArgumentPaths, collectCommandPaths, type DigestRange } from "./digest.js";
+import { type CycleRange, selectRange } from "./cycles.js";
+import { classifyTool, collectArgumentPaths, collectCommandPaths } from "./digest.js";
 import { ADVISOR_AUTHOR } from "./events.js";
 import {
   boundNames,
@@ -201,7 +201,7 @@ class FactTable {
 }
 
 /** The facts of the raw range that `summary` does not mention, ranked (see the module comment). */
-export function checkSummary(turns: readonly Turn[], range: DigestRange, summary: string): SummaryLosses {
+export function checkSummary(turns: readonly Turn[], range: CycleRange, summary: string): SummaryLosses {
   // Inside a turn only the covered cycles (docs/decisions/006-tool-cycle-bounds.md).
   const selected = selectRange(turns, range);
   const { facts, span } = collectFacts(selected);

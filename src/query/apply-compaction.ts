@@ -29,11 +29,11 @@ import {
   type PlannedCompaction,
 } from "../core/plan-compaction.js";
 import { checkSummary, type SummaryLosses } from "../core/summary-check.js";
-import { describeRange, rangeSlug, type TurnCycleRange } from "../core/labels.js";
+import type { CycleRange } from "../core/cycles.js";
+import { describeRange, rangeSlug } from "../core/labels.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
-  digestRangeOf,
   digestSummarizer,
   readSummaryFallback,
   SUMMARY_FALLBACK_KEY,
@@ -135,7 +135,7 @@ async function modelSummarizerFor(
 }
 
 /** 0-based, inclusive raw turns; for a summary standing inside a turn, its cycles too. */
-type Range = TurnCycleRange;
+type Range = CycleRange;
 
 const rangeText = describeRange;
 
@@ -235,9 +235,7 @@ export async function makeSummary(
     byModel?.kind === "written"
       ? byModel
       : { text: await digestText(turns, range, rule), summarizer: DIGEST_RECIPE };
-  const losses = environment.checkLosses
-    ? checkSummary(turns, digestRangeOf(range), written.text)
-    : undefined;
+  const losses = environment.checkLosses ? checkSummary(turns, range, written.text) : undefined;
   const path = environment.copies === undefined ? undefined : writeCopy(environment, range, written.text);
   return {
     policy: { summary: written.text, source: "derived", recipe: written.summarizer },

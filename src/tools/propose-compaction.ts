@@ -98,8 +98,8 @@ export function describeSummaryLosses(
 ): string[] {
   if (proposal.summary === undefined) return [];
   const range = {
-    fromTurn: proposal.fromTurn - 1,
-    toTurn: proposal.toTurn - 1,
+    from: proposal.fromTurn - 1,
+    to: proposal.toTurn - 1,
     ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
     ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
   };

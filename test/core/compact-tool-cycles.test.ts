@@ -125,6 +125,25 @@ describe("planning ranges inside the turn in progress", () => {
     });
   });
 
+  it("checks a summary inside the turn against the cycles it covers, not the whole turn", () => {
+    const events = session().map((event) =>
+      event.type === "tool_call_request" && event.name === "read"
+        ? { ...event, arguments: { path: `src/${String(event.arguments.path)}.ts` } }
+        : event,
+    );
+    const rule = onlyRule(
+      plan(events, [
+        { after_quote: "now debug the flaky test", before_quote: "output three", summary: "read", note: "n" },
+      ]),
+    );
+    expect(rule).toMatchObject({ from: 2, to: 2, fromCycle: 0, toCycle: 2 });
+    expect(rule.losses?.items.map((item) => item.value).sort()).toEqual([
+      "src/read-0.ts",
+      "src/read-1.ts",
+      "src/read-2.ts",
+    ]);
+  });
+
   it("a mechanical range may run from an earlier turn into the turn in progress", () => {
     const rule = onlyRule(
       plan(session(), [{ before_quote: "output three", tool_calls: "strip", note: "n" }]),

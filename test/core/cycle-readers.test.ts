@@ -221,7 +221,7 @@ describe("token counts, the digest and the summary check over cycle ranges", () 
       { calls: [{ name: "edit_file", arguments: { path: "src/ast.ts" }, result: "ok" }] },
     ]);
     const turns = groupTurns(events);
-    const range = { fromTurn: 0, toTurn: 0, fromCycle: 1, toCycle: 1 };
+    const range = { from: 0, to: 0, fromCycle: 1, toCycle: 1 };
     const digest = digestTurns(turns, range);
     expect(digest.split("\n")[0]).toBe("## Digest of turn 1, cycle 2 (builtin/digest)");
     expect(digest).toContain("src/parser.ts");
@@ -233,7 +233,7 @@ describe("token counts, the digest and the summary check over cycle ranges", () 
     expect(lost.items.filter((item) => item.kind === "path").map((item) => item.value)).toEqual([
       "src/parser.ts",
     ]);
-    expect(digestTurns(turns, { fromTurn: 0, toTurn: 0 })).toContain("src/lexer.ts");
+    expect(digestTurns(turns, { from: 0, to: 0 })).toContain("src/lexer.ts");
   });
 });
 

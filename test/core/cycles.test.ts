@@ -136,7 +136,7 @@ describe("selectRange", () => {
       ...agentTurn(build, "q1", [{ calls: 1 }, { calls: 1 }, { calls: 1 }]),
     ];
     const turns = groupTurns(events);
-    const inside = selectRange(turns, { fromTurn: 1, toTurn: 1, fromCycle: 1, toCycle: 2 });
+    const inside = selectRange(turns, { from: 1, to: 1, fromCycle: 1, toCycle: 2 });
     expect(inside).toHaveLength(1);
     expect(inside[0]!.events.map((event) => event.type)).toEqual([
       "tool_call_request",
@@ -144,7 +144,7 @@ describe("selectRange", () => {
       "tool_call_request",
       "tool_call_response",
     ]);
-    const across = selectRange(turns, { fromTurn: 0, toTurn: 1, toCycle: 0 });
+    const across = selectRange(turns, { from: 0, to: 1, toCycle: 0 });
     expect(across[0]).toBe(turns[0]);
     // The end turn's head (its request) is inside a range that starts in an earlier turn.
     expect(across[1]!.events.map((event) => event.type)).toEqual([
@@ -153,6 +153,6 @@ describe("selectRange", () => {
       "tool_call_request",
       "tool_call_response",
     ]);
-    expect(selectRange(turns, { fromTurn: 0, toTurn: 1 })).toEqual(turns);
+    expect(selectRange(turns, { from: 0, to: 1 })).toEqual(turns);
   });
 });

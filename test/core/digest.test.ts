@@ -45,7 +45,7 @@ function tool(name: string, args: Record<string, unknown>, content: string, isEr
 function conversation(...turns: TurnEvent[][]): Turn[] {
   return groupTurns(turns.flatMap((events) => [turnStart(), ...events]));
 }
-const all = (turns: readonly Turn[]) => ({ fromTurn: 0, toTurn: turns.length - 1 });
+const all = (turns: readonly Turn[]) => ({ from: 0, to: turns.length - 1 });
 
 // ---------------------------------------------------------------------------------------------
 // Independent checks of the guarantees (deliberately not using the digest's own extractors).
@@ -67,7 +67,7 @@ function expectNamesEverything(
   toTurn: number,
   where: string,
 ): void {
-  const digest = digestTurns(turns, { fromTurn, toTurn });
+  const digest = digestTurns(turns, { from: fromTurn, to: toTurn });
   for (const turn of turns.filter((candidate) => candidate.index >= fromTurn && candidate.index <= toTurn)) {
     for (const event of turn.events) {
       if (event.type === "chat_request" && event.content.trim() !== "") {
@@ -105,7 +105,7 @@ describe("digestTurns", () => {
 
   it("names the turns it covers and leaves out turns outside the range", () => {
     const turns = conversation([user("first")], [user("second")], [user("third")]);
-    const digest = digestTurns(turns, { fromTurn: 1, toTurn: 1 });
+    const digest = digestTurns(turns, { from: 1, to: 1 });
     expect(digest).toMatch(/^## Digest of turns 2\.\.2 \(builtin\/digest\)/);
     expect(digest).toContain("second");
     expect(digest).not.toContain("first");
@@ -198,9 +198,7 @@ describe("digestTurns", () => {
 
   it("is deterministic", () => {
     const { turns } = loadSample();
-    expect(digestTurns(turns, { fromTurn: 2, toTurn: 12 })).toBe(
-      digestTurns(turns, { fromTurn: 2, toTurn: 12 }),
-    );
+    expect(digestTurns(turns, { from: 2, to: 12 })).toBe(digestTurns(turns, { from: 2, to: 12 }));
   });
 });
 
@@ -246,7 +244,7 @@ describe("digest of the sample names every path and request", () => {
   }
 
   it("reports the failing test run, the tool error and their fixes", () => {
-    const digest = digestTurns(turns, { fromTurn: 0, toTurn: 19 });
+    const digest = digestTurns(turns, { from: 0, to: 19 });
     expect(digest).toContain("`npx tsc --noEmit`: error: src/cli.ts(86,34): error TS2345");
     expect(digest).toContain("`npx vitest run test/since.test.ts`: exit 1: × parseSince > parses 1d");
     expect(digest).toContain("(resolved: succeeded again in turn 4)");
@@ -351,7 +349,7 @@ describe("advisor steering messages", () => {
         author: ADVISOR_AUTHOR,
       },
     ];
-    const digest = digestTurns(groupTurns(events), { fromTurn: 0, toTurn: 0 });
+    const digest = digestTurns(groupTurns(events), { from: 0, to: 0 });
     expect(digest).toContain("please refactor the parser");
     expect(digest).not.toContain("call compact_now");
   });

@@ -83,7 +83,7 @@ describe("digestSummarizer", () => {
     ]);
     const outcome = await digestSummarizer.summarize({ turns, range: { from: 1, to: 1 }, rule: {} });
     expect(digestSummarizer.id).toBe("builtin/digest");
-    expect(outcome).toEqual({ ok: true, text: digestTurns(turns, { fromTurn: 1, toTurn: 1 }) });
+    expect(outcome).toEqual({ ok: true, text: digestTurns(turns, { from: 1, to: 1 }) });
     expect(outcome.ok && outcome.text).toContain("edit src/a.ts");
   });
 });

@@ -32,7 +32,7 @@ const call = (name: string, args: Record<string, unknown>, content = "ok"): Turn
 };
 const turns = (...groups: TurnEvent[][]): Turn[] =>
   groupTurns(groups.flatMap((events) => [turnStart(), ...events]));
-const all = (conversation: Turn[]) => ({ fromTurn: 0, toTurn: conversation.length - 1 });
+const all = (conversation: Turn[]) => ({ from: 0, to: conversation.length - 1 });
 const lost = (conversation: Turn[], summary = "") =>
   checkSummary(conversation, all(conversation), summary).items;
 const values = (items: readonly LostItem[], kind?: LostItem["kind"]) =>
@@ -77,7 +77,9 @@ describe("paths", () => {
       user("Rewrite the sanitizer."),
       ...call("fs_modify_file", { path: "crates/jp_workspace/src/sanitize.rs", patterns: [] }),
       ...call("fs_read_file", { path: "crates/jp_storage/src/sanitize.rs" }),
-      say("Changes to `jp_workspace/sanitize.rs`: it no longer reads files; `other/sanitize.rs` is untouched."),
+      say(
+        "Changes to `jp_workspace/sanitize.rs`: it no longer reads files; `other/sanitize.rs` is untouched.",
+      ),
     ]);
     const paths = lost(crate).filter((item) => item.kind === "path");
     expect(paths.map((item) => [item.value, item.turns])).toEqual([
@@ -339,7 +341,7 @@ describe("checkSummary", () => {
 
   it("only looks at the range, and counts what it checked", () => {
     const conversation = turns([user("Keep it under 200 ms.")], [user("Never push to main.")]);
-    const result = checkSummary(conversation, { fromTurn: 1, toTurn: 1 }, "");
+    const result = checkSummary(conversation, { from: 1, to: 1 }, "");
     expect(values(result.items)).toEqual(["Never push to main."]);
     expect(checkSummary(conversation, all(conversation), "under 200 ms").checked).toBe(2);
   });
@@ -367,8 +369,8 @@ describe("checkSummary", () => {
   it("finds nothing lost in the builtin digest's paths and constraints on the sample", () => {
     const { turns: sample } = loadSample();
     for (const range of [
-      { fromTurn: 0, toTurn: 19 },
-      { fromTurn: 3, toTurn: 11 },
+      { from: 0, to: 19 },
+      { from: 3, to: 11 },
     ]) {
       const items = checkSummary(sample, range, digestTurns(sample, range)).items;
       expect(values(items, "constraint")).toEqual([]);
@@ -378,7 +380,7 @@ describe("checkSummary", () => {
 
   it("reports the sample's key facts against a thin summary, the user's constraints near the top", () => {
     const { turns: sample } = loadSample();
-    const items = checkSummary(sample, { fromTurn: 0, toTurn: 19 }, "Added a --since flag to logcat.").items;
+    const items = checkSummary(sample, { from: 0, to: 19 }, "Added a --since flag to logcat.").items;
     expect(values(items, "path")).toContain("src/since.ts");
     expect(values(items, "identifier")).toContain("parseSince");
     expect(values(items, "number")).toContain("400 MB");

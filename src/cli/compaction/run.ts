@@ -20,7 +20,6 @@ import {
 import { originOverlaps, type ProjectedView, projectConversation } from "../../core/projection.js";
 import type { CompactionRule } from "../../core/rules.js";
 import type { SummaryLosses } from "../../core/summary-check.js";
-import { digestRangeOf } from "../../core/summarizer.js";
 import {
   existingTimelineSegments,
   formatTimeline,
@@ -143,7 +142,7 @@ export function previewPlan(
         ? {}
         : {
             summary: {
-              summary: digestTurns(rawTurns, digestRangeOf(segment)),
+              summary: digestTurns(rawTurns, segment),
               source: "derived" as const,
               recipe: DIGEST_RECIPE,
             },

@@ -7,7 +7,8 @@
 import { activeCompactions } from "../../core/compactions.js";
 import { compactionPolicies } from "../../core/cycles.js";
 import { isTurnEvent } from "../../core/events.js";
-import { compactionLabel, describeSizedRange, type TurnCycleRange } from "../../core/labels.js";
+import type { CycleRange } from "../../core/cycles.js";
+import { compactionLabel, describeSizedRange } from "../../core/labels.js";
 import {
   type ConversationSource,
   conversationSource,
@@ -147,7 +148,7 @@ export function buildConversationDetails(
 }
 
 /** The 0-based range of a listed compaction. */
-function rangeOfItem(item: CompactionDetails): TurnCycleRange {
+function rangeOfItem(item: CompactionDetails): CycleRange {
   return {
     from: item.from_turn - 1,
     to: item.to_turn - 1,
