@@ -373,15 +373,15 @@ function readToolCall(
   }
   // What the call newly defines: in what it writes, not in the text an edit replaces (`old`,
   // `string_to_replace`) nor in code a tool showed before (a test kept or moved is not new).
+  const strings = collectStrings(argumentsObject);
   const writes = collectStrings(argumentsObject, REPLACED_KEYS);
   const replaced = new Set<string>();
-  for (const text of collectStrings(argumentsObject))
-    if (!writes.includes(text)) definedNames(text, replaced);
+  for (const text of strings) if (!writes.includes(text)) definedNames(text, replaced);
   const defines = new Set<string>();
   for (const text of writes) definedNames(text, defines);
   for (const name of defines)
     if (!replaced.has(name) && !evidence.existing.has(name)) evidence.written.add(name);
-  for (const text of collectStrings(argumentsObject)) {
+  for (const text of strings) {
     codeWords(text, evidence.codeWords);
     definedNames(text, evidence.defined);
     boundNames(text, evidence.bindings);

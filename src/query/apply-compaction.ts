@@ -134,11 +134,6 @@ async function modelSummarizerFor(
   }
 }
 
-/** 0-based, inclusive raw turns; for a summary standing inside a turn, its cycles too. */
-type Range = CycleRange;
-
-const rangeText = describeRange;
-
 /** What a model did with a summary request. */
 type ModelOutcome =
   | { readonly kind: "written"; readonly text: string; readonly summarizer: string }
@@ -147,13 +142,13 @@ type ModelOutcome =
 /** Asks model `modelId` for the summary; a failure is an outcome, an interrupt throws. */
 async function summarizeByModel(
   modelId: string,
-  input: { readonly turns: readonly Turn[]; readonly range: Range; readonly rule: SummaryRule },
+  input: { readonly turns: readonly Turn[]; readonly range: CycleRange; readonly rule: SummaryRule },
   environment: SummaryEnvironment,
 ): Promise<ModelOutcome> {
   const model = await modelSummarizerFor(modelId, environment);
   if ("unavailable" in model) return { kind: "failed", model: modelId, reason: model.unavailable };
   const progress = environment.report.progress?.(
-    `Generating summary of ${rangeText(input.range)} with ${model.id}`,
+    `Generating summary of ${describeRange(input.range)} with ${model.id}`,
   );
   let outcome: SummaryOutcome;
   try {
@@ -169,7 +164,7 @@ async function summarizeByModel(
   if (outcome.aborted || environment.signal?.aborted) {
     throw new CxcError(
       "interrupted",
-      `interrupted while summarizing ${rangeText(input.range)}; nothing was applied`,
+      `interrupted while summarizing ${describeRange(input.range)}; nothing was applied`,
     );
   }
   return { kind: "failed", model: model.id, reason: outcome.reason };
@@ -178,7 +173,7 @@ async function summarizeByModel(
 /** The fallback setting applied to a failed model: throws (`abort`) or says the digest stands in. */
 function fallBack(
   failed: Extract<ModelOutcome, { kind: "failed" }>,
-  range: Range,
+  range: CycleRange,
   environment: SummaryEnvironment,
 ): void {
   const reason = failed.reason.replace(/\.$/, "");
@@ -192,12 +187,12 @@ function fallBack(
     );
   }
   environment.report.warn(
-    `summary model ${failed.model} failed (${reason}); summarized ${rangeText(range)} with ${DIGEST_RECIPE} instead`,
+    `summary model ${failed.model} failed (${reason}); summarized ${describeRange(range)} with ${DIGEST_RECIPE} instead`,
   );
 }
 
 /** A segment's range, its cycle bounds included. */
-function rangeOf(segment: Range): Range {
+function rangeOf(segment: CycleRange): CycleRange {
   return {
     from: segment.from,
     to: segment.to,
@@ -215,7 +210,7 @@ function rangeOf(segment: Range): Range {
  */
 export async function makeSummary(
   turns: readonly Turn[],
-  segment: Range & { readonly summary: SummaryRule },
+  segment: CycleRange & { readonly summary: SummaryRule },
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
   fallbackOf(environment.config); // a bad setting is an error before any model is asked
@@ -246,7 +241,7 @@ export async function makeSummary(
   };
 }
 
-async function digestText(turns: readonly Turn[], range: Range, rule: SummaryRule): Promise<string> {
+async function digestText(turns: readonly Turn[], range: CycleRange, rule: SummaryRule): Promise<string> {
   const outcome = await digestSummarizer.summarize({ turns, range, rule });
   // The digest cannot fail; an empty text would still be an honest (empty) digest.
   return outcome.ok ? outcome.text : "";
@@ -256,7 +251,7 @@ async function digestText(turns: readonly Turn[], range: Range, rule: SummaryRul
  * The private copy of a summary (store/scratch.ts), named with 1-based turns (and cycles:
  * `…-summary-turn-4-cycles-1-37-…`); failures only warn.
  */
-function writeCopy(environment: SummaryEnvironment, range: Range, text: string): string | undefined {
+function writeCopy(environment: SummaryEnvironment, range: CycleRange, text: string): string | undefined {
   const stem = `${environment.copies!.conversationId}-summary-${rangeSlug(range)}`;
   try {
     return writeScratchFile(environment.env, stem, text);

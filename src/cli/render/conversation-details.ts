@@ -5,9 +5,8 @@
  * which conversation it reviews and whether it is still open or ended applied or aborted.
  */
 import { activeCompactions } from "../../core/compactions.js";
-import { compactionPolicies } from "../../core/cycles.js";
+import { type CycleRange, compactionPolicies } from "../../core/cycles.js";
 import { isTurnEvent } from "../../core/events.js";
-import type { CycleRange } from "../../core/cycles.js";
 import { compactionLabel, describeSizedRange } from "../../core/labels.js";
 import {
   type ConversationSource,
