@@ -1,14 +1,16 @@
 /**
  * The timeline printed after `compact` and under `--dry-run` (docs/compaction-model.md, "The timeline"). Pure.
  *
- *   Kept turns 1..1.
+ *   Kept turn 1.
  *   Compacted turns 2..6 (5 total, already compacted).
  *   Would have compacted turns 7..9 (3 total, reasoning + tools).
- *   Would have kept turns 10..10.
+ *   Would have kept turns 10..11.
  *
  * Segments are the compactions already in force (labelled `already compacted`, always told with
  * the factual verb) and the new ones. Sorted by start, existing first on ties; overlapping
- * segments each get their own line and no gap line between them. Numbers are 1-based.
+ * segments each get their own line and no gap line between them. Numbers are 1-based. A kept gap
+ * of one whole turn is said as jp says it, `Kept turn 1.` (jp's timeline tests in
+ * compact_tests.rs); every other range is `turns A..B`, one turn too (`Compacted turns 3..3`).
  *
  * A segment may start or end at a cycle (docs/decisions/006-tool-cycle-bounds.md):
  *
@@ -96,7 +98,10 @@ function before(start: CyclePosition): CyclePosition {
 }
 
 function keptLine(span: CycleSpan, dryRun: boolean): string {
-  return `${dryRun ? "Would have kept" : "Kept"} ${describeSpan(span)}.`;
+  const { from, to } = span;
+  const oneWholeTurn = from.turn === to.turn && from.cycle === HEAD && to.cycle === TURN_END;
+  const range = oneWholeTurn ? `turn ${from.turn + 1}` : describeSpan(span);
+  return `${dryRun ? "Would have kept" : "Kept"} ${range}.`;
 }
 
 function compactedLine(segment: TimelineSegment, dryRun: boolean): string {

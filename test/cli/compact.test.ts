@@ -18,7 +18,7 @@ describe("cxc conversation compact", () => {
     const result = await home.run(["conversation", "compact", "--note", "the tool output is noise now"]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toBe(
-      "Kept turns 1..1.\nCompacted turns 2..19 (18 total, reasoning + tools).\nKept turns 20..20.\n",
+      "Kept turn 1.\nCompacted turns 2..19 (18 total, reasoning + tools).\nKept turn 20.\n",
     );
     const [compaction, ...rest] = compactionsOf(home);
     expect(rest).toEqual([]);
@@ -166,10 +166,10 @@ describe("cxc conversation compact", () => {
     expect(logBytes(home)).toBe(before);
     const lines = result.stdout.split("\n");
     expect(lines.slice(0, 4)).toEqual([
-      "Would have kept turns 1..1.",
+      "Would have kept turn 1.",
       "Compacted turns 2..3 (2 total, already compacted).",
       "Would have compacted turns 2..19 (18 total, reasoning + tools).",
-      "Would have kept turns 20..20.",
+      "Would have kept turn 20.",
     ]);
     expect(result.stdout).toMatch(
       /turns 2\.\.19 \(18 total, reasoning \+ tools\): \d+(\.\d)?k → \d+(\.\d)?k tokens/,
