@@ -30,6 +30,7 @@ import {
   type TierDecision,
   type Verdict,
 } from "../core/advisor.js";
+import { boundContextTokens, measureContextTokens } from "../core/context-gauge.js";
 import { layoutCycles } from "../core/cycles.js";
 import {
   ADVISOR_AUTHOR,
@@ -40,7 +41,7 @@ import {
 } from "../core/events.js";
 import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
 import type { LlmRequest, ToolDefinition } from "../core/request.js";
-import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
+import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
 import type { LlmClient } from "../llm/types.js";
 import type { TurnClock } from "./turn-loop.js";
 
@@ -82,6 +83,7 @@ export interface AdvisorOptions {
 
 /** The projected context as the advisor sees it. */
 export interface ContextMeasure {
+  /** The context gauge's count (core/context-gauge.ts). */
   readonly tokens: number;
   /** Projected turns before the live one that are not summaries (what a compaction could cover). */
   readonly compactableTurns: number;
@@ -103,22 +105,31 @@ export function utf8ByteBound(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-/** Measures the projected view of `events` (the local o200k estimate). */
+/**
+ * Measures the context of `events` with the context gauge's count (core/context-gauge.ts): the
+ * provider's reported usage, or the projected view on its scale, so the advisor's "Context is at"
+ * is the number the gauge prints under it.
+ */
 export function measureContext(
   events: readonly ConversationEvent[],
   countTokens: TokenCounter,
 ): ContextMeasure {
-  return measureView(projectConversation(events), countTokens);
+  return measureView(events, projectConversation(events), countTokens);
 }
 
-/** Measures an already projected view. */
-function measureView(view: ProjectedView, countTokens: TokenCounter): ContextMeasure {
-  const summary = summarizeTokens(
-    view.turns.map((turn, index) => ({ index, events: turn.events })),
-    countTokens,
-  );
+/** Measures `events` whose view is already projected. */
+function measureView(
+  events: readonly ConversationEvent[],
+  view: ProjectedView,
+  countTokens: TokenCounter,
+): ContextMeasure {
+  const { tokens } = measureContextTokens(events, countTokens, viewEventsOf(view));
   const compactableTurns = view.turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
-  return { tokens: summary.total, compactableTurns, turns: view.turns };
+  return { tokens, compactableTurns, turns: view.turns };
+}
+
+function viewEventsOf(view: ProjectedView): TurnEvent[] {
+  return view.turns.flatMap((turn) => turn.events);
 }
 
 function clip(text: string): string {
@@ -293,9 +304,9 @@ class AdvisorRuntime implements Advisor {
     // counts get cached.
     const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
     const view = projectConversation(events);
-    const bound = measureView(view, (text) => boundTokens(text)).tokens;
+    const bound = boundContextTokens(events, (text) => boundTokens(text), viewEventsOf(view));
     if (bound < this.settings.lines.notice) return [];
-    const measure = measureView(view, this.#options.countTokens);
+    const measure = measureView(events, view, this.#options.countTokens);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
     let signals: AdvisorSignals | undefined = this.#answered;

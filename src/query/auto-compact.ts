@@ -345,18 +345,15 @@ function storedAdvisorState(store: Store, id: string): AdvisorStateStore {
   };
 }
 
+/** The window of the assistant's model as the gauge resolves it; undefined when only assumed. */
 async function contextWindowOf(
   modelId: string,
   config: ConfigTable,
   env: PrepareOptions["env"],
 ): Promise<number | undefined> {
-  // Loaded on demand, as run-query does: the provider SDKs are slow to import.
-  const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
-  try {
-    return resolveModel(modelId, readLlmConfig(config), env).contextWindow;
-  } catch {
-    return undefined;
-  }
+  const { resolveContextWindow } = await import("./context-window.js");
+  const window = await resolveContextWindow(modelId, config, env);
+  return window.source === "assumed" ? undefined : window.tokens;
 }
 
 /** Reads the settings and builds the advisor and the hooks of one `cxc q` turn. */

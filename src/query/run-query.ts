@@ -200,13 +200,18 @@ async function describeGauge(
   environment: QueryEnvironment,
   conversationId: string,
 ): Promise<string> {
-  const { computeContextGauge, describeContextGauge } = await import("../core/context-gauge.js");
-  const { resolveContextWindow } = await import("./context-window.js");
-  const window = await resolveContextWindow(modelId, environment.config, environment.env);
+  const { describeContextGauge } = await import("../core/context-gauge.js");
+  const { measureContextGauge } = await import("./context-window.js");
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
   // and what a compaction changed is counted once and kept (core/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
-  return `context ${describeContextGauge(computeContextGauge(events, { countTokens, window }))}`;
+  const gauge = await measureContextGauge(events, {
+    modelId,
+    config: environment.config,
+    env: environment.env,
+    countTokens,
+  });
+  return `context ${describeContextGauge(gauge)}`;
 }
 
 function checkFlags(request: QueryRequest): void {
