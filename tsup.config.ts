@@ -9,8 +9,8 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/cxc.cjs: the whole CLI, commander and zod in one bundle. Modules imported dynamically
 //   inside it are still evaluated only when used.
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
-// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the terminal
-//   markdown renderer, prompts, execa, ajv), each a bundle of its own that the first `import()`
+// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the
+//   conversation picker's prompts, execa, ajv), each a bundle of its own that the first `import()`
 //   of it loads. A bare `cxc conversation ls` never reads them.
 // - Every bundle has a source map whose `sources` are paths relative to it (`../src/…`), without
 //   the sources' text: `CXC_DEBUG=1` turns them on, so stack traces name `src/` files and lines.
@@ -26,6 +26,7 @@ import { schemaFingerprint } from "./src/store/log.js";
 const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports: readonly string[] }>> = {
   "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "anthropic", exports: ["default"] },
   openai: { entry: "src/llm/islands/openai.ts", bundle: "openai", exports: ["default"] },
+  "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "prompts", exports: ["search"] },
   execa: { entry: "src/tools/islands/execa.ts", bundle: "execa", exports: ["execa"] },
   ajv: { entry: "src/tools/islands/ajv.ts", bundle: "ajv", exports: ["Ajv"] },
 };

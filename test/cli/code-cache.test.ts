@@ -129,7 +129,7 @@ describe("dist/", () => {
     const bundles = [
       "cxc.cjs",
       "list.cjs",
-      ...["ajv", "anthropic", "execa", "openai"].map((name) => `islands/${name}.cjs`),
+      ...["ajv", "anthropic", "execa", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
     ];
     expect(filesUnder(DIST)).toEqual(bundles.flatMap((bundle) => [bundle, `${bundle}.map`]).sort());
   });

@@ -15,6 +15,23 @@ import type { EffectiveConfig } from "../../config.js";
 import { CliContext } from "../../context.js";
 import { attachedValue, collectAttached } from "../../flag-values.js";
 
+/** What `compact --help` says after the options: what a bare `compact` does, and examples. */
+const COMPACT_HELP = `
+Without rule flags, compact applies the configured rules (conversation.compaction.rules), or else
+the built-in rule: keep the first and the last turn, strip the reasoning and the tool calls of the
+turns between. Nothing is deleted: a compaction is an entry appended to the log, and --reset takes
+it back.
+
+Examples:
+  cxc c compact --dry-run          preview the default rule on the active conversation
+  cxc c compact                    apply it
+  cxc c compact -k s:..-3          summarize all but the last three turns (offline digest, or -m MODEL)
+  cxc c compact -k r+t:-5calls     all but the last five tool calls shrink to one-line placeholders
+  cxc c compact -r --keep-last 2   strip the reasoning of all but the last two turns
+  cxc c compact --interactive      review a summary with the model before anything is applied
+  cxc c compact --reset            retire every compaction (recorded; --undo-reset brings them back)
+`;
+
 export function registerCompact(conversation: Command): void {
   conversation
     .command("compact")
@@ -82,6 +99,7 @@ export function registerCompact(conversation: Command): void {
     .option("--continue", "apply the active review's latest proposal, then archive the review")
     .option("--abort", "end the active review without applying anything")
     .option("--no-confirm", "with --continue: apply without asking (same as --yes)")
+    .addHelpText("after", COMPACT_HELP)
     .action(async (idArguments: string[], flags: CompactFlags, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();

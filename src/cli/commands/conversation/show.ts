@@ -12,14 +12,18 @@ export function registerShow(conversation: Command): void {
   conversation
     .command("show")
     .description("show a conversation's details and compactions (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
       const { buildConversationDetails, renderConversationDetails } = await import(
         "../../render/conversation-details.js"
       );
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const { findOpenReviews } = await import("../../../core/open-reviews.js");

@@ -27,14 +27,18 @@ export function registerStats(conversation: Command): void {
   conversation
     .command("stats")
     .description("tokens per kind and per turn, raw and as the model sees it (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
       const { projectConversation } = await import("../../../core/projection.js");
       const { summarizeTokens } = await import("../../../core/tokens.js");
       const { groupTurns } = await import("../../../core/turns.js");
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const countTokens = await context.store.tokenCounter();
