@@ -43,7 +43,7 @@ export function registerUse(conversation: Command): void {
               pickWhenAbsent: true,
               ...(narrow === undefined ? {} : { narrow }),
             })
-          : context.store.resolveId(idArgument);
+          : context.store.resolveTarget(idArgument);
       const conversation = context.store.locate(id);
       if (!conversation) throw new CxcError("conversation-not-found", `conversation ${id} does not exist`);
       let unarchived = false;
