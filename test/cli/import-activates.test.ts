@@ -4,6 +4,7 @@
  * the one to `use`. An error of a command that acted on a conversation whose id was not typed
  * names that conversation.
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
@@ -93,5 +94,40 @@ describe("errors name the conversation they acted on", () => {
     // Typed, it is not repeated.
     const typed = await home.run(["conversation", "print", "01jsample", "--turn", "99"]);
     expect(typed.stderr).toMatch(/^cxc: error: turn 99 out of range/);
+  });
+});
+
+describe("import errors name the input's own field", () => {
+  it("says which field of which message is missing, and imports nothing", async () => {
+    home = makeTempHome();
+    const path = join(home.home, "..", "messages.json");
+    const cases: [unknown, string, string[]][] = [
+      [
+        [{ role: "assistant", content: [{ type: "tool_use", name: "read", input: {} }] }],
+        'message 1, block 1: tool_use has no "id"',
+        [],
+      ],
+      [
+        [
+          { role: "user", content: "hi" },
+          { role: "tool", content: "x" },
+        ],
+        'message 2: tool message has no "tool_call_id"',
+        [],
+      ],
+      [
+        [{ role: "user", content: [{ type: "tool_result", content: "x" }] }],
+        'message 1, block 1: tool_result has no "tool_use_id"',
+        ["--from", "anthropic"],
+      ],
+    ];
+    for (const [messages, error, flags] of cases) {
+      writeFileSync(path, JSON.stringify(messages));
+      const result = await home.run(["conversation", "import", path, ...flags]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(`cxc: error: ${path}: ${error}\n`);
+    }
+    const listed = await home.run(["--format", "json", "conversation", "ls"]);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 });
