@@ -124,5 +124,9 @@ export async function writeTranscript(
     ...(context.color ? { colors: ANSI_COLORS } : {}),
   });
   const { writePaged } = await import("../../terminal/pager.js");
-  await writePaged(text, { stdout: process.stdout, env: context.env, disabled: !options.pager });
+  // At a terminal, lines wrap at words (the terminal itself would cut words in two); in a pipe the
+  // text is left as it is.
+  const { wrapAtWords } = await import("../../terminal/wrap.js");
+  const shown = process.stdout.isTTY ? wrapAtWords(text, process.stdout.columns ?? 80) : text;
+  await writePaged(shown, { stdout: process.stdout, env: context.env, disabled: !options.pager });
 }
