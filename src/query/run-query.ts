@@ -10,6 +10,7 @@ import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import { type RecordedSettings, recordedSettings } from "../core/conversation-settings.js";
 import type { ConversationEvent } from "../core/events.js";
+import { titleFromPrompt } from "../core/interop/agent-session.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
 import { applyReviewConfig } from "../core/review.js";
 import { configuredAssistantModel } from "../core/summarizer.js";
@@ -122,7 +123,7 @@ export async function runQuery(
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
   const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
-  const conversationId = materializeTarget(target, request, store, ui);
+  const conversationId = materializeTarget(target, request, message, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
   try {
@@ -258,8 +259,14 @@ function resolveTarget(request: QueryRequest, store: Store): Target {
 }
 
 /** Creates the new conversation or the fork, when the turn needs one; returns the id to use. */
-function materializeTarget(target: Target, request: QueryRequest, store: Store, ui: QueryUi): string {
-  if (target.kind === "new") return startConversation(store, ui);
+function materializeTarget(
+  target: Target,
+  request: QueryRequest,
+  message: string,
+  store: Store,
+  ui: QueryUi,
+): string {
+  if (target.kind === "new") return startConversation(store, ui, titleFromPrompt(message));
   if (request.fork === undefined) {
     // Naming a conversation makes it the active one, as jp records the session's activation.
     if (request.id !== undefined && store.active() !== target.id) store.setActive(target.id);
@@ -280,8 +287,9 @@ function materializeTarget(target: Target, request: QueryRequest, store: Store, 
   return meta.id;
 }
 
-function startConversation(store: Store, ui: QueryUi): string {
-  const meta = store.create();
+/** A new conversation, titled by the first line of its first message (as an agent session's is). */
+function startConversation(store: Store, ui: QueryUi, title: string | undefined): string {
+  const meta = store.create(title === undefined ? {} : { title });
   store.setActive(meta.id);
   ui.info(`Started conversation ${meta.id}.`);
   return meta.id;
