@@ -46,6 +46,14 @@ describe("import and the active conversation", () => {
     expect(await activeId()).toBe(outcome!.id);
   });
 
+  it("names the kinds of records it skipped", async () => {
+    home = makeTempHome();
+    const imported = await home.run(["conversation", "import", CLAUDE_SESSION]);
+    expect(imported.stdout).toContain(
+      "left out: 37 skipped records (queue-operation 8, atis-latch 6, last-prompt 6, cost-state 4, mode 4, tools-used 4, command echo 3, attachment session_context 2), no records of unknown types",
+    );
+  });
+
   it("makes none of several active and names the one to use", async () => {
     home = makeTempHome();
     await seedConversation(home, { id: "01before00000", title: "Before", active: true });

@@ -50,7 +50,7 @@ describe("titles from the first message", () => {
       input: messages,
     });
     expect(imported.exitCode, imported.stderr).toBe(0);
-    const [{ id }] = JSON.parse(imported.stdout) as { id: string }[];
+    const { id } = (JSON.parse(imported.stdout) as { id: string }[])[0]!;
     const title = await titleOf(id);
     expect(title).toMatch(/^Why does the build the build .*…$/);
     expect([...title!].length).toBe(80);
