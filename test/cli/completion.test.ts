@@ -54,6 +54,7 @@ function bashCompletes(...words: string[]): string[] {
     `COMP_WORDS=(${words.map((word) => `'${word}'`).join(" ")})`,
     `COMP_CWORD=${words.length - 1}`,
     "_cxc",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join("\n");
   const output = execFileSync("bash", ["--norc", "-c", program], { env: environment, encoding: "utf8" });

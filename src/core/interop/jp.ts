@@ -295,7 +295,7 @@ export function validateEvent(
   const path = issue?.path.join(".") ?? "";
   // A field the input does not have is said so, by its name; other problems keep the schema's words.
   if (issue?.code === "invalid_type" && path !== "" && /received undefined$/.test(issue.message)) {
-    return interopError(`${where}: ${String(value.type)} has no "${path}"`);
+    return interopError(`${where}: "${path}" is missing`);
   }
   const field = path === "" ? "" : ` "${path}"`;
   return interopError(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
