@@ -1,6 +1,6 @@
 import type { Plugin } from "esbuild";
 import { defineConfig } from "tsup";
-import { eventSchemasByKind } from "./src/core/events.js";
+import { eventSchemasByKind } from "./src/core/conversation/events.js";
 import { schemaFingerprint } from "./src/store/log.js";
 
 // The build (see docs/decisions/007-plain-require-and-nodes-compile-cache.md): CommonJS bundles
@@ -42,10 +42,6 @@ const islands: Plugin = {
     build.onResolve({ filter: /.*/ }, (args) => {
       const island = ISLANDS[args.path];
       if (args.kind !== "dynamic-import" || !island) return undefined;
-      // `./markdown.js` is an island only where the terminal code imports it.
-      if (args.path === "./markdown.js" && !/[\\/]src[\\/]cli[\\/]terminal[\\/]/.test(args.importer)) {
-        return undefined;
-      }
       return { path: args.path, namespace: "cxc-island" };
     });
     build.onLoad({ filter: /.*/, namespace: "cxc-island" }, (args) => {

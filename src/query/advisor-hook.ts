@@ -1,7 +1,7 @@
 /**
  * The compaction advisor's shell side: it measures the projected context, asks the decision model
  * its four typed questions (a forced tool call, validated with zod, under a timeout), maps the
- * answers to a tier with the pure rules of core/advisor.ts, prints one stderr line with the live
+ * answers to a tier with the pure rules of core/advisor/advisor.ts, prints one stderr line with the live
  * count and the reason, and at recommend and request steers a message into the running loop
  * telling the agent to call `compact_now` (when that tool is enabled).
  *
@@ -29,23 +29,27 @@ import {
   renderSteeringMessage,
   type TierDecision,
   type Verdict,
-} from "../core/advisor.js";
-import { boundContextTokens, measureContextTokens } from "../core/context-gauge.js";
-import { layoutCycles } from "../core/cycles.js";
+} from "../core/advisor/advisor.js";
+import { boundContextTokens, measureContextTokens } from "../core/advisor/context-gauge.js";
+import { layoutCycles } from "../core/conversation/cycles.js";
 import {
   ADVISOR_AUTHOR,
   type ChatRequest,
   type ConversationEvent,
   isTurnEvent,
   type TurnEvent,
-} from "../core/events.js";
-import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
-import type { LlmRequest, ToolDefinition } from "../core/request.js";
-import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
+} from "../core/conversation/events.js";
+import {
+  type ProjectedTurn,
+  type ProjectedView,
+  projectConversation,
+} from "../core/conversation/projection.js";
+import type { LlmRequest, ToolDefinition } from "../core/conversation/request.js";
+import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import type { LlmClient } from "../llm/types.js";
 import type { TurnClock } from "./turn-loop.js";
 
-export type { AdvisorState, Verdict } from "../core/advisor.js";
+export type { AdvisorState, Verdict } from "../core/advisor/advisor.js";
 
 /** Where the state lives; the caller holds the conversation's lock. */
 export interface AdvisorStateStore {
@@ -83,7 +87,7 @@ export interface AdvisorOptions {
 
 /** The projected context as the advisor sees it. */
 export interface ContextMeasure {
-  /** The context gauge's count (core/context-gauge.ts). */
+  /** The context gauge's count (core/advisor/context-gauge.ts). */
   readonly tokens: number;
   /** Projected turns before the live one that are not summaries (what a compaction could cover). */
   readonly compactableTurns: number;
@@ -106,7 +110,7 @@ export function utf8ByteBound(text: string): number {
 }
 
 /**
- * Measures the context of `events` with the context gauge's count (core/context-gauge.ts): the
+ * Measures the context of `events` with the context gauge's count (core/advisor/context-gauge.ts): the
  * provider's reported usage, or the projected view on its scale, so the advisor's "Context is at"
  * is the number the gauge prints under it.
  */

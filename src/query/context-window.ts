@@ -1,5 +1,5 @@
 /**
- * The context window the gauge (core/context-gauge.ts) measures against, and the gauge itself as
+ * The context window the gauge (core/advisor/context-gauge.ts) measures against, and the gauge itself as
  * `cxc q` (after a turn), `cxc conversation stats` and the advisor get it: one model, one window,
  * one count.
  *
@@ -13,11 +13,11 @@ import {
   type ContextGauge,
   type ContextWindow,
   computeContextGauge,
-} from "../core/context-gauge.js";
+} from "../core/advisor/context-gauge.js";
 import type { ConfigTable } from "../core/config.js";
-import type { ConversationEvent } from "../core/events.js";
-import { configuredAssistantModel } from "../core/summarizer.js";
-import type { TokenCounter } from "../core/tokens.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
+import { configuredAssistantModel } from "../core/summary/summarizer.js";
+import type { TokenCounter } from "../core/conversation/tokens.js";
 import { stickyModel } from "./settings.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

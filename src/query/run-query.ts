@@ -6,15 +6,15 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
+import { copyEventsForFork, selectTurnSlice } from "../core/conversation/fork.js";
 import type { ConfigTable } from "../core/config.js";
-import { type RecordedSettings, recordedSettings } from "../core/conversation-settings.js";
-import type { ConversationEvent } from "../core/events.js";
+import { type RecordedSettings, recordedSettings } from "../core/conversation/settings.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
 import { titleFromPrompt } from "../core/interop/agent-session.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
-import { applyReviewConfig } from "../core/review.js";
-import { configuredAssistantModel } from "../core/summarizer.js";
-import { countTurns } from "../core/turns.js";
+import { applyReviewConfig } from "../core/compaction/review.js";
+import { configuredAssistantModel } from "../core/summary/summarizer.js";
+import { countTurns } from "../core/conversation/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
 import type { LlmClient } from "../llm/types.js";
@@ -201,10 +201,10 @@ async function describeGauge(
   environment: QueryEnvironment,
   conversationId: string,
 ): Promise<string> {
-  const { describeContextGauge } = await import("../core/context-gauge.js");
+  const { describeContextGauge } = await import("../core/advisor/context-gauge.js");
   const { measureContextGauge } = await import("./context-window.js");
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
-  // and what a compaction changed is counted once and kept (core/context-gauge.ts).
+  // and what a compaction changed is counted once and kept (core/advisor/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
   const gauge = await measureContextGauge(events, {
     modelId,
@@ -298,7 +298,7 @@ function startConversation(store: Store, ui: QueryUi, title: string | undefined)
 /**
  * `-m`, else the model this conversation last used, else the configured or default one. The
  * default may come from an API key in the environment; `chosenModel` is the model the user chose
- * (everything but that default), the one summaries may use (core/summarizer.ts).
+ * (everything but that default), the one summaries may use (core/summary/summarizer.ts).
  */
 async function chooseModel(
   request: QueryRequest,

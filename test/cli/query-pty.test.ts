@@ -12,7 +12,7 @@ import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake
 import { createEventBuilder } from "../helpers/builders.js";
 import { type PtySession, startInTmux } from "../helpers/pty.js";
 import { seedConversation } from "./conversation-helpers.js";
-import { formatTokenCount } from "../../src/core/tokens.js";
+import { formatTokenCount } from "../../src/core/conversation/tokens.js";
 import { declinedRememberedText, declinedText } from "../../src/query/approval.js";
 import { makeQueryHome, type QueryHome, requestBody, wordCountTool } from "../query/e2e.js";
 

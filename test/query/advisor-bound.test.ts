@@ -5,10 +5,10 @@
  * advisor uses (`measureContext`, the context gauge's count).
  */
 import { describe, expect, it } from "vitest";
-import { boundContextTokens } from "../../src/core/context-gauge.js";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
-import type { TokenCounter } from "../../src/core/tokens.js";
+import { boundContextTokens } from "../../src/core/advisor/context-gauge.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import type { TokenCounter } from "../../src/core/conversation/tokens.js";
 import { measureContext, utf8ByteBound } from "../../src/query/advisor-hook.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { createEventBuilder } from "../helpers/builders.js";

@@ -7,9 +7,9 @@
  * @inquirer/prompts is an island (tsup.config.ts), loaded when the picker opens, so no other
  * command pays for it.
  */
-import { formatCount } from "../../core/labels.js";
-import { formatRelativeTime } from "../../core/relative-time.js";
-import { sanitizeLine } from "../../core/sanitize.js";
+import { formatCount } from "../../core/present/labels.js";
+import { formatRelativeTime } from "../../core/present/relative-time.js";
+import { sanitizeLine } from "../../core/present/sanitize.js";
 import { CxcError } from "../../errors.js";
 import { truncateText } from "../render/table.js";
 

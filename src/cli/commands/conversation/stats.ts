@@ -9,16 +9,16 @@
  * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
  * many.
  *
- * The first line is the context gauge (core/context-gauge.ts): the context used against the
+ * The first line is the context gauge (core/advisor/context-gauge.ts): the context used against the
  * model's window, what the compactions in force save and what the deferred ones will save.
  */
 import type { Command } from "commander";
-import type { DecisionUsage } from "../../../core/advisor.js";
-import type { ContextGauge } from "../../../core/context-gauge.js";
-import type { ConversationEvent } from "../../../core/events.js";
-import type { ProjectedTurn } from "../../../core/projection.js";
-import type { TokenSummary } from "../../../core/tokens.js";
-import { describeTurnRange, formatCount } from "../../../core/labels.js";
+import type { DecisionUsage } from "../../../core/advisor/advisor.js";
+import type { ContextGauge } from "../../../core/advisor/context-gauge.js";
+import type { ConversationEvent } from "../../../core/conversation/events.js";
+import type { ProjectedTurn } from "../../../core/conversation/projection.js";
+import type { TokenSummary } from "../../../core/conversation/tokens.js";
+import { describeTurnRange, formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
 
 const BAR_WIDTH = 28;
@@ -34,9 +34,9 @@ export function registerStats(conversation: Command): void {
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const { projectConversation } = await import("../../../core/projection.js");
-      const { summarizeTokens } = await import("../../../core/tokens.js");
-      const { groupTurns } = await import("../../../core/turns.js");
+      const { projectConversation } = await import("../../../core/conversation/projection.js");
+      const { summarizeTokens } = await import("../../../core/conversation/tokens.js");
+      const { groupTurns } = await import("../../../core/conversation/turns.js");
       const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
@@ -49,7 +49,7 @@ export function registerStats(conversation: Command): void {
         countTokens,
       );
       const gauge = await contextGauge(context, conversation.events, countTokens);
-      const { measureProviderScale } = await import("../../../core/context-gauge.js");
+      const { measureProviderScale } = await import("../../../core/advisor/context-gauge.js");
       const scale = gauge.scale ?? measureProviderScale(conversation.events, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
@@ -68,7 +68,7 @@ export function registerStats(conversation: Command): void {
         });
         return;
       }
-      const { describeContextGauge } = await import("../../../core/context-gauge.js");
+      const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
       const text = await renderStatsText(raw, projected, labels, scale);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
@@ -156,7 +156,9 @@ async function renderStatsText(
   projectedLabels: readonly string[],
   factor: number | undefined,
 ): Promise<string> {
-  const { formatTokenCount, renderTokenBars, tokenKindRows } = await import("../../../core/tokens.js");
+  const { formatTokenCount, renderTokenBars, tokenKindRows } = await import(
+    "../../../core/conversation/tokens.js"
+  );
   const total = (summary: TokenSummary): string => {
     const estimate = formatTokenCount(summary.total);
     return factor === undefined
@@ -187,7 +189,7 @@ async function renderStatsText(
 
 /** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
 async function renderDecisions(usage: DecisionUsage): Promise<string> {
-  const { formatTokenCount } = await import("../../../core/tokens.js");
+  const { formatTokenCount } = await import("../../../core/conversation/tokens.js");
   const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
   return (
     `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +

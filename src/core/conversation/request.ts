@@ -18,11 +18,19 @@
  */
 import type { TurnEvent } from "./events.js";
 import type { ProjectedTurn } from "./projection.js";
-import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY, INTERRUPTED_TOOL_RESULT } from "./provider-keys.js";
+import {
+  ANTHROPIC_REDACTED_KEY,
+  ANTHROPIC_SIGNATURE_KEY,
+  INTERRUPTED_TOOL_RESULT,
+} from "../provider-keys.js";
 
 export type { ProjectedTurn } from "./projection.js";
 
-export { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY, INTERRUPTED_TOOL_RESULT } from "./provider-keys.js";
+export {
+  ANTHROPIC_REDACTED_KEY,
+  ANTHROPIC_SIGNATURE_KEY,
+  INTERRUPTED_TOOL_RESULT,
+} from "../provider-keys.js";
 
 /** A piece of message content. */
 export type LlmPart =

@@ -7,7 +7,7 @@
  *
  * Local counts are estimates: providers tokenize differently and add framing per message. The
  * provider's usage (see `ProviderUsage` for the convention) puts them on the provider's scale
- * (`plausibleScale`; the context gauge, core/context-gauge.ts, measures it).
+ * (`plausibleScale`; the context gauge, core/advisor/context-gauge.ts, measures it).
  */
 import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
 import { IN_TURN_SUMMARY_HEADING, SUMMARY_REQUEST_TEXT } from "./projection.js";
