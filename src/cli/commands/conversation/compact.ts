@@ -112,7 +112,12 @@ export function registerCompact(conversation: Command): void {
             "start one review at a time",
           );
         }
-        return review.runReviewMode(context, reviewMode, idArguments[0], flags);
+        // A picker target (`?`) is resolved here; the review resolves ids and keywords itself.
+        const { parsePickerTarget, resolveConversation } = await import("../../targets.js");
+        const target = idArguments[0];
+        const picked =
+          parsePickerTarget(target) === undefined ? target : await resolveConversation(context, target);
+        return review.runReviewMode(context, reviewMode, picked, flags);
       }
       const { timestampNow } = await import("../../../store/index.js");
       const { parseCompactFlags } = await import("../../compaction/options.js");
