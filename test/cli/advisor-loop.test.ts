@@ -4,6 +4,7 @@
  * through the real Anthropic client. Tokens are counted as characters so the lines are easy to
  * cross on purpose.
  */
+import { jsonSchemaArguments } from "../../src/tools/arguments.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type AdvisorSettings,
@@ -14,19 +15,14 @@ import {
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createLlmClient } from "../../src/llm/registry.js";
-import {
-  type Advisor,
-  type AdvisorState,
-  createAdvisor,
-  measureContext,
-} from "../../src/query/advisor-hook.js";
+import { type Advisor, type AdvisorState, createAdvisor } from "../../src/query/advisor-hook.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { createCompactionHooks } from "../../src/query/auto-compact.js";
 import type { ToolSelection } from "../../src/query/tool-selection.js";
-import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import type { TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactNowTool } from "../../src/tools/compact-now.js";
 import { createShouldICompactTool } from "../../src/tools/should-i-compact.js";
-import { type RecordingStore, recordingStore } from "../helpers/memory-store.js";
+import { type RecordingStore, recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 import {
   contextOverflowReply,
   type FakeMessageReply,
@@ -177,7 +173,7 @@ function makeHarness(
     ...(options.reserveTokens === undefined ? {} : { reserveTokens: options.reserveTokens }),
     clock,
     print: (text) => harness.printed.push(text),
-    measureTokens: (events) => measureContext(events, countCharacters).tokens,
+    countTokens: countCharacters,
     reportFailure: (message) => advisor.reportFailure(message),
     // No assistant model is configured here: summaries are written by builtin/digest.
     summaries: {
@@ -190,9 +186,8 @@ function makeHarness(
   harness.turn = async (message, turnOptions = {}) => {
     store ??= await recordingStore({ id: "conv-1" });
     const appendsBefore = store.appends.length;
-    await runTurn({
+    await runHeldTurn(store, "conv-1", {
       store,
-      conversationId: "conv-1",
       events: harness.events,
       message,
       client,
@@ -480,7 +475,7 @@ describe("automatic compaction by the trigger", () => {
     const bigTool = {
       name: "read_big",
       description: "returns a lot",
-      parameters: { type: "object" },
+      arguments: jsonSchemaArguments({ type: "object" }),
       source: "builtin" as const,
       defaults: { enable: true, run: "unattended" as const },
       run: async () => ({ content: text("big output", 1000), isError: false }),

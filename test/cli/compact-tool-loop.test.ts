@@ -23,13 +23,13 @@ import {
   TurnApprovals,
 } from "../../src/query/approval.js";
 import { selectTools, type ToolSelection } from "../../src/query/tool-selection.js";
-import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import type { TurnDisplay } from "../../src/query/turn-loop.js";
 import { writeScratchFile } from "../../src/store/scratch.js";
 import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { RunMode } from "../../src/tools/tool.js";
-import { recordingStore } from "../helpers/memory-store.js";
+import { recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 
@@ -124,9 +124,8 @@ async function turn(
 ): Promise<ConversationEvent[]> {
   let counter = 0;
   const store = await recordingStore({ id: "conv1", events });
-  await runTurn({
+  await runHeldTurn(store, "conv1", {
     store,
-    conversationId: "conv1",
     events,
     message,
     client: clientFor(kind),

@@ -52,7 +52,7 @@ export function registerPrint(conversation: Command): void {
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const turnCount = countTurns(conversation.events);
-      const resolved = resolveTurnSelection(selection, turnCount);
+      const resolved = resolveTurnSelection(selection, conversation.events);
       if (format === "anthropic" || format === "openai") {
         // The projected view as a ready request body (compactions always applied).
         const { selectProjectedTurns, buildRequestBody } = await import(
