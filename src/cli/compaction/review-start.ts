@@ -162,7 +162,7 @@ async function contextWindowOf(
 async function fitsWindow(
   turns: readonly Turn[],
   window: number | undefined,
-  store: Pick<StoreReader, "tokenCounter">,
+  store: StoreReader,
 ): Promise<boolean> {
   if (window === undefined) return true;
   const tokens = summarizeTokens(turns, await store.tokenCounter()).total;
