@@ -57,6 +57,7 @@ import {
   utf8ByteBound,
 } from "./advisor-hook.js";
 import { applyCompaction, collectingTarget, type SummaryEnvironment } from "./compaction/apply.js";
+import { knownContextWindow } from "./context-window.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
@@ -357,20 +358,6 @@ function storedAdvisorState(store: Store, conversation: LockedConversation): Adv
   };
 }
 
-async function contextWindowOf(
-  modelId: string,
-  config: ConfigTable,
-  env: PrepareOptions["env"],
-): Promise<number | undefined> {
-  // Loaded on demand, as run-query does: the provider SDKs are slow to import.
-  const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
-  try {
-    return resolveModel(modelId, readLlmConfig(config), env).contextWindow;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reads the settings and builds the advisor and the hooks of one `cxc q` turn. */
 export async function prepareTurnCompaction(
   options: PrepareOptions,
@@ -383,7 +370,7 @@ export async function prepareTurnCompaction(
   const counter = await options.store.tokenCounter(options.conversation.id);
   const countTokens = memoizeCounter(counter);
   const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
-  const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
+  const contextWindow = await knownContextWindow(options.assistant.modelId, options.config, options.env);
   const state = storedAdvisorState(options.store, options.conversation);
   let advisor: Advisor | undefined;
   // A compaction review is a discussion about compacting another conversation: no advice in it.

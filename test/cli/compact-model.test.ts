@@ -43,6 +43,26 @@ function requestOf(number: number): string {
 }
 
 describe("compact -s with a model", () => {
+  it("reads the range as the view shows it when its raw turns do not fit the summary model's window", async () => {
+    home = await homeWithSample();
+    const digest = await home.run(["conversation", "compact", "-m", "builtin/digest", "-k", "s:4..6"]);
+    expect(digest.exitCode, digest.stderr).toBe(0);
+    const digestText = compactionsOf(home)[0]!.summary!.summary;
+    provider.enqueue(textReply("A summary over the view."));
+    // The same window rule for every summary, not only a review's draft (src/query/compaction/summaries.ts).
+    const small = ["-c", 'providers.anthropic.models.claude-sonnet-4-6={"context_window": 2000}'];
+    const result = await home.run(["conversation", "compact", ...small, "-s", "--turn", "3..8"], {
+      env: anthropicEnv(),
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const text = JSON.stringify(provider.requests[0]!.body);
+    // The earlier summary stands in for turns 4..6; the turns outside it are still raw.
+    expect(text).toContain("[Summary of previous conversation]");
+    expect(text).toContain(JSON.stringify(digestText.slice(0, 60)).slice(1, -1));
+    expect(text).toContain(JSON.stringify(requestOf(3)).slice(1, -1));
+    expect(text).toContain(JSON.stringify(requestOf(7)).slice(1, -1));
+  });
+
   it("sends the raw events of the extended range and stores the summary", async () => {
     home = await homeWithSample();
     const digest = await home.run(["conversation", "compact", "-m", "builtin/digest", "-k", "s:4..6"]);

@@ -44,6 +44,7 @@ import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
 import { planRun } from "./run.js";
 import { applyCompaction, collectingTarget, type PipelineReport } from "../../query/compaction/apply.js";
+import { knownContextWindow } from "../../query/context-window.js";
 import type { PlannedCompaction } from "../../core/compaction/plan.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 
@@ -145,20 +146,6 @@ function inheritedToolNames(config: ConfigTable): string[] {
   return [...names].sort();
 }
 
-/** The context window of a model, when cxc knows it (undefined: assume the history fits). */
-async function contextWindowOf(
-  modelId: string | undefined,
-  options: Pick<StartReviewOptions, "config" | "env">,
-): Promise<number | undefined> {
-  if (modelId === undefined || modelId === DIGEST_MODEL) return undefined;
-  const { readLlmConfig, resolveModel } = await import("../../llm/registry.js");
-  try {
-    return resolveModel(modelId, readLlmConfig(options.config), options.env).contextWindow;
-  } catch {
-    return undefined;
-  }
-}
-
 async function fitsWindow(
   turns: readonly Turn[],
   window: number | undefined,
@@ -245,7 +232,10 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
       reviewModel.id ??
       stickyModel(source.events) ??
       (lookupConfig(options.config, "assistant.model.id") as string | undefined);
-    const window = await contextWindowOf(windowModel, options);
+    const window =
+      windowModel === DIGEST_MODEL
+        ? undefined
+        : await knownContextWindow(windowModel, options.config, options.env);
     const rawEvents = await fitsWindow(groupTurns(source.events), window, store);
     const turnCount = countTurns(source.events);
     const history = buildReviewHistory(source.events, { keepCompactions: !rawEvents });

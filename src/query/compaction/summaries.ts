@@ -35,6 +35,7 @@ import {
   type SummaryOutcome,
 } from "../../core/summary/summarizer.js";
 import { CxcError, errorMessage } from "../../errors.js";
+import { knownContextWindow } from "../context-window.js";
 import { writeScratchFile } from "../../store/index.js";
 
 /** A running progress indicator (the CLI's spinner). */
@@ -200,19 +201,6 @@ function rangeOf(segment: CycleRange): CycleRange {
 /** The share of a model's window the turns it summarizes may use; the rest is room for the answer. */
 const SUMMARY_SHARE_OF_WINDOW = 0.8;
 
-/** The context window of a model, when cxc knows it. */
-async function contextWindowOf(
-  modelId: string,
-  environment: SummaryEnvironment,
-): Promise<number | undefined> {
-  const { readLlmConfig, resolveModel } = await import("../../llm/registry.js");
-  try {
-    return resolveModel(modelId, readLlmConfig(environment.config), environment.env).contextWindow;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The turns a model reads for a whole-turn range: the raw turns, or, when their range does not fit
  * the model's window, the view as it is (each summary numbered by the first raw turn it stands
@@ -228,7 +216,7 @@ async function turnsForModel(
   if (environment.countTokens === undefined || range.fromCycle !== undefined || range.toCycle !== undefined) {
     return turns;
   }
-  const window = await contextWindowOf(modelId, environment);
+  const window = await knownContextWindow(modelId, environment.config, environment.env);
   if (window === undefined) return turns;
   const inRange = turns.filter((turn) => turn.index >= range.from && turn.index <= range.to);
   if (summarizeTokens(inRange, environment.countTokens).total <= window * SUMMARY_SHARE_OF_WINDOW)
