@@ -15,7 +15,6 @@ import {
   type AgentFormat,
   type AgentImportSummary,
   claudeCodeProjectFolder,
-  convertedPlan,
   detectAgentSession,
   type ExportAgent,
   modelOf,
@@ -257,15 +256,12 @@ function firstLine(file: string): string | undefined {
 
 /** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
 function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
-  if (agent === "codex") {
-    // A rollout is a plain list: read and converted in one pass, held whole (it is small).
-    const reader = new CodexSessionReader(file);
-    const read = feedLines(file, reader);
-    if (!read.ok) return read;
-    const converted = reader.finish();
-    return converted.ok ? { ok: true, value: convertedPlan(converted.value) } : converted;
-  }
-  const reader = agent === "claude-code" ? new ClaudeCodeSessionReader(file) : new PiSessionReader(file);
+  const reader =
+    agent === "claude-code"
+      ? new ClaudeCodeSessionReader(file)
+      : agent === "pi"
+        ? new PiSessionReader(file)
+        : new CodexSessionReader(file);
   const read = feedLines(file, reader);
   return read.ok ? reader.finish() : read;
 }
