@@ -366,3 +366,33 @@ export function fillerText(word: string, lines: number): string {
     (_, index) => `${word} line ${index + 1}: the parser keeps a table of ${word} entries, row ${index * 7}.`,
   ).join("\n");
 }
+
+/** `~/.codex/sessions`: where Codex keeps its rollouts (in dated folders). */
+export function codexSessionDirectory(place: AgentPlace): string {
+  return join(place.home, ".codex", "sessions");
+}
+
+/** The text a Responses request's input items carry, one string per text leaf, for comparing. */
+export function inputTexts(input: unknown): string[] {
+  const texts: string[] = [];
+  for (const item of Array.isArray(input) ? input : []) {
+    if (item === null || typeof item !== "object") continue;
+    const record = item as Record<string, unknown>;
+    if (record.type === "function_call") texts.push(String(record.arguments ?? ""));
+    else if (record.type === "custom_tool_call") texts.push(String(record.input ?? ""));
+    else if (record.type === "function_call_output" || record.type === "custom_tool_call_output") {
+      texts.push(typeof record.output === "string" ? record.output : JSON.stringify(record.output));
+    } else {
+      const parts = [
+        ...(Array.isArray(record.content) ? record.content : []),
+        ...(Array.isArray(record.summary) ? record.summary : []),
+      ];
+      if (typeof record.content === "string") texts.push(record.content);
+      for (const part of parts) {
+        const text = (part as { text?: unknown } | null)?.text;
+        if (typeof text === "string") texts.push(text);
+      }
+    }
+  }
+  return texts;
+}

@@ -18,7 +18,6 @@ import {
   type AgentImport,
   type AgentImportSummary,
   agentTimestamp,
-  count,
   EventFinisher,
   importSessionText,
   incompleteLastLine,
