@@ -21,6 +21,7 @@ const scenario = JSON.parse(fixture("scenario.json")) as {
   prompts: string[];
   answers: string[];
   thinking: { text: string; signature: string };
+  summary: string;
   toolCalls: { id: string; name: string; input: Record<string, unknown> }[];
 };
 
@@ -52,8 +53,8 @@ describe("Codex import of the real fixture", () => {
   it("gives the prompts, reasoning, tool calls with their output, and the answers, turn by turn", () => {
     const { conversation, summary } = load();
     const turns = groupTurns(conversation.events);
-    expect(turns).toHaveLength(2);
-    const [first, second] = turns.map((turn) => turn.events);
+    expect(turns).toHaveLength(3);
+    const [first, second, third] = turns.map((turn) => turn.events);
     expect(first!.find((event) => event.type === "chat_request")).toMatchObject({
       content: scenario.prompts[0],
     });
@@ -65,27 +66,31 @@ describe("Codex import of the real fixture", () => {
         openai_reasoning_model: "fake/gpt-fake",
       },
     });
-    const calls = first!.filter((event) => event.type === "tool_call_request");
+    const calls = [...first!, ...second!].filter((event) => event.type === "tool_call_request");
     expect(calls.map((call) => [call.call_id, call.name, call.arguments])).toEqual(
       scenario.toolCalls.map((call) => [call.id, call.name, call.input]),
     );
     const results = first!.filter((event) => event.type === "tool_call_response");
-    expect(results.map((result) => result.call_id)).toEqual(scenario.toolCalls.map((call) => call.id));
+    expect(results.map((result) => result.call_id)).toEqual(
+      scenario.toolCalls.slice(0, 2).map((call) => call.id),
+    );
     expect(results[1]).toMatchObject({
       is_error: false,
       content: expect.stringContaining("remember the milk"),
     });
     expect(first!.at(-1)).toMatchObject({ type: "chat_response", message: scenario.answers[0] });
-    expect(second!.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
-    expect(second!.at(-1)).toMatchObject({ message: scenario.answers[1] });
+    expect(second!.at(-1)).toMatchObject({ type: "chat_response", message: scenario.answers[1] });
+    expect(third!.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
+    expect(third!.at(-1)).toMatchObject({ message: scenario.answers[2] });
     // The model of each turn, named by its provider as Codex was configured.
     expect(conversation.events[0]).toMatchObject({
       type: "config_delta",
       delta: { assistant: { model: { id: "fake/gpt-fake" } } },
     });
     // Codex's environment context and bookkeeping are skipped and counted; nothing is unknown.
-    expect(summary).toMatchObject({ agent: "codex", turns: 2, compactions: 0, unknown: {} });
+    expect(summary).toMatchObject({ agent: "codex", turns: 3, compactions: 1, unknown: {} });
     expect(summary.skipped["environment context"]).toBe(1);
+    expect(summary.skipped["compaction output"]).toBe(1);
     expect(summary.skipped.event_msg).toBeGreaterThan(0);
     expect(conversation.extra.origin).toEqual({
       agent: "codex",
@@ -94,6 +99,30 @@ describe("Codex import of the real fixture", () => {
       version: scenario.version,
     });
     expect(conversation.title).toBe(scenario.prompts[0]);
+  });
+
+  it("makes Codex's own compaction an overlay over the two turns before it, in Codex's words", () => {
+    const { conversation } = load();
+    const compacted = records().find((record) => record.type === "compacted")!.payload as { message: string };
+    expect(compacted.message).toContain(scenario.summary);
+    const compactions = conversation.events.filter((event) => event.type === "compaction");
+    expect(compactions).toEqual([
+      expect.objectContaining({
+        from_turn: 0,
+        to_turn: 1,
+        source: "user",
+        summary: {
+          summary: `${scenario.prompts[0]}\n\n${scenario.prompts[1]}\n\n${compacted.message}`,
+          source: "supplied",
+          author: "assistant",
+        },
+        note: "Codex's own compaction",
+        origin: { agent: "codex", record: expect.any(String) },
+      }),
+    ]);
+    // The compaction comes before the third turn, so it covers the two turns before it.
+    const types = conversation.events.map((event) => event.type);
+    expect(types.indexOf("compaction")).toBeLessThan(types.lastIndexOf("turn_start"));
   });
 
   it("gives the same conversation when imported twice", () => {

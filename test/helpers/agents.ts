@@ -1,11 +1,12 @@
 /**
- * The real coding agents, Claude Code and pi, run offline against the loopback fake provider
- * (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
+ * The real coding agents, Claude Code, pi and Codex, run offline against the loopback fake
+ * provider (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
  * load-ts.mjs, and the interop end-to-end tests use the same functions, so both run the agents
  * the same way. It imports only node built-ins.
  *
- * The agents are pinned in `agents/package.json` and installed by `npm ci --prefix agents`
- * (`.ci/run` does it), not by the project's own `npm ci`: see docs/import-export.md.
+ * Claude Code and pi are pinned in `agents/package.json` (`npm ci --prefix agents`), Codex in
+ * `agents/codex/package.json` (`npm ci --prefix agents/codex`); `.ci/run` installs both, the
+ * project's own `npm ci` neither: see docs/import-export.md.
  *
  * Session files hold the machine's paths (the HOME, the working directory and the folder name
  * derived from it). Committed fixtures hold placeholders instead (`/home/user`,
@@ -29,8 +30,8 @@ export interface AgentPlace {
 export type AgentName = "claude" | "pi" | "codex";
 
 /**
- * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`, installed
- * only to regenerate its fixture), or undefined when not installed.
+ * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`), or
+ * undefined when not installed.
  */
 export function agentBinary(projectRoot: string, agent: AgentName): string | undefined {
   const folder = agent === "codex" ? join(projectRoot, "agents", "codex") : join(projectRoot, "agents");
@@ -38,7 +39,7 @@ export function agentBinary(projectRoot: string, agent: AgentName): string | und
   return existsSync(path) ? path : undefined;
 }
 
-/** The environment variables common to both agents: nothing of the caller's own settings. */
+/** The environment variables common to the agents: nothing of the caller's own settings. */
 function baseEnvironment(place: AgentPlace, tmp: string): Record<string, string> {
   mkdirSync(tmp, { recursive: true });
   return {
