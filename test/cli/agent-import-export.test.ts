@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { errorLines, snapshotTree } from "./conversation-helpers.js";
 
 const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
@@ -287,5 +288,52 @@ describe("export to Claude Code, pi and Codex", () => {
     });
     expect(again.exitCode).toBe(2);
     expect(errorLines(again.stderr).error).toBe(`${output} already exists; export never overwrites a file`);
+  });
+});
+
+describe("continuing an imported Codex session in cxc", () => {
+  it("gives Codex's reasoning back to the model that wrote it, and to another model as text", async () => {
+    const home = freshHome();
+    const provider = await startFakeProvider();
+    try {
+      const imported = await home.run(["conversation", "import", CODEX_FIXTURE]);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      // Codex's own compaction covers the turn that reasoned: undo it, so the turn is sent.
+      const id = / as (\w{13}) /.exec(imported.stdout)![1]!;
+      expect((await home.run(["conversation", "compact", id, "--reset", "-y"])).exitCode).toBe(0);
+      // The provider Codex recorded (`fake`), configured for cxc over the Responses API.
+      const config = [
+        "-c",
+        "providers.fake.type=openai",
+        "-c",
+        `providers.fake.base_url=${provider.openaiBaseURL}`,
+      ];
+      const env = {
+        FAKE_KEY: "k",
+        CXC_PROVIDERS__FAKE__API_KEY_ENV: "FAKE_KEY",
+        OPENAI_API_KEY: "k",
+        OPENAI_BASE_URL: provider.openaiBaseURL,
+      };
+      provider.enqueue(textReply("Same model."), textReply("Another model."));
+      const same = await home.run([...config, "q", "--id", id, "-m", "fake/gpt-fake", "What next?"], { env });
+      expect(same.exitCode, same.stderr).toBe(0);
+      const other = await home.run([...config, "q", "--id", id, "-m", "openai/gpt-5", "And then?"], { env });
+      expect(other.exitCode, other.stderr).toBe(0);
+      const [first, second] = provider.requests.map(
+        (request) => request.body as { input: Record<string, unknown>[] },
+      );
+      expect(provider.requests.map((request) => request.path)).toEqual(["/v1/responses", "/v1/responses"]);
+      expect(first!.input.find((item) => item.type === "reasoning")).toMatchObject({
+        encrypted_content: "enc-fixture-1",
+        summary: [{ type: "summary_text", text: "List the files, then read the notes." }],
+      });
+      expect(second!.input.some((item) => item.type === "reasoning")).toBe(false);
+      expect(JSON.stringify(second!.input)).not.toContain("enc-fixture-1");
+      expect(JSON.stringify(second!.input)).toContain(
+        "<think>\\nList the files, then read the notes.\\n</think>",
+      );
+    } finally {
+      await provider.close();
+    }
   });
 });
