@@ -18,7 +18,7 @@ import type {
 } from "openai/resources/responses/responses";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { type ResponsesRequestOptions, toResponsesRequest } from "./responses-request.js";
-import { sdkClientOptions } from "./sdk-options.js";
+import { lazyOpenAISdk } from "./openai.js";
 import { parseToolArguments } from "./tool-arguments.js";
 import {
   EMPTY_USAGE,
@@ -47,13 +47,7 @@ export interface ResponsesClientSettings extends Omit<ResponsesRequestOptions, "
 
 /** Creates an `LlmClient` talking to a Responses endpoint. The SDK's own retries are off. */
 export function createResponsesClient(settings: ResponsesClientSettings): LlmClient {
-  // The SDK is imported on the first request (see createAnthropicClient).
-  let client: Promise<OpenAI> | undefined;
-  const sdk = (): Promise<OpenAI> =>
-    (client ??= Promise.all([import("openai"), sdkClientOptions(settings)]).then(
-      ([{ default: OpenAISdk }, options]) =>
-        new OpenAISdk({ ...options, apiKey: settings.apiKey ?? "not-needed" }),
-    ));
+  const sdk = lazyOpenAISdk(settings);
   return {
     modelId: settings.modelId,
     stream: (request, options) =>
