@@ -1,6 +1,6 @@
 import type { Plugin } from "esbuild";
 import { defineConfig } from "tsup";
-import { eventSchemasByKind } from "./src/core/events.js";
+import { eventSchemasByKind } from "./src/core/conversation/events.js";
 import { schemaFingerprint } from "./src/store/log.js";
 
 // The build (see docs/decisions/007-plain-require-and-nodes-compile-cache.md): CommonJS bundles
@@ -9,9 +9,9 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/cxc.cjs: the whole CLI, commander and zod in one bundle. Modules imported dynamically
 //   inside it are still evaluated only when used.
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
-// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the terminal
-//   markdown renderer, prompts, execa, ajv), each a bundle of its own that the first `import()`
-//   of it loads. A bare `cxc conversation ls` never reads them.
+// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, execa, ajv),
+//   each a bundle of its own that the first `import()` of it loads. A bare
+//   `cxc conversation ls` never reads them.
 // - Every bundle has a source map whose `sources` are paths relative to it (`../src/…`), without
 //   the sources' text: `CXC_DEBUG=1` turns them on, so stack traces name `src/` files and lines.
 // - The validation stamp's fingerprint of the event schemas (src/store/log.ts) is computed here
@@ -41,10 +41,6 @@ const islands: Plugin = {
     build.onResolve({ filter: /.*/ }, (args) => {
       const island = ISLANDS[args.path];
       if (args.kind !== "dynamic-import" || !island) return undefined;
-      // `./markdown.js` is an island only where the terminal code imports it.
-      if (args.path === "./markdown.js" && !/[\\/]src[\\/]cli[\\/]terminal[\\/]/.test(args.importer)) {
-        return undefined;
-      }
       return { path: args.path, namespace: "cxc-island" };
     });
     build.onLoad({ filter: /.*/, namespace: "cxc-island" }, (args) => {

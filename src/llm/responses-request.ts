@@ -15,7 +15,7 @@ import type {
   ToolChoiceFunction,
   ToolChoiceOptions,
 } from "openai/resources/responses/responses";
-import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/request.js";
+import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/conversation/request.js";
 import type { LlmRequest, ToolChoice } from "./types.js";
 
 /** Wire-shaping options of a Responses request that do not come from the conversation. */

@@ -7,7 +7,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { type ConversationEvent, compareTimestamps } from "../core/events.js";
+import { type ConversationEvent, compareTimestamps } from "../core/conversation/events.js";
 import {
   AGENT_NAMES,
   type AgentFormat,
@@ -24,7 +24,7 @@ import type { InteropResult } from "../core/interop/jp.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
-import { TurnTally } from "../core/turns.js";
+import { TurnTally } from "../core/conversation/turns.js";
 import { lockedImport } from "./import.js";
 import type { StagedConversation, Store } from "./port.js";
 

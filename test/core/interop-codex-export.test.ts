@@ -6,10 +6,10 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { exportCodexSession } from "../../src/core/interop/codex-export.js";
 import { importCodexSession } from "../../src/core/interop/codex.js";
-import { groupTurns } from "../../src/core/turns.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const fixture = readFileSync(

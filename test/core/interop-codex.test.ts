@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { importCodexSession } from "../../src/core/interop/codex.js";
 import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../../src/core/provider-keys.js";
 import { detectAgentSession } from "../../src/core/interop/agent-session.js";
-import { groupTurns } from "../../src/core/turns.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/agents/codex/${name}`, import.meta.url)), "utf8");

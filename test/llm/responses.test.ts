@@ -5,9 +5,9 @@
  * stalled streams, interrupts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../src/core/events.js";
-import { createStreamFold, foldStreamEvent } from "../../src/core/fold-stream.js";
-import { buildLlmRequest } from "../../src/core/request.js";
+import type { TurnEvent } from "../../src/core/conversation/events.js";
+import { createStreamFold, foldStreamEvent } from "../../src/core/conversation/fold-stream.js";
+import { buildLlmRequest } from "../../src/core/conversation/request.js";
 import { withIdleTimeout } from "../../src/llm/idle-timeout.js";
 import { createResponsesClient, toResponsesRequest } from "../../src/llm/responses.js";
 import { withRetry } from "../../src/llm/retry.js";

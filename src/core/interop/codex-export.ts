@@ -13,9 +13,9 @@
  * Reasoning Codex cannot send back (without OpenAI's encrypted content) is left out, with a
  * warning. See docs/import-export.md.
  */
-import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../events.js";
-import { formatCount } from "../labels.js";
-import { SUMMARY_REQUEST_TEXT } from "../projection.js";
+import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import { formatCount } from "../present/labels.js";
+import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../provider-keys.js";
 import { type AgentSessionExport, framedSummary, viewMessages } from "./agent-export.js";
 import { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";

@@ -13,7 +13,7 @@
  * on (the earlier prompts it kept, then its summary), over the turns before it. `event_msg`,
  * `world_state` and `token_usage_record` are Codex's bookkeeping. See docs/import-export.md.
  */
-import type { ConversationEvent } from "../events.js";
+import type { ConversationEvent } from "../conversation/events.js";
 import {
   type AgentImport,
   type AgentImportSummary,

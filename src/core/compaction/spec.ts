@@ -14,8 +14,8 @@
  * `describeSpecError`). Cycle bounds are cxc's (docs/decisions/006-tool-cycle-bounds.md). An
  * inverted range (`5..2`) is an error here, where jp would compact nothing.
  */
-import type { RuleBound } from "./bounds.js";
-import type { Parsed } from "./parsed.js";
+import type { RuleBound } from "../position/bounds.js";
+import type { Parsed } from "../parsed.js";
 import { type CompactionRule, parseToolCallsMode, type ToolCallsMode } from "./rules.js";
 
 /** A bound of a spec range. */

@@ -3,7 +3,7 @@
  * durations (`5h`, `2days`, `1h 30m`) and shifting RFC 3339 UTC timestamps at full nanosecond
  * precision. Pure: the current time is always passed in. Error texts are jp's, word for word.
  */
-import type { Parsed } from "./parsed.js";
+import type { Parsed } from "../parsed.js";
 
 const UNIT_MILLISECONDS: ReadonlyMap<string, number> = new Map([
   ...["s", "sec", "secs", "second", "seconds"].map((unit) => [unit, 1000] as const),
@@ -89,4 +89,29 @@ export function shiftTimestamp(timestamp: string, milliseconds: number): string 
   if (Math.abs(secondsNumber) > 8.64e12) return undefined;
   const whole = new Date(secondsNumber * 1000).toISOString().slice(0, 19);
   return `${whole}.${nanoseconds.toString().padStart(9, "0")}Z`;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]/;
+
+/**
+ * Parses a moment as the range flags and `fork --from/--until` take it: a duration ago (`5h`,
+ * `2days`, before `now`), a date (`2026-03-01`, midnight UTC) or an RFC 3339 time. Returns an RFC
+ * 3339 UTC time; the message for anything else is the duration parser's (jp's).
+ */
+export function parseTimePoint(text: string, now: string): Parsed<string> {
+  const value = text.trim();
+  const duration = parseDuration(value);
+  if (duration.ok) {
+    const time = shiftTimestamp(now, -duration.value);
+    return time === undefined ? { ok: false, message: "number is too large" } : { ok: true, value: time };
+  }
+  const stamp = DATE.test(value) ? `${value}T00:00:00Z` : DATE_TIME.test(value) ? value : undefined;
+  const milliseconds = stamp === undefined ? Number.NaN : Date.parse(stamp);
+  if (!Number.isNaN(milliseconds)) {
+    // Offsets other than UTC are read by Date; cxc's times are UTC, at full precision when given so.
+    const utc = shiftTimestamp(stamp!, 0) ?? shiftTimestamp(new Date(milliseconds).toISOString(), 0);
+    if (utc !== undefined) return { ok: true, value: utc };
+  }
+  return duration;
 }

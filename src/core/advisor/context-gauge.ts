@@ -15,10 +15,10 @@
  * nothing is counted at all, and the caller's counter (which may load a tokenizer on its first
  * uncached text) is never called.
  */
-import { activeCompactions, isCompactionInEffect } from "./compactions.js";
-import { type ConversationEvent, isTurnEvent, type TurnEvent } from "./events.js";
-import { withoutDeferral } from "./plan-compaction.js";
-import { projectConversation } from "./projection.js";
+import { activeCompactions, isCompactionInEffect } from "../conversation/compactions.js";
+import { type ConversationEvent, isTurnEvent, type TurnEvent } from "../conversation/events.js";
+import { withoutDeferral } from "../compaction/plan.js";
+import { projectConversation } from "../conversation/projection.js";
 import {
   countedText,
   countEventTokens,
@@ -26,8 +26,8 @@ import {
   readResponseUsage,
   reportedContextTokens,
   type TokenCounter,
-} from "./tokens.js";
-import { countTurns } from "./turns.js";
+} from "../conversation/tokens.js";
+import { countTurns } from "../conversation/turns.js";
 
 /** The window the gauge measures against, and where its size came from. */
 export interface ContextWindow {

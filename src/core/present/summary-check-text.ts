@@ -8,7 +8,7 @@
  *     constraint  "Never touch main." — the user's, turn 1
  *     … and 13 more (--format json lists them all)
  */
-import type { LossKind, LostItem, SummaryLosses } from "./summary-check.js";
+import type { LossKind, LostItem, SummaryLosses } from "../summary/check.js";
 
 /** How many items a report shows before "and N more". */
 export const SHOWN_LOSSES = 10;

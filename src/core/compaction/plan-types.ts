@@ -2,15 +2,15 @@
  * The types of compaction planning, shared by the planner (plan-compaction.ts), its cycle-precise
  * half (plan-cycles.ts) and their callers; a leaf module so the two planners import no cycle.
  */
-import type { BoundResolution, RuleBound, TurnRange } from "./bounds.js";
-import type { CliBound } from "./cli-bounds.js";
+import type { BoundResolution, RuleBound, TurnRange } from "../position/bounds.js";
+import type { CliBound } from "../position/cli-bounds.js";
 import type {
   CompactionOrigin,
   CompactionSource,
   ReasoningPolicy,
   SummaryPolicy,
   ToolCallsPolicy,
-} from "./events.js";
+} from "../conversation/events.js";
 import type { CompactionRule, SummaryRule } from "./rules.js";
 
 /** Range flags of `compact` that narrow every rule (docs/compaction-model.md, "Range bounds": precedence). Turn numbers are 1-based. */

@@ -12,10 +12,10 @@
  * It understands cxc's own tools (`read_file`, `edit_file`, `run_command`) and jp's (`fs_read_file`,
  * `fs_modify_file`, `cargo_check`, `git_*`, …) by argument keys and tool-name words, not by a list.
  */
-import { type CycleRange, selectRange, spanOfRange } from "./cycles.js";
-import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "./events.js";
-import { describeSpan, describeTurnRange } from "./labels.js";
-import type { Turn } from "./turns.js";
+import { type CycleRange, selectRange, spanOfRange } from "../conversation/cycles.js";
+import { ADVISOR_AUTHOR, type ToolCallRequest, type ToolCallResponse } from "../conversation/events.js";
+import { describeSpan, describeTurnRange } from "../present/labels.js";
+import type { Turn } from "../conversation/turns.js";
 
 /** The recipe name recorded on summaries this module produces. */
 export const DIGEST_RECIPE = "builtin/digest";

@@ -18,8 +18,8 @@
  * apostrophes count as their ASCII forms. The error texts are written for the model: they say
  * what went wrong and what to send instead.
  */
-import type { TurnEvent } from "./events.js";
-import type { ProjectedTurn, ProjectedView, TurnOrigin } from "./projection.js";
+import type { TurnEvent } from "../conversation/events.js";
+import type { ProjectedTurn, ProjectedView, TurnOrigin } from "../conversation/projection.js";
 
 /** One turn a quote was found in, with the text around the match. */
 export interface AnchorCandidate {

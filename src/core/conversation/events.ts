@@ -46,7 +46,7 @@ function buildEventSchemas() {
     metadata: z.optional(z.record(z.string(), z.unknown())),
   };
 
-  /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/turns.ts). */
+  /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/conversation/turns.ts). */
   const TurnStartSchema = z.looseObject({ ...base, type: z.literal("turn_start") });
 
   /** A user message. `author` is cosmetic and never sent to a provider. */

@@ -24,9 +24,9 @@
  * constraints first; a path written over one read; the user's words over the assistant's), how
  * often it came up and how recently, and the list is ranked by that score.
  */
-import { type CycleRange, selectRange } from "./cycles.js";
+import { type CycleRange, selectRange } from "../conversation/cycles.js";
 import { classifyTool, collectArgumentPaths, collectCommandPaths } from "./digest.js";
-import { ADVISOR_AUTHOR } from "./events.js";
+import { ADVISOR_AUTHOR } from "../conversation/events.js";
 import {
   boundNames,
   codeWords,
@@ -47,10 +47,10 @@ import {
   proseSentences,
   splitMessage,
   supersededNames,
-} from "./summary-facts.js";
-import type { Turn } from "./turns.js";
+} from "./facts.js";
+import type { Turn } from "../conversation/turns.js";
 
-export { findConstraints, findIdentifiers, findQuantities } from "./summary-facts.js";
+export { findConstraints, findIdentifiers, findQuantities } from "./facts.js";
 
 /** The kinds of facts the check looks for. */
 export type LossKind = "path" | "identifier" | "number" | "constraint";

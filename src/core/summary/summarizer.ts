@@ -8,12 +8,12 @@
  * follows the one `conversation.compaction.summary.fallback` setting. See docs/compaction.md and
  * docs/decisions/005-one-compaction-pipeline.md.
  */
-import { readModelId } from "./interop/jp-config.js";
-import { type ConfigTable, lookupConfig } from "./config.js";
-import { type CycleRange, HEAD, selectRange } from "./cycles.js";
+import { readModelId } from "../interop/jp-config.js";
+import { type ConfigTable, lookupConfig } from "../config.js";
+import { type CycleRange, HEAD, selectRange } from "../conversation/cycles.js";
 import { DIGEST_RECIPE, digestTurns } from "./digest.js";
-import type { SummaryRule } from "./rules.js";
-import type { Turn } from "./turns.js";
+import type { SummaryRule } from "../compaction/rules.js";
+import type { Turn } from "../conversation/turns.js";
 
 /** What a summarizer is asked to summarize. */
 export interface SummaryInput {

@@ -26,7 +26,7 @@ import {
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
   OPENAI_REASONING_MODEL_KEY,
-} from "./provider-keys.js";
+} from "../provider-keys.js";
 
 export type { ProjectedTurn } from "./projection.js";
 
@@ -37,7 +37,7 @@ export {
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
   OPENAI_REASONING_MODEL_KEY,
-} from "./provider-keys.js";
+} from "../provider-keys.js";
 
 /** A piece of message content. */
 export type LlmPart =

@@ -17,8 +17,8 @@
  *   after a crash between apply and archive is recognised by the source's latest compaction being
  *   that proposal (an open review admits no other compaction writes, so nothing else wrote it).
  */
-import { activeCompactions } from "./compactions.js";
-import { type ConfigTable, isConfigTable, mergeConfigLayers } from "./config.js";
+import { activeCompactions } from "../conversation/compactions.js";
+import { type ConfigTable, isConfigTable, mergeConfigLayers } from "../config.js";
 import {
   type CycleSpan,
   compactionPolicies,
@@ -27,14 +27,14 @@ import {
   HEAD,
   layoutCycles,
   TURN_END,
-} from "./cycles.js";
-import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
-import { describeSpan, describeTurnRange } from "./labels.js";
+} from "../conversation/cycles.js";
+import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
+import { describeSpan, describeTurnRange } from "../present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
-import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan-compaction.js";
+import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan.js";
 import { growSuppliedCycleSummary } from "./plan-cycles.js";
 import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
-import { countTurns } from "./turns.js";
+import { countTurns } from "../conversation/turns.js";
 
 /** The tool's name, as the model and the configuration spell it. */
 export const PROPOSE_COMPACTION_TOOL_NAME = "propose_compaction";

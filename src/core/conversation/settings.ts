@@ -15,8 +15,8 @@ import {
   readModelId,
   renderJpSystemPrompt,
   setsJpSystemPrompt,
-} from "./interop/jp-config.js";
-import { isRecord } from "./interop/jp-encoding.js";
+} from "../interop/jp-config.js";
+import { isRecord } from "../interop/jp-encoding.js";
 
 /** What the conversation's recorded configuration says. */
 export interface RecordedSettings {

@@ -15,11 +15,17 @@
  *   Compacted turns 1..3, turn 3 to cycle 20 (3 turns, tool responses).
  *   Kept turn 3, from cycle 21.
  */
-import { activeCompactions } from "./compactions.js";
-import { type CyclePosition, type CycleSpan, comparePositions, HEAD, TURN_END } from "./cycles.js";
-import type { ConversationEvent } from "./events.js";
+import { activeCompactions } from "../conversation/compactions.js";
+import {
+  type CyclePosition,
+  type CycleSpan,
+  comparePositions,
+  HEAD,
+  TURN_END,
+} from "../conversation/cycles.js";
+import type { ConversationEvent } from "../conversation/events.js";
 import { describePolicies, describeSizedRange, describeSpan } from "./labels.js";
-import type { CompactionSegment } from "./plan-compaction.js";
+import type { CompactionSegment } from "../compaction/plan.js";
 
 /** One compacted range of the timeline (0-based turns). */
 export interface TimelineSegment {

@@ -16,7 +16,7 @@ import {
   turnAtTime,
 } from "./bounds.js";
 import { parseDuration, shiftTimestamp } from "./duration.js";
-import type { Parsed } from "./parsed.js";
+import type { Parsed } from "../parsed.js";
 
 /** A `--from`/`--to` value: a core bound, a duration cutoff computed when parsed, or a cycle. */
 export type CliBound =

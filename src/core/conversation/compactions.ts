@@ -11,7 +11,7 @@
  * compaction entry; cxc's retired ones play the part of jp's deleted ones).
  */
 import type { Compaction, CompactionReset, ConversationEvent } from "./events.js";
-import { describeCompactionRange, formatCount } from "./labels.js";
+import { describeCompactionRange, formatCount } from "../present/labels.js";
 
 /** A compaction that no reset has retired. */
 export interface ActiveCompaction {

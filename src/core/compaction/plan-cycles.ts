@@ -11,7 +11,7 @@
  * summary first grows over every summary it touches (positions, transitively); a supplied one that
  * would split an existing summary is a conflict.
  */
-import { activeCompactions } from "./compactions.js";
+import { activeCompactions } from "../conversation/compactions.js";
 import {
   type BoundResolution,
   convertKeepFirst,
@@ -20,7 +20,7 @@ import {
   type RuleBound,
   resolveRange,
   type StreamFacts,
-} from "./bounds.js";
+} from "../position/bounds.js";
 import {
   type CycleFacts,
   type CyclePosition,
@@ -33,9 +33,9 @@ import {
   HEAD,
   positionOfCycle,
   TURN_END,
-} from "./cycles.js";
-import type { ConversationEvent } from "./events.js";
-import { describeSpan } from "./labels.js";
+} from "../conversation/cycles.js";
+import type { ConversationEvent } from "../conversation/events.js";
+import { describeSpan } from "../present/labels.js";
 import type {
   CompactionPlan,
   CompactionSegment,

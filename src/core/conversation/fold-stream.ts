@@ -13,20 +13,20 @@
  *   opened (or stands alone when it had no summary) and keeps its id, encrypted content and model.
  *
  * `message-end` flushes the open block and attaches the response's usage to it when it is a
- * message (the convention `core/tokens.ts` reads: `metadata.usage` on the turn's last answer). An
+ * message (the convention `core/conversation/tokens.ts` reads: `metadata.usage` on the turn's last answer). An
  * `error`, or the shell giving up (Ctrl-C), flushes the open block marked `interrupted`, so a
  * partial answer is kept and visibly partial.
  *
  * The input type is structural: `src/llm`'s `LlmStreamEvent` fits it, and core never imports the
  * shell.
  */
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-syntax.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-syntax.js";
 import type { ChatResponse, ToolCallRequest } from "./events.js";
 import {
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
   OPENAI_REASONING_MODEL_KEY,
-} from "./provider-keys.js";
+} from "../provider-keys.js";
 
 /** Token counts of one response (the shape of `src/llm`'s `LlmUsage`). */
 export interface StreamUsage {

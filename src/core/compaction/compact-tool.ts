@@ -36,16 +36,16 @@ import {
   layoutCycles,
   spanOfRange,
   TURN_END,
-} from "./cycles.js";
-import { type Compaction, type ConversationEvent, isTurnEvent } from "./events.js";
-import { describeRange } from "./labels.js";
-import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan-compaction.js";
+} from "../conversation/cycles.js";
+import { type Compaction, type ConversationEvent, isTurnEvent } from "../conversation/events.js";
+import { describeRange } from "../present/labels.js";
+import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan.js";
 import { checkSuppliedCycleSummary } from "./plan-cycles.js";
-import { originOverlaps, type ProjectedView, projectConversation } from "./projection.js";
+import { originOverlaps, type ProjectedView, projectConversation } from "../conversation/projection.js";
 import { toolCallsPolicyFor } from "./rules.js";
-import { checkSummary } from "./summary-check.js";
-import { countTurnTokens, type TokenCounter } from "./tokens.js";
-import { countTurns, groupTurns } from "./turns.js";
+import { checkSummary } from "../summary/check.js";
+import { countTurnTokens, type TokenCounter } from "../conversation/tokens.js";
+import { countTurns, groupTurns } from "../conversation/turns.js";
 
 export {
   CompactToolArgumentsSchema,
@@ -66,7 +66,7 @@ export {
   formatTurnRange,
   renderApprovalPreview,
   renderDroppedContent,
-} from "./compact-tool-preview.js";
+} from "../present/compact-tool-preview.js";
 
 /** The tool's name, as the model and `-t`/`-u` spell it. */
 export const COMPACT_TOOL_NAME = "compact";

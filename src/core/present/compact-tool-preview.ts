@@ -3,15 +3,15 @@
  * the preview file of each rule (what the model would no longer see), and the tool result the
  * model reads once the compactions are recorded. Pure.
  */
-import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.js";
-import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
-import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
-import { isTurnEvent, type TurnEvent } from "./events.js";
+import { describeOrigin, eventText, excerptEnd, excerptStart } from "../compaction/anchors.js";
+import { type CompactToolRule, NOTE_MAX_LENGTH } from "../compaction/compact-tool-arguments.js";
+import type { CompactToolPlan, PlannedCompactRule } from "../compaction/compact-tool-plan.js";
+import { isTurnEvent, type TurnEvent } from "../conversation/events.js";
 import { describeRange, describeTurnRange } from "./labels.js";
-import { originOverlaps, type ProjectedTurn, type ProjectedView } from "./projection.js";
-import type { ToolCallsMode } from "./rules.js";
+import { originOverlaps, type ProjectedTurn, type ProjectedView } from "../conversation/projection.js";
+import type { ToolCallsMode } from "../compaction/rules.js";
 import { formatLosses } from "./summary-check-text.js";
-import { formatTokenCount } from "./tokens.js";
+import { formatTokenCount } from "../conversation/tokens.js";
 
 /** Words in a text (runs of non-space characters). */
 export function countWords(text: string): number {

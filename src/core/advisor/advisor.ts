@@ -13,8 +13,8 @@
  * - Automatic compaction: the trigger, the no-loop guard and the plan's rules.
  */
 import * as z from "zod";
-import type { Compaction, ConversationEvent } from "./events.js";
-import { type CompactionRule, readCompactionRules, ruleHasPolicy } from "./rules.js";
+import type { Compaction, ConversationEvent } from "../conversation/events.js";
+import { type CompactionRule, readCompactionRules, ruleHasPolicy } from "../compaction/rules.js";
 
 /** The advisor's tiers, quietest first. */
 export const TIERS = ["silent", "notice", "recommend", "request"] as const;

@@ -13,8 +13,8 @@ import {
   HEAD,
   spanOfRange,
   TURN_END,
-} from "./cycles.js";
-import type { Compaction, ToolCallsPolicy } from "./events.js";
+} from "../conversation/cycles.js";
+import type { Compaction, ToolCallsPolicy } from "../conversation/events.js";
 
 /**
  * The label of mechanical policies (docs/compaction-model.md, "The timeline"): `reasoning`, then `tools` / `tool requests` /

@@ -11,9 +11,9 @@
  */
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { type RuleBound, readRuleBound } from "./bounds.js";
-import type { Parsed } from "./parsed.js";
-import type { ToolCallsPolicy } from "./events.js";
+import { type RuleBound, readRuleBound } from "../position/bounds.js";
+import type { Parsed } from "../parsed.js";
+import type { ToolCallsPolicy } from "../conversation/events.js";
 
 /** How tool calls are compacted, in its canonical spelling. */
 export type ToolCallsMode = "strip" | "strip-requests" | "strip-responses" | "omit";
@@ -189,7 +189,7 @@ export function ruleHasPolicy(rule: CompactionRule): boolean {
   return rule.reasoning !== undefined || rule.tool_calls !== undefined || rule.summary !== undefined;
 }
 
-export { describeCompaction, describePolicies } from "./labels.js";
+export { describeCompaction, describePolicies } from "../present/labels.js";
 
 /**
  * The one ad-hoc rule built from `-r`, `-t[=MODE]` and `-s[=CONTEXT]` (keeps left unset, so they

@@ -3,9 +3,9 @@
  * describes it). Types only, so both modules can name them without importing each other.
  */
 import type { CompactToolRule } from "./compact-tool-arguments.js";
-import type { Compaction } from "./events.js";
-import type { ProjectedView } from "./projection.js";
-import type { SummaryLosses } from "./summary-check.js";
+import type { Compaction } from "../conversation/events.js";
+import type { ProjectedView } from "../conversation/projection.js";
+import type { SummaryLosses } from "../summary/check.js";
 
 /** One planned rule: its resolved raw range, its event, and what the user needs to judge it. */
 export interface PlannedCompactRule {

@@ -11,7 +11,7 @@
  * cxc addition: a `supplied` summary (typed text) is never widened, because its text covers only
  * the turns it names; if it partially overlaps an existing summary the plan is a conflict instead.
  */
-import { activeCompactions } from "./compactions.js";
+import { activeCompactions } from "../conversation/compactions.js";
 import {
   convertKeepFirst,
   convertKeepLast,
@@ -20,7 +20,7 @@ import {
   resolveResolutions,
   type StreamFacts,
   type TurnRange,
-} from "./bounds.js";
+} from "../position/bounds.js";
 import { type CycleRuleContext, createCycleRuleContext, isCycleRule, planCycleRule } from "./plan-cycles.js";
 import {
   checkTurnSelector,
@@ -29,9 +29,9 @@ import {
   cycleFlagBound,
   selectorBounds,
   type TurnSelector,
-} from "./cli-bounds.js";
-import type { Compaction, ConversationEvent, SummaryPolicy } from "./events.js";
-import { describeRange } from "./labels.js";
+} from "../position/cli-bounds.js";
+import type { Compaction, ConversationEvent, SummaryPolicy } from "../conversation/events.js";
+import { describeRange } from "../present/labels.js";
 import type {
   CompactionEventOptions,
   CompactionOverrides,

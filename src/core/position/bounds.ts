@@ -13,11 +13,11 @@
  * Durations are resolved against turn start times (the timestamp of a turn's first event); the
  * caller passes `now` in as an RFC 3339 string. Error texts are jp's, word for word.
  */
-import { activeCompactions } from "./compactions.js";
+import { activeCompactions } from "../conversation/compactions.js";
 import { formatDuration, parseDuration, shiftTimestamp } from "./duration.js";
-import { type ConversationEvent, compareTimestamps } from "./events.js";
-import type { Parsed } from "./parsed.js";
-import { groupTurns } from "./turns.js";
+import { type ConversationEvent, compareTimestamps } from "../conversation/events.js";
+import type { Parsed } from "../parsed.js";
+import { groupTurns } from "../conversation/turns.js";
 
 /** A bound as the core resolves it. Indices are 0-based. */
 export type TurnBound =
