@@ -144,21 +144,33 @@ describe("compact -s with a model", () => {
     expect(shown.some((line: string) => line.startsWith("  constraint"))).toBe(true);
   });
 
-  it("speaks Chat Completions for -m openai/…", async () => {
+  it("speaks the Responses API for -m openai/…, Chat Completions with providers.openai.api = chat", async () => {
     home = await homeWithSample();
-    provider.enqueue(textReply("A short summary."));
+    provider.enqueue(textReply("A short summary."), textReply("Another summary."));
+    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL };
     const result = await home.run(["conversation", "compact", "-m", "openai/gpt-test", "-k", "s:2..3"], {
-      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL },
+      env,
     });
     expect(result.exitCode, result.stderr).toBe(0);
     const body = provider.requests[0]!.body as {
       model: string;
-      messages: { role: string; content: unknown }[];
+      instructions: string;
+      input: { role: string; content: unknown }[];
     };
-    expect(provider.requests[0]!.path).toBe("/v1/chat/completions");
+    expect(provider.requests[0]!.path).toBe("/v1/responses");
     expect(body.model).toBe("gpt-test");
-    expect(body.messages[0]).toEqual({ role: "system", content: DEFAULT_SUMMARY_INSTRUCTIONS });
+    expect(body.instructions).toBe(DEFAULT_SUMMARY_INSTRUCTIONS);
+    expect(body.input.at(-1)).toMatchObject({ role: "user", content: "Summarize the conversation above." });
     expect(compactionsOf(home)[0]!.summary?.recipe).toBe("openai/gpt-test");
+
+    const chat = await home.run(
+      ["-c", "providers.openai.api=chat", "conversation", "compact", "-m", "openai/gpt-test", "-k", "s:4..5"],
+      { env },
+    );
+    expect(chat.exitCode, chat.stderr).toBe(0);
+    const chatBody = provider.requests[1]!.body as { messages: { role: string; content: unknown }[] };
+    expect(provider.requests[1]!.path).toBe("/v1/chat/completions");
+    expect(chatBody.messages[0]).toEqual({ role: "system", content: DEFAULT_SUMMARY_INSTRUCTIONS });
   });
 
   const failures: [string, () => void, string][] = [
