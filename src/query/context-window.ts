@@ -76,3 +76,16 @@ export async function measureContextGauge(
   const window = await resolveContextWindow(options.modelId, options.config, options.env);
   return computeContextGauge(events, { countTokens: options.countTokens, window });
 }
+
+/**
+ * The window of `modelId` when cxc knows it (configured or in its table), else undefined: for the
+ * decisions that must not act on an assumed size (whether a summary's turns fit, when to compact).
+ */
+export async function knownContextWindow(
+  modelId: string | undefined,
+  config: ConfigTable,
+  env: Env,
+): Promise<number | undefined> {
+  const window = await resolveContextWindow(modelId, config, env);
+  return window.source === "assumed" ? undefined : window.tokens;
+}

@@ -93,6 +93,7 @@ describe("bash", () => {
       "anthropic",
       "json",
       "openai",
+      "responses",
       "text",
     ]);
     expect(bashCompletes("cxc", "completion", "")).toEqual([]);
@@ -121,7 +122,7 @@ describe("fish", () => {
   it("completes commands, options, values, ids and paths", () => {
     expect(fishCompletes("cxc c com")).toEqual(["compact"]);
     expect(fishCompletes("cxc c compact --keep")).toEqual(["--keep-first", "--keep-last"]);
-    expect(fishCompletes("cxc c print --format a")).toEqual(["anthropic"]);
+    expect(fishCompletes("cxc c print --format r")).toEqual(["responses"]);
     expect(fishCompletes("cxc c show 01kk")).toEqual(["01kk00nq641xc", "01kk01te64eyp"]);
     expect(fishCompletes("cxc c unarchive ")).toEqual(["01arch0000000"]);
   });
