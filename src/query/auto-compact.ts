@@ -256,7 +256,8 @@ async function applyCut(
       const plan = planCompaction(snapshot, { rules, now, source: "auto", note });
       return plan.kind === "planned" ? plan : { kind: "nothing-to-compact", message: "Nothing to compact." };
     },
-    summaries: { ...options.summaries, signal: request.signal },
+    // Nobody is there to decide: a failed model leaves the digest, and says so.
+    summaries: { ...options.summaries, signal: request.signal, unattended: true },
     newEventId: () => options.clock.newEventId(),
     now: () => now,
     ...(request.atOnce ? {} : { deferredUntilTurn: countTurns(events) }),
