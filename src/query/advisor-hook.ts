@@ -7,8 +7,11 @@
  *
  * Failures at the end of a cycle or turn are swallowed: the first one warns once per
  * conversation (remembered in its metadata), later ones are silent, because an advisor must never
- * cost the user a turn. Without answers (no decision model reachable, or its call failed) the
- * advisor reports the token lines only, says so in the line, and never steers the agent. The `should_i_compact` tool uses `verdict`, whose failures are thrown (tool errors).
+ * cost the user a turn. A failed decision call gives no advice at all: a tier from the token
+ * counts alone could tell the user to drop half-done work. Only when no decision model can be had
+ * at all (none configured or buildable) does the advisor report the token lines, say so in the
+ * line, and never steer the agent. The `should_i_compact` tool uses `verdict`, whose failures are
+ * thrown (tool errors).
  */
 import {
   ADVISOR_QUESTIONS_TOOL,
@@ -309,8 +312,9 @@ class AdvisorRuntime implements Advisor {
       try {
         signals = await this.#askSignals(measure, signal);
       } catch (error) {
-        // Swallowed (warned once); the advice falls back to the token lines and says so.
+        // Swallowed (warned once) and silent: without the answers there is no tier to give.
         this.reportFailure((error as Error).message);
+        return [];
       }
     }
     const decision = this.#decide(measure, signals);
