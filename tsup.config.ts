@@ -9,6 +9,9 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/cxc.cjs: the whole CLI, commander and zod in one bundle. Modules imported dynamically
 //   inside it are still evaluated only when used.
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
+// - dist/hook.cjs: `cxc hook claude-code|codex`, what an agent runs as its hook, without the
+//   command-line parser; its silent path (below the advisor's notice line) reads the
+//   configuration and a transcript's tail, the rest is imported when needed.
 // - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the terminal
 //   markdown renderer, prompts, execa, ajv), each a bundle of its own that the first `import()`
 //   of it loads. A bare `cxc conversation ls` never reads them.
@@ -65,6 +68,7 @@ export default defineConfig({
   entry: {
     cxc: "src/cli/main.ts",
     list: "src/cli/main-list.ts",
+    hook: "src/cli/main-hook.ts",
     ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [`islands/${bundle}`, entry])),
   },
   outDir: "dist",

@@ -69,6 +69,12 @@ export interface AdvisorOptions {
    * bytes (every o200k token stands for at least one byte). Without one, the byte size alone.
    */
   readonly boundTokens?: TokenCounter;
+  /**
+   * The context's size as the agent cxc runs inside reports it (the usage in Claude Code's
+   * transcript, pi's own count), or undefined when it cannot say. When given, it is the count the
+   * tiers use, in place of the local estimate.
+   */
+  readonly contextTokens?: () => number | undefined;
   readonly clock: TurnClock;
   readonly state: AdvisorStateStore;
   /** One line of advice on stderr. */
@@ -120,8 +126,13 @@ function measureView(view: ProjectedView, countTokens: TokenCounter): ContextMea
     view.turns.map((turn, index) => ({ index, events: turn.events })),
     countTokens,
   );
+  return viewWithTokens(view, summary.total);
+}
+
+/** A projected view's measure with a count from elsewhere (the agent's own). */
+function viewWithTokens(view: ProjectedView, tokens: number): ContextMeasure {
   const compactableTurns = view.turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
-  return { tokens: summary.total, compactableTurns, turns: view.turns };
+  return { tokens, compactableTurns, turns: view.turns };
 }
 
 function clip(text: string): string {
@@ -280,6 +291,8 @@ class AdvisorRuntime implements Advisor {
   }
 
   measure(events: readonly ConversationEvent[]): ContextMeasure {
+    const reported = this.#options.contextTokens?.();
+    if (reported !== undefined) return viewWithTokens(projectConversation(events), reported);
     return measureContext(events, this.#options.countTokens);
   }
 
@@ -296,9 +309,11 @@ class AdvisorRuntime implements Advisor {
     // counts get cached.
     const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
     const view = projectConversation(events);
-    const bound = measureView(view, (text) => boundTokens(text)).tokens;
+    const reported = this.#options.contextTokens?.();
+    const bound = reported ?? measureView(view, (text) => boundTokens(text)).tokens;
     if (bound < this.settings.lines.notice) return [];
-    const measure = measureView(view, this.#options.countTokens);
+    const measure =
+      reported === undefined ? measureView(view, this.#options.countTokens) : viewWithTokens(view, reported);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
     let signals: AdvisorSignals | undefined = this.#answered;
@@ -359,7 +374,7 @@ class AdvisorRuntime implements Advisor {
           cycleOf.set(event.id, layout.cycles[position]!);
       });
       const request = decisionRequest(
-        renderDecisionTranscript(this.measure(events).turns, cycleOf),
+        renderDecisionTranscript(projectConversation(events).turns, cycleOf),
         `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)? ` +
           "If it starts partway through a turn, give that cycle too.",
         LIVE_FROM_TOOL,

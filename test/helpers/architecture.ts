@@ -214,7 +214,7 @@ export function importEdges(tree: SourceTree): { edges: Edge[]; unresolved: Viol
 }
 
 /** Packages core may use (pure libraries). */
-const CORE_PACKAGES = new Set(["zod"]);
+const CORE_PACKAGES = new Set(["zod", "jsonc-parser"]);
 
 /**
  * src/core (and the shared leaves in src/) is pure: it imports only core and the shared leaves, no
