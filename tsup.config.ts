@@ -1,5 +1,5 @@
 import type { Plugin } from "esbuild";
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 import { eventSchemasByKind } from "./src/core/events.js";
 import { schemaFingerprint } from "./src/store/log.js";
 
@@ -64,7 +64,34 @@ const islands: Plugin = {
   },
 };
 
-export default defineConfig({
+/**
+ * dist/pi/extension.js: the pi extension (src/pi/extension.ts), an ES module pi loads itself. pi's
+ * own packages stay external: pi resolves them for its extensions at run time.
+ */
+const piExtension: Options = {
+  entry: { "pi/extension": "src/pi/extension.ts" },
+  outDir: "dist",
+  // The two builds run side by side: each cleans only what it writes.
+  clean: ["pi"],
+  format: ["esm"],
+  // One file: pi loads it by path, and a chunk beside it would be one more file to resolve.
+  splitting: false,
+  target: "node20",
+  platform: "node",
+  noExternal: [/^(?!@mariozechner\/|gpt-tokenizer(\/|$))/],
+  external: ["@mariozechner/pi-ai", "@mariozechner/pi-coding-agent"],
+  sourcemap: true,
+  dts: false,
+  define: { CXC_EVENT_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint(eventSchemasByKind())) },
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+    options.minifyWhitespace = true;
+  },
+};
+
+export default defineConfig([
+  piExtension,
+  {
   entry: {
     cxc: "src/cli/main.ts",
     list: "src/cli/main-list.ts",
@@ -72,8 +99,8 @@ export default defineConfig({
     ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [`islands/${bundle}`, entry])),
   },
   outDir: "dist",
-  // dist/ holds what the last build wrote and nothing else.
-  clean: true,
+  // dist/ holds what the last build wrote and nothing else (dist/pi is the extension's build).
+  clean: ["*.cjs", "*.cjs.map", "islands"],
   format: ["cjs"],
   outExtension: () => ({ js: ".cjs" }),
   target: "node20",
@@ -93,4 +120,5 @@ export default defineConfig({
     // rest), which V8 keeps and scans as a one-byte string; see docs/benchmarks.md.
     options.minifyWhitespace = true;
   },
-});
+},
+]);

@@ -26,7 +26,7 @@ import { lookupModelLimits } from "../../llm/models.js";
 import type { LlmClient } from "../../llm/types.js";
 import { createAdvisor } from "../../query/advisor-hook.js";
 import { newEventId, timestampNow } from "../../store/index.js";
-import type { HookRun } from "./run-hook.js";
+import type { HookRun } from "./hook-run.js";
 import { hookStatePath, loadHookState, saveHookState } from "./state.js";
 
 const NO_MODEL =

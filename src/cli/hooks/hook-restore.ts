@@ -22,7 +22,7 @@ import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
 import { groupTurns } from "../../core/turns.js";
-import type { HookRun } from "./run-hook.js";
+import type { HookRun } from "./hook-run.js";
 
 /** The restore's budget when none is configured. */
 export const DEFAULT_RESTORE_CHARACTERS = 4000;

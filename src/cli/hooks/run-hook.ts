@@ -19,21 +19,10 @@ import { readAdvisorSettings } from "../../core/advisor-settings.js";
 import { type HookInput, lastReportedUsage, parseHookInput } from "../../core/hooks/hook-input.js";
 import { loadConfig } from "../config.js";
 import { logHookFailure } from "./state.js";
+import type { HookRun } from "./hook-run.js";
 import { searchTail } from "./transcript.js";
 
-/** The agents cxc has hooks for. */
-export const HOOK_AGENTS = ["claude-code", "codex"] as const;
-export type HookAgent = (typeof HOOK_AGENTS)[number];
-
-/** One run of the hook. */
-export interface HookRun {
-  readonly agent: HookAgent;
-  /** What the agent wrote on stdin. */
-  readonly stdin: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The working directory of the hook process (the input's `cwd` wins). */
-  readonly cwd: string;
-}
+export { HOOK_AGENTS, type HookAgent, type HookRun } from "./hook-run.js";
 
 /** Runs the hook; resolves with its stdout ("" for none). Never rejects. */
 export async function runAgentHook(run: HookRun): Promise<string> {

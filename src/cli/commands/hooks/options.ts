@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { usageError } from "../../../errors.js";
 import type { HookScope } from "../../hooks/agent-settings.js";
-import { HOOK_AGENTS, type HookAgent } from "../../hooks/run-hook.js";
+import { HOOK_AGENTS, type HookAgent } from "../../hooks/hook-run.js";
 
 export interface ScopeOptions {
   readonly agent?: string;
