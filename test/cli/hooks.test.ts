@@ -289,6 +289,53 @@ describe("cxc hook claude-code", () => {
     expect(context.length).toBeLessThanOrEqual(245);
     expect(context).toContain('- "Never touch the migrations folder." (turn 1)');
     expect(context).toContain("(left out for space: 3 files modified)");
+    // Codex: the same restore from a rollout (its patch tool names the files it changes).
+    const rollout = join(home.cwd, "rollout.jsonl");
+    const item = (ordinal: number, payload: Record<string, unknown>) =>
+      JSON.stringify({
+        timestamp: `2026-12-01T12:00:0${ordinal}.000Z`,
+        ordinal,
+        type: "response_item",
+        payload,
+      });
+    writeFileSync(
+      rollout,
+      `${[
+        JSON.stringify({
+          timestamp: "2026-12-01T12:00:00.000Z",
+          ordinal: 0,
+          type: "session_meta",
+          payload: { id: "c1", cwd: "/work/p" },
+        }),
+        item(1, {
+          type: "message",
+          role: "user",
+          content: [{ type: "input_text", text: `${"Never touch the migrations folder."} Fix the parser.` }],
+        }),
+        item(2, {
+          type: "custom_tool_call",
+          call_id: "call_1",
+          name: "apply_patch",
+          input: "*** Begin Patch\n*** Update File: src/parser.rs\n@@\n-a\n+b\n*** End Patch",
+        }),
+        item(3, { type: "custom_tool_call_output", call_id: "call_1", output: "Done!" }),
+        item(4, { type: "message", role: "assistant", content: [{ type: "output_text", text: "Fixed." }] }),
+      ].join("\n")}\n`,
+    );
+    const codex = await home.run(["hook", "codex"], {
+      input: JSON.stringify({
+        hook_event_name: "SessionStart",
+        source: "compact",
+        session_id: "c1",
+        transcript_path: rollout,
+        cwd: "/work/p",
+      }),
+    });
+    expect(codex.exitCode).toBe(0);
+    const restored = (JSON.parse(codex.stdout) as { hookSpecificOutput: { additionalContext: string } })
+      .hookSpecificOutput.additionalContext;
+    expect(restored).toContain('- "Never touch the migrations folder." (turn 1)');
+    expect(restored).toContain("Files modified: src/parser.rs");
     // Other starts are not compactions: nothing.
     const startup = await hook({
       hook_event_name: "SessionStart",
