@@ -1,6 +1,6 @@
 import type { Plugin } from "esbuild";
 import { defineConfig, type Options } from "tsup";
-import { eventSchemasByKind } from "./src/core/events.js";
+import { eventSchemasByKind } from "./src/core/conversation/events.js";
 import { schemaFingerprint } from "./src/store/log.js";
 
 // The build (see docs/decisions/007-plain-require-and-nodes-compile-cache.md): CommonJS bundles
@@ -12,9 +12,9 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/hook.cjs: `cxc hook claude-code|codex`, what an agent runs as its hook, without the
 //   command-line parser; its silent path (below the advisor's notice line) reads the
 //   configuration and a transcript's tail, the rest is imported when needed.
-// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the terminal
-//   markdown renderer, prompts, execa, ajv), each a bundle of its own that the first `import()`
-//   of it loads. A bare `cxc conversation ls` never reads them.
+// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, execa, ajv),
+//   each a bundle of its own that the first `import()` of it loads. A bare
+//   `cxc conversation ls` never reads them.
 // - Every bundle has a source map whose `sources` are paths relative to it (`../src/…`), without
 //   the sources' text: `CXC_DEBUG=1` turns them on, so stack traces name `src/` files and lines.
 // - The validation stamp's fingerprint of the event schemas (src/store/log.ts) is computed here
@@ -44,10 +44,6 @@ const islands: Plugin = {
     build.onResolve({ filter: /.*/ }, (args) => {
       const island = ISLANDS[args.path];
       if (args.kind !== "dynamic-import" || !island) return undefined;
-      // `./markdown.js` is an island only where the terminal code imports it.
-      if (args.path === "./markdown.js" && !/[\\/]src[\\/]cli[\\/]terminal[\\/]/.test(args.importer)) {
-        return undefined;
-      }
       return { path: args.path, namespace: "cxc-island" };
     });
     build.onLoad({ filter: /.*/, namespace: "cxc-island" }, (args) => {

@@ -115,12 +115,12 @@ async function main() {
   }
   const { modules, remove } = await buildSourceModules({
     jp: "core/interop/jp.ts",
-    plan: "core/plan-compaction.ts",
-    spec: "core/compact-spec.ts",
-    rules: "core/rules.ts",
-    projection: "core/projection.ts",
-    tokens: "core/tokens.ts",
-    turns: "core/turns.ts",
+    plan: "core/compaction/plan.ts",
+    spec: "core/compaction/spec.ts",
+    rules: "core/compaction/rules.ts",
+    projection: "core/conversation/projection.ts",
+    tokens: "core/conversation/tokens.ts",
+    turns: "core/conversation/turns.ts",
     counter: "store/token-counter.ts",
     ...Object.fromEntries(agents.map((agent) => [agent.name, agent.module])),
   });

@@ -20,7 +20,7 @@ function cyclePrecise(compaction, position) {
 }
 
 export async function run({ runs, log }) {
-  const { modules, remove } = await buildSourceModules({ projection: "core/projection.ts" });
+  const { modules, remove } = await buildSourceModules({ projection: "core/conversation/projection.ts" });
   try {
     const conversation = buildConversation();
     let position = 0;

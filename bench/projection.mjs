@@ -10,9 +10,9 @@ export const COMPACTION_COUNT = 1_000;
 /** The brief's bound for one projection, in milliseconds. */
 export const TARGET_MS = 100;
 
-/** src/core/projection.ts, built from the sources. */
+/** src/core/conversation/projection.ts, built from the sources. */
 async function loadProjection() {
-  const { modules, remove } = await buildSourceModules({ projection: "core/projection.ts" });
+  const { modules, remove } = await buildSourceModules({ projection: "core/conversation/projection.ts" });
   return { ...modules.projection, remove };
 }
 

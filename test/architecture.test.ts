@@ -61,9 +61,9 @@ describe("architecture of src/", () => {
   it("would catch, in the real tree, each kind of import the rules exist for", () => {
     const changed = (file: string, line: string): SourceTree =>
       new Map([...tree, [file, `${line}\n${tree.get(file)}`]]);
-    expect(messages(checkCorePurity(changed("src/core/turns.ts", 'import "node:fs";')))).toEqual([
-      "src/core/turns.ts:1: imports the node built-in node:fs",
-    ]);
+    expect(messages(checkCorePurity(changed("src/core/conversation/turns.ts", 'import "node:fs";')))).toEqual(
+      ["src/core/conversation/turns.ts:1: imports the node built-in node:fs"],
+    );
     expect(
       messages(
         checkLayering(
@@ -80,10 +80,14 @@ describe("architecture of src/", () => {
       "src/tools/compact.ts:1: imports src/store/meta.ts: outside src/store, import the store's port src/store/index.ts",
     ]);
     expect(
-      messages(checkCycles(changed("src/core/duration.ts", 'import type { TurnBound } from "./bounds.js";'))),
+      messages(
+        checkCycles(
+          changed("src/core/position/duration.ts", 'import type { TurnBound } from "./bounds.js";'),
+        ),
+      ),
     ).toEqual([
       expect.stringMatching(
-        /^src\/core\/bounds\.ts:\d+: import cycle: src\/core\/bounds\.ts → src\/core\/duration\.ts → src\/core\/bounds\.ts$/,
+        /^src\/core\/position\/bounds\.ts:\d+: import cycle: src\/core\/position\/bounds\.ts → src\/core\/position\/duration\.ts → src\/core\/position\/bounds\.ts$/,
       ),
     ]);
   });

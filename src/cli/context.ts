@@ -6,7 +6,7 @@
  * from outside cxc (model output, tool output, imported data) is sanitized before it is printed.
  */
 import type { Command } from "commander";
-import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
+import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/present/sanitize.js";
 import { CxcError } from "../errors.js";
 import { openFileListing, openFileStore, type Store, type StoreListing } from "../store/index.js";
 

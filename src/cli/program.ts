@@ -6,7 +6,7 @@
  * that smaller bundle for a listing; see docs/benchmarks.md).
  */
 import { Command, CommanderError, Option } from "commander";
-import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/sanitize.js";
+import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/present/sanitize.js";
 import { CxcError, ExitCode, errorMessage } from "../errors.js";
 import { prepareForAction } from "./context.js";
 import { VERSION } from "./version.js";

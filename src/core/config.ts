@@ -338,7 +338,7 @@ export function listConfigLeaves(merged: MergedConfig): ConfigLeaf[] {
  */
 export const DEFAULT_CONFIG: ConfigTable = {
   conversation: {
-    // What a failed summary model leads to (core/summarizer.ts, docs/compaction.md).
+    // What a failed summary model leads to (core/summary/summarizer.ts, docs/compaction.md).
     compaction: { summary: { fallback: "digest" } },
   },
   providers: {

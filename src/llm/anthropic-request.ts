@@ -12,7 +12,7 @@ import type {
   Tool,
   ToolChoice as AnthropicToolChoice,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/request.js";
+import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/conversation/request.js";
 import type { FinishReason, LlmRequest, ToolChoice } from "./types.js";
 
 /** Output limit used when neither the request nor the client names one. */

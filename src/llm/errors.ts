@@ -6,7 +6,7 @@
  * also fail mid-stream with an SSE `error` event, which the SDK throws without a status; its
  * `error.type` (`overloaded_error`, `rate_limit_error`, …) decides then.
  */
-import { sanitizeLine } from "../core/sanitize.js";
+import { sanitizeLine } from "../core/present/sanitize.js";
 import type { LlmError, LlmErrorKind } from "./types.js";
 
 /** Phrases providers use when the prompt does not fit the model's context window. */

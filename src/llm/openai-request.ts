@@ -10,7 +10,7 @@ import type {
   ChatCompletionToolChoiceOption,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/request.js";
+import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/conversation/request.js";
 import type { FinishReason, LlmRequest, ToolChoice } from "./types.js";
 
 /** Wire-shaping options of a Chat Completions request that do not come from the conversation. */

@@ -3,7 +3,7 @@
  * the SDKs' default transport, Node's own `fetch`.
  */
 import { formatWithOptions } from "node:util";
-import { sanitizeLine } from "../core/sanitize.js";
+import { sanitizeLine } from "../core/present/sanitize.js";
 
 type LogMethod = (message: string, ...rest: unknown[]) => void;
 

@@ -7,9 +7,9 @@
  * for the summary. The text is accepted only when the response finished normally and is not empty:
  * partial text from a truncated, refused or failed response is never returned.
  */
-import type { ChatRequest, TurnEvent } from "../core/events.js";
-import { buildLlmRequest } from "../core/request.js";
-import { type Summarizer, summaryTurns } from "../core/summarizer.js";
+import type { ChatRequest, TurnEvent } from "../core/conversation/events.js";
+import { buildLlmRequest } from "../core/conversation/request.js";
+import { type Summarizer, summaryTurns } from "../core/summary/summarizer.js";
 import type { LlmClient, LlmError, LlmStreamEvent, LlmUsage } from "./types.js";
 
 /** The default system prompt of the summarizer. */
@@ -137,7 +137,7 @@ function rejectionReason(
 }
 
 /**
- * A model as a summarizer (the port in core/summarizer.ts): the rule's instructions, context and
+ * A model as a summarizer (the port in core/summary/summarizer.ts): the rule's instructions, context and
  * `summary.model.parameters.max_tokens` go into the request; the range's raw events are selected
  * from the input's turns (`summaryTurns`: inside a turn, its user message first). Progress counts the provider's output tokens, or about four characters a
  * token until the provider reports usage.

@@ -8,9 +8,15 @@
  *
  * SDK types never appear here; adapters translate them at the edge.
  */
-import type { LlmRequest } from "../core/request.js";
+import type { LlmRequest } from "../core/conversation/request.js";
 
-export type { LlmMessage, LlmPart, LlmRequest, ToolChoice, ToolDefinition } from "../core/request.js";
+export type {
+  LlmMessage,
+  LlmPart,
+  LlmRequest,
+  ToolChoice,
+  ToolDefinition,
+} from "../core/conversation/request.js";
 
 /**
  * Token counts of one response. `inputTokens` counts input that was neither read from nor written

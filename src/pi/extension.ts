@@ -30,9 +30,9 @@ import {
   moveCutEarlier,
   readAdvisorSettings,
   withPackageVariables,
-} from "../core/advisor.js";
+} from "../core/advisor/advisor.js";
 import type { ConfigTable } from "../core/config.js";
-import { quoteRequest } from "../core/hooks/hook-advice.js";
+import { quoteRequest } from "../core/advisor/hook-advice.js";
 import type { LlmClient } from "../llm/types.js";
 import { type Advisor, createAdvisor } from "../query/advisor-hook.js";
 import { createCompactNowTool } from "../tools/compact-now.js";

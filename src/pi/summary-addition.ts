@@ -1,14 +1,14 @@
 /**
  * What cxc adds to pi's summary after pi compacts: the same summary check `cxc conversation
- * compact -s` shows (src/core/summary-check.ts), over the raw turns the summary replaces, kept to
+ * compact -s` shows (src/core/summary/check.ts), over the raw turns the summary replaces, kept to
  * the two kinds that must survive (the paths the tool calls touched, the user's binding
  * sentences). pi's own file lists are part of the summary it checks, so a path pi listed is not
  * reported again. Pure.
  */
-import type { CycleRange } from "../core/cycles.js";
-import { checkSummary } from "../core/summary-check.js";
-import { formatLosses } from "../core/summary-check-text.js";
-import type { Turn } from "../core/turns.js";
+import type { CycleRange } from "../core/conversation/cycles.js";
+import { checkSummary } from "../core/summary/check.js";
+import { formatLosses } from "../core/present/summary-check-text.js";
+import type { Turn } from "../core/conversation/turns.js";
 
 /** The section to append to pi's summary, or undefined when it mentions everything that matters. */
 export function summaryCheckAddition(

@@ -1,7 +1,7 @@
 /**
  * The compaction advisor's shell side: it measures the projected context, asks the decision model
  * its four typed questions (a forced tool call, validated with zod, under a timeout), maps the
- * answers to a tier with the pure rules of core/advisor.ts, prints one stderr line with the live
+ * answers to a tier with the pure rules of core/advisor/advisor.ts, prints one stderr line with the live
  * count and the reason, and at recommend and request steers a message into the running loop
  * telling the agent to call `compact_now` (when that tool is enabled).
  *
@@ -32,22 +32,26 @@ import {
   renderSteeringMessage,
   type TierDecision,
   type Verdict,
-} from "../core/advisor.js";
-import { layoutCycles } from "../core/cycles.js";
+} from "../core/advisor/advisor.js";
+import { layoutCycles } from "../core/conversation/cycles.js";
 import {
   ADVISOR_AUTHOR,
   type ChatRequest,
   type ConversationEvent,
   isTurnEvent,
   type TurnEvent,
-} from "../core/events.js";
-import { type ProjectedTurn, type ProjectedView, projectConversation } from "../core/projection.js";
-import type { LlmRequest, ToolDefinition } from "../core/request.js";
-import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/tokens.js";
+} from "../core/conversation/events.js";
+import {
+  type ProjectedTurn,
+  type ProjectedView,
+  projectConversation,
+} from "../core/conversation/projection.js";
+import type { LlmRequest, ToolDefinition } from "../core/conversation/request.js";
+import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/conversation/tokens.js";
 import type { LlmClient } from "../llm/types.js";
 import type { TurnClock } from "./turn-loop.js";
 
-export type { AdvisorState, Verdict } from "../core/advisor.js";
+export type { AdvisorState, Verdict } from "../core/advisor/advisor.js";
 
 /** Where the state lives; the caller holds the conversation's lock. */
 export interface AdvisorStateStore {

@@ -1,12 +1,12 @@
 /**
- * The compaction pipeline: the one place a compaction plan (core/plan-compaction.ts) becomes
+ * The compaction pipeline: the one place a compaction plan (core/compaction/plan.ts) becomes
  * stored `compaction` events, for every caller — `compact`, `fork -k`, `q -k`, automatic
  * compaction and `compact --continue` (an agreed review); the draft of `compact --interactive`
  * uses its summary step. (The assistant's `compact` tool plans supplied summaries in core and
  * returns the events, built by the same core constructor, as effects that the turn loop stores.)
  *
  * 1. Summaries: each segment with a summary rule is summarized from the RAW turns of the snapshot
- *    by the summarizer `chooseSummarizer` picks (core/summarizer.ts): the rule's model, else the
+ *    by the summarizer `chooseSummarizer` picks (core/summary/summarizer.ts): the rule's model, else the
  *    assistant model the user chose, else `builtin/digest`. A model that fails follows
  *    `conversation.compaction.summary.fallback`: `digest` (the default) summarizes with the
  *    digest instead and says so on stderr, and the event records `recipe = builtin/digest`;
@@ -21,16 +21,16 @@
  * See docs/compaction.md ("Summaries") and docs/decisions/005-one-compaction-pipeline.md.
  */
 import type { ConfigTable } from "../core/config.js";
-import { DIGEST_RECIPE } from "../core/digest.js";
-import type { Compaction, ConversationEvent, SummaryPolicy } from "../core/events.js";
+import { DIGEST_RECIPE } from "../core/summary/digest.js";
+import type { Compaction, ConversationEvent, SummaryPolicy } from "../core/conversation/events.js";
 import {
   buildCompactionEvent,
   type CompactionSegment,
   type PlannedCompaction,
-} from "../core/plan-compaction.js";
-import { checkSummary, type SummaryLosses } from "../core/summary-check.js";
-import type { CycleRange } from "../core/cycles.js";
-import { describeRange, rangeSlug } from "../core/labels.js";
+} from "../core/compaction/plan.js";
+import { checkSummary, type SummaryLosses } from "../core/summary/check.js";
+import type { CycleRange } from "../core/conversation/cycles.js";
+import { describeRange, rangeSlug } from "../core/present/labels.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
@@ -40,9 +40,9 @@ import {
   type Summarizer,
   type SummaryFallback,
   type SummaryOutcome,
-} from "../core/summarizer.js";
-import type { SummaryRule } from "../core/rules.js";
-import { groupTurns, type Turn } from "../core/turns.js";
+} from "../core/summary/summarizer.js";
+import type { SummaryRule } from "../core/compaction/rules.js";
+import { groupTurns, type Turn } from "../core/conversation/turns.js";
 import { CxcError, errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
 

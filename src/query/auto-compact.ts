@@ -10,7 +10,7 @@
  *   once (the live turn is always kept); otherwise the advisor may steer the agent.
  * - On a context-overflow error: compact at once; the loop then retries the request once.
  *
- * The plan (core/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a summary of
+ * The plan (core/advisor/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a summary of
  * everything before the live work, as two events, applied by the compaction pipeline
  * (apply-compaction.ts: the one summarizer choice and fallback setting); the turn loop stores them. A compaction that
  * saved less than 10% is not repeated on the next turn (the no-loop guard reads the sizes each
@@ -32,17 +32,17 @@ import {
   readAdvisorSettings,
   readAutoSettings,
   savedFraction,
-} from "../core/advisor.js";
+} from "../core/advisor/advisor.js";
 import type { ConfigTable } from "../core/config.js";
-import { activeCompactions } from "../core/compactions.js";
-import type { Compaction, ConversationEvent } from "../core/events.js";
-import { type CompactionOverrides, planCompaction, withoutDeferral } from "../core/plan-compaction.js";
-import { compactionPolicies } from "../core/cycles.js";
-import { describeCompactionRange, describePolicies } from "../core/labels.js";
-import { formatTokenCount, type TokenCounter } from "../core/tokens.js";
-import { countTurns } from "../core/turns.js";
+import { activeCompactions } from "../core/conversation/compactions.js";
+import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
+import { type CompactionOverrides, planCompaction, withoutDeferral } from "../core/compaction/plan.js";
+import { compactionPolicies } from "../core/conversation/cycles.js";
+import { describeCompactionRange, describePolicies } from "../core/present/labels.js";
+import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
+import { countTurns } from "../core/conversation/turns.js";
 import type { LlmClient } from "../llm/types.js";
-import { checkNoOpenReview } from "../core/review.js";
+import { checkNoOpenReview } from "../core/compaction/review.js";
 import { usageError } from "../errors.js";
 import type { Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";

@@ -1,7 +1,7 @@
 /**
  * `cxc q -k[=SPEC]`: compaction before the turn, so the new turn is never in range.
  *
- * Each `-k SPEC` is parsed with the `-k` DSL (core/compact-spec.ts); a bare `-k` stands for the
+ * Each `-k SPEC` is parsed with the `-k` DSL (core/compaction/spec.ts); a bare `-k` stands for the
  * configured rules (`conversation.compaction.rules`, else the built-in default rule). The rules
  * are planned by the core planner against the conversation as stored and applied by the
  * compaction pipeline (src/query/apply-compaction.ts): summaries by the summarizer the one rule
@@ -18,12 +18,12 @@ import {
   describeSpecError,
   parseCompactSpec,
   specToRule,
-} from "../core/compact-spec.js";
+} from "../core/compaction/spec.js";
 import { type ConfigTable, lookupConfig } from "../core/config.js";
-import type { Compaction } from "../core/events.js";
-import { describeCompactionRanges } from "../core/labels.js";
-import { planCompaction } from "../core/plan-compaction.js";
-import { type CompactionRule, configuredRules, readCompactionRules } from "../core/rules.js";
+import type { Compaction } from "../core/conversation/events.js";
+import { describeCompactionRanges } from "../core/present/labels.js";
+import { planCompaction } from "../core/compaction/plan.js";
+import { type CompactionRule, configuredRules, readCompactionRules } from "../core/compaction/rules.js";
 import { CxcError, usageError } from "../errors.js";
 import { newEventId, timestampNow } from "../store/index.js";
 import { applyCompactionLocked, type CompactionStore, type PipelineReport } from "./apply-compaction.js";

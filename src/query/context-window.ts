@@ -1,9 +1,9 @@
 /**
- * The context window the gauge (core/context-gauge.ts) measures against: the configured size
+ * The context window the gauge (core/advisor/context-gauge.ts) measures against: the configured size
  * (`providers.<name>.models.<model>.context_window`), else cxc's model table, else an assumed
  * size, said as such.
  */
-import { ASSUMED_CONTEXT_WINDOW, type ContextWindow } from "../core/context-gauge.js";
+import { ASSUMED_CONTEXT_WINDOW, type ContextWindow } from "../core/advisor/context-gauge.js";
 import type { ConfigTable } from "../core/config.js";
 
 /** The window of `modelId` (undefined: no model is known, so the window is assumed). */

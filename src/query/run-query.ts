@@ -6,14 +6,14 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { copyEventsForFork, selectTurnSlice } from "../core/fork.js";
+import { copyEventsForFork, selectTurnSlice } from "../core/conversation/fork.js";
 import type { ConfigTable } from "../core/config.js";
-import { type RecordedSettings, recordedSettings } from "../core/conversation-settings.js";
-import type { ConversationEvent } from "../core/events.js";
+import { type RecordedSettings, recordedSettings } from "../core/conversation/settings.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
-import { applyReviewConfig } from "../core/review.js";
-import { configuredAssistantModel } from "../core/summarizer.js";
-import { countTurns } from "../core/turns.js";
+import { applyReviewConfig } from "../core/compaction/review.js";
+import { configuredAssistantModel } from "../core/summary/summarizer.js";
+import { countTurns } from "../core/conversation/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
 import type { LlmClient } from "../llm/types.js";
@@ -210,11 +210,11 @@ async function describeGauge(
   environment: QueryEnvironment,
   conversationId: string,
 ): Promise<string> {
-  const { computeContextGauge, describeContextGauge } = await import("../core/context-gauge.js");
+  const { computeContextGauge, describeContextGauge } = await import("../core/advisor/context-gauge.js");
   const { resolveContextWindow } = await import("./context-window.js");
   const window = await resolveContextWindow(modelId, environment.config, environment.env);
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
-  // and what a compaction changed is counted once and kept (core/context-gauge.ts).
+  // and what a compaction changed is counted once and kept (core/advisor/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
   return `context ${describeContextGauge(computeContextGauge(events, { countTokens, window }))}`;
 }
@@ -295,7 +295,7 @@ function startConversation(store: Store, ui: QueryUi): string {
 /**
  * `-m`, else the model this conversation last used, else the configured or default one. The
  * default may come from an API key in the environment; `chosenModel` is the model the user chose
- * (everything but that default), the one summaries may use (core/summarizer.ts).
+ * (everything but that default), the one summaries may use (core/summary/summarizer.ts).
  */
 async function chooseModel(
   request: QueryRequest,

@@ -12,8 +12,8 @@
  * before falling back to the configured one.
  */
 import { type ConfigTable, isConfigTable, lookupConfig } from "../core/config.js";
-import { recordedSettings } from "../core/conversation-settings.js";
-import type { ConversationEvent } from "../core/events.js";
+import { recordedSettings } from "../core/conversation/settings.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
 import { CxcError } from "../errors.js";
 
 /** Tool cycles allowed per turn when configuration says nothing. */
@@ -80,7 +80,7 @@ function invalid(key: string, problem: string): CxcError {
 /**
  * The model recorded by the latest `config_delta` that sets one, if any: cxc's `-m` choices and an
  * imported jp conversation's model (jp's `{provider, name}`, or an alias its own configuration
- * resolves); see core/conversation-settings.ts.
+ * resolves); see core/conversation/settings.ts.
  */
 export function stickyModel(events: readonly ConversationEvent[]): string | undefined {
   return recordedSettings(events).model;

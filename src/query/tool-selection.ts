@@ -10,7 +10,7 @@
  * NAME on the first cycle and implies `-t NAME`. Naming a tool that does not exist is a usage error.
  */
 import { type ConfigTable, isConfigTable } from "../core/config.js";
-import type { ToolChoice, ToolDefinition } from "../core/request.js";
+import type { ToolChoice, ToolDefinition } from "../core/conversation/request.js";
 import { CxcError, usageError } from "../errors.js";
 import {
   createLocalCommandTool,

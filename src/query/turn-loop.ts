@@ -8,7 +8,7 @@
  *    interrupted."), a `config_delta` when the model changed, `turn_start` and the user's
  *    `chat_request` — so the message is on disk before any request is sent;
  * 2. per cycle: projects the conversation (compaction overlays applied), builds the request,
- *    streams the answer and stores each block as it completes (see core/fold-stream.ts);
+ *    streams the answer and stores each block as it completes (see core/conversation/fold-stream.ts);
  * 3. runs the cycle's tool calls in the order the model asked for them, each after its approval,
  *    storing each response (with the tool's effects, in the same append) as it finishes;
  * 4. loops until a cycle has no tool calls, or stops at the cycle cap with a clear message.
@@ -16,7 +16,7 @@
  * A failed or interrupted stream keeps what arrived (marked `interrupted`) and ends the turn with
  * a `CxcError`; tool failures never end the turn, they are answers for the model.
  */
-import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../core/events.js";
+import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../core/conversation/events.js";
 import {
   createStreamFold,
   type EventDraft,
@@ -28,9 +28,9 @@ import {
   type StreamFoldState,
   type StreamOutcome,
   stampDraft,
-} from "../core/fold-stream.js";
-import { projectConversation } from "../core/projection.js";
-import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/request.js";
+} from "../core/conversation/fold-stream.js";
+import { projectConversation } from "../core/conversation/projection.js";
+import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/conversation/request.js";
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
 import { readOnly, type Store, type StoreReader } from "../store/index.js";

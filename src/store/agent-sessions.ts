@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readSync, openSync, closeSync, stat
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { type ConversationEvent, compareTimestamps } from "../core/events.js";
+import { type ConversationEvent, compareTimestamps } from "../core/conversation/events.js";
 import {
   AGENT_NAMES,
   type AgentFormat,
@@ -35,7 +35,7 @@ import { exportPiSession } from "../core/interop/pi-export.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError, usageError } from "../errors.js";
-import { TurnTally } from "../core/turns.js";
+import { TurnTally } from "../core/conversation/turns.js";
 import { createFileAtomic } from "./files.js";
 import { lockedImport } from "./import.js";
 import { nodeCrypto } from "./lazy-crypto.js";

@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Compaction, serializeEvent } from "../core/events.js";
+import { type Compaction, serializeEvent } from "../core/conversation/events.js";
 import { exportAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { exportJpConversation, renderJpJson } from "../core/interop/jp-export.js";
 import { exportOpenAiMessages } from "../core/interop/openai-messages.js";

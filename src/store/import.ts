@@ -10,14 +10,14 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { recordedSettings } from "../core/conversation-settings.js";
+import { recordedSettings } from "../core/conversation/settings.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
 import { importAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { eventListProblem, type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
 import { importOpenAiMessages } from "../core/interop/openai-messages.js";
-import { type ConversationEvent, compareTimestamps, parseEvent } from "../core/events.js";
+import { type ConversationEvent, compareTimestamps, parseEvent } from "../core/conversation/events.js";
 import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
-import { countTurns } from "../core/turns.js";
+import { countTurns } from "../core/conversation/turns.js";
 import { CxcError, usageError } from "../errors.js";
 import { CONVERSATION_ID_PATTERN } from "./ids.js";
 import { parseLog } from "./log.js";

@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { formatRelativeTime } from "../core/relative-time.js";
+import { formatRelativeTime } from "../core/present/relative-time.js";
 import { CxcError } from "../errors.js";
 import { locksDirectory } from "./paths.js";
 

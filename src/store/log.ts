@@ -49,7 +49,7 @@ import {
   LOG_FORMAT_VERSION,
   parseEvent,
   serializeEvent,
-} from "../core/events.js";
+} from "../core/conversation/events.js";
 import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 import { appendDurably, TOO_DEEP, unreadable, writeAll, writeFileAtomic } from "./files.js";

@@ -17,10 +17,10 @@
  *
  * Types only; the entry module (index.ts) re-exports them with the factories.
  */
-import type { AdvisorState } from "../core/advisor.js";
-import type { ConversationEvent } from "../core/events.js";
-import type { ReviewRecord } from "../core/open-reviews.js";
-import type { TokenCounter } from "../core/tokens.js";
+import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
+import type { ReviewRecord } from "../core/compaction/open-reviews.js";
+import type { TokenCounter } from "../core/conversation/tokens.js";
 
 /** Environment variables (`process.env` or a test's own). */
 export type Environment = Readonly<Record<string, string | undefined>>;

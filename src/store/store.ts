@@ -12,9 +12,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { AdvisorState } from "../core/advisor.js";
-import type { ConversationEvent } from "../core/events.js";
-import { TurnTally } from "../core/turns.js";
+import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
+import { TurnTally } from "../core/conversation/turns.js";
 import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,

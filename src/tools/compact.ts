@@ -12,10 +12,10 @@
  * (built by core's one constructor) as effects; the turn loop stores them in the same append as
  * the tool response.
  *
- * Planning, validation and every text live in the pure `core/compact-tool.ts`; this module adds
+ * Planning, validation and every text live in the pure `core/compaction/compact-tool.ts`; this module adds
  * only the token counter, the temporary files, and the `Tool` shape.
  */
-import { rangeSlug } from "../core/labels.js";
+import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
 import {
@@ -27,9 +27,9 @@ import {
   planCompactCall,
   renderApprovalPreview,
   renderDroppedContent,
-} from "../core/compact-tool.js";
+} from "../core/compaction/compact-tool.js";
 import { compactArgumentsEditing } from "./compact-editing.js";
-import { checkNoOpenReview } from "../core/review.js";
+import { checkNoOpenReview } from "../core/compaction/review.js";
 import type { StoreReader } from "../store/index.js";
 import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 

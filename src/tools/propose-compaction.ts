@@ -3,13 +3,13 @@
  * the conversation under review. Disabled by default; the configuration entry a review writes at
  * fork time enables it there, and nowhere else.
  *
- * Every call is validated against the source conversation as it stands (src/core/review.ts): the
+ * Every call is validated against the source conversation as it stands (src/core/compaction/review.ts): the
  * source is read without its lock, because an open review admits no compaction writes and new turns
  * only widen the valid range; `--continue` re-validates under the lock. A valid call returns the
  * proposal rendered for display, an invalid one the problems, as a tool error the model corrects.
  * The tool writes nothing: the call and its result are the record.
  */
-import type { ConversationEvent } from "../core/events.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
 import {
   describeReviewRange,
   PROPOSE_COMPACTION_TOOL_NAME,
@@ -17,10 +17,10 @@ import {
   type ReviewProposal,
   renderProposalResult,
   validateProposal,
-} from "../core/review.js";
-import { checkSummary } from "../core/summary-check.js";
-import { formatLosses } from "../core/summary-check-text.js";
-import { groupTurns } from "../core/turns.js";
+} from "../core/compaction/review.js";
+import { checkSummary } from "../core/summary/check.js";
+import { formatLosses } from "../core/present/summary-check-text.js";
+import { groupTurns } from "../core/conversation/turns.js";
 import type { Tool, ToolCallContext } from "./tool.js";
 
 /** JSON Schema of the arguments, as the model sees it. */

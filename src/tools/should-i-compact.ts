@@ -7,8 +7,8 @@
  * reads it through a getter. A failure (no advisor, a decision model that fails or times out) is
  * thrown, which the turn loop turns into a tool error.
  */
-import type { Verdict } from "../core/advisor.js";
-import type { ConversationEvent } from "../core/events.js";
+import type { Verdict } from "../core/advisor/advisor.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
 import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name. */

@@ -6,7 +6,7 @@
  * append as the tool's response, so they land together or not at all (the compact tool records its
  * compactions this way). Tools never write to the store themselves.
  */
-import type { ConversationEvent } from "../core/events.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
 import type { StoreReader } from "../store/index.js";
 
 /** How a call is approved: ask at the terminal, run without asking, edit the arguments first, or never run. */

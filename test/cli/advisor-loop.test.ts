@@ -10,9 +10,9 @@ import {
   type AutoSettings,
   DEFAULT_TOKEN_LINES,
   type TokenLines,
-} from "../../src/core/advisor.js";
-import type { Compaction, ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
+} from "../../src/core/advisor/advisor.js";
+import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createLlmClient } from "../../src/llm/registry.js";
 import {
   type Advisor,

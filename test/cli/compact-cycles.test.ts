@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import type { TempHome } from "../helpers/cli.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { agentTurn } from "../helpers/cycles.js";

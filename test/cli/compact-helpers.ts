@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
+import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
 import { loadSample } from "../helpers/sample.js";
 import { seedConversation } from "./conversation-helpers.js";

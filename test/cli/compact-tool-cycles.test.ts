@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Compaction, ConversationEvent } from "../../src/core/events.js";
+import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
 import { createLlmClient } from "../../src/llm/registry.js";
 import { type ApprovalPrompter, type PendingCall, TurnApprovals } from "../../src/query/approval.js";
 import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Compaction, ConversationEvent, ToolCallResponse } from "../../src/core/events.js";
+import type { Compaction, ConversationEvent, ToolCallResponse } from "../../src/core/conversation/events.js";
 import { createLlmClient } from "../../src/llm/registry.js";
 import {
   type ApprovalPrompter,

@@ -4,7 +4,7 @@
  * call comes with, a memory store here.
  */
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { createMemoryStore, type StoreReader } from "../../src/store/index.js";
 import { compactTool } from "../../src/tools/compact.js";
 import type { ToolCallContext } from "../../src/tools/tool.js";

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { VALIDATED_STAMP_FILE } from "../../src/store/log.js";
 import type { ConversationMeta } from "../../src/store/index.js";
 import { readMeta, writeMeta } from "../../src/store/meta.js";

@@ -3,7 +3,7 @@
  * relative times, tables and grep excerpts.
  */
 import { describe, expect, it } from "vitest";
-import { formatRelativeTime } from "../../src/core/relative-time.js";
+import { formatRelativeTime } from "../../src/core/present/relative-time.js";
 import { renderTable, truncateText } from "../../src/cli/render/table.js";
 import { buildRawTranscript, renderTranscriptText } from "../../src/cli/render/transcript.js";
 import { parseTurnSelection, resolveTurnSelection } from "../../src/cli/render/turn-selection.js";

@@ -23,7 +23,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventId } from "../../src/core/events.js";
+import { eventId } from "../../src/core/conversation/events.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { CXC_BIN, makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, type FakeReply, startFakeProvider } from "../helpers/fake-provider.js";

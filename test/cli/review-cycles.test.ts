@@ -5,7 +5,7 @@
  * summary that stands where the cycles were (docs/review.md, "Inside a turn").
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import type { TempHome } from "../helpers/cli.js";
 import { agentTurn } from "../helpers/cycles.js";

@@ -6,8 +6,8 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
-import { type ReviewProposal, reviewCompactionPlan } from "../../src/core/review.js";
+import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
+import { type ReviewProposal, reviewCompactionPlan } from "../../src/core/compaction/review.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import {

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
+import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
 import type { TempHome } from "../helpers/cli.js";
 import type { FakeMessageReply, FakeProvider } from "../helpers/fake-provider.js";
 import { readEvents } from "./compact-helpers.js";

@@ -4,7 +4,7 @@
  * review, flag conflicts, and the review model. The model is the loopback fake provider.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { countTurns } from "../../src/core/turns.js";
+import { countTurns } from "../../src/core/conversation/turns.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { errorLines, reviewSourceOf } from "./conversation-helpers.js";

@@ -6,8 +6,8 @@
  * query loop's tool selection sees exactly that.
  */
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { applyReviewConfig, REVIEW_CONFIG_METADATA_KEY } from "../../src/core/review.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { applyReviewConfig, REVIEW_CONFIG_METADATA_KEY } from "../../src/core/compaction/review.js";
 import {
   buildReviewConfigDelta,
   chooseOpeningRule,

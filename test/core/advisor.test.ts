@@ -23,8 +23,8 @@ import {
   readAutoSettings,
   readAutoTrigger,
   type Tier,
-} from "../../src/core/advisor.js";
-import type { Compaction } from "../../src/core/events.js";
+} from "../../src/core/advisor/advisor.js";
+import type { Compaction } from "../../src/core/conversation/events.js";
 
 const LINES = DEFAULT_TOKEN_LINES;
 

@@ -10,9 +10,9 @@ import {
   excerptStart,
   normalizeQuoteText,
   resolveAnchor,
-} from "../../src/core/anchors.js";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
+} from "../../src/core/compaction/anchors.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function resolve(

@@ -12,7 +12,7 @@ import {
   readRuleBound,
   resolveRange,
   turnAtTime,
-} from "../../src/core/bounds.js";
+} from "../../src/core/position/bounds.js";
 import {
   checkTurnSelector,
   convertFromBound,
@@ -21,8 +21,8 @@ import {
   parseToBound,
   parseTurnSelector,
   selectorBounds,
-} from "../../src/core/cli-bounds.js";
-import { countTurns } from "../../src/core/turns.js";
+} from "../../src/core/position/cli-bounds.js";
+import { countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, tickTime } from "../helpers/builders.js";
 
 function streamWithTurns(count: number) {

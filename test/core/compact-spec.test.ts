@@ -6,8 +6,8 @@ import {
   describeSpecError,
   parseCompactSpec,
   specToRule,
-} from "../../src/core/compact-spec.js";
-import { DEFAULT_COMPACTION_RULE } from "../../src/core/rules.js";
+} from "../../src/core/compaction/spec.js";
+import { DEFAULT_COMPACTION_RULE } from "../../src/core/compaction/rules.js";
 
 function parse(text: string): CompactSpec {
   const parsed = parseCompactSpec(text);

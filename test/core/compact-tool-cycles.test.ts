@@ -5,16 +5,16 @@
  * unless it starts inside it.
  */
 import { describe, expect, it } from "vitest";
-import { resolveAnchor } from "../../src/core/anchors.js";
+import { resolveAnchor } from "../../src/core/compaction/anchors.js";
 import {
   type CompactToolPlan,
   type CompactToolRule,
   parseCompactArguments,
   planCompactCall,
-} from "../../src/core/compact-tool.js";
-import { HEAD, layoutCycles } from "../../src/core/cycles.js";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
+} from "../../src/core/compaction/compact-tool.js";
+import { HEAD, layoutCycles } from "../../src/core/conversation/cycles.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function rulesOf(value: unknown): readonly CompactToolRule[] {

@@ -15,10 +15,10 @@ import {
   planCompactCall,
   renderApprovalPreview,
   renderDroppedContent,
-} from "../../src/core/compact-tool.js";
-import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { buildLlmRequest } from "../../src/core/request.js";
+} from "../../src/core/compaction/compact-tool.js";
+import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { buildLlmRequest } from "../../src/core/conversation/request.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const countCharacters = (text: string): number => text.length;

@@ -11,10 +11,10 @@ import {
   parseCompactionIndex,
   planReset,
   planUndoReset,
-} from "../../src/core/compactions.js";
-import { type ConversationEvent, parseEvent, serializeEvent } from "../../src/core/events.js";
-import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
-import { countTurns } from "../../src/core/turns.js";
+} from "../../src/core/conversation/compactions.js";
+import { type ConversationEvent, parseEvent, serializeEvent } from "../../src/core/conversation/events.js";
+import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
+import { countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function threeCompactions() {

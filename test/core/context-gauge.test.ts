@@ -5,10 +5,10 @@ import {
   computeContextGauge,
   describeContextGauge,
   tokenDifference,
-} from "../../src/core/context-gauge.js";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
-import type { TokenCounter } from "../../src/core/tokens.js";
+} from "../../src/core/advisor/context-gauge.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import type { TokenCounter } from "../../src/core/conversation/tokens.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
 
 const WINDOW: ContextWindow = { tokens: 1000, source: "known" };

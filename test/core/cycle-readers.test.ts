@@ -4,11 +4,11 @@
  * the digest and the summary check, forks and jp export.
  */
 import { describe, expect, it } from "vitest";
-import { describeReset } from "../../src/core/compactions.js";
-import { HEAD, TURN_END } from "../../src/core/cycles.js";
-import { digestTurns } from "../../src/core/digest.js";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { copyEventsForFork } from "../../src/core/fork.js";
+import { describeReset } from "../../src/core/conversation/compactions.js";
+import { HEAD, TURN_END } from "../../src/core/conversation/cycles.js";
+import { digestTurns } from "../../src/core/summary/digest.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { copyEventsForFork } from "../../src/core/conversation/fork.js";
 import { exportJpConversation } from "../../src/core/interop/jp-export.js";
 import { eventProblem, validateEvent } from "../../src/core/interop/jp.js";
 import {
@@ -18,14 +18,18 @@ import {
   describeSizedRange,
   describeSpan,
   rangeSlug,
-} from "../../src/core/labels.js";
-import type { CompactionSegment } from "../../src/core/plan-compaction.js";
-import { inTurnSummaryContent, projectConversation } from "../../src/core/projection.js";
-import { checkSummary } from "../../src/core/summary-check.js";
-import { summaryTurns } from "../../src/core/summarizer.js";
-import { existingTimelineSegments, formatTimeline, plannedTimelineSegment } from "../../src/core/timeline.js";
-import { countTurnTokens } from "../../src/core/tokens.js";
-import { groupTurns } from "../../src/core/turns.js";
+} from "../../src/core/present/labels.js";
+import type { CompactionSegment } from "../../src/core/compaction/plan.js";
+import { inTurnSummaryContent, projectConversation } from "../../src/core/conversation/projection.js";
+import { checkSummary } from "../../src/core/summary/check.js";
+import { summaryTurns } from "../../src/core/summary/summarizer.js";
+import {
+  existingTimelineSegments,
+  formatTimeline,
+  plannedTimelineSegment,
+} from "../../src/core/present/timeline.js";
+import { countTurnTokens } from "../../src/core/conversation/tokens.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

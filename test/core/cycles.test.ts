@@ -11,8 +11,8 @@ import {
   positionOfCycle,
   selectRange,
   TURN_END,
-} from "../../src/core/cycles.js";
-import { groupTurns } from "../../src/core/turns.js";
+} from "../../src/core/conversation/cycles.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

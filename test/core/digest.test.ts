@@ -6,10 +6,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collectArgumentPaths, collectCommandPaths, digestTurns } from "../../src/core/digest.js";
-import { ADVISOR_AUTHOR, type ConversationEvent, type TurnEvent } from "../../src/core/events.js";
+import { collectArgumentPaths, collectCommandPaths, digestTurns } from "../../src/core/summary/digest.js";
+import {
+  ADVISOR_AUTHOR,
+  type ConversationEvent,
+  type TurnEvent,
+} from "../../src/core/conversation/events.js";
 import { createEventBuilder, tickTime } from "../helpers/builders.js";
-import { groupTurns, type Turn } from "../../src/core/turns.js";
+import { groupTurns, type Turn } from "../../src/core/conversation/turns.js";
 import { JP_WORKSPACES, noticeMissingSharedWorkspace } from "../helpers/jp-fixtures.js";
 import { loadSample } from "../helpers/sample.js";
 

@@ -3,7 +3,7 @@
  * formatter that reads back, and exact timestamp shifts.
  */
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration, shiftTimestamp } from "../../src/core/duration.js";
+import { formatDuration, parseDuration, shiftTimestamp } from "../../src/core/position/duration.js";
 
 describe("durations", () => {
   it.each([

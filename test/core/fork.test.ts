@@ -4,10 +4,10 @@
  * `--last`, remapped resets, the config in force.
  */
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { copyEventsForFork, selectTurnSlice } from "../../src/core/fork.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { countTurns } from "../../src/core/turns.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { copyEventsForFork, selectTurnSlice } from "../../src/core/conversation/fork.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, eventsOfType } from "../helpers/builders.js";
 
 /** Keeps the source ids, so the copies can be compared with the source events. */

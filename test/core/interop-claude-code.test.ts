@@ -16,10 +16,10 @@ import {
   importClaudeCodeSession,
 } from "../../src/core/interop/claude-code.js";
 import { exportClaudeCodeSession } from "../../src/core/interop/claude-code-export.js";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../../src/core/provider-keys.js";
-import { projectConversation, SUMMARY_REQUEST_TEXT } from "../../src/core/projection.js";
-import { groupTurns } from "../../src/core/turns.js";
+import { projectConversation, SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/agents/claude-code/${name}`, import.meta.url)), "utf8");

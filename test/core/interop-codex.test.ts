@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CODEX_ENCRYPTED_REASONING_KEY, importCodexSession } from "../../src/core/interop/codex.js";
 import { detectAgentSession } from "../../src/core/interop/agent-session.js";
-import { groupTurns } from "../../src/core/turns.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/agents/codex/${name}`, import.meta.url)), "utf8");

@@ -3,7 +3,7 @@
  * trips (import → export gives the same messages).
  */
 import { describe, expect, it } from "vitest";
-import { countTurns } from "../../src/core/turns.js";
+import { countTurns } from "../../src/core/conversation/turns.js";
 import {
   ANTHROPIC_SIGNATURE_KEY,
   exportAnthropicMessages,
@@ -15,7 +15,7 @@ import {
   INTERRUPTED_TOOL_RESULT,
   type NewEventSource,
 } from "../../src/core/interop/openai-messages.js";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 
 function counterSource(): NewEventSource {
   let counter = 0;

@@ -7,12 +7,12 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { importPiSession, PI_SOURCE_KEY, PI_SUMMARY_KEY } from "../../src/core/interop/pi.js";
 import { exportPiSession } from "../../src/core/interop/pi-export.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../../src/core/provider-keys.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { groupTurns } from "../../src/core/turns.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/agents/pi/${name}`, import.meta.url)), "utf8");

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import type { AgentImport, SessionIndexer } from "../../src/core/interop/agent-session.js";
 import { ClaudeCodeSessionReader, importClaudeCodeSession } from "../../src/core/interop/claude-code.js";
 import { importPiSession, PiSessionReader } from "../../src/core/interop/pi.js";

@@ -13,13 +13,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
-import type { ConversationEvent } from "../../src/core/events.js";
+import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { importJpConversation } from "../../src/core/interop/jp.js";
-import { buildCompactionEvent, planCompaction } from "../../src/core/plan-compaction.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { summarizeTokens } from "../../src/core/tokens.js";
-import { groupTurns } from "../../src/core/turns.js";
+import { buildCompactionEvent, planCompaction } from "../../src/core/compaction/plan.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { summarizeTokens } from "../../src/core/conversation/tokens.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 import { loadTokenCounter } from "../../src/store/token-counter.js";
 import {
   COMMITTED_JP_WORKSPACE,

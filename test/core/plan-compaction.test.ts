@@ -3,10 +3,10 @@
  * summary-extension tests of compaction_tests.rs (§10.1), and cxc's supplied-summary rule.
  */
 import { describe, expect, it } from "vitest";
-import type { RuleBound } from "../../src/core/bounds.js";
-import type { CliBound } from "../../src/core/cli-bounds.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
-import { type ConversationEvent, eventSchemas } from "../../src/core/events.js";
+import type { RuleBound } from "../../src/core/position/bounds.js";
+import type { CliBound } from "../../src/core/position/cli-bounds.js";
+import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import { type ConversationEvent, eventSchemas } from "../../src/core/conversation/events.js";
 import {
   buildCompactionEvent,
   type CompactionOverrides,
@@ -18,9 +18,9 @@ import {
   type PlanCompactionOptions,
   planCompaction,
   withoutDeferral,
-} from "../../src/core/plan-compaction.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { type CompactionRule, DEFAULT_COMPACTION_RULE } from "../../src/core/rules.js";
+} from "../../src/core/compaction/plan.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { type CompactionRule, DEFAULT_COMPACTION_RULE } from "../../src/core/compaction/rules.js";
 import { createEventBuilder, type EventBuilder, eventsOfType, tickTime } from "../helpers/builders.js";
 
 const NOW = "2026-01-01T12:00:00Z";

@@ -13,20 +13,24 @@ import {
   isCycleBound,
   parseRuleBound,
   type RuleBound,
-} from "../../src/core/bounds.js";
-import { parseFromBound, parseToBound } from "../../src/core/cli-bounds.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compact-spec.js";
-import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
+} from "../../src/core/position/bounds.js";
+import { parseFromBound, parseToBound } from "../../src/core/position/cli-bounds.js";
+import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
 import {
   buildCompactionEvent,
   type CompactionPlan,
   type CompactionSegment,
   type PlanCompactionOptions,
   planCompaction,
-} from "../../src/core/plan-compaction.js";
-import { isCycleRule } from "../../src/core/plan-cycles.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { type CompactionRule, DEFAULT_COMPACTION_RULE, readCompactionRules } from "../../src/core/rules.js";
+} from "../../src/core/compaction/plan.js";
+import { isCycleRule } from "../../src/core/compaction/plan-cycles.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import {
+  type CompactionRule,
+  DEFAULT_COMPACTION_RULE,
+  readCompactionRules,
+} from "../../src/core/compaction/rules.js";
 import { createEventBuilder, type EventBuilder, eventsOfType } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

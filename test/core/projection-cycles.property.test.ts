@@ -6,11 +6,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HEAD, layoutCycles } from "../../src/core/cycles.js";
-import type { Compaction, ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { buildLlmRequest } from "../../src/core/request.js";
-import { assignTurnIndices } from "../../src/core/turns.js";
+import { HEAD, layoutCycles } from "../../src/core/conversation/cycles.js";
+import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { buildLlmRequest } from "../../src/core/conversation/request.js";
+import { assignTurnIndices } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, eventsOfType, type ToolModeShorthand, tickTime } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

@@ -4,7 +4,7 @@
  * priorities against whole-turn compactions, and the requests providers receive.
  */
 import { describe, expect, it } from "vitest";
-import { parseEvent, type ConversationEvent, type TurnEvent } from "../../src/core/events.js";
+import { parseEvent, type ConversationEvent, type TurnEvent } from "../../src/core/conversation/events.js";
 import {
   IN_TURN_SUMMARY_HEADING,
   inTurnSummaryContent,
@@ -12,8 +12,8 @@ import {
   SUMMARY_REQUEST_TEXT,
   shortArguments,
   strippedResultPlaceholder,
-} from "../../src/core/projection.js";
-import { buildLlmRequest } from "../../src/core/request.js";
+} from "../../src/core/conversation/projection.js";
+import { buildLlmRequest } from "../../src/core/conversation/request.js";
 import { createEventBuilder, eventsOfType, tickTime } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

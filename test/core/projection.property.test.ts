@@ -10,9 +10,9 @@ import {
   compareTimestamps,
   isTurnEvent,
   type TurnEvent,
-} from "../../src/core/events.js";
-import { projectConversation, SUMMARY_REQUEST_TEXT } from "../../src/core/projection.js";
-import { assignTurnIndices, countTurns, groupTurns } from "../../src/core/turns.js";
+} from "../../src/core/conversation/events.js";
+import { projectConversation, SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js";
+import { assignTurnIndices, countTurns, groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, type ToolModeShorthand, tickTime } from "../helpers/builders.js";
 
 const TOOL_MODES: ToolModeShorthand[] = ["strip", "strip-requests", "strip-responses", "omit"];

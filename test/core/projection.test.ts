@@ -8,9 +8,9 @@ import type {
   ConversationEvent,
   ToolCallRequest,
   ToolCallResponse,
-} from "../../src/core/events.js";
-import { projectConversation, SUMMARY_REQUEST_TEXT } from "../../src/core/projection.js";
-import { assignTurnIndices, countTurns } from "../../src/core/turns.js";
+} from "../../src/core/conversation/events.js";
+import { projectConversation, SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js";
+import { assignTurnIndices, countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, type EventBuilder, eventsOfType, visibleEvents } from "../helpers/builders.js";
 
 /** Two turns, each: turn_start, request, reasoning, tool pair, message (5 visible-ish events). */

@@ -5,8 +5,8 @@
  * and the cycle markers of the review's history.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
 import {
   buildReviewHistory,
   compactionMatchesProposal,
@@ -16,7 +16,7 @@ import {
   renderProposalResult,
   reviewCompactionPlan,
   validateProposal,
-} from "../../src/core/review.js";
+} from "../../src/core/compaction/review.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

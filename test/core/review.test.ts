@@ -4,9 +4,9 @@
  * proposal, `--continue` decisions (incl. the re-run after a crash), and the review's history.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Compaction, ConversationEvent } from "../../src/core/events.js";
-import { buildCompactionEvent } from "../../src/core/plan-compaction.js";
-import { projectConversation } from "../../src/core/projection.js";
+import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
+import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
 import {
   buildOpeningProposal,
   buildReviewHistory,
@@ -23,8 +23,8 @@ import {
   type ReviewProposal,
   reviewCompactionPlan,
   validateProposal,
-} from "../../src/core/review.js";
-import { countTurns } from "../../src/core/turns.js";
+} from "../../src/core/compaction/review.js";
+import { countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
 
 let build: EventBuilder;

@@ -3,7 +3,7 @@
  * the default rule, the flag rule and the model override.
  */
 import { describe, expect, it } from "vitest";
-import type { Compaction } from "../../src/core/events.js";
+import type { Compaction } from "../../src/core/conversation/events.js";
 import {
   buildFlagRule,
   configuredRules,
@@ -16,7 +16,7 @@ import {
   readCompactionRules,
   TOOL_CALLS_MODE_CHOICES,
   toolCallsPolicyFor,
-} from "../../src/core/rules.js";
+} from "../../src/core/compaction/rules.js";
 
 describe("tool call modes", () => {
   it("parses the canonical names (tool_calls_mode_parse)", () => {

@@ -1,11 +1,11 @@
 /**
- * Terminal sanitizing (src/core/sanitize.ts) and the listing's title (src/cli/render): examples,
+ * Terminal sanitizing (src/core/present/sanitize.ts) and the listing's title (src/cli/render): examples,
  * and properties checking that the fast paths for clean text change nothing.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { displayTitle } from "../../src/cli/render/conversation-summary.js";
-import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../../src/core/sanitize.js";
+import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../../src/core/present/sanitize.js";
 
 /** The sanitizer without its fast path, as it was written first. */
 function reference(text: string): string {

@@ -2,15 +2,15 @@
  * The one rule that picks a summarizer, the fallback setting, and the digest behind the port.
  */
 import { describe, expect, it } from "vitest";
-import { digestTurns } from "../../src/core/digest.js";
+import { digestTurns } from "../../src/core/summary/digest.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
   DEFAULT_SUMMARY_FALLBACK,
   digestSummarizer,
   readSummaryFallback,
-} from "../../src/core/summarizer.js";
-import { groupTurns } from "../../src/core/turns.js";
+} from "../../src/core/summary/summarizer.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 describe("chooseSummarizer", () => {

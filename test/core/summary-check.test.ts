@@ -1,16 +1,16 @@
 /** The summary check: what a summary of a range does not mention, ranked, on strong signals only. */
 import { describe, expect, it } from "vitest";
-import { digestTurns } from "../../src/core/digest.js";
-import { ADVISOR_AUTHOR, type TurnEvent } from "../../src/core/events.js";
+import { digestTurns } from "../../src/core/summary/digest.js";
+import { ADVISOR_AUTHOR, type TurnEvent } from "../../src/core/conversation/events.js";
 import {
   checkSummary,
   findConstraints,
   findIdentifiers,
   findQuantities,
   type LostItem,
-} from "../../src/core/summary-check.js";
-import { formatLosses, formatLostItem } from "../../src/core/summary-check-text.js";
-import { groupTurns, type Turn } from "../../src/core/turns.js";
+} from "../../src/core/summary/check.js";
+import { formatLosses, formatLostItem } from "../../src/core/present/summary-check-text.js";
+import { groupTurns, type Turn } from "../../src/core/conversation/turns.js";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { importJpConversation } from "../../src/core/interop/jp.js";

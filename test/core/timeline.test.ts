@@ -4,13 +4,13 @@
  * way, `Kept turns 1..1.` (docs/commands.md, Messages).
  */
 import { describe, expect, it } from "vitest";
-import type { CompactionSegment } from "../../src/core/plan-compaction.js";
+import type { CompactionSegment } from "../../src/core/compaction/plan.js";
 import {
   existingTimelineSegments,
   formatTimeline,
   plannedSegmentLabel,
   type TimelineSegment,
-} from "../../src/core/timeline.js";
+} from "../../src/core/present/timeline.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const fresh = (from: number, to: number, label?: string): TimelineSegment => ({

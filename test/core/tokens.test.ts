@@ -1,8 +1,8 @@
 /** Token accounting per turn and kind, the usage calibration, and the text renderers. */
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../src/core/events.js";
-import { SUMMARY_REQUEST_TEXT } from "../../src/core/projection.js";
+import type { TurnEvent } from "../../src/core/conversation/events.js";
+import { SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js";
 import {
   countTurnTokens,
   formatTokenCount,
@@ -10,8 +10,8 @@ import {
   summarizeTokens,
   type TokenCounter,
   tokenKindRows,
-} from "../../src/core/tokens.js";
-import { groupTurns, type Turn } from "../../src/core/turns.js";
+} from "../../src/core/conversation/tokens.js";
+import { groupTurns, type Turn } from "../../src/core/conversation/turns.js";
 import { loadSample } from "../helpers/sample.js";
 
 /** One token per character: makes every expected number readable. */

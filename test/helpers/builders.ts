@@ -27,7 +27,7 @@ import type {
   TurnEvent,
   TurnStart,
   UnknownEvent,
-} from "../../src/core/events.js";
+} from "../../src/core/conversation/events.js";
 
 /** One tool call of a built turn. */
 export interface ToolSpec {

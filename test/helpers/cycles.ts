@@ -8,7 +8,12 @@
  *     cycleCompaction(build, { from: 0, to: 0, toCycle: 0, tools: "strip-responses" }),
  *   ];
  */
-import type { Compaction, SummaryPolicy, ToolCallsPolicy, TurnEvent } from "../../src/core/events.js";
+import type {
+  Compaction,
+  SummaryPolicy,
+  ToolCallsPolicy,
+  TurnEvent,
+} from "../../src/core/conversation/events.js";
 import type { EventBuilder, ToolModeShorthand } from "./builders.js";
 
 /** One tool call of a built cycle. */

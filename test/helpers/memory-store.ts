@@ -3,7 +3,7 @@
  * the shell that need a store but no directory, plus a record of every append batch for tests
  * that check what was stored together.
  */
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { type CreateOptions, createMemoryStore, type Store } from "../../src/store/index.js";
 
 /** A memory store that also keeps each `append` batch, in order. */

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type ConversationEvent, parseEvent } from "../../src/core/events.js";
-import { groupTurns, type Turn } from "../../src/core/turns.js";
+import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
+import { groupTurns, type Turn } from "../../src/core/conversation/turns.js";
 
 /** The project root, resolved from this file so tests work from any working directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -21,7 +21,7 @@ export interface SampleHeader {
   created_at: string;
 }
 
-/** The sample conversation: its header, events, and turns (from core/turns.ts). */
+/** The sample conversation: its header, events, and turns (from core/conversation/turns.ts). */
 export interface SampleConversation {
   header: SampleHeader;
   events: ConversationEvent[];

@@ -5,8 +5,8 @@
  *   CXC_LIVE_TESTS=1 ANTHROPIC_API_KEY=… OPENAI_API_KEY=… npx vitest run test/llm/live.test.ts
  */
 import { describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../src/core/events.js";
-import { buildLlmRequest } from "../../src/core/request.js";
+import type { TurnEvent } from "../../src/core/conversation/events.js";
+import { buildLlmRequest } from "../../src/core/conversation/request.js";
 import { createLlmClient } from "../../src/llm/registry.js";
 import type { LlmStreamEvent } from "../../src/llm/types.js";
 

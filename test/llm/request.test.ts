@@ -1,7 +1,7 @@
 /** The pure request builder: visibility, alternation, tool pairing, reasoning rendering. */
 import { describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../src/core/events.js";
-import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../../src/core/request.js";
+import type { TurnEvent } from "../../src/core/conversation/events.js";
+import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../../src/core/conversation/request.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function requestFor(events: TurnEvent[]) {

@@ -1,5 +1,5 @@
 /** Small helpers shared by the provider tests: collecting a stream and building requests. */
-import type { LlmRequest } from "../../src/core/request.js";
+import type { LlmRequest } from "../../src/core/conversation/request.js";
 import type { LlmStreamEvent } from "../../src/llm/types.js";
 
 /** Collects every event of a stream (the stream contract says it never throws). */

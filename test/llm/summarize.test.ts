@@ -1,6 +1,6 @@
 /** The summarizer: what it sends, and which responses it accepts. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { groupTurns } from "../../src/core/turns.js";
+import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createAnthropicClient } from "../../src/llm/anthropic.js";
 import {
   buildSummaryRequestText,

@@ -5,9 +5,9 @@
  * builder. The snapshots under fixtures/requests/<provider>/ are the exact JSON bodies sent.
  */
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
-import { projectConversation } from "../../src/core/projection.js";
-import { buildLlmRequest, type RequestOptions } from "../../src/core/request.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { buildLlmRequest, type RequestOptions } from "../../src/core/conversation/request.js";
 import { toAnthropicRequest } from "../../src/llm/anthropic.js";
 import { toOpenAIRequest } from "../../src/llm/openai.js";
 import { type CompactionSpec, createEventBuilder, type EventBuilder } from "../helpers/builders.js";

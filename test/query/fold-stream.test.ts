@@ -10,7 +10,7 @@ import {
   interruptStreamFold,
   type StreamOutcome,
   stampDraft,
-} from "../../src/core/fold-stream.js";
+} from "../../src/core/conversation/fold-stream.js";
 
 const usage = { inputTokens: 12, outputTokens: 7, cacheReadTokens: 3, cacheWriteTokens: 0 };
 

@@ -4,8 +4,8 @@
  * request carried.
  */
 import { describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
-import type { LlmRequest } from "../../src/core/request.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import type { LlmRequest } from "../../src/core/conversation/request.js";
 import type { LlmClient, LlmStreamEvent } from "../../src/llm/types.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { selectTools } from "../../src/query/tool-selection.js";

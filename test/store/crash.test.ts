@@ -13,7 +13,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventId } from "../../src/core/events.js";
+import { eventId } from "../../src/core/conversation/events.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { bundleStore, type StoreBundle } from "./helpers/bundle-store.js";
 import { startWriter } from "./helpers/child.js";

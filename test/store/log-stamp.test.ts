@@ -21,7 +21,7 @@ import {
   eventSchemas,
   eventSchemasByKind,
   parseEvent,
-} from "../../src/core/events.js";
+} from "../../src/core/conversation/events.js";
 import {
   parseLog,
   readLog,

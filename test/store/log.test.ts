@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/events.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { readLog } from "../../src/store/log.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { createEventBuilder } from "../helpers/builders.js";

@@ -6,7 +6,7 @@
  * A summary that fails under `fallback = "abort"` stops the fork, so a fork is never created
  * half-compacted.
  */
-import type { Compaction, ConversationEvent } from "../../core/events.js";
+import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
 import { executePlan } from "../../query/apply-compaction.js";
 import { newEventId, timestampNow } from "../../store/index.js";
 import { loadConfig } from "../config.js";

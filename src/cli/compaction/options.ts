@@ -8,22 +8,27 @@
  * exclude `-k` in any form; `--reset` excludes every selection, policy, DSL, model and note flag
  * (`--dry-run` is allowed); range flags exclude each other as `findOverrideConflict` lists.
  */
-import { parseRuleBound, type RuleBound } from "../../core/bounds.js";
-import { type CliBound, parseFromBound, parseToBound, parseTurnSelector } from "../../core/cli-bounds.js";
-import { describeSpecError, parseCompactSpec, specToRule } from "../../core/compact-spec.js";
-import { parseCompactionIndex } from "../../core/compactions.js";
+import { parseRuleBound, type RuleBound } from "../../core/position/bounds.js";
+import {
+  type CliBound,
+  parseFromBound,
+  parseToBound,
+  parseTurnSelector,
+} from "../../core/position/cli-bounds.js";
+import { describeSpecError, parseCompactSpec, specToRule } from "../../core/compaction/spec.js";
+import { parseCompactionIndex } from "../../core/conversation/compactions.js";
 import {
   type CompactionOverrides,
   checkKeepAgainstSelection,
   findOverrideConflict,
-} from "../../core/plan-compaction.js";
+} from "../../core/compaction/plan.js";
 import {
   buildFlagRule,
   type CompactionRule,
   parseToolCallsMode,
   TOOL_CALLS_MODE_CHOICES,
   type ToolCallsMode,
-} from "../../core/rules.js";
+} from "../../core/compaction/rules.js";
 import { CxcError, usageError } from "../../errors.js";
 
 /** The longest `--note` a compaction records (docs/file-format.md). */

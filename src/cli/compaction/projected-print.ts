@@ -8,17 +8,17 @@
  * a projected turn is shown when the raw turns it stands for overlap the selection (docs/compaction.md, "Other commands").
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
-import type { RecordedSettings } from "../../core/conversation-settings.js";
-import { configuredAssistantModel } from "../../core/summarizer.js";
-import type { ConversationEvent } from "../../core/events.js";
-import { describeSpan, describeTurnRange } from "../../core/labels.js";
+import type { RecordedSettings } from "../../core/conversation/settings.js";
+import { configuredAssistantModel } from "../../core/summary/summarizer.js";
+import type { ConversationEvent } from "../../core/conversation/events.js";
+import { describeSpan, describeTurnRange } from "../../core/present/labels.js";
 import {
   type CycleSummaryOrigin,
   originOverlaps,
   type ProjectedTurn,
   projectConversation,
-} from "../../core/projection.js";
-import { buildLlmRequest } from "../../core/request.js";
+} from "../../core/conversation/projection.js";
+import { buildLlmRequest } from "../../core/conversation/request.js";
 import type { TranscriptTurn } from "../render/transcript.js";
 import type { ResolvedTurns } from "../render/turn-selection.js";
 

@@ -4,11 +4,11 @@
  * summary check's list of what a summary lost. Turn and cycle numbers shown to people are 1-based
  * (docs/compaction.md, "Inside a turn").
  */
-import { describeRange, describeSizedRange } from "../../core/labels.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
-import type { SummaryLosses } from "../../core/summary-check.js";
-import { formatLosses as formatLossLines } from "../../core/summary-check-text.js";
-import { formatTokenCount } from "../../core/tokens.js";
+import { describeRange, describeSizedRange } from "../../core/present/labels.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
+import type { SummaryLosses } from "../../core/summary/check.js";
+import { formatLosses as formatLossLines } from "../../core/present/summary-check-text.js";
+import { formatTokenCount } from "../../core/conversation/tokens.js";
 import type { CompactionRunResult, RunSegment } from "./run.js";
 
 /**

@@ -4,10 +4,15 @@
  * compactions, and undoing appends one that retires the latest reset in force. The caller appends
  * the returned event under the lock; a dry run returns the same text with `Would …` and no event.
  */
-import { buildResetEvent, describeReset, planReset, planUndoReset } from "../../core/compactions.js";
-import type { Compaction, CompactionReset, ConversationEvent } from "../../core/events.js";
-import { describeCompactionRanges } from "../../core/labels.js";
-import { formatRelativeTime } from "../../core/relative-time.js";
+import {
+  buildResetEvent,
+  describeReset,
+  planReset,
+  planUndoReset,
+} from "../../core/conversation/compactions.js";
+import type { Compaction, CompactionReset, ConversationEvent } from "../../core/conversation/events.js";
+import { describeCompactionRanges } from "../../core/present/labels.js";
+import { formatRelativeTime } from "../../core/present/relative-time.js";
 import { CxcError } from "../../errors.js";
 
 /** What a reset or an undo does. */

@@ -20,7 +20,7 @@ import {
   planContinue,
   type ReviewProposal,
   reviewCompactionPlan,
-} from "../../core/review.js";
+} from "../../core/compaction/review.js";
 import { CxcError } from "../../errors.js";
 import { applyCompactionLocked } from "../../query/apply-compaction.js";
 import {

@@ -12,9 +12,9 @@
  */
 import type { ConfigTable } from "../../core/config.js";
 import { isConfigTable, lookupConfig } from "../../core/config.js";
-import type { ConversationEvent } from "../../core/events.js";
-import type { CompactionOverrides, CompactionSegment } from "../../core/plan-compaction.js";
-import { projectConversation } from "../../core/projection.js";
+import type { ConversationEvent } from "../../core/conversation/events.js";
+import type { CompactionOverrides, CompactionSegment } from "../../core/compaction/plan.js";
+import { projectConversation } from "../../core/conversation/projection.js";
 import {
   buildOpeningProposal,
   buildReviewHistory,
@@ -22,10 +22,10 @@ import {
   type ProposalValidation,
   REVIEW_CONFIG_METADATA_KEY,
   validateProposal,
-} from "../../core/review.js";
-import { type CompactionRule, DEFAULT_KEEP, overrideSummaryModel } from "../../core/rules.js";
-import { summarizeTokens } from "../../core/tokens.js";
-import { countTurns, groupTurns, type Turn } from "../../core/turns.js";
+} from "../../core/compaction/review.js";
+import { type CompactionRule, DEFAULT_KEEP, overrideSummaryModel } from "../../core/compaction/rules.js";
+import { summarizeTokens } from "../../core/conversation/tokens.js";
+import { countTurns, groupTurns, type Turn } from "../../core/conversation/turns.js";
 import { CxcError } from "../../errors.js";
 import { stickyModel } from "../../query/settings.js";
 import {
@@ -35,11 +35,11 @@ import {
   type StoreReader,
   timestampNow,
 } from "../../store/index.js";
-import { copyEventsForFork } from "../../core/fork.js";
+import { copyEventsForFork } from "../../core/conversation/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
 import { planRun } from "./run.js";
-import { chooseSummarizer, configuredAssistantModel } from "../../core/summarizer.js";
+import { chooseSummarizer, configuredAssistantModel } from "../../core/summary/summarizer.js";
 import { makeSummary, type PipelineReport } from "../../query/apply-compaction.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */

@@ -5,7 +5,7 @@
  * usage error, exit 2), runs the mode and prints the outcome. stdout carries the result; the next
  * steps, the confirmation text and the prompt go to stderr.
  */
-import { renderProposalLine } from "../../core/review.js";
+import { renderProposalLine } from "../../core/compaction/review.js";
 import type { ConfigTable } from "../../core/config.js";
 import { CxcError, ExitCode, usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
@@ -119,7 +119,7 @@ async function runInteractive(
   flags: ReviewFlags,
 ): Promise<void> {
   const { parseOverrides } = await import("./options.js");
-  const { findOverrideConflict, checkKeepAgainstSelection } = await import("../../core/plan-compaction.js");
+  const { findOverrideConflict, checkKeepAgainstSelection } = await import("../../core/compaction/plan.js");
   const { timestampNow } = await import("../../store/index.js");
   const { loadConfig } = await import("../config.js");
   const { startReview } = await import("./review-start.js");
@@ -213,7 +213,7 @@ async function checkReviewModel(
 ): Promise<void> {
   const { chooseReviewModel } = await import("./review-start.js");
   const { stickyModel } = await import("../../query/settings.js");
-  const { configuredAssistantModel } = await import("../../core/summarizer.js");
+  const { configuredAssistantModel } = await import("../../core/summary/summarizer.js");
   const { createLlmClient, selectDefaultModel } = await import("../../llm/registry.js");
   const chosen =
     chooseReviewModel(config, flagModel).id ??

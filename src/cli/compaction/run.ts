@@ -7,28 +7,32 @@
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
  */
-import { layoutCycles } from "../../core/cycles.js";
-import { DIGEST_RECIPE, digestTurns } from "../../core/digest.js";
-import type { Compaction, ConversationEvent } from "../../core/events.js";
+import { layoutCycles } from "../../core/conversation/cycles.js";
+import { DIGEST_RECIPE, digestTurns } from "../../core/summary/digest.js";
+import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
 import {
   buildCompactionEvent,
   type CompactionOverrides,
   type CompactionPlan,
   type CompactionSegment,
   planCompaction,
-} from "../../core/plan-compaction.js";
-import { originOverlaps, type ProjectedView, projectConversation } from "../../core/projection.js";
-import type { CompactionRule } from "../../core/rules.js";
-import type { SummaryLosses } from "../../core/summary-check.js";
+} from "../../core/compaction/plan.js";
+import {
+  originOverlaps,
+  type ProjectedView,
+  projectConversation,
+} from "../../core/conversation/projection.js";
+import type { CompactionRule } from "../../core/compaction/rules.js";
+import type { SummaryLosses } from "../../core/summary/check.js";
 import {
   existingTimelineSegments,
   formatTimeline,
   plannedSegmentLabel,
   plannedTimelineSegment,
   type TimelineSegment,
-} from "../../core/timeline.js";
-import { summarizeTokens, type TokenCounter } from "../../core/tokens.js";
-import { countTurns, groupTurns } from "../../core/turns.js";
+} from "../../core/present/timeline.js";
+import { summarizeTokens, type TokenCounter } from "../../core/conversation/tokens.js";
+import { countTurns, groupTurns } from "../../core/conversation/turns.js";
 import { CxcError } from "../../errors.js";
 import type { ApplyOutcome } from "../../query/apply-compaction.js";
 

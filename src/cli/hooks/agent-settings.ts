@@ -11,7 +11,7 @@
  */
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type HookEntry, isCxcHookCommand } from "../../core/hooks/settings-hooks.js";
+import { type HookEntry, isCxcHookCommand } from "../../core/interop/agent-hooks.js";
 import type { HookAgent } from "./hook-run.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;

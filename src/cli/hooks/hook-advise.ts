@@ -13,15 +13,15 @@
  *   a failed decision call is told once, then the advisor keeps quiet.
  */
 import { readFileSync } from "node:fs";
-import { CUT_POINT_CONFIDENCE, cutPointCandidates, readAdvisorSettings } from "../../core/advisor.js";
+import { CUT_POINT_CONFIDENCE, cutPointCandidates, readAdvisorSettings } from "../../core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
-import { ASSUMED_CONTEXT_WINDOW } from "../../core/context-gauge.js";
-import { compactFocus, renderHookAdvice } from "../../core/hooks/hook-advice.js";
-import type { HookInput, ReportedUsage } from "../../core/hooks/hook-input.js";
-import { systemMessageOutput } from "../../core/hooks/hook-input.js";
+import { ASSUMED_CONTEXT_WINDOW } from "../../core/advisor/context-gauge.js";
+import { compactFocus, renderHookAdvice } from "../../core/advisor/hook-advice.js";
+import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
+import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { extractRangeFacts } from "../../core/summary/range-facts.js";
-import { groupTurns } from "../../core/turns.js";
+import { groupTurns } from "../../core/conversation/turns.js";
 import { lookupModelLimits } from "../../llm/models.js";
 import type { LlmClient } from "../../llm/types.js";
 import { createAdvisor } from "../../query/advisor-hook.js";

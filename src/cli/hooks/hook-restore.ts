@@ -17,11 +17,11 @@
  */
 import { readFileSync } from "node:fs";
 import type { ConfigTable } from "../../core/config.js";
-import { type HookInput, sessionContextOutput } from "../../core/hooks/hook-input.js";
+import { type HookInput, sessionContextOutput } from "../../core/interop/hook-protocol.js";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
-import { groupTurns } from "../../core/turns.js";
+import { groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
 
 /** The restore's budget when none is configured. */

@@ -3,7 +3,7 @@
  * is (absent when there is no file), and a replacement written whole or not at all (a temporary
  * file beside it, then a rename; through a symbolic link to the file it points at, so a settings
  * file kept elsewhere stays where it is). The edits themselves are pure
- * (src/core/hooks/settings-hooks.ts).
+ * (src/core/interop/agent-hooks.ts).
  */
 import {
   chmodSync,

@@ -13,8 +13,8 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import type { AdvisorState } from "../../core/advisor.js";
-import { sessionFileName } from "../../core/hooks/hook-input.js";
+import type { AdvisorState } from "../../core/advisor/advisor.js";
+import { sessionFileName } from "../../core/interop/hook-protocol.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 

@@ -4,21 +4,21 @@
  * rebase, the details say when a compaction review of the conversation is open, and, for a review,
  * which conversation it reviews and whether it is still open or ended applied or aborted.
  */
-import { activeCompactions } from "../../core/compactions.js";
-import { type CycleRange, compactionPolicies } from "../../core/cycles.js";
-import { isTurnEvent } from "../../core/events.js";
-import { compactionLabel, describeSizedRange } from "../../core/labels.js";
+import { activeCompactions } from "../../core/conversation/compactions.js";
+import { type CycleRange, compactionPolicies } from "../../core/conversation/cycles.js";
+import { isTurnEvent } from "../../core/conversation/events.js";
+import { compactionLabel, describeSizedRange } from "../../core/present/labels.js";
 import {
   type ConversationSource,
   conversationSource,
   originFile,
   sourceName,
 } from "../../core/interop/agents.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
-import { countTurns } from "../../core/turns.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
+import { countTurns } from "../../core/conversation/turns.js";
 import type { LoadedConversation, ReviewInfo } from "../../store/index.js";
 import { displayTitle, isPinned } from "./conversation-summary.js";
-import { formatRelativeTime } from "../../core/relative-time.js";
+import { formatRelativeTime } from "../../core/present/relative-time.js";
 import { formatTimestamp } from "./relative-time.js";
 
 /** One compaction in force, as `show` lists it. */

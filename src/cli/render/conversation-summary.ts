@@ -3,7 +3,7 @@
  * pinned flag, and the stable JSON shape of one listed conversation.
  */
 import { conversationSource } from "../../core/interop/agents.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import type { ConversationMeta, ListedConversation } from "../../store/index.js";
 
 /** The title for text output (sanitized), or a placeholder. */

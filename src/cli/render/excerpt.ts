@@ -2,7 +2,7 @@
  * Search helpers for `grep`: find a literal pattern in a text, line by line, and cut a short,
  * sanitized, single-line excerpt around each hit.
  */
-import { sanitizeTerminalText } from "../../core/sanitize.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 
 /** One matching line. */
 export interface TextMatch {

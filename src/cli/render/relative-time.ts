@@ -1,7 +1,7 @@
 /**
  * Timestamps as people read them: in the local time zone, to the second, with the zone's offset
  * (`2026-01-01 11:00:00 +01:00`), or `UTC` when the local zone is UTC. Relative times ("3 minutes
- * ago") are core's (src/core/relative-time.ts).
+ * ago") are core's (src/core/present/relative-time.ts).
  */
 
 /** `2026-01-01T10:00:00.000Z` → `2026-01-01 11:00:00 +01:00` in Paris; unparseable text as it is. */

@@ -6,10 +6,10 @@
  * per projected turn, e.g. `turns 2..5 (summary)`) share it. Everything that came from outside cxc
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
-import { type ConversationEvent, serializeEvent } from "../../core/events.js";
-import { describeCompaction, formatCount } from "../../core/labels.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
-import { assignTurnIndices, countTurns } from "../../core/turns.js";
+import { type ConversationEvent, serializeEvent } from "../../core/conversation/events.js";
+import { describeCompaction, formatCount } from "../../core/present/labels.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
+import { assignTurnIndices, countTurns } from "../../core/conversation/turns.js";
 import { formatTimestamp } from "./relative-time.js";
 import type { ResolvedTurns } from "./turn-selection.js";
 

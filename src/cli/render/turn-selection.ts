@@ -6,9 +6,9 @@
  * first/last arithmetic are core's (`splitTurnRange`, `selectTurnSlice`); this layer words the
  * errors for `print` and `fork`.
  */
-import { findTurnPastEnd, splitTurnRange } from "../../core/cli-bounds.js";
-import { selectTurnSlice, type TurnSlice } from "../../core/fork.js";
-import { parseDuration } from "../../core/duration.js";
+import { findTurnPastEnd, splitTurnRange } from "../../core/position/cli-bounds.js";
+import { selectTurnSlice, type TurnSlice } from "../../core/conversation/fork.js";
+import { parseDuration } from "../../core/position/duration.js";
 import { CxcError } from "../../errors.js";
 
 /** A parsed selector. `range` endpoints are 1-based and inclusive; a missing end is open. */

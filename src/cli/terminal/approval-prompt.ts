@@ -10,7 +10,7 @@
  * whole arguments when the line had to cut them. All of it sanitized, since the model wrote it.
  */
 import { locateJsonError } from "../../core/json-syntax.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import type { ApprovalPrompter, PendingCall, PromptAnswer } from "../../query/approval.js";
 import type { ArgumentsEditing } from "../../tools/tool.js";
 import { editText } from "./editor.js";

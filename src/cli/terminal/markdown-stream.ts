@@ -11,7 +11,7 @@
  * Blocks are recognised by the start of each line: `#` headings, `-`/`*`/`+`/`1.` list items
  * (hanging indent), `>` quotes, `|` table rows (shown as written, pipes dimmed), `---` rules and
  * code fences, whose lines stream as code (never wrapped or parsed). Inline styles are
- * markdown-inline.ts. The input must already be sanitized (core/sanitize.ts): the renderer adds
+ * markdown-inline.ts. The input must already be sanitized (core/present/sanitize.ts): the renderer adds
  * only its own styling.
  */
 import stringWidth from "string-width";

@@ -4,8 +4,8 @@
  * error, which is shown whole (line by line, up to `MAX_ERROR_LINES`) because it is what the
  * model will act on. Everything is sanitized: the model and the tools wrote it.
  */
-import type { ToolCallResponse } from "../../core/events.js";
-import { sanitizeTerminalText } from "../../core/sanitize.js";
+import type { ToolCallResponse } from "../../core/conversation/events.js";
+import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import type { ToolCallEnd } from "../../query/turn-loop.js";
 
 /** The most characters of a call's arguments or a result shown on one line. */

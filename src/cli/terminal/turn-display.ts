@@ -10,15 +10,15 @@
  *   and while a tool runs, with the elapsed time and the tokens of the answer so far.
  * - `--format json`: stdout gets every stored event as one JSON line (NDJSON), nothing else.
  *
- * All model and tool text is sanitized before it is written (core/sanitize.ts).
+ * All model and tool text is sanitized before it is written (core/present/sanitize.ts).
  */
 import {
   type ConversationEvent,
   serializeEvent,
   type ToolCallRequest,
   type ToolCallResponse,
-} from "../../core/events.js";
-import { sanitizeTerminalText, stringifyJson } from "../../core/sanitize.js";
+} from "../../core/conversation/events.js";
+import { sanitizeTerminalText, stringifyJson } from "../../core/present/sanitize.js";
 import type { ToolCallEnd, TurnDisplay } from "../../query/turn-loop.js";
 import { MarkdownStream } from "./markdown-stream.js";
 import { Spinner } from "./spinner.js";

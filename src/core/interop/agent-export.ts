@@ -15,8 +15,8 @@ import type {
   ConversationEvent,
   ToolCallRequest,
   ToolCallResponse,
-} from "../events.js";
-import { projectConversation } from "../projection.js";
+} from "../conversation/events.js";
+import { projectConversation } from "../conversation/projection.js";
 import { modelOf } from "./agent-session.js";
 import { pairToolCalls } from "./openai-messages.js";
 

@@ -10,8 +10,8 @@
  * file and the line. `importSessionText` runs both passes over a whole text (tests, small files).
  * See docs/import-export.md for the mappings.
  */
-import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../events.js";
-import { buildCompactionEvent } from "../plan-compaction.js";
+import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../conversation/events.js";
+import { buildCompactionEvent } from "../compaction/plan.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat } from "./agents.js";
 import type { ImportedConversation, InteropResult } from "./jp.js";

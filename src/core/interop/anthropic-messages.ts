@@ -15,7 +15,7 @@
  * thinking blocks only when it carries a signature (unsigned reasoning cannot be replayed and is left
  * out). Blocks the event model has no place for (images, documents, server tools) are reported.
  */
-import type { ConversationEvent } from "../events.js";
+import type { ConversationEvent } from "../conversation/events.js";
 import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import type { InteropResult } from "./jp.js";
 import { validateEvent } from "./jp.js";

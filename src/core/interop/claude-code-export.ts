@@ -11,10 +11,10 @@
  * `claude_code_context`) go back after the event that held them. Reasoning without a signature is
  * left out (the API refuses unsigned thinking). See docs/import-export.md.
  */
-import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../events.js";
-import { formatCount } from "../labels.js";
+import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import { formatCount } from "../present/labels.js";
 import { assistantBlock as anthropicAssistantBlock } from "./anthropic-messages.js";
-import { SUMMARY_REQUEST_TEXT } from "../projection.js";
+import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { type AgentSessionExport, framedSummary, viewMessages } from "./agent-export.js";
 import {
   CLAUDE_CODE_ATTACHMENT_KEY,

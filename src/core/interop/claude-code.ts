@@ -24,7 +24,7 @@
  *   the first message Claude Code kept verbatim (a turn it kept in part is kept whole); with no
  *   turn before it, the summary is the session's first request. The `/compact` echo is left out.
  */
-import type { ConversationEvent } from "../events.js";
+import type { ConversationEvent } from "../conversation/events.js";
 import {
   type AgentImport,
   type AgentImportSummary,

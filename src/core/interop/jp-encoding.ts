@@ -4,7 +4,7 @@
  * arguments, tool output and metadata in, and the deterministic ids import derives from jp's
  * conversation id and entry positions.
  */
-import { utcMilliseconds } from "../duration.js";
+import { utcMilliseconds } from "../position/duration.js";
 
 // ---------------------------------------------------------------------------------------------
 // Timestamps and ids

@@ -9,9 +9,9 @@
  * turns after all (it starts at a turn's start and ends at a turn's last cycle) is written as
  * jp's whole-turn compaction; any other is left out and listed in `leftOut` (docs/import-export.md).
  */
-import { activeCompactions } from "../compactions.js";
-import { compactionPolicies, layoutCycles } from "../cycles.js";
-import type { Compaction, ConversationEvent } from "../events.js";
+import { activeCompactions } from "../conversation/compactions.js";
+import { compactionPolicies, layoutCycles } from "../conversation/cycles.js";
+import type { Compaction, ConversationEvent } from "../conversation/events.js";
 import {
   BASE_CONFIG_MARKER,
   FLAT_CONFIG_MARKER,

@@ -23,8 +23,8 @@ import {
   eventParseOptions,
   eventSchemasByKind,
   type KnownEventType,
-} from "../events.js";
-import { countTurns } from "../turns.js";
+} from "../conversation/events.js";
+import { countTurns } from "../conversation/turns.js";
 import {
   decodeLeaves,
   deriveConversationId,

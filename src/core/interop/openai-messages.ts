@@ -15,7 +15,7 @@
  * Forms the import had to normalize (content part arrays, argument strings that are not canonical
  * JSON) are kept in metadata so a round trip gives the same messages.
  */
-import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../events.js";
+import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../conversation/events.js";
 import { INTERRUPTED_TOOL_RESULT } from "../provider-keys.js";
 import { type InteropResult, validateEvent } from "./jp.js";
 

@@ -9,9 +9,9 @@
  * A summary opening the view is written as pi's own `compaction` entry, which keeps everything
  * after it. See docs/import-export.md.
  */
-import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../events.js";
+import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
-import { SUMMARY_REQUEST_TEXT } from "../projection.js";
+import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { type AgentSessionExport, toolNames, viewMessages } from "./agent-export.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { timestampMilliseconds } from "./jp-encoding.js";

@@ -18,7 +18,7 @@
  *   summary is the session's first request, as pi sends it.
  */
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
-import type { ConversationEvent } from "../events.js";
+import type { ConversationEvent } from "../conversation/events.js";
 import {
   type AgentImport,
   type AgentImportSummary,

@@ -26,10 +26,10 @@
  * Everything is in first-seen order and listed once. `renderRangeFacts` lays the facts out as a
  * compact block within a character budget.
  */
-import { collectArgumentPaths } from "../digest.js";
-import { ADVISOR_AUTHOR, type TurnEvent } from "../events.js";
-import { findConstraints, isPlausiblePath, normalizePath } from "../summary-facts.js";
-import type { Turn } from "../turns.js";
+import { collectArgumentPaths } from "./digest.js";
+import { ADVISOR_AUTHOR, type TurnEvent } from "../conversation/events.js";
+import { findConstraints, isPlausiblePath, normalizePath } from "./facts.js";
+import type { Turn } from "../conversation/turns.js";
 import { commandFiles, commandText, patchFiles } from "./shell-paths.js";
 
 /** One sentence of the user's that binds the work, and the 0-based turn that first said it. */

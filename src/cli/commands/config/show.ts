@@ -16,7 +16,7 @@ export function registerConfigShow(config: Command): void {
       const { listConfigLeaves, lookupConfig } = await import("../../../core/config.js");
       const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
       for (const warning of effective.warnings) context.warn(warning);
-      const { advisorDefaultLeaves } = await import("../../../core/advisor.js");
+      const { advisorDefaultLeaves } = await import("../../../core/advisor/advisor.js");
       // The advisor's defaults live in its reader, not in a layer; listed where nothing sets them.
       const set = (key: string) => lookupConfig(effective.values, key) !== undefined;
       const leaves: { key: string; value: unknown; origin: string; note?: string }[] = [

@@ -7,7 +7,7 @@
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { escapeJsonControls } from "../../../core/sanitize.js";
+import { escapeJsonControls } from "../../../core/present/sanitize.js";
 import { CliContext } from "../../context.js";
 
 interface ExportOptions {
@@ -78,7 +78,7 @@ export function registerExport(conversation: Command): void {
       }
       if (options.to === "jp") {
         const { directory, leftOut } = writeJpExport(loaded, resolve(context.cwd, options.output ?? "."));
-        const { describeCompactionRange } = await import("../../../core/labels.js");
+        const { describeCompactionRange } = await import("../../../core/present/labels.js");
         const ranges = leftOut.map(describeCompactionRange);
         if (context.json) context.outJson({ id, format: "jp", path: directory, left_out: ranges });
         else context.out(`Exported ${id} to ${directory}`);

@@ -7,7 +7,7 @@
  * the new fork after filtering, silently, as `compact -k` would.
  */
 import { type Command, Option } from "commander";
-import { formatCount } from "../../../core/labels.js";
+import { formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
 import { collectAttached } from "../../flag-values.js";
 
@@ -44,7 +44,7 @@ export function registerFork(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { copyEventsForFork, selectForkTurns, turnsStartedBetween } = await import(
-        "../../../core/fork.js"
+        "../../../core/conversation/fork.js"
       );
       const { newEventId, timestampNow } = await import("../../../store/index.js");
       const { parseForkCount, parseTimeThreshold } = await import("../../render/turn-selection.js");

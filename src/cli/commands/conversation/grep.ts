@@ -6,7 +6,7 @@
  * warning rather than ending the search.
  */
 import type { Command } from "commander";
-import type { ConversationEvent } from "../../../core/events.js";
+import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
 
@@ -42,7 +42,7 @@ export function registerGrep(conversation: Command): void {
       if (pattern === "")
         throw new CxcError("usage", "the search pattern is empty", { hint: "e.g. grep 'TODO'" });
       const { findMatches } = await import("../../render/excerpt.js");
-      const { assignTurnIndices } = await import("../../../core/turns.js");
+      const { assignTurnIndices } = await import("../../../core/conversation/turns.js");
       const listed = [
         ...context.store.list().conversations,
         ...(options.archived ? context.store.list({ archived: true }).conversations : []),

@@ -44,7 +44,7 @@ export function registerImport(conversation: Command): void {
       );
       const { detectAgentPath, jpToolsWarning, readAgentImport, readImport, saveAgentImport, saveImported } =
         await loadInterop();
-      const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
+      const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
       const from = options.from;
       const agent =
         from === "claude-code" || from === "pi" || from === "codex"
@@ -132,7 +132,7 @@ async function reportAgentImport(
     "../../render/agent-import.js"
   );
   const { AGENT_NAMES } = await import("../../../core/interop/agent-session.js");
-  const { sanitizeTerminalText } = await import("../../../core/sanitize.js");
+  const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
   const agent = AGENT_NAMES[batch.agent];
   if (context.json) {
     context.outJson(

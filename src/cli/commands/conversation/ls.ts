@@ -6,7 +6,7 @@
  * conversation under review, and `(review of 01abc, applied)` on a review.
  */
 import type { Command } from "commander";
-import { formatCount } from "../../../core/labels.js";
+import { formatCount } from "../../../core/present/labels.js";
 import { CxcError } from "../../../errors.js";
 import { CliContext, markLightweight } from "../../context.js";
 
@@ -27,7 +27,7 @@ export function registerList(conversation: Command): void {
       const format = context.format();
       const limit = parseLimit(options.limit);
       const [{ formatRelativeTime }, { renderTable, truncateText }, summary, agents] = await Promise.all([
-        import("../../../core/relative-time.js"),
+        import("../../../core/present/relative-time.js"),
         import("../../render/table.js"),
         import("../../render/conversation-summary.js"),
         import("../../../core/interop/agents.js"),

@@ -45,7 +45,7 @@ export function registerPrint(conversation: Command): void {
       const format = context.format(["text", "json", "anthropic", "openai"]);
       const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
       const { buildRawTranscript } = await import("../../render/transcript.js");
-      const { countTurns } = await import("../../../core/turns.js");
+      const { countTurns } = await import("../../../core/conversation/turns.js");
       // Parse before touching the store, so a bad flag is reported even without a conversation.
       const selection = parseTurnSelection(options);
       const id = context.store.resolveTarget(idArgument);
@@ -61,7 +61,7 @@ export function registerPrint(conversation: Command): void {
         const { loadConfig } = await import("../../config.js");
         const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
         const projected = selectProjectedTurns(conversation.events, resolved);
-        const { recordedSettings } = await import("../../../core/conversation-settings.js");
+        const { recordedSettings } = await import("../../../core/conversation/settings.js");
         const recorded = recordedSettings(conversation.events);
         context.outJson(await buildRequestBody(projected, format, config.values, recorded));
         return;

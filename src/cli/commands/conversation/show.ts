@@ -22,7 +22,7 @@ export function registerShow(conversation: Command): void {
       const id = context.store.resolveTarget(idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
-      const { findOpenReviews } = await import("../../../core/open-reviews.js");
+      const { findOpenReviews } = await import("../../../core/compaction/open-reviews.js");
       const details = buildConversationDetails(conversation, context.store.active() === id, {
         review: context.store.reviewInfo(id),
         openReview: findOpenReviews(context.store.openReviews(), id)[0],

@@ -2,23 +2,23 @@
  * `cxc conversation stats [ID]`: where a conversation's tokens go, per kind (user, assistant,
  * reasoning, tool arguments, tool output, summaries) and per turn, for the raw history and for the
  * projected view the model sees. Counts are o200k BPE estimates; when a turn carries usage a
- * provider reported, the estimate is corrected by the factor that usage implies (core/tokens.ts),
+ * provider reported, the estimate is corrected by the factor that usage implies (core/conversation/tokens.ts),
  * and the projected view is corrected by the same factor.
  *
  * Text is a compact bar chart; `--format json` gives the numbers with stable keys. A projected
  * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
  * many.
  *
- * The first line is the context gauge (core/context-gauge.ts): the context used against the
+ * The first line is the context gauge (core/advisor/context-gauge.ts): the context used against the
  * model's window, what the compactions in force save and what the deferred ones will save.
  */
 import type { Command } from "commander";
-import type { DecisionUsage } from "../../../core/advisor.js";
-import type { ContextGauge } from "../../../core/context-gauge.js";
-import type { ConversationEvent } from "../../../core/events.js";
-import type { ProjectedTurn } from "../../../core/projection.js";
-import type { TokenSummary } from "../../../core/tokens.js";
-import { describeTurnRange, formatCount } from "../../../core/labels.js";
+import type { DecisionUsage } from "../../../core/advisor/advisor.js";
+import type { ContextGauge } from "../../../core/advisor/context-gauge.js";
+import type { ConversationEvent } from "../../../core/conversation/events.js";
+import type { ProjectedTurn } from "../../../core/conversation/projection.js";
+import type { TokenSummary } from "../../../core/conversation/tokens.js";
+import { describeTurnRange, formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
 
 const BAR_WIDTH = 28;
@@ -31,9 +31,9 @@ export function registerStats(conversation: Command): void {
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const { projectConversation } = await import("../../../core/projection.js");
-      const { summarizeTokens } = await import("../../../core/tokens.js");
-      const { groupTurns } = await import("../../../core/turns.js");
+      const { projectConversation } = await import("../../../core/conversation/projection.js");
+      const { summarizeTokens } = await import("../../../core/conversation/tokens.js");
+      const { groupTurns } = await import("../../../core/conversation/turns.js");
       const id = context.store.resolveTarget(idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
@@ -62,7 +62,7 @@ export function registerStats(conversation: Command): void {
         });
         return;
       }
-      const { describeContextGauge } = await import("../../../core/context-gauge.js");
+      const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
       const text = await renderStatsText(raw, projected, labels);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
@@ -75,8 +75,8 @@ async function contextGauge(
   events: readonly ConversationEvent[],
   countTokens: (text: string) => number,
 ): Promise<ContextGauge> {
-  const { computeContextGauge } = await import("../../../core/context-gauge.js");
-  const { configuredAssistantModel } = await import("../../../core/summarizer.js");
+  const { computeContextGauge } = await import("../../../core/advisor/context-gauge.js");
+  const { configuredAssistantModel } = await import("../../../core/summary/summarizer.js");
   const { stickyModel } = await import("../../../query/settings.js");
   const { resolveContextWindow } = await import("../../../query/context-window.js");
   const { loadConfig } = await import("../../config.js");
@@ -152,7 +152,9 @@ async function renderStatsText(
   projected: TokenSummary,
   projectedLabels: readonly string[],
 ): Promise<string> {
-  const { formatTokenCount, renderTokenBars, tokenKindRows } = await import("../../../core/tokens.js");
+  const { formatTokenCount, renderTokenBars, tokenKindRows } = await import(
+    "../../../core/conversation/tokens.js"
+  );
   const factor = raw.correctionFactor;
   const total = (summary: TokenSummary): string => {
     const estimate = formatTokenCount(summary.total);
@@ -180,7 +182,7 @@ async function renderStatsText(
 
 /** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
 async function renderDecisions(usage: DecisionUsage): Promise<string> {
-  const { formatTokenCount } = await import("../../../core/tokens.js");
+  const { formatTokenCount } = await import("../../../core/conversation/tokens.js");
   const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
   return (
     `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +

@@ -37,7 +37,7 @@ export function registerHooksInstall(hooks: Command): void {
       const scope = readScope(options);
       const { AGENT_LABELS, EVENT_PURPOSES, hookCommand, hookEntries, isOursFor, settingsPath } =
         await import("../../hooks/agent-settings.js");
-      const { installHooks } = await import("../../../core/hooks/settings-hooks.js");
+      const { installHooks } = await import("../../../core/interop/agent-hooks.js");
       const { readSettingsText, writeSettingsText } = await import("../../hooks/settings-file.js");
       const { CxcError } = await import("../../../errors.js");
       const path = settingsPath(agent, scope, context.env, context.cwd);

@@ -23,7 +23,7 @@ export function registerHooksStatus(hooks: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { AGENT_LABELS, isOursFor, settingsPath } = await import("../../hooks/agent-settings.js");
-      const { findCxcHooks } = await import("../../../core/hooks/settings-hooks.js");
+      const { findCxcHooks } = await import("../../../core/interop/agent-hooks.js");
       const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
       const { hookLogPath } = await import("../../hooks/state.js");
       const { readSettingsText } = await import("../../hooks/settings-file.js");

@@ -17,7 +17,7 @@ export function registerHooksUninstall(hooks: Command): void {
     const agent = readAgent(options);
     const scope = readScope(options);
     const { AGENT_LABELS, isOursFor, settingsPath } = await import("../../hooks/agent-settings.js");
-    const { uninstallHooks } = await import("../../../core/hooks/settings-hooks.js");
+    const { uninstallHooks } = await import("../../../core/interop/agent-hooks.js");
     const { readSettingsText, writeSettingsText } = await import("../../hooks/settings-file.js");
     const { CxcError } = await import("../../../errors.js");
     const path = settingsPath(agent, scope, context.env, context.cwd);

@@ -1,0 +1,441 @@
+/**
+ * The persisted event model of a cxc conversation. Pure: schemas and types only.
+ *
+ * A conversation is an append-only list of events. Every event has a stable, sortable `id`, a
+ * timestamp `ts` (RFC 3339, UTC) and a `type`. The kinds mirror jp's (see docs/file-format.md):
+ *
+ * - conversation events, which belong to a turn: `turn_start`, `chat_request`, `chat_response`,
+ *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
+ * - global entries, which belong to no turn's content and never open one: `config_delta`,
+ *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), and
+ *   unknown kinds written by a newer cxc, which are kept and written back verbatim.
+ *
+ * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
+ * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
+ * round trip through an older one.
+ */
+// zod/mini, not the classic API: every command that reads a log loads these schemas, and the
+// classic bundle (methods on every schema, all locales) costs more to load than validating a
+// large log does. Same validation core, same error texts; see docs/decisions/003-zod-mini-for-events.md.
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
+
+/** Current version of the on-disk log format (the header line's `version`). */
+export const LOG_FORMAT_VERSION = 1;
+
+/**
+ * The `author` of the `chat_request`s cxc itself inserts into a running turn (the advisor's
+ * steering messages). They are sent to the model but are not the user's words, so summaries do
+ * not list them as user requests.
+ */
+export const ADVISOR_AUTHOR = "cxc advisor";
+
+/**
+ * Builds the event schemas. A load whose validation stamp matches (src/store/log.ts) parses its
+ * lines with `JSON.parse` alone and never needs them, so they are built on first use
+ * (`eventSchemas()`), not when this module is loaded: building them is a large part of what a
+ * short command would otherwise compile and run (see docs/benchmarks.md).
+ */
+function buildEventSchemas() {
+  const base = {
+    /** Stable, unique, sortable id (ULID). */
+    id: z.string().check(z.minLength(1)),
+    /** RFC 3339 timestamp in UTC, e.g. `2026-05-29T19:42:36.467321Z`. */
+    ts: z.string().check(z.minLength(1)),
+    /** Provider-opaque data kept with the event (e.g. `anthropic_thinking_signature`). */
+    metadata: z.optional(z.record(z.string(), z.unknown())),
+  };
+
+  /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/conversation/turns.ts). */
+  const TurnStartSchema = z.looseObject({ ...base, type: z.literal("turn_start") });
+
+  /** A user message. `author` is cosmetic and never sent to a provider. */
+  const ChatRequestSchema = z.looseObject({
+    ...base,
+    type: z.literal("chat_request"),
+    content: z.string(),
+    author: z.optional(z.string()),
+    /** JSON Schema asking for structured output. */
+    schema: z.optional(z.record(z.string(), z.unknown())),
+  });
+
+  /**
+   * An assistant output. Exactly one of `message`, `reasoning` or `data` is present (jp's untagged
+   * variants). `interrupted` marks a partial answer stored when the stream was cut or the user pressed
+   * Ctrl-C.
+   */
+  const ChatResponseSchema = z
+    .looseObject({
+      ...base,
+      type: z.literal("chat_response"),
+      message: z.optional(z.string()),
+      reasoning: z.optional(z.string()),
+      data: z.optional(z.unknown()),
+      interrupted: z.optional(z.boolean()),
+    })
+    .check(
+      z.refine(
+        (event) =>
+          [event.message, event.reasoning, event.data].filter((value) => value !== undefined).length === 1,
+        { message: "chat_response needs exactly one of message, reasoning or data" },
+      ),
+    );
+
+  /** The assistant asks for a tool to run. `call_id` pairs it with its response. */
+  const ToolCallRequestSchema = z.looseObject({
+    ...base,
+    type: z.literal("tool_call_request"),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+  });
+
+  /** The result of a tool call. `is_error` tells a failure from a success. */
+  const ToolCallResponseSchema = z.looseObject({
+    ...base,
+    type: z.literal("tool_call_response"),
+    call_id: z.string(),
+    content: z.string(),
+    is_error: z.boolean(),
+  });
+
+  /** A question asked of the user or the assistant during a turn (imported from jp). */
+  const InquiryRequestSchema = z.looseObject({
+    ...base,
+    type: z.literal("inquiry_request"),
+    inquiry_id: z.string(),
+    source: z.unknown(),
+    question: z.unknown(),
+  });
+
+  /** The answer to an inquiry. */
+  const InquiryResponseSchema = z.looseObject({
+    ...base,
+    type: z.literal("inquiry_response"),
+    inquiry_id: z.string(),
+    answer: z.unknown(),
+  });
+
+  /** A change of configuration that applies to the events after it. */
+  const ConfigDeltaSchema = z.looseObject({
+    ...base,
+    type: z.literal("config_delta"),
+    delta: z.record(z.string(), z.unknown()),
+  });
+
+  /** Who asked for a compaction. */
+  const CompactionSourceSchema = z.enum(["user", "assistant", "auto"]);
+
+  /**
+   * A summary that replaces every provider-visible event of the turns it covers.
+   *
+   * - `derived`: cxc can produce the text again from a recipe (`recipe`: the summarizer model id, or
+   *   `builtin/digest`). Overlap extension may widen a derived summary's range.
+   * - `supplied`: typed text (by the user or the assistant, or another agent's own summary brought in
+   *   by an import), not reproducible. Its range is never widened; a supplied proposal that
+   *   partially overlaps an existing summary is rejected.
+   */
+  const SummaryPolicySchema = z.looseObject({
+    summary: z.string(),
+    source: z._default(z.enum(["derived", "supplied"]), "derived"),
+    author: z.optional(z.enum(["user", "assistant"])),
+    recipe: z.optional(z.string()),
+  });
+
+  /** Drop reasoning (`chat_response.reasoning`) in the covered turns. The only value is `strip`. */
+  const ReasoningPolicySchema = z.literal("strip");
+
+  /**
+   * What happens to tool calls in the covered turns.
+   *
+   * - `strip`: a request's arguments become `{}` (`request: true`); a response's content becomes
+   *   `[compacted] <tool>: success|error` (`response: true`).
+   * - `omit`: requests and responses are removed, pairs together.
+   */
+  const ToolCallsPolicySchema = z.discriminatedUnion("policy", [
+    z.object({ policy: z.literal("strip"), request: z.boolean(), response: z.boolean() }),
+    z.object({ policy: z.literal("omit") }),
+  ]);
+
+  /**
+   * The range and policies of a compaction that starts or ends inside a turn (decision 006).
+   *
+   * `from` is the first covered cycle of `from_turn` (absent: from the start of the turn, its head
+   * included) and `to` the last covered cycle of `to_turn`, both 0-based and absolute: cycles added
+   * to `to_turn` later are not covered. The policies mean what the top-level ones mean, applied to
+   * the events between those positions, except that a stripped response becomes a placeholder
+   * naming the tool, its arguments and the size dropped. They are nested so that an older cxc,
+   * which knows only the top-level policies, sees a compaction without policy (projecting nothing)
+   * instead of one over whole turns.
+   */
+  const CyclePoliciesSchema = z.looseObject({
+    from: z.optional(z.int().check(z.nonnegative())),
+    to: z.int().check(z.nonnegative()),
+    summary: z.optional(SummaryPolicySchema),
+    reasoning: z.optional(ReasoningPolicySchema),
+    tool_calls: z.optional(ToolCallsPolicySchema),
+  });
+
+  /**
+   * Where an imported overlay came from: `agent` names the agent whose own compaction it is
+   * (`claude-code`, `pi`), `record` the id of the agent's record it was read from. Agents' summaries
+   * are `supplied` (written by the agent's model, not reproducible); see docs/import-export.md.
+   */
+  const CompactionOriginSchema = z.looseObject({
+    agent: z.string().check(z.minLength(1)),
+    record: z.optional(z.string()),
+  });
+
+  /**
+   * The compaction overlay. It never changes stored events; projection reads it.
+   *
+   * `from_turn`/`to_turn` are 0-based and inclusive. An unset policy means "no opinion": an earlier
+   * compaction's policy applies, or the original events pass through. A summary beats the mechanical
+   * policies in its turns. `deferred_until_turn`, when set, makes projection ignore the compaction
+   * until the conversation's highest turn index reaches it. With `cycles` the compaction is
+   * cycle-precise: its range starts and ends at cycles and its policies are inside `cycles`, never
+   * at the top level.
+   */
+  const CompactionSchema = z
+    .looseObject({
+      ...base,
+      type: z.literal("compaction"),
+      from_turn: z.int().check(z.nonnegative()),
+      to_turn: z.int().check(z.nonnegative()),
+      summary: z.optional(SummaryPolicySchema),
+      reasoning: z.optional(ReasoningPolicySchema),
+      tool_calls: z.optional(ToolCallsPolicySchema),
+      cycles: z.optional(CyclePoliciesSchema),
+      source: z._default(CompactionSourceSchema, "user"),
+      note: z.optional(z.string().check(z.maxLength(200))),
+      deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
+      /** Set on overlays imported from another agent's own compaction. */
+      origin: z.optional(CompactionOriginSchema),
+    })
+    .check(
+      z.refine(
+        (event) =>
+          event.cycles === undefined ||
+          (event.summary === undefined && event.reasoning === undefined && event.tool_calls === undefined),
+        { message: "a compaction with `cycles` keeps its policies inside `cycles`, not at the top level" },
+      ),
+    );
+
+  /**
+   * Retires earlier `compaction` events (projection ignores them) or earlier `compaction_reset`
+   * events (which brings back what they retired). A reset is itself undone by a later reset that
+   * retires it, so nothing stored is ever rewritten.
+   */
+  const CompactionResetSchema = z.looseObject({
+    ...base,
+    type: z.literal("compaction_reset"),
+    retires: z.array(z.string()),
+  });
+
+  return {
+    TurnStartSchema,
+    ChatRequestSchema,
+    ChatResponseSchema,
+    ToolCallRequestSchema,
+    ToolCallResponseSchema,
+    InquiryRequestSchema,
+    InquiryResponseSchema,
+    ConfigDeltaSchema,
+    CompactionSourceSchema,
+    SummaryPolicySchema,
+    ReasoningPolicySchema,
+    ToolCallsPolicySchema,
+    CyclePoliciesSchema,
+    CompactionOriginSchema,
+    CompactionSchema,
+    CompactionResetSchema,
+  };
+}
+
+export const KNOWN_EVENT_TYPES = [
+  "turn_start",
+  "chat_request",
+  "chat_response",
+  "tool_call_request",
+  "tool_call_response",
+  "inquiry_request",
+  "inquiry_response",
+  "config_delta",
+  "compaction",
+  "compaction_reset",
+] as const;
+export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
+
+const KNOWN_EVENT_TYPE_SET: ReadonlySet<unknown> = new Set(KNOWN_EVENT_TYPES);
+
+/** True for the `type` of an event kind this cxc knows. */
+export function isKnownEventType(type: unknown): type is KnownEventType {
+  return KNOWN_EVENT_TYPE_SET.has(type);
+}
+
+/** The event schemas by name (`eventSchemas().CompactionSchema`), built on first use. */
+export type EventSchemas = ReturnType<typeof buildEventSchemas>;
+
+interface BuiltSchemas {
+  readonly schemas: EventSchemas;
+  readonly byKind: Readonly<Record<KnownEventType, z.ZodMiniType>>;
+  /** zod's English messages: zod/mini registers no locale of its own. */
+  readonly parseOptions: { readonly error: z.core.$ZodErrorMap };
+}
+
+let built: BuiltSchemas | undefined;
+
+function builtSchemas(): BuiltSchemas {
+  if (built === undefined) {
+    const schemas = buildEventSchemas();
+    built = {
+      schemas,
+      parseOptions: { error: en().localeError },
+      byKind: {
+        turn_start: schemas.TurnStartSchema,
+        chat_request: schemas.ChatRequestSchema,
+        chat_response: schemas.ChatResponseSchema,
+        tool_call_request: schemas.ToolCallRequestSchema,
+        tool_call_response: schemas.ToolCallResponseSchema,
+        inquiry_request: schemas.InquiryRequestSchema,
+        inquiry_response: schemas.InquiryResponseSchema,
+        config_delta: schemas.ConfigDeltaSchema,
+        compaction: schemas.CompactionSchema,
+        compaction_reset: schemas.CompactionResetSchema,
+      },
+    };
+  }
+  return built;
+}
+
+/** The event schemas, built on first use. */
+export function eventSchemas(): EventSchemas {
+  return builtSchemas().schemas;
+}
+
+/** What to pass to `safeParse` of an event schema, so that messages are zod's English texts. */
+export function eventParseOptions(): { readonly error: z.core.$ZodErrorMap } {
+  return builtSchemas().parseOptions;
+}
+
+/** The schema of each known event kind (validate by kind, so an error names the field at fault). */
+export function eventSchemasByKind(): Readonly<Record<KnownEventType, z.ZodMiniType>> {
+  return builtSchemas().byKind;
+}
+
+export type CompactionSource = z.infer<EventSchemas["CompactionSourceSchema"]>;
+export type SummaryPolicy = z.infer<EventSchemas["SummaryPolicySchema"]>;
+export type ReasoningPolicy = z.infer<EventSchemas["ReasoningPolicySchema"]>;
+export type ToolCallsPolicy = z.infer<EventSchemas["ToolCallsPolicySchema"]>;
+export type CyclePolicies = z.infer<EventSchemas["CyclePoliciesSchema"]>;
+export type CompactionOrigin = z.infer<EventSchemas["CompactionOriginSchema"]>;
+export type TurnStart = z.infer<EventSchemas["TurnStartSchema"]>;
+export type ChatRequest = z.infer<EventSchemas["ChatRequestSchema"]>;
+export type ChatResponse = z.infer<EventSchemas["ChatResponseSchema"]>;
+export type ToolCallRequest = z.infer<EventSchemas["ToolCallRequestSchema"]>;
+export type ToolCallResponse = z.infer<EventSchemas["ToolCallResponseSchema"]>;
+export type InquiryRequest = z.infer<EventSchemas["InquiryRequestSchema"]>;
+export type InquiryResponse = z.infer<EventSchemas["InquiryResponseSchema"]>;
+export type ConfigDelta = z.infer<EventSchemas["ConfigDeltaSchema"]>;
+export type Compaction = z.infer<EventSchemas["CompactionSchema"]>;
+export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
+
+/**
+ * An event of a kind this cxc does not know. Held as its raw JSON object and written back
+ * byte-for-byte as parsed; it belongs to no turn and is never sent to a provider.
+ */
+export interface UnknownEvent {
+  readonly type: "unknown";
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+export type KnownEvent =
+  | TurnStart
+  | ChatRequest
+  | ChatResponse
+  | ToolCallRequest
+  | ToolCallResponse
+  | InquiryRequest
+  | InquiryResponse
+  | ConfigDelta
+  | Compaction
+  | CompactionReset;
+
+export type ConversationEvent = KnownEvent | UnknownEvent;
+
+/** Kinds that belong to a turn and are counted as conversation events (jp's `len()`). */
+export const TURN_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "turn_start",
+  "chat_request",
+  "chat_response",
+  "tool_call_request",
+  "tool_call_response",
+  "inquiry_request",
+  "inquiry_response",
+]);
+
+export type TurnEvent =
+  | TurnStart
+  | ChatRequest
+  | ChatResponse
+  | ToolCallRequest
+  | ToolCallResponse
+  | InquiryRequest
+  | InquiryResponse;
+
+/** True for events that belong to a turn (as opposed to global entries). */
+export function isTurnEvent(event: ConversationEvent): event is TurnEvent {
+  return TURN_EVENT_TYPES.has(event.type);
+}
+
+export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string };
+
+/**
+ * Validates one parsed JSON value as an event. Unknown kinds are accepted and kept verbatim; a
+ * malformed known kind is an error whose text names the first problem.
+ */
+export function parseEvent(value: unknown): ParsedEvent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, error: "an event must be a JSON object" };
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.type !== "string") return { ok: false, error: "an event needs a string `type`" };
+  if (!isKnownEventType(record.type)) {
+    return { ok: true, event: { type: "unknown", raw: record } };
+  }
+  // Pick the schema by `type` instead of trying a union's members in turn: loading a large log
+  // validates thousands of events, and a union would fail its way through most of them.
+  const schema = eventSchemasByKind()[record.type as KnownEventType];
+  const parsed = schema.safeParse(value, eventParseOptions());
+  if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  return { ok: false, error: `invalid ${record.type} event${where}: ${issue?.message ?? "schema mismatch"}` };
+}
+
+/** The JSON value written to disk for an event (unknown kinds as they were read). */
+export function serializeEvent(event: ConversationEvent): Record<string, unknown> {
+  return event.type === "unknown"
+    ? (event.raw as Record<string, unknown>)
+    : (event as Record<string, unknown>);
+}
+
+/** The id of any event, unknown kinds included (an unknown event may have none). */
+export function eventId(event: ConversationEvent): string | undefined {
+  if (event.type === "unknown") return typeof event.raw.id === "string" ? event.raw.id : undefined;
+  return event.id;
+}
+
+/** Compares two RFC 3339 UTC timestamps of any fractional precision. */
+export function compareTimestamps(a: string, b: string): number {
+  const left = normalizeTimestamp(a);
+  const right = normalizeTimestamp(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** `2026-05-29T19:42:36.4673Z` → `2026-05-29T19:42:36.467300000Z`, for ordering only. */
+function normalizeTimestamp(value: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z?$/.exec(value);
+  if (!match) return value;
+  return `${match[1]}T${match[2]}.${(match[3] ?? "").padEnd(9, "0")}Z`;
+}

@@ -1,0 +1,231 @@
+/**
+ * Folds a model's response stream into the events cxc stores. Pure.
+ *
+ * The shell feeds every stream event to `foldStreamEvent` and appends the drafts it gets back as
+ * soon as they arrive, so what is on disk is always the blocks completed so far (jp's "store at
+ * flush"). A block completes when the stream moves on to something else:
+ *
+ * - a text block ends at the first event that is not a text delta (usage reports excepted);
+ * - a reasoning block ends when its signature arrives (Anthropic sends it last) or at the first
+ *   event that is not a reasoning delta;
+ * - tool calls and redacted reasoning arrive complete and are drafts at once.
+ *
+ * `message-end` flushes the open block and attaches the response's usage to it when it is a
+ * message (the convention `core/conversation/tokens.ts` reads: `metadata.usage` on the turn's last answer). An
+ * `error`, or the shell giving up (Ctrl-C), flushes the open block marked `interrupted`, so a
+ * partial answer is kept and visibly partial.
+ *
+ * The input type is structural: `src/llm`'s `LlmStreamEvent` fits it, and core never imports the
+ * shell.
+ */
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-syntax.js";
+import type { ChatResponse, ToolCallRequest } from "./events.js";
+
+/** Token counts of one response (the shape of `src/llm`'s `LlmUsage`). */
+export interface StreamUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+}
+
+/** The stream events the fold understands; `src/llm`'s `LlmStreamEvent` is assignable to it. */
+export type FoldableStreamEvent =
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "reasoning-delta"; readonly text: string; readonly signature?: string }
+  | { readonly type: "redacted-reasoning"; readonly data: string }
+  | {
+      readonly type: "tool-call";
+      readonly id: string;
+      readonly name: string;
+      readonly arguments: Record<string, unknown>;
+      readonly invalidArguments?: string;
+    }
+  | { readonly type: "usage"; readonly usage: StreamUsage }
+  | {
+      readonly type: "message-end";
+      readonly finishReason: string;
+      readonly providerReason?: string;
+      readonly usage: StreamUsage;
+    }
+  | { readonly type: "error"; readonly error: { readonly kind: string; readonly message: string } };
+
+/** Metadata key holding the raw text of tool arguments that were not a JSON object. */
+export const INVALID_ARGUMENTS_KEY = "invalid_arguments";
+
+/**
+ * The tool error a model gets for arguments that were refused (their raw text is kept in the
+ * call's metadata): too deeply nested, or not a JSON object (quoted back, so it can see why).
+ */
+export function invalidArgumentsAnswer(text: string): string {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    return `The arguments nest more than ${MAX_JSON_DEPTH} levels deep, which no tool accepts; call it again with flatter arguments.`;
+  }
+  return `The arguments were not a JSON object: ${text}`;
+}
+/** Metadata key of the provider-reported usage on a response's last message. */
+export const USAGE_KEY = "usage";
+
+/** An event to store, before the shell gives it an id and a timestamp. */
+export type EventDraft = Omit<ChatResponse, "id" | "ts"> | Omit<ToolCallRequest, "id" | "ts">;
+
+/** The block being accumulated. */
+type OpenBlock =
+  | { readonly kind: "message"; readonly text: string }
+  | { readonly kind: "reasoning"; readonly text: string };
+
+/** Where the fold stands. Treat as opaque; only the fold functions change it. */
+export interface StreamFoldState {
+  readonly open: OpenBlock | undefined;
+  /** True once `message-end` or `error` was seen; later events are ignored. */
+  readonly ended: boolean;
+  readonly usage: StreamUsage | undefined;
+}
+
+/** How a stream finished, once it has. */
+export type StreamOutcome =
+  | { readonly kind: "finished"; readonly finishReason: string; readonly providerReason?: string }
+  | { readonly kind: "failed"; readonly error: { readonly kind: string; readonly message: string } };
+
+/** The result of folding one event. */
+export interface FoldStep {
+  readonly state: StreamFoldState;
+  /** Completed events, in the order they are to be stored. */
+  readonly drafts: readonly EventDraft[];
+  /** Set by the terminal event. */
+  readonly outcome?: StreamOutcome;
+}
+
+/** The state before the first event. */
+export function createStreamFold(): StreamFoldState {
+  return { open: undefined, ended: false, usage: undefined };
+}
+
+/** Folds one stream event. */
+export function foldStreamEvent(state: StreamFoldState, event: FoldableStreamEvent): FoldStep {
+  if (state.ended) return { state, drafts: [] };
+  switch (event.type) {
+    case "text-delta":
+      return appendToBlock(state, "message", event.text);
+    case "reasoning-delta":
+      return foldReasoning(state, event.text, event.signature);
+    case "redacted-reasoning":
+      return flushThen(state, [
+        {
+          type: "chat_response",
+          reasoning: "",
+          metadata: { anthropic_redacted_thinking: event.data },
+        },
+      ]);
+    case "tool-call":
+      return flushThen(state, [toolCallDraft(event)]);
+    case "usage":
+      return { state: { ...state, usage: event.usage }, drafts: [] };
+    case "message-end":
+      return finishFold(state, event);
+    case "error": {
+      const drafts = closeBlock(state.open, { interrupted: true });
+      return {
+        state: { ...state, open: undefined, ended: true },
+        drafts,
+        outcome: { kind: "failed", error: event.error },
+      };
+    }
+  }
+}
+
+/**
+ * Flushes the open block when the shell stops reading before the stream ended (Ctrl-C, a crash
+ * path). The partial block is marked interrupted.
+ */
+export function interruptStreamFold(state: StreamFoldState): FoldStep {
+  if (state.ended) return { state, drafts: [] };
+  return {
+    state: { ...state, open: undefined, ended: true },
+    drafts: closeBlock(state.open, { interrupted: true }),
+  };
+}
+
+function appendToBlock(state: StreamFoldState, kind: OpenBlock["kind"], text: string): FoldStep {
+  if (state.open?.kind === kind) {
+    return { state: { ...state, open: { kind, text: state.open.text + text } }, drafts: [] };
+  }
+  const drafts = closeBlock(state.open, {});
+  return { state: { ...state, open: { kind, text } }, drafts };
+}
+
+function foldReasoning(state: StreamFoldState, text: string, signature: string | undefined): FoldStep {
+  const step = appendToBlock(state, "reasoning", text);
+  if (signature === undefined) return step;
+  // The signature closes the block: it is what lets the provider accept the reasoning back.
+  const open = step.state.open;
+  const reasoning = open?.kind === "reasoning" ? open.text : text;
+  return {
+    state: { ...step.state, open: undefined },
+    drafts: [
+      ...step.drafts,
+      { type: "chat_response", reasoning, metadata: { anthropic_thinking_signature: signature } },
+    ],
+  };
+}
+
+function flushThen(state: StreamFoldState, drafts: readonly EventDraft[]): FoldStep {
+  return { state: { ...state, open: undefined }, drafts: [...closeBlock(state.open, {}), ...drafts] };
+}
+
+function finishFold(
+  state: StreamFoldState,
+  event: Extract<FoldableStreamEvent, { type: "message-end" }>,
+): FoldStep {
+  const usage = event.usage;
+  const drafts = closeBlock(state.open, {}).map((draft) =>
+    draft.type === "chat_response" && draft.message !== undefined
+      ? { ...draft, metadata: { ...(draft.metadata ?? {}), [USAGE_KEY]: toStoredUsage(usage) } }
+      : draft,
+  );
+  const outcome: StreamOutcome =
+    event.providerReason === undefined
+      ? { kind: "finished", finishReason: event.finishReason }
+      : { kind: "finished", finishReason: event.finishReason, providerReason: event.providerReason };
+  return { state: { open: undefined, ended: true, usage }, drafts, outcome };
+}
+
+/** Usage in the snake_case shape stored on events (Anthropic's field names). */
+export function toStoredUsage(usage: StreamUsage): Record<string, number> {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+  };
+}
+
+function closeBlock(open: OpenBlock | undefined, options: { interrupted?: boolean }): EventDraft[] {
+  if (open === undefined) return [];
+  // An empty block carries nothing worth storing, even when it was cut.
+  if (open.text.length === 0) return [];
+  const interrupted = options.interrupted ? { interrupted: true } : {};
+  return open.kind === "message"
+    ? [{ type: "chat_response", message: open.text, ...interrupted }]
+    : [{ type: "chat_response", reasoning: open.text, ...interrupted }];
+}
+
+function toolCallDraft(event: Extract<FoldableStreamEvent, { type: "tool-call" }>): EventDraft {
+  const draft: Omit<ToolCallRequest, "id" | "ts"> = {
+    type: "tool_call_request",
+    call_id: event.id,
+    name: event.name,
+    arguments: event.arguments,
+  };
+  return event.invalidArguments === undefined
+    ? draft
+    : { ...draft, metadata: { [INVALID_ARGUMENTS_KEY]: event.invalidArguments } };
+}
+
+/** Gives a draft its id and timestamp. */
+export function stampDraft(
+  draft: EventDraft,
+  stamp: { readonly id: string; readonly ts: string },
+): ChatResponse | ToolCallRequest {
+  return { ...draft, id: stamp.id, ts: stamp.ts } as ChatResponse | ToolCallRequest;
+}

@@ -1,0 +1,248 @@
+/**
+ * From a projected view to a provider-neutral request. Pure.
+ *
+ * The input is the list of turns after projection (compaction overlays already applied). This
+ * module keeps only what a provider sees (user requests, assistant messages, reasoning and
+ * structured data, tool calls and their results), and repairs the shape every provider insists on:
+ *
+ * - strict user/assistant alternation: adjacent content of the same role is merged into one
+ *   message (a tool result and the next user text share a user message, parallel tool calls share
+ *   an assistant message);
+ * - every tool call is answered: a call without a result gets a synthetic error result, a result
+ *   without its call is dropped (Anthropic rejects both);
+ * - reasoning without a provider signature cannot be replayed natively, so it is sent as text
+ *   wrapped in `<think>` tags, as jp does.
+ *
+ * Adapters in `src/llm` turn an `LlmRequest` into their wire format; nothing here knows a provider
+ * beyond the names of the metadata keys that carry replayable reasoning.
+ */
+import type { TurnEvent } from "./events.js";
+import type { ProjectedTurn } from "./projection.js";
+import {
+  ANTHROPIC_REDACTED_KEY,
+  ANTHROPIC_SIGNATURE_KEY,
+  INTERRUPTED_TOOL_RESULT,
+} from "../provider-keys.js";
+
+export type { ProjectedTurn } from "./projection.js";
+
+export {
+  ANTHROPIC_REDACTED_KEY,
+  ANTHROPIC_SIGNATURE_KEY,
+  INTERRUPTED_TOOL_RESULT,
+} from "../provider-keys.js";
+
+/** A piece of message content. */
+export type LlmPart =
+  /** Plain text (user requests, assistant messages, structured data as JSON, unsigned reasoning). */
+  | { readonly type: "text"; readonly text: string }
+  /** Reasoning a provider signed; only then can it be replayed as native thinking. */
+  | { readonly type: "reasoning"; readonly text: string; readonly signature: string }
+  /** Reasoning the provider returned encrypted; replayed opaque, never shown. */
+  | { readonly type: "redacted-reasoning"; readonly data: string }
+  /** The assistant asks for a tool. `arguments` is the parsed JSON object. */
+  | {
+      readonly type: "tool-call";
+      readonly id: string;
+      readonly name: string;
+      readonly arguments: Readonly<Record<string, unknown>>;
+    }
+  /** The result of a tool call. `toolName` is the name of the call it answers. */
+  | {
+      readonly type: "tool-result";
+      readonly callId: string;
+      readonly toolName: string;
+      readonly content: string;
+      readonly isError: boolean;
+    };
+
+/** One message. User messages hold text and tool results; assistant messages the rest. */
+export interface LlmMessage {
+  readonly role: "user" | "assistant";
+  readonly parts: readonly LlmPart[];
+}
+
+/** A tool the model may call. `parameters` is a JSON Schema object. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+/** Whether and which tool the model must call. */
+export type ToolChoice =
+  | { readonly type: "auto" }
+  | { readonly type: "none" }
+  | { readonly type: "required" }
+  | { readonly type: "tool"; readonly name: string };
+
+/** A provider-neutral request. Messages strictly alternate, starting with whatever came first. */
+export interface LlmRequest {
+  readonly system?: string;
+  readonly messages: readonly LlmMessage[];
+  readonly tools: readonly ToolDefinition[];
+  readonly toolChoice?: ToolChoice;
+  readonly maxOutputTokens?: number;
+}
+
+/** Everything of the request that does not come from the conversation's events. */
+export interface RequestOptions {
+  readonly system?: string;
+  readonly tools?: readonly ToolDefinition[];
+  readonly toolChoice?: ToolChoice;
+  readonly maxOutputTokens?: number;
+}
+
+type Role = LlmMessage["role"];
+interface RolePart {
+  readonly role: Role;
+  readonly part: LlmPart;
+}
+
+/**
+ * Builds the request for a list of turns. Only `events` is read, so raw turns from `groupTurns`
+ * can be passed as well (the summarizer does this).
+ */
+export function buildLlmRequest(
+  turns: readonly Pick<ProjectedTurn, "events">[],
+  options: RequestOptions = {},
+): LlmRequest {
+  const events = turns.flatMap((turn) => turn.events);
+  const parts = pairToolCalls(events.flatMap(toRoleParts));
+  const request: { -readonly [K in keyof LlmRequest]: LlmRequest[K] } = {
+    messages: mergeByRole(parts),
+    tools: options.tools ?? [],
+  };
+  if (options.system !== undefined && options.system.length > 0) request.system = options.system;
+  if (options.toolChoice !== undefined) request.toolChoice = options.toolChoice;
+  if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
+  return request;
+}
+
+/** Renders reasoning as text the way jp does for reasoning that cannot be replayed natively. */
+export function renderReasoningAsText(text: string): string {
+  return `<think>\n${text}\n</think>\n\n`;
+}
+
+/** The provider-visible content of one event; empty for events a provider never sees. */
+function toRoleParts(event: TurnEvent): RolePart[] {
+  switch (event.type) {
+    case "chat_request":
+      return event.content.length === 0
+        ? []
+        : [{ role: "user", part: { type: "text", text: event.content } }];
+    case "chat_response":
+      return responseParts(event.message, event.reasoning, event.data, event.metadata);
+    case "tool_call_request":
+      return [
+        {
+          role: "assistant",
+          part: { type: "tool-call", id: event.call_id, name: event.name, arguments: event.arguments },
+        },
+      ];
+    case "tool_call_response":
+      return [
+        {
+          role: "user",
+          part: {
+            type: "tool-result",
+            callId: event.call_id,
+            toolName: "",
+            content: event.content,
+            isError: event.is_error,
+          },
+        },
+      ];
+    default:
+      return [];
+  }
+}
+
+function responseParts(
+  message: string | undefined,
+  reasoning: string | undefined,
+  data: unknown,
+  metadata: Readonly<Record<string, unknown>> | undefined,
+): RolePart[] {
+  if (message !== undefined) {
+    return message.length === 0 ? [] : [{ role: "assistant", part: { type: "text", text: message } }];
+  }
+  if (reasoning !== undefined) {
+    const redacted = metadata?.[ANTHROPIC_REDACTED_KEY];
+    if (typeof redacted === "string" && redacted.length > 0) {
+      return [{ role: "assistant", part: { type: "redacted-reasoning", data: redacted } }];
+    }
+    const signature = metadata?.[ANTHROPIC_SIGNATURE_KEY];
+    if (typeof signature === "string" && signature.length > 0) {
+      return [{ role: "assistant", part: { type: "reasoning", text: reasoning, signature } }];
+    }
+    if (reasoning.length === 0) return [];
+    return [{ role: "assistant", part: { type: "text", text: renderReasoningAsText(reasoning) } }];
+  }
+  if (data === undefined) return [];
+  return [{ role: "assistant", part: { type: "text", text: JSON.stringify(data) } }];
+}
+
+/**
+ * Pairs tool calls with results. A result must sit in the user content that directly follows
+ * the assistant content holding its call; anything else is an orphan (dropped), and a call left
+ * without a result when the user side ends gets the synthetic interrupted result there.
+ */
+function pairToolCalls(parts: readonly RolePart[]): RolePart[] {
+  const output: RolePart[] = [];
+  const pending = new Map<string, string>();
+  let previousRole: Role | undefined;
+  for (let position = 0; position < parts.length; position++) {
+    const current = parts[position]!;
+    if (current.role === "assistant" && previousRole === "user") answerPending(pending, output);
+    if (current.part.type === "tool-call") {
+      // A repeated id would make the pairing ambiguous; the first call keeps it.
+      if (!pending.has(current.part.id)) pending.set(current.part.id, current.part.name);
+      output.push(current);
+    } else if (current.part.type === "tool-result") {
+      const toolName = pending.get(current.part.callId);
+      if (toolName === undefined) continue;
+      pending.delete(current.part.callId);
+      output.push({ role: "user", part: { ...current.part, toolName } });
+    } else {
+      output.push(current);
+    }
+    previousRole = current.role;
+  }
+  answerPending(pending, output);
+  return output;
+}
+
+function answerPending(pending: Map<string, string>, output: RolePart[]): void {
+  for (const [callId, toolName] of pending) {
+    output.push({
+      role: "user",
+      part: { type: "tool-result", callId, toolName, content: INTERRUPTED_TOOL_RESULT, isError: true },
+    });
+  }
+  pending.clear();
+}
+
+/**
+ * Merges consecutive parts of one role into a message. In a user message the tool results go
+ * first: Anthropic requires results to lead the message that answers the calls.
+ */
+function mergeByRole(parts: readonly RolePart[]): LlmMessage[] {
+  const messages: { role: Role; parts: LlmPart[] }[] = [];
+  for (const { role, part } of parts) {
+    const last = messages[messages.length - 1];
+    if (last && last.role === role) last.parts.push(part);
+    else messages.push({ role, parts: [part] });
+  }
+  return messages.map((message) =>
+    message.role === "user"
+      ? {
+          role: message.role,
+          parts: [
+            ...message.parts.filter((part) => part.type === "tool-result"),
+            ...message.parts.filter((part) => part.type !== "tool-result"),
+          ],
+        }
+      : message,
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * The summarizer port, the one rule that picks a summarizer, and the fallback setting. Pure.
+ *
+ * A summarizer turns the RAW turns of a range into a summary text: a model (src/llm/summarize.ts
+ * implements the port over a provider client) or `builtin/digest` (digest.ts, offline and
+ * deterministic). Every caller that makes a summary (`compact`, `fork -k`, `q -k`, automatic
+ * compaction, the draft of a review) picks it with `chooseSummarizer` and, when a model fails,
+ * follows the one `conversation.compaction.summary.fallback` setting. See docs/compaction.md and
+ * docs/decisions/005-one-compaction-pipeline.md.
+ */
+import { readModelId } from "../interop/jp-config.js";
+import { type ConfigTable, lookupConfig } from "../config.js";
+import { type CycleRange, HEAD, selectRange } from "../conversation/cycles.js";
+import { DIGEST_RECIPE, digestTurns } from "./digest.js";
+import type { SummaryRule } from "../compaction/rules.js";
+import type { Turn } from "../conversation/turns.js";
+
+/** What a summarizer is asked to summarize. */
+export interface SummaryInput {
+  /** The turns of the conversation, raw (turn indices as stored); the range selects from them. */
+  readonly turns: readonly Turn[];
+  /**
+   * 0-based, inclusive raw turn indices, and for a summary standing inside a turn its first and
+   * last cycle (docs/decisions/006-tool-cycle-bounds.md).
+   */
+  readonly range: CycleRange;
+  /** The rule's summary settings (instructions, context, model parameters). */
+  readonly rule: SummaryRule;
+  readonly signal?: AbortSignal;
+  /** Told the output tokens received so far, for progress (models only). */
+  readonly onTokens?: (tokens: number) => void;
+}
+
+/** A summary text, or why there is none (the reason names no model: the caller does). */
+export type SummaryOutcome =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string; readonly aborted?: boolean };
+
+/** The port: a model or the digest. */
+export interface Summarizer {
+  /** The recipe recorded on the summary: a model id, or `builtin/digest`. */
+  readonly id: string;
+  summarize(input: SummaryInput): Promise<SummaryOutcome>;
+}
+
+/** `builtin/digest` as a summarizer. */
+export const digestSummarizer: Summarizer = {
+  id: DIGEST_RECIPE,
+  summarize: (input) =>
+    Promise.resolve({
+      ok: true,
+      text: digestTurns(input.turns, input.range),
+    }),
+};
+
+/** What a model summarizer reads for a range (see `summaryTurns`). */
+export interface SummaryTurns {
+  /** Raw turns, only the events the model is shown. */
+  readonly turns: readonly Turn[];
+  /**
+   * True when the range starts inside a turn: the turn's user message is shown first for context
+   * and stays in the conversation, so the summary must cover only the steps after it.
+   */
+  readonly inTurn: boolean;
+}
+
+/**
+ * The raw events a model summarizes: the turns of the range, only the covered cycles of a turn
+ * the range starts or ends inside. A range that starts inside a turn leaves the turn's head (its
+ * user message) in the conversation, so the head is shown before the cycles: the model learns what
+ * the steps were for, and the request starts with the user as every provider requires.
+ */
+export function summaryTurns(turns: readonly Turn[], range: CycleRange): SummaryTurns {
+  const selected = selectRange(turns, range);
+  if (range.fromCycle === undefined) return { turns: selected, inTurn: false };
+  const head = selectRange(turns, { from: range.from, to: range.from, toCycle: HEAD });
+  const first = selected[0];
+  const headEvents = head[0]?.events ?? [];
+  if (first === undefined || first.index !== range.from) {
+    return { turns: [...head, ...selected], inTurn: true };
+  }
+  return {
+    turns: [{ index: first.index, events: [...headEvents, ...first.events] }, ...selected.slice(1)],
+    inTurn: true,
+  };
+}
+
+/** Which summarizer a rule uses, and why. */
+export type SummarizerChoice =
+  | { readonly kind: "digest"; readonly why: "named" | "no-model" }
+  | { readonly kind: "model"; readonly id: string; readonly why: "rule" | "assistant" };
+
+/**
+ * The one rule: the rule's `summary.model.id` (which `compact -m` rewrites); else the assistant
+ * model the user chose (`assistantModel`: configured as `assistant.model.id`, or named with `-m`);
+ * else `builtin/digest`. An API key in the environment is never a choice of summary model.
+ */
+export function chooseSummarizer(rule: SummaryRule, assistantModel: string | undefined): SummarizerChoice {
+  const named = rule.model?.id?.trim();
+  if (named !== undefined && named !== "") {
+    return named === DIGEST_RECIPE
+      ? { kind: "digest", why: "named" }
+      : { kind: "model", id: named, why: "rule" };
+  }
+  const assistant = assistantModel?.trim();
+  if (assistant === undefined || assistant === "") return { kind: "digest", why: "no-model" };
+  return assistant === DIGEST_RECIPE
+    ? { kind: "digest", why: "named" }
+    : { kind: "model", id: assistant, why: "assistant" };
+}
+
+/** `assistant.model.id` when it is configured (any layer: files, `CXC_ASSISTANT__MODEL__ID`, `-c`). */
+export function configuredAssistantModel(config: ConfigTable): string | undefined {
+  // `provider/name`, an alias, or jp's `{ provider, name }` table.
+  return readModelId(lookupConfig(config, "assistant.model.id"));
+}
+
+/** What happens when a summary model fails: summarize with the digest instead, or apply nothing. */
+export type SummaryFallback = "digest" | "abort";
+
+/** The configuration key of the fallback setting. */
+export const SUMMARY_FALLBACK_KEY = "conversation.compaction.summary.fallback";
+
+/** The default: an unattended compaction (automatic, before a turn) must not fail on a provider. */
+export const DEFAULT_SUMMARY_FALLBACK: SummaryFallback = "digest";
+
+/** Reads the fallback setting; a value other than `digest` or `abort` is a message. */
+export function readSummaryFallback(
+  config: ConfigTable,
+): { readonly ok: true; readonly value: SummaryFallback } | { readonly ok: false; readonly message: string } {
+  const value = lookupConfig(config, SUMMARY_FALLBACK_KEY);
+  if (value === undefined) return { ok: true, value: DEFAULT_SUMMARY_FALLBACK };
+  if (value === "digest" || value === "abort") return { ok: true, value };
+  return {
+    ok: false,
+    message: `${SUMMARY_FALLBACK_KEY} must be "digest" or "abort", not ${JSON.stringify(value)}`,
+  };
+}
