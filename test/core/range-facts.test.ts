@@ -26,7 +26,7 @@ import { COMMITTED_JP_WORKSPACE, jpConversationDirectories } from "../helpers/jp
 
 const CWD = "/home/user/project";
 const agentFixture = (agent: string, name = "session.jsonl") =>
-  readFileSync(fileURLToPath(new URL(`../../../fixtures/agents/${agent}/${name}`, import.meta.url)), "utf8");
+  readFileSync(fileURLToPath(new URL(`../../fixtures/agents/${agent}/${name}`, import.meta.url)), "utf8");
 
 function events(
   result:
