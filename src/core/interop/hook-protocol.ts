@@ -38,17 +38,17 @@ export function parseHookInput(text: string): { ok: true; input: HookInput } | {
     return { ok: false, error: "the hook's input is not a JSON object" };
   }
   const record = value as Record<string, unknown>;
-  const text_ = (key: string): string | undefined =>
+  const field = (key: string): string | undefined =>
     typeof record[key] === "string" && record[key] !== "" ? (record[key] as string) : undefined;
-  const event = text_("hook_event_name");
-  const sessionId = text_("session_id");
-  const transcriptPath = text_("transcript_path");
+  const event = field("hook_event_name");
+  const sessionId = field("session_id");
+  const transcriptPath = field("transcript_path");
   if (event === undefined) return { ok: false, error: "the hook's input has no hook_event_name" };
   if (sessionId === undefined) return { ok: false, error: `the ${event} input has no session_id` };
   if (transcriptPath === undefined) return { ok: false, error: `the ${event} input has no transcript_path` };
-  const cwd = text_("cwd");
-  const source = text_("source");
-  const compactSummary = text_("compact_summary");
+  const cwd = field("cwd");
+  const source = field("source");
+  const compactSummary = field("compact_summary");
   return {
     ok: true,
     input: {
