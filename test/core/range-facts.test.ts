@@ -97,6 +97,29 @@ describe("the facts of the real agents' sessions", () => {
     expect(facts).toEqual({ filesRead: ["notes.txt"], filesModified: [], bindingSentences: [] });
   });
 
+  it("Claude Code, a session that changes files: Read then Edit, Write, `sed -i` in Bash; the binding sentence", () => {
+    const facts = extractRangeFacts(
+      groupTurns(events(importClaudeCodeSession(agentFixture("claude-code", "edits.jsonl"), "s"))),
+      { cwd: CWD },
+    );
+    expect(facts).toEqual({
+      filesRead: [],
+      filesModified: ["src/app.ts", "README.md"],
+      bindingSentences: [{ turn: 0, text: "Never touch the migrations folder." }],
+    });
+  });
+
+  it("pi, a session that changes files: read then edit, write, `sed -i` in bash; the binding sentence", () => {
+    const facts = extractRangeFacts(groupTurns(events(importPiSession(agentFixture("pi", "edits.jsonl"), "s"))), {
+      cwd: CWD,
+    });
+    expect(facts).toEqual({
+      filesRead: [],
+      filesModified: ["src/app.ts", "README.md"],
+      bindingSentences: [{ turn: 0, text: "Never touch the migrations folder." }],
+    });
+  });
+
   it("jp: fs_read_file and fs_modify_file; a file read, then modified, is listed as modified", () => {
     const facts = extractRangeFacts(groupTurns(jpEvents("17758406187-missing-date-in-version-string")));
     expect(facts.filesModified).toEqual(["crates/jp_cli/build.rs", "crates/jp_cli/src/lib.rs"]);
