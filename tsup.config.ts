@@ -11,7 +11,8 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
 // - dist/hook.cjs: `cxc hook claude-code|codex`, what an agent runs as its hook, without the
 //   command-line parser; its silent path (below the advisor's notice line) reads the
-//   configuration and a transcript's tail, the rest is imported when needed.
+//   configuration and a transcript's tail. Its jobs are dist/hook-jobs.cjs, required like an
+//   island when there is work.
 // - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, execa, ajv),
 //   each a bundle of its own that the first `import()` of it loads. A bare
 //   `cxc conversation ls` never reads them.
@@ -27,10 +28,13 @@ import { schemaFingerprint } from "./src/store/log.js";
  * and the exports cxc uses.
  */
 const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports: readonly string[] }>> = {
-  "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "anthropic", exports: ["default"] },
-  openai: { entry: "src/llm/islands/openai.ts", bundle: "openai", exports: ["default"] },
-  execa: { entry: "src/tools/islands/execa.ts", bundle: "execa", exports: ["execa"] },
-  ajv: { entry: "src/tools/islands/ajv.ts", bundle: "ajv", exports: ["Ajv"] },
+  "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "islands/anthropic", exports: ["default"] },
+  openai: { entry: "src/llm/islands/openai.ts", bundle: "islands/openai", exports: ["default"] },
+  execa: { entry: "src/tools/islands/execa.ts", bundle: "islands/execa", exports: ["execa"] },
+  ajv: { entry: "src/tools/islands/ajv.ts", bundle: "islands/ajv", exports: ["Ajv"] },
+  // The hook's jobs (src/cli/hooks/jobs.ts) beside the bundles, so the SDK islands they import
+  // resolve from dist/ as from every other bundle.
+  "./jobs.js": { entry: "src/cli/hooks/jobs.ts", bundle: "hook-jobs", exports: ["adviseInAgent", "restoreAfterCompaction"] },
 };
 
 /**
@@ -52,11 +56,11 @@ const islands: Plugin = {
         name === "default" ? "export default island.default;" : `export const ${name} = island.${name};`,
       );
       return {
-        contents: [`const island = require("./islands/${island.bundle}.cjs");`, ...exports].join("\n"),
+        contents: [`const island = require("./${island.bundle}.cjs");`, ...exports].join("\n"),
         loader: "js",
       };
     });
-    build.onResolve({ filter: /^\.\/islands\// }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^\.\/(?:islands\/|hook-jobs\.cjs$)/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -92,7 +96,7 @@ export default defineConfig([
     cxc: "src/cli/main.ts",
     list: "src/cli/main-list.ts",
     hook: "src/cli/main-hook.ts",
-    ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [`islands/${bundle}`, entry])),
+    ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [bundle, entry])),
   },
   outDir: "dist",
   // dist/ holds what the last build wrote and nothing else (dist/pi is the extension's build).

@@ -130,6 +130,7 @@ describe("dist/", () => {
       "cxc.cjs",
       "list.cjs",
       "hook.cjs",
+      "hook-jobs.cjs",
       "pi/extension.js",
       ...["ajv", "anthropic", "execa", "openai"].map((name) => `islands/${name}.cjs`),
     ];

@@ -110,9 +110,12 @@ describe("the facts of the real agents' sessions", () => {
   });
 
   it("pi, a session that changes files: read then edit, write, `sed -i` in bash; the binding sentence", () => {
-    const facts = extractRangeFacts(groupTurns(events(importPiSession(agentFixture("pi", "edits.jsonl"), "s"))), {
-      cwd: CWD,
-    });
+    const facts = extractRangeFacts(
+      groupTurns(events(importPiSession(agentFixture("pi", "edits.jsonl"), "s"))),
+      {
+        cwd: CWD,
+      },
+    );
     expect(facts).toEqual({
       filesRead: [],
       filesModified: ["src/app.ts", "README.md"],

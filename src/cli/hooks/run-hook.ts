@@ -34,7 +34,7 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
     if (input.event === "Stop" && run.agent === "claude-code") return await advise(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
-      const { restoreAfterCompaction } = await import("./hook-restore.js");
+      const { restoreAfterCompaction } = await import("./jobs.js");
       return await restoreAfterCompaction(
         run,
         input,
@@ -55,6 +55,6 @@ async function advise(run: HookRun, input: HookInput): Promise<string> {
   if (!settings.enabled) return "";
   const usage = searchTail(input.transcriptPath, lastReportedUsage);
   if (usage === undefined || usage.tokens < settings.lines.notice) return "";
-  const { adviseInAgent } = await import("./hook-advise.js");
+  const { adviseInAgent } = await import("./jobs.js");
   return adviseInAgent(run, input, config, usage);
 }
