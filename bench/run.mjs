@@ -33,7 +33,11 @@ const PROCESS_GROUPS = [
   { name: "cli", title: "commands (targets from the brief)", module: "./cli.mjs" },
   { name: "query", title: "cxc q per-turn overhead", module: "./query.mjs", optional: true },
   { name: "compact", title: "compaction commands", module: "./compact.mjs", optional: true },
-  { name: "agent-import", title: "importing a large Claude Code session", module: "./agent-import.mjs" },
+  {
+    name: "agent-import",
+    title: "importing a large Claude Code session and Codex rollout",
+    module: "./agent-import.mjs",
+  },
   { name: "hook", title: "the Claude Code Stop hook", module: "./hook.mjs" },
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];

@@ -2,18 +2,19 @@
 /**
  * Regenerates the agent session fixtures in fixtures/agents/ by running the real agents.
  *
- *   npm ci --prefix agents                       # once: installs the pinned agents
- *   npm ci --prefix agents/codex                 # once, for --agent codex
+ *   npm ci --prefix agents                       # once: installs Claude Code and pi
+ *   npm ci --prefix agents/codex                 # once: installs Codex
  *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi|codex] [--keep]
  *
  * Each agent runs offline in a temporary HOME against the loopback fake provider, which plays
  * the model from the scripts below: a multi-turn session with tool calls (parallel ones, a failing
  * one), a thinking block, and the agent's own compaction (`claude -p /compact`; pi's `compact`
- * RPC command), then one more turn. The session file the agent wrote is then made committable:
+ * RPC command; Codex's automatic compaction, told its window is small), then one more turn. The session file the agent wrote is then made committable:
  *
  * - records holding the agent's own text (Claude Code's system prompt, tool, skill and agent
  *   descriptions: `api-request*` records and those attachments) are dropped, and the records that
- *   hung off a dropped one are linked to its nearest kept ancestor; pi stores none;
+ *   hung off a dropped one are linked to its nearest kept ancestor; pi stores none; Codex's
+ *   `base_instructions`, developer messages (also inside its compaction) and `world_state`;
  * - the temporary paths become placeholders (/home/user, /home/user/project).
  *
  * Finally the fixture is replayed: its placeholders are filled with another temporary HOME, and
@@ -53,7 +54,9 @@ function makePlace(label) {
 function binary(name) {
   const path = agents.agentBinary(projectRoot, name);
   if (path === undefined)
-    throw new Error(`agents/node_modules/.bin/${name} is missing: run npm ci --prefix agents`);
+    throw new Error(
+      `${name} is missing: run npm ci --prefix ${name === "codex" ? "agents/codex" : "agents"}`,
+    );
   return path;
 }
 
@@ -357,16 +360,39 @@ async function replayPi(content, scenario) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Codex (installed on its own: npm ci --prefix agents/codex; CI reads only the fixture)
+// Codex (pinned in agents/codex: npm ci --prefix agents/codex)
+
+/** The summary the fake model writes when Codex compacts. */
+const CODEX_SUMMARY = "The user listed the files, read notes.txt (remember the milk) and found no changelog.";
+/** What Codex's compaction request asks for (it is answered by a route, not the queue). */
+const CODEX_COMPACT_PROMPT = "CONTEXT CHECKPOINT COMPACTION";
 
 /** Records and fields holding Codex's own text, dropped from the fixture. */
 function trimCodexSession(records) {
+  const ownText = (item) => item?.role === "developer";
   return records.flatMap((record) => {
     if (record.type === "world_state") return [];
-    if (record.type === "response_item" && record.payload?.role === "developer") return [];
+    if (record.type === "response_item" && ownText(record.payload)) return [];
     if (record.type === "session_meta") {
       const { base_instructions: _instructions, ...payload } = record.payload;
       return [{ ...record, payload }];
+    }
+    if (record.type === "compacted") {
+      const history = record.payload.replacement_history;
+      const kept = Array.isArray(history)
+        ? history.flatMap((item, index) => (ownText(item) ? [] : [index]))
+        : [];
+      const pick = (list) => (Array.isArray(list) ? kept.map((index) => list[index]) : list);
+      return [
+        {
+          ...record,
+          payload: {
+            ...record.payload,
+            replacement_history: pick(history),
+            replacement_history_metadata: pick(record.payload.replacement_history_metadata),
+          },
+        },
+      ];
     }
     return [record];
   });
@@ -375,14 +401,21 @@ function trimCodexSession(records) {
 async function makeCodex() {
   const codex = binary("codex");
   const { root, place } = makePlace("codex");
-  const fake = await startFakeProvider();
+  const fake = await startFakeProvider({
+    routes: [{ bodyIncludes: CODEX_COMPACT_PROMPT, reply: text(CODEX_SUMMARY) }],
+  });
   agents.writeCodexConfig(place.home, fake.url);
   const env = agents.codexEnvironment(place);
-  const run = async (args) => {
-    const result = await agents.runAgent(codex, ["exec", "--skip-git-repo-check", "--json", ...args], {
-      cwd: place.cwd,
-      env,
-    });
+  const run = async (args, config = []) => {
+    const flags = config.flatMap((value) => ["-c", value]);
+    const result = await agents.runAgent(
+      codex,
+      ["exec", "--skip-git-repo-check", "--json", ...flags, ...args],
+      {
+        cwd: place.cwd,
+        env,
+      },
+    );
     check(result.code === 0, `codex exited ${result.code}: ${result.stderr.slice(-500)}`);
     return result.stdout;
   };
@@ -390,41 +423,57 @@ async function makeCodex() {
     agent: "codex",
     version: await versionOf(codex, env),
     model: `fake/${agents.CODEX_MODEL}`,
-    prompts: ["What files are here, and what do the notes say?", "What should I do first?"],
-    answers: ["Two files; notes.txt says to remember the milk.", "Write the parser first."],
+    prompts: [
+      "What files are here, and what do the notes say?",
+      "Is there a changelog?",
+      "What should I do first?",
+    ],
+    answers: [
+      "Two files; notes.txt says to remember the milk.",
+      "There is no CHANGELOG.md.",
+      "Write the parser first.",
+    ],
     thinking: { text: "List the files, then read the notes.", signature: "enc-fixture-1" },
     toolCalls: [
       { id: "call_fixture_ls", name: "exec_command", input: { cmd: "ls" } },
       { id: "call_fixture_notes", name: "exec_command", input: { cmd: "cat notes.txt" } },
+      { id: "call_fixture_changelog", name: "exec_command", input: { cmd: "cat CHANGELOG.md" } },
     ],
+    summary: CODEX_SUMMARY,
   };
   const call = (spec) => ({ type: "tool-call", id: spec.id, name: spec.name, arguments: spec.input });
+  const [ls, notes, changelog] = scenario.toolCalls;
   fake.enqueue(
-    {
-      blocks: [
-        { type: "thinking", ...scenario.thinking },
-        call(scenario.toolCalls[0]),
-        call(scenario.toolCalls[1]),
-      ],
-    },
+    { blocks: [{ type: "thinking", ...scenario.thinking }, call(ls), call(notes)] },
     text(scenario.answers[0]),
   );
   const first = await run([scenario.prompts[0]]);
   const sessionId = /"thread_id":"([^"]+)"/.exec(first)?.[1];
   check(sessionId !== undefined, "codex printed no thread id");
-  fake.enqueue(text(scenario.answers[1]));
+  // The second answer reports a full window, so Codex compacts before the third turn.
+  fake.enqueue({ blocks: [call(changelog)] }, { ...text(scenario.answers[1]), usage: { inputTokens: 9000 } });
   await run(["resume", sessionId, scenario.prompts[1]]);
+  fake.enqueue(text(scenario.answers[2]));
+  await run(
+    ["resume", sessionId, scenario.prompts[2]],
+    ["model_auto_compact_token_limit=8000", "model_context_window=20000"],
+  );
   check(fake.remaining() === 0, `${fake.remaining()} scripted replies were not used`);
   const last = messagesText({ body: { messages: fake.requests.at(-1).body.input } });
-  check(last.includes("remember the milk"), "Codex's second request lacks the first turn's tool output");
+  check(last.includes(CODEX_SUMMARY), "Codex's request after compacting lacks its summary");
+  check(!last.includes("remember the milk\n"), "Codex's request after compacting still carries tool output");
   await fake.close();
 
-  const sessions = join(place.home, ".codex", "sessions");
+  const sessions = agents.codexSessionDirectory(place);
   const file = readdirSync(sessions, { recursive: true }).find((name) =>
     String(name).endsWith(`${sessionId}.jsonl`),
   );
   check(file !== undefined, "no rollout file for the session");
   const records = trimCodexSession(readJsonLines(join(sessions, String(file))));
+  check(
+    records.some((record) => record.type === "compacted"),
+    "Codex did not compact",
+  );
   const content = agents.toPlaceholders(
     `${records.map((record) => JSON.stringify(record)).join("\n")}\n`,
     place,
@@ -433,15 +482,40 @@ async function makeCodex() {
   const fixtureScenario = JSON.parse(
     agents.toPlaceholders(JSON.stringify({ ...scenario, sessionId }), place),
   );
+  await replayCodex(content, fixtureScenario);
   if (!options.keep) rmSync(root, { recursive: true, force: true });
   return { content, scenario: fixtureScenario };
+}
+
+/** Resumes the fixture in another HOME (`codex exec resume`) and checks the request Codex sends. */
+async function replayCodex(content, scenario) {
+  const { root, place } = makePlace("codex-replay");
+  const fake = await startFakeProvider({ replies: [text("Replayed.")] });
+  agents.writeCodexConfig(place.home, fake.url);
+  const directory = join(agents.codexSessionDirectory(place), "2026", "01", "01");
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(
+    join(directory, `rollout-2026-01-01T00-00-00-${scenario.sessionId}.jsonl`),
+    agents.fromPlaceholders(content, place),
+  );
+  const result = await agents.runAgent(
+    binary("codex"),
+    ["exec", "--skip-git-repo-check", "--json", "resume", scenario.sessionId, "Anything else?"],
+    { cwd: place.cwd, env: agents.codexEnvironment(place) },
+  );
+  await fake.close();
+  check(result.code === 0, `the replayed session did not resume: ${result.stderr.slice(-500)}`);
+  const sent = messagesText({ body: { messages: fake.requests.at(-1).body.input } });
+  check(sent.includes(CODEX_SUMMARY), "the resumed request lacks Codex's summary");
+  check(sent.includes(scenario.answers[2]), "the resumed request lacks the last answer");
+  check(!sent.includes(scenario.thinking.text), "the resumed request still carries the compacted reasoning");
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------
 
 const makers = { "claude-code": makeClaudeCode, pi: makePi, codex: makeCodex };
-// Codex is installed on its own (agents/codex), so it runs only when asked for.
-const chosen = options.agent === undefined ? ["claude-code", "pi"] : [options.agent];
+const chosen = options.agent === undefined ? ["claude-code", "pi", "codex"] : [options.agent];
 for (const agent of chosen) {
   const make = makers[agent];
   if (make === undefined) throw new Error(`--agent must be claude-code, pi or codex, not ${agent}`);

@@ -81,13 +81,11 @@ describe("architecture of src/", () => {
     ]);
     expect(
       messages(
-        checkCycles(
-          changed("src/core/position/duration.ts", 'import type { TurnBound } from "./bounds.js";'),
-        ),
+        checkCycles(changed("src/core/position/duration.ts", 'import type { Bound } from "./bound.js";')),
       ),
     ).toEqual([
       expect.stringMatching(
-        /^src\/core\/position\/bounds\.ts:\d+: import cycle: src\/core\/position\/bounds\.ts → src\/core\/position\/duration\.ts → src\/core\/position\/bounds\.ts$/,
+        /^src\/core\/position\/bound\.ts:\d+: import cycle: src\/core\/position\/bound\.ts → src\/core\/position\/duration\.ts → src\/core\/position\/bound\.ts$/,
       ),
     ]);
   });

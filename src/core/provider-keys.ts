@@ -11,3 +11,13 @@ export const ANTHROPIC_SIGNATURE_KEY = "anthropic_thinking_signature";
 export const ANTHROPIC_REDACTED_KEY = "anthropic_redacted_thinking";
 /** Content of the synthetic result given to a tool call that was never answered. */
 export const INTERRUPTED_TOOL_RESULT = "Tool call was interrupted.";
+
+/**
+ * Metadata keys of an OpenAI Responses reasoning item on a reasoning `chat_response` (written by a
+ * Responses turn or read from a Codex rollout): its `encrypted_content`, its item `id`, and the
+ * cxc model id that wrote it. Only that model can read the encrypted content, so the request
+ * builder replays the item natively to that model alone.
+ */
+export const OPENAI_ENCRYPTED_REASONING_KEY = "openai_encrypted_reasoning";
+export const OPENAI_REASONING_ID_KEY = "openai_reasoning_id";
+export const OPENAI_REASONING_MODEL_KEY = "openai_reasoning_model";

@@ -120,6 +120,9 @@ function toContentBlocks(part: LlmPart, continuing: boolean): ContentBlockParam[
         : [{ type: "thinking", thinking: part.text, signature: part.signature }];
     case "redacted-reasoning":
       return continuing ? [] : [{ type: "redacted_thinking", data: part.data }];
+    case "encrypted-reasoning":
+      // Only OpenAI can read the item; its summary goes as text.
+      return part.text.length === 0 ? [] : [{ type: "text", text: renderReasoningAsText(part.text) }];
     case "tool-call":
       return [{ type: "tool_use", id: part.id, name: part.name, input: part.arguments }];
     case "tool-result":

@@ -52,6 +52,17 @@ const KNOWN_MODELS: Readonly<Record<string, Readonly<Record<string, ModelLimits>
   },
 };
 
+/**
+ * Whether a model reasons, by its name: OpenAI's o-series, GPT-5 and Codex models do (and refuse
+ * nothing of the reasoning parameters); other names do not. `providers.<name>.models.<model>.reasoning`
+ * overrides it.
+ */
+export function isReasoningModel(id: ModelId): boolean {
+  if (id.provider === "anthropic") return false;
+  const name = id.model.slice(id.model.lastIndexOf("/") + 1);
+  return /^(o\d|gpt-5|codex)/.test(name) || name.includes("codex");
+}
+
 /** The model chosen for a provider when only its key is configured. */
 export const DEFAULT_MODELS = {
   anthropic: "anthropic/claude-sonnet-4-6",

@@ -114,7 +114,11 @@ function joinText(parts: readonly LlmPart[]): string {
   let text = "";
   for (const part of parts) {
     const piece =
-      part.type === "text" ? part.text : part.type === "reasoning" ? renderReasoningAsText(part.text) : "";
+      part.type === "text"
+        ? part.text
+        : part.type === "reasoning" || (part.type === "encrypted-reasoning" && part.text.length > 0)
+          ? renderReasoningAsText(part.text)
+          : "";
     if (piece.length === 0) continue;
     text += text.length === 0 || text.endsWith("\n\n") ? piece : `\n\n${piece}`;
   }

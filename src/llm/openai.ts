@@ -40,15 +40,27 @@ export interface OpenAIClientSettings extends OpenAIRequestOptions {
   readonly timeoutMs?: number;
 }
 
-/** Creates an `LlmClient` talking to a Chat Completions endpoint. The SDK's own retries are off. */
-export function createOpenAIClient(settings: OpenAIClientSettings): LlmClient {
-  // The SDK is imported on the first request (see createAnthropicClient).
+/**
+ * The openai SDK client for an endpoint, made on the first call: the SDK is imported only when a
+ * request is sent (see createAnthropicClient). Servers without keys get a placeholder key. Both
+ * OpenAI adapters (Chat Completions here, the Responses API in responses.ts) use it.
+ */
+export function lazyOpenAISdk(settings: {
+  readonly apiKey?: string;
+  readonly baseURL?: string;
+  readonly timeoutMs?: number;
+}): () => Promise<OpenAI> {
   let client: Promise<OpenAI> | undefined;
-  const sdk = (): Promise<OpenAI> =>
+  return () =>
     (client ??= Promise.all([import("openai"), sdkClientOptions(settings)]).then(
       ([{ default: OpenAISdk }, options]) =>
         new OpenAISdk({ ...options, apiKey: settings.apiKey ?? "not-needed" }),
     ));
+}
+
+/** Creates an `LlmClient` talking to a Chat Completions endpoint. The SDK's own retries are off. */
+export function createOpenAIClient(settings: OpenAIClientSettings): LlmClient {
+  const sdk = lazyOpenAISdk(settings);
   return {
     modelId: settings.modelId,
     stream: (request, options) =>

@@ -1,10 +1,12 @@
 /**
  * From configuration and environment to a ready `LlmClient`.
  *
- * Providers are an explicit map from provider type to factory (no registration by import side
- * effect). Three providers exist without configuration: `anthropic`, `openai` and `ollama`
+ * Providers are an explicit map from wire API to factory (no registration by import side effect).
+ * Three providers exist without configuration: `anthropic`, `openai` and `ollama`
  * (OpenAI-compatible at http://localhost:11434/v1). Any other name is configured under
- * `providers.<name>` with a `type` and usually a `base_url`.
+ * `providers.<name>` with a `type` and usually a `base_url`. An OpenAI provider speaks one of two
+ * wire APIs, `providers.<name>.api`: the Responses API (`responses`, the default for `openai`) or
+ * Chat Completions (`chat`, the default for `openai-compatible` servers).
  *
  * The environment is passed in as a record, never read here, and API keys only ever travel from
  * that record into the SDK client; nothing in this module writes them anywhere.
@@ -15,6 +17,7 @@ import { createAnthropicClient } from "./anthropic.js";
 import { withIdleTimeout } from "./idle-timeout.js";
 import {
   DEFAULT_MODELS,
+  isReasoningModel,
   type ModelId,
   type ModelLimits,
   lookupModelLimits,
@@ -22,11 +25,15 @@ import {
   resolveModelAlias,
 } from "./models.js";
 import { createOpenAIClient } from "./openai.js";
+import { createResponsesClient } from "./responses.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 import type { LlmClient } from "./types.js";
 
-/** The wire APIs cxc speaks. */
+/** The kinds of provider cxc knows. */
 export type ProviderType = "anthropic" | "openai" | "openai-compatible";
+
+/** The wire APIs cxc speaks: one adapter each. */
+export type WireApi = "anthropic" | "responses" | "chat";
 
 /** The environment variables cxc may read, passed in by the shell. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -38,12 +45,14 @@ const ProviderConfigSchema = z.looseObject({
   type: z.enum(["anthropic", "openai", "openai-compatible"]).optional(),
   base_url: z.string().min(1).optional(),
   api_key_env: z.string().min(1).optional(),
+  api: z.enum(["responses", "chat"]).optional(),
   models: z
     .record(
       z.string(),
       z.looseObject({
         context_window: z.number().int().positive().optional(),
         max_output_tokens: z.number().int().positive().optional(),
+        reasoning: z.boolean().optional(),
       }),
     )
     .optional(),
@@ -75,12 +84,16 @@ const LlmConfigSchema = z.looseObject({
 export interface ProviderSettings {
   readonly name: string;
   readonly type: ProviderType;
+  /** The wire API its models are reached through. */
+  readonly api: WireApi;
   readonly baseURL?: string;
   /** Name of the environment variable holding the key; unset for keyless local servers. */
   readonly apiKeyEnv?: string;
 }
 
-const BUILT_IN_PROVIDERS: Readonly<Record<string, ProviderSettings & { baseURLEnv?: string }>> = {
+type BuiltInProvider = Omit<ProviderSettings, "api"> & { baseURLEnv?: string };
+
+const BUILT_IN_PROVIDERS: Readonly<Record<string, BuiltInProvider>> = {
   anthropic: {
     name: "anthropic",
     type: "anthropic",
@@ -91,23 +104,38 @@ const BUILT_IN_PROVIDERS: Readonly<Record<string, ProviderSettings & { baseURLEn
   ollama: { name: "ollama", type: "openai-compatible", baseURL: OLLAMA_DEFAULT_BASE_URL },
 };
 
+/**
+ * The wire API of a provider: Anthropic's own; for OpenAI's kinds the configured `api`, else
+ * Responses for OpenAI itself and Chat Completions for compatible servers (Ollama, vLLM,
+ * llama.cpp), most of which serve only that.
+ */
+export function wireApiOf(type: ProviderType, api: "responses" | "chat" | undefined): WireApi {
+  if (type === "anthropic") return "anthropic";
+  return api ?? (type === "openai" ? "responses" : "chat");
+}
+
 /** What a factory needs to build a client. */
 export interface ClientSettings {
   readonly modelId: string;
   readonly model: string;
+  readonly type: ProviderType;
   readonly apiKey?: string;
   readonly baseURL?: string;
   readonly maxOutputTokens?: number;
+  /** Whether the model reasons (Responses: ask for summaries and encrypted reasoning). */
+  readonly reasoning: boolean;
 }
 
 /** One factory per wire API. */
 export const clientFactories = {
   anthropic: (settings: ClientSettings) =>
     createAnthropicClient({ ...settings, apiKey: settings.apiKey ?? "" }),
-  openai: (settings: ClientSettings) => createOpenAIClient(settings),
-  "openai-compatible": (settings: ClientSettings) =>
-    createOpenAIClient({ ...settings, maxTokensField: "max_tokens" }),
-} satisfies Record<ProviderType, (settings: ClientSettings) => LlmClient>;
+  responses: (settings: ClientSettings) => createResponsesClient(settings),
+  chat: (settings: ClientSettings) =>
+    createOpenAIClient(
+      settings.type === "openai-compatible" ? { ...settings, maxTokensField: "max_tokens" } : settings,
+    ),
+} satisfies Record<WireApi, (settings: ClientSettings) => LlmClient>;
 
 /** The parsed `providers` and `assistant.model` parts of a configuration object. */
 export interface LlmConfig {
@@ -171,6 +199,7 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
   return {
     name,
     type,
+    api: wireApiOf(type, configured?.api),
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
   };
@@ -179,6 +208,8 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
 /** A resolved model: its full id, parts, limits and provider settings. */
 export interface ResolvedModel extends ModelId, ModelLimits {
   readonly id: string;
+  /** Whether the model reasons: `providers.<name>.models.<model>.reasoning`, else the table. */
+  readonly reasoning: boolean;
   /** Where `contextWindow` came from: cxc's model table or the configuration. */
   readonly contextWindowSource?: "known" | "configured";
   readonly settings: ProviderSettings;
@@ -204,6 +235,7 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     id,
     ...parsed,
     ...limits,
+    reasoning: override?.reasoning ?? isReasoningModel(parsed),
     ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
     settings,
   };
@@ -229,9 +261,11 @@ export function createLlmClient(idOrAlias: string, options: CreateClientOptions)
       hint: `export ${model.settings.apiKeyEnv}=… to use ${model.id}`,
     });
   }
-  const client = clientFactories[model.settings.type]({
+  const client = clientFactories[model.settings.api]({
     modelId: model.id,
     model: model.model,
+    type: model.settings.type,
+    reasoning: model.reasoning,
     ...(apiKey ? { apiKey } : {}),
     ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),

@@ -68,6 +68,9 @@ export interface LlmError {
  *   deltas of one kind belong to one block. A reasoning block's `signature` arrives on its last
  *   delta (possibly with empty text); it must be stored with the reasoning to replay it.
  * - `redacted-reasoning`: an opaque reasoning block to store and replay verbatim.
+ * - `reasoning-item`: an OpenAI Responses reasoning item ended: its id and encrypted content, and
+ *   the model id that wrote it (it closes the block its summary deltas opened). Stored so the
+ *   next request gives the same model its reasoning back.
  * - `tool-call`: a complete tool call, its arguments parsed. `invalidArguments` holds the raw text
  *   when the model sent arguments that are not a JSON object (`arguments` is then `{}`).
  * - `usage`: a cumulative snapshot of token counts; a later one supersedes an earlier one.
@@ -78,6 +81,7 @@ export type LlmStreamEvent =
   | { readonly type: "text-delta"; readonly text: string }
   | { readonly type: "reasoning-delta"; readonly text: string; readonly signature?: string }
   | { readonly type: "redacted-reasoning"; readonly data: string }
+  | { readonly type: "reasoning-item"; readonly id: string; readonly data: string; readonly model: string }
   | {
       readonly type: "tool-call";
       readonly id: string;
@@ -122,6 +126,7 @@ export function isContentEvent(event: LlmStreamEvent): boolean {
     event.type === "text-delta" ||
     event.type === "reasoning-delta" ||
     event.type === "redacted-reasoning" ||
+    event.type === "reasoning-item" ||
     event.type === "tool-call"
   );
 }

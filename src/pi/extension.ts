@@ -147,7 +147,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
     name: tool.name,
     label,
     description: tool.description,
-    parameters: tool.parameters,
+    parameters: tool.arguments.schema,
     async execute(toolCallId, params, signal, _onUpdate, ctx) {
       const own = await run(ctx);
       // The built-in tools read only the events and the signal of their context.
@@ -158,7 +158,10 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
         signal: signal ?? new AbortController().signal,
         cwd: ctx.cwd,
       } as unknown as ToolCallContext;
-      const outcome = await own.run(params, context);
+      // Checked as cxc's turn loop checks a call, so a bad call is the same tool error.
+      const checked = await own.arguments.check(params);
+      if (!checked.ok) throw new Error(`invalid arguments: ${checked.problems.join("; ")}`);
+      const outcome = await own.run(checked.value, context);
       if (outcome.isError) throw new Error(outcome.content);
       return {
         content: [{ type: "text", text: outcome.content }],

@@ -11,8 +11,9 @@
  * - On a context-overflow error: compact at once; the loop then retries the request once.
  *
  * The plan (core/advisor/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a summary of
- * everything before the live work, as two events, applied by the compaction pipeline
- * (apply-compaction.ts: the one summarizer choice and fallback setting); the turn loop stores them. A compaction that
+ * everything before the live work (the range ends at the advisor's cut), as two events, applied by
+ * the compaction pipeline (compaction/apply.ts: the one summarizer choice and fallback setting; the
+ * events record their own sizes); the turn loop stores them. A compaction that
  * saved less than 10% is not repeated on the next turn (the no-loop guard reads the sizes each
  * automatic compaction records in its metadata). Every automatic compaction prints what it did and
  * how to undo it. Failures are swallowed through the advisor's warn-once reporting.
@@ -36,7 +37,8 @@ import {
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/conversation/compactions.js";
 import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
-import { type CompactionOverrides, planCompaction, withoutDeferral } from "../core/compaction/plan.js";
+import { planCompaction } from "../core/compaction/plan.js";
+import type { Bound } from "../core/position/bound.js";
 import { compactionPolicies } from "../core/conversation/cycles.js";
 import { describeCompactionRange, describePolicies } from "../core/present/labels.js";
 import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
@@ -44,7 +46,7 @@ import { countTurns } from "../core/conversation/turns.js";
 import type { LlmClient } from "../llm/types.js";
 import { checkNoOpenReview } from "../core/compaction/review.js";
 import { usageError } from "../errors.js";
-import type { Store } from "../store/index.js";
+import type { LockedConversation, Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
@@ -55,7 +57,8 @@ import {
   measureContext,
   utf8ByteBound,
 } from "./advisor-hook.js";
-import { executePlan, type SummaryEnvironment } from "./apply-compaction.js";
+import { applyCompaction, collectingTarget, type SummaryEnvironment } from "./compaction/apply.js";
+import { knownContextWindow } from "./context-window.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
@@ -71,8 +74,8 @@ export interface CompactionHooksOptions {
   readonly clock: TurnClock;
   /** One line on stderr. */
   readonly print: (text: string) => void;
-  /** Measures the projected context (the advisor's measure; tests may pass their own). */
-  readonly measureTokens: (events: readonly ConversationEvent[]) => number;
+  /** Counts tokens: the projected context and the sizes an automatic compaction records. */
+  readonly countTokens: TokenCounter;
   /** Swallowed failures go here (the advisor's warn-once reporting). */
   readonly reportFailure: (message: string) => void;
   /**
@@ -107,6 +110,8 @@ function currentTurnEvents(events: readonly ConversationEvent[]): readonly Conve
 /** The turn-loop hooks; see the module comment. */
 export function createCompactionHooks(options: CompactionHooksOptions): TurnHooks {
   const reserve = options.reserveTokens ?? DEFAULT_OVERFLOW_RESERVE_TOKENS;
+  const measureTokens = (events: readonly ConversationEvent[]): number =>
+    measureContext(events, options.countTokens).tokens;
   const wouldOverflow = (tokens: number): boolean =>
     options.contextWindow !== undefined && tokens + reserve >= options.contextWindow;
   const guarded = async (
@@ -123,7 +128,7 @@ export function createCompactionHooks(options: CompactionHooksOptions): TurnHook
   return {
     afterCycle: (events, signal) =>
       guarded(async () => {
-        if (options.auto.enabled && wouldOverflow(options.measureTokens(events))) {
+        if (options.auto.enabled && wouldOverflow(measureTokens(events))) {
           return compactAutomatically(events, { why: "overflow-soon", atOnce: true, signal }, options);
         }
         return options.advisor?.adviseAtBoundary(events, { midTurn: true, signal }) ?? [];
@@ -134,7 +139,7 @@ export function createCompactionHooks(options: CompactionHooksOptions): TurnHook
         const scheduled = findSucceededCalls(currentTurnEvents(events), COMPACT_NOW_NAME);
         // Counting tokens loads the tokenizer: only when automatic compaction or compact_now can
         // use the count (the advisor bounds its own need below).
-        const tokens = options.auto.enabled || scheduled.length > 0 ? options.measureTokens(events) : 0;
+        const tokens = options.auto.enabled || scheduled.length > 0 ? measureTokens(events) : 0;
         const overflowSoon = wouldOverflow(tokens);
         const threshold = autoTriggerTokens(options.auto.trigger, options.contextWindow);
         const triggered =
@@ -213,15 +218,9 @@ export async function compactAutomatically(
           request.signal,
         );
   const cut = moveCutEarlier(planned, pick);
-  const compactions = await buildCompactions(events, cut, request, options);
-  if (compactions.length === 0) return [];
-  const tokensBefore = options.measureTokens(events);
-  const tokensAfter = options.measureTokens([...events, ...compactions.map(withoutDeferral)]);
-  const record: AutoRecord = { tokens_before: tokensBefore, tokens_after: tokensAfter, turn: turnCount - 1 };
-  const recorded = compactions.map((compaction) => ({
-    ...compaction,
-    metadata: { ...compaction.metadata, [AUTO_METADATA_KEY]: record },
-  }));
+  const recorded = await applyCut(events, cut, request, options, turnCount - 1);
+  if (recorded.length === 0) return [];
+  const record = recorded[0]!.metadata?.[AUTO_METADATA_KEY] as AutoRecord;
   const cutMoved = cut.to !== planned.to || cut.toCycle !== undefined;
   options.print(describeAutoCompaction(recorded, active.length, record, request, cutMoved));
   options.advisor?.clearAnnouncements();
@@ -229,37 +228,51 @@ export async function compactAutomatically(
 }
 
 /**
- * The range of an automatic compaction: turns 1..end+1 (1-based), or, when the advisor cut inside
- * a turn, from turn 1 to that cycle (`@T.C` as the last compacted cycle).
+ * Where an automatic compaction's range ends: turn `to` (0-based), or, when the advisor cut inside
+ * a turn, its cycle `toCycle` (the last compacted cycle). It starts at the beginning.
  */
-function cutOverrides(cut: CutPoint): CompactionOverrides {
-  if (cut.toCycle === undefined) return { turn: { from: 1, to: cut.to + 1 } };
-  return { keepLast: { kind: "absolute", turn: cut.to + 1, cycle: cut.toCycle + 1 } };
+function cutBound(cut: CutPoint): Bound {
+  return cut.toCycle === undefined
+    ? { kind: "turn", turn: cut.to }
+    : { kind: "turn", turn: cut.to, cycle: cut.toCycle };
 }
 
-async function buildCompactions(
+/** Plans and applies the compaction ending at `cut`; its events, each recording the sizes. */
+async function applyCut(
   events: readonly ConversationEvent[],
   cut: CutPoint,
   request: CompactRequest,
   options: CompactionHooksOptions,
+  turn: number,
 ): Promise<Compaction[]> {
   const now = options.clock.now();
   const note = (request.note ?? WHY_TEXT[request.why]).slice(0, 200);
-  const plan = planCompaction(events, {
-    rules: buildAutoRules(request.note, options.auto.rules),
-    overrides: cutOverrides(cut),
-    now,
-    source: "auto",
-    note,
-  });
-  if (plan.kind !== "planned") return [];
-  const executed = await executePlan(events, plan, {
+  const rules = buildAutoRules(request.note, options.auto.rules).map((rule) => ({
+    ...rule,
+    keep_last: cutBound(cut),
+  }));
+  const target = collectingTarget(events);
+  await applyCompaction(target, {
+    plan: (snapshot) => {
+      const plan = planCompaction(snapshot, { rules, now, source: "auto", note });
+      return plan.kind === "planned" ? plan : { kind: "nothing-to-compact", message: "Nothing to compact." };
+    },
     summaries: { ...options.summaries, signal: request.signal },
     newEventId: () => options.clock.newEventId(),
     now: () => now,
     ...(request.atOnce ? {} : { deferredUntilTurn: countTurns(events) }),
+    metadata: {
+      countTokens: options.countTokens,
+      of: (preview) => ({
+        [AUTO_METADATA_KEY]: {
+          tokens_before: preview.totals.before,
+          tokens_after: preview.totals.after,
+          turn,
+        } satisfies AutoRecord,
+      }),
+    },
   });
-  return executed.map((segment) => segment.compaction);
+  return target.applied;
 }
 
 /** What was done and how to undo it, in one or two lines. */
@@ -344,9 +357,9 @@ export interface PrepareOptions {
   readonly assistant: LlmClient;
   /** The assistant model the user chose (not one picked for an API key); summaries may use it. */
   readonly chosenModel?: string;
-  /** The store and the conversation of the turn (the advisor's record is kept there); the caller holds the lock. */
+  /** The store, and the conversation of the turn under its lock (the advisor's record is kept there). */
   readonly store: Store;
-  readonly conversationId: string;
+  readonly conversation: LockedConversation;
   readonly compactNowEnabled: boolean;
   readonly maxOutputTokens?: number;
   readonly clock: TurnClock;
@@ -375,25 +388,11 @@ function memoizeCounter(countTokens: TokenCounter): TokenCounter {
 }
 
 /** The advisor state: the conversation's advisor record in the store. */
-function storedAdvisorState(store: Store, id: string): AdvisorStateStore {
+function storedAdvisorState(store: Store, conversation: LockedConversation): AdvisorStateStore {
   return {
-    load: () => store.advisorState(id),
-    save: (state) => store.saveAdvisorState(id, state),
+    load: () => store.advisorState(conversation.id),
+    save: (state) => conversation.saveAdvisorState(state),
   };
-}
-
-async function contextWindowOf(
-  modelId: string,
-  config: ConfigTable,
-  env: PrepareOptions["env"],
-): Promise<number | undefined> {
-  // Loaded on demand, as run-query does: the provider SDKs are slow to import.
-  const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
-  try {
-    return resolveModel(modelId, readLlmConfig(config), env).contextWindow;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Reads the settings and builds the advisor and the hooks of one `cxc q` turn. */
@@ -405,14 +404,14 @@ export async function prepareTurnCompaction(
   for (const warning of [...advisorRead.warnings, ...autoRead.warnings]) options.warn(warning);
   // Counts persist with the conversation (tokens.cache.json), so each turn counts only its own
   // texts, and the advisor bounds the context from cached counts without loading the tokenizer.
-  const counter = await options.store.tokenCounter(options.conversationId);
+  const counter = await options.store.tokenCounter(options.conversation.id);
   const countTokens = memoizeCounter(counter);
   const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
-  const contextWindow = await contextWindowOf(options.assistant.modelId, options.config, options.env);
-  const state = storedAdvisorState(options.store, options.conversationId);
+  const contextWindow = await knownContextWindow(options.assistant.modelId, options.config, options.env);
+  const state = storedAdvisorState(options.store, options.conversation);
   let advisor: Advisor | undefined;
   // A compaction review is a discussion about compacting another conversation: no advice in it.
-  const inReview = options.store.reviewSource(options.conversationId) !== undefined;
+  const inReview = options.store.reviewSource(options.conversation.id) !== undefined;
   if (advisorRead.settings.enabled && !inReview) {
     let decisionClient: LlmClient | undefined = options.assistant;
     let decisionUnavailable: string | undefined;
@@ -439,7 +438,7 @@ export async function prepareTurnCompaction(
       hint: options.hint,
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
-      conversationId: options.conversationId,
+      conversationId: options.conversation.id,
     });
   }
   const warnOnce = (message: string): void => {
@@ -455,14 +454,15 @@ export async function prepareTurnCompaction(
     ...(options.maxOutputTokens === undefined ? {} : { reserveTokens: options.maxOutputTokens }),
     clock: options.clock,
     print: options.info,
-    measureTokens: (events) => measureContext(events, countTokens).tokens,
+    countTokens,
     reportFailure: (message) => (advisor === undefined ? warnOnce(message) : advisor.reportFailure(message)),
-    refusal: () => openReviewRefusal(options.store, options.conversationId),
+    refusal: () => openReviewRefusal(options.store, options.conversation.id),
     summaries: {
       config: options.config,
       env: options.env,
       ...(options.chosenModel === undefined ? {} : { assistantModel: options.chosenModel }),
       report: { info: options.info, warn: options.warn },
+      countTokens,
     },
   });
   return { advisor, hooks };

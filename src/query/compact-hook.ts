@@ -4,13 +4,13 @@
  * Each `-k SPEC` is parsed with the `-k` DSL (core/compaction/spec.ts); a bare `-k` stands for the
  * configured rules (`conversation.compaction.rules`, else the built-in default rule). The rules
  * are planned by the core planner against the conversation as stored and applied by the
- * compaction pipeline (src/query/apply-compaction.ts): summaries by the summarizer the one rule
+ * compaction pipeline (src/query/compaction/apply.ts): summaries by the summarizer the one rule
  * picks (the rule's model, else the assistant model the user chose with `-m` or configured, else
  * `builtin/digest`), the fallback setting when a model fails, one `compaction` event per planned
  * segment (`source: user`), all in a single append.
  *
  * The caller holds the conversation's lock (the turn holds it from before this hook until the
- * turn ends), so the pipeline appends without taking it again.
+ * turn ends) and hands the locked conversation over: the pipeline appends through it.
  */
 import {
   type CompactSpec,
@@ -21,18 +21,17 @@ import {
 } from "../core/compaction/spec.js";
 import { type ConfigTable, lookupConfig } from "../core/config.js";
 import type { Compaction } from "../core/conversation/events.js";
+import type { TokenCounter } from "../core/conversation/tokens.js";
 import { describeCompactionRanges } from "../core/present/labels.js";
 import { planCompaction } from "../core/compaction/plan.js";
 import { type CompactionRule, configuredRules, readCompactionRules } from "../core/compaction/rules.js";
 import { CxcError, usageError } from "../errors.js";
 import { newEventId, timestampNow } from "../store/index.js";
-import { applyCompactionLocked, type CompactionStore, type PipelineReport } from "./apply-compaction.js";
+import type { LockedConversation } from "../store/index.js";
+import { applyCompaction, expectRunnable, lockedTarget, type PipelineReport } from "./compaction/apply.js";
 
 /** One `-k` occurrence: `true` for a bare `-k`, else its SPEC text. */
 export type CompactFlag = true | string;
-
-/** The store operations the hook needs (the caller holds the lock). */
-export type CompactHookStore = Pick<CompactionStore, "load" | "append">;
 
 /** Injected effects; the clock and ids default to the real ones. */
 export interface CompactHookEnvironment {
@@ -44,6 +43,8 @@ export interface CompactHookEnvironment {
   readonly signal?: AbortSignal;
   /** The digest notice and fallbacks (a failed summary model), on stderr. */
   readonly report: PipelineReport;
+  /** Counts tokens for the summary model's window (see compaction/summaries.ts). */
+  readonly countTokens?: TokenCounter;
 }
 
 /** What the hook did. */
@@ -77,8 +78,7 @@ export function rulesFromFlags(flags: readonly CompactFlag[], config: ConfigTabl
 
 /** Compacts conversation `id` according to the `-k` flags; see the module comment. */
 export async function compactBeforeTurn(
-  store: CompactHookStore,
-  id: string,
+  conversation: LockedConversation,
   specs: readonly CompactFlag[],
   config: ConfigTable,
   environment: CompactHookEnvironment,
@@ -86,12 +86,11 @@ export async function compactBeforeTurn(
   const rules = rulesFromFlags(specs, config);
   const now = environment.now ?? (() => timestampNow());
   const nextId = environment.newEventId ?? (() => newEventId());
-  const applied = await applyCompactionLocked(store, id, {
+  const applied = await applyCompaction(lockedTarget(conversation), {
     plan: (events) => {
       const plan = planCompaction(events, { rules, now: now(), source: "user" });
       if (plan.kind === "invalid") throw usageError(plan.message);
-      if (plan.kind === "conflict") throw new CxcError("compaction-conflict", plan.message);
-      return plan;
+      return expectRunnable(plan);
     },
     summaries: {
       config,
@@ -99,6 +98,7 @@ export async function compactBeforeTurn(
       ...(environment.assistantModel === undefined ? {} : { assistantModel: environment.assistantModel }),
       ...(environment.signal === undefined ? {} : { signal: environment.signal }),
       report: environment.report,
+      ...(environment.countTokens === undefined ? {} : { countTokens: environment.countTokens }),
     },
     newEventId: nextId,
     now,

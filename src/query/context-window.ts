@@ -26,3 +26,16 @@ export async function resolveContextWindow(
   }
   return { tokens: ASSUMED_CONTEXT_WINDOW, source: "assumed" };
 }
+
+/**
+ * The window of `modelId` when cxc knows it (configured or in its table), else undefined: for the
+ * decisions that must not act on an assumed size (whether a summary's turns fit, when to compact).
+ */
+export async function knownContextWindow(
+  modelId: string | undefined,
+  config: ConfigTable,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number | undefined> {
+  const window = await resolveContextWindow(modelId, config, env);
+  return window.source === "assumed" ? undefined : window.tokens;
+}

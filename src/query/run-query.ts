@@ -26,7 +26,7 @@ import {
   prepareTurnCompaction,
   registerAdvisorTools,
 } from "./auto-compact.js";
-import type { PipelineReport } from "./apply-compaction.js";
+import type { PipelineReport } from "./compaction/apply.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
@@ -136,13 +136,14 @@ export async function runQuery(
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
   try {
-    return await store.locked(conversationId, "cxc q", async () => {
+    return await store.locked(conversationId, "cxc q", async (conversation) => {
       if (request.compact.length > 0) {
         assertNoOpenReview(store, conversationId);
-        const result = await compactBeforeTurn(store, conversationId, request.compact, environment.config, {
+        const result = await compactBeforeTurn(conversation, request.compact, environment.config, {
           env: environment.env,
           ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
           signal: controller.signal,
+          countTokens: await store.tokenCounter(conversationId),
           report: {
             info: (text) => ui.info(text),
             warn: (text) => ui.warn(text),
@@ -161,7 +162,7 @@ export async function runQuery(
         assistant: client,
         ...(chosenModel === undefined ? {} : { chosenModel }),
         store,
-        conversationId,
+        conversation,
         compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         clock,
@@ -172,7 +173,7 @@ export async function runQuery(
       advisorHolder.current = compaction.advisor;
       const result = await runTurn({
         store,
-        conversationId,
+        conversation,
         events: loaded.events,
         message,
         ...(configDelta === undefined ? {} : { configDelta }),

@@ -92,7 +92,7 @@ export function toolDefinitions(selection: ToolSelection): ToolDefinition[] {
   return selection.tools.map(({ tool }) => ({
     name: tool.name,
     description: tool.description,
-    parameters: tool.parameters,
+    parameters: tool.arguments.schema,
   }));
 }
 

@@ -33,7 +33,7 @@ import { projectConversation } from "../core/conversation/projection.js";
 import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/conversation/request.js";
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
-import { readOnly, type Store, type StoreReader } from "../store/index.js";
+import { type LockedConversation, readOnly, type StoreReader } from "../store/index.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import type { TurnApprovals } from "./approval.js";
 import { providerError } from "./provider-errors.js";
@@ -43,9 +43,6 @@ import {
   toolChoiceForCycle,
   toolDefinitions,
 } from "./tool-selection.js";
-
-/** Where events go (the caller holds the lock), and what tools read (read-only). */
-export type TurnStore = StoreReader & Pick<Store, "append">;
 
 /** Ids and time, injected so tests are deterministic. */
 export interface TurnClock {
@@ -103,8 +100,10 @@ export interface TurnHooks {
 
 /** Inputs of `runTurn`. */
 export interface TurnOptions {
-  readonly store: TurnStore;
-  readonly conversationId: string;
+  /** What tools read (read-only). */
+  readonly store: StoreReader;
+  /** The conversation under its lock, held by the caller for the whole turn: where events go. */
+  readonly conversation: LockedConversation;
   /** The conversation as loaded under the lock. */
   readonly events: readonly ConversationEvent[];
   readonly message: string;
@@ -208,7 +207,7 @@ export function answerOrphanedCalls(
 
 function store(state: TurnState, events: readonly ConversationEvent[]): void {
   if (events.length === 0) return;
-  state.options.store.append(state.options.conversationId, events);
+  state.options.conversation.append(events);
   state.events.push(...events);
   state.stored.push(...events);
   for (const event of events) state.options.display.eventStored(event);
@@ -277,7 +276,7 @@ async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallReq
   if (outcome.kind === "failed") {
     const failure = options.signal.aborted ? { ...outcome.error, kind: "aborted" } : outcome.error;
     throw providerError(failure, {
-      conversationId: options.conversationId,
+      conversationId: options.conversation.id,
       modelId: options.client.modelId,
       partialStored: storedContent,
     });
@@ -333,6 +332,7 @@ async function runToolCalls(state: TurnState, calls: readonly ToolCallRequest[])
       call_id: call.call_id,
       content: outcome.content,
       is_error: outcome.isError,
+      ...(outcome.metadata === undefined ? {} : { metadata: { ...outcome.metadata } }),
     };
     store(state, [response, ...(outcome.effects ?? [])]);
     options.display.toolFinished(call, response, end);
@@ -358,7 +358,7 @@ async function executeCall(
     return notRun({ isError: true, content: invalidArgumentsAnswer(invalid) });
   }
   const context = {
-    conversationId: options.conversationId,
+    conversationId: options.conversation.id,
     callId: call.call_id,
     events: state.events,
     signal: options.signal,

@@ -1,12 +1,10 @@
 /**
- * Claude Code and pi session files: reading them into conversations (streamed, line by line) and
- * writing a conversation's projected view as a new session the agent resumes. The conversions
- * are the pure readers and writers of src/core/interop/ (claude-code*.ts, pi*.ts); this module
- * finds the files, streams them, and writes the new session atomically without ever replacing a
- * file. The agents' own files are only read. See docs/import-export.md.
+ * Claude Code, pi and Codex session files read into conversations, streamed line by line in two
+ * passes. The conversions are the pure readers of src/core/interop/ (claude-code.ts, pi.ts,
+ * codex.ts); this module finds the files and streams them. The agents' own files are only read.
+ * Writing a conversation back as a new session is agent-exports.ts. See docs/import-export.md.
  */
-import { existsSync, mkdirSync, readdirSync, readSync, openSync, closeSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { type ConversationEvent, compareTimestamps } from "../core/conversation/events.js";
@@ -14,34 +12,24 @@ import {
   AGENT_NAMES,
   type AgentFormat,
   type AgentImportSummary,
-  claudeCodeProjectFolder,
-  convertedPlan,
   detectAgentSession,
-  type ExportAgent,
-  modelOf,
   ORIGIN_META_KEY,
-  piSessionFileName,
-  piSessionFolder,
   type SessionEnd,
   type SessionIndexer,
   type SessionPlan,
 } from "../core/interop/agent-session.js";
-import type { AgentSessionExport } from "../core/interop/agent-export.js";
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
 import { CodexSessionReader } from "../core/interop/codex.js";
-import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
 import type { InteropResult } from "../core/interop/jp.js";
-import { exportPiSession } from "../core/interop/pi-export.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
-import { CxcError, usageError } from "../errors.js";
+import { CxcError } from "../errors.js";
 import { TurnTally } from "../core/conversation/turns.js";
-import { createFileAtomic } from "./files.js";
 import { lockedImport } from "./import.js";
-import { nodeCrypto } from "./lazy-crypto.js";
-import type { Environment, LoadedConversation, StagedConversation, Store } from "./port.js";
+import type { StagedConversation, Store } from "./port.js";
 
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat } from "../core/interop/agent-session.js";
+export { type AgentExportRequest, type AgentExportResult, writeAgentExport } from "./agent-exports.js";
 
 /** One session file after pass 1: where it is, and the plan that converts it. */
 export interface AgentFileImport {
@@ -257,15 +245,12 @@ function firstLine(file: string): string | undefined {
 
 /** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
 function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
-  if (agent === "codex") {
-    // A rollout is a plain list: read and converted in one pass, held whole (it is small).
-    const reader = new CodexSessionReader(file);
-    const read = feedLines(file, reader);
-    if (!read.ok) return read;
-    const converted = reader.finish();
-    return converted.ok ? { ok: true, value: convertedPlan(converted.value) } : converted;
-  }
-  const reader = agent === "claude-code" ? new ClaudeCodeSessionReader(file) : new PiSessionReader(file);
+  const reader =
+    agent === "claude-code"
+      ? new ClaudeCodeSessionReader(file)
+      : agent === "pi"
+        ? new PiSessionReader(file)
+        : new CodexSessionReader(file);
   const read = feedLines(file, reader);
   return read.ok ? reader.finish() : read;
 }
@@ -372,149 +357,4 @@ function eachLine(
     if (descriptor !== undefined) closeSync(descriptor);
   }
   return rest === "" ? { ok: true, value: undefined } : take(rest, options.visitFragment);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Export
-
-/** What `export --to claude-code|pi` decides and what it wrote. */
-export interface AgentExportRequest {
-  readonly agent: ExportAgent;
-  /** A file to write instead of the agent's own folder. */
-  readonly output?: string;
-  /** `provider/model` or a bare model name; default: the conversation's last model. */
-  readonly model?: string;
-  /** The working directory when the conversation came from no agent. */
-  readonly cwd: string;
-  readonly env: Environment;
-  readonly now: string;
-}
-
-export interface AgentExportResult {
-  readonly path: string;
-  readonly sessionId: string;
-  /** The working directory the session belongs to (the agent must be started there). */
-  readonly cwd: string;
-  /** The command that continues the session, as arguments. */
-  readonly resume: readonly string[];
-  /** Where the agent looks for the session, when the file was written elsewhere (`--output`). */
-  readonly agentPath?: string;
-  readonly nativeSummaries: number;
-  readonly warnings: readonly string[];
-}
-
-const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-5" };
-
-/** Writes the projected view of `conversation` as a new session of the agent. */
-export function writeAgentExport(
-  conversation: LoadedConversation,
-  request: AgentExportRequest,
-): AgentExportResult {
-  const origin = conversation.meta[ORIGIN_META_KEY];
-  const originCwd =
-    typeof origin === "object" && origin !== null && typeof (origin as { cwd?: unknown }).cwd === "string"
-      ? (origin as { cwd: string }).cwd
-      : undefined;
-  const cwd = originCwd ?? request.cwd;
-  const model = chooseModel(request.model, conversation);
-  const sessionId = nodeCrypto().randomUUID();
-  let session: InteropResult<AgentSessionExport>;
-  let path: string;
-  let agentPath: string | undefined;
-  if (request.agent === "claude-code") {
-    session = exportClaudeCodeSession(conversation.events, {
-      sessionId,
-      cwd,
-      newUuid: () => nodeCrypto().randomUUID(),
-      model: model.model,
-    });
-    // Claude Code resumes by id from its own folder only.
-    agentPath = join(
-      claudeConfigDirectory(request.env),
-      "projects",
-      claudeCodeProjectFolder(cwd),
-      `${sessionId}.jsonl`,
-    );
-    path = request.output ?? agentPath;
-  } else {
-    session = exportPiSession(conversation.events, {
-      sessionId,
-      cwd,
-      timestamp: request.now,
-      provider: model.provider,
-      model: model.model,
-      newId: () => nodeCrypto().randomUUID().slice(0, 8),
-    });
-    path =
-      request.output ??
-      join(
-        piAgentDirectory(request.env),
-        "sessions",
-        piSessionFolder(cwd),
-        piSessionFileName(request.now, sessionId),
-      );
-  }
-  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
-  const text = session.value.lines.map((line) => `${line}\n`).join("");
-  writeNewFile(path, text);
-  const resume =
-    request.agent === "claude-code" ? ["claude", "--resume", sessionId] : ["pi", "--session", path];
-  return {
-    path,
-    sessionId,
-    cwd,
-    resume,
-    ...(agentPath !== undefined && agentPath !== path ? { agentPath } : {}),
-    nativeSummaries: session.value.nativeSummaries,
-    warnings: session.value.warnings,
-  };
-}
-
-/** `--model`, else the conversation's last model, else Anthropic's Claude Sonnet 4.5. */
-function chooseModel(
-  requested: string | undefined,
-  conversation: LoadedConversation,
-): { provider: string; model: string } {
-  let id = requested;
-  if (id === undefined) {
-    for (const event of conversation.events) id = modelOf(event) ?? id;
-  }
-  if (id === undefined || id === "") return DEFAULT_MODEL;
-  const slash = id.indexOf("/");
-  if (slash <= 0) return { provider: DEFAULT_MODEL.provider, model: id };
-  return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
-}
-
-/** Claude Code's configuration folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
-function claudeConfigDirectory(env: Environment): string {
-  return env.CLAUDE_CONFIG_DIR || join(env.HOME ?? homedir(), ".claude");
-}
-
-/** pi's agent folder: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
-function piAgentDirectory(env: Environment): string {
-  const configured = env.PI_CODING_AGENT_DIR;
-  if (configured)
-    return configured.startsWith("~/") ? join(env.HOME ?? homedir(), configured.slice(2)) : configured;
-  return join(env.HOME ?? homedir(), ".pi", "agent");
-}
-
-/** Creates the file and its folder; never replaces a file that is there. */
-function writeNewFile(path: string, text: string): void {
-  if (existsSync(path)) {
-    throw usageError(`${path} already exists; export never overwrites a file`, "pass another --output path");
-  }
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    createFileAtomic(path, text);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      throw usageError(
-        `${path} already exists; export never overwrites a file`,
-        "pass another --output path",
-      );
-    }
-    throw new CxcError("store-unreadable", `cannot write ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
 }

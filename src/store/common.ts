@@ -16,6 +16,7 @@ import type {
   ConversationMeta,
   CreateOptions,
   LoadedConversation,
+  LockedConversation,
   ReviewInfo,
   ReviewOutcome,
   StagedConversation,
@@ -127,9 +128,16 @@ export abstract class StoreBase implements Store {
   abstract advisorState(id: string): AdvisorState;
   abstract tokenCounter(id?: string): Promise<CachingTokenCounter>;
   abstract stage(options?: Omit<CreateOptions, "events">): StagedConversation;
-  abstract locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
-  abstract append(id: string, events: readonly ConversationEvent[], now?: string): ConversationMeta;
-  abstract saveAdvisorState(id: string, state: AdvisorState): void;
+  /** Runs `action` holding the lock of `id` (the store's own kind of lock). */
+  protected abstract withLock<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
+  /** Appends to `id`; only a `LockedConversation` calls it, under the lock. */
+  protected abstract appendHeld(
+    id: string,
+    events: readonly ConversationEvent[],
+    now: string,
+  ): ConversationMeta;
+  /** Replaces the advisor record of `id`; only a `LockedConversation` calls it, under the lock. */
+  protected abstract saveAdvisorStateHeld(id: string, state: AdvisorState): void;
   abstract archive(id: string, now?: string): Promise<void>;
   abstract unarchive(id: string): Promise<boolean>;
   abstract remove(id: string): Promise<void>;
@@ -236,12 +244,46 @@ export abstract class StoreBase implements Store {
     });
   }
 
+  async locked<T>(
+    id: string,
+    command: string,
+    action: (conversation: LockedConversation) => T | Promise<T>,
+  ): Promise<T> {
+    return this.withLock(id, command, async () => {
+      let held = true;
+      const holding = (what: string): void => {
+        if (!held) {
+          throw new Error(
+            `${what} on conversation ${id} after its lock was released; write only inside locked()`,
+          );
+        }
+      };
+      const conversation: LockedConversation = {
+        id,
+        load: () => this.load(id),
+        append: (events, now = timestampNow()) => {
+          holding("append");
+          return this.appendHeld(id, events, now);
+        },
+        saveAdvisorState: (state) => {
+          holding("saveAdvisorState");
+          this.saveAdvisorStateHeld(id, state);
+        },
+      };
+      try {
+        return await action(conversation);
+      } finally {
+        held = false;
+      }
+    });
+  }
+
   async appendLocked(
     id: string,
     events: readonly ConversationEvent[],
     command: string,
   ): Promise<ConversationMeta> {
-    return this.locked(id, command, () => this.append(id, events));
+    return this.locked(id, command, (conversation) => conversation.append(events));
   }
 
   async updateMeta(
@@ -249,7 +291,7 @@ export abstract class StoreBase implements Store {
     change: (meta: ConversationMeta) => ConversationMeta,
     command: string,
   ): Promise<ConversationMeta> {
-    return this.locked(id, command, () => {
+    return this.withLock(id, command, () => {
       const updated = change(this.readMeta(id));
       this.writeMeta(id, updated);
       return updated;

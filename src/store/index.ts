@@ -33,6 +33,7 @@ export type {
   Environment,
   ListedConversation,
   LoadedConversation,
+  LockedConversation,
   LogHeader,
   ReviewInfo,
   ReviewOutcome,

@@ -186,7 +186,7 @@ export class MemoryStore extends StoreBase {
     ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
     now: string = timestampNow(),
   ): Promise<void> {
-    await this.locked(id, "cxc conversation compact", () => {
+    await this.withLock(id, "cxc conversation compact", () => {
       const found = this.#found(id);
       const info = reviewInfoFrom(found.review, found.meta);
       if (info === undefined) throw new CxcError("usage", `conversation ${id} is not a compaction review`);
@@ -206,7 +206,7 @@ export class MemoryStore extends StoreBase {
     return advisorStateFrom(found.advisor, found.advisor === undefined ? found.meta : undefined);
   }
 
-  saveAdvisorState(id: string, state: AdvisorState): void {
+  protected saveAdvisorStateHeld(id: string, state: AdvisorState): void {
     this.#found(id).advisor = { ...state };
   }
 
@@ -214,7 +214,7 @@ export class MemoryStore extends StoreBase {
     return loadTokenCounter(id === undefined ? {} : { cache: this.#found(id).counts });
   }
 
-  async locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T> {
+  protected async withLock<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T> {
     await this.#acquire(id, command);
     try {
       return await action();
@@ -223,7 +223,7 @@ export class MemoryStore extends StoreBase {
     }
   }
 
-  append(id: string, events: readonly ConversationEvent[], now: string = timestampNow()): ConversationMeta {
+  protected appendHeld(id: string, events: readonly ConversationEvent[], now: string): ConversationMeta {
     const found = this.#found(id);
     if (events.length > 0) {
       found.lines.push(...linesOf(events));
@@ -238,7 +238,7 @@ export class MemoryStore extends StoreBase {
   }
 
   async archive(id: string, now: string = timestampNow()): Promise<void> {
-    await this.locked(id, "cxc conversation archive", () => {
+    await this.withLock(id, "cxc conversation archive", () => {
       const found = this.#found(id);
       if (found.archived) return;
       found.meta = { ...found.meta, archived_at: now };
@@ -247,7 +247,7 @@ export class MemoryStore extends StoreBase {
   }
 
   async unarchive(id: string): Promise<boolean> {
-    return this.locked(id, "cxc conversation unarchive", () => {
+    return this.withLock(id, "cxc conversation unarchive", () => {
       const found = this.#found(id);
       if (!found.archived) return false;
       found.meta = withoutKey(found.meta, "archived_at");
@@ -257,7 +257,7 @@ export class MemoryStore extends StoreBase {
   }
 
   async remove(id: string): Promise<void> {
-    await this.locked(id, "cxc conversation rm", () => {
+    await this.withLock(id, "cxc conversation rm", () => {
       this.#found(id);
       this.#data.conversations.delete(id);
     });

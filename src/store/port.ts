@@ -8,8 +8,9 @@
  * The promises:
  * - A conversation's events are only ever appended; every load returns them as stored.
  * - `create` is all or nothing: a conversation exists with its events and metadata, or not at all.
- * - Every mutation of a conversation happens under its lock (`locked`); `append`,
- *   `saveAdvisorState` and the methods that take the lock themselves say so. A second holder waits
+ * - Every mutation of a conversation happens under its lock. Appends and the advisor record go
+ *   only through the `LockedConversation` that `locked` hands its action, which refuses to be used
+ *   once the lock is released; the other mutations take the lock themselves. A second holder waits
  *   until the lock timeout (`CXC_LOCK_TIMEOUT_MS`, default 10 s), then fails with `lock-timeout`.
  * - Archived conversations keep everything; they are listed apart and never block a compaction.
  * - The active conversation belongs to a session (`CXC_SESSION`, else the store-wide default).
@@ -179,6 +180,20 @@ export interface StoreReader extends StoreListing {
   tokenCounter(id?: string): Promise<CachingTokenCounter>;
 }
 
+/**
+ * A conversation held under its write lock: the one way to append to it. It is handed to the
+ * action of `Store.locked` and is valid until that action ends; used after, it throws.
+ */
+export interface LockedConversation {
+  readonly id: string;
+  /** The conversation as stored now. */
+  load(): LoadedConversation;
+  /** Appends events and refreshes the counts in the metadata. */
+  append(events: readonly ConversationEvent[], now?: string): ConversationMeta;
+  /** Replaces the advisor record (atomically). */
+  saveAdvisorState(state: AdvisorState): void;
+}
+
 /** The whole store. */
 export interface Store extends StoreReader {
   /** Creates a conversation with an optional initial list of events, all or nothing. */
@@ -188,11 +203,13 @@ export interface Store extends StoreReader {
    * hold), invisible until it is committed; `create` is `stage`, one `write` and `commit`.
    */
   stage(options?: Omit<CreateOptions, "events">): StagedConversation;
-  /** Runs `action` holding the conversation's write lock. */
-  locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
-  /** Appends events and refreshes the counts in the metadata. The caller holds the lock. */
-  append(id: string, events: readonly ConversationEvent[], now?: string): ConversationMeta;
-  /** `append` under the lock. */
+  /** Runs `action` holding the conversation's write lock, with the conversation it may write. */
+  locked<T>(
+    id: string,
+    command: string,
+    action: (conversation: LockedConversation) => T | Promise<T>,
+  ): Promise<T>;
+  /** Takes the lock, appends, and releases it. */
   appendLocked(id: string, events: readonly ConversationEvent[], command: string): Promise<ConversationMeta>;
   /** Replaces metadata fields (atomically), under the lock. */
   updateMeta(
@@ -200,8 +217,6 @@ export interface Store extends StoreReader {
     change: (meta: ConversationMeta) => ConversationMeta,
     command: string,
   ): Promise<ConversationMeta>;
-  /** Replaces the advisor record of `id` (atomically). The caller holds the lock. */
-  saveAdvisorState(id: string, state: AdvisorState): void;
   /** Archives `id` (under its lock); archiving an archived conversation does nothing. */
   archive(id: string, now?: string): Promise<void>;
   /**

@@ -13,7 +13,7 @@ import type { StoreReader } from "./port.js";
  * second review, or writing compactions to the source.
  */
 export function assertNoOpenReview(
-  store: Pick<StoreReader, "openReviews">,
+  store: StoreReader,
   sourceId: string,
   purpose: "start" | "compact" = "compact",
 ): void {

@@ -234,7 +234,7 @@ export class ConversationStore extends StoreBase {
     ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
     now: string = timestampNow(),
   ): Promise<void> {
-    await this.locked(id, "cxc conversation compact", () => {
+    await this.withLock(id, "cxc conversation compact", () => {
       const found = this.#found(id);
       const record = readReviewRecord(found.directory);
       const info = reviewInfoFrom(record, record === undefined ? readMeta(found.directory) : undefined);
@@ -255,7 +255,7 @@ export class ConversationStore extends StoreBase {
     });
   }
 
-  saveAdvisorState(id: string, state: AdvisorState): void {
+  protected saveAdvisorStateHeld(id: string, state: AdvisorState): void {
     writeAdvisorRecord(this.#found(id).directory, state);
   }
 
@@ -266,11 +266,11 @@ export class ConversationStore extends StoreBase {
     return loadTokenCounter(cacheDirectory === undefined ? {} : { cacheDirectory });
   }
 
-  async locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T> {
+  protected async withLock<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T> {
     return withLock(this.root, id, { command, timeoutMs: defaultLockTimeout(this.env) }, action);
   }
 
-  append(id: string, events: readonly ConversationEvent[], now: string = timestampNow()): ConversationMeta {
+  protected appendHeld(id: string, events: readonly ConversationEvent[], now: string): ConversationMeta {
     const found = this.#found(id);
     appendEvents(found.directory, events);
     const updated = metaAfterAppend(readMeta(found.directory), events, now);
@@ -283,7 +283,7 @@ export class ConversationStore extends StoreBase {
   }
 
   async archive(id: string, now: string = timestampNow()): Promise<void> {
-    await this.locked(id, "cxc conversation archive", () => this.#archiveLocked(id, now));
+    await this.withLock(id, "cxc conversation archive", () => this.#archiveLocked(id, now));
   }
 
   /** Moves `id` to the archive; the caller holds its lock. */
@@ -298,7 +298,7 @@ export class ConversationStore extends StoreBase {
   }
 
   async unarchive(id: string): Promise<boolean> {
-    return this.locked(id, "cxc conversation unarchive", () => {
+    return this.withLock(id, "cxc conversation unarchive", () => {
       const found = this.#found(id);
       if (!found.archived) return false;
       writeMeta(found.directory, withoutKey(readMeta(found.directory), "archived_at"));
@@ -311,7 +311,7 @@ export class ConversationStore extends StoreBase {
   }
 
   async remove(id: string): Promise<void> {
-    await this.locked(id, "cxc conversation rm", () => {
+    await this.withLock(id, "cxc conversation rm", () => {
       const found = this.#found(id);
       // Rename first so a crash mid-delete never leaves a half-removed conversation that looks live.
       const trash = join(this.root, `.trash-${id}-${process.pid}`);

@@ -9,6 +9,8 @@
  * it and records the compaction, which activates when the next turn starts. A bad note is a tool
  * error and schedules nothing.
  */
+import * as z from "zod";
+import { zodArguments } from "./arguments.js";
 import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name (the end-of-turn hook looks for successful calls of it). */
@@ -23,18 +25,24 @@ const DESCRIPTION = [
   "turn: finish your reply, and the compaction runs when the turn ends.",
 ].join("\n");
 
-/** The JSON Schema of the arguments. */
-export const COMPACT_NOW_PARAMETERS: Readonly<Record<string, unknown>> = {
-  type: "object",
-  properties: {
-    note: {
-      type: "string",
-      description: `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters).`,
-    },
-  },
-  required: ["note"],
-  additionalProperties: false,
-};
+/** The arguments: a note, checked by the schema the model is shown (arguments.ts). */
+const CompactNowArgumentsSchema = z.strictObject({
+  note: z
+    .string({ error: "compact_now needs a non-empty `note` string; nothing was scheduled." })
+    .refine((note) => note.trim() !== "", {
+      error: "compact_now needs a non-empty `note` string; nothing was scheduled.",
+    })
+    .refine((note) => note.length <= COMPACT_NOW_NOTE_MAX, {
+      error: (issue) =>
+        `The note has ${(issue.input as string).length} characters; at most ${COMPACT_NOW_NOTE_MAX} are allowed. Nothing was scheduled.`,
+    })
+    .describe(
+      `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters).`,
+    ),
+});
+
+/** The tool's arguments (their JSON Schema, and the check of a call). */
+export const COMPACT_NOW_ARGUMENTS = zodArguments(CompactNowArgumentsSchema);
 
 function scheduled(note: string): ToolOutcome {
   const result = {
@@ -51,25 +59,14 @@ export function createCompactNowTool(): Tool {
   return {
     name: COMPACT_NOW_NAME,
     description: DESCRIPTION,
-    parameters: COMPACT_NOW_PARAMETERS,
+    arguments: COMPACT_NOW_ARGUMENTS,
     source: "builtin",
     // Offered only when named; it merely schedules, so once enabled it runs without asking.
     defaults: { enable: "explicit", run: "unattended" },
     async run(argumentsObject): Promise<ToolOutcome> {
-      const note = argumentsObject.note;
-      if (typeof note !== "string" || note.trim() === "") {
-        return {
-          content: "compact_now needs a non-empty `note` string; nothing was scheduled.",
-          isError: true,
-        };
-      }
-      if (note.length > COMPACT_NOW_NOTE_MAX) {
-        return {
-          content: `The note has ${note.length} characters; at most ${COMPACT_NOW_NOTE_MAX} are allowed. Nothing was scheduled.`,
-          isError: true,
-        };
-      }
-      return scheduled(note.trim());
+      const parsed = CompactNowArgumentsSchema.safeParse(argumentsObject);
+      if (!parsed.success) return { content: parsed.error.issues[0]!.message, isError: true };
+      return scheduled(parsed.data.note.trim());
     },
   };
 }

@@ -18,11 +18,12 @@
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
+import { zodArguments } from "./arguments.js";
 import {
   COMPACT_TOOL_NAME,
+  CompactToolArgumentsSchema,
   type CompactToolPlan,
   describeRecordedCall,
-  NOTE_MAX_LENGTH,
   parseCompactArguments,
   planCompactCall,
   renderApprovalPreview,
@@ -54,65 +55,8 @@ const DESCRIPTION = [
   "summary entirely but may not split one.",
 ].join("\n");
 
-const RULE_PROPERTIES = {
-  keep_first: {
-    type: "integer",
-    minimum: 0,
-    description: "Leave this many opening turns untouched (default 0). Not with after_quote.",
-  },
-  keep_last: {
-    type: "integer",
-    minimum: 1,
-    description: "Leave this many recent turns untouched (default and minimum 1). Not with before_quote.",
-  },
-  before_quote: {
-    type: "string",
-    description:
-      "Verbatim text from one turn; the range ends at the turn before it (in this turn: at the step before it).",
-  },
-  after_quote: {
-    type: "string",
-    description:
-      "Verbatim text from one turn; the range starts at the turn after it (in this turn: at the next step).",
-  },
-  reasoning: { type: "string", enum: ["strip"], description: "Drop the reasoning in the range." },
-  tool_calls: {
-    type: "string",
-    enum: ["strip", "strip-requests", "strip-responses", "omit"],
-    description:
-      "strip: empty the arguments and replace results with a one-line stub; strip-requests / " +
-      "strip-responses: only one side; omit: remove the calls entirely.",
-  },
-  summary: {
-    type: "string",
-    description: "Replace every turn in the range with this text, written by you.",
-  },
-  note: {
-    type: "string",
-    description: `One sentence on why (at most ${NOTE_MAX_LENGTH} characters; longer notes are cut).`,
-  },
-} as const;
-
-/** The JSON Schema of the tool's arguments, as sent to the model. */
-export const COMPACT_TOOL_PARAMETERS: Readonly<Record<string, unknown>> = {
-  type: "object",
-  properties: {
-    rules: {
-      type: "array",
-      minItems: 1,
-      description:
-        "Compaction rules, applied in order. Each needs a note and at least one of summary, reasoning, tool_calls.",
-      items: {
-        type: "object",
-        properties: RULE_PROPERTIES,
-        required: ["note"],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ["rules"],
-  additionalProperties: false,
-};
+/** The tool's arguments: the JSON Schema the model is shown, derived from the schema that checks calls. */
+export const COMPACT_TOOL_ARGUMENTS = zodArguments(CompactToolArgumentsSchema);
 
 /** Writes one preview file and returns its path; throws when it cannot. */
 export type PreviewWriter = (stem: string, text: string) => string;
@@ -198,7 +142,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
   return {
     name: COMPACT_TOOL_NAME,
     description: DESCRIPTION,
-    parameters: COMPACT_TOOL_PARAMETERS,
+    arguments: COMPACT_TOOL_ARGUMENTS,
     source: "builtin",
     defaults: { enable: "explicit", run: "ask" },
     editing: compactArgumentsEditing,

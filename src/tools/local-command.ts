@@ -17,7 +17,7 @@
  * provider keys never reach it. The result reports the exit status; output beyond the ceiling is
  * cut with a note. See docs/query.md and docs/security.md.
  */
-import type { ErrorObject, ValidateFunction } from "ajv";
+import { jsonSchemaArguments } from "./arguments.js";
 import {
   fillArgument,
   placeholderVariable,
@@ -228,26 +228,21 @@ export function createLocalCommandTool(
       hint: prepared.hint,
     });
   }
-  const parameters = config.parameters ?? EMPTY_SCHEMA;
-  let validate: ValidateFunction | undefined;
+  const toolArguments = jsonSchemaArguments(config.parameters ?? EMPTY_SCHEMA);
   const run = async (
     argumentsObject: Readonly<Record<string, unknown>>,
     context: ToolCallContext,
   ): Promise<ToolOutcome> => {
-    try {
-      validate ??= await compileSchema(parameters);
-    } catch (error) {
-      const problem = (error as Error).message;
+    const read = await toolArguments.check(argumentsObject);
+    if (!read.ok && read.invalidSchema !== undefined) {
       return {
         isError: true,
-        content: `conversation.tools.${name}.parameters is not a valid JSON Schema: ${problem}`,
+        content: `conversation.tools.${name}.parameters is not a valid JSON Schema: ${read.invalidSchema}`,
       };
     }
-    // useDefaults fills in schema defaults, so validate a copy.
-    const checked = structuredClone(argumentsObject) as Record<string, unknown>;
-    if (!validate(checked)) {
-      return { isError: true, content: `Invalid arguments for ${name}:${describeErrors(validate.errors)}` };
-    }
+    if (!read.ok)
+      return { isError: true, content: `Invalid arguments for ${name}:${describeProblems(read.problems)}` };
+    const checked = read.value;
     const values = placeholderValues(prepared.command.placeholders, checked);
     const refusal = refuseValues(name, config, values);
     if (refusal !== undefined) return { isError: true, content: refusal };
@@ -259,7 +254,7 @@ export function createLocalCommandTool(
   return {
     name,
     description: config.description ?? `Runs the local command \`${commandText(config.command)}\`.`,
-    parameters,
+    arguments: toolArguments,
     source: "local",
     defaults: { enable: true, run: "ask" satisfies RunMode },
     run,
@@ -302,18 +297,9 @@ function refuseValues(
   return undefined;
 }
 
-async function compileSchema(schema: Readonly<Record<string, unknown>>): Promise<ValidateFunction> {
-  const { Ajv } = await import("ajv");
-  return new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(schema);
-}
-
 /** The schema's problems: one after the colon, several one per line. */
-function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
-  if (!errors || errors.length === 0) return " they do not match the schema";
-  const problems = errors.map(
-    (error) =>
-      `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
-  );
+function describeProblems(problems: readonly string[]): string {
+  if (problems.length === 0) return " they do not match the schema";
   return problems.length === 1 ? ` ${problems[0]}` : problems.map((problem) => `\n- ${problem}`).join("");
 }
 

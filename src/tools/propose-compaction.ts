@@ -7,12 +7,16 @@
  * source is read without its lock, because an open review admits no compaction writes and new turns
  * only widen the valid range; `--continue` re-validates under the lock. A valid call returns the
  * proposal rendered for display, an invalid one the problems, as a tool error the model corrects.
- * The tool writes nothing: the call and its result are the record.
+ * The tool writes nothing: the call and its result are the record, the proposal as data in the
+ * result's metadata (`cxc_proposal`), which `--continue` reads.
  */
 import type { ConversationEvent } from "../core/conversation/events.js";
 import {
   describeReviewRange,
+  PROPOSAL_METADATA_KEY,
   PROPOSE_COMPACTION_TOOL_NAME,
+  ProposalArgumentsSchema,
+  proposalRecord,
   type ProposalSource,
   type ReviewProposal,
   renderProposalResult,
@@ -21,54 +25,11 @@ import {
 import { checkSummary } from "../core/summary/check.js";
 import { formatLosses } from "../core/present/summary-check-text.js";
 import { groupTurns } from "../core/conversation/turns.js";
+import { zodArguments } from "./arguments.js";
 import type { Tool, ToolCallContext } from "./tool.js";
 
-/** JSON Schema of the arguments, as the model sees it. */
-export const PROPOSE_COMPACTION_PARAMETERS: Readonly<Record<string, unknown>> = {
-  type: "object",
-  properties: {
-    from_turn: {
-      type: "integer",
-      minimum: 1,
-      description: "First source turn to compact, 1-based: the N of the [turn N] marker.",
-    },
-    to_turn: {
-      type: "integer",
-      minimum: 1,
-      description: "Last source turn to compact, inclusive, 1-based. Turns after it stay verbatim.",
-    },
-    from_cycle: {
-      type: "integer",
-      minimum: 1,
-      description:
-        "Optional: start inside from_turn, at this cycle (the C of a [turn N, cycle C] marker). The turn's user message and earlier cycles stay.",
-    },
-    to_cycle: {
-      type: "integer",
-      minimum: 1,
-      description:
-        "Optional: end inside to_turn, after this cycle (inclusive). The turn's later cycles stay verbatim.",
-    },
-    summary: {
-      type: "string",
-      description:
-        "The complete summary text that replaces the turns. When set, leave reasoning and tool_calls out: a summary replaces everything.",
-    },
-    reasoning: {
-      type: "string",
-      enum: ["strip"],
-      description: "Mechanical compaction without a summary: drop the reasoning of the turns.",
-    },
-    tool_calls: {
-      type: "string",
-      enum: ["strip", "strip-requests", "strip-responses", "omit"],
-      description:
-        "Mechanical compaction without a summary: strip tool arguments and/or results, or omit the calls.",
-    },
-  },
-  required: ["from_turn", "to_turn"],
-  additionalProperties: false,
-};
+/** The tool's arguments: the JSON Schema the model is shown, derived from the schema that checks calls. */
+export const PROPOSE_COMPACTION_ARGUMENTS = zodArguments(ProposalArgumentsSchema);
 
 const DESCRIPTION =
   "Record the compaction proposal agreed in this review, replacing the previous one. Turn numbers are the " +
@@ -119,7 +80,7 @@ export function describeSummaryLosses(
 export const proposeCompactionTool: Tool = {
   name: PROPOSE_COMPACTION_TOOL_NAME,
   description: DESCRIPTION,
-  parameters: PROPOSE_COMPACTION_PARAMETERS,
+  arguments: PROPOSE_COMPACTION_ARGUMENTS,
   source: "builtin",
   // Recording a proposal changes nothing outside the review, so it needs no approval.
   defaults: { enable: false, run: "unattended" },
@@ -135,6 +96,10 @@ export const proposeCompactionTool: Tool = {
       source.kind === "found"
         ? describeSummaryLosses(source.events, validation.proposal, { forModel: true })
         : [];
-    return { content: [renderProposalResult(validation), ...losses].join("\n"), isError: false };
+    return {
+      content: [renderProposalResult(validation), ...losses].join("\n"),
+      isError: false,
+      metadata: { [PROPOSAL_METADATA_KEY]: proposalRecord(validation.proposal) },
+    };
   },
 };

@@ -9,6 +9,7 @@
  */
 import type { Verdict } from "../core/advisor/advisor.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
+import { NO_ARGUMENTS } from "./arguments.js";
 import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name. */
@@ -31,7 +32,7 @@ export function createShouldICompactTool(getAdvisor: () => VerdictSource | undef
   return {
     name: SHOULD_I_COMPACT_NAME,
     description: DESCRIPTION,
-    parameters: { type: "object", properties: {}, additionalProperties: false },
+    arguments: NO_ARGUMENTS,
     source: "builtin",
     // Read-only, but it spends a decision-model call, so it is offered only when named.
     defaults: { enable: "explicit", run: "unattended" },

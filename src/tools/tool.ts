@@ -8,6 +8,7 @@
  */
 import type { ConversationEvent } from "../core/conversation/events.js";
 import type { StoreReader } from "../store/index.js";
+import type { ToolArguments } from "./arguments.js";
 
 /** How a call is approved: ask at the terminal, run without asking, edit the arguments first, or never run. */
 export type RunMode = "ask" | "unattended" | "edit" | "skip";
@@ -60,6 +61,11 @@ export interface ToolOutcome {
    * context.
    */
   readonly effects?: readonly ConversationEvent[];
+  /**
+   * What the call recorded, as data, kept in the response event's `metadata` (a review's proposal):
+   * read back from there, never parsed out of the result text.
+   */
+  readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
 /** A tool cxc can offer to a model. */
@@ -67,8 +73,8 @@ export interface Tool {
   readonly name: string;
   /** Sent to the model. */
   readonly description: string;
-  /** JSON Schema of the arguments object. */
-  readonly parameters: Readonly<Record<string, unknown>>;
+  /** The arguments: their JSON Schema (sent to the model) and the check of a call (arguments.ts). */
+  readonly arguments: ToolArguments;
   readonly source: ToolSource;
   /**
    * Used when configuration says nothing. A built-in tool with `enable: false` exists only where

@@ -4,6 +4,7 @@
  * through the real Anthropic client. Tokens are counted as characters so the lines are easy to
  * cross on purpose.
  */
+import { jsonSchemaArguments } from "../../src/tools/arguments.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type AdvisorSettings,
@@ -14,19 +15,14 @@ import {
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createLlmClient } from "../../src/llm/registry.js";
-import {
-  type Advisor,
-  type AdvisorState,
-  createAdvisor,
-  measureContext,
-} from "../../src/query/advisor-hook.js";
+import { type Advisor, type AdvisorState, createAdvisor } from "../../src/query/advisor-hook.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { createCompactionHooks } from "../../src/query/auto-compact.js";
 import type { ToolSelection } from "../../src/query/tool-selection.js";
-import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import type { TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactNowTool } from "../../src/tools/compact-now.js";
 import { createShouldICompactTool } from "../../src/tools/should-i-compact.js";
-import { type RecordingStore, recordingStore } from "../helpers/memory-store.js";
+import { type RecordingStore, recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 import {
   contextOverflowReply,
   type FakeMessageReply,
@@ -120,8 +116,10 @@ function makeHarness(
     auto?: Partial<AutoSettings>;
     contextWindow?: number;
     reserveTokens?: number;
-    /** The decision model's wire API (the assistant is always Anthropic here). */
+    /** The decision model's wire API (the assistant is Anthropic unless `assistantProvider` says). */
     decisionProvider?: "anthropic" | "openai";
+    /** The assistant's wire API: Anthropic, or OpenAI's Responses API. */
+    assistantProvider?: "anthropic" | "responses";
   } = {},
 ): Harness {
   let tick = 0;
@@ -129,10 +127,16 @@ function makeHarness(
     now: () => new Date(Date.UTC(2026, 1, 1) + ++tick * 1000).toISOString(),
     newEventId: () => `ev${String(++tick).padStart(5, "0")}`,
   };
-  const client = createLlmClient("anthropic/claude-sonnet-4-6", {
-    env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
-    retry: false,
-  });
+  const client =
+    options.assistantProvider === "responses"
+      ? createLlmClient("openai/gpt-5", {
+          env: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: provider.openaiBaseURL },
+          retry: false,
+        })
+      : createLlmClient("anthropic/claude-sonnet-4-6", {
+          env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
+          retry: false,
+        });
   const decisionClient =
     options.decisionProvider === "openai"
       ? createLlmClient("openai/gpt-5-mini", {
@@ -177,7 +181,7 @@ function makeHarness(
     ...(options.reserveTokens === undefined ? {} : { reserveTokens: options.reserveTokens }),
     clock,
     print: (text) => harness.printed.push(text),
-    measureTokens: (events) => measureContext(events, countCharacters).tokens,
+    countTokens: countCharacters,
     reportFailure: (message) => advisor.reportFailure(message),
     // No assistant model is configured here: summaries are written by builtin/digest.
     summaries: {
@@ -190,9 +194,8 @@ function makeHarness(
   harness.turn = async (message, turnOptions = {}) => {
     store ??= await recordingStore({ id: "conv-1" });
     const appendsBefore = store.appends.length;
-    await runTurn({
+    await runHeldTurn(store, "conv-1", {
       store,
-      conversationId: "conv-1",
       events: harness.events,
       message,
       client,
@@ -259,7 +262,7 @@ describe("the advisor at the end of each turn", () => {
     expect(harness.events.filter((event) => event.type === "chat_request")).toHaveLength(5);
   });
 
-  it("asks a decision model on the OpenAI wire API with a forced function call", async () => {
+  it("asks a decision model on OpenAI's Responses API with a forced function call", async () => {
     const harness = makeHarness({
       lines: { notice: 10, recommend: 20, request: 100_000 },
       decisionProvider: "openai",
@@ -269,10 +272,8 @@ describe("the advisor at the end of each turn", () => {
     provider.enqueue(textReply("two"), answers(0.9, 0.9, 0.1, 0.1));
     await harness.turn("second question");
     const decision = provider.requests[2]!;
-    expect(decision.path).toContain("/chat/completions");
-    expect(decision.body).toMatchObject({
-      tool_choice: { type: "function", function: { name: "answer_questions" } },
-    });
+    expect(decision.path).toBe("/v1/responses");
+    expect(decision.body).toMatchObject({ tool_choice: { type: "function", name: "answer_questions" } });
     expect(harness.printed[0]).toContain("Recommended: compact now");
     expect(harness.warned).toEqual([]);
   });
@@ -360,27 +361,37 @@ describe("compact_now", () => {
 describe("automatic compaction", () => {
   const autoOn: Partial<AutoSettings> = { enabled: true, trigger: { kind: "tokens", tokens: 1_000_000 } };
 
-  it("compacts at once on a context-overflow error and retries once", async () => {
-    const harness = makeHarness({
-      lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 },
-      auto: autoOn,
-    });
-    for (const label of ["one", "two", "three"]) {
-      provider.enqueue(textReply(`answer ${label}`));
-      await harness.turn(text(`task ${label}`, 500));
-    }
-    provider.enqueue(contextOverflowReply(), textReply("fits now"));
-    const stored = await harness.turn("task four");
-    const recorded = compactions(stored);
-    expect(recorded).toHaveLength(2);
-    expect(recorded[0]!.deferred_until_turn).toBeUndefined();
-    expect(recorded[0]).toMatchObject({ from_turn: 0, to_turn: 2 });
-    const retried = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
-    expect(retried).toContain("[Summary of previous conversation]");
-    expect(retried).toContain("task four");
-    expect(stored.some((event) => event.type === "chat_response" && event.message === "fits now")).toBe(true);
-    expect(harness.printed.join("\n")).toMatch(/context window overflowed; recorded .*in force now/);
-  });
+  it.each([
+    ["Anthropic", "anthropic", contextOverflowReply()],
+    ["the Responses API", "responses", contextOverflowReply()],
+    ["the Responses API, failing mid-stream", "responses", { ...contextOverflowReply(), midStream: true }],
+  ] as const)(
+    "compacts at once on a context-overflow error and retries once (%s)",
+    async (_name, assistant, overflow) => {
+      const harness = makeHarness({
+        lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 },
+        auto: autoOn,
+        assistantProvider: assistant,
+      });
+      for (const label of ["one", "two", "three"]) {
+        provider.enqueue(textReply(`answer ${label}`));
+        await harness.turn(text(`task ${label}`, 500));
+      }
+      provider.enqueue(overflow, textReply("fits now"));
+      const stored = await harness.turn("task four");
+      const recorded = compactions(stored);
+      expect(recorded).toHaveLength(2);
+      expect(recorded[0]!.deferred_until_turn).toBeUndefined();
+      expect(recorded[0]).toMatchObject({ from_turn: 0, to_turn: 2 });
+      const retried = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
+      expect(retried).toContain("[Summary of previous conversation]");
+      expect(retried).toContain("task four");
+      expect(stored.some((event) => event.type === "chat_response" && event.message === "fits now")).toBe(
+        true,
+      );
+      expect(harness.printed.join("\n")).toMatch(/context window overflowed; recorded .*in force now/);
+    },
+  );
 
   it("retries only once: a second overflow is the error", async () => {
     const harness = makeHarness({
@@ -480,7 +491,7 @@ describe("automatic compaction by the trigger", () => {
     const bigTool = {
       name: "read_big",
       description: "returns a lot",
-      parameters: { type: "object" },
+      arguments: jsonSchemaArguments({ type: "object" }),
       source: "builtin" as const,
       defaults: { enable: true, run: "unattended" as const },
       run: async () => ({ content: text("big output", 1000), isError: false }),

@@ -1,5 +1,5 @@
 /**
- * `import --from claude-code|pi` and `export --to claude-code|pi` end to end over the committed
+ * `import --from claude-code|pi|codex` and `export --to claude-code|pi|codex` end to end over the committed
  * fixtures the real agents wrote (fixtures/agents/): detection, one file and a project folder
  * (subagent transcripts left out and counted), the import summary, `--skip-existing`, `ls` and
  * `show` naming the source, bad input (one error naming file and line, nothing written, the source
@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { errorLines, snapshotTree } from "./conversation-helpers.js";
 
 const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
@@ -103,12 +104,9 @@ describe("import from Claude Code and pi", () => {
     const result = await home.run(["conversation", "import", join(home.cwd, "sessions")]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /^Imported Codex session .*rollout-[^ ]+\.jsonl as \w{13} \(What files are here, and what do the notes say\?, 2 turns\)\n {2}32 lines read: 2 turns, 0 compactions of Codex's as overlays; left out: \d+ skipped records, no records of unknown types/,
+      /^Imported Codex session .*rollout-[^ ]+\.jsonl as \w{13} \(What files are here, and what do the notes say\?, 3 turns\)\n {2}\d+ lines read: 3 turns, 1 compaction of Codex's as an overlay; left out: \d+ skipped records, no records of unknown types/,
     );
-    expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 2 .* Codex +What files are here,/);
-    const exported = await home.run(["conversation", "export", "--to", "codex"]);
-    expect(exported.exitCode).toBe(2);
-    expect(exported.stderr).toMatch(/--to/);
+    expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 3 .* Codex +What files are here,/);
   });
 
   it("refuses a file that is not a session of the named format with one error naming file and line", async () => {
@@ -156,7 +154,7 @@ describe("import from Claude Code and pi", () => {
   });
 });
 
-describe("export to Claude Code and pi", () => {
+describe("export to Claude Code, pi and Codex", () => {
   async function imported(home: TempHome, file: string): Promise<string> {
     const result = await home.run(["conversation", "import", file]);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -228,5 +226,114 @@ describe("export to Claude Code and pi", () => {
     expect(claude.stderr).toMatch(
       /^cxc: Claude Code resumes a session from its own folder: copy the file to .*\.claude\/projects\/-home-user-project\/[0-9a-f-]{36}\.jsonl first\n$/,
     );
+  });
+
+  it("writes a Codex rollout under CODEX_HOME's dated sessions folder, with both ways to resume it", async () => {
+    const home = freshHome();
+    const id = await imported(home, CODEX_FIXTURE);
+    const codexHome = join(home.cwd, "codex-home");
+    const env = { CODEX_HOME: codexHome };
+    const result = await home.run(["conversation", "export", id, "--to", "codex", "--format", "json"], {
+      env,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const written = JSON.parse(result.stdout) as {
+      path: string;
+      session_id: string;
+      cwd: string;
+      resume: string;
+      resume_in_scripts: string;
+    };
+    expect(written.path).toMatch(
+      new RegExp(
+        `^${codexHome}/sessions/\\d{4}/\\d{2}/\\d{2}/rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-${written.session_id}\\.jsonl$`,
+      ),
+    );
+    expect(written.resume).toBe(`cd /home/user/project && codex resume ${written.session_id}`);
+    expect(written.resume_in_scripts).toBe(
+      `cd /home/user/project && codex exec resume ${written.session_id} "…"`,
+    );
+    const records = readFileSync(written.path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
+    expect(records[0]).toMatchObject({
+      type: "session_meta",
+      payload: { id: written.session_id, cwd: "/home/user/project" },
+    });
+    // No provider unless asked: Codex resumes under the one it is configured with.
+    expect(records[0]!.payload).not.toHaveProperty("model_provider");
+    expect(records[1]!.type).toBe("compacted");
+
+    const text = await home.run(["conversation", "export", id, "--to", "codex", "--model", "fake/gpt-fake"], {
+      env,
+    });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /^Exported \w{13} to \S+\.jsonl\nContinue it with: cd \/home\/user\/project && codex resume ([0-9a-f-]{36})\nIn a script: cd \/home\/user\/project && codex exec resume \1 "…"\n$/,
+    );
+    const path = /^Exported \w{13} to (\S+\.jsonl)$/m.exec(text.stdout)![1]!;
+    expect(JSON.parse(readFileSync(path, "utf8").split("\n")[0]!).payload.model_provider).toBe("fake");
+
+    const output = join(home.cwd, "rollout.jsonl");
+    const elsewhere = await home.run(["conversation", "export", id, "--to", "codex", "--output", output], {
+      env,
+    });
+    expect(elsewhere.exitCode, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stderr).toMatch(
+      /^cxc: Codex resumes a session from its own folder: copy the file to .*codex-home\/sessions\/.*\.jsonl first\n$/,
+    );
+    const again = await home.run(["conversation", "export", id, "--to", "codex", "--output", output], {
+      env,
+    });
+    expect(again.exitCode).toBe(2);
+    expect(errorLines(again.stderr).error).toBe(`${output} already exists; export never overwrites a file`);
+  });
+});
+
+describe("continuing an imported Codex session in cxc", () => {
+  it("gives Codex's reasoning back to the model that wrote it, and to another model as text", async () => {
+    const home = freshHome();
+    const provider = await startFakeProvider();
+    try {
+      const imported = await home.run(["conversation", "import", CODEX_FIXTURE]);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      // Codex's own compaction covers the turn that reasoned: undo it, so the turn is sent.
+      const id = / as (\w{13}) /.exec(imported.stdout)![1]!;
+      expect((await home.run(["conversation", "compact", id, "--reset", "-y"])).exitCode).toBe(0);
+      // The provider Codex recorded (`fake`), configured for cxc over the Responses API.
+      const config = [
+        "-c",
+        "providers.fake.type=openai",
+        "-c",
+        `providers.fake.base_url=${provider.openaiBaseURL}`,
+      ];
+      const env = {
+        FAKE_KEY: "k",
+        CXC_PROVIDERS__FAKE__API_KEY_ENV: "FAKE_KEY",
+        OPENAI_API_KEY: "k",
+        OPENAI_BASE_URL: provider.openaiBaseURL,
+      };
+      provider.enqueue(textReply("Same model."), textReply("Another model."));
+      const same = await home.run([...config, "q", "--id", id, "-m", "fake/gpt-fake", "What next?"], { env });
+      expect(same.exitCode, same.stderr).toBe(0);
+      const other = await home.run([...config, "q", "--id", id, "-m", "openai/gpt-5", "And then?"], { env });
+      expect(other.exitCode, other.stderr).toBe(0);
+      const [first, second] = provider.requests.map(
+        (request) => request.body as { input: Record<string, unknown>[] },
+      );
+      expect(provider.requests.map((request) => request.path)).toEqual(["/v1/responses", "/v1/responses"]);
+      expect(first!.input.find((item) => item.type === "reasoning")).toMatchObject({
+        encrypted_content: "enc-fixture-1",
+        summary: [{ type: "summary_text", text: "List the files, then read the notes." }],
+      });
+      expect(second!.input.some((item) => item.type === "reasoning")).toBe(false);
+      expect(JSON.stringify(second!.input)).not.toContain("enc-fixture-1");
+      expect(JSON.stringify(second!.input)).toContain(
+        "<think>\\nList the files, then read the notes.\\n</think>",
+      );
+    } finally {
+      await provider.close();
+    }
   });
 });

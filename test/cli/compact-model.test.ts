@@ -43,6 +43,26 @@ function requestOf(number: number): string {
 }
 
 describe("compact -s with a model", () => {
+  it("reads the range as the view shows it when its raw turns do not fit the summary model's window", async () => {
+    home = await homeWithSample();
+    const digest = await home.run(["conversation", "compact", "-m", "builtin/digest", "-k", "s:4..6"]);
+    expect(digest.exitCode, digest.stderr).toBe(0);
+    const digestText = compactionsOf(home)[0]!.summary!.summary;
+    provider.enqueue(textReply("A summary over the view."));
+    // The same window rule for every summary, not only a review's draft (src/query/compaction/summaries.ts).
+    const small = ["-c", 'providers.anthropic.models.claude-sonnet-4-6={"context_window": 2000}'];
+    const result = await home.run(["conversation", "compact", ...small, "-s", "--turn", "3..8"], {
+      env: anthropicEnv(),
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const text = JSON.stringify(provider.requests[0]!.body);
+    // The earlier summary stands in for turns 4..6; the turns outside it are still raw.
+    expect(text).toContain("[Summary of previous conversation]");
+    expect(text).toContain(JSON.stringify(digestText.slice(0, 60)).slice(1, -1));
+    expect(text).toContain(JSON.stringify(requestOf(3)).slice(1, -1));
+    expect(text).toContain(JSON.stringify(requestOf(7)).slice(1, -1));
+  });
+
   it("sends the raw events of the extended range and stores the summary", async () => {
     home = await homeWithSample();
     const digest = await home.run(["conversation", "compact", "-m", "builtin/digest", "-k", "s:4..6"]);
@@ -124,21 +144,33 @@ describe("compact -s with a model", () => {
     expect(shown.some((line: string) => line.startsWith("  constraint"))).toBe(true);
   });
 
-  it("speaks Chat Completions for -m openai/…", async () => {
+  it("speaks the Responses API for -m openai/…, Chat Completions with providers.openai.api = chat", async () => {
     home = await homeWithSample();
-    provider.enqueue(textReply("A short summary."));
+    provider.enqueue(textReply("A short summary."), textReply("Another summary."));
+    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL };
     const result = await home.run(["conversation", "compact", "-m", "openai/gpt-test", "-k", "s:2..3"], {
-      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL },
+      env,
     });
     expect(result.exitCode, result.stderr).toBe(0);
     const body = provider.requests[0]!.body as {
       model: string;
-      messages: { role: string; content: unknown }[];
+      instructions: string;
+      input: { role: string; content: unknown }[];
     };
-    expect(provider.requests[0]!.path).toBe("/v1/chat/completions");
+    expect(provider.requests[0]!.path).toBe("/v1/responses");
     expect(body.model).toBe("gpt-test");
-    expect(body.messages[0]).toEqual({ role: "system", content: DEFAULT_SUMMARY_INSTRUCTIONS });
+    expect(body.instructions).toBe(DEFAULT_SUMMARY_INSTRUCTIONS);
+    expect(body.input.at(-1)).toMatchObject({ role: "user", content: "Summarize the conversation above." });
     expect(compactionsOf(home)[0]!.summary?.recipe).toBe("openai/gpt-test");
+
+    const chat = await home.run(
+      ["-c", "providers.openai.api=chat", "conversation", "compact", "-m", "openai/gpt-test", "-k", "s:4..5"],
+      { env },
+    );
+    expect(chat.exitCode, chat.stderr).toBe(0);
+    const chatBody = provider.requests[1]!.body as { messages: { role: string; content: unknown }[] };
+    expect(provider.requests[1]!.path).toBe("/v1/chat/completions");
+    expect(chatBody.messages[0]).toEqual({ role: "system", content: DEFAULT_SUMMARY_INSTRUCTIONS });
   });
 
   const failures: [string, () => void, string][] = [

@@ -13,7 +13,8 @@ import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from 
 import { startInTmux } from "../helpers/pty.js";
 import { seedConversation } from "./conversation-helpers.js";
 
-type ProviderKind = "anthropic" | "openai";
+/** `chat` is OpenAI through Chat Completions, `responses` through the Responses API. */
+type ProviderKind = "anthropic" | "chat" | "responses";
 
 let provider: FakeProvider;
 let home: TempHome;
@@ -44,6 +45,7 @@ function providerEnv(kind: ProviderKind): Record<string, string> {
         OPENAI_API_KEY: "test-key",
         OPENAI_BASE_URL: provider.openaiBaseURL,
         CXC_ASSISTANT__MODEL__ID: "openai/gpt-5",
+        CXC_PROVIDERS__OPENAI__API: kind,
       };
 }
 
@@ -99,11 +101,12 @@ const lastResponse = (events: Record<string, unknown>[]) =>
 
 /** Request `index`'s messages without cache markers (the Anthropic adapter moves its breakpoint). */
 function messagesOf(index: number): unknown[] {
-  const { messages } = provider.requests[index]!.body as { messages: unknown[] };
+  const body = provider.requests[index]!.body as { messages?: unknown[]; input?: unknown[] };
+  const messages = body.messages ?? body.input;
   return JSON.parse(JSON.stringify(messages, (key, value) => (key === "cache_control" ? undefined : value)));
 }
 
-describe.each(["anthropic", "openai"] as const)("cxc q -u compact (%s)", (kind) => {
+describe.each(["anthropic", "chat", "responses"] as const)("cxc q -u compact (%s)", (kind) => {
   it("records the proposal deferred, and the next turn sends the compacted view", async () => {
     await buildHistory();
     provider.enqueue(compactReply(), textReply("I proposed a compaction."));

@@ -7,6 +7,7 @@
  * turn sees the user's message, the summary where the two reads were, then the third read and the
  * calling cycle verbatim.
  */
+import { jsonSchemaArguments } from "../../src/tools/arguments.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,13 +15,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
 import { createLlmClient } from "../../src/llm/registry.js";
 import { type ApprovalPrompter, type PendingCall, TurnApprovals } from "../../src/query/approval.js";
-import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import type { TurnDisplay } from "../../src/query/turn-loop.js";
 import { writeScratchFile } from "../../src/store/scratch.js";
 import { createCompactTool } from "../../src/tools/compact.js";
 import type { Tool } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { recordingStore } from "../helpers/memory-store.js";
+import { recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 
 let provider: FakeProvider;
 let previewRoot: string;
@@ -47,7 +48,11 @@ const OUTPUTS: Record<string, string> = {
 const readLog: Tool = {
   name: "read_log",
   description: "Read a log file.",
-  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  arguments: jsonSchemaArguments({
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+  }),
   source: "builtin",
   defaults: { enable: true, run: "unattended" },
   async run(argumentsObject) {
@@ -95,9 +100,8 @@ async function turn(
   const compact = createCompactTool({
     writePreview: (stem, text) => writeScratchFile({ XDG_CACHE_HOME: previewRoot }, stem, text),
   });
-  await runTurn({
+  await runHeldTurn(store, "conv1", {
     store,
-    conversationId: "conv1",
     events,
     message,
     client: createLlmClient("anthropic/claude-sonnet-4-6", {

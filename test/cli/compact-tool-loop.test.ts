@@ -23,17 +23,18 @@ import {
   TurnApprovals,
 } from "../../src/query/approval.js";
 import { selectTools, type ToolSelection } from "../../src/query/tool-selection.js";
-import { runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import type { TurnDisplay } from "../../src/query/turn-loop.js";
 import { writeScratchFile } from "../../src/store/scratch.js";
 import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { RunMode } from "../../src/tools/tool.js";
-import { recordingStore } from "../helpers/memory-store.js";
+import { recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 
-type ProviderKind = "anthropic" | "openai";
+/** `chat` is OpenAI through Chat Completions, `responses` through the Responses API. */
+type ProviderKind = "anthropic" | "chat" | "responses";
 
 let provider: FakeProvider;
 let previewRoot: string;
@@ -72,6 +73,7 @@ function clientFor(kind: ProviderKind) {
       })
     : createLlmClient("openai/gpt-5", {
         env: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: provider.openaiBaseURL },
+        config: { providers: { openai: { api: kind } } },
         retry: false,
       });
 }
@@ -124,9 +126,8 @@ async function turn(
 ): Promise<ConversationEvent[]> {
   let counter = 0;
   const store = await recordingStore({ id: "conv1", events });
-  await runTurn({
+  await runHeldTurn(store, "conv1", {
     store,
-    conversationId: "conv1",
     events,
     message,
     client: clientFor(kind),
@@ -172,7 +173,8 @@ function responsesOf(events: readonly ConversationEvent[]): ToolCallResponse[] {
  * moves its cache breakpoint to the newest message, which is not a change of content.
  */
 function messagesOf(index: number): unknown[] {
-  const { messages } = provider.requests[index]!.body as { messages: unknown[] };
+  const body = provider.requests[index]!.body as { messages?: unknown[]; input?: unknown[] };
+  const messages = body.messages ?? body.input;
   return JSON.parse(JSON.stringify(messages, (key, value) => (key === "cache_control" ? undefined : value)));
 }
 
@@ -182,7 +184,7 @@ const SUMMARY_RULE = {
   note: "Everything earlier is recoverable from files on disk.",
 };
 
-describe.each(["anthropic", "openai"] as const)("compact end to end (%s)", (kind) => {
+describe.each(["anthropic", "chat", "responses"] as const)("compact end to end (%s)", (kind) => {
   it("records an approved proposal as deferred compactions that activate with the next turn", async () => {
     provider.enqueue(compactCall("compact-1", [SUMMARY_RULE]), textReply("Compaction proposed."));
     const prompter = scriptedPrompter(["y"]);
@@ -264,7 +266,7 @@ describe("compact approval outcomes", () => {
         },
       ],
     }));
-    const events = await turn("openai", history(), "compact please", { prompter });
+    const events = await turn("responses", history(), "compact please", { prompter });
     // The edit is put to the user again, resolved: its new range and its own summary.
     expect(prompter.shown).toHaveLength(2);
     expect(prompter.shown[0]!.detail).toContain("turns 1..3 → the assistant's summary (14 words)");

@@ -130,9 +130,10 @@ describe("conversation commands reject bad input cleanly", () => {
     [["--turn", "100"], "turn 100 out of range (conversation has 5 turns)"],
     [["--turn", "..100"], "turn 100 out of range (conversation has 5 turns)"],
     [["--turn", "6.."], "turn 6 out of range (conversation has 5 turns)"],
-    [["--turn", "0"], "turn numbers are 1-based; 0 is not a valid turn"],
-    [["--turn", "x"], "invalid turn number 'x'"],
-    [["--turn", "-1"], "invalid turn number '-1'"],
+    // One grammar for `--turn`, so `print` speaks as `compact` does (jp's words).
+    [["--turn", "0"], "turn numbers are 1-based; `0` is not a valid turn"],
+    [["--turn", "x"], "invalid turn number `x`"],
+    [["--turn", "-1"], "invalid turn number `-1`"],
     [["--turn", "4..2"], "invalid turn range 4..2 (the start is after the end)"],
     [["--first", "abc"], "invalid --first value 'abc' (expected a whole number of turns)"],
     [["--last", "-2"], "invalid --last value '-2' (expected a whole number of turns)"],

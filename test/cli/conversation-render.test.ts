@@ -10,27 +10,32 @@ import { parseTurnSelection, resolveTurnSelection } from "../../src/cli/render/t
 import { cutExcerpt, findMatches } from "../../src/cli/render/excerpt.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
+/** A conversation of `count` turns. */
+function turnsOf(count: number) {
+  return createEventBuilder().turns(count);
+}
+
 describe("turn selection", () => {
   it.each([
     [{}, 5, { start: 0, end: 5 }],
     [{ first: "2" }, 5, { start: 0, end: 2 }],
     [{ first: "9" }, 5, { start: 0, end: 5 }],
     [{ last: "2" }, 5, { start: 3, end: 5 }],
-    [{ last: "0" }, 5, { start: 5, end: 5 }],
+    [{ last: "0" }, 5, { start: 0, end: 0 }],
     [{ turn: "3" }, 5, { start: 2, end: 3 }],
     [{ turn: "2..4" }, 5, { start: 1, end: 4 }],
     [{ turn: "..2" }, 5, { start: 0, end: 2 }],
     [{ turn: "4.." }, 5, { start: 3, end: 5 }],
     [{ turn: ".." }, 0, { start: 0, end: 0 }],
   ])("%j over %i turns resolves to %j", (options, turnCount, expected) => {
-    expect(resolveTurnSelection(parseTurnSelection(options), turnCount)).toEqual(expected);
+    expect(resolveTurnSelection(parseTurnSelection(options), turnsOf(turnCount))).toEqual(expected);
   });
 
   it("does not clamp --turn endpoints", () => {
-    expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1..6" }), 5)).toThrow(
+    expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1..6" }), turnsOf(5))).toThrow(
       "turn 6 out of range (conversation has 5 turns)",
     );
-    expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1" }), 0)).toThrow(
+    expect(() => resolveTurnSelection(parseTurnSelection({ turn: "1" }), turnsOf(0))).toThrow(
       "turn 1 out of range (conversation has 0 turns)",
     );
   });

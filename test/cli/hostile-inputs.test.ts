@@ -473,6 +473,31 @@ describe("hostile streams", () => {
     const { rest } = await ask(
       { kind: "raw", body: 'data: {"id":"x","choices":[{"delta":{"content":"a"}}]}\n\ndata: {secret\n\n' },
       ["-m", "openai/gpt-test", "hello"],
+      {
+        OPENAI_API_KEY: "test-key",
+        OPENAI_BASE_URL: provider.openaiBaseURL,
+        CXC_PROVIDERS__OPENAI__API: "chat",
+      },
+    );
+    expectOneLineError(rest, {
+      exitCode: 1,
+      error:
+        "openai/gpt-test: The provider sent a malformed event stream (an event whose data is not JSON). The partial answer was saved.",
+      hint: "run with CXC_DEBUG=1 for details",
+    });
+    expect(rest.stdout).toBe("a\n");
+    expect(rest.stderr).not.toContain("secret");
+  });
+
+  it("the same through the Responses API", async () => {
+    const delta = (text: string) =>
+      `event: response.output_text.delta\ndata: ${JSON.stringify({ type: "response.output_text.delta", item_id: "m", output_index: 0, content_index: 0, delta: text })}\n\n`;
+    const { rest } = await ask(
+      {
+        kind: "raw",
+        body: `${delta("a")}event: response.output_text.delta\ndata: {secret \u001b]0;OWNED\u0007\n\n`,
+      },
+      ["-m", "openai/gpt-test", "hello"],
       { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.openaiBaseURL },
     );
     expectOneLineError(rest, {

@@ -498,7 +498,7 @@ describe("compact's model flag (compact_tests.rs)", () => {
     provider.enqueue(textReply("A summary by the aliased model."));
     const result = await home.run(["conversation", "compact", "-m", "gpt"], { env: openaiEnv() });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(provider.requests[0]!.path).toBe("/v1/chat/completions");
+    expect(provider.requests[0]!.path).toBe("/v1/responses");
     expect((provider.requests[0]!.body as { model: string }).model).toBe("gpt-test");
     expect(compactionsOf(home)[0]!.summary).toMatchObject({ recipe: "openai/gpt-test" });
   });

@@ -62,7 +62,7 @@ describe("cxc conversation print --compacted", () => {
     expect(none.stdout).toBe("");
   });
 
-  it("prints the projected view as an Anthropic or OpenAI request body", async () => {
+  it("prints the projected view as an Anthropic, Chat Completions or Responses request body", async () => {
     home = await homeWithSample();
     await compactSample();
     const anthropic = await home.run(["--format", "anthropic", "conversation", "print"]);
@@ -92,6 +92,26 @@ describe("cxc conversation print --compacted", () => {
     expect(chat.messages[0]).toEqual({ role: "system", content: "Be brief." });
     expect(chat.messages[1]).toEqual({ role: "user", content: "Commit it with a sensible message." });
     expect(JSON.stringify(chat.messages)).not.toContain("Summary of previous conversation");
+    const responses = await home.run([
+      "--format",
+      "responses",
+      "-c",
+      "assistant.instructions=Be brief.",
+      "conversation",
+      "print",
+    ]);
+    expect(responses.exitCode, responses.stderr).toBe(0);
+    const wire = JSON.parse(responses.stdout);
+    expect(wire).toMatchObject({ model: "gpt-5", instructions: "Be brief.", stream: true, store: false });
+    expect(wire.input[0]).toMatchObject({ type: "message", role: "user" });
+    expect(JSON.stringify(wire.input)).toContain("## Digest of turns 5..8 (builtin/digest)");
+    expect(wire.input).toContainEqual({
+      type: "message",
+      role: "user",
+      content: "Commit it with a sensible message.",
+    });
+    const refused = await home.run(["--format", "codex", "conversation", "print"]);
+    expect(refused.exitCode).toBe(2);
   });
 });
 

@@ -324,15 +324,23 @@ describe("cxc q: reasoning, other providers, locks", () => {
     expect(assistant[0]).toMatchObject({ type: "thinking", signature: "sig-abc" });
   });
 
-  it("talks to an OpenAI-compatible endpoint the same way", async () => {
-    provider.enqueue(textReply("from openai"));
-    const result = await home.run(["q", "-m", "openai/gpt-5", "hi"], {
-      env: { OPENAI_API_KEY: "test-key-openai", OPENAI_BASE_URL: provider.openaiBaseURL },
-    });
+  it("talks to OpenAI through the Responses API, and through Chat Completions when configured", async () => {
+    provider.enqueue(textReply("from openai"), textReply("from chat"));
+    const env = { OPENAI_API_KEY: "test-key-openai", OPENAI_BASE_URL: provider.openaiBaseURL };
+    const result = await home.run(["q", "-m", "openai/gpt-5", "hi"], { env });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("from openai\n");
-    expect(provider.requests[0]!.path).toBe("/v1/chat/completions");
-    expect(provider.requests[0]!.body).toMatchObject({ model: "gpt-5", stream: true });
+    expect(provider.requests[0]!.path).toBe("/v1/responses");
+    expect(provider.requests[0]!.body).toMatchObject({ model: "gpt-5", stream: true, store: false });
+    const chat = await home.run(
+      ["-c", "providers.openai.api=chat", "q", "-m", "openai/gpt-5", "--new", "hi"],
+      {
+        env,
+      },
+    );
+    expect(chat.exitCode, chat.stderr).toBe(0);
+    expect(chat.stdout).toBe("from chat\n");
+    expect(provider.requests[1]!.path).toBe("/v1/chat/completions");
   });
 
   it("waits a bounded time for a conversation another process holds, then names the holder", async () => {

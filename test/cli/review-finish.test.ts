@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
+import { realizePlan } from "../../src/core/compaction/realize.js";
 import { type ReviewProposal, reviewCompactionPlan } from "../../src/core/compaction/review.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
@@ -135,18 +135,18 @@ describe("compact --continue", () => {
       summary: "Crash test summary.",
     };
     const store = openStore(home);
-    await store.appendLocked(
-      SAMPLE_ID,
-      [
-        buildCompactionEvent(reviewCompactionPlan(proposal, reviewId).segments[0]!, {
-          id: "crashed0compaction",
-          ts: "2026-06-01T00:00:00.000Z",
-          source: "user",
-          note: `agreed in compaction review ${reviewId}`,
-        }),
-      ],
-      "test",
+    const plan = reviewCompactionPlan(
+      proposal,
+      reviewId,
+      store.load(SAMPLE_ID).events,
+      "2026-06-01T00:00:00.000Z",
     );
+    if (plan.kind !== "planned") throw new Error(plan.kind);
+    const crashed = realizePlan(plan, [], {
+      newEventId: () => "crashed0compaction",
+      now: () => "2026-06-01T00:00:00.000Z",
+    });
+    await store.appendLocked(SAMPLE_ID, crashed, "test");
     const before = logBytes(home);
     // No --yes and no terminal: it would refuse if it wanted to ask.
     const result = await cxc(["c", "compact", "--continue"]);

@@ -306,3 +306,42 @@ describe("propose_compaction inside a review", () => {
     expect(provider.requests).toHaveLength(0);
   });
 });
+
+describe("compact --interactive over OpenAI's Responses API", () => {
+  it("drafts, discusses with propose_compaction, and applies the agreed summary", async () => {
+    const env = {
+      OPENAI_API_KEY: "test-key-openai",
+      OPENAI_BASE_URL: provider.openaiBaseURL,
+      CXC_ASSISTANT__MODEL__ID: "openai/gpt-5",
+    };
+    provider.enqueue(textReply("## Draft by gpt-5"));
+    const started = await cxc(["c", "compact", "--interactive", "--keep-last", "3"], env);
+    expect(started.exitCode, started.stderr).toBe(0);
+    const reviewId = reviewOf(home, SAMPLE_ID)!;
+    provider.enqueue(
+      ...proposalRound({ from_turn: 2, to_turn: 17, summary: "Agreed over Responses." }, "Done.", "call_r1"),
+    );
+    const discussed = await cxc(["q", "Make it shorter."], env);
+    expect(discussed.exitCode, discussed.stderr).toBe(0);
+    expect(discussed.stdout).toContain("Done.");
+    expect(provider.requests.map((request) => request.path)).toEqual([
+      "/v1/responses",
+      "/v1/responses",
+      "/v1/responses",
+    ]);
+    const offered = provider.requests[1]!.body as { tools: { name: string }[]; instructions?: string };
+    expect(offered.tools.map((tool) => tool.name)).toEqual(["propose_compaction"]);
+    expect(JSON.stringify(provider.requests[2]!.body)).toContain(
+      '"type":"function_call_output","call_id":"call_r1"',
+    );
+    const applied = await cxc(["c", "compact", "--continue", "--yes"], env);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    const compaction = readEvents(home).find((event) => event.type === "compaction");
+    expect(compaction).toMatchObject({
+      from_turn: 1,
+      to_turn: 16,
+      summary: { summary: "Agreed over Responses." },
+    });
+    expect(reviewOf(home, SAMPLE_ID)).not.toBe(reviewId);
+  });
+});

@@ -50,7 +50,7 @@ describe("propose_compaction", () => {
   it("is registered as a built-in, off by default, recorded without approval", () => {
     const tool = createBuiltinRegistry().get("propose_compaction");
     expect(tool?.defaults).toEqual({ enable: false, run: "unattended" });
-    expect(tool?.parameters).toMatchObject({ required: ["from_turn", "to_turn"] });
+    expect(tool?.arguments.schema).toMatchObject({ required: ["from_turn", "to_turn"] });
   });
 
   it("returns the rendered proposal for a valid call", async () => {
@@ -181,8 +181,8 @@ describe("the review's configuration entry", () => {
     ];
     const rule = chooseOpeningRule({ conversation: { compaction: { rules } } } as never, "builtin/digest");
     expect(rule).toEqual({
-      keep_first: { kind: "turns", count: 3 },
-      keep_last: { kind: "turns", count: 4 },
+      keep_first: { kind: "count", unit: "turns", count: 3, from: "start" },
+      keep_last: { kind: "count", unit: "turns", count: 4, from: "end" },
       summary: { context: "c", model: { id: "builtin/digest" } },
     });
     expect(
@@ -190,8 +190,8 @@ describe("the review's configuration entry", () => {
         conversation: { compaction: { rules: [{ keep_last: 2, reasoning: "strip" }] } },
       } as never),
     ).toEqual({
-      keep_first: { kind: "turns", count: 1 },
-      keep_last: { kind: "turns", count: 1 },
+      keep_first: { kind: "count", unit: "turns", count: 1, from: "start" },
+      keep_last: { kind: "count", unit: "turns", count: 1, from: "end" },
       summary: {},
     });
   });

@@ -8,6 +8,12 @@ import {
   specToRule,
 } from "../../src/core/compaction/spec.js";
 import { DEFAULT_COMPACTION_RULE } from "../../src/core/compaction/rules.js";
+import { type Bound, OPEN_END, OPEN_START } from "../../src/core/position/bound.js";
+
+/** Turn `number` (1-based, as written), covered on either side. */
+const turn = (number: number): Bound => ({ kind: "turn", turn: number - 1 });
+/** A cut keeping `count` turns at the end. */
+const keepLast = (count: number): Bound => ({ kind: "count", unit: "turns", count, from: "end" });
 
 function parse(text: string): CompactSpec {
   const parsed = parseCompactSpec(text);
@@ -40,36 +46,28 @@ describe("parseCompactSpec", () => {
       reasoning: false,
       summarize: false,
       toolCalls: "strip-responses",
-      range: { to: { kind: "from-end", count: 3 } },
+      range: { start: OPEN_START, end: keepLast(3) },
     });
   });
 
   it("parses ranges (parse_with_range)", () => {
-    expect(parse("s:..-3").range).toEqual({ to: { kind: "from-end", count: 3 } });
-    expect(parse("r+t=strip:5..-3").range).toEqual({
-      from: { kind: "absolute", turn: 5 },
-      to: { kind: "from-end", count: 3 },
-    });
-    expect(parse("s:..").range).toEqual({});
-    expect(parse("r:5..").range).toEqual({ from: { kind: "absolute", turn: 5 } });
+    expect(parse("s:..-3").range).toEqual({ start: OPEN_START, end: keepLast(3) });
+    expect(parse("r+t=strip:5..-3").range).toEqual({ start: turn(5), end: keepLast(3) });
+    expect(parse("s:..").range).toEqual({ start: OPEN_START, end: OPEN_END });
+    expect(parse("r:5..").range).toEqual({ start: turn(5), end: OPEN_END });
   });
 
   it("parses absolute ranges (parse_absolute_range)", () => {
-    expect(parse("s:5..10").range).toEqual({
-      from: { kind: "absolute", turn: 5 },
-      to: { kind: "absolute", turn: 10 },
-    });
-    expect(parse("s:..10").range).toEqual({ to: { kind: "absolute", turn: 10 } });
-    expect(parse("s:-10..-3").range).toEqual({
-      from: { kind: "from-end", count: 10 },
-      to: { kind: "from-end", count: 3 },
-    });
+    expect(parse("s:5..10").range).toEqual({ start: turn(5), end: turn(10) });
+    expect(parse("s:..10").range).toEqual({ start: OPEN_START, end: turn(10) });
+    // A left -N is jp's FromEnd(N): a start at `last - N`, the cut before the last N + 1 turns.
+    expect(parse("s:-10..-3").range).toEqual({ start: keepLast(11), end: keepLast(3) });
   });
 
   it("reads a single bound as a shorthand (parse_single_number_shorthand)", () => {
-    expect(parse("s:-3").range).toEqual({ to: { kind: "from-end", count: 3 } });
-    expect(parse("r:5").range).toEqual({ from: { kind: "absolute", turn: 5 } });
-    expect(parse("s:-0").range).toEqual({ to: { kind: "from-end", count: 0 } });
+    expect(parse("s:-3").range).toEqual({ start: OPEN_START, end: keepLast(3) });
+    expect(parse("r:5").range).toEqual({ start: turn(5), end: OPEN_END });
+    expect(parse("s:-0").range).toEqual({ start: OPEN_START, end: keepLast(0) });
   });
 
   it.each([
@@ -98,8 +96,8 @@ describe("parseCompactSpec", () => {
 describe("specToRule", () => {
   it("fills open ends with keep nothing (to_partial_rule_with_range)", () => {
     expect(specToRule(parse("r+t=strip:..-3"))).toEqual({
-      keep_first: { kind: "turns", count: 0 },
-      keep_last: { kind: "from-end", count: 3 },
+      keep_first: OPEN_START,
+      keep_last: keepLast(3),
       reasoning: "strip",
       tool_calls: "strip",
     });

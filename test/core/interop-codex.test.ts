@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CODEX_ENCRYPTED_REASONING_KEY, importCodexSession } from "../../src/core/interop/codex.js";
+import { importCodexSession } from "../../src/core/interop/codex.js";
+import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../../src/core/provider-keys.js";
 import { detectAgentSession } from "../../src/core/interop/agent-session.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";
 
@@ -20,6 +21,7 @@ const scenario = JSON.parse(fixture("scenario.json")) as {
   prompts: string[];
   answers: string[];
   thinking: { text: string; signature: string };
+  summary: string;
   toolCalls: { id: string; name: string; input: Record<string, unknown> }[];
 };
 
@@ -51,36 +53,44 @@ describe("Codex import of the real fixture", () => {
   it("gives the prompts, reasoning, tool calls with their output, and the answers, turn by turn", () => {
     const { conversation, summary } = load();
     const turns = groupTurns(conversation.events);
-    expect(turns).toHaveLength(2);
-    const [first, second] = turns.map((turn) => turn.events);
+    expect(turns).toHaveLength(3);
+    const [first, second, third] = turns.map((turn) => turn.events);
     expect(first!.find((event) => event.type === "chat_request")).toMatchObject({
       content: scenario.prompts[0],
     });
     expect(first!.find((event) => event.type === "chat_response" && "reasoning" in event)).toMatchObject({
       reasoning: scenario.thinking.text,
-      metadata: { [CODEX_ENCRYPTED_REASONING_KEY]: scenario.thinking.signature },
+      metadata: {
+        [OPENAI_ENCRYPTED_REASONING_KEY]: scenario.thinking.signature,
+        [OPENAI_REASONING_ID_KEY]: expect.stringMatching(/_item_0$/),
+        openai_reasoning_model: "fake/gpt-fake",
+      },
     });
-    const calls = first!.filter((event) => event.type === "tool_call_request");
+    const calls = [...first!, ...second!].filter((event) => event.type === "tool_call_request");
     expect(calls.map((call) => [call.call_id, call.name, call.arguments])).toEqual(
       scenario.toolCalls.map((call) => [call.id, call.name, call.input]),
     );
     const results = first!.filter((event) => event.type === "tool_call_response");
-    expect(results.map((result) => result.call_id)).toEqual(scenario.toolCalls.map((call) => call.id));
+    expect(results.map((result) => result.call_id)).toEqual(
+      scenario.toolCalls.slice(0, 2).map((call) => call.id),
+    );
     expect(results[1]).toMatchObject({
       is_error: false,
       content: expect.stringContaining("remember the milk"),
     });
     expect(first!.at(-1)).toMatchObject({ type: "chat_response", message: scenario.answers[0] });
-    expect(second!.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
-    expect(second!.at(-1)).toMatchObject({ message: scenario.answers[1] });
+    expect(second!.at(-1)).toMatchObject({ type: "chat_response", message: scenario.answers[1] });
+    expect(third!.map((event) => event.type)).toEqual(["turn_start", "chat_request", "chat_response"]);
+    expect(third!.at(-1)).toMatchObject({ message: scenario.answers[2] });
     // The model of each turn, named by its provider as Codex was configured.
     expect(conversation.events[0]).toMatchObject({
       type: "config_delta",
       delta: { assistant: { model: { id: "fake/gpt-fake" } } },
     });
     // Codex's environment context and bookkeeping are skipped and counted; nothing is unknown.
-    expect(summary).toMatchObject({ agent: "codex", turns: 2, compactions: 0, unknown: {} });
+    expect(summary).toMatchObject({ agent: "codex", turns: 3, compactions: 1, unknown: {} });
     expect(summary.skipped["environment context"]).toBe(1);
+    expect(summary.skipped["compaction output"]).toBe(1);
     expect(summary.skipped.event_msg).toBeGreaterThan(0);
     expect(conversation.extra.origin).toEqual({
       agent: "codex",
@@ -89,6 +99,30 @@ describe("Codex import of the real fixture", () => {
       version: scenario.version,
     });
     expect(conversation.title).toBe(scenario.prompts[0]);
+  });
+
+  it("makes Codex's own compaction an overlay over the two turns before it, in Codex's words", () => {
+    const { conversation } = load();
+    const compacted = records().find((record) => record.type === "compacted")!.payload as { message: string };
+    expect(compacted.message).toContain(scenario.summary);
+    const compactions = conversation.events.filter((event) => event.type === "compaction");
+    expect(compactions).toEqual([
+      expect.objectContaining({
+        from_turn: 0,
+        to_turn: 1,
+        source: "user",
+        summary: {
+          summary: `${scenario.prompts[0]}\n\n${scenario.prompts[1]}\n\n${compacted.message}`,
+          source: "supplied",
+          author: "assistant",
+        },
+        note: "Codex's own compaction",
+        origin: { agent: "codex", record: expect.any(String) },
+      }),
+    ]);
+    // The compaction comes before the third turn, so it covers the two turns before it.
+    const types = conversation.events.map((event) => event.type);
+    expect(types.indexOf("compaction")).toBeLessThan(types.lastIndexOf("turn_start"));
   });
 
   it("gives the same conversation when imported twice", () => {
@@ -130,13 +164,18 @@ describe("Codex import of other records", () => {
     ]);
     expect(summary.unknown).toEqual({ future_record: 1, "response_item web_search_call": 1 });
     expect(warnings).toEqual([
-      expect.stringMatching(/^rollout\.jsonl:5: Codex's own compaction is not made an overlay/),
+      expect.stringMatching(
+        /^rollout\.jsonl:5: Codex's own compaction inside the first turn is not made an overlay/,
+      ),
     ]);
   });
 
   it("refuses what is not a Codex session, naming file and line", () => {
     expect(failure(toJsonl([{ type: "session", id: "x", cwd: "/" }]))).toMatch(
-      /^rollout\.jsonl:1: a Codex record needs a `payload` object$/,
+      /^rollout\.jsonl:1: not a Codex session: the first line must be Codex's session_meta record, not a 'session' record$/,
+    );
+    expect(failure(toJsonl([meta, { timestamp: "2026-12-01T12:00:00.000Z", type: "event_msg" }]))).toMatch(
+      /^rollout\.jsonl:2: a Codex record needs a `payload` object$/,
     );
     expect(failure(toJsonl([{ type: "event_msg", payload: {} }]))).toMatch(
       /^rollout\.jsonl:1: not a Codex session: the first line must be Codex's session_meta record, not a 'event_msg' record$/,
@@ -152,5 +191,137 @@ describe("Codex import of other records", () => {
     );
     expect(failure(toJsonl([meta]))).toMatch(/^rollout\.jsonl: a Codex session without a single prompt/);
     expect(failure("")).toMatch(/^rollout\.jsonl: not a Codex session: the file is empty$/);
+  });
+});
+
+describe("Codex's own compactions as overlays", () => {
+  const [meta] = records();
+  let second = 0;
+  const at = () => `2026-12-01T12:00:${String(second++).padStart(2, "0")}.000Z`;
+  const item = (payload: Json, extra: Json = {}) => ({
+    timestamp: at(),
+    type: "response_item",
+    payload,
+    ...extra,
+  });
+  const prompt = (text: string) =>
+    item({ type: "message", role: "user", content: [{ type: "input_text", text }] });
+  const answer = (text: string) =>
+    item({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
+  const started = () => ({ timestamp: at(), type: "event_msg", payload: { type: "task_started" } });
+  const userMessage = (text: string) => ({
+    type: "message",
+    role: "user",
+    content: [{ type: "input_text", text }],
+  });
+  const compacted = (history: unknown[], extra: Json = {}) => ({
+    timestamp: at(),
+    type: "compacted",
+    payload: { message: "SUMMARY", replacement_history: history, window_id: "win-2", ...extra },
+  });
+  const SUMMARY = "Another language model started to solve this problem …\nSUMMARY: the notes say milk.";
+
+  it("covers the turns before a compaction at a turn's start, its summary what Codex's model saw", () => {
+    const text = toJsonl([
+      meta,
+      started(),
+      prompt("Read my notes"),
+      answer("The notes say milk."),
+      started(),
+      prompt("And the todo?"),
+      answer("Write the parser."),
+      started(),
+      item(
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "SUMMARY" }] },
+        {
+          metadata: { compaction_output: true },
+        },
+      ),
+      compacted([
+        {
+          type: "message",
+          role: "developer",
+          content: [{ type: "input_text", text: "<skills_instructions>" }],
+        },
+        userMessage("<environment_context>\n  <cwd>/home/user/project</cwd>"),
+        userMessage("Read my notes"),
+        userMessage("And the todo?"),
+        userMessage(SUMMARY),
+      ]),
+      prompt("Third question"),
+      answer("Third answer."),
+    ]);
+    const { conversation, summary, warnings } = load(text);
+    expect(warnings).toEqual([]);
+    expect(summary).toMatchObject({ turns: 3, compactions: 1, unknown: {} });
+    expect(summary.skipped["compaction output"]).toBe(1);
+    const compactions = conversation.events.filter((event) => event.type === "compaction");
+    expect(compactions).toEqual([
+      expect.objectContaining({
+        from_turn: 0,
+        to_turn: 1,
+        summary: {
+          summary: `Read my notes\n\nAnd the todo?\n\n${SUMMARY}`,
+          source: "supplied",
+          author: "assistant",
+        },
+        note: "Codex's own compaction",
+        origin: { agent: "codex", record: "win-2" },
+      }),
+    ]);
+    // The summarizer's own answer is not an answer of the conversation.
+    expect(JSON.stringify(conversation.events)).not.toContain('"message":"SUMMARY"');
+  });
+
+  it("keeps a turn it compacted in the middle of whole, and reads older rollouts' `message`", () => {
+    const text = toJsonl([
+      meta,
+      started(),
+      prompt("first"),
+      answer("one"),
+      started(),
+      prompt("second, with a long tool run"),
+      item({ type: "function_call", call_id: "c1", name: "exec_command", arguments: '{"cmd":"ls"}' }),
+      compacted([userMessage("first"), userMessage("second, with a long tool run"), userMessage(SUMMARY)]),
+      item({ type: "function_call_output", call_id: "c1", output: "a.txt" }),
+      answer("two"),
+      started(),
+      prompt("third"),
+      { timestamp: at(), type: "compacted", payload: { message: "An old-style summary." } },
+      answer("three"),
+    ]);
+    const { conversation } = load(text);
+    const compactions = conversation.events.filter((event) => event.type === "compaction");
+    expect(compactions).toMatchObject([
+      {
+        from_turn: 0,
+        to_turn: 0,
+        summary: { summary: `first\n\n${SUMMARY}` },
+        note: "Codex's own compaction (inside a turn, which is kept whole)",
+      },
+      { from_turn: 0, to_turn: 1, summary: { summary: "An old-style summary." } },
+    ]);
+    expect(groupTurns(conversation.events)).toHaveLength(3);
+  });
+
+  it("warns about an encrypted compaction it cannot read, keeping what it can", () => {
+    const text = toJsonl([
+      meta,
+      started(),
+      prompt("first"),
+      answer("one"),
+      started(),
+      compacted([userMessage("first"), { type: "compaction", encrypted_content: "opaque" }]),
+      prompt("second"),
+    ]);
+    const { conversation, warnings } = load(text);
+    expect(warnings).toEqual([
+      "rollout.jsonl:6: Codex's compaction holds an encrypted summary only OpenAI can read; it was left out",
+    ]);
+    expect(conversation.events.find((event) => event.type === "compaction")).toMatchObject({
+      from_turn: 0,
+      to_turn: 0,
+      summary: { summary: "first" },
+    });
   });
 });

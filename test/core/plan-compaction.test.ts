@@ -1,37 +1,65 @@
 /**
  * Planning a compaction run: jp's compact_tests.rs range and rule tests (reference §10.3), the
- * summary-extension tests of compaction_tests.rs (§10.1), and cxc's supplied-summary rule.
+ * summary-extension tests of compaction_tests.rs (§10.1), and cxc's supplied-summary rule. The
+ * range flags' precedence is decided in the CLI (src/cli/compaction/options.ts), which hands the
+ * planner rules with their final ranges: those tests go through it.
  */
 import { describe, expect, it } from "vitest";
-import type { RuleBound } from "../../src/core/position/bounds.js";
-import type { CliBound } from "../../src/core/position/cli-bounds.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
-import { type ConversationEvent, eventSchemas } from "../../src/core/conversation/events.js";
+import { applyRange, type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
+import { buildCompactionEvent, withoutDeferral } from "../../src/core/compaction/event.js";
+import { fitSummary, summarySpansOf } from "../../src/core/compaction/overlap.js";
 import {
-  buildCompactionEvent,
-  type CompactionOverrides,
   type CompactionPlan,
   type CompactionSegment,
-  checkSuppliedSummary,
-  extendSummaryRange,
-  findOverrideConflict,
   type PlanCompactionOptions,
   planCompaction,
-  withoutDeferral,
 } from "../../src/core/compaction/plan.js";
+import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import { HEAD, TURN_END } from "../../src/core/conversation/cycles.js";
+import { type ConversationEvent, eventSchemas } from "../../src/core/conversation/events.js";
+import type { Bound } from "../../src/core/position/bound.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { type CompactionRule, DEFAULT_COMPACTION_RULE } from "../../src/core/compaction/rules.js";
 import { createEventBuilder, type EventBuilder, eventsOfType, tickTime } from "../helpers/builders.js";
 
 const NOW = "2026-01-01T12:00:00Z";
-const turnsCount = (count: number): RuleBound => ({ kind: "turns", count });
+const keepFirst = (count: number): Bound => ({ kind: "count", unit: "turns", count, from: "start" });
+const keepLast = (count: number): Bound => ({ kind: "count", unit: "turns", count, from: "end" });
 
 function plan(
   events: readonly ConversationEvent[],
-  options: Partial<PlanCompactionOptions> = {},
+  options: Partial<PlanCompactionOptions> & { readonly flags?: CompactFlags } = {},
 ): CompactionPlan {
-  return planCompaction(events, { rules: [DEFAULT_COMPACTION_RULE], now: NOW, ...options });
+  const { flags, ...rest } = options;
+  const rules = rest.rules ?? [DEFAULT_COMPACTION_RULE];
+  return planCompaction(events, {
+    now: NOW,
+    ...rest,
+    rules: flags === undefined ? rules : applyRange(rules, parseRangeFlags(flags, NOW)),
+  });
 }
+
+/** The whole turns `from..to` as a span. */
+const wholeTurns = (from: number, to: number) => ({
+  from: { turn: from, cycle: HEAD },
+  to: { turn: to, cycle: TURN_END },
+});
+
+/** A derived summary of `from..to` grown over the summaries in force (overlap.ts). */
+function extendSummaryRange(events: readonly ConversationEvent[], from: number, to: number) {
+  const fit = fitSummary(wholeTurns(from, to), summarySpansOf(events), "grow");
+  if (fit.kind !== "fits") throw new Error(fit.message);
+  return { from: fit.span.from.turn, to: fit.span.to.turn };
+}
+
+/** The conflict a supplied summary of `from..to` meets, if any (overlap.ts). */
+function checkSuppliedSummary(events: readonly ConversationEvent[], from: number, to: number) {
+  const fit = fitSummary(wholeTurns(from, to), summarySpansOf(events), "refuse");
+  return fit.kind === "conflict" ? fit : undefined;
+}
+
+/** A rule whose summary text is given. */
+const supplied = { supplied: { text: "given", author: "user" } } as const;
 
 function ranges(result: CompactionPlan): [number, number][] {
   if (result.kind !== "planned") throw new Error(`expected a plan, got ${JSON.stringify(result)}`);
@@ -127,8 +155,9 @@ describe("checkSuppliedSummary", () => {
     const conflict = checkSuppliedSummary(events, 3, 7);
     expect(conflict?.message).toBe(
       "summary of turns 4..8 partially overlaps the existing summary of turns 1..5; " +
-        "a supplied summary must cover an existing summary entirely or leave it alone",
+        "a supplied summary must cover an existing summary entirely or leave it alone (covering it takes turns 1..8)",
     );
+    expect(conflict?.needed).toEqual(wholeTurns(0, 7));
     expect(conflict?.conflicts).toEqual([{ from: 0, to: 4, compactionId: expect.any(String) }]);
   });
 
@@ -138,14 +167,10 @@ describe("checkSuppliedSummary", () => {
 
   it("is used by the planner instead of widening a supplied summary", () => {
     const result = plan(events, {
-      rules: [{ summary: {}, keep_first: turnsCount(3), keep_last: turnsCount(4) }],
-      summarySource: "supplied",
+      rules: [{ ...supplied, keep_first: keepFirst(3), keep_last: keepLast(4) }],
     });
-    expect(result.kind).toBe("conflict");
-    const fine = plan(events, {
-      rules: [{ summary: {}, keep_first: turnsCount(5), keep_last: turnsCount(1) }],
-      summarySource: "supplied",
-    });
+    expect(result).toMatchObject({ kind: "conflict", ruleIndex: 0 });
+    const fine = plan(events, { rules: [{ ...supplied, keep_first: keepFirst(5), keep_last: keepLast(1) }] });
     expect(ranges(fine)).toEqual([[5, 10]]);
   });
 });
@@ -172,7 +197,7 @@ describe("planCompaction ranges", () => {
       ["omit", { policy: "omit" }],
     ] as const) {
       const result = plan(events, {
-        rules: [{ keep_first: turnsCount(0), keep_last: turnsCount(0), tool_calls: mode }],
+        rules: [{ keep_first: keepFirst(0), keep_last: keepLast(0), tool_calls: mode }],
       });
       expect(result.kind === "planned" && result.segments[0]).toMatchObject({
         from: 0,
@@ -186,7 +211,7 @@ describe("planCompaction ranges", () => {
     const events = createEventBuilder().turns(6);
     const rule: CompactionRule = {
       reasoning: "strip",
-      keep_last: { kind: "duration", milliseconds: 720 * 3_600_000 },
+      keep_last: { kind: "time", time: { beforeNow: 720 * 3_600_000 } },
     };
     expect(plan(events, { rules: [rule] }).kind).toBe("nothing-to-compact");
   });
@@ -194,18 +219,17 @@ describe("planCompaction ranges", () => {
   it("resolves last-compaction against the original stream for every rule (from_last_resolves_against_original_stream_for_every_rule)", () => {
     const events = createEventBuilder().turns(6);
     const rules: CompactionRule[] = [
-      { reasoning: "strip", keep_last: turnsCount(3) },
-      { tool_calls: "strip", keep_last: turnsCount(3) },
+      { reasoning: "strip", keep_last: keepLast(3) },
+      { tool_calls: "strip", keep_last: keepLast(3) },
     ];
-    const from: CliBound = { kind: "after-last-compaction" };
-    expect(ranges(plan(events, { rules, overrides: { from } }))).toEqual([
+    expect(ranges(plan(events, { rules, flags: { from: "last-compaction" } }))).toEqual([
       [0, 2],
       [0, 2],
     ]);
   });
 
   it("lets range flags narrow the rules without adding one (keep_last_only_does_not_inject_a_policyless_rule)", () => {
-    const result = plan(createEventBuilder().turns(10), { overrides: { keepLast: turnsCount(5) } });
+    const result = plan(createEventBuilder().turns(10), { flags: { keepLast: "5" } });
     expect(result.kind === "planned" && result.segments).toEqual([
       expect.objectContaining({ ruleIndex: 0, from: 1, to: 4, reasoning: "strip" }),
     ]);
@@ -214,79 +238,64 @@ describe("planCompaction ranges", () => {
   it("composes --keep-first with --first (keep_first_composes_with_first)", () => {
     const rules = [{ reasoning: "strip" } as CompactionRule];
     expect(
-      ranges(
-        plan(createEventBuilder().turns(20), { rules, overrides: { keepFirst: turnsCount(1), first: 16 } }),
-      ),
+      ranges(plan(createEventBuilder().turns(20), { rules, flags: { keepFirst: "1", first: "16" } })),
     ).toEqual([[1, 15]]);
   });
 
   it("composes --keep-last with --last (keep_last_composes_with_last)", () => {
     const rules = [{ reasoning: "strip" } as CompactionRule];
     expect(
-      ranges(
-        plan(createEventBuilder().turns(20), { rules, overrides: { keepLast: turnsCount(2), last: 16 } }),
-      ),
+      ranges(plan(createEventBuilder().turns(20), { rules, flags: { keepLast: "2", last: "16" } })),
     ).toEqual([[4, 17]]);
   });
 
   it("rejects --keep-first greater than --first (keep_first_greater_than_first_is_rejected)", () => {
     const events = createEventBuilder().turns(20);
-    expect(plan(events, { overrides: { keepFirst: turnsCount(17), first: 16 } })).toEqual({
-      kind: "invalid",
-      message: "--keep-first 17 is greater than --first 16: nothing would remain to compact",
-    });
-    expect(plan(events, { overrides: { keepFirst: turnsCount(16), first: 16 } }).kind).toBe(
-      "nothing-to-compact",
+    expect(() => plan(events, { flags: { keepFirst: "17", first: "16" } })).toThrow(
+      "--keep-first 17 is greater than --first 16: nothing would remain to compact",
     );
+    expect(plan(events, { flags: { keepFirst: "16", first: "16" } }).kind).toBe("nothing-to-compact");
   });
 
   it("rejects --keep-last greater than --last (keep_last_greater_than_last_is_rejected)", () => {
     const events = createEventBuilder().turns(20);
-    expect(plan(events, { overrides: { keepLast: turnsCount(3), last: 2 } })).toEqual({
-      kind: "invalid",
-      message: "--keep-last 3 is greater than --last 2: nothing would remain to compact",
-    });
-    expect(plan(events, { overrides: { keepLast: turnsCount(2), last: 2 } }).kind).toBe("nothing-to-compact");
+    expect(() => plan(events, { flags: { keepLast: "3", last: "2" } })).toThrow(
+      "--keep-last 3 is greater than --last 2: nothing would remain to compact",
+    );
+    expect(plan(events, { flags: { keepLast: "2", last: "2" } }).kind).toBe("nothing-to-compact");
   });
 
   it("rejects --turn past the end (turn_out_of_range_is_rejected)", () => {
     const events = createEventBuilder().turns(5);
     const message = "turn 100 out of range (conversation has 5 turns)";
-    expect(plan(events, { overrides: { turn: { from: 100, to: 100 } } })).toEqual({
-      kind: "invalid",
-      message,
-    });
-    expect(plan(events, { overrides: { turn: { to: 100 } } })).toEqual({ kind: "invalid", message });
-    expect(ranges(plan(events, { overrides: { turn: { from: 3, to: 3 } } }))).toEqual([[2, 2]]);
+    expect(plan(events, { flags: { turn: "100" } })).toEqual({ kind: "invalid", message, ruleIndex: 0 });
+    expect(plan(events, { flags: { turn: "..100" } })).toEqual({ kind: "invalid", message, ruleIndex: 0 });
+    expect(ranges(plan(events, { flags: { turn: "3" } }))).toEqual([[2, 2]]);
   });
 
   it("treats --first 0 and --last 0 as nothing to compact", () => {
     const events = createEventBuilder().turns(5);
-    expect(plan(events, { overrides: { first: 0 } }).kind).toBe("nothing-to-compact");
-    expect(plan(events, { overrides: { last: 0 } }).kind).toBe("nothing-to-compact");
+    expect(plan(events, { flags: { first: "0" } }).kind).toBe("nothing-to-compact");
+    expect(plan(events, { flags: { last: "0" } }).kind).toBe("nothing-to-compact");
   });
 
   it("refuses conflicting range flags", () => {
-    const conflicts: [CompactionOverrides, string][] = [
-      [
-        { keepFirst: turnsCount(1), from: { kind: "absolute", index: 0 } },
-        "--keep-first cannot be used with --from",
-      ],
-      [{ keepLast: turnsCount(1), first: 2 }, "--keep-last cannot be used with --first"],
-      [{ first: 1, last: 1 }, "--first cannot be used with --last"],
+    const conflicts: [CompactFlags, string][] = [
+      [{ keepFirst: "1", from: "1" }, "--keep-first cannot be used with --from"],
+      [{ keepLast: "1", first: "2" }, "--keep-last cannot be used with --first"],
+      [{ first: "1", last: "1" }, "--first cannot be used with --last"],
     ];
-    for (const [overrides, message] of conflicts) expect(findOverrideConflict(overrides)).toBe(message);
-    expect(
-      findOverrideConflict({ from: { kind: "absolute", index: 0 }, to: { kind: "absolute", index: 2 } }),
-    ).toBeUndefined();
+    for (const [flags, message] of conflicts) expect(() => parseRangeFlags(flags, NOW)).toThrow(message);
+    expect(parseRangeFlags({ from: "1", to: "3" }, NOW)).toEqual({
+      start: { kind: "turn", turn: 0 },
+      end: { kind: "turn", turn: 2 },
+    });
   });
 
   it("resolves --from and --to durations against turn start times", () => {
     const build = createEventBuilder();
     const events = build.turns(6); // turns start every 3 s from 00:00:00
-    const from: CliBound = { kind: "cutoff", time: tickTime(4) };
-    const to: CliBound = { kind: "cutoff", time: tickTime(13) };
-    expect(ranges(plan(events, { overrides: { from, to } }))).toEqual([[2, 4]]);
+    expect(ranges(plan(events, { flags: { from: tickTime(4), to: tickTime(13) } }))).toEqual([[2, 4]]);
   });
 
   it.each([
@@ -316,7 +325,7 @@ describe("planCompaction summaries", () => {
     const build = createEventBuilder();
     const events = streamWithSummaries(build, 10, [[0, 3]]);
     const result = plan(events, {
-      rules: [{ summary: {}, keep_first: turnsCount(2), keep_last: turnsCount(2) }],
+      rules: [{ summary: {}, keep_first: keepFirst(2), keep_last: keepLast(2) }],
     });
     expect(result.kind === "planned" && result.segments[0]).toMatchObject({
       from: 0,
@@ -328,8 +337,8 @@ describe("planCompaction summaries", () => {
   it("extends a later summary rule over one planned earlier in the same run", () => {
     const events = createEventBuilder().turns(10);
     const rules: CompactionRule[] = [
-      { summary: { context: "first" }, keep_first: turnsCount(0), keep_last: turnsCount(6) },
-      { summary: {}, keep_first: turnsCount(2), keep_last: turnsCount(2) },
+      { summary: { context: "first" }, keep_first: keepFirst(0), keep_last: keepLast(6) },
+      { summary: {}, keep_first: keepFirst(2), keep_last: keepLast(2) },
     ];
     expect(ranges(plan(events, { rules }))).toEqual([
       [0, 3],
@@ -343,7 +352,7 @@ describe("planCompaction summaries", () => {
     expect(
       ranges(
         plan(events, {
-          rules: [{ reasoning: "strip", keep_first: turnsCount(2), keep_last: turnsCount(2) }],
+          rules: [{ reasoning: "strip", keep_first: keepFirst(2), keep_last: keepLast(2) }],
         }),
       ),
     ).toEqual([[2, 7]]);
@@ -448,7 +457,7 @@ describe("buildCompactionEvent", () => {
     for (let index = 0; index < 6; index++)
       events.push(...build.turn(`q${index}`, { tools: [{ name: "read", arguments: { n: index } }] }));
     const result = plan(events, {
-      rules: [{ keep_first: turnsCount(1), keep_last: turnsCount(1), tool_calls: "strip-requests" }],
+      rules: [{ keep_first: keepFirst(1), keep_last: keepLast(1), tool_calls: "strip-requests" }],
     });
     if (result.kind !== "planned") throw new Error("expected a plan");
     expect(ranges(result)).toEqual([[1, 4]]);

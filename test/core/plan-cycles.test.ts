@@ -5,32 +5,25 @@
  * from its segments.
  */
 import { describe, expect, it } from "vitest";
+import { applyRange, type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
+import { buildCompactionEvent } from "../../src/core/compaction/event.js";
 import {
-  convertKeepFirst,
-  convertKeepLast,
-  describeStream,
-  formatRuleBound,
-  isCycleBound,
-  parseRuleBound,
-  type RuleBound,
-} from "../../src/core/position/bounds.js";
-import { parseFromBound, parseToBound } from "../../src/core/position/cli-bounds.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
-import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
-import {
-  buildCompactionEvent,
   type CompactionPlan,
   type CompactionSegment,
   type PlanCompactionOptions,
   planCompaction,
+  ruleRange,
 } from "../../src/core/compaction/plan.js";
-import { isCycleRule } from "../../src/core/compaction/plan-cycles.js";
-import { projectConversation } from "../../src/core/conversation/projection.js";
 import {
   type CompactionRule,
   DEFAULT_COMPACTION_RULE,
   readCompactionRules,
 } from "../../src/core/compaction/rules.js";
+import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { type Bound, isCycleBound, isPreciseRange, OPEN_START } from "../../src/core/position/bound.js";
+import { parseFlagBound, parseKeep } from "../../src/core/position/parse.js";
 import { createEventBuilder, type EventBuilder, eventsOfType } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 
@@ -45,14 +38,41 @@ function spec(text: string): CompactionRule {
 function plan(
   events: readonly ConversationEvent[],
   rules: CompactionRule[],
-  options: Partial<PlanCompactionOptions> = {},
+  options: Partial<PlanCompactionOptions> & {
+    readonly flags?: CompactFlags;
+    readonly supplied?: boolean;
+  } = {},
 ): CompactionPlan {
-  return planCompaction(events, { rules, now: NOW, ...options });
+  const { flags, supplied, ...rest } = options;
+  // A supplied summary: the rule's summary is given text, never widened.
+  const withText = supplied
+    ? rules.map(({ summary, ...rule }) =>
+        summary === undefined ? rule : { ...rule, supplied: { text: "given", author: "user" as const } },
+      )
+    : rules;
+  return planCompaction(events, {
+    now: NOW,
+    ...rest,
+    rules: flags === undefined ? withText : applyRange(withText, parseRangeFlags(flags, NOW)),
+  });
 }
+
+const calls = (count: number, from: "start" | "end" = "end"): Bound => ({
+  kind: "count",
+  unit: "calls",
+  count,
+  from,
+});
+const cycles = (count: number, from: "start" | "end" = "end"): Bound => ({
+  kind: "count",
+  unit: "cycles",
+  count,
+  from,
+});
 
 type Range = Pick<CompactionSegment, "from" | "to" | "fromCycle" | "toCycle">;
 
-function segmentsOf(result: CompactionPlan): CompactionSegment[] {
+function segmentsOf(result: CompactionPlan): readonly CompactionSegment[] {
   if (result.kind !== "planned") throw new Error(`expected a plan, got ${JSON.stringify(result)}`);
   return result.segments;
 }
@@ -92,53 +112,43 @@ function session(cycles: number, callsPerCycle = 1) {
 
 describe("cycle bound spellings", () => {
   it("parses counts of calls and cycles, and turn.cycle positions", () => {
-    const cases: [string, RuleBound][] = [
-      ["5 calls", { kind: "calls", count: 5 }],
-      ["5calls", { kind: "calls", count: 5 }],
-      ["1 call", { kind: "calls", count: 1 }],
-      ["3 cycles", { kind: "cycles", count: 3 }],
-      ["1cycle", { kind: "cycles", count: 1 }],
-      ["0 calls", { kind: "calls", count: 0 }],
-      ["@4.37", { kind: "absolute", turn: 4, cycle: 37 }],
-      ["@4", { kind: "absolute", turn: 4 }],
+    const cases: [string, "start" | "end", Bound][] = [
+      ["5 calls", "end", calls(5)],
+      ["5calls", "end", calls(5)],
+      ["1 call", "end", calls(1)],
+      ["3 cycles", "end", cycles(3)],
+      ["1cycle", "start", cycles(1, "start")],
+      ["0 calls", "start", calls(0, "start")],
+      ["@4.37", "end", { kind: "turn", turn: 3, cycle: 36 }],
+      ["@4", "start", { kind: "turn", turn: 3 }],
     ];
-    for (const [text, bound] of cases) {
-      expect(parseRuleBound(text)).toEqual({ ok: true, value: bound });
-      expect(parseRuleBound(String(formatRuleBound(bound)))).toEqual({ ok: true, value: bound });
-    }
-    expect(formatRuleBound({ kind: "calls", count: 5 })).toBe("5 calls");
-    expect(formatRuleBound({ kind: "absolute", turn: 4, cycle: 37 })).toBe("@4.37");
+    for (const [text, side, bound] of cases)
+      expect(parseKeep(text, side)).toEqual({ ok: true, value: bound });
   });
 
   it("refuses zero cycles in a position and unknown units", () => {
-    expect(parseRuleBound("@4.0")).toEqual({
+    expect(parseKeep("@4.0", "end")).toEqual({
       ok: false,
       message: "cycles are 1-based; `@4.0` is not a valid cycle",
     });
-    expect(parseRuleBound("@0.3")).toEqual({
+    expect(parseKeep("@0.3", "end")).toEqual({
       ok: false,
       message: "absolute turns are 1-based; `@0.3` is not a valid turn",
     });
-    expect(parseRuleBound("@4.x").ok).toBe(false);
-    expect(parseRuleBound("5 calories").ok).toBe(false);
+    expect(parseKeep("@4.x", "end").ok).toBe(false);
+    expect(parseKeep("5 calories", "end").ok).toBe(false);
   });
 
   it("reads them from config and tells cycle bounds from turn bounds", () => {
     const read = readCompactionRules([{ keep_last: "5 calls", tool_calls: "strip-responses" }]);
     expect(read).toEqual({
       ok: true,
-      value: [{ keep_last: { kind: "calls", count: 5 }, tool_calls: "strip-responses" }],
+      value: [{ keep_last: calls(5), tool_calls: "strip-responses" }],
     });
-    expect(isCycleBound({ kind: "calls", count: 5 })).toBe(true);
-    expect(isCycleBound({ kind: "absolute", turn: 2, cycle: 1 })).toBe(true);
-    expect(isCycleBound({ kind: "absolute", turn: 2 })).toBe(false);
-    expect(isCycleBound({ kind: "turns", count: 1 })).toBe(false);
-  });
-
-  it("select nothing at turn level (the cycle planner resolves them)", () => {
-    const facts = describeStream(session(2).events);
-    expect(convertKeepFirst({ kind: "cycles", count: 1 }, facts)).toEqual({ kind: "empty" });
-    expect(convertKeepLast({ kind: "calls", count: 1 }, facts, NOW)).toEqual({ kind: "empty" });
+    expect(isCycleBound(calls(5))).toBe(true);
+    expect(isCycleBound({ kind: "turn", turn: 1, cycle: 0 })).toBe(true);
+    expect(isCycleBound({ kind: "turn", turn: 1 })).toBe(false);
+    expect(isCycleBound({ kind: "count", unit: "turns", count: 1, from: "end" })).toBe(false);
   });
 
   it("spells masking in the -k DSL", () => {
@@ -148,21 +158,21 @@ describe("cycle bound spellings", () => {
         reasoning: false,
         summarize: false,
         toolCalls: "strip-responses",
-        range: { to: { kind: "calls", count: 5 } },
+        range: { start: OPEN_START, end: calls(5) },
       },
     });
     expect(spec("r+t=sres:..-5calls")).toEqual({
-      keep_first: { kind: "turns", count: 0 },
-      keep_last: { kind: "calls", count: 5 },
+      keep_first: OPEN_START,
+      keep_last: calls(5),
       reasoning: "strip",
       tool_calls: "strip-responses",
     });
-    expect(spec("s:..-3cycles").keep_last).toEqual({ kind: "cycles", count: 3 });
+    expect(spec("s:..-3cycles").keep_last).toEqual(cycles(3));
     expect(spec("s:2.5..4.37")).toMatchObject({
-      keep_first: { kind: "absolute", turn: 2, cycle: 5 },
-      keep_last: { kind: "absolute", turn: 4, cycle: 37 },
+      keep_first: { kind: "turn", turn: 1, cycle: 4 },
+      keep_last: { kind: "turn", turn: 3, cycle: 36 },
     });
-    expect(spec("r:3.2").keep_first).toEqual({ kind: "absolute", turn: 3, cycle: 2 });
+    expect(spec("r:3.2").keep_first).toEqual({ kind: "turn", turn: 2, cycle: 1 });
   });
 
   it("refuses a from-end count at the start of a range and zero positions", () => {
@@ -204,15 +214,16 @@ describe("planning observation masking", () => {
       ...agentTurn(build, "q0", [{ calls: 3 }]),
       ...agentTurn(build, "q1", [{ calls: 2 }, { calls: 2 }]),
     ];
-    const configRule: CompactionRule = {
-      keep_last: { kind: "calls", count: 2 },
-      tool_calls: "strip-responses",
-    };
+    const configRule: CompactionRule = { keep_last: calls(2), tool_calls: "strip-responses" };
     expect(rangesOf(plan(events, [configRule]))).toEqual([{ from: 0, to: 1, fromCycle: 0, toCycle: 0 }]);
     expect(rangesOf(plan(events, [spec("t=sres:-2calls")]))).toEqual([{ from: 0, to: 1, toCycle: 0 }]);
-    expect(rangesOf(plan(events, [{ ...configRule, keep_first: { kind: "turns", count: 1 } }]))).toEqual([
-      { from: 1, to: 1, toCycle: 0 },
-    ]);
+    expect(
+      rangesOf(
+        plan(events, [
+          { ...configRule, keep_first: { kind: "count", unit: "turns", count: 1, from: "start" } },
+        ]),
+      ),
+    ).toEqual([{ from: 1, to: 1, toCycle: 0 }]);
   });
 
   it("never covers the conversation's last cycle", () => {
@@ -236,12 +247,12 @@ describe("planning observation masking", () => {
     const { events } = session(6);
     expect(rangesOf(plan(events, [spec("r:..-3cycles")]))).toEqual([{ from: 0, to: 0, toCycle: 3 }]);
     const keepFirst: CompactionRule = {
-      keep_first: { kind: "calls", count: 2 },
-      keep_last: { kind: "cycles", count: 1 },
+      keep_first: calls(2, "start"),
+      keep_last: cycles(1),
       reasoning: "strip",
     };
     expect(rangesOf(plan(events, [keepFirst]))).toEqual([{ from: 0, to: 0, fromCycle: 2, toCycle: 5 }]);
-    const cyclesFirst: CompactionRule = { ...keepFirst, keep_first: { kind: "cycles", count: 4 } };
+    const cyclesFirst: CompactionRule = { ...keepFirst, keep_first: cycles(4, "start") };
     expect(rangesOf(plan(events, [cyclesFirst]))).toEqual([{ from: 0, to: 0, fromCycle: 4, toCycle: 5 }]);
   });
 
@@ -266,15 +277,11 @@ describe("planning observation masking", () => {
     const { events } = session(10);
     // The built-in rule keeps its first turn whole (its keep_first is set), so a single-turn
     // session needs `--keep-first 0` as well.
-    const keepLast = { kind: "calls", count: 5 } as const;
-    expect(plan(events, [DEFAULT_COMPACTION_RULE], { overrides: { keepLast } }).kind).toBe(
-      "nothing-to-compact",
-    );
-    const masked = plan(events, [DEFAULT_COMPACTION_RULE], {
-      overrides: { keepLast, keepFirst: { kind: "turns", count: 0 } },
-    });
+    const keepLast = "5 calls";
+    expect(plan(events, [DEFAULT_COMPACTION_RULE], { flags: { keepLast } }).kind).toBe("nothing-to-compact");
+    const masked = plan(events, [DEFAULT_COMPACTION_RULE], { flags: { keepLast, keepFirst: "0" } });
     expect(rangesOf(masked)).toEqual([{ from: 0, to: 0, toCycle: 4 }]);
-    expect(rangesOf(plan(events, [{ tool_calls: "strip" }], { overrides: { keepLast } }))).toEqual([
+    expect(rangesOf(plan(events, [{ tool_calls: "strip" }], { flags: { keepLast } }))).toEqual([
       { from: 0, to: 0, fromCycle: 0, toCycle: 4 },
     ]);
     expect(segmentsOf(masked)[0]).toMatchObject({
@@ -288,16 +295,15 @@ describe("planning observation masking", () => {
       ...agentTurn(build, "q2", [{ calls: 1 }]),
     ];
     const rule = spec("t=sres:-3calls");
-    expect(isCycleRule(rule)).toBe(true);
+    expect(isPreciseRange(ruleRange(rule))).toBe(true);
     // `--turn 2` sets both ends by turns: the rule's call count no longer decides anything.
-    expect(isCycleRule(rule, { from: { kind: "default" }, to: { kind: "default" } })).toBe(false);
-    expect(rangesOf(plan(twoTurns, [rule], { overrides: { turn: { from: 2, to: 2 } } }))).toEqual([
-      { from: 1, to: 1 },
-    ]);
+    const [byTurn] = applyRange([rule], parseRangeFlags({ turn: "2" }, NOW));
+    expect(isPreciseRange(ruleRange(byTurn!))).toBe(false);
+    expect(rangesOf(plan(twoTurns, [rule], { flags: { turn: "2" } }))).toEqual([{ from: 1, to: 1 }]);
     // `--from 2` sets only the start.
-    expect(rangesOf(plan(twoTurns, [rule], { overrides: { from: { kind: "absolute", index: 1 } } }))).toEqual(
-      [{ from: 1, to: 1, toCycle: 0 }],
-    );
+    expect(rangesOf(plan(twoTurns, [rule], { flags: { from: "2" } }))).toEqual([
+      { from: 1, to: 1, toCycle: 0 },
+    ]);
   });
 });
 
@@ -377,14 +383,16 @@ describe("planning summaries inside a turn", () => {
       ),
       cycleCompaction(build, { id: "old", from: 0, to: 0, fromCycle: 2, toCycle: 4, summary: "x" }),
     ];
-    expect(plan(events, [spec("s:1.4..1.6")], { summarySource: "supplied" })).toEqual({
+    expect(plan(events, [spec("s:1.4..1.6")], { supplied: true })).toEqual({
       kind: "conflict",
+      ruleIndex: 0,
       message:
         "summary of turn 1, cycles 4..6 partially overlaps the existing summary of turn 1, cycles 3..5; " +
-        "a supplied summary must cover an existing summary entirely or leave it alone",
+        "a supplied summary must cover an existing summary entirely or leave it alone (covering it takes turn 1, cycles 3..6)",
       conflicts: [{ from: 0, to: 0, compactionId: "old" }],
+      needed: { from: { turn: 0, cycle: 2 }, to: { turn: 0, cycle: 5 } },
     });
-    expect(rangesOf(plan(events, [spec("s:1.2..1.6")], { summarySource: "supplied" }))).toEqual([
+    expect(rangesOf(plan(events, [spec("s:1.2..1.6")], { supplied: true }))).toEqual([
       { from: 0, to: 0, fromCycle: 1, toCycle: 5 },
     ]);
   });
@@ -396,8 +404,9 @@ describe("planning summaries inside a turn", () => {
       ...agentTurn(build, "q1", [{ calls: 1 }, { calls: 1 }, { calls: 1 }]),
       ...agentTurn(build, "q2", [{ calls: 1 }]),
     ];
-    expect(plan(turns, [spec("s:..2.2")], { summarySource: "supplied" })).toEqual({
+    expect(plan(turns, [spec("s:..2.2")], { supplied: true })).toEqual({
       kind: "invalid",
+      ruleIndex: 0,
       message:
         "a summary of turns 1..2, turn 2 to cycle 2 would remove the user message of turn 2, which goes " +
         "on after it; end the range at a turn, or start it inside turn 2",
@@ -407,11 +416,11 @@ describe("planning summaries inside a turn", () => {
       { from: 0, to: 0 },
       { from: 1, to: 1, fromCycle: 0, toCycle: 1 },
     ]);
-    expect(rangesOf(plan(turns, [spec("s:2.1..2.2")], { summarySource: "supplied" }))).toEqual([
+    expect(rangesOf(plan(turns, [spec("s:2.1..2.2")], { supplied: true }))).toEqual([
       { from: 1, to: 1, fromCycle: 0, toCycle: 1 },
     ]);
     // From a cycle through a whole later turn: one range for one text (derived: two pieces).
-    expect(rangesOf(plan(turns, [spec("s:1.2..2")], { summarySource: "supplied" }))).toEqual([
+    expect(rangesOf(plan(turns, [spec("s:1.2..2")], { supplied: true }))).toEqual([
       { from: 0, to: 1, fromCycle: 1, toCycle: 3 },
     ]);
     expect(rangesOf(plan(turns, [spec("s:1.2..2")]))).toEqual([
@@ -428,27 +437,21 @@ describe("--from T.C and --to T.C", () => {
       ...agentTurn(build, "q0", [{ calls: 1 }, { calls: 1 }, { calls: 1 }, { calls: 1 }]),
       ...agentTurn(build, "q1", [{ calls: 1 }]),
     ];
-    const from = parseFromBound("1.2", NOW);
-    const to = parseToBound("1.4", NOW);
-    if (!from.ok || !to.ok) throw new Error("bounds");
-    expect(
-      rangesOf(plan(events, [spec("t=sres")], { overrides: { from: from.value, to: to.value } })),
-    ).toEqual([{ from: 0, to: 0, fromCycle: 1, toCycle: 3 }]);
-    expect(rangesOf(plan(events, [spec("s")], { overrides: { to: to.value } }))).toEqual([
+    expect(rangesOf(plan(events, [spec("t=sres")], { flags: { from: "1.2", to: "1.4" } }))).toEqual([
+      { from: 0, to: 0, fromCycle: 1, toCycle: 3 },
+    ]);
+    expect(rangesOf(plan(events, [spec("s")], { flags: { to: "1.4" } }))).toEqual([
       { from: 0, to: 0, fromCycle: 0, toCycle: 3 },
     ]);
     // As for turn bounds, --turn cannot be used with --to.
-    expect(plan(events, [spec("t=sres")], { overrides: { turn: { from: 2, to: 2 }, to: to.value } })).toEqual(
-      {
-        kind: "invalid",
-        message: "--turn cannot be used with --to",
-      },
+    expect(() => plan(events, [spec("t=sres")], { flags: { turn: "2", to: "1.4" } })).toThrow(
+      "--turn cannot be used with --to",
     );
-    expect(parseToBound("1.0", NOW)).toEqual({
+    expect(parseFlagBound("1.0", "end", NOW)).toEqual({
       ok: false,
       message: "cycles are 1-based; `1.0` is not a valid cycle",
     });
-    expect(parseFromBound("0.3", NOW)).toEqual({
+    expect(parseFlagBound("0.3", "start", NOW)).toEqual({
       ok: false,
       message: "turn numbers are 1-based; `0.3` is not a valid turn",
     });

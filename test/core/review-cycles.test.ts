@@ -5,13 +5,14 @@
  * and the cycle markers of the review's history.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/conversation/events.js";
-import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
+import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
+import { realizePlan } from "../../src/core/compaction/realize.js";
 import {
   buildReviewHistory,
   compactionMatchesProposal,
   type ProposalSource,
-  readRecordedRange,
+  proposalRecord,
+  type ReviewProposal,
   renderContinuePrompt,
   renderProposalResult,
   reviewCompactionPlan,
@@ -70,11 +71,7 @@ describe("validating cycles", () => {
   it("takes a summary from a cycle through a whole later turn as one range", () => {
     const validation = validOf({ from_turn: 1, to_turn: 2, from_cycle: 2, summary: "s" }, twoTurns());
     expect(validation.proposal).toMatchObject({ fromTurn: 1, toTurn: 2, fromCycle: 2, toCycle: 5 });
-    const event = buildCompactionEvent(reviewCompactionPlan(validation.proposal, "r1").segments[0]!, {
-      id: "c1",
-      ts: "2026-01-01T00:00:00Z",
-      source: "user",
-    });
+    const event = planEvent(validation.proposal, twoTurns());
     expect(event).toMatchObject({ from_turn: 0, to_turn: 1, cycles: { from: 1, to: 4 } });
   });
 
@@ -124,43 +121,24 @@ describe("validating cycles", () => {
 });
 
 describe("the recorded range and --continue", () => {
-  it("reads every range spelling back", () => {
-    expect(readRecordedRange("Proposed: compact turns 1-17 of 20 (summarize)\n…")).toEqual({
-      fromTurn: 1,
-      toTurn: 17,
-    });
-    expect(readRecordedRange("Proposed: compact turn 4, cycles 1..37 (summarize)")).toEqual({
-      fromTurn: 4,
-      toTurn: 4,
-      fromCycle: 1,
-      toCycle: 37,
-    });
-    expect(readRecordedRange("Proposed: compact turn 4, cycle 3 (strip tool calls)")).toEqual({
-      fromTurn: 4,
-      toTurn: 4,
-      fromCycle: 3,
-      toCycle: 3,
-    });
-    expect(
-      readRecordedRange(
-        "Proposed: compact turns 2..4, turn 2 from cycle 5, turn 4 to cycle 7 (strip reasoning)",
-      ),
-    ).toEqual({ fromTurn: 2, toTurn: 4, fromCycle: 5, toCycle: 7 });
-    expect(readRecordedRange("Proposed: compact turns 1..4, turn 4 to cycle 7 (omit tool calls)")).toEqual({
-      fromTurn: 1,
-      toTurn: 4,
-      toCycle: 7,
+  it("records the range, cycles included, as data for --continue", () => {
+    const { proposal } = validOf(
+      { from_turn: 2, to_turn: 2, from_cycle: 2, to_cycle: 3, summary: "s" },
+      twoTurns(),
+    );
+    expect(proposalRecord(proposal)).toEqual({
+      from_turn: 2,
+      to_turn: 2,
+      from_cycle: 2,
+      to_cycle: 3,
+      summary: "s",
     });
   });
 
   it("matches the event it wrote, cycles included, and tells what stays", () => {
     const events = twoTurns();
     const { proposal } = validOf({ from_turn: 2, to_turn: 2, to_cycle: 3, summary: "s" }, events);
-    const event = buildCompactionEvent(reviewCompactionPlan(proposal, "r1").segments[0]!, {
-      id: "c1",
-      ts: "2026-01-01T00:00:00Z",
-      source: "user",
-    });
+    const event = planEvent(proposal, events);
     expect(event).toMatchObject({
       from_turn: 1,
       to_turn: 1,
@@ -196,3 +174,11 @@ describe("the review's history", () => {
     ]);
   });
 });
+
+/** The one event an agreed proposal's plan realizes into. */
+function planEvent(proposal: ReviewProposal, events: readonly ConversationEvent[]): Compaction {
+  const plan = reviewCompactionPlan(proposal, "r1", events, "2026-01-01T00:00:00Z");
+  if (plan.kind !== "planned") throw new Error(plan.kind);
+  expect(plan.segments).toHaveLength(1);
+  return realizePlan(plan, [], { newEventId: () => "c1", now: () => "2026-01-01T00:00:00Z" })[0]!;
+}

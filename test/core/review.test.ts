@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
-import { buildCompactionEvent } from "../../src/core/compaction/plan.js";
+import { realizePlan } from "../../src/core/compaction/realize.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import {
   buildOpeningProposal,
@@ -16,7 +16,8 @@ import {
   findOpenReviews,
   type ProposalSource,
   planContinue,
-  readRecordedRange,
+  PROPOSAL_METADATA_KEY,
+  proposalRecord,
   renderContinuePrompt,
   renderProposalLine,
   renderProposalResult,
@@ -62,19 +63,17 @@ function proposalCall(
   return [request, build.toolResponse(request.call_id, result, options.isError ?? false)];
 }
 
-/** The event the pipeline builds from an agreed proposal's plan (src/query/apply-compaction.ts). */
+/** The event the pipeline builds from an agreed proposal's plan (src/query/compaction/apply.ts). */
 function reviewEvent(
   proposal: ReviewProposal,
+  sourceEvents: readonly ConversationEvent[],
   options: { readonly id: string; readonly ts: string; readonly reviewId: string },
 ): Compaction {
-  const plan = reviewCompactionPlan(proposal, options.reviewId);
+  const plan = reviewCompactionPlan(proposal, options.reviewId, sourceEvents, options.ts);
+  if (plan.kind !== "planned") throw new Error(plan.kind);
   expect(plan.segments).toHaveLength(1);
-  return buildCompactionEvent(plan.segments[0]!, {
-    id: options.id,
-    ts: options.ts,
-    source: plan.source,
-    ...(plan.note === undefined ? {} : { note: plan.note }),
-  });
+  const [event] = realizePlan(plan, [], { newEventId: () => options.id, now: () => options.ts });
+  return event!;
 }
 
 describe("one open review per source", () => {
@@ -256,22 +255,8 @@ describe("validateProposal: summary-overlap growth is applied at once", () => {
     const result = renderProposalResult(validation);
     expect(result.split("\n")[0]).toBe("Proposed: compact turns 3..10 of 12 (summarize)");
     expect(result).toContain("The range grew from 5..8 to 3..10");
-    expect(readRecordedRange(result)).toEqual({ fromTurn: 3, toTurn: 10 });
-  });
-
-  it("reads back the ranges older versions recorded (`turns 3-10`, `turn 3`) as well", () => {
-    expect(readRecordedRange("Proposed: compact turns 3-10 of 12 (summarize)")).toEqual({
-      fromTurn: 3,
-      toTurn: 10,
-    });
-    expect(readRecordedRange("Proposed: compact turn 3 of 3 (strip reasoning)")).toEqual({
-      fromTurn: 3,
-      toTurn: 3,
-    });
-    expect(readRecordedRange("Proposed: compact turns 3..3 of 3 (strip reasoning)")).toEqual({
-      fromTurn: 3,
-      toTurn: 3,
-    });
+    // The final range is recorded as data beside the text, never read back from it.
+    expect(proposalRecord(validation.proposal)).toEqual({ from_turn: 3, to_turn: 10, summary: "new" });
   });
 
   it("does not grow a range that covers or avoids existing summaries, nor a mechanical proposal", () => {
@@ -341,9 +326,25 @@ describe("findLatestProposal", () => {
       ),
       ...build.turn("chat after the proposal", { tools: [{ name: "other_tool" }] }),
     ];
+    // A result written before proposals were recorded as data: the call's own arguments.
     const latest = findLatestProposal(events);
     expect(latest?.arguments).toEqual({ from_turn: 1, to_turn: 2, summary: "second" });
-    expect(latest?.recordedRange).toEqual({ fromTurn: 1, toTurn: 2 });
+  });
+
+  it("reads the proposal a result recorded as data, not the call's arguments", () => {
+    const [request, response] = proposalCall(
+      { from_turn: 5, to_turn: 8, summary: "new" },
+      "Proposed: compact turns 3..10 of 12 (summarize)",
+    );
+    const recorded = {
+      ...response!,
+      metadata: { [PROPOSAL_METADATA_KEY]: { from_turn: 3, to_turn: 10, summary: "new" } },
+    } as ConversationEvent;
+    expect(findLatestProposal([...build.turns(12), request!, recorded])?.arguments).toEqual({
+      from_turn: 3,
+      to_turn: 10,
+      summary: "new",
+    });
   });
 
   it("finds nothing in a conversation without a successful call", () => {
@@ -440,7 +441,11 @@ describe("planContinue", () => {
     const sourceEvents = build.turns(5);
     const first = planContinue({ review, source: { archived: false, events: sourceEvents } });
     if (first.kind !== "apply") throw new Error(first.kind);
-    const applied = reviewEvent(first.proposal, { id: "c1", ts: build.now(), reviewId: "rev1" });
+    const applied = reviewEvent(first.proposal, sourceEvents, {
+      id: "c1",
+      ts: build.now(),
+      reviewId: "rev1",
+    });
     const rerun = planContinue({ review, source: { archived: false, events: [...sourceEvents, applied] } });
     expect(rerun.kind).toBe("already-applied");
   });
@@ -463,8 +468,9 @@ describe("planContinue", () => {
 
 describe("reviewCompactionPlan", () => {
   it("translates to 0-based turns only here, with the negotiated policies", () => {
-    const validation = validOf({ from_turn: 2, to_turn: 4, summary: "S" }, build.turns(6));
-    const event = reviewEvent(validation.proposal, {
+    const source = build.turns(6);
+    const validation = validOf({ from_turn: 2, to_turn: 4, summary: "S" }, source);
+    const event = reviewEvent(validation.proposal, source, {
       id: "c1",
       ts: "2026-01-01T00:00:00.000000Z",
       reviewId: "r1",
@@ -483,11 +489,12 @@ describe("reviewCompactionPlan", () => {
   });
 
   it("writes the mechanical policies in the event's shape", () => {
+    const source = build.turns(3);
     const validation = validOf(
       { from_turn: 1, to_turn: 2, reasoning: "strip", tool_calls: "strip-requests" },
-      build.turns(3),
+      source,
     );
-    const event = reviewEvent(validation.proposal, { id: "c1", ts: "t", reviewId: "r1" });
+    const event = reviewEvent(validation.proposal, source, { id: "c1", ts: "t", reviewId: "r1" });
     expect(event.reasoning).toBe("strip");
     expect(event.tool_calls).toEqual({ policy: "strip", request: true, response: false });
     expect(event.summary).toBeUndefined();

@@ -10,13 +10,13 @@ import {
   DEFAULT_COMPACTION_RULE,
   describeCompaction,
   describePolicies,
-  finalizeRule,
   overrideSummaryModel,
   parseToolCallsMode,
   readCompactionRules,
   TOOL_CALLS_MODE_CHOICES,
   toolCallsPolicyFor,
 } from "../../src/core/compaction/rules.js";
+import { ruleRange } from "../../src/core/compaction/plan.js";
 
 describe("tool call modes", () => {
   it("parses the canonical names (tool_calls_mode_parse)", () => {
@@ -65,8 +65,8 @@ describe("reading rules from config", () => {
       ok: true,
       value: [
         {
-          keep_first: { kind: "turns", count: 2 },
-          keep_last: { kind: "duration", milliseconds: 5 * 3_600_000 },
+          keep_first: { kind: "count", unit: "turns", count: 2, from: "start" },
+          keep_last: { kind: "time", time: { beforeNow: 5 * 3_600_000 } },
           reasoning: "strip",
           tool_calls: "strip-responses",
           summary: { instructions: "be brief", model: { id: "anthropic/haiku" } },
@@ -115,7 +115,7 @@ describe("reading rules from config", () => {
   it("reads @N as a 1-based position and rejects @0", () => {
     expect(readCompactionRules([{ keep_first: "@2" }])).toEqual({
       ok: true,
-      value: [{ keep_first: { kind: "absolute", turn: 2 } }],
+      value: [{ keep_first: { kind: "turn", turn: 1 } }],
     });
     expect(readCompactionRules([{ keep_first: "@0" }])).toEqual({
       ok: false,
@@ -128,23 +128,25 @@ describe("default and finalized rules", () => {
   it("uses the built-in default only when no rules are configured", () => {
     expect(configuredRules(undefined)).toEqual([DEFAULT_COMPACTION_RULE]);
     expect(DEFAULT_COMPACTION_RULE).toEqual({
-      keep_first: { kind: "turns", count: 1 },
-      keep_last: { kind: "turns", count: 1 },
+      keep_first: { kind: "count", unit: "turns", count: 1, from: "start" },
+      keep_last: { kind: "count", unit: "turns", count: 1, from: "end" },
       reasoning: "strip",
       tool_calls: "strip",
     });
     expect(configuredRules([{ reasoning: "strip" }])).toEqual([{ reasoning: "strip" }]);
   });
 
-  it("fills 1 and 1 into unset keeps", () => {
-    expect(finalizeRule({ reasoning: "strip" })).toEqual({
-      reasoning: "strip",
-      keep_first: { kind: "turns", count: 1 },
-      keep_last: { kind: "turns", count: 1 },
+  it("fills 1 and 1 into unset keeps, and the first message into a cycle rule's unset keep_first", () => {
+    expect(ruleRange({ reasoning: "strip" })).toEqual({
+      start: { kind: "count", unit: "turns", count: 1, from: "start" },
+      end: { kind: "count", unit: "turns", count: 1, from: "end" },
     });
-    expect(finalizeRule({ keep_last: { kind: "turns", count: 4 } }).keep_last).toEqual({
-      kind: "turns",
-      count: 4,
+    const fourTurns = { kind: "count", unit: "turns", count: 4, from: "end" } as const;
+    expect(ruleRange({ keep_last: fourTurns }).end).toEqual(fourTurns);
+    const fiveCalls = { kind: "count", unit: "calls", count: 5, from: "end" } as const;
+    expect(ruleRange({ keep_last: fiveCalls })).toEqual({
+      start: { kind: "turn", turn: 0, cycle: 0 },
+      end: fiveCalls,
     });
   });
 

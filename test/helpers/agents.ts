@@ -1,11 +1,12 @@
 /**
- * The real coding agents, Claude Code and pi, run offline against the loopback fake provider
- * (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
+ * The real coding agents, Claude Code, pi and Codex, run offline against the loopback fake
+ * provider (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
  * load-ts.mjs, and the interop end-to-end tests use the same functions, so both run the agents
  * the same way. It imports only node built-ins.
  *
- * The agents are pinned in `agents/package.json` and installed by `npm ci --prefix agents`
- * (`.ci/run` does it), not by the project's own `npm ci`: see docs/import-export.md.
+ * Claude Code and pi are pinned in `agents/package.json` (`npm ci --prefix agents`), Codex in
+ * `agents/codex/package.json` (`npm ci --prefix agents/codex`); `.ci/run` installs both, the
+ * project's own `npm ci` neither: see docs/import-export.md.
  *
  * Session files hold the machine's paths (the HOME, the working directory and the folder name
  * derived from it). Committed fixtures hold placeholders instead (`/home/user`,
@@ -29,8 +30,8 @@ export interface AgentPlace {
 export type AgentName = "claude" | "pi" | "codex";
 
 /**
- * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`, installed
- * only to regenerate its fixture), or undefined when not installed.
+ * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`), or
+ * undefined when not installed.
  */
 export function agentBinary(projectRoot: string, agent: AgentName): string | undefined {
   const folder = agent === "codex" ? join(projectRoot, "agents", "codex") : join(projectRoot, "agents");
@@ -38,7 +39,7 @@ export function agentBinary(projectRoot: string, agent: AgentName): string | und
   return existsSync(path) ? path : undefined;
 }
 
-/** The environment variables common to both agents: nothing of the caller's own settings. */
+/** The environment variables common to the agents: nothing of the caller's own settings. */
 function baseEnvironment(place: AgentPlace, tmp: string): Record<string, string> {
   mkdirSync(tmp, { recursive: true });
   return {
@@ -365,4 +366,34 @@ export function fillerText(word: string, lines: number): string {
     { length: lines },
     (_, index) => `${word} line ${index + 1}: the parser keeps a table of ${word} entries, row ${index * 7}.`,
   ).join("\n");
+}
+
+/** `~/.codex/sessions`: where Codex keeps its rollouts (in dated folders). */
+export function codexSessionDirectory(place: AgentPlace): string {
+  return join(place.home, ".codex", "sessions");
+}
+
+/** The text a Responses request's input items carry, one string per text leaf, for comparing. */
+export function inputTexts(input: unknown): string[] {
+  const texts: string[] = [];
+  for (const item of Array.isArray(input) ? input : []) {
+    if (item === null || typeof item !== "object") continue;
+    const record = item as Record<string, unknown>;
+    if (record.type === "function_call") texts.push(String(record.arguments ?? ""));
+    else if (record.type === "custom_tool_call") texts.push(String(record.input ?? ""));
+    else if (record.type === "function_call_output" || record.type === "custom_tool_call_output") {
+      texts.push(typeof record.output === "string" ? record.output : JSON.stringify(record.output));
+    } else {
+      const parts = [
+        ...(Array.isArray(record.content) ? record.content : []),
+        ...(Array.isArray(record.summary) ? record.summary : []),
+      ];
+      if (typeof record.content === "string") texts.push(record.content);
+      for (const part of parts) {
+        const text = (part as { text?: unknown } | null)?.text;
+        if (typeof text === "string") texts.push(text);
+      }
+    }
+  }
+  return texts;
 }

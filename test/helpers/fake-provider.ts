@@ -1,9 +1,9 @@
 /**
  * A loopback fake LLM provider for tests: a node:http server on 127.0.0.1 (port 0) that speaks
  * the Anthropic Messages API (`POST /v1/messages`), OpenAI Chat Completions
- * (`POST /v1/chat/completions`) and, streaming only, the OpenAI Responses API
- * (`POST /v1/responses`, which Codex speaks) on the wire, streaming SSE exactly as those services do (and
- * plain JSON when `stream` is false), from a queue of scripted replies shared by both endpoints.
+ * (`POST /v1/chat/completions`) and the OpenAI Responses API (`POST /v1/responses`, which cxc's
+ * `openai/*` models and Codex speak) on the wire, streaming SSE exactly as those services do (and
+ * plain JSON when `stream` is false), from a queue of scripted replies shared by the endpoints.
  * Every request's body and headers are recorded.
  *
  * Real agents (Claude Code, pi) send requests of their own besides the turns a test scripts
@@ -23,6 +23,8 @@ export interface FakeUsage {
   outputTokens?: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Output tokens spent on reasoning (the Responses API reports them). */
+  reasoningTokens?: number;
 }
 
 /** One content block of a scripted reply. */
@@ -75,8 +77,13 @@ export interface FakeErrorReply {
   retryAfterSeconds?: number;
   /** OpenAI's `error.code`, e.g. `context_length_exceeded`. */
   code?: string;
-  /** Anthropic only: start a 200 stream, then send an `error` event. */
+  /**
+   * Start a 200 stream, then fail: Anthropic sends an `error` event; the Responses API
+   * `response.failed` (or an `error` event with `event: "error"`). Chat Completions has none.
+   */
   midStream?: boolean;
+  /** Responses only, with `midStream`: fail with an `error` event instead of `response.failed`. */
+  event?: "failed" | "error";
 }
 
 /**
@@ -292,7 +299,7 @@ async function handleRequest(
   const streaming =
     typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
   const model = String((body as { model?: unknown } | undefined)?.model ?? "fake-model");
-  if (reply.kind === "error" && !(reply.midStream && streaming && protocol === "anthropic")) {
+  if (reply.kind === "error" && !(reply.midStream && streaming && protocol !== "openai")) {
     sendError(response, protocol, reply);
     return;
   }
@@ -305,9 +312,13 @@ async function handleRequest(
         : `chatcmpl-fake-${state.served}`;
   const messageId = (reply.kind === "error" ? undefined : reply.messageId) ?? defaultId;
   if (protocol === "responses") {
-    // Errors were answered above; only a message reaches here.
-    const message = reply as FakeMessageReply;
-    await streamFrames(response, responsesFrames(message, model, messageId), message);
+    if (reply.kind === "error") {
+      await streamFrames(response, responsesFailureFrames(reply, model, messageId), {});
+    } else if (streaming) {
+      await streamFrames(response, responsesFrames(reply, model, messageId), reply);
+    } else {
+      sendJson(response, 200, responsesJson(reply, model, messageId));
+    }
     return;
   }
   if (!streaming) {
@@ -644,93 +655,190 @@ function openaiJson(reply: FakeMessageReply, model: string, messageId: string): 
   };
 }
 
-/**
- * The Responses API's stream: `response.created`, then per output item `output_item.added`, its
- * deltas and `output_item.done` (a `message` with `output_text`, a `reasoning` item with a summary,
- * a `function_call` with `call_id` and the arguments as a JSON string), then `response.completed`.
- */
-function responsesFrames(reply: FakeMessageReply, model: string, responseId: string): Frame[] {
-  const frame = (type: string, data: Record<string, unknown>): Frame => ({
-    event: type,
-    data: JSON.stringify({ type, ...data }),
-  });
-  const output: Record<string, unknown>[] = [];
-  const frames: Frame[] = [
-    frame("response.created", {
-      response: { id: responseId, object: "response", model, status: "in_progress", output: [] },
-    }),
-  ];
-  reply.blocks.forEach((block, index) => {
-    const itemId = `${responseId}_item_${index}`;
-    let item: Record<string, unknown>;
+/** The Responses API's usage object: cached tokens counted inside `input_tokens`. */
+function responsesUsage(usage: FakeUsage = {}): Record<string, unknown> {
+  const cached = usage.cacheReadTokens ?? 0;
+  const input = (usage.inputTokens ?? 10) + cached;
+  const output = usage.outputTokens ?? 5;
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: input + output,
+  };
+}
+
+/** The output items of a reply, completed, as `response.completed` lists them. */
+function responsesItems(reply: FakeMessageReply, responseId: string): Record<string, unknown>[] {
+  return reply.blocks.map((block, index) => {
+    const id = `${responseId}_item_${index}`;
     if (block.type === "text") {
-      item = {
-        id: itemId,
-        type: "message",
-        role: "assistant",
-        status: "completed",
-        content: [{ type: "output_text", text: block.text, annotations: [] }],
-      };
-      frames.push(
-        frame("response.output_item.added", {
-          output_index: index,
-          item: { ...item, status: "in_progress", content: [] },
-        }),
-      );
-      for (const delta of splitText(block.text)) {
-        frames.push(
-          frame("response.output_text.delta", {
-            item_id: itemId,
-            output_index: index,
-            content_index: 0,
-            delta,
-          }),
-        );
-      }
-    } else if (block.type === "thinking") {
-      item = {
-        id: itemId,
+      const content =
+        stopOf(reply) === "refusal"
+          ? { type: "refusal", refusal: block.text }
+          : { type: "output_text", text: block.text, annotations: [], logprobs: [] };
+      return { id, type: "message", role: "assistant", status: "completed", content: [content] };
+    }
+    if (block.type === "thinking") {
+      return {
+        id,
         type: "reasoning",
-        summary: [{ type: "summary_text", text: block.text }],
+        summary: block.text === "" ? [] : [{ type: "summary_text", text: block.text }],
         encrypted_content: block.signature,
       };
-      frames.push(
-        frame("response.output_item.added", { output_index: index, item: { ...item, summary: [] } }),
-      );
-    } else {
-      item = {
-        id: itemId,
-        type: "function_call",
-        status: "completed",
-        call_id: block.id,
-        name: block.name,
-        arguments: JSON.stringify(block.arguments),
-      };
-      frames.push(
-        frame("response.output_item.added", { output_index: index, item: { ...item, arguments: "" } }),
-      );
     }
-    frames.push(frame("response.output_item.done", { output_index: index, item }));
-    output.push(item);
+    return {
+      id,
+      type: "function_call",
+      status: "completed",
+      call_id: block.id,
+      name: block.name,
+      arguments: argumentsText(block),
+    };
   });
-  const usage = reply.usage ?? {};
-  frames.push(
-    frame("response.completed", {
-      response: {
-        id: responseId,
-        object: "response",
-        model,
-        status: "completed",
-        output,
-        usage: {
-          input_tokens: usage.inputTokens ?? 10,
-          output_tokens: usage.outputTokens ?? 5,
-          total_tokens: (usage.inputTokens ?? 10) + (usage.outputTokens ?? 5),
-          input_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0 },
-          output_tokens_details: { reasoning_tokens: 0 },
-        },
-      },
-    }),
-  );
+}
+
+/** The response object itself, as `response.created` (in progress) and the terminal events carry it. */
+function responsesObject(
+  reply: FakeMessageReply | undefined,
+  model: string,
+  responseId: string,
+  status: string,
+): Record<string, unknown> {
+  const finished = status !== "in_progress" && reply !== undefined;
+  return {
+    id: responseId,
+    object: "response",
+    created_at: 0,
+    model,
+    status,
+    output: finished ? responsesItems(reply, responseId) : [],
+    incomplete_details: status === "incomplete" ? { reason: "max_output_tokens" } : null,
+    error: null,
+    usage: finished ? responsesUsage(reply.usage) : null,
+  };
+}
+
+/**
+ * The Responses API's stream as OpenAI sends it, each event with its `sequence_number`:
+ * `response.created`, `response.in_progress`, then per output item `output_item.added`, its parts
+ * and deltas (`output_text.delta`, `refusal.delta`, `reasoning_summary_part.added` and
+ * `reasoning_summary_text.delta`, `function_call_arguments.delta`) and `output_item.done`; then
+ * `response.completed` with the usage, or `response.incomplete` for `stop: "max-tokens"`.
+ */
+function responsesFrames(reply: FakeMessageReply, model: string, responseId: string): Frame[] {
+  let sequence = 0;
+  const frames: Frame[] = [];
+  const emit = (type: string, data: Record<string, unknown>) => {
+    frames.push({ event: type, data: JSON.stringify({ type, sequence_number: sequence++, ...data }) });
+  };
+  emit("response.created", { response: responsesObject(reply, model, responseId, "in_progress") });
+  emit("response.in_progress", { response: responsesObject(reply, model, responseId, "in_progress") });
+  const items = responsesItems(reply, responseId);
+  reply.blocks.forEach((block, output_index) => {
+    const item = items[output_index]!;
+    const item_id = item.id;
+    if (block.type === "text") {
+      const refusal = stopOf(reply) === "refusal";
+      const part = refusal
+        ? { type: "refusal", refusal: "" }
+        : { type: "output_text", text: "", annotations: [] };
+      emit("response.output_item.added", {
+        output_index,
+        item: { ...item, status: "in_progress", content: [] },
+      });
+      emit("response.content_part.added", { item_id, output_index, content_index: 0, part });
+      for (const delta of splitText(block.text)) {
+        emit(refusal ? "response.refusal.delta" : "response.output_text.delta", {
+          item_id,
+          output_index,
+          content_index: 0,
+          delta,
+          ...(refusal ? {} : { logprobs: [] }),
+        });
+      }
+      emit(refusal ? "response.refusal.done" : "response.output_text.done", {
+        item_id,
+        output_index,
+        content_index: 0,
+        ...(refusal ? { refusal: block.text } : { text: block.text, logprobs: [] }),
+      });
+      emit("response.content_part.done", {
+        item_id,
+        output_index,
+        content_index: 0,
+        part: (item.content as unknown[])[0],
+      });
+    } else if (block.type === "thinking") {
+      emit("response.output_item.added", { output_index, item: { ...item, summary: [] } });
+      if (block.text !== "") {
+        const part = { type: "summary_text", text: "" };
+        emit("response.reasoning_summary_part.added", { item_id, output_index, summary_index: 0, part });
+        for (const delta of splitText(block.text)) {
+          emit("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta });
+        }
+        emit("response.reasoning_summary_text.done", {
+          item_id,
+          output_index,
+          summary_index: 0,
+          text: block.text,
+        });
+        emit("response.reasoning_summary_part.done", {
+          item_id,
+          output_index,
+          summary_index: 0,
+          part: { type: "summary_text", text: block.text },
+        });
+      }
+    } else {
+      emit("response.output_item.added", {
+        output_index,
+        item: { ...item, status: "in_progress", arguments: "" },
+      });
+      for (const delta of splitInTwo(argumentsText(block))) {
+        emit("response.function_call_arguments.delta", { item_id, output_index, delta });
+      }
+      emit("response.function_call_arguments.done", {
+        item_id,
+        output_index,
+        arguments: argumentsText(block),
+      });
+    }
+    emit("response.output_item.done", { output_index, item });
+  });
+  const incomplete = stopOf(reply) === "max-tokens";
+  emit(incomplete ? "response.incomplete" : "response.completed", {
+    response: responsesObject(reply, model, responseId, incomplete ? "incomplete" : "completed"),
+  });
   return frames;
+}
+
+/**
+ * A failure after the stream started: `response.created`, then `response.failed` carrying the
+ * error's code and message (or, with `event: "error"`, an `error` event).
+ */
+function responsesFailureFrames(reply: FakeErrorReply, model: string, responseId: string): Frame[] {
+  const frame = (type: string, sequence: number, data: Record<string, unknown>): Frame => ({
+    event: type,
+    data: JSON.stringify({ type, sequence_number: sequence, ...data }),
+  });
+  const created = frame("response.created", 0, {
+    response: responsesObject(undefined, model, responseId, "in_progress"),
+  });
+  const message = reply.message ?? `fake ${reply.status} error`;
+  const code = reply.code ?? reply.errorType ?? "server_error";
+  if (reply.event === "error") return [created, frame("error", 1, { code, message, param: null })];
+  return [
+    created,
+    frame("response.failed", 1, {
+      response: { ...responsesObject(undefined, model, responseId, "failed"), error: { code, message } },
+    }),
+  ];
+}
+
+/** The whole response as JSON, for `stream: false`. */
+function responsesJson(reply: FakeMessageReply, model: string, responseId: string): unknown {
+  const incomplete = stopOf(reply) === "max-tokens";
+  return responsesObject(reply, model, responseId, incomplete ? "incomplete" : "completed");
 }

@@ -1,8 +1,12 @@
-/** Error classification: each HTTP failure, through both real SDKs, and thrown values directly. */
+/**
+ * Error classification: each HTTP failure, through the real SDKs (Anthropic, Chat Completions and
+ * Responses), and thrown values directly.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/llm/anthropic.js";
 import { classifyLlmError } from "../../src/llm/errors.js";
 import { createOpenAIClient } from "../../src/llm/openai.js";
+import { createResponsesClient } from "../../src/llm/responses.js";
 import type { LlmClient, LlmError } from "../../src/llm/types.js";
 import {
   contextOverflowReply,
@@ -26,6 +30,12 @@ beforeAll(async () => {
     baseURL: provider.anthropicBaseURL,
   });
   clients.openai = createOpenAIClient({
+    modelId: "openai/m",
+    model: "m",
+    apiKey: "k",
+    baseURL: provider.openaiBaseURL,
+  });
+  clients.responses = createResponsesClient({
     modelId: "openai/m",
     model: "m",
     apiKey: "k",
@@ -63,7 +73,7 @@ const CASES: [string, FakeErrorReply, Partial<LlmError>][] = [
 ];
 
 describe("error classification through the SDKs", () => {
-  for (const protocol of ["anthropic", "openai"]) {
+  for (const protocol of ["anthropic", "openai", "responses"]) {
     for (const [name, reply, expected] of CASES) {
       it(`${protocol}: ${name}`, async () => {
         provider.enqueue(reply);
@@ -129,7 +139,7 @@ describe("classifyLlmError", () => {
     expect(classifyLlmError("weird")).toMatchObject({ kind: "other", retryable: false });
   });
 
-  for (const protocol of ["anthropic", "openai"]) {
+  for (const protocol of ["anthropic", "openai", "responses"]) {
     it(`${protocol}: makes a hostile error body one line without control sequences`, async () => {
       const message = "nope \u001b]0;TITLE\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\nnext \u009b2J";
       provider.enqueue(errorReply(400, { message }));

@@ -115,6 +115,33 @@ describe("clients from the registry", () => {
     expect(provider.requests[1]!.headers.authorization).toBe("Bearer secret-o");
   });
 
+  it("speaks Responses to OpenAI and Chat Completions to compatible servers, unless `api` says otherwise", async () => {
+    provider.requests.length = 0;
+    const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: provider.openaiBaseURL };
+    const lab = { type: "openai-compatible", base_url: provider.openaiBaseURL };
+    const cases: [string, unknown, string][] = [
+      ["openai/gpt-5-codex", {}, "/v1/responses"],
+      ["openai/gpt-4.1", { providers: { openai: { api: "chat" } } }, "/v1/chat/completions"],
+      ["lab/llama", { providers: { lab } }, "/v1/chat/completions"],
+      ["lab/gpt-oss", { providers: { lab: { ...lab, api: "responses" } } }, "/v1/responses"],
+    ];
+    for (const [id, config] of cases) {
+      provider.enqueue(textReply("ok"));
+      const client = createLlmClient(id, { config, env, retry: false });
+      expect(textOf(await collectEvents(client.stream(userRequest("hi"))))).toBe("ok");
+    }
+    expect(provider.requests.map((request) => request.path)).toEqual(cases.map(([, , path]) => path));
+    // Reasoning parameters go to reasoning models only (gpt-4.1 would refuse them), or as configured.
+    expect(provider.requests[0]!.body).toMatchObject({ reasoning: { summary: "auto" } });
+    expect(provider.requests[3]!.body).toMatchObject({ model: "gpt-oss", store: false });
+    expect(provider.requests[3]!.body).not.toHaveProperty("reasoning");
+    const configured = readLlmConfig({ providers: { lab: { ...lab, models: { m: { reasoning: true } } } } });
+    expect(resolveModel("lab/m", configured, {}).reasoning).toBe(true);
+    expect(codeOf(() => readLlmConfig({ providers: { openai: { api: "completions" } } }))).toBe(
+      "invalid-config",
+    );
+  });
+
   it("probes an OpenAI-compatible model list, and fails fast on nothing", async () => {
     const fake = await startFakeProvider();
     expect(await probeOllama(fake.openaiBaseURL)).toBeUndefined();

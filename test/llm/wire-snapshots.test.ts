@@ -1,8 +1,9 @@
 /**
  * Wire-request snapshots per compaction policy (jp's compaction request tests): a four-turn
  * conversation (signed reasoning turn, tool turn, plain turn, pending request) is projected with
- * the real projection, built into a neutral request and rendered by each provider's pure request
- * builder. The snapshots under fixtures/requests/<provider>/ are the exact JSON bodies sent.
+ * the real projection, built into a neutral request and rendered by each wire API's pure request
+ * builder (Anthropic Messages, Chat Completions as `openai`, Responses as `responses`). The
+ * snapshots under fixtures/requests/<wire>/ are the exact JSON bodies sent.
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
@@ -10,6 +11,7 @@ import { projectConversation } from "../../src/core/conversation/projection.js";
 import { buildLlmRequest, type RequestOptions } from "../../src/core/conversation/request.js";
 import { toAnthropicRequest } from "../../src/llm/anthropic.js";
 import { toOpenAIRequest } from "../../src/llm/openai.js";
+import { toResponsesRequest } from "../../src/llm/responses.js";
 import { type CompactionSpec, createEventBuilder, type EventBuilder } from "../helpers/builders.js";
 
 function baseConversation(build: EventBuilder): ConversationEvent[] {
@@ -85,6 +87,12 @@ describe("wire requests per compaction policy", () => {
     it(`openai: ${policy}`, async () => {
       const body = toOpenAIRequest(requestFor(policy), "gpt-5");
       await expect(asFileContent(body)).toMatchFileSnapshot(`../../fixtures/requests/openai/${policy}.json`);
+    });
+    it(`responses: ${policy}`, async () => {
+      const body = toResponsesRequest(requestFor(policy), "gpt-5", { modelId: "openai/gpt-5" });
+      await expect(asFileContent(body)).toMatchFileSnapshot(
+        `../../fixtures/requests/responses/${policy}.json`,
+      );
     });
   }
 

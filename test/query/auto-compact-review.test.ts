@@ -21,7 +21,7 @@ function options(refusal: (() => string | undefined) | undefined, printed: strin
       newEventId: () => `01AUTOTEST${String(++counter).padStart(16, "0")}`,
     },
     print: (text: string) => printed.push(text),
-    measureTokens: () => 1_000,
+    countTokens: (text: string) => Math.ceil(text.length / 4),
     reportFailure: () => {},
     summaries: { config: {}, env: {}, report: { info: () => {}, warn: () => {} } },
     ...(refusal === undefined ? {} : { refusal }),

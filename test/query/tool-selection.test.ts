@@ -1,6 +1,7 @@
 /**
  * Tool selection: enable states, -t/-T in order, -u, run modes, and configuration errors.
  */
+import { jsonSchemaArguments } from "../../src/tools/arguments.js";
 import { describe, expect, it } from "vitest";
 import type { ConfigTable } from "../../src/core/config.js";
 import { selectTools, toolChoiceForCycle, toolDefinitions } from "../../src/query/tool-selection.js";
@@ -10,7 +11,7 @@ import type { Tool } from "../../src/tools/tool.js";
 const builtin: Tool = {
   name: "compact",
   description: "compacts",
-  parameters: { type: "object" },
+  arguments: jsonSchemaArguments({ type: "object" }),
   source: "builtin",
   defaults: { enable: "explicit", run: "ask" },
   run: async () => ({ content: "", isError: false }),

@@ -3,16 +3,17 @@
  * store, recording every append: what is stored, in which appends, in which order, and what each
  * request carried.
  */
+import { jsonSchemaArguments } from "../../src/tools/arguments.js";
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import type { LlmRequest } from "../../src/core/conversation/request.js";
 import type { LlmClient, LlmStreamEvent } from "../../src/llm/types.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { selectTools } from "../../src/query/tool-selection.js";
-import { answerOrphanedCalls, runTurn, type TurnDisplay } from "../../src/query/turn-loop.js";
+import { answerOrphanedCalls, type TurnDisplay } from "../../src/query/turn-loop.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { Tool } from "../../src/tools/tool.js";
-import { type RecordingStore, recordingStore } from "../helpers/memory-store.js";
+import { type RecordingStore, recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 
 const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
 const end = (finishReason: "stop" | "tool-calls" = "stop"): LlmStreamEvent => ({
@@ -65,7 +66,7 @@ function clock() {
 const noteTool: Tool = {
   name: "note",
   description: "records a note",
-  parameters: { type: "object" },
+  arguments: jsonSchemaArguments({ type: "object" }),
   source: "builtin",
   defaults: { enable: true, run: "unattended" },
   run: async (argumentsObject, context) => ({
@@ -78,7 +79,6 @@ const noteTool: Tool = {
 function options(client: LlmClient, store: RecordingStore, events: ConversationEvent[] = []) {
   return {
     store,
-    conversationId: CONVERSATION,
     events,
     message: "hello",
     client,
@@ -103,7 +103,7 @@ describe("runTurn", () => {
       [{ type: "text-delta", text: "Done." }, end()],
     ]);
     const store = await memoryStore();
-    const result = await runTurn(options(client, store));
+    const result = await runHeldTurn(store, CONVERSATION, options(client, store));
     expect(result).toMatchObject({ cycles: 2, stoppedAtCycleCap: false });
     expect(store.appends.map((append) => append.map((event) => event.type))).toEqual([
       ["turn_start", "chat_request"],
@@ -132,7 +132,7 @@ describe("runTurn", () => {
       [{ type: "text-delta", text: "ok" }, end()],
     ]);
     const store = await memoryStore();
-    await runTurn(options(client, store));
+    await runHeldTurn(store, CONVERSATION, options(client, store));
     const response = store.appends.flat().find((event) => event.type === "tool_call_response");
     expect(response).toMatchObject({ is_error: true, content: expect.stringContaining("not available") });
   });
@@ -145,7 +145,9 @@ describe("runTurn", () => {
       ],
     ]);
     const store = await memoryStore();
-    await expect(runTurn(options(client, store))).rejects.toMatchObject({ code: "provider-overloaded" });
+    await expect(runHeldTurn(store, CONVERSATION, options(client, store))).rejects.toMatchObject({
+      code: "provider-overloaded",
+    });
     expect(store.appends.at(-1)).toEqual([
       expect.objectContaining({ type: "chat_response", message: "part", interrupted: true }),
     ]);
@@ -160,7 +162,9 @@ describe("runTurn", () => {
       },
     };
     const store = await memoryStore();
-    await expect(runTurn(options(client, store))).rejects.toMatchObject({ code: "provider-error" });
+    await expect(runHeldTurn(store, CONVERSATION, options(client, store))).rejects.toMatchObject({
+      code: "provider-error",
+    });
     expect(store.appends.at(-1)).toEqual([
       expect.objectContaining({ type: "chat_response", message: "half", interrupted: true }),
     ]);
@@ -169,7 +173,10 @@ describe("runTurn", () => {
   it("records a model change as a config_delta before the turn", async () => {
     const client = scriptedClient([[{ type: "text-delta", text: "hi" }, end()]]);
     const store = await memoryStore();
-    await runTurn({ ...options(client, store), configDelta: { assistant: { model: { id: "x/y" } } } });
+    await runHeldTurn(store, CONVERSATION, {
+      ...options(client, store),
+      configDelta: { assistant: { model: { id: "x/y" } } },
+    });
     expect(store.appends[0]!.map((event) => event.type)).toEqual([
       "config_delta",
       "turn_start",
@@ -184,7 +191,9 @@ describe("runTurn when interrupted before it starts", () => {
     controller.abort();
     const store = await memoryStore();
     const client = scriptedClient([]);
-    await expect(runTurn({ ...options(client, store), signal: controller.signal })).rejects.toMatchObject({
+    await expect(
+      runHeldTurn(store, CONVERSATION, { ...options(client, store), signal: controller.signal }),
+    ).rejects.toMatchObject({
       code: "interrupted",
       exitCode: 130,
     });

@@ -187,8 +187,8 @@ describe.each([
     const revision = store.revision("conv-a");
     expect(store.revision("conv-a")).toBe(revision);
     const second = build.turn("two");
-    const meta = await store.locked("conv-a", "test", () =>
-      store.append("conv-a", second, "2026-01-02T00:00:00.000Z"),
+    const meta = await store.locked("conv-a", "test", (conversation) =>
+      conversation.append(second, "2026-01-02T00:00:00.000Z"),
     );
     expect(meta).toMatchObject({ updated_at: "2026-01-02T00:00:00.000Z", event_count: 6, turn_count: 2 });
     expect(store.readMeta("conv-a")).toEqual(meta);
@@ -196,14 +196,20 @@ describe.each([
     expect(store.revision("conv-a")).not.toBe(revision);
 
     const before = store.revision("conv-a");
-    expect(() => store.append("conv-a", [...build.turn("three"), INVALID_EVENT])).toThrow(/invalid event/);
+    await expect(
+      store.locked("conv-a", "test", (conversation) =>
+        conversation.append([...build.turn("three"), INVALID_EVENT]),
+      ),
+    ).rejects.toThrow(/invalid event/);
     expect(store.load("conv-a").events).toEqual([...first, ...second]);
     expect(store.readMeta("conv-a")).toEqual(meta);
     expect(store.revision("conv-a")).toBe(before);
 
     await store.appendLocked("conv-a", build.turn("four"), "test");
     expect(store.readMeta("conv-a").turn_count).toBe(3);
-    expect(caughtCxcError(() => store.append("conv-x", second)).code).toBe("conversation-not-found");
+    await expect(
+      store.locked("conv-x", "test", (conversation) => conversation.append(second)),
+    ).rejects.toMatchObject({ code: "conversation-not-found" });
   });
 
   it("hands out copies: changing what was loaded changes nothing stored", async () => {
@@ -239,7 +245,9 @@ describe.each([
     store.create({ id: "conv-a", createdAt: "2026-01-01T00:00:00.000Z", events: build.turn("one") });
     store.create({ id: "conv-b", createdAt: "2026-01-02T00:00:00.000Z" });
     store.create({ id: "conv-c", createdAt: "2026-01-03T00:00:00.000Z" });
-    store.append("conv-a", build.turn("two"), "2026-01-04T00:00:00.000Z");
+    await store.locked("conv-a", "test", (conversation) =>
+      conversation.append(build.turn("two"), "2026-01-04T00:00:00.000Z"),
+    );
     expect(store.list().conversations.map((entry) => entry.meta.id)).toEqual(["conv-a", "conv-c", "conv-b"]);
 
     await store.archive("conv-a", "2026-02-01T00:00:00.000Z");
@@ -450,15 +458,26 @@ describe.each([
     });
     expect(store.advisorState("conv-a")).toEqual({});
     expect(store.advisorState("conv-old")).toEqual({ last_announced: "notice" });
-    await store.locked("conv-a", "test", () =>
-      store.saveAdvisorState("conv-a", { last_announced: "recommend" }),
+    await store.locked("conv-a", "test", (conversation) =>
+      conversation.saveAdvisorState({ last_announced: "recommend" }),
     );
     expect(store.advisorState("conv-a")).toEqual({ last_announced: "recommend" });
-    store.saveAdvisorState("conv-old", { warned: true });
+    await store.locked("conv-old", "test", (conversation) => conversation.saveAdvisorState({ warned: true }));
     expect(store.advisorState("conv-old")).toEqual({ warned: true });
     // The record is not metadata: saving it leaves the metadata alone.
     expect(store.readMeta("conv-a")).not.toHaveProperty("advisor");
     expect(caughtCxcError(() => store.advisorState("conv-x")).code).toBe("conversation-not-found");
+  });
+
+  it("appends only through the locked conversation, which refuses to be used after its lock is released", async () => {
+    const store = await implementation().open();
+    store.create({ id: "conv-a", events: build.turn("one") });
+    const kept = await store.locked("conv-a", "test", (conversation) => conversation);
+    expect(() => kept.append(build.turn("late"))).toThrow(/after its lock was released/);
+    expect(() => kept.saveAdvisorState({ warned: true })).toThrow(/after its lock was released/);
+    expect(store.load("conv-a").events).toHaveLength(build.turn("x").length);
+    expect(store.advisorState("conv-a")).toEqual({});
+    expect("append" in store).toBe(false);
   });
 
   it("counts tokens, remembering the counts of a conversation", async () => {
@@ -493,8 +512,8 @@ describe("the file store's records on disk", () => {
     const store = await open();
     store.create({ id: "source-a" });
     store.create({ id: "review-a", reviewOf: "source-a" });
-    await store.locked("source-a", "test", () =>
-      store.saveAdvisorState("source-a", { last_announced: "notice" }),
+    await store.locked("source-a", "test", (conversation) =>
+      conversation.saveAdvisorState({ last_announced: "notice" }),
     );
     const directory = (id: string) => join(root, "conversations", id);
     expect(JSON.parse(readFileSync(join(directory("review-a"), "review.json"), "utf8"))).toEqual({

@@ -71,21 +71,23 @@ describe("the validation stamp", () => {
     expect(stampOf(id)).toBe(stamp);
   });
 
-  it("moves along with cxc's own appends, which are validated before they are written", () => {
+  it("moves along with cxc's own appends, which are validated before they are written", async () => {
     const build = createEventBuilder();
     const { id } = store.create({ events: build.turn("one") });
     readLog(directoryOf(id));
     const before = stampOf(id);
-    store.append(id, build.turn("two"));
+    await store.locked(id, "test", (conversation) => conversation.append(build.turn("two")));
     const after = stampOf(id);
     expect(after).not.toBe(before);
     // The stamp names the file as it is now: a load trusts it and sees both turns.
     const size = statSync(join(directoryOf(id), "events.jsonl")).size;
     expect(after).toContain(`:${size}:`);
     expect(readLog(directoryOf(id)).events).toHaveLength(build.turn("x").length * 2);
-    expect(() =>
-      store.append(id, [{ type: "chat_response", id: "x", ts: "t" } as ConversationEvent]),
-    ).toThrow(/refusing to write an invalid event/);
+    await expect(
+      store.locked(id, "test", (conversation) =>
+        conversation.append([{ type: "chat_response", id: "x", ts: "t" } as ConversationEvent]),
+      ),
+    ).rejects.toThrow(/refusing to write an invalid event/);
   });
 
   it("does not trust a log changed outside cxc: an appended invalid line is caught", () => {

@@ -52,11 +52,13 @@ describe("create and load", () => {
     expect(loaded.archived).toBe(false);
   });
 
-  it("appends without rewriting: the old bytes stay a prefix of the file", () => {
+  it("appends without rewriting: the old bytes stay a prefix of the file", async () => {
     const build = createEventBuilder();
     store.create({ id: "conv-a", events: build.turn("one") });
     const before = readFileSync(logPath("conv-a"));
-    const meta = store.append("conv-a", build.turn("two"), "2026-02-01T00:00:00.000Z");
+    const meta = await store.locked("conv-a", "test", (conversation) =>
+      conversation.append(build.turn("two"), "2026-02-01T00:00:00.000Z"),
+    );
     const after = readFileSync(logPath("conv-a"));
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
     expect(meta).toMatchObject({ event_count: 6, turn_count: 2, updated_at: "2026-02-01T00:00:00.000Z" });
@@ -75,14 +77,14 @@ describe("unknown event kinds", () => {
   const unknownLine =
     '{"type":"future_kind","id":"01FUTURE","ts":"2026-03-01T00:00:00Z","payload":{"nested":[1,"two",{"three":null}]},"x":"ü😀"}';
 
-  it("keeps an unknown line byte-identical through load and further appends", () => {
+  it("keeps an unknown line byte-identical through load and further appends", async () => {
     const build = createEventBuilder();
     store.create({ id: "conv-a", events: build.turn("one") });
     appendFileSync(logPath("conv-a"), `${unknownLine}\n`);
     const loaded = store.load("conv-a");
     expect(loaded.warnings).toEqual([]);
     expect(loaded.events[3]).toEqual({ type: "unknown", raw: JSON.parse(unknownLine) });
-    store.append("conv-a", build.turn("two"));
+    await store.locked("conv-a", "test", (conversation) => conversation.append(build.turn("two")));
     const reloaded = store.load("conv-a");
     expect(reloaded.events).toHaveLength(7);
     expect(reloaded.events[3]).toEqual(loaded.events[3]);
@@ -100,7 +102,7 @@ describe("unknown event kinds", () => {
 });
 
 describe("torn tails", () => {
-  it("loads a torn last line with a warning, and the next append sets it aside and appends cleanly", () => {
+  it("loads a torn last line with a warning, and the next append sets it aside and appends cleanly", async () => {
     const build = createEventBuilder();
     store.create({ id: "conv-a", events: build.turn("one") });
     const intact = readFileSync(logPath("conv-a"));
@@ -114,7 +116,7 @@ describe("torn tails", () => {
     // Reading never modifies the file.
     expect(readFileSync(logPath("conv-a"), "utf8")).toBe(intact.toString("utf8") + torn);
 
-    store.append("conv-a", build.turn("two"));
+    await store.locked("conv-a", "test", (conversation) => conversation.append(build.turn("two")));
     expect(readFileSync(`${logPath("conv-a")}.torn-1`, "utf8")).toBe(torn);
     const after = readFileSync(logPath("conv-a"));
     expect(after.subarray(0, intact.length).equals(intact)).toBe(true);
@@ -123,49 +125,49 @@ describe("torn tails", () => {
     expect(reloaded.events).toHaveLength(6);
   });
 
-  it("numbers side files so a second torn tail does not overwrite the first", () => {
+  it("numbers side files so a second torn tail does not overwrite the first", async () => {
     const build = createEventBuilder();
     store.create({ id: "conv-a", events: build.turn("one") });
     appendFileSync(logPath("conv-a"), '{"first":');
-    store.append("conv-a", build.turn("two"));
+    await store.locked("conv-a", "test", (conversation) => conversation.append(build.turn("two")));
     appendFileSync(logPath("conv-a"), '{"second 😀');
-    store.append("conv-a", build.turn("three"));
+    await store.locked("conv-a", "test", (conversation) => conversation.append(build.turn("three")));
     expect(readFileSync(`${logPath("conv-a")}.torn-1`, "utf8")).toBe('{"first":');
     expect(readFileSync(`${logPath("conv-a")}.torn-2`, "utf8")).toBe('{"second 😀');
     expect(store.load("conv-a").events).toHaveLength(9);
   });
 
-  it("keeps the exact bytes of a tail torn inside a multi-byte character", () => {
+  it("keeps the exact bytes of a tail torn inside a multi-byte character", async () => {
     const build = createEventBuilder();
     store.create({ id: "conv-a", events: build.turn("one") });
     const partial = Buffer.from('{"content":"😀', "utf8").subarray(0, 13); // cuts the emoji in half
     appendFileSync(logPath("conv-a"), partial);
     expect(store.load("conv-a").warnings).toHaveLength(1);
-    store.append("conv-a", build.turn("two"));
+    await store.locked("conv-a", "test", (conversation) => conversation.append(build.turn("two")));
     expect(readFileSync(`${logPath("conv-a")}.torn-1`).equals(partial)).toBe(true);
     expect(store.load("conv-a").warnings).toEqual([]);
   });
 });
 
 describe("torn tails larger than one read", () => {
-  it("sets aside a tail of many chunks exactly, after a log of many chunks", () => {
+  it("sets aside a tail of many chunks exactly, after a log of many chunks", async () => {
     const build = createEventBuilder();
     store.create({ id: "conv-a", events: build.turn("x".repeat(300_000)) });
     const intact = readFileSync(logPath("conv-a"));
     const torn = Buffer.from(`{"type":"chat_request","content":"${"é".repeat(150_000)}`, "utf8");
     appendFileSync(logPath("conv-a"), torn);
-    store.append("conv-a", build.turn("after"));
+    await store.locked("conv-a", "test", (conversation) => conversation.append(build.turn("after")));
     expect(readFileSync(`${logPath("conv-a")}.torn-1`).equals(torn)).toBe(true);
     expect(readFileSync(logPath("conv-a")).subarray(0, intact.length).equals(intact)).toBe(true);
     expect(store.load("conv-a").events).toHaveLength(6);
   });
 
-  it("refuses to append to a log whose header itself is cut off, leaving it unchanged", () => {
+  it("refuses to append to a log whose header itself is cut off, leaving it unchanged", async () => {
     store.create({ id: "conv-a" });
     writeFileSync(logPath("conv-a"), '{"cxc":"conversation-log","vers');
-    expect(caughtCxcError(() => store.append("conv-a", createEventBuilder().turn("q"))).code).toBe(
-      "corrupt-log",
-    );
+    await expect(
+      store.locked("conv-a", "test", (conversation) => conversation.append(createEventBuilder().turn("q"))),
+    ).rejects.toMatchObject({ code: "corrupt-log" });
     expect(readFileSync(logPath("conv-a"), "utf8")).toBe('{"cxc":"conversation-log","vers');
     expect(existsSync(`${logPath("conv-a")}.torn-1`)).toBe(false);
   });

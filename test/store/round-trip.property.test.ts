@@ -34,9 +34,9 @@ const text = fc.oneof(
 );
 
 describe("log round trip", () => {
-  it("loads exactly the events that were appended", () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 4 }), (pairs) => {
+  it("loads exactly the events that were appended", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 4 }), async (pairs) => {
         counter += 1;
         const id = `conv-${counter}`;
         store.create({ id });
@@ -51,8 +51,8 @@ describe("log round trip", () => {
             metadata: { [question.slice(0, 8) || "key"]: answer },
           } as ConversationEvent,
         ]);
-        store.append(id, events.slice(0, 3));
-        store.append(id, events.slice(3));
+        await store.locked(id, "test", (conversation) => conversation.append(events.slice(0, 3)));
+        await store.locked(id, "test", (conversation) => conversation.append(events.slice(3)));
         const loaded = store.load(id);
         expect(loaded.warnings).toEqual([]);
         expect(loaded.events).toEqual(events);

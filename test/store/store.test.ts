@@ -169,11 +169,13 @@ describe("archive, unarchive and remove", () => {
     await expect(store.remove("conv-a")).rejects.toMatchObject({ code: "conversation-not-found" });
   });
 
-  it("lists newest activity first and reports unreadable metadata as a warning", () => {
+  it("lists newest activity first and reports unreadable metadata as a warning", async () => {
     const store = openStore();
     store.create({ id: "conv-a", createdAt: "2026-01-01T00:00:00.000Z" });
     store.create({ id: "conv-b", createdAt: "2026-01-02T00:00:00.000Z" });
-    store.append("conv-a", createEventBuilder().turn("one"), "2026-01-03T00:00:00.000Z");
+    await store.locked("conv-a", "test", (conversation) =>
+      conversation.append(createEventBuilder().turn("one"), "2026-01-03T00:00:00.000Z"),
+    );
     rmSync(join(base, "conversations", "conv-b", "meta.json"));
     store.create({ id: "conv-c", createdAt: "2026-01-01T12:00:00.000Z" });
     const { conversations, warnings } = store.list();

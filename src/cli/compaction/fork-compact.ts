@@ -1,13 +1,13 @@
 /**
  * `cxc conversation fork -k[=SPEC]`: compacts the events of a new fork before it is created, with
- * the same rules, planner and pipeline as `compact -k` (src/query/apply-compaction.ts), but quietly:
+ * the same rules, planner and pipeline as `compact -k` (src/query/compaction/apply.ts), but quietly:
  * no timeline, no progress, no notices, no summary copies; a model that failed is still said on
  * stderr.
  * A summary that fails under `fallback = "abort"` stops the fork, so a fork is never created
  * half-compacted.
  */
 import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
-import { executePlan } from "../../query/apply-compaction.js";
+import { applyCompaction, collectingTarget } from "../../query/compaction/apply.js";
 import { newEventId, timestampNow } from "../../store/index.js";
 import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
@@ -24,17 +24,19 @@ export async function compactForkEvents(
   const explicit = parseExplicitRules({ compact: specs });
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   const rules = buildEffectiveRules(config.values, explicit);
-  const plan = planRun(events, { rules, overrides: {}, now: timestampNow() });
-  if (plan.kind !== "planned") return [];
-  const executed = await executePlan(events, plan, {
+  const target = collectingTarget(events);
+  const now = timestampNow();
+  await applyCompaction(target, {
+    plan: (snapshot) => planRun(snapshot, { rules, range: {}, now }),
     summaries: {
       config: config.values,
       env: context.env,
       // Quiet as jp's: no notice that the digest wrote a summary, but a failed model is still said.
       report: { info: () => undefined, warn: (text) => context.warn(text) },
+      countTokens: await context.store.tokenCounter(),
     },
     newEventId: () => newEventId(),
     now: () => timestampNow(),
   });
-  return executed.map((segment) => segment.compaction);
+  return target.applied;
 }

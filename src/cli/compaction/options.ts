@@ -1,27 +1,27 @@
 /**
  * From the raw flags of `cxc conversation compact` (as commander hands them over) to what the run
- * needs: the core range overrides, the explicit rules, the note, and which mode (compact, reset,
- * undo a reset). Every malformed value and every forbidden combination is a usage error (exit 2)
- * raised here, before the store is touched, with jp's message or a clearer one.
+ * needs: the range the flags give every rule, the explicit rules, the note, and which mode
+ * (compact, reset, undo a reset). Every malformed value and every forbidden combination is a usage
+ * error (exit 2) raised here, before the store is touched, with jp's message or a clearer one.
  *
  * Conflicts follow jp's (docs/compaction-model.md, "Range bounds" and "One compact run"): the policy flags `-r/-t/-s`
  * exclude `-k` in any form; `--reset` excludes every selection, policy, DSL, model and note flag
- * (`--dry-run` is allowed); range flags exclude each other as `findOverrideConflict` lists.
+ * (`--dry-run` is allowed); range flags exclude each other as `RANGE_CONFLICTS` lists.
+ *
+ * The range flags are read into bounds of the one position algebra (core/position/) and decided
+ * here into one range that replaces, side by side, the range of every rule of the run
+ * (`applyRange`): the planner knows nothing of flags.
  */
-import { parseRuleBound, type RuleBound } from "../../core/position/bounds.js";
-import {
-  type CliBound,
-  parseFromBound,
-  parseToBound,
-  parseTurnSelector,
-} from "../../core/position/cli-bounds.js";
 import { describeSpecError, parseCompactSpec, specToRule } from "../../core/compaction/spec.js";
 import { parseCompactionIndex } from "../../core/conversation/compactions.js";
+import type { Bound, BoundRange } from "../../core/position/bound.js";
 import {
-  type CompactionOverrides,
-  checkKeepAgainstSelection,
-  findOverrideConflict,
-} from "../../core/compaction/plan.js";
+  firstTurns,
+  lastTurns,
+  parseFlagBound,
+  parseKeep,
+  parseTurnSpan,
+} from "../../core/position/parse.js";
 import {
   buildFlagRule,
   type CompactionRule,
@@ -69,7 +69,8 @@ export type CompactRequest =
   | {
       readonly kind: "compact";
       readonly explicit: ExplicitRules;
-      readonly overrides: CompactionOverrides;
+      /** The range the flags give every rule (a side the flags leave alone is absent). */
+      readonly range: BoundRange;
       readonly model?: string;
       readonly note?: string;
       readonly dryRun: boolean;
@@ -138,14 +139,12 @@ export function parseCompactFlags(flags: CompactFlags, now: string): CompactRequ
   }
   const policy = POLICY_FLAGS.find((name) => given(flags, name));
   if (policy !== undefined && flags.compact !== undefined) throw conflict(policy, "compact");
-  const overrides = parseOverrides(flags, now);
-  const problem = findOverrideConflict(overrides) ?? checkKeepAgainstSelection(overrides);
-  if (problem !== undefined) throw usageError(problem);
+  const range = parseRangeFlags(flags, now);
   const note = parseNote(flags.note);
   return {
     kind: "compact",
     explicit: parseExplicitRules(flags),
-    overrides,
+    range,
     ...(flags.model === undefined ? {} : { model: parseModelFlag(flags.model) }),
     ...(note === undefined ? {} : { note }),
     dryRun,
@@ -228,44 +227,103 @@ function parseBound<T>(parsed: { ok: true; value: T } | { ok: false; message: st
   return parsed.value;
 }
 
+/** The range flags that cannot be combined (jp's clap conflicts), in the order they are checked. */
+const RANGE_CONFLICTS: readonly (readonly [keyof CompactFlags, keyof CompactFlags])[] = [
+  ["keepFirst", "from"],
+  ["keepFirst", "last"],
+  ["keepFirst", "turn"],
+  ["keepLast", "to"],
+  ["keepLast", "first"],
+  ["keepLast", "turn"],
+  ["first", "last"],
+  ["first", "turn"],
+  ["first", "from"],
+  ["first", "to"],
+  ["last", "turn"],
+  ["last", "from"],
+  ["last", "to"],
+  ["turn", "from"],
+  ["turn", "to"],
+];
+
+/** `-N` as `--from` / `--to` read it, for messages. */
+function fromEndText(bound: Bound, side: "start" | "end"): string | undefined {
+  if (bound.kind !== "count" || bound.unit !== "turns" || bound.from !== "end") return undefined;
+  return `-${side === "start" ? bound.count : bound.count + 1}`;
+}
+
 /** `--from 5 --to 2` (or `--from -2 --to -5`, or two times) selects nothing whatever the length. */
-function invertedFromTo(from: CliBound | undefined, to: CliBound | undefined): string | undefined {
+function invertedFromTo(from: Bound | undefined, to: Bound | undefined): string | undefined {
   if (from === undefined || to === undefined) return undefined;
-  if (from.kind === "absolute" && to.kind === "absolute" && from.index > to.index) {
-    return `the range is inverted: --from ${from.index + 1} comes after --to ${to.index + 1}`;
+  if (from.kind === "turn" && to.kind === "turn" && from.cycle === undefined && to.cycle === undefined) {
+    if (from.turn > to.turn) {
+      return `the range is inverted: --from ${from.turn + 1} comes after --to ${to.turn + 1}`;
+    }
   }
-  if (from.kind === "from-end" && to.kind === "from-end" && from.offset < to.offset) {
-    return `the range is inverted: --from -${from.offset + 1} comes after --to -${to.offset + 1}`;
+  const fromEnd = fromEndText(from, "start");
+  const toEnd = fromEndText(to, "end");
+  if (fromEnd !== undefined && toEnd !== undefined && Number(fromEnd) > Number(toEnd)) {
+    return `the range is inverted: --from ${fromEnd} comes after --to ${toEnd}`;
   }
-  if (from.kind === "cutoff" && to.kind === "cutoff" && Date.parse(from.time) > Date.parse(to.time)) {
-    return "the range is inverted: the --from time comes after the --to time";
+  if (from.kind === "time" && to.kind === "time" && "at" in from.time && "at" in to.time) {
+    if (Date.parse(from.time.at) > Date.parse(to.time.at)) {
+      return "the range is inverted: the --from time comes after the --to time";
+    }
   }
   return undefined;
 }
 
-/** The range flags as core overrides; `now` resolves duration cutoffs. */
-export function parseOverrides(flags: CompactFlags, now: string): CompactionOverrides {
-  const overrides: CompactionOverrides = {};
-  if (flags.keepFirst !== undefined)
-    overrides.keepFirst = parseBound<RuleBound>(parseRuleBound(flags.keepFirst));
-  if (flags.keepLast !== undefined)
-    overrides.keepLast = parseBound<RuleBound>(parseRuleBound(flags.keepLast));
-  if (flags.from !== undefined) overrides.from = parseBound<CliBound>(parseFromBound(flags.from, now));
-  if (flags.to !== undefined) overrides.to = parseBound<CliBound>(parseToBound(flags.to, now));
-  const inverted = invertedFromTo(overrides.from, overrides.to);
+/** jp's `--keep-first K --first M` (K > M) and `--keep-last K --last M` checks. */
+function checkKeepAgainstSelection(flags: CompactFlags, keepFirst?: Bound, keepLast?: Bound): void {
+  const checks = [
+    ["keep-first", keepFirst, "first", flags.first],
+    ["keep-last", keepLast, "last", flags.last],
+  ] as const;
+  for (const [keepFlag, keep, selectFlag, selected] of checks) {
+    if (keep?.kind !== "count" || keep.unit !== "turns" || selected === undefined) continue;
+    const count = parseCount(`--${selectFlag}`, selected);
+    if (keep.count > count) {
+      throw usageError(
+        `--${keepFlag} ${keep.count} is greater than --${selectFlag} ${count}: nothing would remain to compact`,
+      );
+    }
+  }
+}
+
+/**
+ * The range flags as the one range every rule takes (see the module comment). Precedence, per
+ * side: `--keep-first`/`--keep-last`, then the selector (`--turn`, `--last`, `--first`), then
+ * `--from`/`--to`; the conflicts above leave at most one of them on a side. `now` reads durations.
+ */
+export function parseRangeFlags(flags: CompactFlags, now: string): BoundRange {
+  const conflict = RANGE_CONFLICTS.find(([left, right]) => given(flags, left) && given(flags, right));
+  if (conflict !== undefined) {
+    throw usageError(`${FLAG_NAMES[conflict[0]]} cannot be used with ${FLAG_NAMES[conflict[1]]}`);
+  }
+  const keepFirst =
+    flags.keepFirst === undefined ? undefined : parseBound(parseKeep(flags.keepFirst, "start"));
+  const keepLast = flags.keepLast === undefined ? undefined : parseBound(parseKeep(flags.keepLast, "end"));
+  const from = flags.from === undefined ? undefined : parseBound(parseFlagBound(flags.from, "start", now));
+  const to = flags.to === undefined ? undefined : parseBound(parseFlagBound(flags.to, "end", now));
+  const inverted = invertedFromTo(from, to);
   if (inverted !== undefined) {
     throw new CxcError("invalid-range", inverted, { hint: "--from names the first turn, --to the last" });
   }
-  if (flags.first !== undefined) overrides.first = parseCount("--first", flags.first);
-  if (flags.last !== undefined) overrides.last = parseCount("--last", flags.last);
-  if (flags.turn !== undefined) {
-    const selector = parseBound(parseTurnSelector(flags.turn));
-    if (selector.kind === "turns") {
-      overrides.turn = {
-        ...(selector.from === undefined ? {} : { from: selector.from }),
-        ...(selector.to === undefined ? {} : { to: selector.to }),
-      };
-    }
-  }
-  return overrides;
+  checkKeepAgainstSelection(flags, keepFirst, keepLast);
+  let selected: BoundRange | undefined;
+  if (flags.turn !== undefined) selected = parseBound(parseTurnSpan(flags.turn));
+  else if (flags.last !== undefined) selected = lastTurns(parseCount("--last", flags.last));
+  else if (flags.first !== undefined) selected = firstTurns(parseCount("--first", flags.first));
+  const start = keepFirst ?? selected?.start ?? from;
+  const end = keepLast ?? selected?.end ?? to;
+  return { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
+}
+
+/** Every rule with the flags' range on the sides the flags give. */
+export function applyRange(rules: readonly CompactionRule[], range: BoundRange): CompactionRule[] {
+  return rules.map((rule) => ({
+    ...rule,
+    ...(range.start === undefined ? {} : { keep_first: range.start }),
+    ...(range.end === undefined ? {} : { keep_last: range.end }),
+  }));
 }

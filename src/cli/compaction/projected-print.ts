@@ -1,6 +1,6 @@
 /**
  * The projected views of `cxc conversation print`: `--compacted` (what the model sees, with headers
- * in raw turn numbers: `turn 7`, `turns 2..5 (summary)`) and `--format anthropic|openai` (the same
+ * in raw turn numbers: `turn 7`, `turns 2..5 (summary)`) and `--format anthropic|openai|responses` (the same
  * view as a ready request body: system, messages, tools), so other programs can use cxc as a
  * compaction filter.
  *
@@ -70,12 +70,13 @@ export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): Trans
   });
 }
 
-/** Which wire format a request body is printed in. */
-export type WireFormat = "anthropic" | "openai";
+/** Which wire format a request body is printed in (`responses`: OpenAI's Responses API). */
+export type WireFormat = "anthropic" | "openai" | "responses";
 
 const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
   anthropic: "claude-sonnet-4-6",
   openai: "gpt-5",
+  responses: "gpt-5",
 };
 
 /**
@@ -85,14 +86,16 @@ const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
  * model is a convenience, never a check.
  */
 function wireModel(config: ConfigTable, format: WireFormat, recorded: RecordedSettings): string {
+  const provider = format === "responses" ? "openai" : format;
   for (const candidate of [recorded.model, configuredAssistantModel(config)]) {
-    if (candidate?.startsWith(`${format}/`)) return candidate.slice(format.length + 1);
+    if (candidate?.startsWith(`${provider}/`)) return candidate.slice(provider.length + 1);
   }
   return DEFAULT_WIRE_MODELS[format];
 }
 
 /**
- * The projected turns as a Messages or Chat Completions request body, ready for JSON.stringify.
+ * The projected turns as a Messages, Chat Completions or Responses request body, ready for
+ * JSON.stringify.
  * The system prompt is the conversation's own (an imported jp conversation's), else
  * `assistant.instructions`.
  */
@@ -109,6 +112,13 @@ export async function buildRequestBody(
   if (format === "anthropic") {
     const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;
+  }
+  if (format === "responses") {
+    const { toResponsesRequest } = await import("../../llm/responses-request.js");
+    const { isReasoningModel } = await import("../../llm/models.js");
+    const reasoning = isReasoningModel({ provider: "openai", model });
+    const body = toResponsesRequest(request, model, { modelId: `openai/${model}`, reasoning });
+    return body as unknown as Record<string, unknown>;
   }
   const { toOpenAIRequest } = await import("../../llm/openai-request.js");
   return toOpenAIRequest(request, model) as unknown as Record<string, unknown>;

@@ -5,7 +5,7 @@
  * `--continue` locks the review and (when it exists) the source, reads the latest proposal,
  * re-validates it against the source, prints it with how far the source has grown, asks (unless
  * `--yes`), appends the `compaction` to the source through the compaction pipeline
- * (src/query/apply-compaction.ts), and only then — after both locks are released,
+ * (src/query/compaction/apply.ts), and only then — after both locks are released,
  * since archiving takes the review's lock itself — archives the review and switches back. Apply
  * comes before archive, so a crash in between leaves the compaction applied and the review open;
  * a re-run sees the proposal already applied and finishes without asking again.
@@ -22,9 +22,10 @@ import {
   reviewCompactionPlan,
 } from "../../core/compaction/review.js";
 import { CxcError } from "../../errors.js";
-import { applyCompactionLocked } from "../../query/apply-compaction.js";
+import { applyCompaction, expectRunnable, lockedTarget } from "../../query/compaction/apply.js";
 import {
   type LoadedConversation,
+  type LockedConversation,
   newEventId,
   type ReviewOutcome,
   type Store,
@@ -79,15 +80,17 @@ function refusalError(decision: Extract<ContinueDecision, { message: string }>):
   return new CxcError(code, decision.message, { hint: decision.hint });
 }
 
-/** Runs `action` holding the review's lock and, when the source exists, the source's. */
+/** Runs `action` holding the review's lock and, when the source exists, the source's (handed over). */
 async function withBothLocks<T>(
   store: Store,
   reviewId: string,
   sourceId: string,
-  action: () => Promise<T>,
+  action: (source: LockedConversation | undefined) => Promise<T>,
 ): Promise<T> {
   return store.locked(reviewId, "compact --continue", () =>
-    store.locate(sourceId) === undefined ? action() : store.locked(sourceId, "compact --continue", action),
+    store.locate(sourceId) === undefined
+      ? action(undefined)
+      : store.locked(sourceId, "compact --continue", (source) => action(source)),
   );
 }
 
@@ -116,7 +119,7 @@ export async function continueReview(
 ): Promise<ContinueOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--continue");
   const reviewId = review.meta.id;
-  const settled = await withBothLocks(store, reviewId, sourceId, async () => {
+  const settled = await withBothLocks(store, reviewId, sourceId, async (locked) => {
     const sourceFound = store.locate(sourceId);
     const decision = planContinue({
       review: { id: reviewId, compactionSource: sourceId, events: store.load(reviewId).events },
@@ -138,9 +141,10 @@ export async function continueReview(
       }
       if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
     }
-    // Both locks are held: the pipeline appends under them.
-    const applied = await applyCompactionLocked(store, sourceId, {
-      plan: () => reviewCompactionPlan(decision.proposal, reviewId),
+    // Both locks are held: the pipeline appends to the source through its lock.
+    const applied = await applyCompaction(lockedTarget(locked!), {
+      plan: (events) =>
+        expectRunnable(reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow())),
       newEventId: () => newEventId(),
       now: () => timestampNow(),
     });

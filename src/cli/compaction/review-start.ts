@@ -4,7 +4,7 @@
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured
  * rule with a `summary`, else the built-in default range); run the summarizer once (the
- * compaction pipeline's summary step, src/query/apply-compaction.ts); fork the
+ * compaction pipeline, src/query/compaction/apply.ts, into a conversation never stored); fork the
  * source into the review — `[turn N]` markers, the source's compactions dropped when the raw events
  * fit the review model's window and kept otherwise, a `config_delta` turning every inherited tool
  * off and `propose_compaction` on with the review instructions and the review model — and write
@@ -13,8 +13,7 @@
 import type { ConfigTable } from "../../core/config.js";
 import { isConfigTable, lookupConfig } from "../../core/config.js";
 import type { ConversationEvent } from "../../core/conversation/events.js";
-import type { CompactionOverrides, CompactionSegment } from "../../core/compaction/plan.js";
-import { projectConversation } from "../../core/conversation/projection.js";
+import type { BoundRange } from "../../core/position/bound.js";
 import {
   buildOpeningProposal,
   buildReviewHistory,
@@ -23,7 +22,12 @@ import {
   REVIEW_CONFIG_METADATA_KEY,
   validateProposal,
 } from "../../core/compaction/review.js";
-import { type CompactionRule, DEFAULT_KEEP, overrideSummaryModel } from "../../core/compaction/rules.js";
+import {
+  type CompactionRule,
+  DEFAULT_KEEP_FIRST,
+  DEFAULT_KEEP_LAST,
+  overrideSummaryModel,
+} from "../../core/compaction/rules.js";
 import { summarizeTokens } from "../../core/conversation/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../../core/conversation/turns.js";
 import { CxcError } from "../../errors.js";
@@ -39,8 +43,10 @@ import { copyEventsForFork } from "../../core/conversation/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
 import { planRun } from "./run.js";
-import { chooseSummarizer, configuredAssistantModel } from "../../core/summary/summarizer.js";
-import { makeSummary, type PipelineReport } from "../../query/apply-compaction.js";
+import { applyCompaction, collectingTarget, type PipelineReport } from "../../query/compaction/apply.js";
+import { knownContextWindow } from "../../query/context-window.js";
+import type { PlannedCompaction } from "../../core/compaction/plan.js";
+import { compactionPolicies } from "../../core/conversation/cycles.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */
 const DIGEST_MODEL = "builtin/digest";
@@ -54,7 +60,8 @@ export interface StartReviewOptions {
   readonly sourceId: string;
   readonly config: ConfigTable;
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly overrides: CompactionOverrides;
+  /** The range the range flags give the opening proposal. */
+  readonly range: BoundRange;
   /** `-m`: the review model, and the summarizer of the draft. */
   readonly model?: string;
   /** `-s CONTEXT`: what the draft summary should focus on. */
@@ -81,8 +88,8 @@ export function chooseOpeningRule(config: ConfigTable, model?: string, context?:
   const configured = readConfiguredRules(config).find((rule) => rule.summary !== undefined);
   const summary = configured?.summary ?? {};
   const rule: CompactionRule = {
-    keep_first: configured?.keep_first ?? DEFAULT_KEEP,
-    keep_last: configured?.keep_last ?? DEFAULT_KEEP,
+    keep_first: configured?.keep_first ?? DEFAULT_KEEP_FIRST,
+    keep_last: configured?.keep_last ?? DEFAULT_KEEP_LAST,
     summary: context === undefined ? summary : { ...summary, context },
   };
   return model === undefined ? rule : overrideSummaryModel([rule], model)[0]!;
@@ -139,76 +146,42 @@ function inheritedToolNames(config: ConfigTable): string[] {
   return [...names].sort();
 }
 
-/** The context window of a model, when cxc knows it (undefined: assume the history fits). */
-async function contextWindowOf(
-  modelId: string | undefined,
-  options: Pick<StartReviewOptions, "config" | "env">,
-): Promise<number | undefined> {
-  if (modelId === undefined || modelId === DIGEST_MODEL) return undefined;
-  const { readLlmConfig, resolveModel } = await import("../../llm/registry.js");
-  try {
-    return resolveModel(modelId, readLlmConfig(options.config), options.env).contextWindow;
-  } catch {
-    return undefined;
-  }
-}
-
 async function fitsWindow(
   turns: readonly Turn[],
   window: number | undefined,
-  store: Pick<StoreReader, "tokenCounter">,
+  store: StoreReader,
 ): Promise<boolean> {
   if (window === undefined) return true;
   const tokens = summarizeTokens(turns, await store.tokenCounter()).total;
   return tokens <= window * HISTORY_SHARE_OF_WINDOW;
 }
 
-/** Raw events without overlays: what the model would see if nothing were compacted. */
-function rawTurnsOf(events: readonly ConversationEvent[]): Turn[] {
-  return groupTurns(events);
-}
-
-/** The projected view as turns numbered by the raw turn they stand for (a summary: its first). */
-function projectedTurnsOf(events: readonly ConversationEvent[]): Turn[] {
-  return projectConversation(events).turns.map((turn) => ({
-    index: turn.origin.kind === "kept" ? turn.origin.turn : turn.origin.from,
-    events: turn.events,
-  }));
-}
-
+/**
+ * The draft of the opening proposal: the first segment of the plan, summarized by the compaction
+ * pipeline into a conversation that is never stored (its summary rule, its context-window rule and
+ * its fallback setting, as for every other summary).
+ */
 async function generateDraft(
   events: readonly ConversationEvent[],
-  segment: CompactionSegment,
+  plan: PlannedCompaction,
   options: StartReviewOptions,
 ): Promise<string> {
-  const summary = segment.summary ?? {};
-  const choice = chooseSummarizer(summary, configuredAssistantModel(options.config));
-  const rangeTurns = rawTurnsOf(events).filter(
-    (turn) => turn.index >= segment.from && turn.index <= segment.to,
-  );
-  const window = await contextWindowOf(choice.kind === "model" ? choice.id : undefined, options);
-  // The documented exception to the raw-stream rule: what cannot be loaded is read as its summary.
-  const turns = (await fitsWindow(rangeTurns, window, options.store))
-    ? rawTurnsOf(events)
-    : projectedTurnsOf(events);
-  const made = await makeSummary(
-    turns,
-    {
-      from: segment.from,
-      to: segment.to,
-      ...(segment.fromCycle === undefined ? {} : { fromCycle: segment.fromCycle }),
-      ...(segment.toCycle === undefined ? {} : { toCycle: segment.toCycle }),
-      summary,
-    },
-    {
+  const target = collectingTarget(events);
+  await applyCompaction(target, {
+    plan: () => ({ ...plan, segments: plan.segments.slice(0, 1) }),
+    summaries: {
       config: options.config,
       env: options.env,
       report: options.report,
+      countTokens: await options.store.tokenCounter(),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
-  );
+    newEventId: () => newEventId(),
+    now: () => timestampNow(),
+  });
   if (options.signal?.aborted) throw new CxcError("interrupted", "interrupted; no review was started");
-  return made.policy.summary;
+  const summary = target.applied[0] === undefined ? undefined : compactionPolicies(target.applied[0]).summary;
+  return summary?.summary ?? "";
 }
 
 /** Plans the opening range and writes the draft; throws when there is nothing to review. */
@@ -217,14 +190,14 @@ async function draftOpeningProposal(
   options: StartReviewOptions,
 ): Promise<Extract<ProposalValidation, { ok: true }>> {
   const rule = chooseOpeningRule(options.config, options.model, options.summaryContext);
-  const plan = planRun(events, { rules: [rule], overrides: options.overrides, now: timestampNow() });
+  const plan = planRun(events, { rules: [rule], range: options.range, now: timestampNow() });
   const segment = plan.kind === "planned" ? plan.segments[0] : undefined;
-  if (segment === undefined) {
+  if (plan.kind !== "planned" || segment === undefined) {
     throw new CxcError("nothing-to-compact", "Nothing to review: the range selects no turns.", {
       hint: "choose a range with --from/--to, --keep-first/--keep-last, --first/--last or --turn",
     });
   }
-  const draft = await generateDraft(events, segment, options);
+  const draft = await generateDraft(events, plan, options);
   const validation = validateProposal(
     {
       from_turn: segment.from + 1,
@@ -259,8 +232,11 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
       reviewModel.id ??
       stickyModel(source.events) ??
       (lookupConfig(options.config, "assistant.model.id") as string | undefined);
-    const window = await contextWindowOf(windowModel, options);
-    const rawEvents = await fitsWindow(rawTurnsOf(source.events), window, store);
+    const window =
+      windowModel === DIGEST_MODEL
+        ? undefined
+        : await knownContextWindow(windowModel, options.config, options.env);
+    const rawEvents = await fitsWindow(groupTurns(source.events), window, store);
     const turnCount = countTurns(source.events);
     const history = buildReviewHistory(source.events, { keepCompactions: !rawEvents });
     const copied = copyEventsForFork(history, { start: 0, end: turnCount }, () => newEventId()).events;

@@ -118,15 +118,12 @@ async function runInteractive(
   idArgument: string | undefined,
   flags: ReviewFlags,
 ): Promise<void> {
-  const { parseOverrides } = await import("./options.js");
-  const { findOverrideConflict, checkKeepAgainstSelection } = await import("../../core/compaction/plan.js");
+  const { parseRangeFlags } = await import("./options.js");
   const { timestampNow } = await import("../../store/index.js");
   const { loadConfig } = await import("../config.js");
   const { startReview } = await import("./review-start.js");
   const { startProgress } = await import("./progress.js");
-  const overrides = parseOverrides(flags, timestampNow());
-  const problem = findOverrideConflict(overrides) ?? checkKeepAgainstSelection(overrides);
-  if (problem !== undefined) throw usageError(problem);
+  const range = parseRangeFlags(flags, timestampNow());
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
   const sourceId = context.store.resolveTarget(idArgument);
@@ -141,7 +138,7 @@ async function runInteractive(
       sourceId,
       config: config.values,
       env: context.env,
-      overrides,
+      range,
       ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
       ...(focus === "" ? {} : { summaryContext: focus }),
       report: {

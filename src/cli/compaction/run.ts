@@ -1,29 +1,21 @@
 /**
  * One `compact` run over a snapshot of a conversation (docs/compaction-model.md, "One compact run", steps 5–8), without the
  * store: plan the rules, preview the plan (`--dry-run`: ranges, labels, tokens before and after),
- * and turn what the compaction pipeline applied (src/query/apply-compaction.ts: summaries, events,
+ * and turn what the compaction pipeline applied (src/query/compaction/apply.ts: summaries, events,
  * one append under the lock) into the timeline and the summary checks that `render.ts` prints.
  *
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
  */
-import { layoutCycles } from "../../core/conversation/cycles.js";
-import { DIGEST_RECIPE, digestTurns } from "../../core/summary/digest.js";
-import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
-import {
-  buildCompactionEvent,
-  type CompactionOverrides,
-  type CompactionPlan,
-  type CompactionSegment,
-  planCompaction,
-} from "../../core/compaction/plan.js";
-import {
-  originOverlaps,
-  type ProjectedView,
-  projectConversation,
-} from "../../core/conversation/projection.js";
+import { type CompactionPlan, type CompactionSegment, planCompaction } from "../../core/compaction/plan.js";
+import { previewCompactions } from "../../core/compaction/preview.js";
+import { needsSummary, realizePlan } from "../../core/compaction/realize.js";
 import type { CompactionRule } from "../../core/compaction/rules.js";
-import type { SummaryLosses } from "../../core/summary/check.js";
+import { layoutCycles } from "../../core/conversation/cycles.js";
+import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
+import type { TokenCounter } from "../../core/conversation/tokens.js";
+import { countTurns, groupTurns } from "../../core/conversation/turns.js";
+import type { BoundRange } from "../../core/position/bound.js";
 import {
   existingTimelineSegments,
   formatTimeline,
@@ -31,15 +23,17 @@ import {
   plannedTimelineSegment,
   type TimelineSegment,
 } from "../../core/present/timeline.js";
-import { summarizeTokens, type TokenCounter } from "../../core/conversation/tokens.js";
-import { countTurns, groupTurns } from "../../core/conversation/turns.js";
+import type { SummaryLosses } from "../../core/summary/check.js";
+import { DIGEST_RECIPE, digestTurns } from "../../core/summary/digest.js";
 import { CxcError } from "../../errors.js";
-import type { ApplyOutcome } from "../../query/apply-compaction.js";
+import type { ApplyOutcome } from "../../query/compaction/apply.js";
+import { applyRange } from "./options.js";
 
 /** The inputs of a run. */
 export interface CompactionRunOptions {
   readonly rules: readonly CompactionRule[];
-  readonly overrides: CompactionOverrides;
+  /** The range the range flags give every rule. */
+  readonly range: BoundRange;
   readonly note?: string;
   /** RFC 3339 time of the run. */
   readonly now: string;
@@ -77,8 +71,7 @@ export type RunnablePlan = Extract<CompactionPlan, { kind: "planned" | "nothing-
 export function planRun(events: readonly ConversationEvent[], options: CompactionRunOptions): RunnablePlan {
   if (countTurns(events) === 0) return { kind: "nothing-to-compact", message: "Nothing to compact." };
   const plan = planCompaction(events, {
-    rules: options.rules,
-    overrides: options.overrides,
+    rules: applyRange(options.rules, options.range),
     now: options.now,
     source: "user",
     ...(options.note === undefined ? {} : { note: options.note }),
@@ -104,7 +97,7 @@ function timelineOf(
   };
 }
 
-/** The result of a real run, from what the pipeline applied (src/query/apply-compaction.ts). */
+/** The result of a real run, from what the pipeline applied (src/query/compaction/apply.ts). */
 export function appliedResult(outcome: ApplyOutcome): CompactionRunResult {
   if (outcome.kind === "nothing") return { kind: "nothing", message: outcome.message };
   const segments: RunSegment[] = outcome.segments.map(({ segment, compaction, summary }) => ({
@@ -127,8 +120,9 @@ export function appliedResult(outcome: ApplyOutcome): CompactionRunResult {
 const EMPTY_LOSSES: SummaryLosses = { items: [], checked: 0 };
 
 /**
- * The dry-run preview: every planned segment with its label and the estimated tokens of the turns
- * it covers before and after. A summary's size is estimated with the digest (no model is called).
+ * The dry-run preview (core/compaction/preview.ts): every planned segment with its label and the
+ * estimated tokens of the turns it covers before and after it. A summary's size is estimated with
+ * the digest (no model is called).
  */
 export function previewPlan(
   events: readonly ConversationEvent[],
@@ -136,53 +130,28 @@ export function previewPlan(
   countTokens: TokenCounter,
 ): CompactionRunResult {
   const rawTurns = groupTurns(events);
-  const placeholders = plan.segments.map((segment, position) =>
-    buildCompactionEvent(segment, {
-      id: `dry-run:${position}`,
-      // Far in the future, so a placeholder outranks every compaction already there.
-      ts: "9999-12-31T23:59:59.999999999Z",
-      source: plan.source,
-      ...(segment.summary === undefined
-        ? {}
-        : {
-            summary: {
-              summary: digestTurns(rawTurns, segment),
-              source: "derived" as const,
-              recipe: DIGEST_RECIPE,
-            },
-          }),
-    }),
+  const estimates = plan.segments.map((segment, index) =>
+    needsSummary(plan, index)
+      ? { summary: digestTurns(rawTurns, segment), source: "derived" as const, recipe: DIGEST_RECIPE }
+      : undefined,
   );
-  const current = projectConversation(events);
-  const segments: RunSegment[] = plan.segments.map((segment, position) => {
-    const after = projectConversation([...events, placeholders[position]!]);
-    return {
-      segment,
-      label: plannedSegmentLabel(segment),
-      tokens: {
-        before: countViewTokens(current, countTokens, segment),
-        after: countViewTokens(after, countTokens, segment),
-      },
-    };
+  let counter = 0;
+  const placeholders = realizePlan(plan, estimates, {
+    newEventId: () => `dry-run:${counter++}`,
+    // Far in the future, so a placeholder outranks every compaction already there.
+    now: () => "9999-12-31T23:59:59.999999999Z",
   });
-  const combined = projectConversation([...events, ...placeholders]);
+  const preview = previewCompactions(events, placeholders, countTokens);
+  const segments: RunSegment[] = plan.segments.map((segment, position) => ({
+    segment,
+    label: plannedSegmentLabel(segment),
+    tokens: preview.steps[position]!.covered,
+  }));
   return {
     kind: "planned",
     dryRun: true,
     segments,
-    totals: { before: countViewTokens(current, countTokens), after: countViewTokens(combined, countTokens) },
+    totals: preview.totals,
     ...timelineOf(events, segments, true),
   };
-}
-
-/** Estimated tokens of a projected view, or of its turns standing for raw turns `range`. */
-export function countViewTokens(
-  view: ProjectedView,
-  countTokens: TokenCounter,
-  range?: { readonly from: number; readonly to: number },
-): number {
-  const turns = view.turns
-    .filter((turn) => range === undefined || originOverlaps(turn.origin, range.from, range.to))
-    .map((turn, index) => ({ index, events: turn.events }));
-  return summarizeTokens(turns, countTokens).total;
 }

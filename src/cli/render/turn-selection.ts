@@ -1,22 +1,20 @@
 /**
- * The turn selectors shared by `print` and `fork` (and, later, `compact`): `--first N`,
- * `--last N` and `--turn N|A..B|A..|..B|..`. Turn numbers are 1-based on the command line and
- * 0-based in storage; ranges are inclusive. Out-of-range `--turn` endpoints are an error, never
- * clamped (jp's rule): `turn 100 out of range (conversation has 5 turns)`. The grammar and the
- * first/last arithmetic are core's (`splitTurnRange`, `selectTurnSlice`); this layer words the
- * errors for `print` and `fork`.
+ * The turn selectors of `print` and `fork`: `--first N`, `--last N` and `--turn N|A..B|A..|..B|..`
+ * (print), and fork's time thresholds. Thin parsers into the one position algebra
+ * (core/position/): the same grammar and the same resolver as `compact`'s, so an out-of-range
+ * `--turn` end is the same error, never clamped (jp's rule): `turn 100 out of range (conversation
+ * has 5 turns)`. Turn numbers are 1-based on the command line and 0-based in storage; ranges are
+ * inclusive. This layer adds the hints.
  */
-import { findTurnPastEnd, splitTurnRange } from "../../core/position/cli-bounds.js";
-import { selectTurnSlice, type TurnSlice } from "../../core/conversation/fork.js";
-import { parseDuration } from "../../core/position/duration.js";
+import type { TurnSlice } from "../../core/conversation/fork.js";
+import type { ConversationEvent } from "../../core/conversation/events.js";
+import { type BoundRange, describePositions, resolveBoundRange } from "../../core/position/bound.js";
+import { parseTimePoint } from "../../core/position/duration.js";
+import { firstTurns, lastTurns, parseTurnSpan } from "../../core/position/parse.js";
 import { CxcError } from "../../errors.js";
 
-/** A parsed selector. `range` endpoints are 1-based and inclusive; a missing end is open. */
-export type TurnSelection =
-  | { readonly kind: "all" }
-  | { readonly kind: "first"; readonly count: number }
-  | { readonly kind: "last"; readonly count: number }
-  | { readonly kind: "range"; readonly from?: number; readonly to?: number };
+/** A parsed selector: the range of turns it names (empty: every turn). */
+export type TurnSelection = BoundRange;
 
 /** The raw option values as commander hands them over. */
 export interface TurnSelectionOptions {
@@ -38,10 +36,14 @@ export function parseTurnSelection(options: TurnSelectionOptions): TurnSelection
       hint: "pick one of --first, --last or --turn",
     });
   }
-  if (options.first !== undefined) return { kind: "first", count: parseCount("--first", options.first) };
-  if (options.last !== undefined) return { kind: "last", count: parseCount("--last", options.last) };
-  if (options.turn !== undefined) return parseTurnRange(options.turn);
-  return { kind: "all" };
+  if (options.first !== undefined) return firstTurns(parseCount("--first", options.first));
+  if (options.last !== undefined) return lastTurns(parseCount("--last", options.last));
+  if (options.turn !== undefined) {
+    const parsed = parseTurnSpan(options.turn);
+    if (!parsed.ok) throw new CxcError("invalid-range", parsed.message, { hint: RANGE_HINT });
+    return parsed.value;
+  }
+  return {};
 }
 
 function parseCount(flag: string, text: string): number {
@@ -57,54 +59,24 @@ function parseCount(flag: string, text: string): number {
   return Number(text.trim());
 }
 
-/** `N`, `A..B`, `A..`, `..B` or `..`. */
-export function parseTurnRange(text: string): TurnSelection {
-  const trimmed = text.trim();
-  const ends = splitTurnRange(trimmed);
-  if (!ends.ok) {
-    const message =
-      ends.problem.kind === "zero"
-        ? "turn numbers are 1-based; 0 is not a valid turn"
-        : `invalid turn number '${ends.problem.text}'`;
-    throw new CxcError("invalid-range", message, { hint: RANGE_HINT });
-  }
-  const { from, to } = ends;
-  if (from !== undefined && to !== undefined && from > to) {
-    throw new CxcError("invalid-range", `invalid turn range ${trimmed} (the start is after the end)`, {
-      hint: RANGE_HINT,
+/** Resolves a selection against a conversation's events. */
+export function resolveTurnSelection(
+  selection: TurnSelection,
+  events: readonly ConversationEvent[],
+): ResolvedTurns {
+  // No selector reads a time: any moment serves.
+  const facts = describePositions(events, "1970-01-01T00:00:00Z");
+  const resolved = resolveBoundRange(facts, selection);
+  if (resolved.kind === "invalid") {
+    throw new CxcError("invalid-range", resolved.message, {
+      hint:
+        facts.turnCount === 0
+          ? "the conversation has no turns yet"
+          : `turns are numbered 1..${facts.turnCount}`,
     });
   }
-  return {
-    kind: "range",
-    ...(from === undefined ? {} : { from }),
-    ...(to === undefined ? {} : { to }),
-  };
-}
-
-/** Resolves a selection against a conversation with `turnCount` turns. */
-export function resolveTurnSelection(selection: TurnSelection, turnCount: number): ResolvedTurns {
-  switch (selection.kind) {
-    case "all":
-      return selectTurnSlice(turnCount, {});
-    case "first":
-      return selectTurnSlice(turnCount, { first: selection.count });
-    case "last":
-      return selectTurnSlice(turnCount, { last: selection.count });
-    case "range": {
-      const endpoint = findTurnPastEnd(selection, turnCount);
-      if (endpoint !== undefined) {
-        throw new CxcError(
-          "invalid-range",
-          `turn ${endpoint} out of range (conversation has ${turnCount} turn${turnCount === 1 ? "" : "s"})`,
-          {
-            hint:
-              turnCount === 0 ? "the conversation has no turns yet" : `turns are numbered 1..${turnCount}`,
-          },
-        );
-      }
-      return { start: (selection.from ?? 1) - 1, end: selection.to ?? turnCount };
-    }
-  }
+  if (resolved.kind === "empty") return { start: 0, end: 0 };
+  return { start: resolved.span.from.turn, end: resolved.span.to.turn + 1 };
 }
 
 /** `fork --first [N]` / `--last [N]`: a bare flag is 1 (jp). */
@@ -114,8 +86,9 @@ export function parseForkCount(flag: string, value: string | true): number {
 
 /**
  * jp's time threshold for `fork --from/--until`: a duration ago (`5days`, `2h`), a date
- * (`2026-03-01`, midnight UTC), an RFC 3339 time, or a conversation id (its creation time, which
- * `createdAt` looks up). Returns RFC 3339.
+ * (`2026-03-01`, midnight UTC), an RFC 3339 time (core/position/duration.ts, as `compact --from`
+ * takes them), or a conversation id (its creation time, which `createdAt` looks up). Returns
+ * RFC 3339.
  */
 export function parseTimeThreshold(
   flag: string,
@@ -123,17 +96,10 @@ export function parseTimeThreshold(
   now: string,
   createdAt: (id: string) => string,
 ): string {
-  const value = text.trim();
-  const duration = parseDuration(value);
-  if (duration.ok) return new Date(Date.parse(now) - duration.value).toISOString();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    return `${value}T00:00:00.000Z`;
-  }
-  if (/^\d{4}-\d{2}-\d{2}[T ]/.test(value) && !Number.isNaN(Date.parse(value))) {
-    return new Date(Date.parse(value)).toISOString();
-  }
+  const time = parseTimePoint(text, now);
+  if (time.ok) return time.value;
   try {
-    return createdAt(value);
+    return createdAt(text.trim());
   } catch (error) {
     if (CxcError.isInstance(error) && error.code !== "conversation-not-found") throw error;
   }

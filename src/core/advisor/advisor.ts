@@ -25,6 +25,8 @@ import {
 } from "./settings.js";
 import type { Compaction, ConversationEvent } from "../conversation/events.js";
 import { type CompactionRule, readCompactionRules, ruleHasPolicy } from "../compaction/rules.js";
+import { DEFAULT_KEEP_LAST } from "../compaction/rules.js";
+import { OPEN_START } from "../position/bound.js";
 
 /** The advisor's tiers, quietest first. */
 export const TIERS = ["silent", "notice", "recommend", "request"] as const;
@@ -381,7 +383,7 @@ export function buildAutoRules(note?: string, configured?: readonly CompactionRu
   ];
   const focus = note?.trim() ?? "";
   return rules.map((rule) => {
-    const keep = { keep_first: { kind: "turns", count: 0 }, keep_last: { kind: "turns", count: 1 } } as const;
+    const keep = { keep_first: OPEN_START, keep_last: DEFAULT_KEEP_LAST };
     if (rule.summary === undefined || focus === "") return { ...rule, ...keep };
     const context = rule.summary.context === undefined ? focus : `${rule.summary.context}\n\n${focus}`;
     return { ...rule, ...keep, summary: { ...rule.summary, context } };

@@ -17,7 +17,7 @@
  */
 import { activeCompactions, isCompactionInEffect } from "../conversation/compactions.js";
 import { type ConversationEvent, isTurnEvent, type TurnEvent } from "../conversation/events.js";
-import { withoutDeferral } from "../compaction/plan.js";
+import { withoutDeferral } from "../compaction/event.js";
 import { projectConversation } from "../conversation/projection.js";
 import {
   countedText,

@@ -13,25 +13,43 @@ const TOOL_CALLS_MODES = ["strip", "strip-requests", "strip-responses", "omit"] 
 
 /** Providers in strict modes send `null` for an absent optional field; it means "not given". */
 const optional = <Schema extends z.ZodType>(schema: Schema) =>
-  schema
-    .nullish()
-    .transform((value) => value ?? undefined)
-    .optional();
+  z.preprocess((value) => (value === null ? undefined : value), schema.optional());
 
 const RuleArgumentsSchema = z.strictObject({
-  keep_first: optional(z.number().int().nonnegative()),
-  keep_last: optional(z.number().int()),
-  before_quote: optional(z.string()),
-  after_quote: optional(z.string()),
-  reasoning: optional(z.literal("strip")),
-  tool_calls: optional(z.enum(TOOL_CALLS_MODES)),
-  summary: optional(z.string()),
-  note: z.string(),
+  keep_first: optional(z.number().int().nonnegative()).describe(
+    "Leave this many opening turns untouched (default 0). Not with after_quote.",
+  ),
+  keep_last: optional(z.number().int()).describe(
+    "Leave this many recent turns untouched (default and minimum 1). Not with before_quote.",
+  ),
+  before_quote: optional(z.string()).describe(
+    "Verbatim text from one turn; the range ends at the turn before it (in this turn: at the step before it).",
+  ),
+  after_quote: optional(z.string()).describe(
+    "Verbatim text from one turn; the range starts at the turn after it (in this turn: at the next step).",
+  ),
+  reasoning: optional(z.literal("strip")).describe("Drop the reasoning in the range."),
+  tool_calls: optional(z.enum(TOOL_CALLS_MODES)).describe(
+    "strip: empty the arguments and replace results with a one-line stub; strip-requests / " +
+      "strip-responses: only one side; omit: remove the calls entirely.",
+  ),
+  summary: optional(z.string()).describe("Replace every turn in the range with this text, written by you."),
+  note: z
+    .string()
+    .describe(`One sentence on why (at most ${NOTE_MAX_LENGTH} characters; longer notes are cut).`),
 });
 
-/** The `compact` tool's arguments as the model sends them (before the cross-field checks). */
+/**
+ * The `compact` tool's arguments as the model sends them (before the cross-field checks); the JSON
+ * Schema the model is shown is derived from it (src/tools/arguments.ts).
+ */
 export const CompactToolArgumentsSchema = z.strictObject({
-  rules: z.array(RuleArgumentsSchema).min(1),
+  rules: z
+    .array(RuleArgumentsSchema)
+    .min(1)
+    .describe(
+      "Compaction rules, applied in order. Each needs a note and at least one of summary, reasoning, tool_calls.",
+    ),
 });
 
 /** One validated rule. */

@@ -28,23 +28,23 @@
 import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
-import {
-  type CycleRange,
-  type CyclePosition,
-  comparePositions,
-  HEAD,
-  layoutCycles,
-  spanOfRange,
-  TURN_END,
-} from "../conversation/cycles.js";
-import { type Compaction, type ConversationEvent, isTurnEvent } from "../conversation/events.js";
+import { type CycleRange, HEAD, layoutCycles } from "../conversation/cycles.js";
+import { type ConversationEvent, isTurnEvent } from "../conversation/events.js";
 import { describeRange } from "../present/labels.js";
-import { buildCompactionEvent, checkSuppliedSummary, withoutDeferral } from "./plan.js";
-import { checkSuppliedCycleSummary } from "./plan-cycles.js";
-import { originOverlaps, type ProjectedView, projectConversation } from "../conversation/projection.js";
-import { toolCallsPolicyFor } from "./rules.js";
+import {
+  type Bound,
+  type BoundRange,
+  describePositions,
+  OPEN_END,
+  resolveBoundRange,
+} from "../position/bound.js";
+import { type ProjectedView, projectConversation } from "../conversation/projection.js";
+import { type CompactionPlan, planCompaction } from "./plan.js";
+import { previewCompactions } from "./preview.js";
+import { realizePlan } from "./realize.js";
+import type { CompactionRule } from "./rules.js";
 import { checkSummary } from "../summary/check.js";
-import { countTurnTokens, type TokenCounter } from "../conversation/tokens.js";
+import type { TokenCounter } from "../conversation/tokens.js";
 import { countTurns, groupTurns } from "../conversation/turns.js";
 
 export {
@@ -82,26 +82,6 @@ export interface PlanCompactCallOptions {
   readonly newEventId: () => string;
   /** RFC 3339 time of the events. */
   readonly now: string;
-}
-
-/** The stream with every compaction's deferral dropped: what the view will be once all activate. */
-function activateAll(events: readonly ConversationEvent[]): ConversationEvent[] {
-  return events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event));
-}
-
-/** Tokens of a view, or of its turns standing for raw turns `range`. */
-function countViewTokens(
-  view: ProjectedView,
-  countTokens: TokenCounter,
-  range?: { readonly from: number; readonly to: number },
-): number {
-  return view.turns.reduce(
-    (sum, turn, index) =>
-      range !== undefined && !originOverlaps(turn.origin, range.from, range.to)
-        ? sum
-        : sum + countTurnTokens({ index, events: turn.events }, countTokens).total,
-    0,
-  );
 }
 
 /** The raw cycles of the turn in progress, for quotes that land inside it (see anchors.ts). */
@@ -170,80 +150,94 @@ function where(anchor: Extract<AnchorResolution, { kind: "found" }>): string {
   return anchor.cycle === HEAD ? `${turn}, the user's message` : `${turn}, cycle ${anchor.cycle + 1}`;
 }
 
+/** A rule's bounds, and how each was chosen (for the message when the range is empty). */
+interface RuleBounds {
+  readonly range: BoundRange;
+  readonly startedBy: string;
+  readonly endedBy: string;
+}
+
 /**
- * The raw range of one rule, or a message for the model. In finished turns quotes and counts name
- * turns; a quote in the turn in progress names a cycle of it (after_quote: the range starts at
- * the next cycle; before_quote: it ends at the cycle before), and a range that starts inside the
- * turn in progress ends, unless before_quote says otherwise, at the cycle before this call.
+ * The range of one rule as bounds of the one position algebra, or a message for the model. In
+ * finished turns quotes and counts name turns; a quote in the turn in progress names a cycle of it
+ * (after_quote: the range starts at the next cycle; before_quote: it ends at the cycle before),
+ * and a range that starts inside the turn in progress ends, unless before_quote says otherwise, at
+ * the cycle before this call: a range inside turns never covers the last cycle, which holds it.
  */
-function resolveRuleRange(
+function ruleBounds(
   rule: CompactToolRule,
   index: number,
   shown: ProjectedView,
   turnCount: number,
   cycles: InProgressCycles,
-): CycleRange | string {
+): RuleBounds | string {
   const inProgress = turnCount - 1;
-  let from: CyclePosition = { turn: rule.keepFirst ?? 0, cycle: HEAD };
+  let start: Bound = { kind: "count", unit: "turns", count: rule.keepFirst ?? 0, from: "start" };
   let startedBy = `keep_first ${rule.keepFirst ?? 0}`;
+  let startsInside = false;
   if (rule.afterQuote !== undefined) {
     const anchor = resolveQuote(shown, rule.afterQuote, "after_quote", inProgress, cycles);
     if (anchor.kind !== "found") return `rules[${index}]: ${anchor.message}`;
-    from =
+    start =
       anchor.cycle === undefined
-        ? { turn: anchor.turn + 1, cycle: HEAD }
-        : { turn: anchor.turn, cycle: anchor.cycle + 1 };
+        ? { kind: "turn", turn: anchor.turn + 1 }
+        : { kind: "turn", turn: anchor.turn, cycle: anchor.cycle + 1 };
+    startsInside = anchor.cycle !== undefined;
     startedBy = `after_quote (found in ${where(anchor)})`;
   }
-  const beforeCall = { turn: inProgress, cycle: cycles.callingCycle - 1 };
-  const startsInside = from.turn === inProgress && from.cycle !== HEAD;
-  let to: CyclePosition = startsInside ? beforeCall : { turn: inProgress - rule.keepLast, cycle: TURN_END };
+  let end: Bound = startsInside
+    ? OPEN_END
+    : { kind: "count", unit: "turns", count: rule.keepLast, from: "end" };
   let endedBy = startsInside ? "the cycle before this call" : `keep_last ${rule.keepLast}`;
   if (rule.beforeQuote !== undefined) {
     const anchor = resolveQuote(shown, rule.beforeQuote, "before_quote", inProgress, cycles);
     if (anchor.kind !== "found") return `rules[${index}]: ${anchor.message}`;
-    to =
+    end =
       anchor.cycle === undefined || anchor.cycle <= 0
-        ? { turn: anchor.turn - 1, cycle: TURN_END }
-        : { turn: anchor.turn, cycle: anchor.cycle - 1 };
+        ? { kind: "turn", turn: anchor.turn - 1 }
+        : { kind: "turn", turn: anchor.turn, cycle: anchor.cycle - 1 };
     endedBy = `before_quote (found in ${where(anchor)})`;
   }
-  if (comparePositions(to, beforeCall) > 0) to = beforeCall;
-  if (comparePositions(from, to) > 0) {
-    if (from.cycle === HEAD && to.cycle === TURN_END) {
-      return (
-        `rules[${index}] selects no turns: the range would start at turn ${from.turn + 1} (${startedBy}) and end at ` +
-        `turn ${to.turn + 1} (${endedBy}); the conversation has ${turnCount} turns and the last one is in progress.`
-      );
-    }
-    return (
-      `rules[${index}] selects nothing: the range would start at ${describePosition(from)} (${startedBy}) and ` +
-      `end at ${describePosition(to)} (${endedBy}); the last turn is in progress and its latest cycle holds this call.`
-    );
-  }
-  return {
-    from: from.turn,
-    to: to.turn,
-    ...(from.cycle === HEAD ? {} : { fromCycle: from.cycle }),
-    ...(to.cycle === TURN_END ? {} : { toCycle: to.cycle }),
-  };
+  return { range: { start, end }, startedBy, endedBy };
 }
 
-/** `turn 3`, or `turn 5, cycle 2` (1-based). */
-function describePosition(position: CyclePosition): string {
-  if (position.cycle === HEAD || position.cycle === TURN_END) return `turn ${position.turn + 1}`;
-  return `turn ${position.turn + 1}, cycle ${position.cycle + 1}`;
+/** Where a tool bound puts the range's start or end, as the message says it (1-based). */
+function describeBound(bound: Bound, side: "start" | "end", turnCount: number): string {
+  if (bound.kind === "turn") {
+    if (bound.cycle === undefined) return `turn ${bound.turn + 1}`;
+    return `turn ${bound.turn + 1}, cycle ${bound.cycle + 1}`;
+  }
+  if (bound.kind !== "count") return "the conversation";
+  // keep_first N starts at turn N + 1; keep_last N ends N turns before the last.
+  return side === "start" ? `turn ${bound.count + 1}` : `turn ${turnCount - bound.count}`;
+}
+
+/** Why a rule covers nothing, for the model. */
+function describeEmpty(index: number, bounds: RuleBounds, turnCount: number, beforeCall: string): string {
+  const { start, end } = bounds.range;
+  const from = describeBound(start!, "start", turnCount);
+  const wholeStart = start!.kind !== "turn" || start!.cycle === undefined;
+  const wholeEnd = end !== OPEN_END && (end!.kind !== "turn" || end!.cycle === undefined);
+  if (wholeStart && wholeEnd) {
+    return (
+      `rules[${index}] selects no turns: the range would start at ${from} (${bounds.startedBy}) and end at ` +
+      `${describeBound(end!, "end", turnCount)} (${bounds.endedBy}); the conversation has ${turnCount} turns and the last one is in progress.`
+    );
+  }
+  const to = end === OPEN_END ? beforeCall : describeBound(end!, "end", turnCount);
+  return (
+    `rules[${index}] selects nothing: the range would start at ${from} (${bounds.startedBy}) and ` +
+    `end at ${to} (${bounds.endedBy}); the last turn is in progress and its latest cycle holds this call.`
+  );
 }
 
 function describeConflict(
-  index: number,
-  conflict: NonNullable<ReturnType<typeof checkSuppliedSummary>>,
+  plan: Extract<CompactionPlan, { kind: "conflict" }>,
   events: readonly ConversationEvent[],
-  planned: readonly PlannedCompactRule[],
 ): string {
-  const origins = conflict.conflicts.map((entry) => {
-    const rule = planned.find((candidate) => candidate.compaction.id === entry.compactionId);
-    if (rule !== undefined) return `rules[${rule.index}] of this call`;
+  const origins = plan.conflicts.map((entry) => {
+    const planned = /^planned:(\d+)$/.exec(entry.compactionId);
+    if (planned !== null) return `rules[${planned[1]}] of this call`;
     const recorded = events.find((event) => event.type === "compaction" && event.id === entry.compactionId);
     const pending = recorded?.type === "compaction" && recorded.deferred_until_turn !== undefined;
     return pending ? "a compaction proposed earlier in this turn, not active yet" : undefined;
@@ -251,29 +245,21 @@ function describeConflict(
   const named = origins.filter((origin): origin is string => origin !== undefined);
   const origin = named.length === 0 ? "" : ` (${[...new Set(named)].join("; ")})`;
   return (
-    `rules[${index}]: ${conflict.message}${origin}. Move the range's ends so the existing summary is either ` +
+    `rules[${plan.ruleIndex ?? 0}]: ${plan.message}${origin}. Move the range's ends so the existing summary is either ` +
     "entirely inside it or entirely outside it."
   );
 }
 
-function buildEvent(
-  rule: CompactToolRule,
-  range: CycleRange,
-  id: string,
-  now: string,
-  activatesAtTurn: number,
-): Compaction {
-  return buildCompactionEvent(
-    {
-      ...range,
-      ...(rule.summary === undefined
-        ? {}
-        : { supplied: { text: rule.summary, author: "assistant" as const } }),
-      ...(rule.reasoning === undefined ? {} : { reasoning: rule.reasoning }),
-      ...(rule.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(rule.toolCalls) }),
-    },
-    { id, ts: now, source: "assistant", note: rule.note, deferredUntilTurn: activatesAtTurn },
-  );
+/** A tool rule as a compaction rule of the one planner. */
+function compactionRule(rule: CompactToolRule, range: BoundRange): CompactionRule {
+  return {
+    ...(range.start === undefined ? {} : { keep_first: range.start }),
+    ...(range.end === undefined ? {} : { keep_last: range.end }),
+    ...(rule.summary === undefined ? {} : { supplied: { text: rule.summary, author: "assistant" as const } }),
+    ...(rule.reasoning === undefined ? {} : { reasoning: rule.reasoning }),
+    ...(rule.toolCalls === undefined ? {} : { tool_calls: rule.toolCalls }),
+    note: rule.note,
+  };
 }
 
 /**
@@ -295,56 +281,65 @@ export function planCompactCall(
   // Quotes resolve against what the model was shown: deferred compactions are not in effect yet.
   const shown = projectConversation(events);
   const cycles = inProgressCyclesOf(events, turnCount - 1);
+  const beforeCall = `turn ${turnCount}, cycle ${cycles.callingCycle}`;
+  const facts = describePositions(events, options.now);
+  const planned: CompactionRule[] = [];
+  for (const [index, rule] of rules.entries()) {
+    const bounds = ruleBounds(rule, index, shown, turnCount, cycles);
+    if (typeof bounds === "string") return { ok: false, message: bounds };
+    if (resolveBoundRange(facts, bounds.range).kind !== "span") {
+      return { ok: false, message: describeEmpty(index, bounds, turnCount, beforeCall) };
+    }
+    planned.push(compactionRule(rule, bounds.range));
+  }
+  const plan = planCompaction(events, { rules: planned, now: options.now, source: "assistant" });
+  if (plan.kind === "conflict") return { ok: false, message: describeConflict(plan, events) };
+  if (plan.kind === "invalid")
+    return { ok: false, message: `rules[${plan.ruleIndex ?? 0}]: ${plan.message}.` };
+  if (plan.kind !== "planned") return { ok: false, message: "Nothing to compact." };
   const activatesAtTurn = turnCount;
-  const planned: PlannedCompactRule[] = [];
-  let stream: ConversationEvent[] = [...events];
-  const rawTurns = groupTurns(events);
+  const compactions = realizePlan(plan, [], {
+    newEventId: options.newEventId,
+    now: () => options.now,
+    deferredUntilTurn: activatesAtTurn,
+  });
+  const preview = previewCompactions(events, compactions, options.countTokens, { activateAll: true });
   // The conversation without any compaction, to judge each rule on its own (below).
   const uncompacted = events.filter(
     (event) => event.type !== "compaction" && event.type !== "compaction_reset",
   );
-  const rawBefore = projectConversation(uncompacted);
-  for (const [index, rule] of rules.entries()) {
-    let range = resolveRuleRange(rule, index, shown, turnCount, cycles);
-    if (typeof range === "string") return { ok: false, message: range };
-    if (rule.summary !== undefined && (range.fromCycle !== undefined || range.toCycle !== undefined)) {
-      const checked = checkSuppliedCycleSummary(stream, spanOfRange(range));
-      if (checked.kind === "invalid") return { ok: false, message: `rules[${index}]: ${checked.message}.` };
-      if (checked.kind === "conflict")
-        return { ok: false, message: describeConflict(index, checked, stream, planned) };
-      range = checked.piece;
-    } else if (rule.summary !== undefined) {
-      const conflict = checkSuppliedSummary(stream, range.from, range.to);
-      if (conflict !== undefined)
-        return { ok: false, message: describeConflict(index, conflict, stream, planned) };
-    }
-    const compaction = buildEvent(rule, range, options.newEventId(), options.now, activatesAtTurn);
-    const before = projectConversation(activateAll(stream));
-    stream = [...stream, compaction];
-    const after = projectConversation(activateAll(stream));
-    const tokensSaved =
-      countViewTokens(before, options.countTokens) - countViewTokens(after, options.countTokens);
+  const rawTurns = groupTurns(events);
+  const result: PlannedCompactRule[] = [];
+  for (const [position, segment] of plan.segments.entries()) {
+    const index = segment.ruleIndex;
+    const rule = rules[index]!;
+    const range: CycleRange = {
+      from: segment.from,
+      to: segment.to,
+      ...(segment.fromCycle === undefined ? {} : { fromCycle: segment.fromCycle }),
+      ...(segment.toCycle === undefined ? {} : { toCycle: segment.toCycle }),
+    };
+    const step = preview.steps[position]!;
     // Worth asking about is judged on the turns as they were, not on the view: a summary that
     // mends an earlier one for the same turns replaces it and may be longer, yet saves as much.
-    const rawAfter = projectConversation(activateAll([...uncompacted, compaction]));
-    const covered = countViewTokens(rawBefore, options.countTokens, range);
-    const savedAlone =
-      countViewTokens(rawBefore, options.countTokens) - countViewTokens(rawAfter, options.countTokens);
-    if (savesAlmostNothing(savedAlone, covered)) {
-      return { ok: false, message: describeNoSaving(index, rule, range, savedAlone, covered) };
+    const alone = previewCompactions(uncompacted, [step.compaction], options.countTokens, {
+      activateAll: true,
+    }).steps[0]!;
+    if (savesAlmostNothing(alone.saved, alone.covered.before)) {
+      return { ok: false, message: describeNoSaving(index, rule, range, alone.saved, alone.covered.before) };
     }
     // The summary check, against the raw turns: what the assistant's summary leaves out.
     const losses = rule.summary === undefined ? undefined : checkSummary(rawTurns, range, rule.summary);
-    planned.push({
+    result.push({
       index,
       rule,
       ...range,
-      compaction,
-      tokensSaved,
-      before,
-      after,
+      compaction: step.compaction,
+      tokensSaved: step.saved,
+      before: step.before,
+      after: step.after,
       ...(losses ? { losses } : {}),
     });
   }
-  return { ok: true, rules: planned, activatesAtTurn };
+  return { ok: true, rules: result, activatesAtTurn };
 }

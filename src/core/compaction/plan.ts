@@ -1,222 +1,171 @@
 /**
- * Plans a compaction run without doing it (docs/compaction-model.md: "Range bounds", "Summary-overlap extension", "One compact run"). Pure.
+ * The planner: a compaction run without doing it (docs/compaction-model.md: "Range bounds",
+ * "Summary-overlap extension", "One compact run"). Pure.
  *
- * For each rule in order: work out its range from the rule's keeps and the command-line overrides
- * (every bound, `last-compaction` included, against the conversation as it was when the run
- * started), skip it when the range is empty, and widen a summary rule's range over any summary it
- * touches (transitively), counting the summaries planned earlier in this same run. The shell then
- * generates the summary texts over the planned (raw) ranges and turns each segment into an event
- * with `buildCompactionEvent`, the one constructor of compaction events.
+ * For each rule in order: resolve its range (position/bound.ts: every bound, `last-compaction`
+ * included, against the conversation as it was when the run started), skip it when it covers
+ * nothing, and place a summary among the summaries in force and those planned earlier in the run
+ * (overlap.ts: a derived summary grows, a supplied one that would split another is a conflict).
+ * The caller decides what a rule's range is (configured keeps, a `-k` range, the range flags of
+ * `compact`, the `compact` tool's quotes, automatic compaction's cut); the planner only fills in
+ * the per-rule defaults of an unset side. Turn rules are spans from a turn's head to its end, so
+ * one planner serves whole turns and cycles alike.
  *
- * cxc addition: a `supplied` summary (typed text) is never widened, because its text covers only
- * the turns it names; if it partially overlaps an existing summary the plan is a conflict instead.
+ * The shell then writes the summaries a plan asks for and turns the plan into events
+ * (realize.ts, then the compaction pipeline in src/query/compaction/).
  */
-import { activeCompactions } from "../conversation/compactions.js";
 import {
-  convertKeepFirst,
-  convertKeepLast,
-  describeStream,
+  type Bound,
+  type BoundRange,
+  describePositions,
   isCycleBound,
-  resolveResolutions,
-  type StreamFacts,
-  type TurnRange,
-} from "../position/bounds.js";
-import { type CycleRuleContext, createCycleRuleContext, isCycleRule, planCycleRule } from "./plan-cycles.js";
+  type PositionFacts,
+  resolveBoundRange,
+} from "../position/bound.js";
+import { type CycleSpan, HEAD, TURN_END } from "../conversation/cycles.js";
+import type { CompactionSource, ConversationEvent } from "../conversation/events.js";
+import type { CompactionShape } from "./event.js";
 import {
-  checkTurnSelector,
-  convertFromBound,
-  convertToBound,
-  cycleFlagBound,
-  selectorBounds,
-  type TurnSelector,
-} from "../position/cli-bounds.js";
-import type { Compaction, ConversationEvent, SummaryPolicy } from "../conversation/events.js";
-import { describeRange } from "../present/labels.js";
-import type {
-  CompactionEventOptions,
-  CompactionOverrides,
-  CompactionPlan,
-  CompactionSegment,
-  CompactionShape,
-  ImposedBounds,
-  PlanCompactionOptions,
-  SummaryConflict,
-} from "./plan-types.js";
-import { type CompactionRule, DEFAULT_KEEP, toolCallsPolicyFor } from "./rules.js";
+  fitSummary,
+  type PieceOptions,
+  type SummaryConflict,
+  type SummarySpan,
+  summaryPieces,
+  summarySpansOf,
+  suppliedPiece,
+} from "./overlap.js";
+import { type CompactionRule, DEFAULT_KEEP_FIRST, DEFAULT_KEEP_LAST, toolCallsPolicyFor } from "./rules.js";
 
-export type {
-  CompactionEventOptions,
-  CompactionOverrides,
-  CompactionPlan,
-  CompactionSegment,
-  CompactionShape,
-  ImposedBounds,
-  PlanCompactionOptions,
-  PlannedCompaction,
-  SummaryConflict,
-  SuppliedSummary,
-} from "./plan-types.js";
-
-const NOTHING: CompactionPlan = { kind: "nothing-to-compact", message: "Nothing to compact." };
-
-interface SummaryRange {
-  from: number;
-  to: number;
-  compactionId: string;
+/** Inputs of `planCompaction`. */
+export interface PlanCompactionOptions {
+  /** The rules, each with its final range (an unset side takes the per-rule default). */
+  readonly rules: readonly CompactionRule[];
+  /** RFC 3339 time of the run, for time bounds. */
+  readonly now: string;
+  readonly source?: CompactionSource;
+  readonly note?: string;
+  /**
+   * False when a range inside turns may cover the conversation's last cycle (an agreed review,
+   * validated against its source as it stands). Default: the last cycle is never covered, its calls
+   * may still be waiting for their results.
+   */
+  readonly keepLastCycle?: boolean;
 }
 
-function summaryRangesOf(events: readonly ConversationEvent[]): SummaryRange[] {
-  return activeCompactions(events)
-    .map((entry) => entry.compaction)
-    .filter((compaction) => compaction.summary !== undefined)
-    .map((compaction) => ({
-      from: compaction.from_turn,
-      to: compaction.to_turn,
-      compactionId: compaction.id,
-    }));
+/** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
+export interface CompactionSegment extends CompactionShape {
+  readonly ruleIndex: number;
+  /** The rule's own note, when it has one (the `compact` tool's); else the plan's. */
+  readonly note?: string;
+  /** The turns the rule asked for, before a summary grew. */
+  readonly requested: { readonly from: number; readonly to: number };
 }
 
-function extendOver(summaries: readonly SummaryRange[], range: TurnRange): TurnRange {
-  let { from, to } = range;
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const summary of summaries) {
-      if (from <= summary.to && to >= summary.from && (summary.from < from || summary.to > to)) {
-        from = Math.min(from, summary.from);
-        to = Math.max(to, summary.to);
-        changed = true;
-      }
+/** The outcome of planning. */
+export type CompactionPlan =
+  | {
+      readonly kind: "planned";
+      readonly segments: readonly CompactionSegment[];
+      readonly source: CompactionSource;
+      readonly note?: string;
     }
-  }
-  return { from, to };
-}
+  | { readonly kind: "nothing-to-compact"; readonly message: "Nothing to compact." }
+  /** `ruleIndex`: the rule the problem was found in. */
+  | { readonly kind: "invalid"; readonly message: string; readonly ruleIndex?: number }
+  | ({ readonly kind: "conflict"; readonly ruleIndex?: number } & SummaryConflict);
 
-/** Widens a derived summary's range over every summary it touches, transitively (docs/compaction-model.md, "Summary-overlap extension"). */
-export function extendSummaryRange(
-  events: readonly ConversationEvent[],
-  from: number,
-  to: number,
-): TurnRange {
-  return extendOver(summaryRangesOf(events), { from, to });
-}
+/** A plan that compacts something. */
+export type PlannedCompaction = Extract<CompactionPlan, { kind: "planned" }>;
 
-function findSplitSummaries(
-  summaries: readonly SummaryRange[],
-  range: TurnRange,
-): SummaryConflict | undefined {
-  const split = summaries.filter(
-    (summary) =>
-      range.from <= summary.to &&
-      range.to >= summary.from &&
-      (summary.from < range.from || summary.to > range.to),
-  );
-  if (split.length === 0) return undefined;
-  const named = split.map((summary) => `${summary.from + 1}..${summary.to + 1}`).join(", ");
-  const plural = split.length === 1 ? "the existing summary of turns" : "existing summaries of turns";
+export const NOTHING_TO_COMPACT: CompactionPlan = Object.freeze({
+  kind: "nothing-to-compact",
+  message: "Nothing to compact.",
+});
+
+/**
+ * Where an unset `keep_first` starts a rule: after the first turn, or, when the rule's other side
+ * names cycles, after the first user message (the range starts at the first cycle of turn 1).
+ */
+const FIRST_MESSAGE: Bound = Object.freeze({ kind: "turn", turn: 0, cycle: 0 });
+
+/** A rule's range, the per-rule defaults filled in. */
+export function ruleRange(rule: CompactionRule): BoundRange {
+  const precise = isCycleBound(rule.keep_first) || isCycleBound(rule.keep_last);
   return {
-    message:
-      `summary of turns ${range.from + 1}..${range.to + 1} partially overlaps ${plural} ${named}; ` +
-      "a supplied summary must cover an existing summary entirely or leave it alone",
-    conflicts: split.map((summary) => ({ ...summary })),
+    start: rule.keep_first ?? (precise ? FIRST_MESSAGE : DEFAULT_KEEP_FIRST),
+    end: rule.keep_last ?? DEFAULT_KEEP_LAST,
   };
 }
 
-/** A conflict when a supplied summary of `from..to` (0-based) would split an existing summary. */
-export function checkSuppliedSummary(
-  events: readonly ConversationEvent[],
-  from: number,
-  to: number,
-): SummaryConflict | undefined {
-  return findSplitSummaries(summaryRangesOf(events), { from, to });
-}
-
-/** The first pair of range flags that cannot be combined (jp's clap conflicts), as a message. */
-export function findOverrideConflict(overrides: CompactionOverrides): string | undefined {
-  const given = (name: keyof CompactionOverrides) => overrides[name] !== undefined;
-  const flag = (name: string) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
-  const pairs: [keyof CompactionOverrides, keyof CompactionOverrides][] = [
-    ["keepFirst", "from"],
-    ["keepFirst", "last"],
-    ["keepFirst", "turn"],
-    ["keepLast", "to"],
-    ["keepLast", "first"],
-    ["keepLast", "turn"],
-    ["first", "last"],
-    ["first", "turn"],
-    ["first", "from"],
-    ["first", "to"],
-    ["last", "turn"],
-    ["last", "from"],
-    ["last", "to"],
-    ["turn", "from"],
-    ["turn", "to"],
-  ];
-  const pair = pairs.find(([left, right]) => given(left) && given(right));
-  return pair === undefined ? undefined : `${flag(pair[0])} cannot be used with ${flag(pair[1])}`;
-}
-
-/** jp's `--keep-first K --first M` (K > M) and `--keep-last K --last M` checks. */
-export function checkKeepAgainstSelection(overrides: CompactionOverrides): string | undefined {
-  const checks = [
-    ["keep-first", overrides.keepFirst, "first", overrides.first],
-    ["keep-last", overrides.keepLast, "last", overrides.last],
-  ] as const;
-  for (const [keepFlag, keep, selectFlag, selected] of checks) {
-    if (keep?.kind === "turns" && selected !== undefined && keep.count > selected) {
-      return `--${keepFlag} ${keep.count} is greater than --${selectFlag} ${selected}: nothing would remain to compact`;
-    }
-  }
-  return undefined;
-}
-
-function selectorOf(overrides: CompactionOverrides): TurnSelector | undefined {
-  if (overrides.turn !== undefined) return { kind: "turns", ...overrides.turn };
-  if (overrides.last !== undefined) return { kind: "last", count: overrides.last };
-  if (overrides.first !== undefined) return { kind: "first", count: overrides.first };
-  return undefined;
-}
-
-/** The start and end the overrides impose (undefined: use the rule's own), per the precedence in "Range bounds". */
-function resolveOverrides(overrides: CompactionOverrides, facts: StreamFacts, now: string): ImposedBounds {
-  const selector = selectorOf(overrides);
-  const selected = selector === undefined ? undefined : selectorBounds(selector);
-  const keepFirst =
-    overrides.keepFirst === undefined ? undefined : convertKeepFirst(overrides.keepFirst, facts);
-  const keepLast =
-    overrides.keepLast === undefined ? undefined : convertKeepLast(overrides.keepLast, facts, now);
-  const fromFlag = overrides.from === undefined ? undefined : convertFromBound(overrides.from, facts);
-  const toFlag = overrides.to === undefined ? undefined : convertToBound(overrides.to, facts);
-  const keepFirstWins =
-    keepFirst !== undefined && (overrides.first !== undefined || (selected?.from ?? fromFlag) === undefined);
-  const keepLastWins =
-    keepLast !== undefined && (overrides.last !== undefined || (selected?.to ?? toFlag) === undefined);
-  const imposed: ImposedBounds = {
-    from: keepFirstWins ? keepFirst : (selected?.from ?? fromFlag),
-    to: keepLastWins ? keepLast : (selected?.to ?? toFlag),
+/** A segment's policies from its rule. */
+function policiesOf(
+  rule: CompactionRule,
+): Pick<CompactionSegment, "reasoning" | "toolCalls" | "summary" | "supplied" | "note"> {
+  return {
+    ...(rule.note === undefined ? {} : { note: rule.note }),
+    ...(rule.reasoning === undefined ? {} : { reasoning: rule.reasoning }),
+    ...(rule.tool_calls === undefined ? {} : { toolCalls: toolCallsPolicyFor(rule.tool_calls) }),
+    ...(rule.supplied !== undefined
+      ? { supplied: rule.supplied }
+      : rule.summary === undefined
+        ? {}
+        : { summary: rule.summary }),
   };
-  if (keepFirstWins && isCycleBound(overrides.keepFirst)) imposed.cycleFrom = overrides.keepFirst;
-  if (keepLastWins && isCycleBound(overrides.keepLast)) imposed.cycleTo = overrides.keepLast;
-  // `--from T.C` / `--to T.C`, when they win their side.
-  const fromCycle = cycleFlagBound(overrides.from);
-  const toCycle = cycleFlagBound(overrides.to);
-  if (fromCycle !== undefined && !keepFirstWins && selected?.from === undefined)
-    imposed.cycleFrom = fromCycle;
-  if (toCycle !== undefined && !keepLastWins && selected?.to === undefined) imposed.cycleTo = toCycle;
-  return imposed;
 }
 
-function segmentFor(
+/** The segment range of a span: cycles only where the range is precise. */
+function segmentRange(
+  span: CycleSpan,
+  precise: boolean,
+): Pick<CompactionSegment, "from" | "to" | "fromCycle" | "toCycle"> {
+  return {
+    from: span.from.turn,
+    to: span.to.turn,
+    ...(precise && span.from.cycle !== HEAD ? { fromCycle: span.from.cycle } : {}),
+    ...(precise && span.to.cycle !== TURN_END ? { toCycle: span.to.cycle } : {}),
+  };
+}
+
+/** The span a segment covers. */
+function spanOfSegment(segment: CompactionSegment): CycleSpan {
+  return {
+    from: { turn: segment.from, cycle: segment.fromCycle ?? HEAD },
+    to: { turn: segment.to, cycle: segment.toCycle ?? TURN_END },
+  };
+}
+
+/** The segments of one rule over its resolved span, or why there are none. */
+function planRule(
   rule: CompactionRule,
   ruleIndex: number,
-  range: TurnRange,
-  requested: TurnRange,
-): CompactionSegment {
-  const segment: CompactionSegment = { ruleIndex, from: range.from, to: range.to, requested };
-  if (rule.reasoning !== undefined) segment.reasoning = rule.reasoning;
-  if (rule.tool_calls !== undefined) segment.toolCalls = toolCallsPolicyFor(rule.tool_calls);
-  if (rule.summary !== undefined) segment.summary = rule.summary;
-  return segment;
+  resolved: { readonly span: CycleSpan; readonly precise: boolean },
+  facts: PositionFacts,
+  summaries: readonly SummarySpan[],
+  pieces: PieceOptions,
+): CompactionSegment[] | Extract<CompactionPlan, { kind: "invalid" | "conflict" }> {
+  const policies = policiesOf(rule);
+  const requested = { from: resolved.span.from.turn, to: resolved.span.to.turn };
+  if (policies.summary === undefined && policies.supplied === undefined) {
+    return [{ ruleIndex, ...segmentRange(resolved.span, resolved.precise), requested, ...policies }];
+  }
+  const supplied = policies.supplied !== undefined;
+  const fit = fitSummary(resolved.span, summaries, supplied ? "refuse" : "grow");
+  if (fit.kind === "conflict") return { ...fit, ruleIndex };
+  if (!resolved.precise && fit.span.from.cycle === HEAD && fit.span.to.cycle === TURN_END) {
+    return [{ ruleIndex, ...segmentRange(fit.span, false), requested, ...policies }];
+  }
+  const cycles = facts.cycles();
+  if (supplied) {
+    const piece = suppliedPiece(cycles, fit.span, pieces);
+    if ("problem" in piece) return { kind: "invalid", message: piece.problem, ruleIndex };
+    return [{ ruleIndex, ...piece, requested, ...policies }];
+  }
+  return summaryPieces(cycles, fit.span, pieces).map((piece) => ({
+    ruleIndex,
+    ...piece,
+    requested,
+    ...policies,
+  }));
 }
 
 /** Plans a compaction run; see the module comment. */
@@ -224,114 +173,31 @@ export function planCompaction(
   events: readonly ConversationEvent[],
   options: PlanCompactionOptions,
 ): CompactionPlan {
-  const overrides = options.overrides ?? {};
-  const problem = findOverrideConflict(overrides) ?? checkKeepAgainstSelection(overrides);
-  if (problem !== undefined) return { kind: "invalid", message: problem };
-  if (overrides.first === 0 || overrides.last === 0) return NOTHING;
-  const facts = describeStream(events);
-  const selector = selectorOf(overrides);
-  const outOfRange = selector === undefined ? undefined : checkTurnSelector(selector, facts.turnCount);
-  if (outOfRange !== undefined) return { kind: "invalid", message: outOfRange };
-
-  const imposed = resolveOverrides(overrides, facts, options.now);
-  const summaries = summaryRangesOf(events);
+  const facts = describePositions(events, options.now);
+  const summaries: SummarySpan[] = summarySpansOf(events);
   const segments: CompactionSegment[] = [];
-  let cycleContext: CycleRuleContext | undefined;
   for (const [ruleIndex, rule] of options.rules.entries()) {
-    if (isCycleRule(rule, imposed)) {
-      cycleContext ??= createCycleRuleContext(events, facts, options);
-      const planned = planCycleRule(cycleContext, { rule, ruleIndex, imposed, segments });
-      if (planned.kind !== "planned") return planned;
-      for (const segment of planned.segments) {
-        if (segment.summary !== undefined && segment.toCycle === undefined) {
-          summaries.push({ from: segment.from, to: segment.to, compactionId: `planned:${ruleIndex}` });
-        }
+    const resolved = resolveBoundRange(facts, ruleRange(rule), {
+      keepLastCycle: options.keepLastCycle ?? true,
+    });
+    if (resolved.kind === "invalid") return { kind: "invalid", message: resolved.message, ruleIndex };
+    if (resolved.kind === "empty") continue;
+    const planned = planRule(rule, ruleIndex, resolved, facts, summaries, {
+      lastTurnFinished: options.keepLastCycle === false,
+    });
+    if (!Array.isArray(planned)) return planned;
+    for (const segment of planned) {
+      if (segment.summary !== undefined || segment.supplied !== undefined) {
+        summaries.push({ ...spanOfSegment(segment), compactionId: `planned:${ruleIndex}` });
       }
-      segments.push(...planned.segments);
-      continue;
     }
-    const from = imposed.from ?? convertKeepFirst(rule.keep_first ?? DEFAULT_KEEP, facts);
-    const to = imposed.to ?? convertKeepLast(rule.keep_last ?? DEFAULT_KEEP, facts, options.now);
-    const requested = resolveResolutions(facts, from, to);
-    if (requested === undefined) continue;
-    let range = requested;
-    if (rule.summary !== undefined) {
-      if (options.summarySource === "supplied") {
-        const conflict = findSplitSummaries(summaries, requested);
-        if (conflict !== undefined) return { kind: "conflict", ...conflict };
-      } else {
-        range = extendOver(summaries, requested);
-      }
-      summaries.push({ ...range, compactionId: `planned:${ruleIndex}` });
-    }
-    segments.push(segmentFor(rule, ruleIndex, range, requested));
+    segments.push(...planned);
   }
-  if (segments.length === 0) return NOTHING;
-  const plan: CompactionPlan = { kind: "planned", segments, source: options.source ?? "user" };
-  if (options.note !== undefined) plan.note = options.note;
-  return plan;
-}
-
-/** A shape's range as people read it (1-based): `turns 2..4`, `turn 4, cycles 1..37`. */
-function describeShape(shape: CompactionShape): string {
-  return describeRange(shape);
-}
-
-function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
-  if (shape.supplied !== undefined) {
-    return { summary: shape.supplied.text, source: "supplied", author: shape.supplied.author };
-  }
-  if (shape.summary === undefined) return undefined;
-  if (options.summary === undefined) {
-    throw new Error(`the summary of ${describeShape(shape)} needs its text before it becomes an event`);
-  }
-  return { ...options.summary };
-}
-
-/**
- * The one constructor of `compaction` events: every compaction cxc writes (by `compact`, `fork -k`,
- * `q -k`, automatic compaction, the `compact` tool, an agreed review) is built here. Keys come in
- * jp's order followed by cxc's additions, so the written JSON reads like jp's.
- */
-export function buildCompactionEvent(shape: CompactionShape, options: CompactionEventOptions): Compaction {
-  if (shape.fromCycle !== undefined && shape.toCycle === undefined) {
-    throw new Error(`the compaction of ${describeShape(shape)} starts at a cycle but names no last cycle`);
-  }
-  const summary = summaryPolicyOf(shape, options);
-  const policies = {
-    ...(summary === undefined ? {} : { summary }),
-    ...(shape.reasoning === undefined ? {} : { reasoning: shape.reasoning }),
-    ...(shape.toolCalls === undefined ? {} : { tool_calls: { ...shape.toolCalls } }),
-  };
-  const range =
-    shape.toCycle === undefined
-      ? policies
-      : {
-          cycles: {
-            ...(shape.fromCycle === undefined ? {} : { from: shape.fromCycle }),
-            to: shape.toCycle,
-            ...policies,
-          },
-        };
+  if (segments.length === 0) return NOTHING_TO_COMPACT;
   return {
-    type: "compaction",
-    id: options.id,
-    ts: options.ts,
-    from_turn: shape.from,
-    to_turn: shape.to,
-    ...range,
-    source: options.source,
+    kind: "planned",
+    segments,
+    source: options.source ?? "user",
     ...(options.note === undefined ? {} : { note: options.note }),
-    ...(options.deferredUntilTurn === undefined ? {} : { deferred_until_turn: options.deferredUntilTurn }),
-    ...(options.metadata === undefined ? {} : { metadata: { ...options.metadata } }),
-    ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
   };
-}
-
-/** The same compaction in force at once: what the view is once a deferred compaction activates. */
-export function withoutDeferral(compaction: Compaction): Compaction {
-  if (compaction.deferred_until_turn === undefined) return compaction;
-  const active: Compaction = { ...compaction };
-  delete active.deferred_until_turn;
-  return active;
 }

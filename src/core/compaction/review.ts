@@ -22,33 +22,24 @@ import { type ConfigTable, isConfigTable, mergeConfigLayers } from "../config.js
 import {
   type CycleSpan,
   compactionPolicies,
-  compactionSpan,
-  comparePositions,
   HEAD,
+  describeCycles,
   layoutCycles,
   TURN_END,
 } from "../conversation/cycles.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
 import { describeSpan, describeTurnRange } from "../present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
-import { type CompactionSegment, extendSummaryRange, type PlannedCompaction } from "./plan.js";
-import { growSuppliedCycleSummary } from "./plan-cycles.js";
-import { parseToolCallsMode, type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
+import { fitSummary, summarySpansOf, suppliedPiece } from "./overlap.js";
+import { type CompactionPlan, planCompaction } from "./plan.js";
+import { type ReadArguments, type ReadProposal, readProposalArguments } from "./proposal-arguments.js";
+import { type ToolCallsMode, toolCallsPolicyFor } from "./rules.js";
 import { countTurns } from "../conversation/turns.js";
 
 /** The tool's name, as the model and the configuration spell it. */
 export const PROPOSE_COMPACTION_TOOL_NAME = "propose_compaction";
 
-/** The fields `propose_compaction` accepts. */
-export const PROPOSAL_FIELDS = [
-  "from_turn",
-  "to_turn",
-  "from_cycle",
-  "to_cycle",
-  "summary",
-  "reasoning",
-  "tool_calls",
-] as const;
+export { PROPOSAL_FIELDS, ProposalArgumentsSchema } from "./proposal-arguments.js";
 
 /**
  * An inclusive range of source turns, 1-based; with cycles (1-based) it starts or ends inside a
@@ -101,63 +92,8 @@ export {
 // ---------------------------------------------------------------------------------------------
 // Validating a call
 
-const REASONING_VALUES = '"strip"';
-const TOOL_CALLS_VALUES = "strip, strip-requests, strip-responses, omit";
-
-/** Providers in strict modes send `null` for an absent optional field; it means "not given". */
-function given(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-function readTurnNumber(name: string, value: unknown, problems: string[]): number | undefined {
-  if (!given(value)) {
-    problems.push(`\`${name}\` is required: a source turn number (1-based), as in the [turn N] markers`);
-    return undefined;
-  }
-  const number = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number)) {
-    problems.push(`\`${name}\` must be a whole turn number, got ${JSON.stringify(value)}`);
-    return undefined;
-  }
-  if (number < 1) {
-    problems.push(`\`${name}\` must be at least 1 (turns are numbered from 1), got ${number}`);
-    return undefined;
-  }
-  return number;
-}
-
-interface ReadPolicies {
-  summary?: string;
-  reasoning?: "strip";
-  toolCalls?: ToolCallsMode;
-}
-
-function readPolicies(argumentsObject: Readonly<Record<string, unknown>>, problems: string[]): ReadPolicies {
-  const policies: ReadPolicies = {};
-  const { summary, reasoning, tool_calls: toolCalls } = argumentsObject;
-  if (given(summary)) {
-    if (typeof summary !== "string") problems.push("`summary` must be text");
-    else if (summary.trim() === "") {
-      problems.push("`summary` is empty; write the summary, or leave the field out to compact mechanically");
-    } else policies.summary = summary;
-  }
-  if (given(reasoning)) {
-    if (reasoning === "strip") policies.reasoning = "strip";
-    else
-      problems.push(
-        `\`reasoning\` must be ${REASONING_VALUES} or left out, got ${JSON.stringify(reasoning)}`,
-      );
-  }
-  if (given(toolCalls)) {
-    const mode = typeof toolCalls === "string" ? parseToolCallsMode(toolCalls.trim()) : undefined;
-    if (mode?.ok) policies.toolCalls = mode.value;
-    else
-      problems.push(
-        `\`tool_calls\` must be one of ${TOOL_CALLS_VALUES}, or left out; got ${JSON.stringify(toolCalls)}`,
-      );
-  }
-  return policies;
-}
+/** The policies of a call, as read. */
+type ReadPolicies = Pick<ReadProposal, "summary" | "reasoning" | "toolCalls">;
 
 function checkPolicyCombination(policies: ReadPolicies, problems: string[]): void {
   if (
@@ -210,50 +146,19 @@ function rangeOfSpan(span: CycleSpan, cycleCounts: readonly number[]): ReviewTur
   };
 }
 
-/** The existing summaries (1-based) a summary of `requested` grew over. */
-function summariesGrownOver(
-  events: readonly ConversationEvent[],
-  requested: ReviewTurnRange,
-  final: ReviewTurnRange,
-  cycleCounts: readonly number[],
-): ReviewTurnRange[] {
-  const asked = reviewRangeSpan(requested);
-  const grown = reviewRangeSpan(final);
-  if (comparePositions(asked.from, grown.from) === 0 && comparePositions(asked.to, grown.to) === 0) return [];
-  return activeCompactions(events)
-    .map((entry) => entry.compaction)
-    .filter((compaction) => compactionPolicies(compaction).summary !== undefined)
-    .map(compactionSpan)
-    .filter(
-      (summary) =>
-        comparePositions(summary.from, grown.from) >= 0 &&
-        comparePositions(summary.to, grown.to) <= 0 &&
-        (comparePositions(summary.from, asked.from) < 0 || comparePositions(summary.to, asked.to) > 0),
-    )
-    .map((summary) => rangeOfSpan(summary, cycleCounts));
-}
-
-function readCycleNumber(name: string, value: unknown, problems: string[]): number | undefined {
-  if (!given(value)) return undefined;
-  const number = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number) || number < 1) {
-    problems.push(
-      `\`${name}\` must be a cycle number (1-based, as in the [turn N, cycle C] markers), got ${JSON.stringify(value)}`,
-    );
-    return undefined;
-  }
-  return number;
-}
-
 /** The cycles asked for, checked against the turns' cycle counts; a turn's last cycle ends the turn. */
 function readCycles(
-  argumentsObject: Readonly<Record<string, unknown>>,
+  read: ReadArguments,
   range: ReviewTurnRange,
   cycleCounts: readonly number[],
   problems: string[],
 ): { fromCycle?: number; toCycle?: number } {
-  let fromCycle = readCycleNumber("from_cycle", argumentsObject.from_cycle, problems);
-  let toCycle = readCycleNumber("to_cycle", argumentsObject.to_cycle, problems);
+  for (const field of ["from_cycle", "to_cycle"] as const) {
+    const problem = read.problems[field];
+    if (problem !== undefined) problems.push(problem);
+  }
+  let fromCycle = read.fields.fromCycle;
+  let toCycle = read.fields.toCycle;
   for (const [name, turn, cycle] of [
     ["from_cycle", range.fromTurn, fromCycle],
     ["to_cycle", range.toTurn, toCycle],
@@ -309,38 +214,44 @@ function hasCycles(range: ReviewTurnRange): boolean {
   return range.fromCycle !== undefined || range.toCycle !== undefined;
 }
 
-/** The final range of a summary: grown over the summaries it touches, in one place. */
+/**
+ * The final range of a summary: grown over the summaries it splits (core/compaction/overlap.ts),
+ * then its one range; and the summaries it grew over. The result shows the final range, so it
+ * never widens at apply time.
+ */
 function finalSummaryRange(
   events: readonly ConversationEvent[],
   requested: ReviewTurnRange,
-  cycleCounts: readonly number[],
   problems: string[],
-): ReviewTurnRange | undefined {
-  if (!hasCycles(requested)) {
-    // The summary-overlap rule (docs/compaction-model.md), applied now rather than at apply time: the result shows the final range.
-    const grown = extendSummaryRange(events, requested.fromTurn - 1, requested.toTurn - 1);
-    return { fromTurn: grown.from + 1, toTurn: grown.to + 1 };
-  }
+): { final: ReviewTurnRange; grownOver: ReviewTurnRange[] } | undefined {
+  const cycles = describeCycles(events);
   const span = reviewRangeSpan(requested);
   // Ending at a turn's last cycle is ending with the turn, the conversation's last turn included.
   const endsWithTurn =
-    requested.toCycle !== undefined && requested.toCycle >= (cycleCounts[span.to.turn] ?? 0);
-  const grown = growSuppliedCycleSummary(
-    events,
-    endsWithTurn ? { from: span.from, to: { turn: span.to.turn, cycle: TURN_END } } : span,
-  );
-  if (grown.kind !== "planned") {
-    problems.push(grown.message);
+    requested.toCycle !== undefined && requested.toCycle >= (cycles.cycleCounts[span.to.turn] ?? 0);
+  const asked = endsWithTurn ? { from: span.from, to: { turn: span.to.turn, cycle: TURN_END } } : span;
+  const fit = fitSummary(asked, summarySpansOf(events), "grow");
+  if (fit.kind === "conflict") {
+    problems.push(fit.message);
     return undefined;
   }
-  const { piece } = grown;
-  return rangeOfSpan(
+  const grownOver = fit.grownOver.map((summary) => rangeOfSpan(summary, cycles.cycleCounts));
+  if (fit.span.from.cycle === HEAD && fit.span.to.cycle === TURN_END) {
+    return { final: { fromTurn: fit.span.from.turn + 1, toTurn: fit.span.to.turn + 1 }, grownOver };
+  }
+  const piece = suppliedPiece(cycles, fit.span);
+  if ("problem" in piece) {
+    problems.push(piece.problem);
+    return undefined;
+  }
+  const final = rangeOfSpan(
     {
       from: { turn: piece.from, cycle: piece.fromCycle ?? HEAD },
       to: { turn: piece.to, cycle: piece.toCycle ?? TURN_END },
     },
-    cycleCounts,
+    cycles.cycleCounts,
   );
+  return { final, grownOver };
 }
 
 /**
@@ -352,14 +263,14 @@ export function validateProposal(
   source: ProposalSource,
 ): ProposalValidation {
   if (source.kind !== "found") return refuseSource(source);
-  const problems: string[] = [];
-  const unknown = Object.keys(argumentsObject).filter(
-    (key) => !(PROPOSAL_FIELDS as readonly string[]).includes(key),
-  );
-  for (const key of unknown)
-    problems.push(`unknown field \`${key}\`; the fields are ${PROPOSAL_FIELDS.join(", ")}`);
-  let fromTurn = readTurnNumber("from_turn", argumentsObject.from_turn, problems);
-  let toTurn = readTurnNumber("to_turn", argumentsObject.to_turn, problems);
+  const read = readProposalArguments(argumentsObject);
+  const problems: string[] = [...read.unknown];
+  for (const field of ["from_turn", "to_turn"] as const) {
+    const problem = read.problems[field];
+    if (problem !== undefined) problems.push(problem);
+  }
+  let fromTurn = read.fields.fromTurn;
+  let toTurn = read.fields.toTurn;
   const turnCount = countTurns(source.events);
   if (turnCount === 0) return { ok: false, message: "the conversation under review has no turns to compact" };
   for (const [name, value] of [
@@ -380,24 +291,33 @@ export function validateProposal(
   const { cycleCounts } = layoutCycles(source.events);
   const cycles =
     fromTurn !== undefined && toTurn !== undefined
-      ? readCycles(argumentsObject, { fromTurn, toTurn }, cycleCounts, problems)
+      ? readCycles(read, { fromTurn, toTurn }, cycleCounts, problems)
       : {};
-  const policies = readPolicies(argumentsObject, problems);
+  for (const field of ["summary", "reasoning", "tool_calls"] as const) {
+    const problem = read.problems[field];
+    if (problem !== undefined) problems.push(problem);
+  }
+  const { summary, reasoning, toolCalls } = read.fields;
+  const policies: ReadPolicies = {
+    ...(summary === undefined ? {} : { summary }),
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(toolCalls === undefined ? {} : { toolCalls }),
+  };
   checkPolicyCombination(policies, problems);
   if (problems.length > 0 || fromTurn === undefined || toTurn === undefined) {
     return { ok: false, message: problems.join("\n") };
   }
   const requested: ReviewTurnRange = { fromTurn, toTurn, ...cycles };
-  let final: ReviewTurnRange | undefined = requested;
-  if (policies.summary !== undefined) {
-    final = finalSummaryRange(source.events, requested, cycleCounts, problems);
-  }
-  if (final === undefined) return { ok: false, message: problems.join("\n") };
+  const placed =
+    policies.summary === undefined
+      ? { final: requested, grownOver: [] }
+      : finalSummaryRange(source.events, requested, problems);
+  if (placed === undefined) return { ok: false, message: problems.join("\n") };
   return {
     ok: true,
-    proposal: { ...final, requested, ...policies },
+    proposal: { ...placed.final, requested, ...policies },
     turnCount,
-    grownOver: summariesGrownOver(source.events, requested, final, cycleCounts),
+    grownOver: placed.grownOver,
   };
 }
 
@@ -408,40 +328,6 @@ export function validateProposal(
 function describeTurns(range: ReviewTurnRange): string {
   if (hasCycles(range)) return describeSpan(reviewRangeSpan(range));
   return describeTurnRange(range.fromTurn, range.toTurn);
-}
-
-/**
- * The range spelled as `describeTurns` does, read back (also as versions before the one spelling
- * of ranges wrote whole turns: `turn 3`, or a dash between the two numbers); undefined otherwise.
- */
-function parseTurns(text: string): ReviewTurnRange | undefined {
-  const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
-  const whole = /^turns? (\d+)(?:(?:\.\.|-)(\d+))?$/.exec(text);
-  if (whole !== null) return { fromTurn: Number(whole[1]), toTurn: number(whole[2]) ?? Number(whole[1]) };
-  const inOne = /^turn (\d+), (?:cycle (\d+)|cycles (\d+)\.\.(\d+)|from cycle (\d+))$/.exec(text);
-  if (inOne !== null) {
-    const turn = Number(inOne[1]);
-    const fromCycle = number(inOne[2] ?? inOne[3] ?? inOne[5]);
-    const toCycle = number(inOne[2] ?? inOne[4]);
-    return {
-      fromTurn: turn,
-      toTurn: turn,
-      ...(fromCycle === undefined ? {} : { fromCycle }),
-      ...(toCycle === undefined ? {} : { toCycle }),
-    };
-  }
-  const across = /^turns (\d+)\.\.(\d+)(?:, turn \d+ from cycle (\d+))?(?:, turn \d+ to cycle (\d+))?$/.exec(
-    text,
-  );
-  if (across === null) return undefined;
-  const fromCycle = number(across[3]);
-  const toCycle = number(across[4]);
-  return {
-    fromTurn: Number(across[1]),
-    toTurn: Number(across[2]),
-    ...(fromCycle === undefined ? {} : { fromCycle }),
-    ...(toCycle === undefined ? {} : { toCycle }),
-  };
 }
 
 /** `summarize`, or the mechanical policies (`strip reasoning + strip tool calls`). */
@@ -487,16 +373,24 @@ export function renderProposalResult(validation: Extract<ProposalValidation, { o
   return lines.join("\n");
 }
 
+/** Metadata key of a `propose_compaction` result: the proposal as recorded, as data. */
+export const PROPOSAL_METADATA_KEY = "cxc_proposal";
+
 /**
- * Reads the final range back from a tool result written by `renderProposalResult`: `turns 1..17`,
- * or as versions before the one spelling of ranges wrote it: a dash between the two numbers, and
- * `turn 3` for one turn.
+ * The record a valid call leaves in its result's metadata: the final range (already grown) and
+ * the policies, in the tool's own field names, so `--continue` re-validates exactly what the
+ * result showed.
  */
-export function readRecordedRange(resultContent: string): ReviewTurnRange | undefined {
-  const match = /^Proposed: compact (.+?)(?: of \d+)? \([^()\n]*\)$/m.exec(
-    resultContent.split("\n")[0] ?? "",
-  );
-  return match === null ? undefined : parseTurns(match[1]!);
+export function proposalRecord(proposal: ReviewProposal): Record<string, unknown> {
+  return {
+    from_turn: proposal.fromTurn,
+    to_turn: proposal.toTurn,
+    ...(proposal.fromCycle === undefined ? {} : { from_cycle: proposal.fromCycle }),
+    ...(proposal.toCycle === undefined ? {} : { to_cycle: proposal.toCycle }),
+    ...(proposal.summary === undefined ? {} : { summary: proposal.summary }),
+    ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
+    ...(proposal.toolCalls === undefined ? {} : { tool_calls: proposal.toolCalls }),
+  };
 }
 
 /** What `--continue` prints before asking (docs/review.md, "Applying"). */
@@ -523,9 +417,16 @@ export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number
 /** A successful `propose_compaction` call found in a review. */
 export interface RecordedProposal {
   readonly callId: string;
+  /**
+   * What `--continue` validates: the proposal as its result recorded it (`PROPOSAL_METADATA_KEY`),
+   * or, for a review written before results recorded it, the call's own arguments (validating them
+   * again grows the range the same way: an open review admits no compaction of its source).
+   */
   readonly arguments: Readonly<Record<string, unknown>>;
-  /** The final range the tool result reported, when it can be read back. */
-  readonly recordedRange?: ReviewTurnRange;
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -544,12 +445,8 @@ export function findLatestProposal(events: readonly ConversationEvent[]): Record
     if (event.type !== "tool_call_response" || event.is_error) continue;
     const request = requests.get(event.call_id);
     if (request === undefined) continue;
-    const recordedRange = readRecordedRange(event.content);
-    return {
-      callId: request.call_id,
-      arguments: request.arguments,
-      ...(recordedRange === undefined ? {} : { recordedRange }),
-    };
+    const recorded = event.metadata?.[PROPOSAL_METADATA_KEY];
+    return { callId: request.call_id, arguments: isRecord(recorded) ? recorded : request.arguments };
   }
   return undefined;
 }
@@ -645,17 +542,7 @@ export function planContinue(input: ContinueInput): ContinueDecision {
     };
   }
   // The recorded (already grown) range is what the user saw, so it is what gets re-validated.
-  const argumentsObject =
-    recorded.recordedRange === undefined
-      ? recorded.arguments
-      : {
-          ...recorded.arguments,
-          from_turn: recorded.recordedRange.fromTurn,
-          to_turn: recorded.recordedRange.toTurn,
-          from_cycle: recorded.recordedRange.fromCycle,
-          to_cycle: recorded.recordedRange.toCycle,
-        };
-  const validation = validateProposal(argumentsObject, {
+  const validation = validateProposal(recorded.arguments, {
     kind: "found",
     id: sourceId,
     events: input.source.events,
@@ -681,27 +568,46 @@ export function planContinue(input: ContinueInput): ContinueDecision {
 }
 
 /**
- * The plan of an agreed proposal (0-based turns from here on): one segment, applied like any other
- * plan (src/query/apply-compaction.ts). The summary was negotiated, not derived from a recipe, so
- * it is `supplied` by the assistant that recorded it; its range was already grown over
- * overlapping summaries when it was proposed.
+ * The plan of an agreed proposal against the source: one rule over the proposal's exact range
+ * (0-based from here on), planned like any other (core/compaction/plan.ts) and applied by the
+ * compaction pipeline. The summary was negotiated, not derived from a recipe, so it is `supplied`
+ * by the assistant that recorded it; its range already covers the summaries it touches.
  */
-export function reviewCompactionPlan(proposal: ReviewProposal, reviewId: string): PlannedCompaction {
+export function reviewCompactionPlan(
+  proposal: ReviewProposal,
+  reviewId: string,
+  sourceEvents: readonly ConversationEvent[],
+  now: string,
+): CompactionPlan {
   const range = proposalRange(proposal);
-  const segment: CompactionSegment = {
-    ruleIndex: 0,
-    ...range,
-    requested: { from: range.from, to: range.to },
-    ...(proposal.summary === undefined ? {} : { supplied: { text: proposal.summary, author: "assistant" } }),
-    ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
-    ...(proposal.toolCalls === undefined ? {} : { toolCalls: toolCallsPolicyFor(proposal.toolCalls) }),
-  };
-  return {
-    kind: "planned",
-    segments: [segment],
+  return planCompaction(sourceEvents, {
+    rules: [
+      {
+        keep_first: {
+          kind: "turn",
+          turn: range.from,
+          ...(range.fromCycle === undefined ? {} : { cycle: range.fromCycle }),
+          exact: true,
+        },
+        keep_last: {
+          kind: "turn",
+          turn: range.to,
+          ...(range.toCycle === undefined ? {} : { cycle: range.toCycle }),
+          exact: true,
+        },
+        ...(proposal.summary === undefined
+          ? {}
+          : { supplied: { text: proposal.summary, author: "assistant" } }),
+        ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
+        ...(proposal.toolCalls === undefined ? {} : { tool_calls: proposal.toolCalls }),
+      },
+    ],
+    now,
     source: "user",
     note: `agreed in compaction review ${reviewId}`,
-  };
+    // The proposal was validated against the source as it stands: its last cycle may be covered.
+    keepLastCycle: false,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -796,6 +702,7 @@ export function buildOpeningProposal(
       call_id: options.callId,
       content: renderProposalResult(validation),
       is_error: false,
+      metadata: { [PROPOSAL_METADATA_KEY]: proposalRecord(validation.proposal) },
     },
     {
       type: "chat_response",

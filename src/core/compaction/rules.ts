@@ -1,19 +1,22 @@
 /**
  * Compaction rules: what to compact and how (docs/compaction-model.md; configuration in docs/compaction.md). Pure.
  *
- * A rule names the turns to leave alone at each end (`keep_first`, `keep_last`) and the policies
- * for the turns between: strip reasoning, a tool-call mode, and/or a summary. Rules come from
- * config (`conversation.compaction.rules`), from the `-k` DSL, or from `-r/-t/-s`. Each rule that
- * resolves to a non-empty range becomes one `compaction` event.
+ * A rule names where its range starts and ends (`keep_first`, `keep_last`: bounds of the one
+ * position algebra, core/position/bound.ts) and the policies for the turns between: strip
+ * reasoning, a tool-call mode, and/or a summary (to generate, or supplied). Rules come from config
+ * (`conversation.compaction.rules`), the `-k` DSL, `-r/-t/-s`, the `compact` tool, a review's
+ * agreed proposal and automatic compaction. Each rule that resolves to a non-empty range becomes
+ * one `compaction` event (a summary inside turns: one per piece).
  *
  * Keys are snake_case because they are the config keys. An unset `keep_first`/`keep_last` means
- * the per-rule default, 1 (see `finalizeRule`).
+ * the per-rule default, 1 turn (core/compaction/plan.ts, `ruleRange`).
  */
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import { type RuleBound, readRuleBound } from "../position/bounds.js";
-import type { Parsed } from "../parsed.js";
 import type { ToolCallsPolicy } from "../conversation/events.js";
+import type { Parsed } from "../parsed.js";
+import type { Bound } from "../position/bound.js";
+import { readKeep } from "../position/parse.js";
 
 /** How tool calls are compacted, in its canonical spelling. */
 export type ToolCallsMode = "strip" | "strip-requests" | "strip-responses" | "omit";
@@ -72,32 +75,49 @@ export interface SummaryRule {
   model?: SummaryModel;
 }
 
-/** One compaction rule. */
-export interface CompactionRule {
-  /** Turns left alone at the start; default 1. */
-  keep_first?: RuleBound;
-  /** Turns left alone at the end; default 1. */
-  keep_last?: RuleBound;
-  reasoning?: "strip";
-  tool_calls?: ToolCallsMode;
-  summary?: SummaryRule;
+/** A summary whose text is given (typed by a person, written by the assistant), not generated. */
+export interface SuppliedSummary {
+  readonly text: string;
+  readonly author: "user" | "assistant";
 }
 
-/** The per-rule default for an unset `keep_first`/`keep_last`. */
-export const DEFAULT_KEEP: RuleBound = { kind: "turns", count: 1 };
+/** One compaction rule. */
+export interface CompactionRule {
+  /** Where the range starts (`keep_first = 1`: after the first turn); default 1 turn kept. */
+  keep_first?: Bound;
+  /** Where the range ends (`keep_last = 1`: before the last turn); default 1 turn kept. */
+  keep_last?: Bound;
+  reasoning?: "strip";
+  tool_calls?: ToolCallsMode;
+  /** A summary to generate. */
+  summary?: SummaryRule;
+  /** A summary whose text is given (the `compact` tool, an agreed review); never with `summary`. */
+  supplied?: SuppliedSummary;
+  /** Why, for this rule's compaction alone (the `compact` tool's rules each have one). */
+  note?: string;
+}
+
+/** The per-rule defaults for an unset `keep_first`/`keep_last`: one turn kept at each end. */
+export const DEFAULT_KEEP_FIRST: Bound = Object.freeze({
+  kind: "count",
+  unit: "turns",
+  count: 1,
+  from: "start",
+});
+export const DEFAULT_KEEP_LAST: Bound = Object.freeze({
+  kind: "count",
+  unit: "turns",
+  count: 1,
+  from: "end",
+});
 
 /** The built-in rule used when no rule is configured: keep 1 and 1, strip reasoning and tools. */
 export const DEFAULT_COMPACTION_RULE: CompactionRule = Object.freeze({
-  keep_first: DEFAULT_KEEP,
-  keep_last: DEFAULT_KEEP,
+  keep_first: DEFAULT_KEEP_FIRST,
+  keep_last: DEFAULT_KEEP_LAST,
   reasoning: "strip",
   tool_calls: "strip",
 });
-
-/** Fills the per-rule defaults into unset keep bounds. */
-export function finalizeRule(rule: CompactionRule): CompactionRule {
-  return { ...rule, keep_first: rule.keep_first ?? DEFAULT_KEEP, keep_last: rule.keep_last ?? DEFAULT_KEEP };
-}
 
 /**
  * The rules in force: the configured ones, or the built-in default when none is configured. An
@@ -114,15 +134,16 @@ export function configuredRules(configured: readonly CompactionRule[] | undefine
  * (see docs/decisions/003-zod-mini-for-events.md).
  */
 function buildRulesSchema() {
-  const RuleBoundSchema = z.pipe(
-    z.unknown(),
-    z.transform((value, context) => {
-      const parsed = readRuleBound(value);
-      if (parsed.ok) return parsed.value;
-      context.issues.push({ code: "custom", message: parsed.message, input: value });
-      return z.NEVER;
-    }),
-  );
+  const keepSchema = (side: "start" | "end") =>
+    z.pipe(
+      z.unknown(),
+      z.transform((value, context) => {
+        const parsed = readKeep(value, side);
+        if (parsed.ok) return parsed.value;
+        context.issues.push({ code: "custom", message: parsed.message, input: value });
+        return z.NEVER;
+      }),
+    );
   const ToolCallsModeSchema = z.pipe(
     z.string(),
     z.transform((value, context) => {
@@ -133,8 +154,8 @@ function buildRulesSchema() {
     }),
   );
   const CompactionRuleSchema = z.object({
-    keep_first: z.optional(RuleBoundSchema),
-    keep_last: z.optional(RuleBoundSchema),
+    keep_first: z.optional(keepSchema("start")),
+    keep_last: z.optional(keepSchema("end")),
     reasoning: z.optional(z.literal("strip")),
     tool_calls: z.optional(ToolCallsModeSchema),
     summary: z.optional(
@@ -186,7 +207,12 @@ function dropUndefined(rule: CompactionRule): CompactionRule {
 
 /** True when the rule has a policy that changes something (a rule with none compacts nothing). */
 export function ruleHasPolicy(rule: CompactionRule): boolean {
-  return rule.reasoning !== undefined || rule.tool_calls !== undefined || rule.summary !== undefined;
+  return (
+    rule.reasoning !== undefined ||
+    rule.tool_calls !== undefined ||
+    rule.summary !== undefined ||
+    rule.supplied !== undefined
+  );
 }
 
 export { describeCompaction, describePolicies } from "../present/labels.js";

@@ -8,7 +8,9 @@
  * - a text block ends at the first event that is not a text delta (usage reports excepted);
  * - a reasoning block ends when its signature arrives (Anthropic sends it last) or at the first
  *   event that is not a reasoning delta;
- * - tool calls and redacted reasoning arrive complete and are drafts at once.
+ * - tool calls and redacted reasoning arrive complete and are drafts at once;
+ * - an OpenAI reasoning item (`reasoning-item`) closes the reasoning block its summary deltas
+ *   opened (or stands alone when it had no summary) and keeps its id, encrypted content and model.
  *
  * `message-end` flushes the open block and attaches the response's usage to it when it is a
  * message (the convention `core/conversation/tokens.ts` reads: `metadata.usage` on the turn's last answer). An
@@ -20,6 +22,11 @@
  */
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-syntax.js";
 import type { ChatResponse, ToolCallRequest } from "./events.js";
+import {
+  OPENAI_ENCRYPTED_REASONING_KEY,
+  OPENAI_REASONING_ID_KEY,
+  OPENAI_REASONING_MODEL_KEY,
+} from "../provider-keys.js";
 
 /** Token counts of one response (the shape of `src/llm`'s `LlmUsage`). */
 export interface StreamUsage {
@@ -34,6 +41,12 @@ export type FoldableStreamEvent =
   | { readonly type: "text-delta"; readonly text: string }
   | { readonly type: "reasoning-delta"; readonly text: string; readonly signature?: string }
   | { readonly type: "redacted-reasoning"; readonly data: string }
+  | {
+      readonly type: "reasoning-item";
+      readonly id: string;
+      readonly data: string;
+      readonly model: string;
+    }
   | {
       readonly type: "tool-call";
       readonly id: string;
@@ -117,6 +130,20 @@ export function foldStreamEvent(state: StreamFoldState, event: FoldableStreamEve
           metadata: { anthropic_redacted_thinking: event.data },
         },
       ]);
+    case "reasoning-item": {
+      const open = state.open;
+      const text = open?.kind === "reasoning" ? open.text : "";
+      const before = open?.kind === "message" ? closeBlock(open, {}) : [];
+      const metadata = {
+        [OPENAI_REASONING_ID_KEY]: event.id,
+        [OPENAI_ENCRYPTED_REASONING_KEY]: event.data,
+        [OPENAI_REASONING_MODEL_KEY]: event.model,
+      };
+      return {
+        state: { ...state, open: undefined },
+        drafts: [...before, { type: "chat_response", reasoning: text, metadata }],
+      };
+    }
     case "tool-call":
       return flushThen(state, [toolCallDraft(event)]);
     case "usage":

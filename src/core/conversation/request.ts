@@ -11,7 +11,8 @@
  * - every tool call is answered: a call without a result gets a synthetic error result, a result
  *   without its call is dropped (Anthropic rejects both);
  * - reasoning without a provider signature cannot be replayed natively, so it is sent as text
- *   wrapped in `<think>` tags, as jp does.
+ *   wrapped in `<think>` tags, as jp does; an OpenAI reasoning item becomes its own part, which
+ *   the adapters replay natively only to the model that wrote it.
  *
  * Adapters in `src/llm` turn an `LlmRequest` into their wire format; nothing here knows a provider
  * beyond the names of the metadata keys that carry replayable reasoning.
@@ -22,6 +23,9 @@ import {
   ANTHROPIC_REDACTED_KEY,
   ANTHROPIC_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
+  OPENAI_ENCRYPTED_REASONING_KEY,
+  OPENAI_REASONING_ID_KEY,
+  OPENAI_REASONING_MODEL_KEY,
 } from "../provider-keys.js";
 
 export type { ProjectedTurn } from "./projection.js";
@@ -30,6 +34,9 @@ export {
   ANTHROPIC_REDACTED_KEY,
   ANTHROPIC_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
+  OPENAI_ENCRYPTED_REASONING_KEY,
+  OPENAI_REASONING_ID_KEY,
+  OPENAI_REASONING_MODEL_KEY,
 } from "../provider-keys.js";
 
 /** A piece of message content. */
@@ -40,6 +47,18 @@ export type LlmPart =
   | { readonly type: "reasoning"; readonly text: string; readonly signature: string }
   /** Reasoning the provider returned encrypted; replayed opaque, never shown. */
   | { readonly type: "redacted-reasoning"; readonly data: string }
+  /**
+   * An OpenAI Responses reasoning item: its summary `text`, item `id` and `encrypted_content`
+   * (`data`), and the model id that wrote it when known. Only a Responses adapter talking to that
+   * model replays it as an item; every other adapter sends the text as `<think>` text.
+   */
+  | {
+      readonly type: "encrypted-reasoning";
+      readonly text: string;
+      readonly id: string;
+      readonly data: string;
+      readonly model?: string;
+    }
   /** The assistant asks for a tool. `arguments` is the parsed JSON object. */
   | {
       readonly type: "tool-call";
@@ -175,6 +194,19 @@ function responseParts(
     const signature = metadata?.[ANTHROPIC_SIGNATURE_KEY];
     if (typeof signature === "string" && signature.length > 0) {
       return [{ role: "assistant", part: { type: "reasoning", text: reasoning, signature } }];
+    }
+    const encrypted = metadata?.[OPENAI_ENCRYPTED_REASONING_KEY];
+    const itemId = metadata?.[OPENAI_REASONING_ID_KEY];
+    if (typeof encrypted === "string" && encrypted.length > 0 && typeof itemId === "string") {
+      const model = metadata?.[OPENAI_REASONING_MODEL_KEY];
+      const part: LlmPart = {
+        type: "encrypted-reasoning",
+        text: reasoning,
+        id: itemId,
+        data: encrypted,
+        ...(typeof model === "string" ? { model } : {}),
+      };
+      return [{ role: "assistant", part }];
     }
     if (reasoning.length === 0) return [];
     return [{ role: "assistant", part: { type: "text", text: renderReasoningAsText(reasoning) } }];

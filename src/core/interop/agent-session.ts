@@ -1,8 +1,8 @@
 /**
- * What the readers of other agents' session files (Claude Code: claude-code.ts, pi: pi.ts) share.
- * Pure.
+ * What the readers of other agents' session files (Claude Code: claude-code.ts, pi: pi.ts, Codex:
+ * codex.ts) share. Pure.
  *
- * Both read a session in two passes over its lines, so the shell can stream a file of any size
+ * All read a session in two passes over its lines, so the shell can stream a file of any size
  * and hold neither its text nor the conversation (`SessionIndexer`, `SessionPlan`,
  * `SessionConverter`): the first pass keeps a small index entry per record (ids, parent, type,
  * line) to find the conversation's chain; the second parses again only the lines on it and turns
@@ -11,7 +11,7 @@
  * See docs/import-export.md for the mappings.
  */
 import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../conversation/events.js";
-import { buildCompactionEvent } from "../compaction/plan.js";
+import { buildCompactionEvent } from "../compaction/event.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat } from "./agents.js";
 import type { ImportedConversation, InteropResult } from "./jp.js";
@@ -158,32 +158,6 @@ export function lastLine(lines: Iterable<number>): number {
   let last = 0;
   for (const line of lines) last = Math.max(last, line);
   return last;
-}
-
-/**
- * A plan for a session read in one pass (a Codex rollout, a plain list): the conversation is
- * already converted, so pass 2 reads nothing and hands it all out at the end.
- */
-export function convertedPlan(converted: AgentImport): SessionPlan {
-  const { events, title, ...conversation } = converted.conversation;
-  return {
-    conversation,
-    lines: 0,
-    warnings: converted.warnings,
-    wants: () => false,
-    convert: () => ({
-      addLine: () => ({ ok: true, value: [] }),
-      finish: () => ({
-        ok: true,
-        value: {
-          events,
-          ...(title === undefined ? {} : { title }),
-          summary: converted.summary,
-          warnings: converted.warnings,
-        },
-      }),
-    }),
-  };
 }
 
 /** Both passes over a whole session text; the conversation comes out whole. */

@@ -15,8 +15,8 @@ export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = {
   codex: "Codex",
 };
 
-/** The agents cxc writes sessions for (Codex is read only). */
-export type ExportAgent = Exclude<AgentFormat, "codex">;
+/** The agents cxc writes sessions for: all it reads. */
+export type ExportAgent = AgentFormat;
 
 /** Meta field naming where an imported conversation came from: `{agent, session_id, cwd, file, …}`. */
 export const ORIGIN_META_KEY = "origin";

@@ -204,9 +204,9 @@ async function runReset(
 ): Promise<CompactOutcome> {
   const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
   const { resetCompactions, undoLatestReset } = await import("../../compaction/reset.js");
-  const outcome = await context.store.locked(id, "compact --reset", () => {
+  const outcome = await context.store.locked(id, "compact --reset", (conversation) => {
     if (!request.dryRun) assertNoOpenReview(context.store, id);
-    const { events, warnings } = context.store.load(id);
+    const { events, warnings } = conversation.load();
     for (const warning of warnings) context.warn(warning);
     const ids = { id: newEventId(), ts: timestampNow(), dryRun: request.dryRun };
     const result =
@@ -216,7 +216,7 @@ async function runReset(
             ...(request.index === undefined ? {} : { index: request.index }),
           })
         : undoLatestReset(events, ids);
-    if (result.event !== undefined) context.store.append(id, [result.event]);
+    if (result.event !== undefined) conversation.append([result.event]);
     return result;
   });
   return {
@@ -256,7 +256,7 @@ async function runCompact(
   const rules = buildEffectiveRules(config.values, request.explicit, request.model);
   const runOptions = {
     rules,
-    overrides: request.overrides,
+    range: request.range,
     now: ids.timestampNow(),
     ...(request.note === undefined ? {} : { note: request.note }),
   };
@@ -273,28 +273,32 @@ async function runCompact(
         ? previewPlan(events, plan, await context.store.tokenCounter(id))
         : { kind: "nothing", message: plan.message };
   } else {
-    const { applyCompaction } = await import("../../../query/apply-compaction.js");
+    const { applyCompaction, lockedTarget } = await import("../../../query/compaction/apply.js");
     const { assertNoOpenReview } = await import("../../../store/index.js");
     const { startProgress } = await import("../../compaction/progress.js");
     const { withInterrupts } = await import("../../interrupt.js");
+    const countTokens = await context.store.tokenCounter(id);
     const applied = await withInterrupts((signal) =>
-      applyCompaction(context.store, id, "compact", {
-        check: () => assertNoOpenReview(context.store, id),
-        plan: (events) => planRun(events, runOptions),
-        summaries: {
-          config: config.values,
-          env: context.env,
-          signal,
-          report: {
-            info: (text) => context.info(text),
-            warn: (text) => context.warn(text),
-            progress: (label) => startProgress(process.stderr, label),
+      context.store.locked(id, "compact", (conversation) => {
+        assertNoOpenReview(context.store, id);
+        return applyCompaction(lockedTarget(conversation), {
+          plan: (events) => planRun(events, runOptions),
+          summaries: {
+            config: config.values,
+            env: context.env,
+            signal,
+            report: {
+              info: (text) => context.info(text),
+              warn: (text) => context.warn(text),
+              progress: (label) => startProgress(process.stderr, label),
+            },
+            copies: { conversationId: id },
+            checkLosses: true,
+            countTokens,
           },
-          copies: { conversationId: id },
-          checkLosses: true,
-        },
-        newEventId: () => ids.newEventId(),
-        now: () => ids.timestampNow(),
+          newEventId: () => ids.newEventId(),
+          now: () => ids.timestampNow(),
+        });
       }),
     );
     for (const warning of applied.warnings) context.warn(warning);

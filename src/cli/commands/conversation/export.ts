@@ -1,9 +1,9 @@
 /**
- * `cxc conversation export [ID] [--to jp|openai|anthropic|cxc|claude-code|pi] [--output PATH]
+ * `cxc conversation export [ID] [--to jp|openai|anthropic|cxc|claude-code|pi|codex] [--output PATH]
  * [--model M]`: writes a conversation for another tool. `jp` writes a jp conversation directory
- * into PATH (default: the current directory); `claude-code` and `pi` write a new session holding
- * the projected view, in the agent's own folder unless PATH, and print the command that resumes
- * it; the others write one document to PATH or standard output.
+ * into PATH (default: the current directory); `claude-code`, `pi` and `codex` write a new session
+ * holding the projected view, in the agent's own folder unless PATH, and print the command that
+ * resumes it; the others write one document to PATH or standard output.
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
@@ -11,7 +11,7 @@ import { escapeJsonControls } from "../../../core/present/sanitize.js";
 import { CliContext } from "../../context.js";
 
 interface ExportOptions {
-  to: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi";
+  to: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi" | "codex";
   output?: string;
   model?: string;
 }
@@ -20,21 +20,21 @@ export function registerExport(conversation: Command): void {
   conversation
     .command("export")
     .description(
-      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code or pi session",
+      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code, pi or Codex session",
     )
     .argument("[ID]", "conversation id or unique prefix (default: the active one)")
     .addOption(
       new Option("--to <FORMAT>", "the format to write")
-        .choices(["jp", "openai", "anthropic", "cxc", "claude-code", "pi"])
+        .choices(["jp", "openai", "anthropic", "cxc", "claude-code", "pi", "codex"])
         .default("cxc"),
     )
     .option(
       "--output <PATH>",
-      "where to write (jp: the parent directory; claude-code, pi: the session file, default the agent's folder; others: a file)",
+      "where to write (jp: the parent directory; claude-code, pi, codex: the session file, default the agent's folder; others: a file)",
     )
     .option(
       "--model <MODEL>",
-      "the model to name in a request body, or the one a Claude Code or pi session resumes with",
+      "the model to name in a request body, or the one a Claude Code or pi session resumes with (codex: provider/model names the provider Codex resumes under)",
     )
     .action(async (idArgument: string | undefined, options: ExportOptions, command: Command) => {
       const context = CliContext.from(command);
@@ -44,7 +44,7 @@ export function registerExport(conversation: Command): void {
       const id = context.store.resolveTarget(idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);
-      if (options.to === "claude-code" || options.to === "pi") {
+      if (options.to === "claude-code" || options.to === "pi" || options.to === "codex") {
         const { timestampNow } = await import("../../../store/index.js");
         const written = writeAgentExport(loaded, {
           agent: options.to,
@@ -55,7 +55,11 @@ export function registerExport(conversation: Command): void {
           now: timestampNow(),
         });
         for (const warning of written.warnings) context.warn(warning);
-        const resume = resumeCommand(written, context.cwd);
+        const resume = resumeCommand(written.resume, written.cwd, context.cwd);
+        const inScripts =
+          written.resumeInScripts === undefined
+            ? undefined
+            : resumeCommand(written.resumeInScripts, written.cwd, context.cwd);
         if (context.json) {
           context.outJson({
             id,
@@ -64,16 +68,19 @@ export function registerExport(conversation: Command): void {
             session_id: written.sessionId,
             cwd: written.cwd,
             resume,
+            ...(inScripts === undefined ? {} : { resume_in_scripts: inScripts }),
           });
           return;
         }
         context.out(`Exported ${id} to ${written.path}`);
         if (written.agentPath !== undefined) {
+          const agent = options.to === "codex" ? "Codex" : "Claude Code";
           context.info(
-            `Claude Code resumes a session from its own folder: copy the file to ${written.agentPath} first`,
+            `${agent} resumes a session from its own folder: copy the file to ${written.agentPath} first`,
           );
         }
         context.out(`Continue it with: ${resume}`);
+        if (inScripts !== undefined) context.out(`In a script: ${inScripts}`);
         return;
       }
       if (options.to === "jp") {
@@ -106,9 +113,9 @@ export function registerExport(conversation: Command): void {
 }
 
 /** The shell command that resumes an exported session, starting in its working directory. */
-function resumeCommand(written: { cwd: string; resume: readonly string[] }, cwd: string): string {
-  const command = written.resume.map(shellWord).join(" ");
-  return written.cwd === cwd ? command : `cd ${shellWord(written.cwd)} && ${command}`;
+function resumeCommand(words: readonly string[], sessionCwd: string, cwd: string): string {
+  const command = words.map((word) => (word === "…" ? '"…"' : shellWord(word))).join(" ");
+  return sessionCwd === cwd ? command : `cd ${shellWord(sessionCwd)} && ${command}`;
 }
 
 /** A word the shell reads back as itself (single-quoted unless plainly safe). */

@@ -1,36 +1,29 @@
 /**
- * The compaction pipeline: the one place a compaction plan (core/compaction/plan.ts) becomes
- * stored `compaction` events, for every caller — `compact`, `fork -k`, `q -k`, automatic
- * compaction and `compact --continue` (an agreed review); the draft of `compact --interactive`
- * uses its summary step. (The assistant's `compact` tool plans supplied summaries in core and
- * returns the events, built by the same core constructor, as effects that the turn loop stores.)
+ * Writing the summaries a compaction plan asks for, for every caller of the compaction pipeline
+ * (apply.ts): the one summarizer rule, the fallback setting, the context-window rule, the summary
+ * check and the private copy. See docs/compaction.md ("Summaries") and
+ * docs/decisions/005-one-compaction-pipeline.md.
  *
- * 1. Summaries: each segment with a summary rule is summarized from the RAW turns of the snapshot
- *    by the summarizer `chooseSummarizer` picks (core/summary/summarizer.ts): the rule's model, else the
- *    assistant model the user chose, else `builtin/digest`. A model that fails follows
- *    `conversation.compaction.summary.fallback`: `digest` (the default) summarizes with the
- *    digest instead and says so on stderr, and the event records `recipe = builtin/digest`;
- *    `abort` throws `summary-failed` and nothing is applied.
- * 2. Events: `buildCompactionEvent`, the one constructor, for every segment.
- * 3. Storage: `applyCompaction` takes the conversation's lock, loads the snapshot, plans, runs 1
- *    and 2, and appends every event in one append, so a failure leaves the log as it was;
- *    `applyCompactionLocked` does the same for a caller that already holds the lock (`q`, a review);
- *    `executePlan` returns the events for callers that store them their own way (a new fork, the
- *    turn loop's hooks).
- *
- * See docs/compaction.md ("Summaries") and docs/decisions/005-one-compaction-pipeline.md.
+ * - Each summary is written from the RAW turns of the snapshot by the summarizer
+ *   `chooseSummarizer` picks (core/summary/summarizer.ts): the rule's model, else the assistant
+ *   model the user chose, else `builtin/digest`.
+ * - The documented exception to the raw-turns rule: when the raw turns of a range do not fit the
+ *   summary model's window (80 % of it, the rest is room for the answer), the model reads the range
+ *   as the view shows it, earlier summaries in place of their turns.
+ * - A model that fails follows `conversation.compaction.summary.fallback`: `digest` (the default)
+ *   summarizes with the digest instead and says so on stderr, and the event records
+ *   `recipe = builtin/digest`; `abort` throws `summary-failed` and nothing is applied.
  */
-import type { ConfigTable } from "../core/config.js";
-import { DIGEST_RECIPE } from "../core/summary/digest.js";
-import type { Compaction, ConversationEvent, SummaryPolicy } from "../core/conversation/events.js";
-import {
-  buildCompactionEvent,
-  type CompactionSegment,
-  type PlannedCompaction,
-} from "../core/compaction/plan.js";
-import { checkSummary, type SummaryLosses } from "../core/summary/check.js";
-import type { CycleRange } from "../core/conversation/cycles.js";
-import { describeRange, rangeSlug } from "../core/present/labels.js";
+import type { SummaryRule } from "../../core/compaction/rules.js";
+import type { ConfigTable } from "../../core/config.js";
+import type { CycleRange } from "../../core/conversation/cycles.js";
+import type { ConversationEvent, SummaryPolicy } from "../../core/conversation/events.js";
+import { projectConversation } from "../../core/conversation/projection.js";
+import { summarizeTokens, type TokenCounter } from "../../core/conversation/tokens.js";
+import { groupTurns, type Turn } from "../../core/conversation/turns.js";
+import { describeRange, rangeSlug } from "../../core/present/labels.js";
+import { checkSummary, type SummaryLosses } from "../../core/summary/check.js";
+import { DIGEST_RECIPE } from "../../core/summary/digest.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
@@ -40,11 +33,10 @@ import {
   type Summarizer,
   type SummaryFallback,
   type SummaryOutcome,
-} from "../core/summary/summarizer.js";
-import type { SummaryRule } from "../core/compaction/rules.js";
-import { groupTurns, type Turn } from "../core/conversation/turns.js";
-import { CxcError, errorMessage } from "../errors.js";
-import { writeScratchFile } from "../store/index.js";
+} from "../../core/summary/summarizer.js";
+import { CxcError, errorMessage } from "../../errors.js";
+import { knownContextWindow } from "../context-window.js";
+import { writeScratchFile } from "../../store/index.js";
 
 /** A running progress indicator (the CLI's spinner). */
 export interface SummaryProgress {
@@ -78,6 +70,11 @@ export interface SummaryEnvironment {
   readonly copies?: { readonly conversationId: string };
   /** List what each summary lost (`compact`). */
   readonly checkLosses?: boolean;
+  /**
+   * Counts tokens for the context-window rule (see the module comment); absent: a model always
+   * reads the raw turns.
+   */
+  readonly countTokens?: TokenCounter;
 }
 
 /** One summary made by the pipeline. */
@@ -112,9 +109,9 @@ async function modelSummarizerFor(
   environment: SummaryEnvironment,
 ): Promise<Summarizer | { readonly unavailable: string }> {
   // Loaded on demand: the provider SDKs are slow to import and a digest run needs none.
-  const { createLlmClient } = await import("../llm/registry.js");
-  const { modelSummarizer } = await import("../llm/summarize.js");
-  const { describeRetry } = await import("../llm/retry.js");
+  const { createLlmClient } = await import("../../llm/registry.js");
+  const { modelSummarizer } = await import("../../llm/summarize.js");
+  const { describeRetry } = await import("../../llm/retry.js");
   try {
     const client = createLlmClient(modelId, {
       config: environment.config,
@@ -201,19 +198,49 @@ function rangeOf(segment: CycleRange): CycleRange {
   };
 }
 
+/** The share of a model's window the turns it summarizes may use; the rest is room for the answer. */
+const SUMMARY_SHARE_OF_WINDOW = 0.8;
+
 /**
- * Summarizes turns `segment.from..to` of `turns` (only its cycles `fromCycle..toCycle` for a
- * summary standing inside a turn) (raw, see the module comment) for a summary rule:
- * the one summarizer rule, the fallback setting when the model fails, then the summary check and
- * the private copy when asked for. Throws `summary-failed` (fallback `abort`), `interrupted` (the
+ * The turns a model reads for a whole-turn range: the raw turns, or, when their range does not fit
+ * the model's window, the view as it is (each summary numbered by the first raw turn it stands
+ * for). A range inside turns is always read raw: the view has no raw cycles to select.
+ */
+async function turnsForModel(
+  events: readonly ConversationEvent[],
+  turns: readonly Turn[],
+  range: CycleRange,
+  modelId: string,
+  environment: SummaryEnvironment,
+): Promise<readonly Turn[]> {
+  if (environment.countTokens === undefined || range.fromCycle !== undefined || range.toCycle !== undefined) {
+    return turns;
+  }
+  const window = await knownContextWindow(modelId, environment.config, environment.env);
+  if (window === undefined) return turns;
+  const inRange = turns.filter((turn) => turn.index >= range.from && turn.index <= range.to);
+  if (summarizeTokens(inRange, environment.countTokens).total <= window * SUMMARY_SHARE_OF_WINDOW)
+    return turns;
+  return projectConversation(events).turns.map((turn) => ({
+    index: turn.origin.kind === "kept" ? turn.origin.turn : turn.origin.from,
+    events: turn.events,
+  }));
+}
+
+/**
+ * Writes the summary of `segment` (turns `from..to`, only its cycles `fromCycle..toCycle` for a
+ * summary standing inside a turn) of `events` for a summary rule: the one summarizer rule, the
+ * context-window rule, the fallback setting when the model fails, then the summary check and the
+ * private copy when asked for. Throws `summary-failed` (fallback `abort`), `interrupted` (the
  * signal was aborted while a model wrote) or `invalid-config`.
  */
 export async function makeSummary(
-  turns: readonly Turn[],
+  events: readonly ConversationEvent[],
   segment: CycleRange & { readonly summary: SummaryRule },
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
   fallbackOf(environment.config); // a bad setting is an error before any model is asked
+  const turns = groupTurns(events);
   const range = rangeOf(segment);
   const rule = segment.summary;
   const choice = chooseSummarizer(
@@ -223,7 +250,11 @@ export async function makeSummary(
   if (choice.kind === "digest" && choice.why === "no-model") environment.report.info(NO_MODEL_NOTICE);
   const byModel =
     choice.kind === "model"
-      ? await summarizeByModel(choice.id, { turns, range, rule }, environment)
+      ? await summarizeByModel(
+          choice.id,
+          { turns: await turnsForModel(events, turns, range, choice.id, environment), range, rule },
+          environment,
+        )
       : undefined;
   if (byModel?.kind === "failed") fallBack(byModel, range, environment);
   const written =
@@ -261,25 +292,8 @@ function writeCopy(environment: SummaryEnvironment, range: CycleRange, text: str
   }
 }
 
-/** Options of `executePlan`: summaries, ids, and whether the events wait for the next turn. */
-export interface ExecuteOptions {
-  /** How summaries are made; required when the plan has a summary to generate. */
-  readonly summaries?: SummaryEnvironment;
-  readonly newEventId: () => string;
-  /** RFC 3339 time of each event. */
-  readonly now: () => string;
-  /** The turn the compactions activate at (`deferred_until_turn`); absent: in force at once. */
-  readonly deferredUntilTurn?: number;
-}
-
-function summariesOf(options: ExecuteOptions): SummaryEnvironment {
-  if (options.summaries === undefined)
-    throw new Error("a plan with a summary to generate needs a summary environment");
-  return options.summaries;
-}
-
-/** The environment with each notice said once per plan (a summary split at turns is several). */
-function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment {
+/** The environment with each notice said once (a summary split at turns is several summaries). */
+export function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment {
   const said = new Set<string>();
   const info = (text: string): void => {
     if (said.has(text)) return;
@@ -287,112 +301,4 @@ function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment {
     environment.report.info(text);
   };
   return { ...environment, report: { ...environment.report, info } };
-}
-
-/** One applied segment: the event and, for a generated summary, how it was made. */
-export interface ExecutedSegment {
-  readonly segment: CompactionSegment;
-  readonly compaction: Compaction;
-  readonly summary?: MadeSummary;
-}
-
-/** Fills the plan's summaries and builds its events; nothing is stored. Throws before returning anything. */
-export async function executePlan(
-  events: readonly ConversationEvent[],
-  plan: PlannedCompaction,
-  options: ExecuteOptions,
-): Promise<ExecutedSegment[]> {
-  const turns = groupTurns(events);
-  const executed: ExecutedSegment[] = [];
-  const toSummarize = (segment: CompactionSegment) =>
-    segment.supplied === undefined ? segment.summary : undefined;
-  const environment = plan.segments.some(toSummarize) ? noticesOnce(summariesOf(options)) : undefined;
-  for (const segment of plan.segments) {
-    const rule = toSummarize(segment);
-    const made =
-      rule === undefined || environment === undefined
-        ? undefined
-        : await makeSummary(turns, { ...rangeOf(segment), summary: rule }, environment);
-    const compaction = buildCompactionEvent(segment, {
-      id: options.newEventId(),
-      ts: options.now(),
-      source: plan.source,
-      ...(plan.note === undefined ? {} : { note: plan.note }),
-      ...(made === undefined ? {} : { summary: made.policy }),
-      ...(options.deferredUntilTurn === undefined ? {} : { deferredUntilTurn: options.deferredUntilTurn }),
-    });
-    executed.push({ segment, compaction, ...(made === undefined ? {} : { summary: made }) });
-  }
-  return executed;
-}
-
-/** The store operations the pipeline uses (the file store and any test store have them). */
-export interface CompactionStore {
-  load(id: string): { readonly events: readonly ConversationEvent[]; readonly warnings?: readonly string[] };
-  append(id: string, events: readonly ConversationEvent[]): unknown;
-  locked<T>(id: string, command: string, action: () => T | Promise<T>): Promise<T>;
-}
-
-/** A plan, or the reason there is nothing to do. */
-export type PlanOutcome =
-  | PlannedCompaction
-  | { readonly kind: "nothing-to-compact"; readonly message: string };
-
-/** Options of `applyCompaction`. */
-export interface ApplyOptions extends ExecuteOptions {
-  /** Plans against the snapshot read under the lock; throws for plans that are errors. */
-  readonly plan: (events: readonly ConversationEvent[]) => PlanOutcome;
-  /** Runs first under the lock, e.g. refusing while a review of the conversation is open. */
-  readonly check?: () => void;
-}
-
-/** What `applyCompaction` did, with the snapshot it planned against (for timelines). */
-export type ApplyOutcome =
-  | {
-      readonly kind: "nothing";
-      readonly message: string;
-      readonly events: readonly ConversationEvent[];
-      readonly warnings: readonly string[];
-    }
-  | {
-      readonly kind: "applied";
-      readonly events: readonly ConversationEvent[];
-      readonly warnings: readonly string[];
-      readonly plan: PlannedCompaction;
-      readonly segments: readonly ExecutedSegment[];
-    };
-
-/** Applies a compaction to conversation `id` while the caller holds its lock; see the module comment. */
-export async function applyCompactionLocked(
-  store: Pick<CompactionStore, "load" | "append">,
-  id: string,
-  options: Omit<ApplyOptions, "check">,
-): Promise<ApplyOutcome> {
-  const loaded = store.load(id);
-  const warnings = loaded.warnings ?? [];
-  const plan = options.plan(loaded.events);
-  if (plan.kind !== "planned")
-    return { kind: "nothing", message: plan.message, events: loaded.events, warnings };
-  const segments = await executePlan(loaded.events, plan, options);
-  // Ctrl-C after the summaries were written (or while the offline digest ran): still nothing lands.
-  if (options.summaries?.signal?.aborted)
-    throw new CxcError("interrupted", "interrupted; nothing was applied");
-  store.append(
-    id,
-    segments.map((segment) => segment.compaction),
-  );
-  return { kind: "applied", events: loaded.events, warnings, plan, segments };
-}
-
-/** Takes the lock of conversation `id` and applies a compaction under it; see the module comment. */
-export async function applyCompaction(
-  store: CompactionStore,
-  id: string,
-  command: string,
-  options: ApplyOptions,
-): Promise<ApplyOutcome> {
-  return store.locked(id, command, () => {
-    options.check?.();
-    return applyCompactionLocked(store, id, options);
-  });
 }

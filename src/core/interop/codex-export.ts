@@ -1,0 +1,168 @@
+/**
+ * cxc events → a new Codex rollout holding the projected view. Pure: the shell passes the session
+ * id, the working directory and the time, and writes the lines.
+ *
+ * The rollout is what `codex resume <id>` and `codex exec resume <id>` load: a `session_meta`
+ * record (the id, the working directory, `originator: "cxc"`, `source: "cli"`; the
+ * `model_provider` only when the export names one, since Codex refuses to resume a session under
+ * another provider than the one it records), then one `response_item` per item Codex sends its
+ * model, in the Responses API's shapes, with the `event_msg` records (`user_message`,
+ * `agent_message`) Codex shows when it replays a session. A summary opening the view is written
+ * as Codex's own compaction (a `compacted` record whose `replacement_history` is the summary as
+ * the user message Codex's model then sees); one of Codex's own summaries goes back word for word.
+ * Reasoning Codex cannot send back (without OpenAI's encrypted content) is left out, with a
+ * warning. See docs/import-export.md.
+ */
+import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import { formatCount } from "../present/labels.js";
+import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
+import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../provider-keys.js";
+import { type AgentSessionExport, framedSummary, viewMessages } from "./agent-export.js";
+import { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
+import { type InteropResult, interopError } from "./jp.js";
+import { timestampMilliseconds } from "./jp-encoding.js";
+import { metadataOf } from "./openai-messages.js";
+
+type Json = Record<string, unknown>;
+
+/** What the shell decides for a new Codex rollout. */
+export interface CodexExportOptions {
+  /** The new session's id (a UUID); the file name ends in `-<sessionId>.jsonl`. */
+  readonly sessionId: string;
+  /** The working directory the session belongs to. */
+  readonly cwd: string;
+  /** When the session starts (RFC 3339). */
+  readonly timestamp: string;
+  /** The provider Codex resumes with (`session_meta.model_provider`); left out when unset. */
+  readonly provider?: string;
+  /** The Codex version the rollout says wrote it (the conversation's, when it came from Codex). */
+  readonly version: string;
+}
+
+/** Writes the projected view of `events` as a Codex rollout. */
+export function exportCodexSession(
+  events: readonly ConversationEvent[],
+  options: CodexExportOptions,
+): InteropResult<AgentSessionExport> {
+  if (options.sessionId === "") return interopError("the new session needs an id");
+  const lines: string[] = [];
+  const write = (type: string, payload: Json, ts: string) => {
+    lines.push(JSON.stringify({ timestamp: codexTimestamp(ts), type, payload }));
+  };
+  const item = (payload: Json, ts: string) => write("response_item", payload, ts);
+  const userText = (text: string, ts: string) => {
+    item({ type: "message", role: "user", content: [{ type: "input_text", text }] }, ts);
+    write("event_msg", { type: "user_message", message: text, images: [] }, ts);
+  };
+  const assistantText = (text: string, ts: string) => {
+    item(
+      { type: "message", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] },
+      ts,
+    );
+    write("event_msg", { type: "agent_message", message: text }, ts);
+  };
+  write(
+    "session_meta",
+    {
+      id: options.sessionId,
+      timestamp: codexTimestamp(options.timestamp),
+      cwd: options.cwd,
+      originator: "cxc",
+      cli_version: options.version,
+      source: "cli",
+      ...(options.provider === undefined ? {} : { model_provider: options.provider }),
+    },
+    options.timestamp,
+  );
+  const custom = new Set<string>();
+  let unreplayable = 0;
+  let nativeSummaries = 0;
+  for (const message of viewMessages(events)) {
+    switch (message.kind) {
+      case "summary":
+        if (message.opening) {
+          nativeSummaries += 1;
+          const own = message.compaction?.origin?.agent === "codex";
+          const text = own ? message.text : framedSummary(message.text);
+          const history = [{ type: "message", role: "user", content: [{ type: "input_text", text }] }];
+          write("compacted", { message: text, replacement_history: history }, message.ts);
+        } else {
+          userText(SUMMARY_REQUEST_TEXT, message.ts);
+          assistantText(message.text, message.ts);
+        }
+        break;
+      case "user":
+        userText(message.event.content, message.event.ts);
+        break;
+      case "assistant":
+        for (const event of message.events) {
+          if (event.type === "tool_call_request") {
+            const isCustom = metadataOf(event)[CODEX_CUSTOM_TOOL_KEY] === true;
+            if (isCustom) custom.add(event.call_id);
+            item(toolCall(event, isCustom), event.ts);
+          } else if (event.reasoning !== undefined) {
+            const reasoning = reasoningItem(event);
+            if (reasoning === undefined) unreplayable += 1;
+            else item(reasoning, event.ts);
+          } else {
+            const text = event.message ?? JSON.stringify(event.data);
+            if (text !== "" && text !== undefined) assistantText(text, event.ts);
+          }
+        }
+        break;
+      case "results":
+        for (const event of message.events) {
+          const type = custom.has(event.call_id) ? "custom_tool_call_output" : "function_call_output";
+          item({ type, call_id: event.call_id, output: event.content }, event.ts);
+        }
+        break;
+    }
+  }
+  const warnings =
+    unreplayable === 0
+      ? []
+      : [
+          `${formatCount(unreplayable, "reasoning block")} without OpenAI's encrypted content ${unreplayable === 1 ? "was" : "were"} left out (Codex can only send its model's own reasoning back)`,
+        ];
+  return { ok: true, value: { lines, nativeSummaries, warnings } };
+}
+
+function toolCall(event: ToolCallRequest, isCustom: boolean): Json {
+  if (isCustom) {
+    const input = event.arguments.input;
+    return {
+      type: "custom_tool_call",
+      call_id: event.call_id,
+      name: event.name,
+      input: typeof input === "string" ? input : JSON.stringify(event.arguments),
+    };
+  }
+  return {
+    type: "function_call",
+    name: event.name,
+    arguments: JSON.stringify(event.arguments),
+    call_id: event.call_id,
+  };
+}
+
+/** A reasoning item Codex can send back: one with OpenAI's encrypted content and its item id. */
+function reasoningItem(event: ChatResponse): Json | undefined {
+  const metadata = metadataOf(event);
+  const encrypted = metadata[OPENAI_ENCRYPTED_REASONING_KEY];
+  const id = metadata[OPENAI_REASONING_ID_KEY];
+  if (typeof encrypted !== "string" || encrypted === "" || typeof id !== "string") return undefined;
+  const text = event.reasoning ?? "";
+  return {
+    type: "reasoning",
+    id,
+    summary: text === "" ? [] : [{ type: "summary_text", text }],
+    content: null,
+    encrypted_content: encrypted,
+  };
+}
+
+/** Codex's timestamp form: milliseconds, `Z`. */
+function codexTimestamp(ts: string): string {
+  const value = timestampMilliseconds(ts);
+  return Number.isNaN(value) ? ts : new Date(value).toISOString();
+}

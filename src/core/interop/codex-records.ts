@@ -1,0 +1,277 @@
+/**
+ * Codex rollout records → event drafts, one record at a time (pass 2 of codex.ts). Pure.
+ *
+ * - `response_item` `message`: a user prompt opens a turn (Codex's own context messages, the
+ *   environment and AGENTS.md, are skipped and counted; `developer` messages are Codex's
+ *   instructions); assistant text is a message. Items Codex marks `compaction_output` are its
+ *   summarizer's answer, which the `compacted` record carries anyway.
+ * - `reasoning`: reasoning (summary and raw text); its `encrypted_content`, item id and the model
+ *   of the turn go into metadata, so the same model can be given its reasoning back.
+ * - `function_call`, `custom_tool_call` (free-form input, kept as `{input}` and marked so an export
+ *   writes it back as one), `local_shell_call` and their outputs: tool calls and results.
+ * - `turn_context` sets the model (`<session_meta.model_provider>/<model>`); `event_msg`
+ *   `task_started` says a turn began before its prompt arrives.
+ * - `compacted`: the overlay of Codex's own compaction (see `CodexMapper.compaction`).
+ */
+import {
+  OPENAI_ENCRYPTED_REASONING_KEY,
+  OPENAI_REASONING_ID_KEY,
+  OPENAI_REASONING_MODEL_KEY,
+} from "../provider-keys.js";
+import {
+  agentCompactionDraft,
+  count,
+  DraftList,
+  type EventDraft,
+  modelDelta,
+  setMetadata,
+} from "./agent-session.js";
+import { type InteropResult, interopError } from "./jp.js";
+import { isRecord } from "./jp-encoding.js";
+
+/** Metadata key marking a tool call Codex made with free-form input (`custom_tool_call`). */
+export const CODEX_CUSTOM_TOOL_KEY = "codex_custom_tool";
+
+type Json = Record<string, unknown>;
+const OK: InteropResult<void> = { ok: true, value: undefined };
+
+/** Records kept out on purpose: Codex's own bookkeeping. */
+const BOOKKEEPING = new Set(["event_msg", "world_state", "token_usage_record", "turn_context"]);
+
+/** User-role text Codex writes on its own account (not a prompt): the environment, AGENTS.md. */
+export const CODEX_CONTEXT_MESSAGE =
+  /^\s*(<environment_context>|<user_instructions>|# AGENTS\.md instructions|<permissions instructions>|<skills_instructions>)/;
+
+/** Maps one rollout's records, in order, to drafts (`drafts.takeSettled()` hands them out). */
+export class CodexMapper {
+  readonly drafts = new DraftList();
+  readonly skipped: Record<string, number> = {};
+  readonly unknown: Record<string, number> = {};
+  compactions = 0;
+  firstPrompt: string | undefined;
+  private model: string | undefined;
+  /** Codex started a turn (`task_started`) whose prompt has not come yet. */
+  private turnPending = false;
+  /** The prompt of the open turn. */
+  private openPrompt: string | undefined;
+
+  constructor(
+    private readonly provider: string,
+    private readonly warnings: string[],
+  ) {}
+
+  /** Maps the next record (past `session_meta`); `ts` is its timestamp, normalized. */
+  add(record: Json, ts: string, where: string): InteropResult<void> {
+    const payload = record.payload as Json;
+    switch (record.type) {
+      case "response_item":
+        if (isRecord(record.metadata) && record.metadata.compaction_output === true) {
+          count(this.skipped, "compaction output");
+          return OK;
+        }
+        return this.responseItem(payload, ts, where);
+      case "turn_context":
+        if (typeof payload.model === "string") this.setModel(payload.model, ts, where);
+        break;
+      case "compacted":
+        this.compaction(payload, ts, where);
+        return OK;
+      case "event_msg":
+        if (payload.type === "task_started" || payload.type === "turn_started") this.turnPending = true;
+        break;
+    }
+    if (BOOKKEEPING.has(record.type as string)) count(this.skipped, record.type as string);
+    else count(this.unknown, String(record.type));
+    return OK;
+  }
+
+  private responseItem(item: Json, ts: string, where: string): InteropResult<void> {
+    switch (item.type) {
+      case "message":
+        return this.message(item, ts, where);
+      case "reasoning":
+        this.reasoning(item, ts, where);
+        return OK;
+      case "function_call":
+      case "custom_tool_call":
+      case "local_shell_call": {
+        if (
+          typeof item.call_id !== "string" ||
+          (item.type !== "local_shell_call" && typeof item.name !== "string")
+        ) {
+          return interopError(`${where}: a ${item.type} needs a string \`call_id\` and \`name\``);
+        }
+        const draft: EventDraft = {
+          type: "tool_call_request",
+          ts,
+          call_id: item.call_id,
+          name: item.type === "local_shell_call" ? "local_shell" : (item.name as string),
+          arguments: argumentsOf(item),
+        };
+        if (item.type === "custom_tool_call") setMetadata(draft, CODEX_CUSTOM_TOOL_KEY, true);
+        this.drafts.add(draft, where);
+        return OK;
+      }
+      case "function_call_output":
+      case "custom_tool_call_output": {
+        if (typeof item.call_id !== "string") {
+          return interopError(`${where}: a ${item.type} needs a string \`call_id\``);
+        }
+        const output = item.output;
+        const content =
+          typeof output === "string"
+            ? output
+            : isRecord(output) && typeof output.content === "string"
+              ? output.content
+              : JSON.stringify(output ?? "");
+        const failed = isRecord(output) && output.success === false;
+        this.drafts.add(
+          { type: "tool_call_response", ts, call_id: item.call_id, content, is_error: failed },
+          where,
+        );
+        return OK;
+      }
+      default:
+        count(this.unknown, `response_item ${String(item.type)}`);
+        return OK;
+    }
+  }
+
+  private reasoning(item: Json, ts: string, where: string): void {
+    const text = [...textsOf(item.summary, "summary_text"), ...textsOf(item.content, "reasoning_text")].join(
+      "\n\n",
+    );
+    const encrypted = typeof item.encrypted_content === "string" ? item.encrypted_content : undefined;
+    if (text === "" && encrypted === undefined) {
+      count(this.skipped, "empty reasoning");
+      return;
+    }
+    const draft: EventDraft = { type: "chat_response", ts, reasoning: text };
+    if (encrypted !== undefined) {
+      setMetadata(draft, OPENAI_ENCRYPTED_REASONING_KEY, encrypted);
+      if (typeof item.id === "string") setMetadata(draft, OPENAI_REASONING_ID_KEY, item.id);
+      if (this.model !== undefined) setMetadata(draft, OPENAI_REASONING_MODEL_KEY, this.model);
+    }
+    this.drafts.add(draft, where);
+  }
+
+  private message(item: Json, ts: string, where: string): InteropResult<void> {
+    if (!Array.isArray(item.content)) return interopError(`${where}: a message needs a \`content\` array`);
+    switch (item.role) {
+      case "developer":
+      case "system":
+        // Codex's own instructions (permissions, skills, collaboration mode): not the user's words.
+        count(this.skipped, "developer instructions");
+        return OK;
+      case "user": {
+        const text = textsOf(item.content, "input_text").join("\n");
+        if (CODEX_CONTEXT_MESSAGE.test(text)) {
+          count(this.skipped, "environment context");
+          return OK;
+        }
+        for (const block of item.content) {
+          if (isRecord(block) && block.type !== "input_text") {
+            this.warnings.push(`${where}: a ${String(block.type)} part was left out`);
+          }
+        }
+        this.drafts.openTurn(ts, where);
+        this.turnPending = false;
+        this.openPrompt = text;
+        this.firstPrompt ??= text;
+        this.drafts.add({ type: "chat_request", ts, content: text }, where);
+        return OK;
+      }
+      case "assistant": {
+        const text = textsOf(item.content, "output_text").join("");
+        if (text !== "") this.drafts.add({ type: "chat_response", ts, message: text }, where);
+        return OK;
+      }
+      default:
+        count(this.unknown, `message ${String(item.role)}`);
+        return OK;
+    }
+  }
+
+  private setModel(model: string, ts: string, where: string): void {
+    const id = `${this.provider}/${model}`;
+    if (id === this.model) return;
+    this.model = id;
+    this.drafts.addModelChange(modelDelta(id, ts), where);
+  }
+
+  /**
+   * Codex's compaction: from here on its model sees the earlier prompts it kept and its summary
+   * (`replacement_history`; older rollouts have only the summary, `message`) instead of what came
+   * before. The overlay covers the turns before it (a turn it compacted in the middle of is kept
+   * whole, so its prompt is not repeated in the summary), and its summary is those texts in order.
+   * Encrypted compaction items (OpenAI's own) cannot be read and are left out, with a warning.
+   */
+  private compaction(payload: Json, ts: string, where: string): void {
+    const midTurn = this.drafts.turn >= 0 && !this.turnPending;
+    const toTurn = midTurn ? this.drafts.turn - 1 : this.drafts.turn;
+    const texts: string[] = [];
+    let encrypted = false;
+    if (Array.isArray(payload.replacement_history)) {
+      for (const item of payload.replacement_history) {
+        if (!isRecord(item)) continue;
+        if (item.type === "message" && item.role === "user") {
+          const text = textsOf(item.content, "input_text").join("\n");
+          if (text !== "" && !CODEX_CONTEXT_MESSAGE.test(text)) texts.push(text);
+        } else if (item.type === "compaction" || item.type === "compaction_summary") {
+          encrypted = true;
+        }
+      }
+      const repeated = midTurn ? texts.lastIndexOf(this.openPrompt ?? "") : -1;
+      if (repeated >= 0) texts.splice(repeated, 1);
+    } else if (typeof payload.message === "string" && payload.message !== "") {
+      texts.push(payload.message);
+    }
+    if (encrypted) {
+      this.warnings.push(
+        `${where}: Codex's compaction holds an encrypted summary only OpenAI can read; it was left out`,
+      );
+    }
+    if (toTurn < 0 || texts.length === 0) {
+      count(this.skipped, "compacted");
+      this.warnings.push(
+        `${where}: Codex's own compaction ${toTurn < 0 ? "inside the first turn" : "without a summary"} is not made an overlay (the whole history before it is kept)`,
+      );
+      return;
+    }
+    this.compactions += 1;
+    const window = typeof payload.window_id === "string" ? { record: payload.window_id } : {};
+    this.drafts.addGlobal(
+      agentCompactionDraft({
+        ts,
+        toTurn,
+        summary: texts.join("\n\n"),
+        source: "user",
+        note: `Codex's own compaction${midTurn ? " (inside a turn, which is kept whole)" : ""}`,
+        origin: { agent: "codex", ...window },
+      }),
+      where,
+    );
+  }
+}
+
+/** The `text` of the parts of `type` in a Responses API content (or summary) list. */
+export function textsOf(parts: unknown, type: string): string[] {
+  if (!Array.isArray(parts)) return [];
+  return parts.flatMap((part) =>
+    isRecord(part) && part.type === type && typeof part.text === "string" ? [part.text] : [],
+  );
+}
+
+/** A call's arguments as an object: parsed JSON text, `{input}` for free-form input, a shell action. */
+function argumentsOf(item: Json): Json {
+  if (item.type === "custom_tool_call") return { input: typeof item.input === "string" ? item.input : "" };
+  if (item.type === "local_shell_call") return isRecord(item.action) ? item.action : {};
+  const text = item.arguments;
+  if (typeof text !== "string") return isRecord(text) ? text : {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : { input: value };
+  } catch {
+    return { input: text };
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Pure pieces of the OpenAI Responses adapter: the request body for a neutral request. Imports
+ * only SDK *types*, so `print --format responses` builds a body without loading the SDK.
+ *
+ * The conversation is stateless on OpenAI's side (`store: false`): every request carries the whole
+ * input, and reasoning models are asked for their encrypted reasoning
+ * (`include: ["reasoning.encrypted_content"]`) so the next request can hand it back. A reasoning
+ * item goes back as an item only to the model that wrote it (`modelId`); to any other model its
+ * summary goes as `<think>` text, as every other adapter sends reasoning it cannot replay.
+ */
+import type {
+  FunctionTool,
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+  ToolChoiceFunction,
+  ToolChoiceOptions,
+} from "openai/resources/responses/responses";
+import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/conversation/request.js";
+import type { LlmRequest, ToolChoice } from "./types.js";
+
+/** Wire-shaping options of a Responses request that do not come from the conversation. */
+export interface ResponsesRequestOptions {
+  /** The cxc model id the request goes to; reasoning items written by it are replayed as items. */
+  readonly modelId?: string;
+  /**
+   * A reasoning model: asks for reasoning summaries and the encrypted reasoning (models without
+   * reasoning refuse the `reasoning` parameter). Default true.
+   */
+  readonly reasoning?: boolean;
+  /** Output limit when the request has none. */
+  readonly maxOutputTokens?: number;
+}
+
+/** Builds the Responses body for a neutral request. Pure. */
+export function toResponsesRequest(
+  request: LlmRequest,
+  model: string,
+  options: ResponsesRequestOptions = {},
+): ResponseCreateParamsStreaming {
+  const input: ResponseInputItem[] = [];
+  for (const message of request.messages) input.push(...toInputItems(message, options.modelId));
+  const body: ResponseCreateParamsStreaming = { model, input, stream: true, store: false };
+  if (request.system !== undefined) body.instructions = request.system;
+  if (options.reasoning ?? true) {
+    body.reasoning = { summary: "auto" };
+    body.include = ["reasoning.encrypted_content"];
+  }
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(
+      (tool): FunctionTool => ({
+        type: "function",
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        parameters: { ...tool.parameters },
+        strict: false,
+      }),
+    );
+    body.parallel_tool_calls = true;
+    if (request.toolChoice !== undefined) body.tool_choice = toResponsesToolChoice(request.toolChoice);
+  }
+  const limit = request.maxOutputTokens ?? options.maxOutputTokens;
+  if (limit !== undefined) body.max_output_tokens = limit;
+  return body;
+}
+
+function toResponsesToolChoice(choice: ToolChoice): ToolChoiceOptions | ToolChoiceFunction {
+  return choice.type === "tool" ? { type: "function", name: choice.name } : choice.type;
+}
+
+function toInputItems(message: LlmMessage, modelId: string | undefined): ResponseInputItem[] {
+  if (message.role === "user") {
+    const items: ResponseInputItem[] = [];
+    let text = "";
+    for (const part of message.parts) {
+      if (part.type === "tool-result") {
+        items.push({ type: "function_call_output", call_id: part.callId, output: part.content });
+      } else if (part.type === "text") {
+        text = joinBlocks(text, part.text);
+      }
+    }
+    if (text.length > 0) items.push({ type: "message", role: "user", content: text });
+    return items;
+  }
+  // Assistant content keeps its order: text between items becomes one message each.
+  const items: ResponseInputItem[] = [];
+  let text = "";
+  const flush = () => {
+    if (text.length > 0) items.push({ type: "message", role: "assistant", content: text });
+    text = "";
+  };
+  for (const part of message.parts) {
+    const native = nativeItem(part, modelId);
+    if (native !== undefined) {
+      flush();
+      items.push(native);
+    } else {
+      text = joinBlocks(text, textOf(part));
+    }
+  }
+  flush();
+  return items;
+}
+
+/** The part as an item of its own (a call, a reasoning item of this model), else undefined. */
+function nativeItem(part: LlmPart, modelId: string | undefined): ResponseInputItem | undefined {
+  if (part.type === "tool-call") {
+    return {
+      type: "function_call",
+      call_id: part.id,
+      name: part.name,
+      arguments: JSON.stringify(part.arguments),
+    };
+  }
+  if (part.type === "encrypted-reasoning" && part.model !== undefined && part.model === modelId) {
+    return {
+      type: "reasoning",
+      id: part.id,
+      summary: part.text.length === 0 ? [] : [{ type: "summary_text", text: part.text }],
+      encrypted_content: part.data,
+    };
+  }
+  return undefined;
+}
+
+/** What a part adds to the message text; reasoning another model wrote goes as `<think>` text. */
+function textOf(part: LlmPart): string {
+  switch (part.type) {
+    case "text":
+      return part.text;
+    case "reasoning":
+    case "encrypted-reasoning":
+      return part.text.length === 0 ? "" : renderReasoningAsText(part.text);
+    default:
+      return "";
+  }
+}
+
+/** Text blocks a blank line apart (a `<think>` block already ends with one). */
+function joinBlocks(text: string, piece: string): string {
+  if (piece.length === 0) return text;
+  return text.length === 0 || text.endsWith("\n\n") ? text + piece : `${text}\n\n${piece}`;
+}

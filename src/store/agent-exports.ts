@@ -1,0 +1,212 @@
+/**
+ * A conversation's projected view written as a new session of Claude Code, pi or Codex, in the
+ * agent's own folder (or `--output`), atomically and never over an existing file, with the command
+ * that resumes it. The sessions themselves are the pure writers of src/core/interop/
+ * (claude-code-export.ts, pi-export.ts, codex-export.ts). See docs/import-export.md.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import type { AgentSessionExport } from "../core/interop/agent-export.js";
+import {
+  claudeCodeProjectFolder,
+  type ExportAgent,
+  modelOf,
+  ORIGIN_META_KEY,
+  piSessionFileName,
+  piSessionFolder,
+} from "../core/interop/agent-session.js";
+import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
+import { exportCodexSession } from "../core/interop/codex-export.js";
+import type { InteropResult } from "../core/interop/jp.js";
+import { exportPiSession } from "../core/interop/pi-export.js";
+import { CxcError, usageError } from "../errors.js";
+import { createFileAtomic } from "./files.js";
+import { nodeCrypto } from "./lazy-crypto.js";
+import type { Environment, LoadedConversation } from "./port.js";
+
+/** What `export --to claude-code|pi|codex` decides and what it wrote. */
+export interface AgentExportRequest {
+  readonly agent: ExportAgent;
+  /** A file to write instead of the agent's own folder. */
+  readonly output?: string;
+  /** `provider/model` or a bare model name; default: the conversation's last model. */
+  readonly model?: string;
+  /** The working directory when the conversation came from no agent. */
+  readonly cwd: string;
+  readonly env: Environment;
+  readonly now: string;
+}
+
+export interface AgentExportResult {
+  readonly path: string;
+  readonly sessionId: string;
+  /** The working directory the session belongs to (the agent must be started there). */
+  readonly cwd: string;
+  /** The command that continues the session, as arguments. */
+  readonly resume: readonly string[];
+  /** The same for scripts, where the agent has a form of it (`codex exec resume <id> "…"`). */
+  readonly resumeInScripts?: readonly string[];
+  /** Where the agent looks for the session, when the file was written elsewhere (`--output`). */
+  readonly agentPath?: string;
+  readonly nativeSummaries: number;
+  readonly warnings: readonly string[];
+}
+
+const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-5" };
+
+/** Writes the projected view of `conversation` as a new session of the agent. */
+export function writeAgentExport(
+  conversation: LoadedConversation,
+  request: AgentExportRequest,
+): AgentExportResult {
+  const origin = conversation.meta[ORIGIN_META_KEY];
+  const originCwd =
+    typeof origin === "object" && origin !== null && typeof (origin as { cwd?: unknown }).cwd === "string"
+      ? (origin as { cwd: string }).cwd
+      : undefined;
+  const cwd = originCwd ?? request.cwd;
+  const model = chooseModel(request.model, conversation);
+  const sessionId = nodeCrypto().randomUUID();
+  let session: InteropResult<AgentSessionExport>;
+  let path: string;
+  let agentPath: string | undefined;
+  if (request.agent === "claude-code") {
+    session = exportClaudeCodeSession(conversation.events, {
+      sessionId,
+      cwd,
+      newUuid: () => nodeCrypto().randomUUID(),
+      model: model.model,
+    });
+    // Claude Code resumes by id from its own folder only.
+    agentPath = join(
+      claudeConfigDirectory(request.env),
+      "projects",
+      claudeCodeProjectFolder(cwd),
+      `${sessionId}.jsonl`,
+    );
+    path = request.output ?? agentPath;
+  } else if (request.agent === "pi") {
+    session = exportPiSession(conversation.events, {
+      sessionId,
+      cwd,
+      timestamp: request.now,
+      provider: model.provider,
+      model: model.model,
+      newId: () => nodeCrypto().randomUUID().slice(0, 8),
+    });
+    path =
+      request.output ??
+      join(
+        piAgentDirectory(request.env),
+        "sessions",
+        piSessionFolder(cwd),
+        piSessionFileName(request.now, sessionId),
+      );
+  } else {
+    session = exportCodexSession(conversation.events, {
+      sessionId,
+      cwd,
+      timestamp: request.now,
+      version: codexVersion(conversation),
+      // Codex resumes a session only under the provider it records: name one only when asked to.
+      ...(request.model?.includes("/") ? { provider: model.provider } : {}),
+    });
+    // Codex finds a session by the id at the end of a rollout's name, under its dated folders.
+    agentPath = join(codexHome(request.env), "sessions", ...codexRolloutPath(request.now, sessionId));
+    path = request.output ?? agentPath;
+  }
+  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
+  const text = session.value.lines.map((line) => `${line}\n`).join("");
+  writeNewFile(path, text);
+  const resume =
+    request.agent === "claude-code"
+      ? ["claude", "--resume", sessionId]
+      : request.agent === "pi"
+        ? ["pi", "--session", path]
+        : ["codex", "resume", sessionId];
+  return {
+    path,
+    sessionId,
+    cwd,
+    resume,
+    ...(request.agent === "codex" ? { resumeInScripts: ["codex", "exec", "resume", sessionId, "…"] } : {}),
+    ...(agentPath !== undefined && agentPath !== path ? { agentPath } : {}),
+    nativeSummaries: session.value.nativeSummaries,
+    warnings: session.value.warnings,
+  };
+}
+
+/** `--model`, else the conversation's last model, else Anthropic's Claude Sonnet 4.5. */
+function chooseModel(
+  requested: string | undefined,
+  conversation: LoadedConversation,
+): { provider: string; model: string } {
+  let id = requested;
+  if (id === undefined) {
+    for (const event of conversation.events) id = modelOf(event) ?? id;
+  }
+  if (id === undefined || id === "") return DEFAULT_MODEL;
+  const slash = id.indexOf("/");
+  if (slash <= 0) return { provider: DEFAULT_MODEL.provider, model: id };
+  return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
+}
+
+/** Claude Code's configuration folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+function claudeConfigDirectory(env: Environment): string {
+  return env.CLAUDE_CONFIG_DIR || join(env.HOME ?? homedir(), ".claude");
+}
+
+/** pi's agent folder: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+function piAgentDirectory(env: Environment): string {
+  const configured = env.PI_CODING_AGENT_DIR;
+  if (configured)
+    return configured.startsWith("~/") ? join(env.HOME ?? homedir(), configured.slice(2)) : configured;
+  return join(env.HOME ?? homedir(), ".pi", "agent");
+}
+
+/** Codex's folder: `CODEX_HOME`, else `~/.codex`. */
+function codexHome(env: Environment): string {
+  return env.CODEX_HOME || join(env.HOME ?? homedir(), ".codex");
+}
+
+/**
+ * Where Codex keeps a rollout started at `now`: `YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl`
+ * (Codex uses local time; any date folder is found, since Codex looks a session up by its id).
+ */
+function codexRolloutPath(now: string, sessionId: string): string[] {
+  const stamp = new Date(now).toISOString().slice(0, 19);
+  const [date] = stamp.split("T") as [string];
+  const [year, month, day] = date.split("-") as [string, string, string];
+  return [year, month, day, `rollout-${stamp.replace(/:/g, "-")}-${sessionId}.jsonl`];
+}
+
+/** The Codex version a conversation came from (its rollout's), else the one cxc's tests resume with. */
+function codexVersion(conversation: LoadedConversation): string {
+  const origin = conversation.meta[ORIGIN_META_KEY] as { agent?: unknown; version?: unknown } | undefined;
+  return origin?.agent === "codex" && typeof origin.version === "string" ? origin.version : CODEX_VERSION;
+}
+
+/** The Codex version cxc's interop tests resume exported rollouts with (agents/codex/package.json). */
+const CODEX_VERSION = "0.169.0";
+
+/** Creates the file and its folder; never replaces a file that is there. */
+function writeNewFile(path: string, text: string): void {
+  if (existsSync(path)) {
+    throw usageError(`${path} already exists; export never overwrites a file`, "pass another --output path");
+  }
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    createFileAtomic(path, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+      throw usageError(
+        `${path} already exists; export never overwrites a file`,
+        "pass another --output path",
+      );
+    }
+    throw new CxcError("store-unreadable", `cannot write ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
