@@ -90,11 +90,12 @@ describe("the facts of the real agents' sessions", () => {
     ]);
   });
 
-  it("Codex: `exec_command` with `cmd`", () => {
+  it("Codex: `exec_command` with `cmd`, across Codex's own compaction", () => {
     const facts = extractRangeFacts(groupTurns(events(importCodexSession(agentFixture("codex"), "s"))), {
       cwd: CWD,
     });
-    expect(facts).toEqual({ filesRead: ["notes.txt"], filesModified: [], bindingSentences: [] });
+    // `cat CHANGELOG.md` failed (no such file): the call still names it; the facts say what was touched.
+    expect(facts).toEqual({ filesRead: ["notes.txt", "CHANGELOG.md"], filesModified: [], bindingSentences: [] });
   });
 
   it("Claude Code, a session that changes files: Read then Edit, Write, `sed -i` in Bash; the binding sentence", () => {
