@@ -95,7 +95,11 @@ describe("the facts of the real agents' sessions", () => {
       cwd: CWD,
     });
     // `cat CHANGELOG.md` failed (no such file): the call still names it; the facts say what was touched.
-    expect(facts).toEqual({ filesRead: ["notes.txt", "CHANGELOG.md"], filesModified: [], bindingSentences: [] });
+    expect(facts).toEqual({
+      filesRead: ["notes.txt", "CHANGELOG.md"],
+      filesModified: [],
+      bindingSentences: [],
+    });
   });
 
   it("Claude Code, a session that changes files: Read then Edit, Write, `sed -i` in Bash; the binding sentence", () => {
