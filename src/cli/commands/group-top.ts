@@ -1,9 +1,12 @@
 /**
- * Registers the top-level commands other than `init` and `conversation` (`config`, `query`).
+ * Registers the top-level commands other than `init` and `conversation` (`config`, `hooks`,
+ * `hook`; `query` has a group of its own).
  */
 import type { Command } from "commander";
 import { registerConfigCommands } from "./config/group.js";
+import { registerHooksCommands } from "./hooks/group.js";
 
 export function registerTopLevelCommands(program: Command): void {
   registerConfigCommands(program);
+  registerHooksCommands(program);
 }
