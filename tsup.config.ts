@@ -1,5 +1,5 @@
 import type { Plugin } from "esbuild";
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 import { eventSchemasByKind } from "./src/core/conversation/events.js";
 import { schemaFingerprint } from "./src/store/log.js";
 
@@ -9,6 +9,10 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/cxc.cjs: the whole CLI, commander and zod in one bundle. Modules imported dynamically
 //   inside it are still evaluated only when used.
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
+// - dist/hook.cjs: `cxc hook claude-code|codex`, what an agent runs as its hook, without the
+//   command-line parser; its silent path (below the advisor's notice line) reads the
+//   configuration and a transcript's tail. Its jobs are dist/hook-jobs.cjs, required like an
+//   island when there is work.
 // - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the
 //   conversation picker's prompts, execa, ajv), each a bundle of its own that the first `import()`
 //   of it loads. A bare `cxc conversation ls` never reads them.
@@ -24,11 +28,14 @@ import { schemaFingerprint } from "./src/store/log.js";
  * and the exports cxc uses.
  */
 const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports: readonly string[] }>> = {
-  "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "anthropic", exports: ["default"] },
-  openai: { entry: "src/llm/islands/openai.ts", bundle: "openai", exports: ["default"] },
-  "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "prompts", exports: ["search"] },
-  execa: { entry: "src/tools/islands/execa.ts", bundle: "execa", exports: ["execa"] },
-  ajv: { entry: "src/tools/islands/ajv.ts", bundle: "ajv", exports: ["Ajv"] },
+  "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "islands/anthropic", exports: ["default"] },
+  openai: { entry: "src/llm/islands/openai.ts", bundle: "islands/openai", exports: ["default"] },
+  "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "islands/prompts", exports: ["search"] },
+  execa: { entry: "src/tools/islands/execa.ts", bundle: "islands/execa", exports: ["execa"] },
+  ajv: { entry: "src/tools/islands/ajv.ts", bundle: "islands/ajv", exports: ["Ajv"] },
+  // The hook's jobs (src/cli/hooks/jobs.ts) beside the bundles, so the SDK islands they import
+  // resolve from dist/ as from every other bundle.
+  "./jobs.js": { entry: "src/cli/hooks/jobs.ts", bundle: "hook-jobs", exports: ["adviseInAgent", "restoreAfterCompaction"] },
 };
 
 /**
@@ -50,23 +57,51 @@ const islands: Plugin = {
         name === "default" ? "export default island.default;" : `export const ${name} = island.${name};`,
       );
       return {
-        contents: [`const island = require("./islands/${island.bundle}.cjs");`, ...exports].join("\n"),
+        contents: [`const island = require("./${island.bundle}.cjs");`, ...exports].join("\n"),
         loader: "js",
       };
     });
-    build.onResolve({ filter: /^\.\/islands\// }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^\.\/(?:islands\/|hook-jobs\.cjs$)/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
-export default defineConfig({
+/**
+ * dist/pi/extension.js: the pi extension (src/pi/extension.ts), an ES module pi loads itself. pi's
+ * own packages stay external: pi resolves them for its extensions at run time.
+ */
+const piExtension: Options = {
+  entry: { "pi/extension": "src/pi/extension.ts" },
+  outDir: "dist",
+  // The two builds run side by side: each cleans only what it writes.
+  clean: ["pi"],
+  format: ["esm"],
+  // One file: pi loads it by path, and a chunk beside it would be one more file to resolve.
+  splitting: false,
+  target: "node20",
+  platform: "node",
+  noExternal: [/^(?!@mariozechner\/|gpt-tokenizer(\/|$))/],
+  external: ["@mariozechner/pi-ai", "@mariozechner/pi-coding-agent"],
+  sourcemap: true,
+  dts: false,
+  define: { CXC_EVENT_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint(eventSchemasByKind())) },
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+    options.minifyWhitespace = true;
+  },
+};
+
+export default defineConfig([
+  piExtension,
+  {
   entry: {
     cxc: "src/cli/main.ts",
     list: "src/cli/main-list.ts",
-    ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [`islands/${bundle}`, entry])),
+    hook: "src/cli/main-hook.ts",
+    ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [bundle, entry])),
   },
   outDir: "dist",
-  // dist/ holds what the last build wrote and nothing else.
-  clean: true,
+  // dist/ holds what the last build wrote and nothing else (dist/pi is the extension's build).
+  clean: ["*.cjs", "*.cjs.map", "islands"],
   format: ["cjs"],
   outExtension: () => ({ js: ".cjs" }),
   target: "node20",
@@ -86,4 +121,5 @@ export default defineConfig({
     // rest), which V8 keeps and scans as a one-byte string; see docs/benchmarks.md.
     options.minifyWhitespace = true;
   },
-});
+},
+]);

@@ -38,6 +38,7 @@ const PROCESS_GROUPS = [
     title: "importing a large Claude Code session and Codex rollout",
     module: "./agent-import.mjs",
   },
+  { name: "hook", title: "the Claude Code Stop hook", module: "./hook.mjs" },
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];
 

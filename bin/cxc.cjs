@@ -19,11 +19,16 @@ const DIST = path.join(__dirname, "..", "dist");
 
 /**
  * dist/list.cjs when the first two words of the command line are `conversation|c` and `ls|list`
- * (global options before them are skipped with their values), else the whole CLI. list.cjs builds
- * the same program with that one command, so nothing that reaches `ls` behaves differently; it
- * just loads a fraction of the code.
+ * (global options before them are skipped with their values), dist/hook.cjs for exactly
+ * `hook claude-code` or `hook codex` (what an agent runs as its hook), else the whole CLI.
+ * list.cjs builds the same program with that one command, so nothing that reaches `ls` behaves
+ * differently; it just loads a fraction of the code. hook.cjs runs the same hook function the
+ * whole CLI's `cxc hook` runs.
  */
 function bundleFor(args) {
+  if (args.length === 2 && args[0] === "hook" && (args[1] === "claude-code" || args[1] === "codex")) {
+    return "hook.cjs";
+  }
   const words = [];
   for (let index = 0; index < args.length && words.length < 2; index++) {
     const arg = args[index];

@@ -28,6 +28,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadTsModule } from "../test/helpers/load-ts.mjs";
+import { trimClaudeSession } from "./trim-claude-session.mjs";
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: options } = parseArgs({
@@ -92,45 +93,6 @@ const CLAUDE_MODEL = "claude-sonnet-4-5";
 const CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far";
 const CLAUDE_SUMMARY =
   "The user listed the project: notes.txt says remember the milk, todo.md lists the parser and tests. There is no CHANGELOG.md.";
-
-/** Records and attachments holding Claude Code's own text, dropped from the fixture. */
-const CLAUDE_DROPPED_RECORDS = new Set(["api-request", "api-request-shape", "api-request-blob"]);
-const CLAUDE_DROPPED_ATTACHMENTS = new Set([
-  "prompt_snapshot",
-  "skill_listing",
-  "agent_listing_delta",
-  "deferred_tools_delta",
-  "environment",
-  "remote_session_change",
-  "model",
-]);
-
-/** Drops Claude Code's own text and re-links what hung off a dropped record (see the top). */
-function trimClaudeSession(records) {
-  const droppedParent = new Map();
-  const kept = [];
-  for (const record of records) {
-    const drop =
-      CLAUDE_DROPPED_RECORDS.has(record.type) ||
-      (record.type === "attachment" && CLAUDE_DROPPED_ATTACHMENTS.has(record.attachment?.type));
-    if (!drop) kept.push(record);
-    else if (typeof record.uuid === "string") droppedParent.set(record.uuid, record.parentUuid ?? null);
-  }
-  const resolve = (uuid) => {
-    let current = uuid;
-    while (typeof current === "string" && droppedParent.has(current)) current = droppedParent.get(current);
-    return current;
-  };
-  const relink = (value) => {
-    if (typeof value === "string") return droppedParent.has(value) ? resolve(value) : value;
-    if (Array.isArray(value)) return value.map(relink);
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, relink(inner)]));
-    }
-    return value;
-  };
-  return kept.map(relink);
-}
 
 async function makeClaudeCode() {
   const claude = binary("claude");

@@ -53,6 +53,8 @@ export type CxcErrorCode =
   | "provider-network"
   | "provider-error"
   | "summary-failed"
+  // an agent's settings file (cxc hooks install, uninstall)
+  | "agent-settings"
   // tools and the turn loop
   | "tool-refused"
   | "interrupted"

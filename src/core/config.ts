@@ -337,10 +337,8 @@ export function listConfigLeaves(merged: MergedConfig): ConfigLeaf[] {
  * `cxc config show` can name `default` as their origin.
  */
 export const DEFAULT_CONFIG: ConfigTable = {
-  conversation: {
-    // What a failed summary model leads to (core/summary/summarizer.ts, docs/compaction.md).
-    compaction: { summary: { fallback: "digest" } },
-  },
+  // `conversation.compaction.summary.fallback` has no default here: unset, a model the user asked
+  // for aborts and an unattended run falls back (core/summary/summarizer.ts, `fallbackFor`).
   providers: {
     ollama: { base_url: "http://localhost:11434/v1" },
   },

@@ -7,8 +7,11 @@
  *
  * Failures at the end of a cycle or turn are swallowed: the first one warns once per
  * conversation (remembered in its metadata), later ones are silent, because an advisor must never
- * cost the user a turn. Without answers (no decision model reachable, or its call failed) the
- * advisor reports the token lines only, says so in the line, and never steers the agent. The `should_i_compact` tool uses `verdict`, whose failures are thrown (tool errors).
+ * cost the user a turn. A failed decision call gives no advice at all: a tier from the token
+ * counts alone could tell the user to drop half-done work. Only when no decision model can be had
+ * at all (none configured or buildable) does the advisor report the token lines, say so in the
+ * line, and never steer the agent. The `should_i_compact` tool uses `verdict`, whose failures are
+ * thrown (tool errors).
  */
 import {
   ADVISOR_QUESTIONS_TOOL,
@@ -71,6 +74,12 @@ export interface AdvisorOptions {
    * bytes (every o200k token stands for at least one byte). Without one, the byte size alone.
    */
   readonly boundTokens?: TokenCounter;
+  /**
+   * The context's size as the agent cxc runs inside reports it (the usage in Claude Code's
+   * transcript, pi's own count), or undefined when it cannot say. When given, it is the count the
+   * tiers use, in place of the local estimate.
+   */
+  readonly contextTokens?: () => number | undefined;
   readonly clock: TurnClock;
   readonly state: AdvisorStateStore;
   /** One line of advice on stderr. */
@@ -128,12 +137,17 @@ function measureView(
   countTokens: TokenCounter,
 ): ContextMeasure {
   const { tokens } = measureContextTokens(events, countTokens, viewEventsOf(view));
-  const compactableTurns = view.turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
-  return { tokens, compactableTurns, turns: view.turns };
+  return viewWithTokens(view, tokens);
 }
 
 function viewEventsOf(view: ProjectedView): TurnEvent[] {
   return view.turns.flatMap((turn) => turn.events);
+}
+
+/** A projected view's measure with a count from elsewhere (the agent's own). */
+function viewWithTokens(view: ProjectedView, tokens: number): ContextMeasure {
+  const compactableTurns = view.turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
+  return { tokens, compactableTurns, turns: view.turns };
 }
 
 function clip(text: string): string {
@@ -292,6 +306,8 @@ class AdvisorRuntime implements Advisor {
   }
 
   measure(events: readonly ConversationEvent[]): ContextMeasure {
+    const reported = this.#options.contextTokens?.();
+    if (reported !== undefined) return viewWithTokens(projectConversation(events), reported);
     return measureContext(events, this.#options.countTokens);
   }
 
@@ -308,9 +324,13 @@ class AdvisorRuntime implements Advisor {
     // counts get cached.
     const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
     const view = projectConversation(events);
-    const bound = boundContextTokens(events, (text) => boundTokens(text), viewEventsOf(view));
+    const reported = this.#options.contextTokens?.();
+    const bound = reported ?? boundContextTokens(events, (text) => boundTokens(text), viewEventsOf(view));
     if (bound < this.settings.lines.notice) return [];
-    const measure = measureView(events, view, this.#options.countTokens);
+    const measure =
+      reported === undefined
+        ? measureView(events, view, this.#options.countTokens)
+        : viewWithTokens(view, reported);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
     let signals: AdvisorSignals | undefined = this.#answered;
@@ -324,8 +344,9 @@ class AdvisorRuntime implements Advisor {
       try {
         signals = await this.#askSignals(measure, signal);
       } catch (error) {
-        // Swallowed (warned once); the advice falls back to the token lines and says so.
+        // Swallowed (warned once) and silent: without the answers there is no tier to give.
         this.reportFailure((error as Error).message);
+        return [];
       }
     }
     const decision = this.#decide(measure, signals);
@@ -370,7 +391,7 @@ class AdvisorRuntime implements Advisor {
           cycleOf.set(event.id, layout.cycles[position]!);
       });
       const request = decisionRequest(
-        renderDecisionTranscript(this.measure(events).turns, cycleOf),
+        renderDecisionTranscript(projectConversation(events).turns, cycleOf),
         `Which of turns ${offered} starts the work that is still live (unfinished, or needed verbatim next)? ` +
           "If it starts partway through a turn, give that cycle too.",
         LIVE_FROM_TOOL,

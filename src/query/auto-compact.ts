@@ -45,6 +45,7 @@ import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens
 import { countTurns } from "../core/conversation/turns.js";
 import type { LlmClient } from "../llm/types.js";
 import { checkNoOpenReview } from "../core/compaction/review.js";
+import { usageError } from "../errors.js";
 import type { LockedConversation, Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -256,7 +257,8 @@ async function applyCut(
       const plan = planCompaction(snapshot, { rules, now, source: "auto", note });
       return plan.kind === "planned" ? plan : { kind: "nothing-to-compact", message: "Nothing to compact." };
     },
-    summaries: { ...options.summaries, signal: request.signal },
+    // Nobody is there to decide: a failed model leaves the digest, and says so.
+    summaries: { ...options.summaries, signal: request.signal, unattended: true },
     newEventId: () => options.clock.newEventId(),
     now: () => now,
     ...(request.atOnce ? {} : { deferredUntilTurn: countTurns(events) }),
@@ -304,13 +306,49 @@ export interface AdvisorHolder {
   current?: Advisor;
 }
 
-/** Adds `should_i_compact` and `compact_now` to a registry (unless it already has them). */
-export function registerAdvisorTools(registry: ToolRegistry, holder: AdvisorHolder): ToolRegistry {
+/** The advisor's tools: registered only while the advisor is enabled. */
+export const ADVISOR_TOOL_NAMES: readonly string[] = [SHOULD_I_COMPACT_NAME, COMPACT_NOW_NAME];
+
+/**
+ * Adds `should_i_compact` and `compact_now` to a registry (unless it already has them). A disabled
+ * advisor (`conversation.compaction.advisor.enabled = false`) registers neither: no tool, no hook,
+ * no decision call.
+ */
+export function registerAdvisorTools(
+  registry: ToolRegistry,
+  holder: AdvisorHolder,
+  options: { readonly enabled: boolean } = { enabled: true },
+): ToolRegistry {
+  if (!options.enabled) return registry;
   if (registry.get(SHOULD_I_COMPACT_NAME) === undefined) {
     registry.register(createShouldICompactTool(() => holder.current));
   }
   if (registry.get(COMPACT_NOW_NAME) === undefined) registry.register(createCompactNowTool());
   return registry;
+}
+
+/**
+ * The tool configuration of a turn with the advisor disabled: its tools do not exist, so their
+ * entries (`conversation.tools.should_i_compact`, …) are set aside, and a turn that names one
+ * (`-t should_i_compact`, `-u compact_now`) is a usage error that says why. Enabled, nothing
+ * changes.
+ */
+export function gateAdvisorTools(
+  config: ConfigTable,
+  env: Readonly<Record<string, string | undefined>>,
+  tools: ConfigTable,
+  named: readonly string[],
+): { readonly enabled: boolean; readonly tools: ConfigTable } {
+  if (readAdvisorSettings(config, env).settings.enabled) return { enabled: true, tools };
+  const refused = named.find((name) => ADVISOR_TOOL_NAMES.includes(name));
+  if (refused !== undefined) {
+    throw usageError(
+      `tool '${refused}' is not available: the compaction advisor is disabled (conversation.compaction.advisor.enabled = false)`,
+      "enable it with -c conversation.compaction.advisor.enabled=true (or unset CXC_ADVISOR_ENABLED)",
+    );
+  }
+  const kept = Object.entries(tools).filter(([name]) => !ADVISOR_TOOL_NAMES.includes(name));
+  return { enabled: false, tools: Object.fromEntries(kept) };
 }
 
 /** Inputs of `prepareTurnCompaction`. */

@@ -21,7 +21,12 @@ import type { LlmClient } from "../llm/types.js";
 import { assertNoOpenReview, newEventId, type Store, timestampNow } from "../store/index.js";
 import { createBuiltinRegistry } from "../tools/registry.js";
 import { type ApprovalPrompter, TurnApprovals } from "./approval.js";
-import { type AdvisorHolder, prepareTurnCompaction, registerAdvisorTools } from "./auto-compact.js";
+import {
+  type AdvisorHolder,
+  gateAdvisorTools,
+  prepareTurnCompaction,
+  registerAdvisorTools,
+} from "./auto-compact.js";
 import type { PipelineReport } from "./compaction/apply.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
@@ -114,9 +119,14 @@ export async function runQuery(
   if (snapshot !== undefined) warnOfJpTools(snapshot.loaded, recorded, ui);
   const advisorHolder: AdvisorHolder = {};
   const { providerKeyVariables } = await import("../llm/registry.js");
+  const named = [
+    ...request.directives.filter((directive) => directive.enable).map((directive) => directive.name),
+    ...(request.forcedTool === undefined ? [] : [request.forcedTool]),
+  ];
+  const gate = gateAdvisorTools(environment.config, environment.env, settings.tools, named);
   const tools = selectTools({
-    registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder),
-    configured: settings.tools,
+    registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder, { enabled: gate.enabled }),
+    configured: gate.tools,
     env: environment.env,
     protectedVariables: providerKeyVariables(environment.config),
     directives: request.directives,

@@ -112,7 +112,7 @@ request_tokens = 100000
     expect(statsJson.advisor_decisions).toEqual({ calls: 2, ...usage });
   });
 
-  it("swallows a decision model that times out: one warning per conversation, token lines only", async () => {
+  it("swallows a decision model that times out: one warning per conversation, then silence (no tier from token counts alone)", async () => {
     const env = {
       CXC_ADVISOR_NOTICE_TOKENS: "5",
       CXC_ADVISOR_RECOMMEND_TOKENS: "100000",
@@ -126,12 +126,42 @@ request_tokens = 100000
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toContain("second answer");
     expect(second.stderr).toContain("cxc: warning: advisor: the decision model did not answer within 300 ms");
-    expect(second.stderr).toContain("token lines only: no decision model answered");
-    expect(advisorRecord()).toMatchObject({ warned: true, last_announced: "notice" });
+    expect(second.stderr).not.toContain("cxc: advisor:");
+    expect(second.stderr).not.toContain("token lines only");
+    expect(advisorRecord()).toMatchObject({ warned: true });
+    expect(advisorRecord()).not.toHaveProperty("last_announced");
     provider.enqueue(textReply("third answer"), { ...answers(0.9, 0.9, 0.1, 0.1), chunkDelayMs: 1500 });
     const third = await home.q(["third question"], { env });
     expect(third.exitCode).toBe(0);
     expect(third.stderr).not.toContain("advisor");
+  });
+
+  it("registers no tools when the advisor is disabled: none is offered, and naming one says why", async () => {
+    const env = {
+      CXC_ADVISOR_ENABLED: "false",
+      CXC_ADVISOR_NOTICE_TOKENS: "5",
+      CXC_ADVISOR_RECOMMEND_TOKENS: "6",
+      CXC_ADVISOR_REQUEST_TOKENS: "7",
+    };
+    home.writeConfig(`
+[conversation.tools.should_i_compact]
+enable = true
+[conversation.tools.compact_now]
+enable = true
+`);
+    provider.enqueue(textReply("first answer"));
+    const first = await home.q(["--new", "first question"], { env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const tools = (provider.requests[0]!.body as { tools?: { name: string }[] }).tools ?? [];
+    expect(tools.map((tool) => tool.name)).not.toContain("should_i_compact");
+    expect(tools.map((tool) => tool.name)).not.toContain("compact_now");
+    expect(first.stderr).not.toContain("advisor");
+    const named = await home.q(["-t", "should_i_compact", "second question"], { env });
+    expect(named.exitCode).toBe(2);
+    expect(named.stderr).toContain(
+      "cxc: error: tool 'should_i_compact' is not available: the compaction advisor is disabled (conversation.compaction.advisor.enabled = false)",
+    );
+    expect(provider.requests).toHaveLength(1);
   });
 
   it("warns once and uses the default lines when the set is not strictly increasing", async () => {

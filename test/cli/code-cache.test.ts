@@ -129,6 +129,9 @@ describe("dist/", () => {
     const bundles = [
       "cxc.cjs",
       "list.cjs",
+      "hook.cjs",
+      "hook-jobs.cjs",
+      "pi/extension.js",
       ...["ajv", "anthropic", "execa", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
     ];
     expect(filesUnder(DIST)).toEqual(bundles.flatMap((bundle) => [bundle, `${bundle}.map`]).sort());

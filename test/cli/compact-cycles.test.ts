@@ -381,6 +381,23 @@ describe("a summary inside a turn", () => {
     expect(compactionsOf(home)[0]).toMatchObject({ from_turn: 0, to_turn: 0, cycles: { from: 1, to: 4 } });
   });
 
+  it("refuses a cycle its turn does not have, naming how many it has, and writes nothing", async () => {
+    home = await homeWithSample(agentSession());
+    const before = logBytes(home);
+    const cycles = CALLS.length + 1;
+    const result = await home.run(["conversation", "compact", "-k", `r:1.${cycles + 3}..1`]);
+    expect(result.exitCode).toBe(2);
+    expect(errorLines(result.stderr).error).toBe(
+      `turn 1 has ${cycles} cycles; there is no cycle ${cycles + 3}`,
+    );
+    const flag = await home.run(["conversation", "compact", "-r", "--to", `1.${cycles + 1}`]);
+    expect(flag.exitCode).toBe(2);
+    expect(errorLines(flag.stderr).error).toBe(
+      `turn 1 has ${cycles} cycles; there is no cycle ${cycles + 1}`,
+    );
+    expect(logBytes(home)).toBe(before);
+  });
+
   it("refuses a cycle 0 with one clear line and writes nothing", async () => {
     home = await homeWithSample(agentSession());
     const before = logBytes(home);

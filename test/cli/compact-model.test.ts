@@ -215,6 +215,25 @@ describe("compact -s with a model", () => {
     expect(provider.remaining()).toBe(0);
   });
 
+  it.each(failures)(
+    "applies nothing after %s when -m named the model, the mechanical rule neither",
+    async (_name, script, message) => {
+      home = await homeWithSample();
+      const before = logBytes(home);
+      script();
+      const result = await home.run(
+        ["conversation", "compact", "-m", "anthropic/claude-sonnet-4-6", "-k", "r:2..3", "-k", "s:4..6"],
+        { env: anthropicEnv() },
+      );
+      expect(result.exitCode).toBe(1);
+      const { error, hint } = errorLines(result.stderr);
+      expect(error.startsWith(message), error).toBe(true);
+      expect(hint).toContain("-m builtin/digest");
+      expect(logBytes(home)).toBe(before);
+      expect(provider.remaining()).toBe(0);
+    },
+  );
+
   it.each(failures)("applies nothing after %s with fallback = abort", async (_name, script, message) => {
     home = await homeWithSample();
     const before = logBytes(home);
@@ -243,13 +262,28 @@ describe("compact -s with a model", () => {
     expect(provider.remaining()).toBe(0);
   });
 
-  it("a configured or named model without its key is a failure like any other: the digest stands in", async () => {
+  it("a configured or named model without its key is a failure like any other", async () => {
     home = await homeWithSample();
+    // Named with -m: the user asked for that model, so nothing is applied.
     const named = await home.run(["conversation", "compact", "-s", "-m", "anthropic/claude-test"]);
-    expect(named.exitCode, named.stderr).toBe(0);
-    expect(named.stderr).toContain(
+    expect(named.exitCode).toBe(1);
+    expect(errorLines(named.stderr).error).toBe(
+      "Summarization failed for anthropic/claude-test: Missing environment variable ANTHROPIC_API_KEY. Nothing was compacted.",
+    );
+    expect(compactionsOf(home)).toEqual([]);
+    // The assistant model: the digest stands in, and says so.
+    const assistant = await home.run([
+      "-c",
+      "assistant.model.id=anthropic/claude-test",
+      "conversation",
+      "compact",
+      "-s",
+    ]);
+    expect(assistant.exitCode, assistant.stderr).toBe(0);
+    expect(assistant.stderr).toContain(
       "cxc: warning: summary model anthropic/claude-test failed (Missing environment variable ANTHROPIC_API_KEY); summarized turns 2..19 with builtin/digest instead",
     );
+    await home.run(["conversation", "compact", "--reset"]);
     const configured = await home.run([
       "-c",
       "assistant.model.id=anthropic/claude-test",

@@ -147,7 +147,10 @@ describe("a review of a range inside a turn", () => {
     );
     expect((await cxc(["q", "try"])).exitCode).toBe(0);
     expect(toolResult(reviewId, "toolu_bad1")).toEqual(
-      expect.objectContaining({ is_error: true, content: "turn 1 has 11 cycles, `to_cycle` was 99" }),
+      expect.objectContaining({
+        is_error: true,
+        content: "`to_cycle`: turn 1 has 11 cycles; there is no cycle 99",
+      }),
     );
     provider.enqueue(
       ...proposalRound(

@@ -289,7 +289,10 @@ describe("propose_compaction inside a review", () => {
     const responses = readEvents(home, reviewId).filter((event) => event.type === "tool_call_response");
     const bad = responses.find((event) => event.call_id === "toolu_bad");
     const good = responses.find((event) => event.call_id === "toolu_good");
-    expect(bad).toMatchObject({ is_error: true, content: "the conversation has 20 turns, `to_turn` was 25" });
+    expect(bad).toMatchObject({
+      is_error: true,
+      content: "`to_turn`: turn 25 out of range (conversation has 20 turns)",
+    });
     expect(good?.is_error).toBe(false);
     expect(good?.content.split("\n")[0]).toBe("Proposed: compact turns 1..17 of 20 (summarize)");
   });

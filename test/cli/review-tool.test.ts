@@ -100,7 +100,10 @@ describe("propose_compaction", () => {
       { from_turn: 1, to_turn: 25, summary: "S" },
       context(await reviewOf(sourceEvents)),
     );
-    expect(outcome).toEqual({ isError: true, content: "the conversation has 20 turns, `to_turn` was 25" });
+    expect(outcome).toEqual({
+      isError: true,
+      content: "`to_turn`: turn 25 out of range (conversation has 20 turns)",
+    });
   });
 
   it("is an error where no source is recorded", async () => {

@@ -50,6 +50,7 @@ function failingSummary(): FakeReply[] {
 }
 
 const ABORT = ["-c", "conversation.compaction.summary.fallback=abort"];
+const DIGEST = ["-c", "conversation.compaction.summary.fallback=digest"];
 const FALLBACK_LINE =
   /cxc: warning: summary model anthropic\/claude-summary failed \(.+\); summarized turns \d+\.\.\d+ with builtin\/digest instead/;
 
@@ -133,49 +134,64 @@ describe("which summarizer", () => {
 });
 
 describe("a failed summary model, the same for every caller", () => {
-  it("compact: the digest stands in and stderr says so; with abort nothing is applied", async () => {
+  it("compact -m: a model the user asked for applies nothing; with fallback = digest the digest stands in", async () => {
     home = await homeWithSample();
+    const before = logBytes(home);
     provider.enqueue(...failingSummary());
-    const result = await home.run(["conversation", "compact", "-m", SUMMARY_MODEL, "-k", "s:..-3"], {
+    const aborted = await home.run(["conversation", "compact", "-m", SUMMARY_MODEL, "-k", "s:..-3"], {
       env: keyOnly(),
     });
+    expect(aborted.exitCode).toBe(1);
+    const { error, hint } = errorLines(aborted.stderr);
+    expect(error).toMatch(/^Summarization failed for anthropic\/claude-summary: .*Nothing was compacted\.$/);
+    expect(hint).toContain("-m builtin/digest");
+    expect(aborted.stderr).not.toMatch(FALLBACK_LINE);
+    expect(logBytes(home)).toBe(before);
+
+    provider.enqueue(...failingSummary());
+    const result = await home.run(
+      [...DIGEST, "conversation", "compact", "-m", SUMMARY_MODEL, "-k", "s:..-3"],
+      { env: keyOnly() },
+    );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(FALLBACK_LINE);
     expect(compactionsOf(home)[0]!.summary?.recipe).toBe("builtin/digest");
+  });
 
+  it("compact with the assistant model: the digest stands in and says so; with abort nothing is applied", async () => {
+    home = await homeWithSample();
+    const model = ["-c", `assistant.model.id=${SUMMARY_MODEL}`];
+    provider.enqueue(...failingSummary());
+    const result = await home.run([...model, "conversation", "compact", "-k", "s:..-3"], { env: keyOnly() });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(FALLBACK_LINE);
     const before = logBytes(home);
     provider.enqueue(...failingSummary());
-    const aborted = await home.run(
-      [...ABORT, "conversation", "compact", "-m", SUMMARY_MODEL, "-k", "s:..-3"],
-      {
-        env: keyOnly(),
-      },
-    );
+    const aborted = await home.run([...model, ...ABORT, "conversation", "compact", "-k", "s:..-3"], {
+      env: keyOnly(),
+    });
     expect(aborted.exitCode).toBe(1);
-    expect(errorLines(aborted.stderr).error).toMatch(
-      /^Summarization failed for anthropic\/claude-summary: .*Nothing was compacted\.$/,
-    );
     expect(logBytes(home)).toBe(before);
   });
 
-  it("q -k: the digest stands in and the turn goes on; with abort neither the compaction nor the turn happens", async () => {
+  it("q -k with a rule's model: neither the compaction nor the turn happens; with fallback = digest the turn goes on", async () => {
     home = await homeWithSample();
     const rules = ["-c", `conversation.compaction.rules=[{"summary":{"model":{"id":"${SUMMARY_MODEL}"}}}]`];
-    provider.enqueue(...failingSummary(), textReply("the answer"));
-    const result = await home.run([...rules, "q", "-k", "next question"], { env: keyOnly() });
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(FALLBACK_LINE);
-    expect(result.stdout).toContain("the answer");
-    expect(compactionsOf(home)[0]!.summary?.recipe).toBe("builtin/digest");
-
     const before = logBytes(home);
-    provider.reset();
     provider.enqueue(...failingSummary());
-    const aborted = await home.run([...rules, ...ABORT, "q", "-k", "another question"], { env: keyOnly() });
+    const aborted = await home.run([...rules, "q", "-k", "another question"], { env: keyOnly() });
     expect(aborted.exitCode).toBe(1);
     expect(errorLines(aborted.stderr).error).toMatch(/^Summarization failed for anthropic\/claude-summary: /);
     expect(provider.requests.every((_, index) => isSummaryRequest(index))).toBe(true);
     expect(logBytes(home)).toBe(before);
+
+    provider.reset();
+    provider.enqueue(...failingSummary(), textReply("the answer"));
+    const result = await home.run([...rules, ...DIGEST, "q", "-k", "next question"], { env: keyOnly() });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(FALLBACK_LINE);
+    expect(result.stdout).toContain("the answer");
+    expect(compactionsOf(home)[0]!.summary?.recipe).toBe("builtin/digest");
   });
 
   it("automatic compaction: the digest stands in, and the overflowed request is retried", async () => {
@@ -206,24 +222,24 @@ describe("a failed summary model, the same for every caller", () => {
     expect(readEvents(home).filter((event) => event.type === "compaction")).toHaveLength(before);
   });
 
-  it("compact --interactive: the draft is the digest's; with abort no review is opened", async () => {
+  it("compact --interactive -m: no review is opened; with fallback = digest the draft is the digest's", async () => {
     home = await homeWithSample();
     const before = conversationIds(home);
     provider.enqueue(...failingSummary());
-    const aborted = await home.run(
-      [...ABORT, "conversation", "compact", "--interactive", "-m", SUMMARY_MODEL],
-      {
-        env: keyOnly(),
-      },
-    );
+    const aborted = await home.run(["conversation", "compact", "--interactive", "-m", SUMMARY_MODEL], {
+      env: keyOnly(),
+    });
     expect(aborted.exitCode).toBe(1);
     expect(errorLines(aborted.stderr).error).toMatch(/^Summarization failed for anthropic\/claude-summary: /);
     expect(conversationIds(home)).toEqual(before);
 
     provider.enqueue(...failingSummary());
-    const result = await home.run(["conversation", "compact", "--interactive", "-m", SUMMARY_MODEL], {
-      env: keyOnly(),
-    });
+    const result = await home.run(
+      [...DIGEST, "conversation", "compact", "--interactive", "-m", SUMMARY_MODEL],
+      {
+        env: keyOnly(),
+      },
+    );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(FALLBACK_LINE);
     expect(result.stdout).toContain("## Digest of turns 2..19 (builtin/digest)");

@@ -256,7 +256,7 @@ describe("planning observation masking", () => {
     expect(rangesOf(plan(events, [cyclesFirst]))).toEqual([{ from: 0, to: 0, fromCycle: 4, toCycle: 5 }]);
   });
 
-  it("takes turn.cycle positions on both sides, clamped to the turn", () => {
+  it("takes turn.cycle positions on both sides, and refuses a cycle its turn does not have", () => {
     const build = createEventBuilder();
     const events: ConversationEvent[] = [
       ...agentTurn(build, "q0", [{ calls: 1 }]),
@@ -266,11 +266,20 @@ describe("planning observation masking", () => {
     expect(rangesOf(plan(events, [spec("t=o:2.2..2.3")]))).toEqual([
       { from: 1, to: 1, fromCycle: 1, toCycle: 2 },
     ]);
-    expect(rangesOf(plan(events, [spec("t=o:1.2..2.99")]))).toEqual([
+    // Turn 2 has its three tool cycles and the answer: four cycles.
+    expect(rangesOf(plan(events, [spec("t=o:1.2..2.4")]))).toEqual([
       { from: 0, to: 1, fromCycle: 1, toCycle: 3 },
     ]);
-    // A start past its turn's cycles starts at the next turn.
-    expect(rangesOf(plan(events, [spec("t=o:1.9..3.1")]))).toEqual([{ from: 1, to: 2, toCycle: 0 }]);
+    // Past a turn's cycles is an error naming how many the turn has, never a silent clamp.
+    expect(plan(events, [spec("t=o:1.2..2.99")])).toEqual({
+      kind: "invalid",
+      ruleIndex: 0,
+      message: "turn 2 has 4 cycles; there is no cycle 99",
+    });
+    expect(plan(events, [spec("t=o:1.9..3.1")])).toMatchObject({
+      kind: "invalid",
+      message: "turn 1 has 2 cycles; there is no cycle 9",
+    });
   });
 
   it('lets `--keep-last "5 calls"` make the configured rule cycle-precise, and turn flags win their side', () => {

@@ -80,7 +80,7 @@ describe("validating cycles", () => {
       errorOf({ from_turn: 1, to_turn: 2, from_cycle: 4, to_cycle: 0, tool_calls: "strip" }, twoTurns()),
     ).toBe(
       "`to_cycle` must be a cycle number (1-based, as in the [turn N, cycle C] markers), got 0\n" +
-        "turn 1 has 3 cycles, `from_cycle` was 4",
+        "`from_cycle`: turn 1 has 3 cycles; there is no cycle 4",
     );
     expect(
       errorOf({ from_turn: 2, to_turn: 2, from_cycle: 4, to_cycle: 2, reasoning: "strip" }, twoTurns()),

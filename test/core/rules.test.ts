@@ -145,7 +145,7 @@ describe("default and finalized rules", () => {
     expect(ruleRange({ keep_last: fourTurns }).end).toEqual(fourTurns);
     const fiveCalls = { kind: "count", unit: "calls", count: 5, from: "end" } as const;
     expect(ruleRange({ keep_last: fiveCalls })).toEqual({
-      start: { kind: "turn", turn: 0, cycle: 0 },
+      start: { kind: "turn", turn: 0, cycle: 0, lenient: true },
       end: fiveCalls,
     });
   });

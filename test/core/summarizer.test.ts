@@ -6,7 +6,7 @@ import { digestTurns } from "../../src/core/summary/digest.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
-  DEFAULT_SUMMARY_FALLBACK,
+  fallbackFor,
   digestSummarizer,
   readSummaryFallback,
 } from "../../src/core/summary/summarizer.js";
@@ -58,9 +58,19 @@ describe("readSummaryFallback", () => {
   const config = (fallback: unknown) =>
     ({ conversation: { compaction: { summary: { fallback } } } }) as never;
 
-  it("defaults to the digest", () => {
-    expect(DEFAULT_SUMMARY_FALLBACK).toBe("digest");
-    expect(readSummaryFallback({})).toEqual({ ok: true, value: "digest" });
+  it("says nothing when unset, for fallbackFor to decide", () => {
+    expect(readSummaryFallback({})).toEqual({ ok: true, value: undefined });
+  });
+
+  it("aborts for a model the user asked for, falls back for the assistant model and unattended runs", () => {
+    const rule = chooseSummarizer({ model: { id: "anthropic/x" } }, undefined);
+    const assistant = chooseSummarizer({}, "anthropic/y");
+    expect(fallbackFor(undefined, rule, false)).toBe("abort");
+    expect(fallbackFor(undefined, rule, true)).toBe("digest");
+    expect(fallbackFor(undefined, assistant, false)).toBe("digest");
+    // The setting decides for all of them.
+    expect(fallbackFor("digest", rule, false)).toBe("digest");
+    expect(fallbackFor("abort", assistant, true)).toBe("abort");
   });
 
   it("reads digest and abort, and refuses anything else", () => {

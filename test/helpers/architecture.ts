@@ -162,6 +162,8 @@ export function resolveInTree(tree: SourceTree, from: string, specifier: string)
 
 /** Shell folders, outermost first, with their rank; a file may import only lower ranks. */
 export const LAYER_RANKS: Readonly<Record<string, number>> = {
+  // The pi extension: an entry point like the command line, loaded by pi instead of bin/cxc.
+  pi: 5,
   cli: 4,
   query: 3,
   tools: 2,
@@ -214,7 +216,7 @@ export function importEdges(tree: SourceTree): { edges: Edge[]; unresolved: Viol
 }
 
 /** Packages core may use (pure libraries). */
-const CORE_PACKAGES = new Set(["zod"]);
+const CORE_PACKAGES = new Set(["zod", "jsonc-parser"]);
 
 /**
  * src/core (and the shared leaves in src/) is pure: it imports only core and the shared leaves, no

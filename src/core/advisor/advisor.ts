@@ -3,8 +3,9 @@
  * no disk. The shell (src/query/advisor-hook.ts, src/query/auto-compact.ts) measures the context,
  * asks the decision model and stores what is decided here.
  *
- * - Settings: `conversation.compaction.advisor` and `conversation.compaction.auto`, with
- *   `CXC_ADVISOR_*` environment overrides. The three token lines are read as a set.
+ * - Settings: `conversation.compaction.auto` here; `conversation.compaction.advisor` (with
+ *   `CXC_ADVISOR_*` overrides, the three token lines read as a set) in settings.ts,
+ *   re-exported here.
  * - Tiers: code, never the model, maps four typed answers and the token lines to a tier
  *   (docs/advisor.md has the table). The same tier is never announced twice in a row.
  * - The cut point: a confident pick of the turn (or the cycle inside a turn) where the live work
@@ -13,6 +14,15 @@
  * - Automatic compaction: the trigger, the no-loop guard and the plan's rules.
  */
 import * as z from "zod";
+import {
+  type EnvironmentRecord,
+  makeLookup,
+  type ReadSettings,
+  readBoolean,
+  readPositiveInteger,
+  readSetting,
+  type TokenLines,
+} from "./settings.js";
 import type { Compaction, ConversationEvent } from "../conversation/events.js";
 import { type CompactionRule, readCompactionRules, ruleHasPolicy } from "../compaction/rules.js";
 import { DEFAULT_KEEP_LAST } from "../compaction/rules.js";
@@ -23,32 +33,7 @@ export const TIERS = ["silent", "notice", "recommend", "request"] as const;
 /** One of `TIERS`. */
 export type Tier = (typeof TIERS)[number];
 
-/** The three token lines; a valid set is strictly increasing. */
-export interface TokenLines {
-  readonly notice: number;
-  readonly recommend: number;
-  readonly request: number;
-}
-
-/** The lines used when none (or an invalid set) is configured. */
-export const DEFAULT_TOKEN_LINES: TokenLines = Object.freeze({
-  notice: 60_000,
-  recommend: 100_000,
-  request: 140_000,
-});
-
-/** `conversation.compaction.advisor`, checked. */
-export interface AdvisorSettings {
-  readonly enabled: boolean;
-  /** The decision model; undefined means the assistant model. */
-  readonly model?: string;
-  readonly lines: TokenLines;
-  readonly timeoutMs: number;
-  /** Whether the cut-point question is asked before an automatic compaction. */
-  readonly cutPoint: boolean;
-  /** How many recent turns one cut-point question may offer. */
-  readonly maxTurns: number;
-}
+export * from "./settings.js";
 
 /** What triggers an automatic compaction: a fraction of the model's window, or a token count. */
 export type AutoTrigger =
@@ -68,168 +53,12 @@ export interface AutoSettings {
   readonly rules?: readonly CompactionRule[];
 }
 
-/** Settings plus the warnings reading them produced (bad values fall back; they never fail a turn). */
-export interface ReadSettings<T> {
-  readonly settings: T;
-  readonly warnings: readonly string[];
-}
-
-/** Environment variables, as a plain record (core never reads the process). */
-export type EnvironmentRecord = Readonly<Record<string, string | undefined>>;
-
-export const DEFAULT_ADVISOR_TIMEOUT_MS = 5000;
-export const DEFAULT_ADVISOR_MAX_TURNS = 12;
 export const DEFAULT_AUTO_TRIGGER: AutoTrigger = Object.freeze({ kind: "fraction", fraction: 0.8 });
 export const DEFAULT_AUTO_KEEP_LAST = 2;
 /** A compaction that saved less than this fraction is not repeated on the next turn. */
 export const MINIMUM_SAVED_FRACTION = 0.1;
 /** A cut-point pick at or above this confidence moves the cut. */
 export const CUT_POINT_CONFIDENCE = 0.6;
-
-type Lookup = (key: string) => unknown;
-
-function lookupIn(table: unknown, path: readonly string[]): unknown {
-  let current = table;
-  for (const segment of path) {
-    if (typeof current !== "object" || current === null || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
-
-/** A value from the environment (`CXC_ADVISOR_<NAME>`) first, else from the config table. */
-function makeLookup(
-  config: unknown,
-  path: readonly string[],
-  environment: EnvironmentRecord,
-  prefix: string,
-): Lookup {
-  return (key) => {
-    const fromEnvironment = environment[`${prefix}${key.toUpperCase()}`];
-    if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
-    return lookupIn(config, [...path, key]);
-  };
-}
-
-function readBoolean(value: unknown): boolean | undefined {
-  if (value === true || value === "true" || value === "on" || value === "1") return true;
-  if (value === false || value === "false" || value === "off" || value === "0") return false;
-  return undefined;
-}
-
-function readPositiveInteger(value: unknown): number | undefined {
-  const number =
-    typeof value === "string" && /^\s*\d[\d_]*\s*$/.test(value) ? Number(value.replace(/_/g, "")) : value;
-  return typeof number === "number" && Number.isInteger(number) && number > 0 ? number : undefined;
-}
-
-function readSetting<T>(
-  lookup: Lookup,
-  key: string,
-  read: (value: unknown) => T | undefined,
-  fallback: T,
-  warnings: string[],
-  what: string,
-): T {
-  const value = lookup(key);
-  if (value === undefined) return fallback;
-  const parsed = read(value);
-  if (parsed !== undefined) return parsed;
-  warnings.push(`${what}.${key} = ${JSON.stringify(value)} is not valid; using ${JSON.stringify(fallback)}`);
-  return fallback;
-}
-
-/**
- * Reads the three lines as a set: all absent gives the defaults quietly; any missing, invalid or
- * not strictly increasing gives all three defaults together, with one warning.
- */
-export function readTokenLines(lookup: Lookup): { lines: TokenLines; warning?: string } {
-  const raw = {
-    notice: lookup("notice_tokens"),
-    recommend: lookup("recommend_tokens"),
-    request: lookup("request_tokens"),
-  };
-  if (raw.notice === undefined && raw.recommend === undefined && raw.request === undefined) {
-    return { lines: DEFAULT_TOKEN_LINES };
-  }
-  const notice = readPositiveInteger(raw.notice);
-  const recommend = readPositiveInteger(raw.recommend);
-  const request = readPositiveInteger(raw.request);
-  if (
-    notice !== undefined &&
-    recommend !== undefined &&
-    request !== undefined &&
-    notice < recommend &&
-    recommend < request
-  ) {
-    return { lines: { notice, recommend, request } };
-  }
-  const given = `notice ${String(raw.notice ?? "unset")}, recommend ${String(raw.recommend ?? "unset")}, request ${String(raw.request ?? "unset")}`;
-  const { notice: n, recommend: r, request: q } = DEFAULT_TOKEN_LINES;
-  return {
-    lines: DEFAULT_TOKEN_LINES,
-    warning:
-      `advisor token lines (${given}) must all be set and strictly increasing; ` +
-      `using the defaults ${n}/${r}/${q} for all three`,
-  };
-}
-
-/**
- * The advisor's settings as they are when nothing is configured, for `cxc config show`: keys and
- * values, and the decision model, which is the assistant model (a `note`, not a value).
- */
-export function advisorDefaultLeaves(): { key: string; value: unknown; note?: string }[] {
-  const key = (name: string): string => `conversation.compaction.advisor.${name}`;
-  return [
-    { key: key("cut_point"), value: true },
-    { key: key("enabled"), value: true },
-    { key: key("max_turns"), value: DEFAULT_ADVISOR_MAX_TURNS },
-    { key: key("model"), value: null, note: "the assistant model" },
-    { key: key("notice_tokens"), value: DEFAULT_TOKEN_LINES.notice },
-    { key: key("recommend_tokens"), value: DEFAULT_TOKEN_LINES.recommend },
-    { key: key("request_tokens"), value: DEFAULT_TOKEN_LINES.request },
-    { key: key("timeout_ms"), value: DEFAULT_ADVISOR_TIMEOUT_MS },
-  ];
-}
-
-/** Reads `conversation.compaction.advisor` with `CXC_ADVISOR_*` overrides. */
-export function readAdvisorSettings(
-  config: unknown,
-  environment: EnvironmentRecord = {},
-): ReadSettings<AdvisorSettings> {
-  const warnings: string[] = [];
-  const lookup = makeLookup(config, ["conversation", "compaction", "advisor"], environment, "CXC_ADVISOR_");
-  const what = "conversation.compaction.advisor";
-  const tokenLines = readTokenLines(lookup);
-  if (tokenLines.warning !== undefined) warnings.push(tokenLines.warning);
-  const model = lookup("model");
-  if (model !== undefined && (typeof model !== "string" || model === "")) {
-    warnings.push(`${what}.model must be a model id; using the assistant model`);
-  }
-  const settings: AdvisorSettings = {
-    enabled: readSetting(lookup, "enabled", readBoolean, true, warnings, what),
-    ...(typeof model === "string" && model !== "" ? { model } : {}),
-    lines: tokenLines.lines,
-    timeoutMs: readSetting(
-      lookup,
-      "timeout_ms",
-      readPositiveInteger,
-      DEFAULT_ADVISOR_TIMEOUT_MS,
-      warnings,
-      what,
-    ),
-    cutPoint: readSetting(lookup, "cut_point", readBoolean, true, warnings, what),
-    maxTurns: readSetting(
-      lookup,
-      "max_turns",
-      readPositiveInteger,
-      DEFAULT_ADVISOR_MAX_TURNS,
-      warnings,
-      what,
-    ),
-  };
-  return { settings, warnings };
-}
 
 /** `0.8` or `"80%"` is a fraction of the window; an integer above 1 is a token count. */
 export function readAutoTrigger(value: unknown): AutoTrigger | undefined {

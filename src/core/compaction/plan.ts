@@ -86,7 +86,7 @@ export const NOTHING_TO_COMPACT: CompactionPlan = Object.freeze({
  * Where an unset `keep_first` starts a rule: after the first turn, or, when the rule's other side
  * names cycles, after the first user message (the range starts at the first cycle of turn 1).
  */
-const FIRST_MESSAGE: Bound = Object.freeze({ kind: "turn", turn: 0, cycle: 0 });
+const FIRST_MESSAGE: Bound = Object.freeze({ kind: "turn", turn: 0, cycle: 0, lenient: true });
 
 /** A rule's range, the per-rule defaults filled in. */
 export function ruleRange(rule: CompactionRule): BoundRange {

@@ -30,6 +30,7 @@ import {
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
 import { describeSpan, describeTurnRange } from "../present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
+import { describeCycleOutOfRange, describeTurnOutOfRange } from "../position/bound.js";
 import { fitSummary, summarySpansOf, suppliedPiece } from "./overlap.js";
 import { type CompactionPlan, planCompaction } from "./plan.js";
 import { type ReadArguments, type ReadProposal, readProposalArguments } from "./proposal-arguments.js";
@@ -165,8 +166,7 @@ function readCycles(
   ] as const) {
     const count = cycleCounts[turn - 1] ?? 0;
     if (cycle !== undefined && cycle > count) {
-      const has = count === 1 ? "1 cycle" : `${count} cycles`;
-      problems.push(`turn ${turn} has ${has}, \`${name}\` was ${cycle}`);
+      problems.push(`\`${name}\`: ${describeCycleOutOfRange(turn - 1, count, cycle - 1)}`);
       if (name === "from_cycle") fromCycle = undefined;
       else toCycle = undefined;
     }
@@ -278,7 +278,7 @@ export function validateProposal(
     ["to_turn", toTurn],
   ] as const) {
     if (value !== undefined && value > turnCount) {
-      problems.push(`the conversation has ${turnCount} turns, \`${name}\` was ${value}`);
+      problems.push(`\`${name}\`: ${describeTurnOutOfRange(value - 1, turnCount)}`);
       if (name === "from_turn") fromTurn = undefined;
       else toTurn = undefined;
     }

@@ -50,8 +50,16 @@ export type Bound =
   /**
    * Turn `turn` (or its cycle `cycle`), covered: as a start, the range begins there; as an end, it
    * ends there. `exact`: a turn the conversation does not have is an error, never clamped (`--turn`).
+   * A cycle the turn does not have is an error too, unless `lenient` (a default that moves on to
+   * the next turn's head, or back to the turn's end).
    */
-  | { readonly kind: "turn"; readonly turn: number; readonly cycle?: number; readonly exact?: boolean }
+  | {
+      readonly kind: "turn";
+      readonly turn: number;
+      readonly cycle?: number;
+      readonly exact?: boolean;
+      readonly lenient?: boolean;
+    }
   /**
    * The cut with `count` units on the `from` side of it: a start after the first `count` turns
    * (`keep_first = 3`), an end before the last `count` (`keep_last = 3`, `..-3`), the last five
@@ -162,12 +170,20 @@ export function describeTurnOutOfRange(turn: number, turnCount: number): string 
   return `turn ${turn + 1} out of range (conversation has ${formatCount(turnCount, "turn")})`;
 }
 
-/** The first problem of an exact bound (see Bound), worded once for every surface. */
+/** `turn 2 has 2 cycles; there is no cycle 5`: a cycle a position names is not in its turn. */
+export function describeCycleOutOfRange(turn: number, cycleCount: number, cycle: number): string {
+  return `turn ${turn + 1} has ${formatCount(cycleCount, "cycle")}; there is no cycle ${cycle + 1}`;
+}
+
+/** The first problem of a bound (see Bound), worded once for every surface. */
 function checkExact(facts: PositionFacts, range: BoundRange): string | undefined {
   for (const bound of [range.start, range.end]) {
-    if (bound?.kind === "turn" && bound.exact && bound.turn >= facts.turnCount) {
+    if (bound?.kind !== "turn") continue;
+    if (bound.exact && bound.turn >= facts.turnCount)
       return describeTurnOutOfRange(bound.turn, facts.turnCount);
-    }
+    if (bound.cycle === undefined || bound.lenient || bound.turn >= facts.turnCount) continue;
+    const count = facts.cycles().cycleCounts[bound.turn] ?? 0;
+    if (bound.cycle >= count) return describeCycleOutOfRange(bound.turn, count, bound.cycle);
   }
   return undefined;
 }

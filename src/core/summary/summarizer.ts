@@ -121,18 +121,37 @@ export type SummaryFallback = "digest" | "abort";
 /** The configuration key of the fallback setting. */
 export const SUMMARY_FALLBACK_KEY = "conversation.compaction.summary.fallback";
 
-/** The default: an unattended compaction (automatic, before a turn) must not fail on a provider. */
-export const DEFAULT_SUMMARY_FALLBACK: SummaryFallback = "digest";
-
-/** Reads the fallback setting; a value other than `digest` or `abort` is a message. */
+/**
+ * Reads the fallback setting; a value other than `digest` or `abort` is a message, and no value is
+ * `undefined`, for `fallbackFor` to decide.
+ */
 export function readSummaryFallback(
   config: ConfigTable,
-): { readonly ok: true; readonly value: SummaryFallback } | { readonly ok: false; readonly message: string } {
+):
+  | { readonly ok: true; readonly value: SummaryFallback | undefined }
+  | { readonly ok: false; readonly message: string } {
   const value = lookupConfig(config, SUMMARY_FALLBACK_KEY);
-  if (value === undefined) return { ok: true, value: DEFAULT_SUMMARY_FALLBACK };
+  if (value === undefined) return { ok: true, value: undefined };
   if (value === "digest" || value === "abort") return { ok: true, value };
   return {
     ok: false,
     message: `${SUMMARY_FALLBACK_KEY} must be "digest" or "abort", not ${JSON.stringify(value)}`,
   };
+}
+
+/**
+ * What a failed model leads to when the setting says nothing. A summary the user asked a model for
+ * (`compact -m`, a rule's `summary.model`) applies nothing rather than quietly becoming a digest,
+ * as jp fails; an unattended compaction (automatic, inside `q`, where nobody is there to decide)
+ * and a summary by the assistant model fall back to the digest, and say so. The setting, when set,
+ * decides for all of them.
+ */
+export function fallbackFor(
+  setting: SummaryFallback | undefined,
+  choice: SummarizerChoice,
+  unattended: boolean,
+): SummaryFallback {
+  if (setting !== undefined) return setting;
+  if (unattended) return "digest";
+  return choice.kind === "model" && choice.why === "rule" ? "abort" : "digest";
 }

@@ -10,9 +10,11 @@
  * - The documented exception to the raw-turns rule: when the raw turns of a range do not fit the
  *   summary model's window (80 % of it, the rest is room for the answer), the model reads the range
  *   as the view shows it, earlier summaries in place of their turns.
- * - A model that fails follows `conversation.compaction.summary.fallback`: `digest` (the default)
- *   summarizes with the digest instead and says so on stderr, and the event records
- *   `recipe = builtin/digest`; `abort` throws `summary-failed` and nothing is applied.
+ * - A model that fails follows `conversation.compaction.summary.fallback`: `digest` summarizes
+ *   with the digest instead and says so on stderr, and the event records `recipe = builtin/digest`;
+ *   `abort` throws `summary-failed` and nothing is applied. Unset, a model the user asked for
+ *   (`compact -m`, a rule's model) aborts, and an unattended compaction or the assistant model
+ *   falls back (`fallbackFor`).
  */
 import type { SummaryRule } from "../../core/compaction/rules.js";
 import type { ConfigTable } from "../../core/config.js";
@@ -27,6 +29,8 @@ import { DIGEST_RECIPE } from "../../core/summary/digest.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
+  fallbackFor,
+  type SummarizerChoice,
   digestSummarizer,
   readSummaryFallback,
   SUMMARY_FALLBACK_KEY,
@@ -75,6 +79,11 @@ export interface SummaryEnvironment {
    * reads the raw turns.
    */
   readonly countTokens?: TokenCounter;
+  /**
+   * Nobody is there to decide (automatic compaction inside `q`): a failed model falls back to the
+   * digest unless the fallback setting says `abort` (core/summary/summarizer.ts, `fallbackFor`).
+   */
+  readonly unattended?: boolean;
 }
 
 /** One summary made by the pipeline. */
@@ -93,7 +102,7 @@ const NO_MODEL_NOTICE =
   `No summary model is configured (summary.model.id, assistant.model.id or -m); ` +
   `summarizing with ${DIGEST_RECIPE} (offline, deterministic).`;
 
-function fallbackOf(config: ConfigTable): SummaryFallback {
+function fallbackSetting(config: ConfigTable): SummaryFallback | undefined {
   const read = readSummaryFallback(config);
   if (!read.ok) {
     throw new CxcError("invalid-config", read.message, {
@@ -171,10 +180,12 @@ async function summarizeByModel(
 function fallBack(
   failed: Extract<ModelOutcome, { kind: "failed" }>,
   range: CycleRange,
+  choice: SummarizerChoice,
   environment: SummaryEnvironment,
 ): void {
   const reason = failed.reason.replace(/\.$/, "");
-  if (fallbackOf(environment.config) === "abort") {
+  const fallback = fallbackFor(fallbackSetting(environment.config), choice, environment.unattended === true);
+  if (fallback === "abort") {
     throw new CxcError(
       "summary-failed",
       `Summarization failed for ${failed.model}: ${reason}. Nothing was compacted.`,
@@ -239,7 +250,7 @@ export async function makeSummary(
   segment: CycleRange & { readonly summary: SummaryRule },
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
-  fallbackOf(environment.config); // a bad setting is an error before any model is asked
+  fallbackSetting(environment.config); // a bad setting is an error before any model is asked
   const turns = groupTurns(events);
   const range = rangeOf(segment);
   const rule = segment.summary;
@@ -256,7 +267,7 @@ export async function makeSummary(
           environment,
         )
       : undefined;
-  if (byModel?.kind === "failed") fallBack(byModel, range, environment);
+  if (byModel?.kind === "failed") fallBack(byModel, range, choice, environment);
   const written =
     byModel?.kind === "written"
       ? byModel

@@ -17,13 +17,16 @@ export function registerConfigShow(config: Command): void {
       const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
       for (const warning of effective.warnings) context.warn(warning);
       const { advisorDefaultLeaves } = await import("../../../core/advisor/advisor.js");
-      // The advisor's defaults live in its reader, not in a layer; listed where nothing sets them.
+      const { SUMMARY_FALLBACK_KEY } = await import("../../../core/summary/summarizer.js");
+      // Defaults that live in their readers, not in a layer; listed where nothing sets them.
       const set = (key: string) => lookupConfig(effective.values, key) !== undefined;
+      const readerDefaults = [
+        ...advisorDefaultLeaves(),
+        { key: SUMMARY_FALLBACK_KEY, value: null, note: "abort for a model you name, else digest" },
+      ];
       const leaves: { key: string; value: unknown; origin: string; note?: string }[] = [
         ...listConfigLeaves(effective),
-        ...advisorDefaultLeaves()
-          .filter((leaf) => !set(leaf.key))
-          .map((leaf) => ({ ...leaf, origin: "default" })),
+        ...readerDefaults.filter((leaf) => !set(leaf.key)).map((leaf) => ({ ...leaf, origin: "default" })),
       ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       if (format === "json") {
         context.outJson({ config: effective.values, leaves, files: effective.files });

@@ -1,0 +1,169 @@
+/**
+ * The Claude Code `Stop` hook (`cxc hook claude-code`, dist/hook.cjs): a silent run (the
+ * transcript's last reported usage below the advisor's notice line) on synthetic transcripts of
+ * about 1 MB and 50 MB, timed side by side with `node -e 0`, each fed the hook input Claude Code
+ * writes on stdin. The silent path reads the configuration and the transcript's tail only, so the
+ * two sizes should cost the same, and at most 2× `node -e 0` (the target). For contrast, a run
+ * above the notice line on the 1 MB transcript (token lines only, no decision model): it converts
+ * the whole transcript to build the advice.
+ *
+ * The transcripts are generated here, not committed: prompt and answer records of Claude Code's
+ * shape in one chain, each answer with a usage of a few thousand tokens.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CXC_BIN, median, settings } from "./lib.mjs";
+
+const SIZES_MB = [1, 50];
+const TARGET = 2;
+
+/** A transcript of about `megabytes` MB; the last answer reports `tokens` of context. */
+function writeTranscript(path, megabytes, tokens) {
+  const lines = [];
+  let bytes = 0;
+  let parent = null;
+  for (let turn = 0; bytes < megabytes * 1e6; turn++) {
+    const ts = new Date(Date.UTC(2026, 0, 1) + turn * 1000).toISOString();
+    const user = {
+      type: "user",
+      uuid: `u${turn}`,
+      parentUuid: parent,
+      sessionId: "bench",
+      timestamp: ts,
+      message: { role: "user", content: `Turn ${turn}: ${"please look at the parser again ".repeat(12)}` },
+    };
+    const answer = {
+      type: "assistant",
+      uuid: `a${turn}`,
+      parentUuid: `u${turn}`,
+      sessionId: "bench",
+      timestamp: ts,
+      message: {
+        id: `m${turn}`,
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [
+          { type: "text", text: `Done with turn ${turn}. ${"the parser reads the table ".repeat(12)}` },
+        ],
+        usage: { input_tokens: 10, cache_read_input_tokens: tokens - 20, output_tokens: 10 },
+      },
+    };
+    parent = answer.uuid;
+    for (const record of [user, answer]) {
+      const line = JSON.stringify(record);
+      lines.push(line);
+      bytes += line.length + 1;
+    }
+  }
+  writeFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/** One run's wall time in milliseconds, with `input` on stdin; throws when it fails. */
+function timeWithInput(commandLine, options) {
+  const [program, ...args] = commandLine;
+  const started = performance.now();
+  const result = spawnSync(program, args, {
+    env: options.env ?? process.env,
+    input: options.input ?? "",
+    stdio: ["pipe", "pipe", "pipe"],
+    encoding: "utf8",
+  });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0) throw new Error(`${commandLine.join(" ")} exited with ${result.status}`);
+  if (options.expectOutput !== undefined && options.expectOutput !== (result.stdout.trim() !== "")) {
+    throw new Error(
+      `${options.name}: the hook ${options.expectOutput ? "printed nothing" : "printed something"}`,
+    );
+  }
+  return elapsed;
+}
+
+export async function run({ runs, log }) {
+  const scratch = mkdtempSync(join(tmpdir(), "cxc-bench-hook-"));
+  try {
+    const env = { PATH: process.env.PATH ?? "", HOME: join(scratch, "user"), NO_COLOR: "1" };
+    // The same environment for every process: variables such as NODE_EXTRA_CA_CERTS slow every start.
+    const commands = [{ name: "node -e 0", commandLine: [settings.node, "-e", "0"], options: { env } }];
+    const hook = [settings.node, CXC_BIN, "hook", "claude-code"];
+    for (const megabytes of SIZES_MB) {
+      const path = join(scratch, `transcript-${megabytes}.jsonl`);
+      writeTranscript(path, megabytes, 2000);
+      const input = JSON.stringify({
+        hook_event_name: "Stop",
+        session_id: "bench",
+        transcript_path: path,
+        cwd: scratch,
+      });
+      const name = `cxc hook claude-code, Stop, silent (${megabytes} MB transcript)`;
+      commands.push({
+        name,
+        commandLine: hook,
+        options: { env, input, name, expectOutput: false },
+        target: TARGET,
+      });
+    }
+    const loudPath = join(scratch, "transcript-loud.jsonl");
+    writeTranscript(loudPath, 1, 80_000);
+    const loud = `cxc hook claude-code, Stop, advice on token lines (1 MB transcript)`;
+    commands.push({
+      name: loud,
+      commandLine: hook,
+      options: {
+        // A fresh session id per run: the same tier is never announced twice in one session.
+        env,
+        inputFor: (round) =>
+          JSON.stringify({
+            hook_event_name: "Stop",
+            session_id: `loud-${round}`,
+            transcript_path: loudPath,
+            cwd: scratch,
+          }),
+        name: loud,
+        expectOutput: true,
+      },
+    });
+    log(`timing the Claude Code hook × ${runs} runs, interleaved with node -e 0 …`);
+    const samples = commands.map(() => []);
+    const loudBaseline = [];
+    for (const command of commands)
+      timeWithInput(command.commandLine, {
+        ...command.options,
+        input: command.options.inputFor?.("warm") ?? command.options.input,
+      });
+    // The silent runs and node -e 0 interleaved; the loud run in rounds of its own after them, so
+    // its CPU work does not slow the process started next.
+    const silent = commands.slice(0, -1);
+    for (let round = 0; round < runs; round++) {
+      silent.forEach((command, index) => {
+        samples[index].push(timeWithInput(command.commandLine, command.options));
+      });
+    }
+    for (let round = 0; round < runs; round++) {
+      for (const index of [0, commands.length - 1]) {
+        const command = commands[index];
+        const input = command.options.inputFor?.(round) ?? command.options.input;
+        const time = timeWithInput(command.commandLine, { ...command.options, input });
+        if (index > 0) samples[index].push(time);
+        else loudBaseline.push(time);
+      }
+    }
+    const base = median(samples[0]);
+    const results = commands.map((command, index) => ({
+      name: command.name,
+      median: median(samples[index]),
+      ratio: median(samples[index]) / (index === commands.length - 1 ? median(loudBaseline) : base),
+      pairedRatio: median(
+        samples[index].map(
+          (value, round) => value / (index === commands.length - 1 ? loudBaseline : samples[0])[round],
+        ),
+      ),
+      samples: samples[index].map((value) => Math.round(value * 10) / 10),
+      ...(command.target === undefined ? {} : { target: command.target }),
+    }));
+    return { results };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * What one run of `cxc hook <agent>` knows: the agent, its hook input, the environment. A leaf
+ * module, so the jobs (hook-advise.ts, hook-restore.ts) and the dispatcher (run-hook.ts) share it
+ * without importing each other.
+ */
+
+/** The agents cxc has hooks for. */
+export const HOOK_AGENTS = ["claude-code", "codex"] as const;
+export type HookAgent = (typeof HOOK_AGENTS)[number];
+
+/** One run of the hook. */
+export interface HookRun {
+  readonly agent: HookAgent;
+  /** What the agent wrote on stdin. */
+  readonly stdin: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The working directory of the hook process (the input's `cwd` wins). */
+  readonly cwd: string;
+}

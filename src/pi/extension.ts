@@ -1,0 +1,328 @@
+/**
+ * cxc's compaction advisor as a pi extension (dist/pi/extension.js; `package.json` declares it
+ * as a pi package, so `pi install npm:cxc`, `pi install <cxc checkout>` and `pi -e <checkout>`
+ * load it). It is cxc's advisor (src/query/advisor-hook.ts) over the pi session converted as
+ * `cxc conversation import` converts one, with pi's own count of the context and pi's own model
+ * API; docs/inside-agents.md describes it for users.
+ *
+ * - `turn_end`: at or above the notice line, the four questions and the tier in code; an
+ *   announced tier is a notification, and at recommend and above, while the agent loop goes on,
+ *   a message steered into the loop tells the agent to call `compact_now`. Silent mid-operation
+ *   (the tier table), never the same tier twice in a row (remembered in the session as a
+ *   `cxc-advisor` custom entry), at most one advice per prompt.
+ * - `compact_now(note)` schedules; at `agent_end` the extension calls pi's `ctx.compact` with the
+ *   note as the summarizer's focus. `should_i_compact` returns the verdict.
+ * - `session_before_compact`: the advisor's cut point moves pi's `firstKeptEntryId` earlier onto
+ *   the turn where the live work starts (only ever earlier; `cut_point = false` turns it off);
+ *   then pi's own summarizer (`compact` of pi-coding-agent) writes the summary and cxc appends
+ *   its summary check. Where cxc cannot call the summarizer (no key pi can resolve), pi compacts
+ *   as usual and the check is shown to the user after it (`session_compact`).
+ * - Settings are cxc's (`conversation.compaction.advisor`, `CXC_ADVISOR_*`) and the package's own
+ *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing. The decision
+ *   model is pi's current model unless `advisor.model` names another of pi's (`provider/id`).
+ *   A failure warns once, then the advisor keeps quiet; a hook never costs the user a turn.
+ */
+import { complete } from "@mariozechner/pi-ai";
+import { compact as piCompact } from "@mariozechner/pi-coding-agent";
+import {
+  type AdvisorState,
+  cutPointCandidates,
+  moveCutEarlier,
+  readAdvisorSettings,
+  withPackageVariables,
+} from "../core/advisor/advisor.js";
+import type { ConfigTable } from "../core/config.js";
+import { quoteRequest } from "../core/advisor/hook-advice.js";
+import type { LlmClient } from "../llm/types.js";
+import { type Advisor, createAdvisor } from "../query/advisor-hook.js";
+import { createCompactNowTool } from "../tools/compact-now.js";
+import { createShouldICompactTool } from "../tools/should-i-compact.js";
+import type { Tool, ToolCallContext } from "../tools/tool.js";
+import { loadConfig } from "../cli/config.js";
+import { createPiDecisionClient } from "./decision-client.js";
+import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
+import { piSessionView, turnOfEntry } from "./session-events.js";
+import { summaryCheckAddition } from "./summary-addition.js";
+
+/** The custom entry type that keeps the advisor's record in the session. */
+export const STATE_ENTRY = "cxc-advisor";
+/** The custom message type of the advisor's steering messages. */
+const STEER_TYPE = "cxc-advisor";
+
+function readConfig(): { values: ConfigTable; problem?: string } {
+  try {
+    return { values: loadConfig({ cwd: process.cwd(), env: process.env }).values };
+  } catch (error) {
+    return { values: {}, problem: (error as Error).message };
+  }
+}
+
+/** The last advisor record the branch holds. */
+function storedState(branch: readonly PiEntry[]): AdvisorState {
+  for (let index = branch.length - 1; index >= 0; index--) {
+    const entry = branch[index]!;
+    if (entry.type === "custom" && entry.customType === STATE_ENTRY && typeof entry.data === "object") {
+      return (entry.data ?? {}) as AdvisorState;
+    }
+  }
+  return {};
+}
+
+/** The pi extension; see the module comment. */
+export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
+  const env = withPackageVariables(process.env);
+  const config = readConfig();
+  const { settings, warnings } = readAdvisorSettings(config.values, env);
+  if (!settings.enabled) return;
+  const startupNotes = [
+    ...(config.problem === undefined ? [] : [`${config.problem}; using the defaults`]),
+    ...warnings,
+  ];
+  let state: AdvisorState = {};
+  let saidUnavailable = false;
+  let advisedThisPrompt = false;
+  let scheduledNote: string | undefined;
+  let wroteSummary = false;
+
+  const notify = (ctx: PiContext, text: string, type: "info" | "warning" = "info"): void => {
+    ctx.ui.notify(`cxc ${text}`, type);
+  };
+  const stateStore = {
+    load: () => state,
+    save: (next: AdvisorState): void => {
+      const changed = next.last_announced !== state.last_announced || next.warned !== state.warned;
+      state = next;
+      // Only what must survive a restart; the decision calls' usage stays in memory.
+      if (changed) pi.appendEntry(STATE_ENTRY, { last_announced: next.last_announced, warned: next.warned });
+    },
+  };
+
+  const decisionModel = (ctx: PiContext): PiModel | undefined => {
+    if (settings.model === undefined) return ctx.model;
+    const slash = settings.model.indexOf("/");
+    return slash <= 0
+      ? undefined
+      : ctx.modelRegistry.find(settings.model.slice(0, slash), settings.model.slice(slash + 1));
+  };
+
+  const advisorFor = async (ctx: PiContext): Promise<Advisor> => {
+    const model = decisionModel(ctx);
+    let client: LlmClient | undefined;
+    let unavailable: string | undefined;
+    if (model === undefined) {
+      unavailable =
+        settings.model === undefined
+          ? "pi has no model selected"
+          : `${settings.model} is not one of pi's models`;
+    } else {
+      const auth = await ctx.modelRegistry.getApiKeyAndHeaders(model);
+      if (auth.ok) client = createPiDecisionClient(complete, model, auth);
+      else unavailable = `pi has no key for ${model.provider}/${model.id} (${auth.error})`;
+    }
+    const usage = ctx.getContextUsage();
+    const told = saidUnavailable;
+    if (unavailable !== undefined) saidUnavailable = true;
+    return createAdvisor({
+      settings,
+      decisionClient: client,
+      ...(unavailable === undefined || told ? {} : { decisionUnavailable: unavailable }),
+      contextWindow: usage?.contextWindow ?? ctx.model?.contextWindow,
+      contextTokens: () => ctx.getContextUsage()?.tokens ?? undefined,
+      // pi's count is used; this is only the advisor's fallback estimate (pi's own heuristic).
+      countTokens: (text) => Math.ceil(text.length / 4),
+      clock: { now: () => new Date().toISOString(), newEventId: () => `cxc-${Date.now().toString(36)}` },
+      state: stateStore,
+      print: (text) => notify(ctx, text),
+      hint: () => undefined,
+      warn: (text) => notify(ctx, text, "warning"),
+      compactNowEnabled: true,
+    });
+  };
+
+  const view = (ctx: PiContext, branch = ctx.sessionManager.getBranch()) =>
+    piSessionView(ctx.sessionManager.getHeader(), branch);
+
+  /** cxc's tool as a pi tool; a failure is thrown, which marks pi's tool result an error. */
+  const asPiTool = (tool: Tool, label: string, run: (ctx: PiContext) => Promise<Tool>): PiTool => ({
+    name: tool.name,
+    label,
+    description: tool.description,
+    parameters: tool.arguments.schema,
+    async execute(toolCallId, params, signal, _onUpdate, ctx) {
+      const own = await run(ctx);
+      // The built-in tools read only the events and the signal of their context.
+      const context = {
+        conversationId: "pi",
+        callId: toolCallId,
+        events: view(ctx).events,
+        signal: signal ?? new AbortController().signal,
+        cwd: ctx.cwd,
+      } as unknown as ToolCallContext;
+      // Checked as cxc's turn loop checks a call, so a bad call is the same tool error.
+      const checked = await own.arguments.check(params);
+      if (!checked.ok) throw new Error(`invalid arguments: ${checked.problems.join("; ")}`);
+      const outcome = await own.run(checked.value, context);
+      if (outcome.isError) throw new Error(outcome.content);
+      return {
+        content: [{ type: "text", text: outcome.content }],
+        details: JSON.parse(outcome.content) as unknown,
+      };
+    },
+  });
+
+  const shouldICompact = createShouldICompactTool(() => undefined);
+  pi.registerTool(
+    asPiTool(shouldICompact, "Should I compact?", async (ctx) => {
+      const advisor = await advisorFor(ctx);
+      return createShouldICompactTool(() => advisor);
+    }),
+  );
+  const compactNow = createCompactNowTool();
+  const compactNowPi = asPiTool(compactNow, "Compact now", async () => compactNow);
+  pi.registerTool({
+    ...compactNowPi,
+    async execute(toolCallId, params, signal, onUpdate, ctx) {
+      const result = await compactNowPi.execute(toolCallId, params, signal, onUpdate, ctx);
+      scheduledNote = (result.details as { note: string }).note;
+      return result;
+    },
+  });
+
+  pi.on("session_start", (_event, ctx) => {
+    state = storedState(ctx.sessionManager.getBranch());
+    for (const note of startupNotes.splice(0)) notify(ctx, `advisor: ${note}`, "warning");
+  });
+
+  pi.on("agent_start", () => {
+    advisedThisPrompt = false;
+  });
+
+  pi.on("turn_end", async (event, ctx) => {
+    if (advisedThisPrompt) return;
+    const tokens = ctx.getContextUsage()?.tokens;
+    // Below the notice line nothing is converted and nobody is asked.
+    if (tokens === null || tokens === undefined || tokens < settings.lines.notice) return;
+    try {
+      const advisor = await advisorFor(ctx);
+      const before = state.last_announced;
+      const steering = await advisor.adviseAtBoundary(view(ctx).events, {
+        midTurn: event.toolResults.length > 0,
+        signal: ctx.signal ?? new AbortController().signal,
+      });
+      if (state.last_announced !== before) advisedThisPrompt = true;
+      for (const message of steering) {
+        if (message.type !== "chat_request") continue;
+        pi.sendMessage(
+          { customType: STEER_TYPE, content: message.content, display: true },
+          { deliverAs: "steer" },
+        );
+      }
+    } catch (error) {
+      if (!state.warned) {
+        stateStore.save({ ...state, warned: true });
+        notify(
+          ctx,
+          `advisor: ${(error as Error).message}; the advisor keeps quiet about such failures from now on.`,
+          "warning",
+        );
+      }
+    }
+  });
+
+  pi.on("agent_end", (_event, ctx) => {
+    const note = scheduledNote;
+    if (note === undefined) return;
+    scheduledNote = undefined;
+    ctx.compact({
+      customInstructions: note,
+      onError: (error) => notify(ctx, `compact_now: pi's compaction failed: ${error.message}`, "warning"),
+    });
+  });
+
+  pi.on("session_before_compact", async (event, ctx) => {
+    const { preparation, branchEntries, signal } = event;
+    wroteSummary = false;
+    let session: ReturnType<typeof piSessionView>;
+    try {
+      session = view(ctx, branchEntries);
+    } catch {
+      return undefined;
+    }
+    let keptTurn = turnOfEntry(session, branchEntries, preparation.firstKeptEntryId);
+    if (settings.cutPoint && keptTurn !== undefined) {
+      try {
+        const planned = { from: 0, to: preparation.isSplitTurn ? keptTurn : keptTurn - 1 };
+        const advisor = await advisorFor(ctx);
+        const pick =
+          planned.to < 0
+            ? undefined
+            : await advisor.pickLiveFrom(
+                session.events,
+                cutPointCandidates(planned, settings.maxTurns),
+                signal,
+              );
+        // A cut inside a turn is pi's own business: cxc moves it onto turn starts only.
+        const cut = moveCutEarlier(
+          planned,
+          pick === undefined ? undefined : { turn: pick.turn, confidence: pick.confidence },
+        );
+        const position = session.turns.findIndex((turn) => turn.index === cut.to + 1);
+        const entry = position < 0 ? undefined : session.turnEntries[position];
+        if (cut.to !== planned.to && entry !== undefined) {
+          preparation.firstKeptEntryId = entry;
+          preparation.isSplitTurn = false;
+          keptTurn = cut.to + 1;
+          const request = session.turns[position]!.events.find((item) => item.type === "chat_request");
+          const quote =
+            request?.type === "chat_request" ? quoteRequest(request.content) : `turn ${keptTurn + 1}`;
+          notify(ctx, `advisor: the live work starts at "${quote}"; pi keeps it and what follows verbatim.`);
+        }
+      } catch {
+        // A failed pick leaves pi's cut: a compaction never fails because the advisor could not be asked.
+      }
+    }
+    const model = ctx.model;
+    if (model === undefined) return undefined;
+    try {
+      const auth = await ctx.modelRegistry.getApiKeyAndHeaders(model);
+      if (!auth.ok || auth.apiKey === undefined) return undefined;
+      const result = await piCompact(
+        preparation,
+        model,
+        auth.apiKey,
+        auth.headers,
+        event.customInstructions,
+        signal,
+        pi.getThinkingLevel(),
+      );
+      const range = { from: 0, to: (keptTurn ?? session.turns.length) - 1 };
+      const addition = range.to < 0 ? undefined : summaryCheckAddition(session.turns, range, result.summary);
+      wroteSummary = true;
+      return {
+        compaction: {
+          ...result,
+          summary: addition === undefined ? result.summary : `${result.summary}${addition}`,
+        },
+      };
+    } catch {
+      // pi compacts on its own (and the check is shown after it).
+      return undefined;
+    }
+  });
+
+  pi.on("session_compact", (event, ctx) => {
+    const entry = event.compactionEntry;
+    if (wroteSummary || typeof entry?.summary !== "string") return;
+    try {
+      const branch = ctx.sessionManager.getBranch();
+      const session = view(ctx, branch);
+      const kept = turnOfEntry(session, branch, entry.firstKeptEntryId);
+      const to = (kept ?? session.turns.length) - 1;
+      const addition =
+        to < 0 ? undefined : summaryCheckAddition(session.turns, { from: 0, to }, entry.summary);
+      if (addition !== undefined) notify(ctx, addition.trim());
+    } catch {
+      // Only a report; nothing to undo.
+    }
+  });
+}

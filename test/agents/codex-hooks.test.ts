@@ -1,0 +1,116 @@
+/**
+ * cxc's restore inside the real Codex (agents/codex, installed by .ci/run), offline against the
+ * loopback fake provider's Responses API: `cxc hooks install --agent codex` writes Codex's
+ * `hooks.json`; a session whose first turn says a binding sentence and changes a file, then Codex's
+ * own compaction (provoked as test/agents/codex.test.ts does: a small window, a reply reporting
+ * 9000 input tokens), with a summary that drops all of it: Codex's request after compacting
+ * carries the restore. `--dangerously-bypass-hook-trust` stands in for the user's review of the
+ * new hook in Codex's `/hooks`.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentPlace,
+  agentBinary,
+  codexEnvironment,
+  inputTexts,
+  runAgent,
+  writeCodexConfig,
+} from "../helpers/agents.js";
+import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+
+const CODEX_COMPACT_PROMPT = "CONTEXT CHECKPOINT COMPACTION";
+const SUMMARY = "The user and the assistant talked about a small project.";
+const BINDING = "Never touch the migrations folder.";
+
+const exec = (id: string, cmd: string) =>
+  ({ type: "tool-call", id, name: "exec_command", arguments: { cmd } }) as const;
+
+let fake: FakeProvider;
+let root: string;
+let place: AgentPlace;
+let codex: string;
+let cxcHome: TempHome;
+
+async function codexExec(args: string[], config: string[] = []): Promise<string> {
+  const result = await runAgent(
+    codex,
+    [
+      "exec",
+      "--skip-git-repo-check",
+      "--json",
+      "--dangerously-bypass-hook-trust",
+      "--sandbox",
+      "workspace-write",
+      ...config.flatMap((value) => ["-c", value]),
+      ...args,
+    ],
+    { cwd: place.cwd, env: codexEnvironment(place) },
+  );
+  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
+  const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
+  if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
+  return id;
+}
+
+beforeAll(async () => {
+  const binary = agentBinary(PROJECT_ROOT, "codex");
+  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
+  codex = binary;
+  root = mkdtempSync(join(tmpdir(), "cxc-codex-hooks-"));
+  place = { home: join(root, "home"), cwd: join(root, "project") };
+  mkdirSync(join(place.cwd, "src"), { recursive: true });
+  mkdirSync(join(place.cwd, "migrations"), { recursive: true });
+  mkdirSync(place.home, { recursive: true });
+  writeFileSync(join(place.cwd, "src", "app.ts"), 'export const greeting = "helo";\n');
+  fake = await startFakeProvider({
+    routes: [{ bodyIncludes: CODEX_COMPACT_PROMPT, reply: textReply(SUMMARY) }],
+  });
+  writeCodexConfig(place.home, fake.url);
+  cxcHome = makeTempHome();
+}, 60_000);
+
+afterAll(async () => {
+  await fake?.close();
+  cxcHome?.cleanup();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+describe("cxc's restore inside the real Codex", () => {
+  it("puts the binding sentence and the file modified into Codex's request after it compacts", async () => {
+    const env = { HOME: place.home, CODEX_HOME: join(place.home, ".codex") };
+    const installed = await cxcHome.run(["hooks", "install", "--agent", "codex"], { cwd: place.cwd, env });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(readFileSync(join(place.home, ".codex", "hooks.json"), "utf8")).toContain("hook codex");
+
+    fake.enqueue(
+      { blocks: [exec("call_h_sed", "sed -i 's/helo/hello/' src/app.ts")] },
+      textReply("Fixed the greeting."),
+    );
+    const id = await codexExec([`${BINDING} Fix the greeting in src/app.ts.`]);
+    expect(readFileSync(join(place.cwd, "src", "app.ts"), "utf8")).toContain('"hello"');
+    fake.enqueue(textReply("Nothing else for now.", { usage: { inputTokens: 9000 } }));
+    await codexExec(["resume", id, "Anything else?"]);
+
+    fake.enqueue(textReply("The parser is next."));
+    const before = fake.requests.length;
+    await codexExec(
+      ["resume", id, "What is next?"],
+      ["model_auto_compact_token_limit=8000", "model_context_window=20000"],
+    );
+    const requests = fake.requests.slice(before);
+    // Codex's own compaction (the route), then the turn's request.
+    expect(requests.map((request) => request.route)).toEqual([0, undefined]);
+    const texts = inputTexts((requests[1]!.body as { input: unknown }).input);
+    expect(texts.some((text) => text.includes(SUMMARY))).toBe(true);
+    const restore = texts.find((text) => text.includes("cxc kept these facts"));
+    expect(restore, texts.join("\n---\n").slice(0, 3000)).toBeDefined();
+    expect(restore).toContain(`- "${BINDING}" (turn 1)`);
+    expect(restore).toContain("Files modified: src/app.ts");
+    const log = join(place.home, ".local", "state", "cxc", "hooks.log");
+    expect(() => readFileSync(log, "utf8")).toThrow();
+  });
+});
