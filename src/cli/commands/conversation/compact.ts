@@ -81,6 +81,10 @@ export function registerCompact(conversation: Command): void {
     .option("--interactive", "review the compaction with the model in a new conversation before applying it")
     .option("--continue", "apply the active review's latest proposal, then archive the review")
     .option("--abort", "end the active review without applying anything")
+    .option(
+      "--confirm",
+      "with --continue: ask before applying (the default at a terminal; an error in a pipe)",
+    )
     .option("--no-confirm", "with --continue: apply without asking (same as --yes)")
     .action(async (idArguments: string[], flags: CompactFlags, command: Command) => {
       const context = CliContext.from(command);
