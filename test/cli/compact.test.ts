@@ -157,6 +157,26 @@ describe("cxc conversation compact", () => {
     expect(to.stdout).toContain("Compacted turns 18..19 (2 total, tools).");
   });
 
+  it("warns of a rule that saves under 1% of its turns' tokens, in the dry run and the run", async () => {
+    home = await homeWithSample();
+    const twice = ["conversation", "compact", "-k", "t:2..3", "-k", "t:2..3"];
+    const warning =
+      "cxc: warning: rule 2 (tools) saves under 1% of the tokens of turns 2..3: there is little of that kind to remove there";
+    const dry = await home.run([...twice, "--dry-run"]);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(warning);
+    expect(dry.stderr).not.toContain("rule 1 ");
+    const real = await home.run(twice);
+    expect(real.exitCode, real.stderr).toBe(0);
+    expect(real.stderr).toContain(warning);
+    expect(compactionsOf(home)).toHaveLength(2);
+    const once = await home.run(["conversation", "compact", "--reset"]);
+    expect(once.exitCode).toBe(0);
+    expect((await home.run(["conversation", "compact", "-k", "t:2..3", "--dry-run"])).stderr).not.toContain(
+      "saves under 1%",
+    );
+  });
+
   it("previews with --dry-run: conditional verbs, tokens before and after, nothing written", async () => {
     home = await homeWithSample();
     await home.run(["conversation", "compact", "-r", "--turn", "2..3"]);

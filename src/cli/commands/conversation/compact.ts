@@ -98,6 +98,10 @@ export function registerCompact(conversation: Command): void {
     .option("--interactive", "review the compaction with the model in a new conversation before applying it")
     .option("--continue", "apply the active review's latest proposal, then archive the review")
     .option("--abort", "end the active review without applying anything")
+    .option(
+      "--confirm",
+      "with --continue: ask before applying (the default at a terminal; an error in a pipe)",
+    )
     .option("--no-confirm", "with --continue: apply without asking (same as --yes)")
     .addHelpText("after", COMPACT_HELP)
     .action(async (idArguments: string[], flags: CompactFlags, command: Command) => {
@@ -325,7 +329,21 @@ async function runCompact(
       }),
     );
     for (const warning of applied.warnings) context.warn(warning);
-    result = appliedResult(applied);
+    result = appliedResult(applied, countTokens);
   }
+  await warnOfLittleSavings(context, result);
   return { id, text: renderRunText(result), json: runToJson(id, result) };
+}
+
+/** A rule that saves under 1 % of its turns' tokens is said on stderr (it still applies). */
+async function warnOfLittleSavings(context: CliContext, result: CompactionRunResult): Promise<void> {
+  if (result.kind !== "planned") return;
+  const { describeRange } = await import("../../../core/present/labels.js");
+  for (const { segment, label, savesLittle } of result.segments) {
+    if (!savesLittle) continue;
+    const what = label === undefined ? "" : ` (${label.replace(/^summary: .*/, "summary")})`;
+    context.warn(
+      `rule ${segment.ruleIndex + 1}${what} saves under 1% of the tokens of ${describeRange(segment)}: there is little of that kind to remove there`,
+    );
+  }
 }
