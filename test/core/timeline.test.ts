@@ -98,14 +98,33 @@ describe("formatTimeline", () => {
     ]);
   });
 
-  it("keeps existing lines factual under dry-run (timeline_dry_run_keeps_pre_existing_compactions_factual)", () => {
+  // jp's timeline_dry_run_keeps_pre_existing_compactions_factual keeps the existing line factual
+  // under dry-run; cxc tells a dry run in one tense (docs/compaction-model.md, "The timeline").
+  it("tells a dry run in one tense, existing lines too (timeline_dry_run_keeps_pre_existing_compactions_factual, differs on purpose)", () => {
     const existing: TimelineSegment = { from: 1, to: 5, existing: true, label: "already compacted" };
     expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: true })).toEqual([
       "Would have kept turn 1.",
-      "Compacted turns 2..6 (5 total, already compacted).",
+      "Would have compacted turns 2..6 (5 total, already compacted).",
       "Would have compacted turns 7..9 (3 total).",
       "Would have kept turn 10.",
     ]);
+    // The real run's timeline stays factual.
+    expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: false })[1]).toBe(
+      "Compacted turns 2..6 (5 total, already compacted).",
+    );
+  });
+
+  it("lists a compaction in force that a new one covers whole only on the new line, in a dry run", () => {
+    const existing: TimelineSegment = { from: 1, to: 2, existing: true, label: "already compacted" };
+    const covering: TimelineSegment = { from: 1, to: 8, existing: false, label: "summary" };
+    expect(formatTimeline([existing, covering], { turnCount: 10, dryRun: true })).toEqual([
+      "Would have kept turn 1.",
+      "Would have compacted turns 2..9 (8 total, summary, over 1 compaction in force).",
+      "Would have kept turn 10.",
+    ]);
+    // Not covered whole: both lines stay.
+    const partial: TimelineSegment = { from: 2, to: 8, existing: false, label: "summary" };
+    expect(formatTimeline([existing, partial], { turnCount: 10, dryRun: true })).toHaveLength(4);
   });
 
   it("names a kept part of one turn by its cycles", () => {
