@@ -14,6 +14,7 @@
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.
  */
+import type { Keeping } from "../../core/compaction/keeping.js";
 import {
   type ContinueDecision,
   notAReviewRefusal,
@@ -115,6 +116,8 @@ export async function continueReview(
     readonly confirm: ConfirmApply;
     readonly yes: boolean;
     readonly showPrompt: (text: string) => void;
+    /** What the compaction keeps for a source with this metadata (facts block, keep rules). */
+    readonly keeping?: (meta: Readonly<Record<string, unknown>>) => Keeping;
   },
 ): Promise<ContinueOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--continue");
@@ -143,8 +146,10 @@ export async function continueReview(
     }
     // Both locks are held: the pipeline appends to the source through its lock.
     const applied = await applyCompaction(lockedTarget(locked!), {
-      plan: (events) =>
-        expectRunnable(reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow())),
+      plan: (events, meta) =>
+        expectRunnable(
+          reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow(), options.keeping?.(meta)),
+        ),
       newEventId: () => newEventId(),
       now: () => timestampNow(),
     });

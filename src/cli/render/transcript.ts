@@ -7,6 +7,7 @@
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
 import { type ConversationEvent, serializeEvent } from "../../core/conversation/events.js";
+import { describePin } from "../../core/conversation/pins.js";
 import { describeCompaction, formatCount } from "../../core/present/labels.js";
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/conversation/turns.js";
@@ -205,6 +206,12 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
       return [
         `${colors.label("[compaction reset]", "other")} retires ${formatCount(event.retires.length, "entry", "entries")}`,
       ];
+    case "pin":
+      if (!SHOWS.compactions.has(style)) return [];
+      return [`${colors.label("[pin]", "other")} keeps ${describePin(event)} verbatim [${event.source}]`];
+    case "pin_reset":
+      if (!SHOWS.compactions.has(style)) return [];
+      return [`${colors.label("[pin reset]", "other")} retires ${formatCount(event.retires.length, "pin")}`];
     case "unknown":
       if (!SHOWS.other.has(style)) return [];
       return [`[${clean(String(event.raw.type))}] (an event kind this cxc does not know)`];

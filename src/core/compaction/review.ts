@@ -17,6 +17,7 @@
  *   after a crash between apply and archive is recognised by the source's latest compaction being
  *   that proposal (an open review admits no other compaction writes, so nothing else wrote it).
  */
+import type { Keeping } from "./keeping.js";
 import { activeCompactions } from "../conversation/compactions.js";
 import { type ConfigTable, isConfigTable, mergeConfigLayers } from "../config.js";
 import {
@@ -578,6 +579,7 @@ export function reviewCompactionPlan(
   reviewId: string,
   sourceEvents: readonly ConversationEvent[],
   now: string,
+  keeping?: Keeping,
 ): CompactionPlan {
   const range = proposalRange(proposal);
   return planCompaction(sourceEvents, {
@@ -607,6 +609,7 @@ export function reviewCompactionPlan(
     note: `agreed in compaction review ${reviewId}`,
     // The proposal was validated against the source as it stands: its last cycle may be covered.
     keepLastCycle: false,
+    ...(keeping === undefined ? {} : { keeping }),
   });
 }
 
