@@ -297,7 +297,8 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
         pi.getThinkingLevel(),
       );
       const range = { from: 0, to: (keptTurn ?? session.turns.length) - 1 };
-      const addition = range.to < 0 ? undefined : summaryCheckAddition(session.turns, range, result.summary, ctx.cwd);
+      const addition =
+        range.to < 0 ? undefined : summaryCheckAddition(session.turns, range, result.summary, ctx.cwd);
       wroteSummary = true;
       return {
         compaction: {

@@ -270,7 +270,10 @@ describe("checkSummary", () => {
 
   it("ranks by signal, then how often and how recently", () => {
     const conversation = turns(
-      [user("Keep `parseSince` under 200 ms."), ...call("fs_read_file", { path: "a.ts" }, "function parseSince() {}")],
+      [
+        user("Keep `parseSince` under 200 ms."),
+        ...call("fs_read_file", { path: "a.ts" }, "function parseSince() {}"),
+      ],
       [say("`parseSince` is now 40 ms; `Parser` stays.")],
       [say("`parseSince` is at 40 ms still.")],
     );

@@ -17,8 +17,16 @@
  * ```
  */
 import { type ConfigTable, isConfigTable, lookupConfig } from "../config.js";
-import { type CycleRange, selectRange } from "../conversation/cycles.js";
-import { ADVISOR_AUTHOR, type PinPart, type TurnEvent } from "../conversation/events.js";
+import { compactionPolicies, type CycleRange, selectRange } from "../conversation/cycles.js";
+import {
+  ADVISOR_AUTHOR,
+  type Compaction,
+  type ConversationEvent,
+  type PinPart,
+  type TurnEvent,
+} from "../conversation/events.js";
+import type { ProjectedView } from "../conversation/projection.js";
+import { countEventTokens, type TokenCounter } from "../conversation/tokens.js";
 import { messagePart } from "../conversation/pins.js";
 import { FACTS_HEADING } from "../conversation/summary-message.js";
 import type { Turn } from "../conversation/turns.js";
@@ -222,4 +230,49 @@ export function touchesOnlyPinned(
     }
   }
   return touchedPinned;
+}
+
+/** What keeping costs in a projected view: pinned messages and facts blocks, in tokens. */
+export interface KeptCost {
+  /** Pinned messages in the view (kept in place or shown after a summary) and their tokens. */
+  readonly pinned: { readonly messages: number; readonly tokens: number };
+  /** Summaries in the view with a facts block, and the blocks' tokens. */
+  readonly facts: { readonly blocks: number; readonly tokens: number };
+}
+
+/** The cost of what `events`' view keeps by construction (stats). */
+export function keptCost(
+  events: readonly ConversationEvent[],
+  view: ProjectedView,
+  countTokens: TokenCounter,
+): KeptCost {
+  let messages = 0;
+  let pinnedTokens = 0;
+  const count = (event: TurnEvent) => {
+    messages += 1;
+    pinnedTokens += countEventTokens(event, countTokens);
+  };
+  const compactions = new Map<string, Compaction>();
+  for (const event of events) if (event.type === "compaction") compactions.set(event.id, event);
+  const summaryIds: string[] = [];
+  for (const turn of view.turns) {
+    if (turn.origin.kind === "summary") summaryIds.push(turn.origin.compactionId);
+    for (const entry of turn.pinnedEvents ?? []) count(entry.event);
+    for (const summary of turn.cycleSummaries ?? []) {
+      summaryIds.push(summary.compactionId);
+      for (const entry of summary.pinnedEvents ?? []) count(entry.event);
+    }
+    if (view.pinned.size === 0) continue;
+    for (const event of turn.events) if (view.pinned.has(event.id)) count(event);
+  }
+  let blocks = 0;
+  let factsTokens = 0;
+  for (const id of summaryIds) {
+    const compaction = compactions.get(id);
+    const facts = compaction === undefined ? undefined : compactionPolicies(compaction).summary?.facts;
+    if (facts === undefined || facts === "") continue;
+    blocks += 1;
+    factsTokens += countTokens(facts);
+  }
+  return { pinned: { messages, tokens: pinnedTokens }, facts: { blocks, tokens: factsTokens } };
 }

@@ -28,9 +28,7 @@ export interface LossReportOptions {
   readonly moreHint?: string;
 }
 
-const KIND_WIDTH = Math.max(
-  ...(["identifier", "number"] satisfies LossKind[]).map((kind) => kind.length),
-);
+const KIND_WIDTH = Math.max(...(["identifier", "number"] satisfies LossKind[]).map((kind) => kind.length));
 const LONGEST_VALUE = 160;
 
 /** `n item` or `n items`. */
@@ -51,9 +49,7 @@ export function formatLosses(losses: SummaryLosses, options: LossReportOptions):
   const indent = options.indent ?? "  ";
   const total = losses.items.length;
   if (total === 0) {
-    return [
-      `${options.title} mentions every identifier and number the summary check looks for.`,
-    ];
+    return [`${options.title} mentions every identifier and number the summary check looks for.`];
   }
   const heading =
     total > limit

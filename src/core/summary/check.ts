@@ -259,7 +259,11 @@ function isPastedReference(split: { prose: string; code: string }): boolean {
   return findIdentifiers(split.prose).length + findIdentifiers(split.code).length > PASTED_IDENTIFIERS;
 }
 
-function readToolCall(name: string, argumentsObject: Readonly<Record<string, unknown>>, evidence: Evidence): void {
+function readToolCall(
+  name: string,
+  argumentsObject: Readonly<Record<string, unknown>>,
+  evidence: Evidence,
+): void {
   evidence.toolNames.add(identifierKey(name));
   const repository = ["repository", "repo"]
     .map((key) => argumentsObject[key])
@@ -540,7 +544,9 @@ function reasonOf(fact: Fact): string {
   );
   const [signal, signalTurns] = ranked[0]!;
   const when = describeTurns([...signalTurns].sort((a, b) => a - b));
-  const parts = [fact.kind === "number" && signal === "user" ? `the user's, ${when}` : `${PHRASES[signal]} in ${when}`];
+  const parts = [
+    fact.kind === "number" && signal === "user" ? `the user's, ${when}` : `${PHRASES[signal]} in ${when}`,
+  ];
   if (fact.kind === "identifier") {
     if (signal !== "user" && fact.signals.has("user")) parts.push("named by the user");
     if (fact.inToolArguments) parts.push("used in tool calls");

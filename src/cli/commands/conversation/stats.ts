@@ -15,6 +15,7 @@
 import type { Command } from "commander";
 import type { DecisionUsage } from "../../../core/advisor/advisor.js";
 import type { ContextGauge } from "../../../core/advisor/context-gauge.js";
+import type { KeptCost } from "../../../core/compaction/keeping.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { ProjectedTurn } from "../../../core/conversation/projection.js";
 import type { TokenSummary } from "../../../core/conversation/tokens.js";
@@ -45,6 +46,8 @@ export function registerStats(conversation: Command): void {
         countTokens,
       );
       const gauge = await contextGauge(context, conversation.events, countTokens);
+      const { keptCost } = await import("../../../core/compaction/keeping.js");
+      const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
           return `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
@@ -58,13 +61,19 @@ export function registerStats(conversation: Command): void {
         context.outJson({
           ...statsToJson(id, raw, projected, view.turns),
           context: gaugeToJson(gauge),
+          kept: {
+            pinned_messages: kept.pinned.messages,
+            pinned_tokens: kept.pinned.tokens,
+            facts_blocks: kept.facts.blocks,
+            facts_tokens: kept.facts.tokens,
+          },
           advisor_decisions: decisions ?? null,
         });
         return;
       }
       const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
-      const text = await renderStatsText(raw, projected, labels);
+      const text = await renderStatsText(raw, projected, labels, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
 }
@@ -151,6 +160,7 @@ async function renderStatsText(
   raw: TokenSummary,
   projected: TokenSummary,
   projectedLabels: readonly string[],
+  kept: KeptCost,
 ): Promise<string> {
   const { formatTokenCount, renderTokenBars, tokenKindRows } = await import(
     "../../../core/conversation/tokens.js"
@@ -170,6 +180,7 @@ async function renderStatsText(
     "",
     `Projected view (what the model sees): ${total(projected)}; ${formatTokenCount(saved)} saved (${percent}%)`,
     renderTokenBars(tokenKindRows(projected.byKind), BAR_WIDTH),
+    ...describeKept(kept, formatTokenCount),
     "",
     "Per turn (projected):",
     renderTokenBars(
@@ -178,6 +189,23 @@ async function renderStatsText(
     ),
   ];
   return lines.filter((line, position) => line !== "" || lines[position - 1] !== "").join("\n");
+}
+
+/**
+ * `Kept verbatim: 3 pinned messages, 1.2k tokens; facts blocks after 2 summaries, 310 tokens`:
+ * what keeping costs in the view (nothing when there is none).
+ */
+function describeKept(kept: KeptCost, format: (count: number) => string): string[] {
+  const parts: string[] = [];
+  if (kept.pinned.messages > 0)
+    parts.push(
+      `${formatCount(kept.pinned.messages, "pinned message")}, ${format(kept.pinned.tokens)} tokens`,
+    );
+  if (kept.facts.blocks > 0)
+    parts.push(
+      `facts blocks after ${formatCount(kept.facts.blocks, "summary", "summaries")}, ${format(kept.facts.tokens)} tokens`,
+    );
+  return parts.length === 0 ? [] : [`Kept by construction: ${parts.join("; ")}`];
 }
 
 /** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
