@@ -14,6 +14,8 @@
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.
  */
+import { buildPinEvent, planPin } from "../../core/conversation/pins.js";
+import type { Compaction, Pin } from "../../core/conversation/events.js";
 import type { Keeping } from "../../core/compaction/keeping.js";
 import {
   type ContinueDecision,
@@ -144,8 +146,16 @@ export async function continueReview(
       }
       if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
     }
-    // Both locks are held: the pipeline appends to the source through its lock.
-    const applied = await applyCompaction(lockedTarget(locked!), {
+    // Both locks are held: the pipeline appends to the source through its lock, the proposal's
+    // pins in the same append (those not in force already).
+    const source = lockedTarget(locked!);
+    const pins: Pin[] = [];
+    for (const position of decision.proposal.keep ?? []) {
+      const planned = planPin([...source.events, ...pins], position);
+      if (planned.ok && planned.kind === "new") pins.push(buildPinEvent(position, { id: newEventId(), ts: timestampNow() }));
+    }
+    const target = { ...source, append: (compactions: readonly Compaction[]) => locked!.append([...pins, ...compactions]) };
+    const applied = await applyCompaction(target, {
       plan: (events, meta) =>
         expectRunnable(
           reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow(), options.keeping?.(meta)),
