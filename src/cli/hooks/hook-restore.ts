@@ -80,8 +80,9 @@ export async function restoreAfterCompaction(
     { maxCharacters: restoreBudget(config), heading: HEADING },
   );
   const pinned = pinnedInTranscript(imported.value.conversation.events);
-  const restored = [rendered.text, ...pinned].filter((part) => part !== "").join("\n\n");
-  return restored === "" ? "" : sessionContextOutput(restored);
+  if (rendered.text === "" && pinned.length === 0) return "";
+  const restored = [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
+  return sessionContextOutput(restored);
 }
 
 /**
