@@ -5,6 +5,7 @@
  * own file lists are part of the summary, so a file pi's summary already names is not listed again.
  * Pure.
  */
+import { DEFAULT_FACTS_CHARACTERS } from "../core/compaction/keeping.js";
 import type { CycleRange } from "../core/conversation/cycles.js";
 import { selectRange } from "../core/conversation/cycles.js";
 import type { Turn } from "../core/conversation/turns.js";
@@ -13,8 +14,6 @@ import { extractRangeFacts, renderRangeFacts } from "../core/summary/range-facts
 /** The heading of cxc's section in pi's summary. */
 export const PI_FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";
 
-/** The most characters the section may have (the facts block's default budget). */
-const MAX_CHARACTERS = 6000;
 
 /** The section to append to pi's summary, or undefined when there is nothing it does not already hold. */
 export function summaryCheckAddition(
@@ -31,7 +30,7 @@ export function summaryCheckAddition(
       filesModified: facts.filesModified.filter(unnamed),
       bindingSentences: facts.bindingSentences,
     },
-    { maxCharacters: MAX_CHARACTERS, heading: PI_FACTS_HEADING },
+    { maxCharacters: DEFAULT_FACTS_CHARACTERS, heading: PI_FACTS_HEADING },
   );
   return rendered.text === "" ? undefined : `\n\n${rendered.text}`;
 }

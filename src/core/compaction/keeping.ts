@@ -4,7 +4,7 @@
  *
  * - The facts block of a summary: the range's files read and modified and the user's binding
  *   sentences, built from its raw events (core/summary/range-facts.ts), within a character budget
- *   (`conversation.compaction.summary.facts.max_characters`, default 6000; 0 turns it off).
+ *   (`conversation.compaction.summary.facts.max_characters`, default 12000; 0 turns it off).
  * - Keep rules (`[[conversation.compaction.keep]]`): patterns of messages that must always stay,
  *   e.g. every user message containing "must" or "never". A compaction written while they are
  *   configured records the messages of its range they match (`pinned_events`), and those are kept
@@ -38,8 +38,8 @@ import { extractRangeFacts, renderRangeFacts } from "../summary/range-facts.js";
 export const KEEP_RULES_KEY = "conversation.compaction.keep";
 /** The configuration key of the facts block's budget. */
 export const FACTS_BUDGET_KEY = "conversation.compaction.summary.facts.max_characters";
-/** The facts block's budget when none is configured (about 1500 tokens). */
-export const DEFAULT_FACTS_CHARACTERS = 6000;
+/** The facts block's budget when none is configured: about 3,500 tokens of paths at most. */
+export const DEFAULT_FACTS_CHARACTERS = 12000;
 
 /** One keep rule: the messages of a part whose text matches. */
 export interface KeepRule {
