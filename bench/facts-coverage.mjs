@@ -58,13 +58,25 @@ function longSession(files, turns = 40, callsPerTurn = 5) {
   for (let turn = 0; turn < turns; turn++) {
     const rule = turn % 4 === 0 ? ` You must keep the public API of module ${turn} stable.` : "";
     events.push({ type: "turn_start", id: id(), ts: ts() });
-    events.push({ type: "chat_request", id: id(), ts: ts(), content: `Step ${turn}: continue the refactor.${rule}` });
+    events.push({
+      type: "chat_request",
+      id: id(),
+      ts: ts(),
+      content: `Step ${turn}: continue the refactor.${rule}`,
+    });
     for (let call = 0; call < callsPerTurn; call++) {
       const index = (turn * callsPerTurn + call) % files;
       const path = `src/area-${index % 16}/module-${index}.ts`;
       const name = call % 2 === 0 ? "read_file" : "edit_file";
       const callId = id();
-      events.push({ type: "tool_call_request", id: id(), ts: ts(), call_id: callId, name, arguments: { path } });
+      events.push({
+        type: "tool_call_request",
+        id: id(),
+        ts: ts(),
+        call_id: callId,
+        name,
+        arguments: { path },
+      });
       events.push({
         type: "tool_call_response",
         id: id(),
@@ -80,7 +92,9 @@ function longSession(files, turns = 40, callsPerTurn = 5) {
 }
 
 function firstSentence(text) {
-  const paragraph = (text.split(/\n\s*\n/).find((part) => part.trim() !== "") ?? "").replace(/\s+/g, " ").trim();
+  const paragraph = (text.split(/\n\s*\n/).find((part) => part.trim() !== "") ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   return (paragraph.split(/(?<=[.!?])\s/)[0] ?? "").slice(0, 300);
 }
 
@@ -142,11 +156,15 @@ function measure(core, events, countTokens, cwd) {
       let sentences = 0;
       let sentencesPresent = 0;
       for (const segment of plan.segments) {
-        const facts = core.facts.extractRangeFacts(core.cycles.selectRange(turns, segment), cwd === undefined ? {} : { cwd });
+        const facts = core.facts.extractRangeFacts(
+          core.cycles.selectRange(turns, segment),
+          cwd === undefined ? {} : { cwd },
+        );
         for (const path of [...facts.filesRead, ...facts.filesModified]) {
           paths += 1;
           if (text.includes(path)) pathsPresent += 1;
-          else if (process.env.FACTS_DEBUG && key === "with") process.stderr.write(`missing ${summary} ${path}\n`);
+          else if (process.env.FACTS_DEBUG && key === "with")
+            process.stderr.write(`missing ${summary} ${path}\n`);
         }
         for (const sentence of facts.bindingSentences) {
           sentences += 1;
@@ -155,7 +173,8 @@ function measure(core, events, countTokens, cwd) {
       }
       result[`${summary}_${key}`] = { paths, pathsPresent, sentences, sentencesPresent };
     }
-    if (key === "with") result.blockTokens = plan.segments.map((segment) => (segment.facts ? countTokens(segment.facts) : 0));
+    if (key === "with")
+      result.blockTokens = plan.segments.map((segment) => (segment.facts ? countTokens(segment.facts) : 0));
   }
   return result;
 }
@@ -202,16 +221,24 @@ async function main() {
       if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
       jpRows.push({ name: directory.name, ...measure(modules, imported.value.events, countTokens) });
     }
-    groups.push({ source: `jp (${jpRoot.includes("shared") ? "full corpus" : "committed subset"})`, rows: jpRows });
+    groups.push({
+      source: `jp (${jpRoot.includes("shared") ? "full corpus" : "committed subset"})`,
+      rows: jpRows,
+    });
     const agentRows = [];
     for (const agent of AGENTS) {
       const folder = join(PROJECT_ROOT, "fixtures", "agents", agent.name);
-      for (const file of readdirSync(folder).filter((name) => name.endsWith(".jsonl")).sort()) {
+      for (const file of readdirSync(folder)
+        .filter((name) => name.endsWith(".jsonl"))
+        .sort()) {
         const imported = modules[agent.name][agent.importer](readFileSync(join(folder, file), "utf8"), file);
         if (!imported.ok) throw new Error(`${agent.name}/${file}: ${imported.error}`);
         const { conversation } = imported.value;
         const cwd = conversation.extra?.origin?.cwd;
-        agentRows.push({ name: `${agent.name}/${file}`, ...measure(modules, conversation.events, countTokens, cwd) });
+        agentRows.push({
+          name: `${agent.name}/${file}`,
+          ...measure(modules, conversation.events, countTokens, cwd),
+        });
       }
     }
     groups.push({ source: "agent fixtures", rows: agentRows });
@@ -235,7 +262,10 @@ async function main() {
         for (const key of ["with", "without"]) {
           figures[`${summary}_${key}`] = {
             paths: share(total(`${summary}_${key}`, "pathsPresent"), total(`${summary}_${key}`, "paths")),
-            sentences: share(total(`${summary}_${key}`, "sentencesPresent"), total(`${summary}_${key}`, "sentences")),
+            sentences: share(
+              total(`${summary}_${key}`, "sentencesPresent"),
+              total(`${summary}_${key}`, "sentences"),
+            ),
           };
         }
       return {

@@ -383,7 +383,11 @@ function remainingLabelled(all, labels) {
   const count = (items) => {
     const labelled = items.filter((item) => labels.has(itemKey(item)));
     const losses = labelled.filter((item) => labels.get(itemKey(item)).verdict === "loss").length;
-    return { labelled: labelled.length, losses, precision: labelled.length === 0 ? null : losses / labelled.length };
+    return {
+      labelled: labelled.length,
+      losses,
+      precision: labelled.length === 0 ? null : losses / labelled.length,
+    };
   };
   return {
     ...count(all),

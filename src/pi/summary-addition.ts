@@ -14,7 +14,6 @@ import { extractRangeFacts, renderRangeFacts } from "../core/summary/range-facts
 /** The heading of cxc's section in pi's summary. */
 export const PI_FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";
 
-
 /** The section to append to pi's summary, or undefined when there is nothing it does not already hold. */
 export function summaryCheckAddition(
   turns: readonly Turn[],

@@ -39,7 +39,9 @@ const pinned = groupTurns(loadSample().events)[1]!.events.find(
 )!;
 const pinnedText = pinned.type === "tool_call_response" ? pinned.content.trim() : "";
 /** The user's message of the last turn: pinned where it stands, after the summary. */
-const last = groupTurns(loadSample().events).at(-1)!.events.find((event) => event.type === "chat_request")!;
+const last = groupTurns(loadSample().events)
+  .at(-1)!
+  .events.find((event) => event.type === "chat_request")!;
 const lastText = last.type === "chat_request" ? last.content : "";
 
 async function cxc(args: string[]) {

@@ -152,9 +152,13 @@ export async function continueReview(
     const pins: Pin[] = [];
     for (const position of decision.proposal.keep ?? []) {
       const planned = planPin([...source.events, ...pins], position);
-      if (planned.ok && planned.kind === "new") pins.push(buildPinEvent(position, { id: newEventId(), ts: timestampNow() }));
+      if (planned.ok && planned.kind === "new")
+        pins.push(buildPinEvent(position, { id: newEventId(), ts: timestampNow() }));
     }
-    const target = { ...source, append: (compactions: readonly Compaction[]) => locked!.append([...pins, ...compactions]) };
+    const target = {
+      ...source,
+      append: (compactions: readonly Compaction[]) => locked!.append([...pins, ...compactions]),
+    };
     const applied = await applyCompaction(target, {
       plan: (events, meta) =>
         expectRunnable(

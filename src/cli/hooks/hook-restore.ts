@@ -24,11 +24,7 @@ import type { ConfigTable } from "../../core/config.js";
 import { type HookInput, sessionContextOutput } from "../../core/interop/hook-protocol.js";
 import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
-import {
-  type ConversationEvent,
-  isTurnEvent,
-  type ToolCallRequest,
-} from "../../core/conversation/events.js";
+import { type ConversationEvent, isTurnEvent, type ToolCallRequest } from "../../core/conversation/events.js";
 import {
   type PinnedMessage,
   pinnedSectionOf,

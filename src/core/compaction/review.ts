@@ -361,7 +361,9 @@ export function describeProposalPolicy(
 export function renderProposalLine(proposal: ReviewProposal, turnCount?: number): string {
   const of = turnCount === undefined || hasCycles(proposal) ? "" : ` of ${turnCount}`;
   const keep =
-    proposal.keep === undefined ? "" : `; keep verbatim: ${proposal.keep.map((position) => describePin(position)).join("; ")}`;
+    proposal.keep === undefined
+      ? ""
+      : `; keep verbatim: ${proposal.keep.map((position) => describePin(position)).join("; ")}`;
   return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})${keep}`;
 }
 
@@ -406,7 +408,9 @@ export function proposalRecord(proposal: ReviewProposal): Record<string, unknown
       ? {}
       : {
           keep: proposal.keep.map((position) =>
-            position.cycle === undefined ? `${position.turn + 1}` : `${position.turn + 1}.${position.cycle + 1}`,
+            position.cycle === undefined
+              ? `${position.turn + 1}`
+              : `${position.turn + 1}.${position.cycle + 1}`,
           ),
         }),
   };

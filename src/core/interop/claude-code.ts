@@ -544,7 +544,10 @@ class ClaudeCodeMapper {
             where,
           );
         } else if (block.type === "text" && typeof block.text === "string") {
-          this.drafts.add(markPinned({ type: "chat_request", ts, content: block.text }, pinned.has(index)), where);
+          this.drafts.add(
+            markPinned({ type: "chat_request", ts, content: block.text }, pinned.has(index)),
+            where,
+          );
         } else {
           this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
         }
@@ -605,7 +608,10 @@ class ClaudeCodeMapper {
     for (const [index, block] of blocks.entries()) {
       if (block.type === "text" && typeof block.text === "string") {
         if (block.text !== "")
-          this.drafts.add(markPinned({ type: "chat_response", ts, message: block.text }, pinned.has(index)), where);
+          this.drafts.add(
+            markPinned({ type: "chat_response", ts, message: block.text }, pinned.has(index)),
+            where,
+          );
       } else if (block.type === "thinking" && typeof block.thinking === "string") {
         const signature =
           typeof block.signature === "string" && block.signature !== ""
@@ -730,7 +736,9 @@ class ClaudeCodeMapper {
 /** The indexes of the blocks cxc's export marked pinned (`CLAUDE_CODE_PINNED_FIELD`). */
 function pinnedBlocks(raw: Json): ReadonlySet<number> {
   const field = raw[CLAUDE_CODE_PINNED_FIELD];
-  return new Set(Array.isArray(field) ? field.filter((value): value is number => Number.isInteger(value)) : []);
+  return new Set(
+    Array.isArray(field) ? field.filter((value): value is number => Number.isInteger(value)) : [],
+  );
 }
 
 /** The draft, with `CXC_PINNED_KEY` when it was a pinned message. */
