@@ -13,9 +13,9 @@ import { schemaFingerprint } from "./src/store/log.js";
 //   command-line parser; its silent path (below the advisor's notice line) reads the
 //   configuration and a transcript's tail. Its jobs are dist/hook-jobs.cjs, required like an
 //   island when there is work.
-// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, execa, ajv),
-//   each a bundle of its own that the first `import()` of it loads. A bare
-//   `cxc conversation ls` never reads them.
+// - dist/islands/*.cjs: heavy libraries only some commands need (the provider SDKs, the
+//   conversation picker's prompts, execa, ajv), each a bundle of its own that the first `import()`
+//   of it loads. A bare `cxc conversation ls` never reads them.
 // - Every bundle has a source map whose `sources` are paths relative to it (`../src/…`), without
 //   the sources' text: `CXC_DEBUG=1` turns them on, so stack traces name `src/` files and lines.
 // - The validation stamp's fingerprint of the event schemas (src/store/log.ts) is computed here
@@ -30,6 +30,7 @@ import { schemaFingerprint } from "./src/store/log.js";
 const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports: readonly string[] }>> = {
   "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "islands/anthropic", exports: ["default"] },
   openai: { entry: "src/llm/islands/openai.ts", bundle: "islands/openai", exports: ["default"] },
+  "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "islands/prompts", exports: ["search"] },
   execa: { entry: "src/tools/islands/execa.ts", bundle: "islands/execa", exports: ["execa"] },
   ajv: { entry: "src/tools/islands/ajv.ts", bundle: "islands/ajv", exports: ["Ajv"] },
   // The hook's jobs (src/cli/hooks/jobs.ts) beside the bundles, so the SDK islands they import

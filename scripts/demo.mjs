@@ -72,11 +72,9 @@ try {
   for (const name of ["coding-session.jsonl", "meta.json"])
     copyFileSync(join(root, "fixtures", "sample", name), join(home, "sample", name));
   demo(
-    "Import a recorded coding session: 20 turns of a person and an agent adding a feature, with reasoning and tool calls.",
+    "Import a recorded coding session: 20 turns of a person and an agent adding a feature, with reasoning and tool calls. One conversation imported becomes the active one, so the next commands need no id.",
     ["conversation", "import", "sample/coding-session.jsonl"],
   );
-  const [{ id }] = JSON.parse(run(["--format", "json", "conversation", "ls"]));
-  demo("Make it the active conversation, so the next commands need no id.", ["conversation", "use", id]);
   demo("List the conversations in the store.", ["conversation", "ls"]);
   demo("Its details: no compactions yet.", ["conversation", "show"]);
   demo(

@@ -44,4 +44,27 @@ describe("npm run demo", () => {
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.length).toBeLessThanOrEqual(10);
   });
+
+  it("says one context number: the gauge agrees with the projected view and the saving", async () => {
+    const result = await execa(process.execPath, ["scripts/demo.mjs"], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? "", TZ: "UTC" },
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    // The last `stats`, after both compactions.
+    const stats = result.stdout.slice(result.stdout.lastIndexOf("$ cxc conversation stats"));
+    const gauge = /\nContext: (\S+) tokens [^;]*; 2 compactions save (\S+);/.exec(stats);
+    const projected =
+      /\nProjected view \(what the model sees\): \S+ tokens \(≈(\S+) by reported usage, ×0\.\d\d\); \S+ saved \(≈(\S+) by reported usage, \d+%\)/.exec(
+        stats,
+      );
+    expect(gauge, stats).not.toBeNull();
+    expect(projected, stats).not.toBeNull();
+    expect(gauge![1]).not.toBe("0");
+    expect(gauge![1]).toBe(projected![1]);
+    expect(gauge![2]).toBe(projected![2]);
+  });
 });

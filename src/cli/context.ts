@@ -12,6 +12,18 @@ import { openFileListing, openFileStore, type Store, type StoreListing } from ".
 
 /** The store of this process, opened before the first action that uses it. */
 let fileStore: Store | undefined;
+/** The conversations this process acted on without their ids being typed (src/cli/targets.ts). */
+const implicitTargets = new Set<string>();
+
+/** Notes a conversation reached by a keyword, a picker or no argument at all. */
+export function noteImplicitTarget(id: string): void {
+  implicitTargets.add(id);
+}
+
+/** The one conversation reached that way, when there was exactly one: errors name it. */
+export function implicitTarget(): string | undefined {
+  return implicitTargets.size === 1 ? [...implicitTargets][0] : undefined;
+}
 const lightweightCommands = new WeakSet<Command>();
 
 /**

@@ -5,10 +5,10 @@
  * `main.ts` with every command, and `main-list.ts` with `conversation ls` alone (bin/cxc.cjs runs
  * that smaller bundle for a listing; see docs/benchmarks.md).
  */
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/present/sanitize.js";
 import { CxcError, ExitCode, errorMessage } from "../errors.js";
-import { prepareForAction } from "./context.js";
+import { implicitTarget, prepareForAction } from "./context.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };
@@ -19,6 +19,24 @@ export const CONVERSATION_GROUP_DESCRIPTION =
 
 /** Registers commands on the program. */
 export type RegisterCommands = (program: Command) => void;
+
+/**
+ * What `cxc` alone prints (stdout, exit 0): how to start, rather than the whole help as an error.
+ */
+export const GET_STARTED = `cxc is a conversation manager for LLM conversations, built around non-destructive compaction.
+
+Start here:
+  npm run demo                            (in the cxc checkout) the main job on a sample, offline
+  cxc conversation import PATH            a jp workspace, a Claude Code, pi or Codex session, or a messages array
+  cxc conversation compact --dry-run      what compacting the active conversation would do
+  cxc q "a question"                      ask a model about the active conversation
+
+Choosing a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY (cxc picks a default model for the key),
+or name one: cxc q -m anthropic/claude-sonnet-4-6 "…", or once for all commands:
+  cxc -c assistant.model.id=openai/gpt-5-mini …   (or assistant.model.id in ~/.config/cxc/config.toml)
+
+cxc --help lists every command; cxc conversation --help, cxc q --help and so on say more.
+`;
 
 /** The hint after a usage error commander reports. */
 const USAGE_HINT = "run with --help for usage";
@@ -54,6 +72,7 @@ export function buildProgram(registerCommands: RegisterCommands, options: { json
       ).default("text"),
     )
     .option("--no-color", "disable colours (also NO_COLOR)")
+    .configureHelp({ optionDescription: describeOption })
     .showHelpAfterError(options.json ? false : `hint: ${USAGE_HINT}`)
     .enablePositionalOptions(false)
     .exitOverride();
@@ -73,6 +92,20 @@ export function buildProgram(registerCommands: RegisterCommands, options: { json
   return program;
 }
 
+const commanderHelp = new Help();
+
+/**
+ * An option's line in `--help`, as commander writes it, without the parts that say nothing: the
+ * empty preset of an option whose bare form means "the configured ones" (`-k`) and the default of
+ * `-c`, which is nothing.
+ */
+function describeOption(option: Option): string {
+  return commanderHelp.optionDescription(option).replace(/ \(([^()]*)\)$/, (_whole, inner: string) => {
+    const kept = inner.split(", ").filter((part) => part !== 'preset: ""' && part !== "default: none");
+    return kept.length === 0 ? "" : ` (${kept.join(", ")})`;
+  });
+}
+
 /** `unknown option '--name=VALUE'` → `'--name=…'`, and `'-xVALUE'` → `'-x…'`. */
 export function withoutUnknownOptionValue(text: string): string {
   return text
@@ -89,6 +122,10 @@ export async function runProgram(argv: readonly string[], registerCommands: Regi
   });
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (argv.length === 0) {
+    process.stdout.write(GET_STARTED);
     return;
   }
   const json = wantsJson(argv);
@@ -135,7 +172,7 @@ function describeError(error: unknown): ErrorReport | undefined {
   if (CxcError.isInstance(error)) {
     return {
       code: error.code,
-      message: sanitizeLine(error.message),
+      message: sanitizeLine(namingTheConversation(error)),
       hint: error.hint === undefined ? undefined : sanitizeLine(error.hint),
       exitCode: error.exitCode,
     };
@@ -146,6 +183,34 @@ function describeError(error: unknown): ErrorReport | undefined {
     hint: process.env.CXC_DEBUG ? undefined : "run again with CXC_DEBUG=1 for a stack trace, and report it",
     exitCode: ExitCode.failure,
   };
+}
+
+/**
+ * Errors about a conversation's own turns, log or compactions (not about flags, settings or a
+ * provider): these name the conversation when its id was not typed.
+ */
+const CONVERSATION_ERRORS: ReadonlySet<string> = new Set([
+  "invalid-bound",
+  "invalid-range",
+  "corrupt-log",
+  "unsupported-version",
+  "lock-timeout",
+  "nothing-to-compact",
+  "compaction-conflict",
+  "review-open",
+  "review-invalid",
+]);
+
+/**
+ * The message of an error about a conversation that a command reached without its id being typed
+ * (the active one, a keyword, a picker): `conversation 01jt…: MESSAGE`, so a user who expected
+ * another conversation sees which one it was. A message that names it already stays as it is.
+ */
+function namingTheConversation(error: CxcError): string {
+  const id = implicitTarget();
+  if (id === undefined || !CONVERSATION_ERRORS.has(error.code) || error.message.includes(id))
+    return error.message;
+  return `conversation ${id}: ${error.message}`;
 }
 
 /**

@@ -14,7 +14,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
-import { sdkClientOptions } from "./sdk-options.js";
+import { sdkClientOptions, withSdkConsole } from "./sdk-options.js";
 import {
   EMPTY_USAGE,
   type LlmClient,
@@ -72,7 +72,9 @@ async function* streamAnthropic(
   const state = createStreamState();
   try {
     const client = await sdk();
-    const stream = await client.messages.create(body, options.signal ? { signal: options.signal } : {});
+    const stream = await withSdkConsole(() =>
+      client.messages.create(body, options.signal ? { signal: options.signal } : {}),
+    );
     for await (const event of stream) {
       yield* mapAnthropicEvent(event, state);
       if (state.finished) return;

@@ -40,6 +40,26 @@ const SANITIZING_LOGGER: SdkLogger = {
   debug: writeSanitized,
 };
 
+/**
+ * Runs `call` (a synchronous SDK call that starts a request) with `console.warn` and
+ * `console.error` writing cxc's warning lines instead of raw text: the Anthropic SDK warns about a
+ * deprecated model with a bare `console.warn` as it builds the request, outside its logger.
+ */
+export function withSdkConsole<T>(call: () => T): T {
+  const { warn, error } = console;
+  const write = (...parts: unknown[]): void => {
+    process.stderr.write(`cxc: warning: ${sanitizeLine(formatWithOptions({ colors: false }, ...parts))}\n`);
+  };
+  console.warn = write;
+  console.error = write;
+  try {
+    return call();
+  } finally {
+    console.warn = warn;
+    console.error = error;
+  }
+}
+
 /** The client options for a base URL and a per-request timeout. */
 export function sdkClientOptions(settings: {
   readonly baseURL?: string;

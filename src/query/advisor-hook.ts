@@ -33,6 +33,7 @@ import {
   type TierDecision,
   type Verdict,
 } from "../core/advisor/advisor.js";
+import { boundContextTokens, measureContextTokens } from "../core/advisor/context-gauge.js";
 import { layoutCycles } from "../core/conversation/cycles.js";
 import {
   ADVISOR_AUTHOR,
@@ -47,7 +48,7 @@ import {
   projectConversation,
 } from "../core/conversation/projection.js";
 import type { LlmRequest, ToolDefinition } from "../core/conversation/request.js";
-import { formatTokenCount, summarizeTokens, type TokenCounter } from "../core/conversation/tokens.js";
+import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import type { LlmClient } from "../llm/types.js";
 import type { TurnClock } from "./turn-loop.js";
 
@@ -95,6 +96,7 @@ export interface AdvisorOptions {
 
 /** The projected context as the advisor sees it. */
 export interface ContextMeasure {
+  /** The context gauge's count (core/advisor/context-gauge.ts). */
   readonly tokens: number;
   /** Projected turns before the live one that are not summaries (what a compaction could cover). */
   readonly compactableTurns: number;
@@ -116,21 +118,30 @@ export function utf8ByteBound(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-/** Measures the projected view of `events` (the local o200k estimate). */
+/**
+ * Measures the context of `events` with the context gauge's count (core/advisor/context-gauge.ts): the
+ * provider's reported usage, or the projected view on its scale, so the advisor's "Context is at"
+ * is the number the gauge prints under it.
+ */
 export function measureContext(
   events: readonly ConversationEvent[],
   countTokens: TokenCounter,
 ): ContextMeasure {
-  return measureView(projectConversation(events), countTokens);
+  return measureView(events, projectConversation(events), countTokens);
 }
 
-/** Measures an already projected view. */
-function measureView(view: ProjectedView, countTokens: TokenCounter): ContextMeasure {
-  const summary = summarizeTokens(
-    view.turns.map((turn, index) => ({ index, events: turn.events })),
-    countTokens,
-  );
-  return viewWithTokens(view, summary.total);
+/** Measures `events` whose view is already projected. */
+function measureView(
+  events: readonly ConversationEvent[],
+  view: ProjectedView,
+  countTokens: TokenCounter,
+): ContextMeasure {
+  const { tokens } = measureContextTokens(events, countTokens, viewEventsOf(view));
+  return viewWithTokens(view, tokens);
+}
+
+function viewEventsOf(view: ProjectedView): TurnEvent[] {
+  return view.turns.flatMap((turn) => turn.events);
 }
 
 /** A projected view's measure with a count from elsewhere (the agent's own). */
@@ -314,10 +325,12 @@ class AdvisorRuntime implements Advisor {
     const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
     const view = projectConversation(events);
     const reported = this.#options.contextTokens?.();
-    const bound = reported ?? measureView(view, (text) => boundTokens(text)).tokens;
+    const bound = reported ?? boundContextTokens(events, (text) => boundTokens(text), viewEventsOf(view));
     if (bound < this.settings.lines.notice) return [];
     const measure =
-      reported === undefined ? measureView(view, this.#options.countTokens) : viewWithTokens(view, reported);
+      reported === undefined
+        ? measureView(events, view, this.#options.countTokens)
+        : viewWithTokens(view, reported);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
     if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
     let signals: AdvisorSignals | undefined = this.#answered;

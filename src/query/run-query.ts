@@ -11,6 +11,7 @@ import { copyEventsForFork, selectTurnSlice } from "../core/conversation/fork.js
 import type { ConfigTable } from "../core/config.js";
 import { type RecordedSettings, recordedSettings } from "../core/conversation/settings.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
+import { titleFromPrompt } from "../core/interop/agent-session.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
 import { applyReviewConfig } from "../core/compaction/review.js";
 import { configuredAssistantModel } from "../core/summary/summarizer.js";
@@ -133,7 +134,7 @@ export async function runQuery(
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
   const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
-  const conversationId = materializeTarget(target, request, store, ui);
+  const conversationId = materializeTarget(target, request, message, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
   try {
@@ -213,13 +214,18 @@ async function describeGauge(
   environment: QueryEnvironment,
   conversationId: string,
 ): Promise<string> {
-  const { computeContextGauge, describeContextGauge } = await import("../core/advisor/context-gauge.js");
-  const { resolveContextWindow } = await import("./context-window.js");
-  const window = await resolveContextWindow(modelId, environment.config, environment.env);
+  const { describeContextGauge } = await import("../core/advisor/context-gauge.js");
+  const { measureContextGauge } = await import("./context-window.js");
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
   // and what a compaction changed is counted once and kept (core/advisor/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
-  return `context ${describeContextGauge(computeContextGauge(events, { countTokens, window }))}`;
+  const gauge = await measureContextGauge(events, {
+    modelId,
+    config: environment.config,
+    env: environment.env,
+    countTokens,
+  });
+  return `context ${describeContextGauge(gauge)}`;
 }
 
 function checkFlags(request: QueryRequest): void {
@@ -266,8 +272,14 @@ function resolveTarget(request: QueryRequest, store: Store): Target {
 }
 
 /** Creates the new conversation or the fork, when the turn needs one; returns the id to use. */
-function materializeTarget(target: Target, request: QueryRequest, store: Store, ui: QueryUi): string {
-  if (target.kind === "new") return startConversation(store, ui);
+function materializeTarget(
+  target: Target,
+  request: QueryRequest,
+  message: string,
+  store: Store,
+  ui: QueryUi,
+): string {
+  if (target.kind === "new") return startConversation(store, ui, titleFromPrompt(message));
   if (request.fork === undefined) {
     // Naming a conversation makes it the active one, as jp records the session's activation.
     if (request.id !== undefined && store.active() !== target.id) store.setActive(target.id);
@@ -288,8 +300,9 @@ function materializeTarget(target: Target, request: QueryRequest, store: Store, 
   return meta.id;
 }
 
-function startConversation(store: Store, ui: QueryUi): string {
-  const meta = store.create();
+/** A new conversation, titled by the first line of its first message (as an agent session's is). */
+function startConversation(store: Store, ui: QueryUi, title: string | undefined): string {
+  const meta = store.create(title === undefined ? {} : { title });
   store.setActive(meta.id);
   ui.info(`Started conversation ${meta.id}.`);
   return meta.id;

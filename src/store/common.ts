@@ -113,6 +113,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export abstract class StoreBase implements Store {
   abstract list(options?: { archived?: boolean }): ConversationListing;
   abstract active(): string | undefined;
+  abstract sessionHistory(): string[];
   abstract locate(id: string): { readonly archived: boolean } | undefined;
   abstract ids(): { id: string; archived: boolean }[];
   abstract load(id: string): LoadedConversation;

@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { recordedSettings } from "../core/conversation/settings.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
+import { titleFromPrompt } from "../core/interop/agent-session.js";
 import { importAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { eventListProblem, type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
 import { importOpenAiMessages } from "../core/interop/openai-messages.js";
@@ -223,10 +224,15 @@ function readMessages(
     events = result.value.events;
     warnings = result.value.warnings.map((warning) => `${label}: ${warning}`);
   }
+  // Without --title, the first line of the first user message names it, as an agent session's.
+  const firstRequest = events.find((event) => event.type === "chat_request");
+  const title =
+    request.title ||
+    titleFromPrompt(firstRequest?.type === "chat_request" ? firstRequest.content : undefined);
   const conversation: ImportedConversation = {
     id: request.newConversationId(),
     sourceId: label,
-    ...(request.title ? { title: request.title } : {}),
+    ...(title ? { title } : {}),
     createdAt: request.now(),
     archived: false,
     extra: {},

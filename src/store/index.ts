@@ -17,7 +17,7 @@ import { listConversations } from "./listing.js";
 import type { MemoryStoreOptions } from "./memory-store.js";
 import { resolveStoreLocation } from "./paths.js";
 import type { Environment, Store, StoreListing } from "./port.js";
-import { readActive } from "./session.js";
+import { readActive, readSessionHistory } from "./session.js";
 
 export { CONVERSATION_ID_PATTERN, newConversationId, newEventId, timestampNow } from "./ids.js";
 export type { AgentExportResult, AgentImportBatch, AgentImportOutcome } from "./agent-sessions.js";
@@ -65,6 +65,7 @@ export function openFileListing(cwd: string, env: Environment): StoreListing {
   return {
     list: (options = {}) => listConversations(root, options),
     active: () => readActive(root, env),
+    sessionHistory: () => readSessionHistory(root, env),
   };
 }
 

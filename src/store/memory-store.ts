@@ -42,7 +42,7 @@ import type {
   StagedConversation,
   Store,
 } from "./port.js";
-import { nextSession, type SessionFile, sessionKey } from "./session.js";
+import { historyOf, nextSession, type SessionFile, sessionKey } from "./session.js";
 import { type CountCache, loadTokenCounter } from "./token-counter.js";
 
 interface StoredConversation {
@@ -271,6 +271,11 @@ export class MemoryStore extends StoreBase {
   setActive(id: string | undefined): void {
     const key = sessionKey(this.#env);
     this.#data.sessions.set(key, nextSession(this.#data.sessions.get(key) ?? {}, id, timestampNow()));
+  }
+
+  sessionHistory(): string[] {
+    const session = this.#data.sessions.get(sessionKey(this.#env)) ?? {};
+    return historyOf(session);
   }
 
   activations(): { id: string; at?: string }[] {

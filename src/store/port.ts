@@ -145,6 +145,11 @@ export interface StoreListing {
   list(options?: { archived?: boolean }): ConversationListing;
   /** The active conversation of this session, if any. */
   active(): string | undefined;
+  /**
+   * The conversations this session made active, latest first: the active one and the one active
+   * before it (jp's `?s` picker draws from them).
+   */
+  sessionHistory(): string[];
 }
 
 /** Everything that reads: what tools get, and what a read-only command needs. */

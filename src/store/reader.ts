@@ -8,6 +8,7 @@ export function readOnly(store: StoreReader): StoreReader {
   return {
     list: (options) => store.list(options),
     active: () => store.active(),
+    sessionHistory: () => store.sessionHistory(),
     locate: (id) => store.locate(id),
     ids: () => store.ids(),
     resolveId: (prefix) => store.resolveId(prefix),

@@ -57,6 +57,15 @@ function readSessionFile(path: string): SessionFile {
   }
 }
 
+/** The active conversation of a session and the one before it, latest first. */
+export function historyOf(session: SessionFile): string[] {
+  return [session.active, session.previous].filter((id): id is string => typeof id === "string");
+}
+
+export function readSessionHistory(root: string, env: Environment): string[] {
+  return historyOf(readSession(root, env));
+}
+
 export function readActive(root: string, env: Environment): string | undefined {
   const active = readSession(root, env).active;
   return typeof active === "string" ? active : undefined;

@@ -55,7 +55,7 @@ import type {
   StagedConversation,
   StoreLocation,
 } from "./port.js";
-import { readActivations, readActive, writeActive } from "./session.js";
+import { readActivations, readActive, readSessionHistory, writeActive } from "./session.js";
 
 /** A loaded conversation and the directory it was read from. */
 export interface LoadedFromFiles extends LoadedConversation {
@@ -329,6 +329,10 @@ export class ConversationStore extends StoreBase {
 
   setActive(id: string | undefined): void {
     writeActive(this.root, this.env, id, timestampNow());
+  }
+
+  sessionHistory(): string[] {
+    return readSessionHistory(this.root, this.env);
   }
 
   activations(): { id: string; at?: string }[] {

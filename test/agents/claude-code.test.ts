@@ -182,7 +182,7 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     conversation = importedId(result.stdout);
     expect(result.stdout).toContain(`Imported Claude Code session ${file} as ${conversation}`);
     expect(result.stdout).toMatch(
-      /read: 5 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records, no records of unknown types/,
+      /read: 5 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records \([^)]+\), no records of unknown types/,
     );
     expect(readFileSync(file, "utf8")).toBe(original);
 

@@ -245,7 +245,7 @@ describe("Codex sessions, end to end with the real agent", () => {
     conversation = importedId(result.stdout);
     expect(result.stdout).toContain(`Imported Codex session ${rollout} as ${conversation}`);
     expect(result.stdout).toMatch(
-      /read: 5 turns, 1 compaction of Codex's as an overlay; left out: \d+ skipped records, no records of unknown types/,
+      /read: 5 turns, 1 compaction of Codex's as an overlay; left out: \d+ skipped records \([^)]+\), no records of unknown types/,
     );
     expect(readFileSync(rollout, "utf8")).toBe(original);
 

@@ -49,7 +49,7 @@ describe("import from Claude Code and pi", () => {
     const claude = await home.run(["conversation", "import", CLAUDE_FIXTURE]);
     expect(claude.exitCode, claude.stderr).toBe(0);
     expect(claude.stdout).toMatch(
-      /^Imported Claude Code session .*session\.jsonl as \w{13} \(What files are here\? .*, 3 turns\)\n {2}62 lines read: 3 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records, no records of unknown types, no side-chain records, no abandoned branches\nImported 1 conversation\.\n$/,
+      /^Imported Claude Code session .*session\.jsonl as \w{13} \(What files are here\? .*, 3 turns\)\n {2}62 lines read: 3 turns, 1 compaction of Claude Code's as an overlay; left out: \d+ skipped records \([^)]+\), no records of unknown types, no side-chain records, no abandoned branches\nImported 1 conversation; \w{13} is now the active conversation\.\n$/,
     );
     const pi = await home.run(["conversation", "import", PI_FIXTURE, "--format", "json"]);
     expect(pi.exitCode, pi.stderr).toBe(0);
@@ -104,7 +104,7 @@ describe("import from Claude Code and pi", () => {
     const result = await home.run(["conversation", "import", join(home.cwd, "sessions")]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /^Imported Codex session .*rollout-[^ ]+\.jsonl as \w{13} \(What files are here, and what do the notes say\?, 3 turns\)\n {2}\d+ lines read: 3 turns, 1 compaction of Codex's as an overlay; left out: \d+ skipped records, no records of unknown types/,
+      /^Imported Codex session .*rollout-[^ ]+\.jsonl as \w{13} \(What files are here, and what do the notes say\?, 3 turns\)\n {2}\d+ lines read: 3 turns, 1 compaction of Codex's as an overlay; left out: \d+ skipped records \([^)]+\), no records of unknown types/,
     );
     expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 3 .* Codex +What files are here,/);
   });

@@ -13,7 +13,7 @@ import type { TempHome } from "../helpers/cli.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { agentTurn } from "../helpers/cycles.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { compactionsOf, homeWithSample, logBytes } from "./compact-helpers.js";
+import { compactionsOf, homeWithSample, logBytes, SAMPLE_ID } from "./compact-helpers.js";
 import { errorLines } from "./conversation-helpers.js";
 
 let provider: FakeProvider;
@@ -389,13 +389,14 @@ describe("a summary inside a turn", () => {
     const cycles = CALLS.length + 1;
     const result = await home.run(["conversation", "compact", "-k", `r:1.${cycles + 3}..1`]);
     expect(result.exitCode).toBe(2);
+    // About the active conversation, whose id was not typed: the error names it.
     expect(errorLines(result.stderr).error).toBe(
-      `turn 1 has ${cycles} cycles; there is no cycle ${cycles + 3}`,
+      `conversation ${SAMPLE_ID}: turn 1 has ${cycles} cycles; there is no cycle ${cycles + 3}`,
     );
     const flag = await home.run(["conversation", "compact", "-r", "--to", `1.${cycles + 1}`]);
     expect(flag.exitCode).toBe(2);
     expect(errorLines(flag.stderr).error).toBe(
-      `turn 1 has ${cycles} cycles; there is no cycle ${cycles + 1}`,
+      `conversation ${SAMPLE_ID}: turn 1 has ${cycles} cycles; there is no cycle ${cycles + 1}`,
     );
     expect(logBytes(home)).toBe(before);
   });

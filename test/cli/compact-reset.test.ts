@@ -73,7 +73,10 @@ describe("cxc conversation compact --reset", () => {
     const cases: [string[], string][] = [
       [["--reset=0"], "compaction indices are 1-based; `0` is not a valid index"],
       [["--reset=x"], "invalid compaction index 'x'"],
-      [["--reset=4"], "compaction 4 out of range (conversation has 1 compaction event)"],
+      [
+        ["--reset=4"],
+        "conversation sample000001: compaction 4 out of range (conversation has 1 compaction event)",
+      ],
       [["--reset", "-r"], "--reset cannot be used with --reasoning"],
       [["--reset", "-k", "s"], "--reset cannot be used with --compact"],
       [["--reset", "--keep-last", "5"], "--reset cannot be used with --keep-last"],

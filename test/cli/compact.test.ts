@@ -18,7 +18,7 @@ describe("cxc conversation compact", () => {
     const result = await home.run(["conversation", "compact", "--note", "the tool output is noise now"]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toBe(
-      "Kept turns 1..1.\nCompacted turns 2..19 (18 total, reasoning + tools).\nKept turns 20..20.\n",
+      "Kept turn 1.\nCompacted turns 2..19 (18 total, reasoning + tools).\nKept turn 20.\n",
     );
     const [compaction, ...rest] = compactionsOf(home);
     expect(rest).toEqual([]);
@@ -157,6 +157,26 @@ describe("cxc conversation compact", () => {
     expect(to.stdout).toContain("Compacted turns 18..19 (2 total, tools).");
   });
 
+  it("warns of a rule that saves under 1% of its turns' tokens, in the dry run and the run", async () => {
+    home = await homeWithSample();
+    const twice = ["conversation", "compact", "-k", "t:2..3", "-k", "t:2..3"];
+    const warning =
+      "cxc: warning: rule 2 (tools) saves under 1% of the tokens of turns 2..3: there is little of that kind to remove there";
+    const dry = await home.run([...twice, "--dry-run"]);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(warning);
+    expect(dry.stderr).not.toContain("rule 1 ");
+    const real = await home.run(twice);
+    expect(real.exitCode, real.stderr).toBe(0);
+    expect(real.stderr).toContain(warning);
+    expect(compactionsOf(home)).toHaveLength(2);
+    const once = await home.run(["conversation", "compact", "--reset"]);
+    expect(once.exitCode).toBe(0);
+    expect((await home.run(["conversation", "compact", "-k", "t:2..3", "--dry-run"])).stderr).not.toContain(
+      "saves under 1%",
+    );
+  });
+
   it("previews with --dry-run: conditional verbs, tokens before and after, nothing written", async () => {
     home = await homeWithSample();
     await home.run(["conversation", "compact", "-r", "--turn", "2..3"]);
@@ -165,11 +185,11 @@ describe("cxc conversation compact", () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(logBytes(home)).toBe(before);
     const lines = result.stdout.split("\n");
-    expect(lines.slice(0, 4)).toEqual([
-      "Would have kept turns 1..1.",
-      "Compacted turns 2..3 (2 total, already compacted).",
-      "Would have compacted turns 2..19 (18 total, reasoning + tools).",
-      "Would have kept turns 20..20.",
+    // One timeline in one tense: the compaction in force over 2..3 is inside the new one.
+    expect(lines.slice(0, 3)).toEqual([
+      "Would have kept turn 1.",
+      "Would have compacted turns 2..19 (18 total, reasoning + tools, over 1 compaction in force).",
+      "Would have kept turn 20.",
     ]);
     expect(result.stdout).toMatch(
       /turns 2\.\.19 \(18 total, reasoning \+ tools\): \d+(\.\d)?k → \d+(\.\d)?k tokens/,

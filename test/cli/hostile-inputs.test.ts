@@ -111,12 +111,12 @@ const IMPORTS: readonly ImportCase[] = [
   {
     name: "an OpenAI text part whose text is a number",
     path: `${HOSTILE}/import/openai-text-number.json`,
-    error: `${HOSTILE}/import/openai-text-number.json: message 0: content part 0: \`text\` must be a string`,
+    error: `${HOSTILE}/import/openai-text-number.json: message 1: content part 1 "text" must be a string`,
   },
   {
     name: "an Anthropic block without a type",
     path: `${HOSTILE}/import/anthropic-block-without-type.json`,
-    error: `${HOSTILE}/import/anthropic-block-without-type.json: message 0, block 0 needs a string \`type\``,
+    error: `${HOSTILE}/import/anthropic-block-without-type.json: message 1, block 1 has no "type"`,
   },
   {
     name: "a cxc export with an event id used twice",

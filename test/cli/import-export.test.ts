@@ -258,7 +258,12 @@ describe("bad input fails cleanly and creates nothing", () => {
       join(directory, "events.json"),
       '[{"timestamp": "2026-05-29 19:42:36.4", "type": "tool_call_response", "id": "t", "content": "eA=="}]\n',
     );
-    await expectFailure(home, [directory], 1, /events\.json: entry 0 \(tool_call_response\): `is_error`/);
+    await expectFailure(
+      home,
+      [directory],
+      1,
+      /events\.json: entry 0 \(tool_call_response\): "is_error" is missing$/,
+    );
   });
 
   it("a workspace with one broken conversation imports none of them", async () => {

@@ -139,14 +139,14 @@ describe("compact A B …: several conversations in one call", () => {
     expect(result.stdout).toBe(
       [
         "multi0000001:",
-        "  Kept turns 1..1.",
+        "  Kept turn 1.",
         "  Compacted turns 2..3 (2 total, reasoning + tools).",
-        "  Kept turns 4..4.",
+        "  Kept turn 4.",
         "",
         "multi0000002:",
-        "  Kept turns 1..1.",
+        "  Kept turn 1.",
         "  Compacted turns 2..3 (2 total, reasoning + tools).",
-        "  Kept turns 4..4.",
+        "  Kept turn 4.",
         "",
       ].join("\n"),
     );

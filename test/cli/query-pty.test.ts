@@ -12,6 +12,7 @@ import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake
 import { createEventBuilder } from "../helpers/builders.js";
 import { type PtySession, startInTmux } from "../helpers/pty.js";
 import { seedConversation } from "./conversation-helpers.js";
+import { formatTokenCount } from "../../src/core/conversation/tokens.js";
 import { declinedRememberedText, declinedText } from "../../src/query/approval.js";
 import { makeQueryHome, type QueryHome, requestBody, wordCountTool } from "../query/e2e.js";
 
@@ -422,16 +423,34 @@ describe("cxc q at a terminal: the context gauge", () => {
     const first = qInTerminal(["-u", "compact", "compact what is done"]);
     expect(await first.exitCode()).toBe(0);
     const deferred =
-      /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+) from the next turn$/.exec(
+      /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+(\.\d)?k?) from the next turn$/.exec(
         lastLine(first) ?? "",
       );
     expect(deferred, first.screen()).not.toBeNull();
-    expect(Number(deferred![1])).toBeGreaterThan(100);
     first.close();
+    // The numbers are on the provider's scale (its usage against cxc's count), as stats shows it.
+    const stats = async () =>
+      JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);
+    const before = await stats();
+    expect(before.context.deferred_saving).toBeGreaterThan(100);
+    expect(deferred![1]).toBe(formatTokenCount(before.context.deferred_saving));
 
     provider.enqueue(textReply("Next.", { usage: { inputTokens: 900, outputTokens: 10 } }));
     const next = qInTerminal(["go on"]);
     expect(await next.exitCode()).toBe(0);
-    expect(lastLine(next)).toBe(`cxc: context 910 of 200k tokens (0.5%); 1 compaction saves ${deferred![1]}`);
+    const saves = /^cxc: context 910 of 200k tokens \(0\.5%\); 1 compaction saves (\d+(\.\d)?k?)$/.exec(
+      lastLine(next) ?? "",
+    );
+    expect(saves, next.screen()).not.toBeNull();
+    const after = await stats();
+    expect(saves![1]).toBe(formatTokenCount(after.context.saved));
+    // What it saves now, in cxc's own count, is what it was going to save.
+    const ownCount = (tokens: number, scale: number) => Math.round(tokens / scale);
+    expect(
+      Math.abs(
+        ownCount(after.context.saved, after.correction_factor) -
+          ownCount(before.context.deferred_saving, before.correction_factor),
+      ),
+    ).toBeLessThanOrEqual(1);
   });
 });

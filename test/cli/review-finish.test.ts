@@ -150,6 +150,31 @@ describe("compact --continue", () => {
     expect(compactionsOfSource()[0]).toMatchObject({ from_turn: 0, to_turn: 16 });
   });
 
+  it("says which compactions in force the agreed summary replaces", async () => {
+    const before = await cxc(["c", "compact", "-m", "builtin/digest", "-k", "s:4..6"]);
+    expect(before.exitCode, before.stderr).toBe(0);
+    await startReview();
+    await propose({ from_turn: 1, to_turn: 17, summary: "S" }, "toolu_1");
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      "It replaces the compaction in force over those turns: 1. turns 4..6 (3 total, summary).",
+    );
+  });
+
+  it("takes --confirm, the default, and refuses it beside --yes", async () => {
+    const reviewId = await startReview();
+    const before = logBytes(home);
+    const clash = await cxc(["c", "compact", "--continue", "--confirm", "--yes"]);
+    expect(clash.exitCode).toBe(2);
+    expect(errorLines(clash.stderr).error).toBe("--confirm cannot be used with --yes");
+    const piped = await cxc(["c", "compact", "--continue", "--confirm"]);
+    expect(piped.exitCode).toBe(2);
+    expect(errorLines(piped.stderr).error).toBe("refusing to apply the proposal without confirmation");
+    expect(logBytes(home)).toBe(before);
+    expect(activeOf(home)).toBe(reviewId);
+  });
+
   it("without --yes and without a terminal refuses to apply, leaving everything as it was", async () => {
     const reviewId = await startReview();
     const before = logBytes(home);

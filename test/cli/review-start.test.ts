@@ -3,6 +3,7 @@
  * opening proposal, one review per source, the block on compaction writes to a source under
  * review, flag conflicts, and the review model. The model is the loopback fake provider.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { countTurns } from "../../src/core/conversation/turns.js";
 import type { TempHome } from "../helpers/cli.js";
@@ -235,6 +236,24 @@ describe("one review per source, and the block on compaction writes", () => {
 });
 
 describe("the review model", () => {
+  it("writes the draft when one is configured, and the first line of the draft says who wrote it", async () => {
+    const configured = ["-c", 'conversation.compaction.review.model.id="anthropic/claude-opus-4-6"'];
+    const long = Array.from({ length: 30 }, (_, index) => `Line ${index + 1} of the draft.`).join("\n");
+    provider.enqueue(textReply(long));
+    const result = await cxc([...configured, "c", "compact", "--interactive"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(bodyOf(0).model).toBe("claude-opus-4-6");
+    const lines = result.stdout.split("\n");
+    expect(lines[1]).toBe("Proposed: compact turns 2..19 of 20 (summarize)");
+    expect(lines[3]).toBe("Draft by anthropic/claude-opus-4-6:");
+    // A short head; the rest is in the private copy, not scrolled past the proposal line.
+    expect(result.stdout).toContain("Line 12 of the draft.");
+    expect(result.stdout).not.toContain("Line 13 of the draft.");
+    const more = /… 18 more lines; the whole draft: (\S+\.md)/.exec(result.stdout);
+    expect(more, result.stdout).not.toBeNull();
+    expect(readFileSync(more![1]!, "utf8").trimEnd()).toBe(long);
+  });
+
   it("defaults to the assistant model", async () => {
     await startDigestReview();
     provider.enqueue(textReply("ok"));

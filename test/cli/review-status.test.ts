@@ -90,6 +90,13 @@ describe("review status in show and ls", () => {
       ...proposalRound({ from_turn: 1, to_turn: 17, summary: "Agreed." }, "Recorded.", "toolu_1"),
     );
     await ok(["q", "record it"]);
+    // `show` on the review: the proposal --continue would apply, and what its summary leaves out.
+    expect(await ok(["c", "show", reviewId])).toMatch(
+      /^proposal:\s+compact turns 1\.\.17 of 20 \(summarize\); the summary check lists \d+ items it leaves out$/m,
+    );
+    expect(JSON.parse(await ok(["--format", "json", "c", "show", reviewId]))).toMatchObject({
+      review: { proposal: { from_turn: 1, to_turn: 17, from_cycle: null, to_cycle: null } },
+    });
     await ok(["c", "compact", "--continue", "--yes"]);
     const compaction = readEvents(home).find((event) => event.type === "compaction")!;
     const record = JSON.parse(readFileSync(join(home.home, "archive", reviewId, "review.json"), "utf8"));
@@ -113,6 +120,7 @@ describe("review status in show and ls", () => {
       state: "applied",
       ended_at: record.ended_at,
       compaction_id: compaction.id,
+      proposal: null,
     });
   });
 

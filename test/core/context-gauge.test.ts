@@ -1,15 +1,20 @@
 /** The context gauge: context used, savings now and from the next turn, and its one line. */
 import { beforeEach, describe, expect, it } from "vitest";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
+  boundContextTokens,
   type ContextWindow,
   computeContextGauge,
   describeContextGauge,
+  measureContextTokens,
+  measureProviderScale,
   tokenDifference,
 } from "../../src/core/advisor/context-gauge.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import type { TokenCounter } from "../../src/core/conversation/tokens.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
+import { loadSample } from "../helpers/sample.js";
 
 const WINDOW: ContextWindow = { tokens: 1000, source: "known" };
 
@@ -44,6 +49,7 @@ describe("computeContextGauge", () => {
       saved: 0,
       deferredCompactions: 0,
       deferredSaving: 0,
+      scale: undefined,
     });
     expect(counted).toEqual([]);
   });
@@ -55,8 +61,9 @@ describe("computeContextGauge", () => {
   });
 
   it("counts what compactions in force save, and a deferred one's saving from the next turn", () => {
+    // Turns of 2 + 50 + 4 and 2 + 50 + 4 + … : 224 counted, and the provider's count is the same.
     const history = withUsage(build.turns(4, { reasoning: "r".repeat(50) }), {
-      input_tokens: 300,
+      input_tokens: 220,
       output_tokens: 4,
     });
     const inForce = build.compaction({ from: 0, to: 1, reasoning: true });
@@ -69,19 +76,88 @@ describe("computeContextGauge", () => {
     // Turn 3 (q2, 50 of reasoning, a:q2) becomes the summary turn (its request text and "S").
     const summaryTurn = "[Summary of previous conversation]".length + 1;
     expect(gauge.deferredSaving).toBe(2 + 50 + 4 - summaryTurn);
-    // Only what differs between the views was counted, never the turns no compaction touches.
-    expect(counted).not.toContain("q3");
-    expect(counted).not.toContain("a:q3");
+    // The scale counts the view the usage described once; every text is counted once.
+    expect(gauge.scale).toBe(1);
+    expect(counted.filter((text) => text === "a:q3")).toHaveLength(1);
   });
 
-  it("corrects the reported count by a compaction applied after the usage", () => {
+  it("puts a compaction applied after the usage on the provider's scale", () => {
+    // cxc counts 72 (q0, 30 of reasoning, a:q0, q1, 30, a:q1); the provider reported 90: ×1.25.
     const history = withUsage(build.turns(2, { reasoning: "r".repeat(30) }), {
-      input_tokens: 500,
+      input_tokens: 80,
       output_tokens: 10,
     });
     const events = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
     const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
-    expect(gauge).toMatchObject({ tokens: 480, tokensSource: "reported", saved: 30, compactions: 1 });
+    // The view now counts 42, the compaction saves 30: both ×1.25.
+    expect(gauge).toMatchObject({
+      tokens: 53,
+      tokensSource: "reported",
+      saved: 38,
+      compactions: 1,
+      scale: 1.25,
+    });
+    expect(measureContextTokens(events, countCharacters)).toEqual({ tokens: 53, source: "reported" });
+  });
+
+  it("never says 0 when a compaction saves more of cxc's count than the provider reported", () => {
+    // The demo's case: the provider counts less than cxc (×0.5 here), and subtracting cxc's saving
+    // from the provider's count gave 50 - 60 → 0. On one scale: 0.5 × (120 - 60) = 30.
+    const history = withUsage(build.turns(2, { reasoning: "r".repeat(54) }), {
+      input_tokens: 55,
+      output_tokens: 5,
+    });
+    const events = [...history, build.compaction({ from: 0, to: 1, reasoning: true })];
+    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    expect(gauge).toMatchObject({ tokens: 6, saved: 54, scale: 0.5 });
+    expect(gauge.tokens + gauge.saved).toBe(60);
+  });
+
+  it("falls back to cxc's count when the usage describes another context", () => {
+    // A fork that dropped turns keeps the usage of the original: 5000 for 72 counted tokens.
+    const history = withUsage(build.turns(2, { reasoning: "r".repeat(30) }), {
+      input_tokens: 4990,
+      output_tokens: 10,
+    });
+    const events = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
+    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    expect(gauge).toMatchObject({ tokens: 42, tokensSource: "estimated", saved: 30, scale: undefined });
+    // Nothing changed since: the advisor's count checks the scale all the same; the gauge after an
+    // ordinary turn does not count the view to check it.
+    expect(measureContextTokens(history, countCharacters)).toEqual({ tokens: 72, source: "estimated" });
+    counted = [];
+    expect(computeContextGauge(history, { countTokens: countCharacters, window: WINDOW }).tokens).toBe(5000);
+    expect(counted).toEqual([]);
+  });
+
+  it("adds what came after the usage on the provider's scale (a message sent after it)", () => {
+    const history = withUsage(build.turns(1), { input_tokens: 10, output_tokens: 2 }); // 6 counted: ×2
+    const events = [...history, ...build.turn("x".repeat(10))]; // 10 + 12 more
+    expect(measureContextTokens(events, countCharacters)).toEqual({ tokens: 56, source: "reported" });
+  });
+
+  it("bounds the count from above without the tokenizer", () => {
+    const history = withUsage(build.turns(2, { reasoning: "r".repeat(30) }), {
+      input_tokens: 80,
+      output_tokens: 10,
+    });
+    const unchanged = history;
+    const changed = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
+    for (const events of [unchanged, changed, build.turns(3)]) {
+      const view = projectConversation(events).turns.flatMap((turn) => turn.events);
+      const bytes: TokenCounter = (text) => Buffer.byteLength(text, "utf8");
+      expect(boundContextTokens(events, bytes, view)).toBeGreaterThanOrEqual(
+        measureContextTokens(events, countCharacters).tokens,
+      );
+    }
+    // Unchanged since the usage: the provider's count, unless the view's bound is larger.
+    expect(boundContextTokens(unchanged, () => 1, [])).toBe(90);
+  });
+
+  it("measures the provider's scale on the sample: its reported usage against o200k, close to 1", () => {
+    const scale = measureProviderScale(loadSample().events, countTokens);
+    expect(scale).toBeGreaterThan(0.7);
+    expect(scale).toBeLessThan(1.4);
   });
 
   it("treats a summary turn rebuilt by projection as the same events in both views", () => {
@@ -105,6 +181,7 @@ describe("describeContextGauge", () => {
     saved: 0,
     deferredCompactions: 0,
     deferredSaving: 0,
+    scale: undefined,
   };
 
   it("says the context and the window, and nothing about compactions when there are none", () => {

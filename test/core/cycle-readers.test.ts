@@ -184,7 +184,7 @@ describe("the timeline with cycle ranges", () => {
     ).toEqual([
       "Kept turns 1..3, turn 3 to cycle 3.",
       "Compacted turn 3, cycles 4..10 (7 cycles).",
-      "Kept turns 4..4.",
+      "Kept turn 4.",
     ]);
   });
 

@@ -1,7 +1,6 @@
 /**
- * The compaction timeline: jp's timeline tests in compact_tests.rs (reference §10.3). One wording
- * differs on purpose: jp writes a single kept turn `Kept turn 1.`, cxc spells every range the same
- * way, `Kept turns 1..1.` (docs/commands.md, Messages).
+ * The compaction timeline: jp's timeline tests in compact_tests.rs (reference §10.3), word for
+ * word: a single kept turn is `Kept turn 1.`, every other range `turns A..B`.
  */
 import { describe, expect, it } from "vitest";
 import type { CompactionSegment } from "../../src/core/compaction/plan.js";
@@ -21,56 +20,67 @@ const fresh = (from: number, to: number, label?: string): TimelineSegment => ({
 });
 
 describe("formatTimeline", () => {
+  // jp's eight timeline tests, with jp's inputs (0-based segments, `last_turn` = turnCount - 1)
+  // and jp's expected lines, word for word.
   it("keeps the first and trailing turns (timeline_keeps_genesis_and_trailing_turns)", () => {
     expect(formatTimeline([fresh(1, 7)], { turnCount: 9, dryRun: false })).toEqual([
-      "Kept turns 1..1.",
+      "Kept turn 1.",
       "Compacted turns 2..8 (7 total).",
-      "Kept turns 9..9.",
+      "Kept turn 9.",
     ]);
   });
 
   it("prints the gaps between compactions (timeline_interleaves_gaps_between_compactions)", () => {
+    expect(formatTimeline([fresh(1, 3), fresh(6, 8)], { turnCount: 11, dryRun: false })).toEqual([
+      "Kept turn 1.",
+      "Compacted turns 2..4 (3 total).",
+      "Kept turns 5..6.",
+      "Compacted turns 7..9 (3 total).",
+      "Kept turns 10..11.",
+    ]);
     expect(formatTimeline([fresh(0, 2), fresh(5, 7)], { turnCount: 11, dryRun: false })).toEqual([
       "Compacted turns 1..3 (3 total).",
       "Kept turns 4..5.",
       "Compacted turns 6..8 (3 total).",
       "Kept turns 9..11.",
     ]);
-    expect(formatTimeline([fresh(1, 3), fresh(6, 8)], { turnCount: 11, dryRun: false })).toEqual([
-      "Kept turns 1..1.",
-      "Compacted turns 2..4 (3 total).",
-      "Kept turns 5..6.",
-      "Compacted turns 7..9 (3 total).",
-      "Kept turns 10..11.",
-    ]);
   });
 
   it("sorts by start turn (timeline_sorts_by_start_turn_regardless_of_generation_order)", () => {
-    expect(formatTimeline([fresh(6, 8), fresh(1, 3)], { turnCount: 10, dryRun: false })).toEqual([
-      "Kept turns 1..1.",
+    expect(formatTimeline([fresh(6, 8), fresh(1, 3)], { turnCount: 9, dryRun: false })).toEqual([
+      "Kept turn 1.",
       "Compacted turns 2..4 (3 total).",
       "Kept turns 5..6.",
       "Compacted turns 7..9 (3 total).",
-      "Kept turns 10..10.",
     ]);
   });
 
   it("prints overlapping ranges without a gap line (timeline_collapses_overlapping_ranges)", () => {
-    expect(formatTimeline([fresh(0, 4), fresh(2, 7)], { turnCount: 8, dryRun: false })).toEqual([
-      "Compacted turns 1..5 (5 total).",
-      "Compacted turns 3..8 (6 total).",
+    expect(formatTimeline([fresh(1, 5), fresh(3, 8)], { turnCount: 11, dryRun: false })).toEqual([
+      "Kept turn 1.",
+      "Compacted turns 2..6 (5 total).",
+      "Compacted turns 4..9 (6 total).",
+      "Kept turns 10..11.",
     ]);
   });
 
   it("adds the label (timeline_labels_describe_compaction_type)", () => {
-    expect(formatTimeline([fresh(1, 3, "reasoning + tools")], { turnCount: 5, dryRun: false })[1]).toBe(
+    expect(formatTimeline([fresh(1, 3, "reasoning + tools")], { turnCount: 5, dryRun: false })).toEqual([
+      "Kept turn 1.",
       "Compacted turns 2..4 (3 total, reasoning + tools).",
-    );
+      "Kept turn 5.",
+    ]);
   });
 
   it("uses conditional verbs under dry-run (timeline_dry_run_uses_conditional_verbs)", () => {
+    expect(formatTimeline([fresh(1, 3)], { turnCount: 5, dryRun: true })).toEqual([
+      "Would have kept turn 1.",
+      "Would have compacted turns 2..4 (3 total).",
+      "Would have kept turn 5.",
+    ]);
+    // A compacted single turn is still a range, as jp writes it.
     expect(formatTimeline([fresh(1, 1)], { turnCount: 4, dryRun: true })).toEqual([
-      "Would have kept turns 1..1.",
+      "Would have kept turn 1.",
       "Would have compacted turns 2..2 (1 total).",
       "Would have kept turns 3..4.",
     ]);
@@ -81,21 +91,47 @@ describe("formatTimeline", () => {
     const events = [...build.turns(10), build.compaction({ from: 1, to: 5, reasoning: true })];
     const segments = [...existingTimelineSegments(events), fresh(6, 8)];
     expect(formatTimeline(segments, { turnCount: 10, dryRun: false })).toEqual([
-      "Kept turns 1..1.",
+      "Kept turn 1.",
       "Compacted turns 2..6 (5 total, already compacted).",
       "Compacted turns 7..9 (3 total).",
-      "Kept turns 10..10.",
+      "Kept turn 10.",
     ]);
   });
 
-  it("keeps existing lines factual under dry-run (timeline_dry_run_keeps_pre_existing_compactions_factual)", () => {
+  // jp's timeline_dry_run_keeps_pre_existing_compactions_factual keeps the existing line factual
+  // under dry-run; cxc tells a dry run in one tense (docs/compaction-model.md, "The timeline").
+  it("tells a dry run in one tense, existing lines too (timeline_dry_run_keeps_pre_existing_compactions_factual, differs on purpose)", () => {
     const existing: TimelineSegment = { from: 1, to: 5, existing: true, label: "already compacted" };
     expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: true })).toEqual([
-      "Would have kept turns 1..1.",
-      "Compacted turns 2..6 (5 total, already compacted).",
+      "Would have kept turn 1.",
+      "Would have compacted turns 2..6 (5 total, already compacted).",
       "Would have compacted turns 7..9 (3 total).",
-      "Would have kept turns 10..10.",
+      "Would have kept turn 10.",
     ]);
+    // The real run's timeline stays factual.
+    expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: false })[1]).toBe(
+      "Compacted turns 2..6 (5 total, already compacted).",
+    );
+  });
+
+  it("lists a compaction in force that a new one covers whole only on the new line, in a dry run", () => {
+    const existing: TimelineSegment = { from: 1, to: 2, existing: true, label: "already compacted" };
+    const covering: TimelineSegment = { from: 1, to: 8, existing: false, label: "summary" };
+    expect(formatTimeline([existing, covering], { turnCount: 10, dryRun: true })).toEqual([
+      "Would have kept turn 1.",
+      "Would have compacted turns 2..9 (8 total, summary, over 1 compaction in force).",
+      "Would have kept turn 10.",
+    ]);
+    // Not covered whole: both lines stay.
+    const partial: TimelineSegment = { from: 2, to: 8, existing: false, label: "summary" };
+    expect(formatTimeline([existing, partial], { turnCount: 10, dryRun: true })).toHaveLength(4);
+  });
+
+  it("names a kept part of one turn by its cycles", () => {
+    const segment: TimelineSegment = { from: 0, to: 2, toCycle: 4, existing: false };
+    expect(formatTimeline([segment], { turnCount: 3, dryRun: false, cycleCounts: [1, 1, 9] }).at(-1)).toBe(
+      "Kept turn 3, from cycle 6.",
+    );
   });
 
   it("puts existing segments first on equal starts", () => {

@@ -1,4 +1,4 @@
-/** Token accounting per turn and kind, the usage calibration, and the text renderers. */
+/** Token accounting per turn and kind, the provider's scale, and the text renderers. */
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import type { TurnEvent } from "../../src/core/conversation/events.js";
@@ -6,6 +6,7 @@ import { SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js"
 import {
   countTurnTokens,
   formatTokenCount,
+  plausibleScale,
   renderTokenBars,
   summarizeTokens,
   type TokenCounter,
@@ -104,7 +105,7 @@ describe("counting an event once per counter", () => {
 });
 
 describe("summarizeTokens", () => {
-  it("sums turns and kinds, without a factor when no usage is known", () => {
+  it("sums turns and kinds", () => {
     const summary = summarizeTokens(
       turns([user("ab"), say("cd")], [user("ef"), think("gh")]),
       countCharacters,
@@ -112,61 +113,29 @@ describe("summarizeTokens", () => {
     expect(summary.turns.map((turn) => turn.total)).toEqual([4, 4]);
     expect(summary.byKind).toMatchObject({ user: 4, assistant: 2, reasoning: 2 });
     expect(summary.total).toBe(8);
-    expect(summary.correctionFactor).toBeUndefined();
-    expect(summary.correctedTotal).toBe(8);
   });
 
-  it("calibrates on the last turn with usage, over everything up to it", () => {
-    // Estimates: turn 0 = 10 + 10, turn 1 = 10 + 10 (usage says 60 with 20 overhead), turn 2 = 20.
-    const usage = {
-      input_tokens: 5,
-      cache_read_input_tokens: 30,
-      cache_creation_input_tokens: 5,
-      output_tokens: 20,
-    };
-    const conversation = turns(
-      [user("x".repeat(10)), say("y".repeat(10), { usage: { input_tokens: 999, output_tokens: 999 } })],
-      [user("x".repeat(10)), say("y".repeat(10), { usage })],
-      [user("x".repeat(20))],
-    );
-    const summary = summarizeTokens(conversation, countCharacters, { overheadTokens: 20 });
-    expect(summary.correctionFactor).toBe((60 - 20) / 40);
-    expect(summary.total).toBe(60);
-    expect(summary.correctedTotal).toBe(60);
-    expect(summarizeTokens(conversation, countCharacters).correctionFactor).toBe(60 / 40);
-    expect(summarizeTokens(conversation, countCharacters).correctedTotal).toBe(90);
-  });
-
-  it("refuses a factor that no tokenizer difference explains (usage from another context)", () => {
-    // A fork that kept only the last turns still carries the usage of the whole original context.
-    const inherited = turns([
-      user("x".repeat(10)),
-      say("y".repeat(10), { usage: { input_tokens: 600, output_tokens: 20 } }),
-    ]);
-    expect(summarizeTokens(inherited, countCharacters).correctionFactor).toBeUndefined();
-    expect(summarizeTokens(inherited, countCharacters).correctedTotal).toBe(20);
-    const small = turns([
-      user("x".repeat(10)),
-      say("y".repeat(10), { usage: { input_tokens: 5, output_tokens: 0 } }),
-    ]);
-    expect(summarizeTokens(small, countCharacters).correctionFactor).toBeUndefined();
-  });
-
-  it("refuses a factor when the overhead swallows the reported usage", () => {
-    const conversation = turns([user("x"), say("y", { usage: { input_tokens: 10, output_tokens: 0 } })]);
-    expect(
-      summarizeTokens(conversation, countCharacters, { overheadTokens: 50 }).correctionFactor,
-    ).toBeUndefined();
-  });
-
-  it("on the sample with o200k, puts tool output first and calibrates close to 1", () => {
-    const summary = summarizeTokens(loadSample().turns, countTokens, { overheadTokens: 2416 });
+  it("on the sample with o200k, puts tool output first", () => {
+    const summary = summarizeTokens(loadSample().turns, countTokens);
     expect(summary.turns).toHaveLength(20);
     const largest = tokenKindRows(summary.byKind).sort((left, right) => right.value - left.value)[0];
     expect(largest?.label).toBe("tool_output");
     expect(summary.total).toBeGreaterThan(30_000);
-    expect(summary.correctionFactor).toBeGreaterThan(0.7);
-    expect(summary.correctionFactor).toBeLessThan(1.4);
+  });
+});
+
+describe("plausibleScale", () => {
+  it("is the ratio of two counts of one context", () => {
+    expect(plausibleScale(60, 40)).toBe(1.5);
+    expect(plausibleScale(88, 100)).toBe(0.88);
+  });
+
+  it("refuses a ratio that no tokenizer difference explains (usage from another context)", () => {
+    // A fork that kept only the last turns still carries the usage of the whole original context.
+    expect(plausibleScale(620, 20)).toBeUndefined();
+    expect(plausibleScale(5, 20)).toBeUndefined();
+    expect(plausibleScale(0, 20)).toBeUndefined();
+    expect(plausibleScale(20, 0)).toBeUndefined();
   });
 });
 

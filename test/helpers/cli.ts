@@ -1,7 +1,7 @@
 /**
  * Runs the built `bin/cxc` as a user would, in a temporary store.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,4 +68,17 @@ export async function runCxc(
     timeout: 60_000,
   });
   return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? 1 };
+}
+
+/**
+ * Puts `cxc` on a PATH: a directory holding a `cxc` shim that runs this checkout's bin/cxc.cjs
+ * with this Node, as a user's `npm link` or alias would. Returns the directory.
+ */
+export function cxcShimDirectory(parent: string): string {
+  const directory = join(parent, "bin");
+  mkdirSync(directory, { recursive: true });
+  const shim = join(directory, "cxc");
+  writeFileSync(shim, `#!/bin/sh\nexec '${process.execPath}' '${CXC_BIN}' "$@"\n`);
+  chmodSync(shim, 0o755);
+  return directory;
 }

@@ -1,9 +1,14 @@
 /**
- * The advisor skips the tokenizer when an upper bound of the projected view's tokens is below the
- * notice line: each text counted as its cached count, else as its size in UTF-8 bytes. That is
- * only sound if the bound never undercounts.
+ * The advisor skips the tokenizer when an upper bound of the context's tokens is below the notice
+ * line (`boundContextTokens`): each text counted as its cached count, else as its size in UTF-8
+ * bytes, and the reported usage. That is only sound if the bound never undercounts the count the
+ * advisor uses (`measureContext`, the context gauge's count).
  */
 import { describe, expect, it } from "vitest";
+import { boundContextTokens } from "../../src/core/advisor/context-gauge.js";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import type { TokenCounter } from "../../src/core/conversation/tokens.js";
 import { measureContext, utf8ByteBound } from "../../src/query/advisor-hook.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { createEventBuilder } from "../helpers/builders.js";
@@ -17,13 +22,23 @@ const multilingual = [
   ...build.turn("Ελληνικά και русский текст", { reasoning: "συλλογισμός" }),
 ];
 
+const bound = (events: readonly ConversationEvent[], counter: TokenCounter): number =>
+  boundContextTokens(
+    events,
+    counter,
+    projectConversation(events).turns.flatMap((turn) => turn.events),
+  );
+
 describe("the advisor's token bound", () => {
   it("in UTF-8 bytes is at least the o200k token count, on the sample and on non-Latin text", async () => {
     const countTokens = await (await createMemoryStore()).tokenCounter();
     for (const events of [loadSample().events, multilingual]) {
       const tokens = measureContext(events, countTokens).tokens;
       expect(tokens).toBeGreaterThan(0);
-      expect(measureContext(events, utf8ByteBound).tokens).toBeGreaterThanOrEqual(tokens);
+      expect(bound(events, utf8ByteBound)).toBeGreaterThanOrEqual(tokens);
+      // After a new message (the view changed since the usage) too.
+      const later = [...events, ...build.turn("and one more question")];
+      expect(bound(later, utf8ByteBound)).toBeGreaterThanOrEqual(measureContext(later, countTokens).tokens);
     }
   });
 
@@ -33,17 +48,24 @@ describe("the advisor's token bound", () => {
     // The conversation's own cache of counts, as the advisor gets it from the store.
     const counter = await store.tokenCounter(id);
     // A fresh function per measure, as the advisor does: core memoizes counts per counter.
-    const bound = () => (text: string) => counter.known(text) ?? utf8ByteBound(text);
+    const cached = () => (text: string) => counter.known(text) ?? utf8ByteBound(text);
     const earlier = loadSample().events;
     const exact = measureContext(earlier, counter).tokens;
-    expect(measureContext(earlier, bound()).tokens).toBe(exact);
+    // Nothing changed since the sample's last usage: the larger of that count and the view's
+    // cached count, which differ by the tokenizers' difference.
+    expect(exact).toBe(33_636);
+    expect(bound(earlier, cached())).toBeGreaterThanOrEqual(exact);
+    expect(bound(earlier, cached())).toBeLessThan(exact * 1.2);
     const later = [...earlier, ...build.turn("a new question, never counted before")];
-    // Estimated before the new turn is counted: the new texts are bounded by their bytes.
-    const estimate = measureContext(later, bound()).tokens;
+    // Before the new turn is counted: its texts are bounded by their bytes, the view by the
+    // largest plausible scale.
+    const estimate = bound(later, cached());
     const newest = measureContext(later, counter).tokens;
-    expect(estimate).toBeGreaterThan(newest);
-    expect(estimate - newest).toBeLessThan(100);
-    // Once counted, the bound is exact again.
-    expect(measureContext(later, bound()).tokens).toBe(newest);
+    expect(estimate).toBeGreaterThanOrEqual(newest);
+    expect(estimate).toBeLessThan(newest * 3);
+    // Once counted, it is the view's exact count on the largest plausible scale.
+    const counted = measureContext(later, (text) => counter(text)).tokens;
+    expect(counted).toBe(newest);
+    expect(bound(later, cached())).toBeGreaterThanOrEqual(newest);
   });
 });

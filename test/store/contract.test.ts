@@ -312,8 +312,13 @@ describe.each([
     second.setActive("conv-c");
     expect([plain.active(), first.active(), second.active()]).toEqual(["conv-a", "conv-b", "conv-c"]);
     expect(first.resolveTarget(undefined)).toBe("conv-b");
+    // Each session's history: the active conversation and the one before it, latest first.
+    first.setActive("conv-c");
+    expect(first.sessionHistory()).toEqual(["conv-c", "conv-b"]);
+    expect(plain.sessionHistory()).toEqual(["conv-a"]);
     first.setActive(undefined);
     expect(first.active()).toBeUndefined();
+    expect(first.sessionHistory()).toEqual(["conv-c"]);
     expect(plain.active()).toBe("conv-a");
   });
 

@@ -1,12 +1,14 @@
 /**
  * Registers the top-level commands other than `init` and `conversation` (`config`, `hooks`,
- * `hook`; `query` has a group of its own).
+ * `hook`, `completion`; `query` has a group of its own).
  */
 import type { Command } from "commander";
+import { registerCompletion } from "./completion.js";
 import { registerConfigCommands } from "./config/group.js";
 import { registerHooksCommands } from "./hooks/group.js";
 
 export function registerTopLevelCommands(program: Command): void {
   registerConfigCommands(program);
   registerHooksCommands(program);
+  registerCompletion(program);
 }

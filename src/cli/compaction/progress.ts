@@ -1,8 +1,9 @@
 /**
  * Progress on stderr while a summary is generated. At a terminal: one self-erasing line with a
  * spinner, the elapsed time and the tokens received so far (`⠹ summarizing turns 2..8 with
- * anthropic/claude-sonnet-4-6 3.4s · 212 tokens`). Elsewhere (a pipe, a log, a test): one plain
- * line when it starts, because redrawn lines would only be noise in a file.
+ * anthropic/claude-sonnet-4-6 3.4s · 212 tokens`). Elsewhere (a pipe, a log, a test): one notice
+ * line when it starts (`cxc: Generating summary of …...`), because redrawn lines would only be
+ * noise in a file.
  */
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -17,7 +18,7 @@ export interface Progress {
 /** Starts progress for `label` on `output` (stderr). */
 export function startProgress(output: NodeJS.WriteStream, label: string): Progress {
   if (!output.isTTY) {
-    output.write(`${label}...\n`);
+    output.write(`cxc: ${label}...\n`);
     return { setTokens: () => undefined, stop: () => undefined };
   }
   const started = Date.now();

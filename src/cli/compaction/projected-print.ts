@@ -60,6 +60,16 @@ export function buildProjectedTranscript(
         turnNumbers: [turn.origin.turn + 1],
         events: turn.events,
         ...marks,
+        origin: {
+          kind: "turn",
+          summarizedCycles: summaries.map((summary) => ({
+            fromTurn: summary.from.turn + 1,
+            fromCycle: Math.max(summary.from.cycle, 0) + 1,
+            toTurn: summary.to.turn + 1,
+            toCycle: summary.to.cycle + 1,
+            compactionId: summary.compactionId,
+          })),
+        },
         ...(summaries.length === 0
           ? {}
           : {
@@ -72,7 +82,12 @@ export function buildProjectedTranscript(
     const numbers: number[] = [];
     for (let raw = turn.origin.from; raw <= turn.origin.to; raw++) numbers.push(raw + 1);
     const header = `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
-    return { header, turnNumbers: numbers, events: turn.events };
+    return {
+      header,
+      turnNumbers: numbers,
+      events: turn.events,
+      origin: { kind: "summary", compactionId: turn.origin.compactionId },
+    };
   });
 }
 

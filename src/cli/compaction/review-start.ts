@@ -77,6 +77,10 @@ export interface StartedReview {
   readonly reviewId: string;
   readonly sourceId: string;
   readonly validation: Extract<ProposalValidation, { ok: true }>;
+  /** The summarizer that wrote the draft: a model id or `builtin/digest`. */
+  readonly draftedBy: string;
+  /** The draft's private copy (store/scratch.ts), when it could be written. */
+  readonly draftPath?: string;
   /** False when the source's compactions were kept because the raw events did not fit. */
   readonly rawEvents: boolean;
   /** The review model written into the review's configuration, when one was chosen. */
@@ -165,31 +169,44 @@ async function generateDraft(
   events: readonly ConversationEvent[],
   plan: PlannedCompaction,
   options: StartReviewOptions,
-): Promise<string> {
+): Promise<{ readonly text: string; readonly summarizer: string; readonly path?: string }> {
   const target = collectingTarget(events);
-  await applyCompaction(target, {
+  const applied = await applyCompaction(target, {
     plan: () => ({ ...plan, segments: plan.segments.slice(0, 1) }),
     summaries: {
       config: options.config,
       env: options.env,
       report: options.report,
       countTokens: await options.store.tokenCounter(),
+      // A private copy of the draft, so the whole of it is one file away.
+      copies: { conversationId: options.sourceId },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
     newEventId: () => newEventId(),
     now: () => timestampNow(),
   });
+  const path = applied.kind === "applied" ? applied.segments[0]?.summary?.path : undefined;
   if (options.signal?.aborted) throw new CxcError("interrupted", "interrupted; no review was started");
   const summary = target.applied[0] === undefined ? undefined : compactionPolicies(target.applied[0]).summary;
-  return summary?.summary ?? "";
+  return {
+    text: summary?.summary ?? "",
+    summarizer: summary?.recipe ?? DIGEST_MODEL,
+    ...(path === undefined ? {} : { path }),
+  };
 }
 
 /** Plans the opening range and writes the draft; throws when there is nothing to review. */
 async function draftOpeningProposal(
   events: readonly ConversationEvent[],
   options: StartReviewOptions,
-): Promise<Extract<ProposalValidation, { ok: true }>> {
-  const rule = chooseOpeningRule(options.config, options.model, options.summaryContext);
+): Promise<{
+  validation: Extract<ProposalValidation, { ok: true }>;
+  draftedBy: string;
+  draftPath?: string;
+}> {
+  // The model the review talks to writes the draft when one is configured; `-m` names both.
+  const draftModel = options.model ?? chooseReviewModel(options.config, undefined).id;
+  const rule = chooseOpeningRule(options.config, draftModel, options.summaryContext);
   const plan = planRun(events, { rules: [rule], range: options.range, now: timestampNow() });
   const segment = plan.kind === "planned" ? plan.segments[0] : undefined;
   if (plan.kind !== "planned" || segment === undefined) {
@@ -204,7 +221,7 @@ async function draftOpeningProposal(
       to_turn: segment.to + 1,
       ...(segment.fromCycle === undefined ? {} : { from_cycle: segment.fromCycle + 1 }),
       ...(segment.toCycle === undefined ? {} : { to_cycle: segment.toCycle + 1 }),
-      summary: draft,
+      summary: draft.text,
     },
     { kind: "found", id: options.sourceId, events },
   );
@@ -214,7 +231,11 @@ async function draftOpeningProposal(
       `the summarizer's draft cannot open a review: ${validation.message}`,
     );
   }
-  return validation;
+  return {
+    validation,
+    draftedBy: draft.summarizer,
+    ...(draft.path === undefined ? {} : { draftPath: draft.path }),
+  };
 }
 
 /** Starts a review of `options.sourceId`; see the module comment. */
@@ -226,7 +247,7 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
     if (countTurns(source.events) === 0) {
       throw new CxcError("nothing-to-compact", "Nothing to review: the conversation has no turns.");
     }
-    const validation = await draftOpeningProposal(source.events, options);
+    const { validation, draftedBy, draftPath } = await draftOpeningProposal(source.events, options);
     const reviewModel = chooseReviewModel(options.config, options.model);
     const windowModel =
       reviewModel.id ??
@@ -261,6 +282,8 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
       reviewId: meta.id,
       sourceId,
       validation,
+      draftedBy,
+      ...(draftPath === undefined ? {} : { draftPath }),
       rawEvents,
       ...(reviewModel.id === undefined ? {} : { reviewModel: reviewModel.id }),
     };

@@ -16,7 +16,7 @@ export interface ReviewFlags extends CompactFlags {
   readonly interactive?: boolean;
   readonly continue?: boolean;
   readonly abort?: boolean;
-  /** `--no-confirm` sets this to false. */
+  /** `--confirm` sets this to true, `--no-confirm` to false. */
   readonly confirm?: boolean;
 }
 
@@ -156,6 +156,8 @@ async function runInteractive(
       source_id: sourceId,
       raw_events: started.rawEvents,
       review_model: started.reviewModel ?? null,
+      drafted_by: started.draftedBy,
+      draft_path: started.draftPath ?? null,
       proposal: {
         from_turn: proposal.fromTurn,
         to_turn: proposal.toTurn,
@@ -169,7 +171,7 @@ async function runInteractive(
       `Started compaction review ${started.reviewId} of ${sourceId}; it is now the active conversation.`,
     );
     context.out(renderProposalLine(proposal, turnCount));
-    context.outUntrusted(`\n${proposal.summary ?? ""}`);
+    context.outUntrusted(renderDraftHead(proposal.summary ?? "", started.draftedBy, started.draftPath));
   }
   if (!started.rawEvents) {
     context.info(
@@ -185,6 +187,22 @@ async function runInteractive(
       `  cxc conversation compact --abort      stop without changing ${sourceId}`,
     ].join("\n"),
   );
+}
+
+/** How many lines of the draft `--interactive` shows; the rest is a `print` away. */
+const DRAFT_HEAD_LINES = 12;
+
+/**
+ * Who wrote the draft, and its first lines: the whole of a long draft would scroll the proposal
+ * line away. The whole draft is in its private copy (`path`), and in the review.
+ */
+export function renderDraftHead(draft: string, draftedBy: string, path?: string): string {
+  const lines = draft.split("\n");
+  const head = lines.slice(0, DRAFT_HEAD_LINES);
+  const rest = lines.length - head.length;
+  const where = path === undefined ? "the review holds the whole draft" : `the whole draft: ${path}`;
+  const more = rest > 0 ? [`… ${rest} more ${rest === 1 ? "line" : "lines"}; ${where}`] : [];
+  return ["", `Draft by ${draftedBy}:`, ...head, ...more].join("\n");
 }
 
 /** A review is not reviewed: its proposal is applied with `--continue` or dropped with `--abort`. */
@@ -250,6 +268,12 @@ async function checkReviewModel(
 }
 
 async function runContinue(context: CliContext, flags: ReviewFlags): Promise<void> {
+  if (flags.confirm === true && flags.yes === true) {
+    throw usageError(
+      "--confirm cannot be used with --yes",
+      "--yes applies without asking; --confirm asks first",
+    );
+  }
   const { continueReview } = await import("./review-finish.js");
   const { openPromptTerminal } = await import("../terminal/tty.js");
   const terminal = flags.yes === true || flags.confirm === false ? undefined : openPromptTerminal();

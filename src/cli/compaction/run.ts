@@ -9,7 +9,7 @@
  */
 import type { Keeping } from "../../core/compaction/keeping.js";
 import { type CompactionPlan, type CompactionSegment, planCompaction } from "../../core/compaction/plan.js";
-import { previewCompactions } from "../../core/compaction/preview.js";
+import { previewCompactions, savesAlmostNothing } from "../../core/compaction/preview.js";
 import { needsSummary, realizePlan } from "../../core/compaction/realize.js";
 import type { CompactionRule } from "../../core/compaction/rules.js";
 import { layoutCycles } from "../../core/conversation/cycles.js";
@@ -51,6 +51,8 @@ export interface RunSegment {
   readonly summary?: { readonly modelId: string; readonly path?: string; readonly losses: SummaryLosses };
   /** Estimated tokens of the turns it covers, before and after (a dry run only). */
   readonly tokens?: { readonly before: number; readonly after: number };
+  /** True when it saves less than 1 % of its turns' tokens (core/compaction/preview.ts). */
+  readonly savesLittle?: boolean;
 }
 
 /** The outcome of a run. */
@@ -101,13 +103,25 @@ function timelineOf(
   };
 }
 
-/** The result of a real run, from what the pipeline applied (src/query/compaction/apply.ts). */
-export function appliedResult(outcome: ApplyOutcome): CompactionRunResult {
+/**
+ * The result of a real run, from what the pipeline applied (src/query/compaction/apply.ts); with
+ * a token counter, each compaction's saving is judged on the same preview the dry run shows.
+ */
+export function appliedResult(outcome: ApplyOutcome, countTokens?: TokenCounter): CompactionRunResult {
   if (outcome.kind === "nothing") return { kind: "nothing", message: outcome.message };
-  const segments: RunSegment[] = outcome.segments.map(({ segment, compaction, summary }) => ({
+  const steps =
+    countTokens === undefined
+      ? undefined
+      : previewCompactions(
+          outcome.events,
+          outcome.segments.map((segment) => segment.compaction),
+          countTokens,
+        ).steps;
+  const segments: RunSegment[] = outcome.segments.map(({ segment, compaction, summary }, index) => ({
     segment,
     label: plannedSegmentLabel(segment, summary?.path),
     compaction,
+    ...(steps === undefined ? {} : { savesLittle: savesAlmostNothing(steps[index]!) }),
     ...(summary === undefined
       ? {}
       : {
@@ -150,6 +164,7 @@ export function previewPlan(
     segment,
     label: plannedSegmentLabel(segment),
     tokens: preview.steps[position]!.covered,
+    savesLittle: savesAlmostNothing(preview.steps[position]!),
   }));
   return {
     kind: "planned",

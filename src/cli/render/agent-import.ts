@@ -22,7 +22,10 @@ export function byKind(counts: Readonly<Record<string, number>>): string {
     .join(", ");
 }
 
-/** One line: what came in and what was left out of one session file. */
+/**
+ * One line: what came in and what was left out of one session file, the skipped records by kind
+ * (`left out: 37 skipped records (queue-operation 8, atis-latch 6, …)`).
+ */
 export function describeAgentImport(summary: AgentImportSummary): string {
   const agent = AGENT_NAMES[summary.agent];
   const parts = [
@@ -32,8 +35,11 @@ export function describeAgentImport(summary: AgentImportSummary): string {
     }`,
   ];
   const none = (count: number, text: string): string => (count === 0 ? `no ${text}` : `${count} ${text}`);
+  const skipped = total(summary.skipped);
   const left = [
-    none(total(summary.skipped), total(summary.skipped) === 1 ? "skipped record" : "skipped records"),
+    skipped === 0
+      ? "no skipped records"
+      : `${counted(skipped, "skipped record")} (${byKind(summary.skipped)})`,
     none(
       total(summary.unknown),
       total(summary.unknown) === 1 ? "record of an unknown type" : "records of unknown types",

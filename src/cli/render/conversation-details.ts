@@ -67,6 +67,20 @@ export interface ReviewDetails {
   readonly state: ReviewState;
   readonly ended_at: string | null;
   readonly compaction_id: string | null;
+  /** The current proposal of an open review, as `--continue` would apply it, and its check. */
+  readonly proposal: ReviewProposalDetails | null;
+}
+
+/** The current proposal of a review. */
+export interface ReviewProposalDetails {
+  /** `compact turns 2..19 of 20 (summarize)`. */
+  readonly text: string;
+  readonly from_turn: number;
+  readonly to_turn: number;
+  readonly from_cycle: number | null;
+  readonly to_cycle: number | null;
+  /** What the summary check finds missing from the proposed summary (0 for a mechanical one). */
+  readonly check_items: number;
 }
 
 /** Everything `show` reports about a conversation. */
@@ -106,7 +120,11 @@ export function reviewState(info: ReviewInfo, archived: boolean): ReviewState {
 export function buildConversationDetails(
   conversation: LoadedConversation,
   active: boolean,
-  reviews: { readonly review?: ReviewInfo | undefined; readonly openReview?: string | undefined } = {},
+  reviews: {
+    readonly review?: ReviewInfo | undefined;
+    readonly openReview?: string | undefined;
+    readonly proposal?: ReviewProposalDetails | undefined;
+  } = {},
 ): ConversationDetails {
   const { meta, events } = conversation;
   const turnCount = countTurns(events);
@@ -134,6 +152,7 @@ export function buildConversationDetails(
             state: reviewState(review, conversation.archived),
             ended_at: conversation.archived ? (review.ended_at ?? null) : null,
             compaction_id: conversation.archived ? (review.compaction_id ?? null) : null,
+            proposal: conversation.archived ? null : (reviews.proposal ?? null),
           },
     open_review: reviews.openReview ?? null,
     // Compactions retired by a `compaction_reset` are left out; the numbers match `compact --reset=N`.
@@ -219,6 +238,14 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
   ]);
   if (details.review !== null) rows.push(["review of", describeReview(details.review, nowMs)]);
+  const proposal = details.review?.proposal;
+  if (proposal !== null && proposal !== undefined) {
+    const check =
+      proposal.check_items === 0
+        ? ""
+        : `; the summary check lists ${formatCount(proposal.check_items, "item")} it leaves out`;
+    rows.push(["proposal", `${proposal.text}${check}`]);
+  }
   if (details.open_review !== null) rows.push(["review", `${details.open_review} open`]);
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");

@@ -29,7 +29,26 @@ export interface TranscriptTurn {
   readonly summaryTags?: ReadonlyMap<string, string>;
   /** The ids of the pinned messages of the block (`cxc conversation keep`), marked `, pinned`. */
   readonly pinned?: ReadonlySet<string>;
+  /**
+   * What a projected block stands for, for JSON: a summary of raw turns (with its compaction), or
+   * a kept turn and the cycles summaries replaced inside it. Absent for a raw turn.
+   */
+  readonly origin?: TranscriptOrigin;
 }
+
+/** The raw positions behind a projected block (1-based turns and cycles). */
+export type TranscriptOrigin =
+  | { readonly kind: "summary"; readonly compactionId: string }
+  | {
+      readonly kind: "turn";
+      readonly summarizedCycles: readonly {
+        readonly fromTurn: number;
+        readonly fromCycle: number;
+        readonly toTurn: number;
+        readonly toCycle: number;
+        readonly compactionId: string;
+      }[];
+    };
 
 /** The raw view of the selected turns: one block per stored turn, numbered from 1. */
 export function buildRawTranscript(
@@ -130,14 +149,33 @@ export function renderTranscriptText(turns: readonly TranscriptTurn[], options: 
   return blocks.length === 0 ? "" : `${blocks.join("\n\n")}\n`;
 }
 
-/** The transcript as JSON-ready objects: stored event shapes, unchanged. */
+/**
+ * The blocks as JSON: each header as display text and as fields (`kind` `turn` or `summary`,
+ * `from_turn`, `to_turn`, a summary's `compaction_id`, the cycles summaries replaced inside a
+ * turn), its raw turn numbers, its events, and the ids of its pinned messages when it has some.
+ */
 export function transcriptToJson(turns: readonly TranscriptTurn[]): Record<string, unknown>[] {
   return turns.map((turn) => {
+    const origin = turn.origin;
     const pinned = turn.events.flatMap((event) =>
       "id" in event && turn.pinned?.has(event.id) === true ? [event.id] : [],
     );
     return {
       header: turn.header,
+      kind: origin?.kind ?? "turn",
+      from_turn: Math.min(...turn.turnNumbers),
+      to_turn: Math.max(...turn.turnNumbers),
+      ...(origin?.kind === "summary" ? { compaction_id: origin.compactionId } : {}),
+      summarized_cycles:
+        origin?.kind === "turn"
+          ? origin.summarizedCycles.map((cycles) => ({
+              from_turn: cycles.fromTurn,
+              from_cycle: cycles.fromCycle,
+              to_turn: cycles.toTurn,
+              to_cycle: cycles.toCycle,
+              compaction_id: cycles.compactionId,
+            }))
+          : [],
       turns: [...turn.turnNumbers],
       events: turn.events.map(serializeEvent),
       ...(pinned.length === 0 ? {} : { pinned }),

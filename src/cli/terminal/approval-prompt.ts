@@ -56,7 +56,7 @@ export function createApprovalPrompter(
       for (;;) {
         const edited = await editText(text, { env: options.env, fileName: `${call.name}-arguments.json` });
         if (edited === undefined) {
-          write("No editor is set or it failed (set $EDITOR); not editing.\n");
+          write("cxc: No editor is set or it failed (set $EDITOR); not editing.\n");
           return undefined;
         }
         if (edited.trim().length === 0) return undefined;
@@ -65,13 +65,13 @@ export function createApprovalPrompter(
           if (typeof value === "object" && value !== null && !Array.isArray(value)) {
             return value as Record<string, unknown>;
           }
-          write("The arguments must be a JSON object; opening the editor again.\n");
+          write("cxc: The arguments must be a JSON object; opening the editor again.\n");
         } catch {
           // JSON.parse's message quotes the text (the model's arguments): say where instead.
           const error = locateJsonError(edited);
           const where =
             error === undefined ? "" : ` at line ${error.line}, column ${error.column}: ${error.reason}`;
-          write(`Not valid JSON${where}; opening the editor again.\n`);
+          write(`cxc: Not valid JSON${where}; opening the editor again.\n`);
         }
         text = edited;
       }
@@ -90,13 +90,13 @@ async function editInToolFormat(
   for (;;) {
     const edited = await editText(text, { env, fileName: editing.fileName });
     if (edited === undefined) {
-      write("No editor is set or it failed (set $EDITOR); not editing.\n");
+      write("cxc: No editor is set or it failed (set $EDITOR); not editing.\n");
       return undefined;
     }
     if (edited.trim().length === 0) return undefined;
     const parsed = editing.parse(edited);
     if (parsed.ok) return parsed.value;
-    write(`${sanitizeTerminalText(parsed.error)}; opening the editor again.\n`);
+    write(`cxc: ${sanitizeTerminalText(parsed.error)}; opening the editor again.\n`);
     text = edited;
   }
 }

@@ -1,13 +1,21 @@
 /**
  * The context gauge: how much of the model's context window the conversation fills now, what the
  * compactions in force save, and what the deferred ones will save once they take effect (from
- * the next turn). Pure. `cxc q` prints it as one line after each turn and `cxc conversation stats`
- * shows it (docs/query.md, "The context gauge").
+ * the next turn). Pure. `cxc q` prints it as one line after each turn, `cxc conversation stats`
+ * shows it, and the advisor reads its count (docs/query.md, "The context gauge").
  *
- * The context used is the provider's own count of the last request (its usage, prompt plus
- * answer), corrected by whatever changed what the model sees since then (a compaction applied at
- * once, a message sent after it). Without reported usage it is the local estimate of the
- * projected view.
+ * Every number is on the provider's scale when the provider reported usage. The provider counts
+ * differently from cxc's o200k tokenizer (and adds the system prompt and the tools), so a count of
+ * cxc's is turned into the provider's by the scale: the last reported usage (prompt plus answer)
+ * divided by cxc's count of the view that request sent (`measureProviderScale`).
+ *
+ * The context used is the provider's own count of the last request when nothing the model sees
+ * changed since; otherwise (a compaction applied at once, a message sent after it) it is cxc's
+ * count of the view now, on the provider's scale. Without usage, or with a scale no tokenizer
+ * difference explains (usage inherited from another context: a fork that dropped turns keeps the
+ * usage of the original), it is cxc's count alone. The scale is checked whenever the view is
+ * counted anyway: always for the advisor (`measureContextTokens`), and for the gauge when
+ * compactions exist; after an ordinary turn the gauge takes the provider's count as it is.
  *
  * Savings are differences between views (raw history, the view now, the view with every deferred
  * compaction in force). Most events are the same objects in both views, so only the events a
@@ -23,6 +31,8 @@ import {
   countedText,
   countEventTokens,
   formatTokenCount,
+  MAX_PLAUSIBLE_FACTOR,
+  plausibleScale,
   readResponseUsage,
   reportedContextTokens,
   type TokenCounter,
@@ -59,6 +69,11 @@ export interface ContextGauge {
   readonly deferredCompactions: number;
   /** Tokens the deferred compactions will save, from the next turn on. */
   readonly deferredSaving: number;
+  /**
+   * Provider tokens per token cxc counts, when it was needed and is known (see the module
+   * comment); undefined when every number is cxc's own count or the provider's unchanged one.
+   */
+  readonly scale: number | undefined;
 }
 
 /** Computes the gauge of `events` against `window`; see the module comment. */
@@ -71,22 +86,36 @@ export function computeContextGauge(
   const active = activeCompactions(events).map((entry) => entry.compaction);
   const inForce = active.filter((compaction) => isCompactionInEffect(compaction, turnCount));
   const deferred = active.length - inForce.length;
-  // Views are projected only when a number needs them (a long conversation costs a pass each).
-  let projected: TurnEvent[] | undefined;
-  const now = (): TurnEvent[] => {
-    projected ??= viewEvents(events);
-    return projected;
+  // Views and the scale are computed only when a number needs them (each costs a pass).
+  const view = lazyView(events);
+  let scale: number | undefined | null = null;
+  const providerScale = (): number | undefined => {
+    if (scale === null) scale = measureProviderScale(events, countTokens);
+    return scale;
   };
-  const saved = inForce.length === 0 ? 0 : tokenDifference(events.filter(isTurnEvent), now(), countTokens);
+  const scaled = (tokens: number): number => {
+    const factor = providerScale();
+    return factor === undefined ? tokens : Math.round(tokens * factor);
+  };
+  const saved =
+    inForce.length === 0 ? 0 : scaled(tokenDifference(events.filter(isTurnEvent), view(), countTokens));
   const deferredSaving =
     deferred === 0
       ? 0
-      : tokenDifference(
-          now(),
-          viewEvents(events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event))),
-          countTokens,
+      : scaled(
+          tokenDifference(
+            view(),
+            viewEvents(events.map((event) => (event.type === "compaction" ? withoutDeferral(event) : event))),
+            countTokens,
+          ),
         );
-  const used = contextUsed(events, turnCount, now, countTokens);
+  const used = contextUsed(events, {
+    turnCount,
+    view,
+    countTokens,
+    providerScale,
+    checkReported: active.length > 0,
+  });
   return {
     tokens: used.tokens,
     tokensSource: used.source,
@@ -96,7 +125,61 @@ export function computeContextGauge(
     saved,
     deferredCompactions: deferred,
     deferredSaving,
+    scale: scale ?? undefined,
   };
+}
+
+/**
+ * The tokens the model's context holds now, as the gauge counts them (see the module comment): the
+ * one count the gauge, `stats` and the advisor show. `view` is the view of `events` when the
+ * caller has projected it already.
+ */
+export function measureContextTokens(
+  events: readonly ConversationEvent[],
+  countTokens: TokenCounter,
+  view?: readonly TurnEvent[],
+): { tokens: number; source: "reported" | "estimated" } {
+  return contextUsed(events, {
+    turnCount: countTurns(events),
+    view: view === undefined ? lazyView(events) : () => view,
+    countTokens,
+    providerScale: () => measureProviderScale(events, countTokens),
+    checkReported: true,
+  });
+}
+
+/**
+ * An upper bound of `measureContextTokens` that costs no tokenizer, from `boundTokens`, a counter
+ * that never counts less than the real one (a cached count, else a text's size in UTF-8 bytes).
+ * With `B` the bound of the view: `B` without usage; the larger of the reported count and `B`
+ * when nothing changed since it (the count is one of the two); else `B` on the largest scale
+ * `plausibleScale` accepts.
+ */
+export function boundContextTokens(
+  events: readonly ConversationEvent[],
+  boundTokens: TokenCounter,
+  view: readonly TurnEvent[],
+): number {
+  const bound = countView(view, boundTokens);
+  const last = lastReportedUsage(events);
+  if (last === undefined) return bound;
+  if (unchangedSince(events, last.position, countTurns(events))) return Math.max(last.tokens, bound);
+  return Math.ceil(bound * MAX_PLAUSIBLE_FACTOR);
+}
+
+/**
+ * Provider tokens per token `countTokens` counts: the context size the last reported usage gives
+ * divided by cxc's count of the view that request sent (everything up to and including its
+ * answer, with the compactions then in force). Undefined without usage, and when the ratio is one
+ * no tokenizer difference explains (`plausibleScale`).
+ */
+export function measureProviderScale(
+  events: readonly ConversationEvent[],
+  countTokens: TokenCounter,
+): number | undefined {
+  const last = lastReportedUsage(events);
+  if (last === undefined) return undefined;
+  return plausibleScale(last.tokens, countView(viewEvents(events.slice(0, last.position + 1)), countTokens));
 }
 
 /**
@@ -147,26 +230,53 @@ function viewEvents(events: readonly ConversationEvent[]): TurnEvent[] {
   return projectConversation(events).turns.flatMap((turn) => turn.events);
 }
 
-/** What the context holds now: the last reported usage, corrected by what changed since. */
-function contextUsed(
+/** The last `chat_response` with usage: where it is and the context size it reports. */
+function lastReportedUsage(
   events: readonly ConversationEvent[],
-  turnCount: number,
-  now: () => readonly TurnEvent[],
-  countTokens: TokenCounter,
-): { tokens: number; source: "reported" | "estimated" } {
+): { position: number; tokens: number } | undefined {
   for (let position = events.length - 1; position >= 0; position--) {
     const event = events[position]!;
     if (event.type !== "chat_response") continue;
     const usage = readResponseUsage(event);
-    if (usage === undefined) continue;
-    const reported = reportedContextTokens(usage);
-    // After an ordinary turn nothing the model sees came after its last answer: no projection.
-    if (unchangedSince(events, position, turnCount)) return { tokens: reported, source: "reported" };
-    const then = viewEvents(events.slice(0, position + 1));
-    return { tokens: Math.max(0, reported - tokenDifference(then, now(), countTokens)), source: "reported" };
+    if (usage !== undefined) return { position, tokens: reportedContextTokens(usage) };
   }
-  const tokens = now().reduce((sum, event) => sum + countEventTokens(event, countTokens), 0);
-  return { tokens, source: "estimated" };
+  return undefined;
+}
+
+/** What the context holds now: the last reported usage, else the view now on the provider's scale. */
+function contextUsed(
+  events: readonly ConversationEvent[],
+  options: {
+    readonly turnCount: number;
+    readonly view: () => readonly TurnEvent[];
+    readonly countTokens: TokenCounter;
+    readonly providerScale: () => number | undefined;
+    /** Whether a reported count nothing changed since must have a plausible scale to be used. */
+    readonly checkReported: boolean;
+  },
+): { tokens: number; source: "reported" | "estimated" } {
+  const last = lastReportedUsage(events);
+  // After an ordinary turn nothing the model sees came after its last answer: no projection.
+  const unchanged = last !== undefined && unchangedSince(events, last.position, options.turnCount);
+  if (unchanged && (!options.checkReported || options.providerScale() !== undefined))
+    return { tokens: last.tokens, source: "reported" };
+  const counted = countView(options.view(), options.countTokens);
+  const scale = last === undefined ? undefined : options.providerScale();
+  if (scale === undefined) return { tokens: counted, source: "estimated" };
+  return { tokens: Math.round(counted * scale), source: "reported" };
+}
+
+/** The view of `events`, projected the first time it is asked for. */
+function lazyView(events: readonly ConversationEvent[]): () => TurnEvent[] {
+  let projected: TurnEvent[] | undefined;
+  return () => {
+    projected ??= viewEvents(events);
+    return projected;
+  };
+}
+
+function countView(view: readonly TurnEvent[], countTokens: TokenCounter): number {
+  return view.reduce((sum, event) => sum + countEventTokens(event, countTokens), 0);
 }
 
 /**

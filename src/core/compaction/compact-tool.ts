@@ -41,7 +41,7 @@ import {
 } from "../position/bound.js";
 import { type ProjectedView, projectConversation } from "../conversation/projection.js";
 import { type CompactionPlan, planCompaction } from "./plan.js";
-import { previewCompactions } from "./preview.js";
+import { previewCompactions, savesAlmostNothing } from "./preview.js";
 import { realizePlan } from "./realize.js";
 import type { CompactionRule } from "./rules.js";
 import { checkSummary } from "../summary/check.js";
@@ -103,14 +103,6 @@ function inProgressCyclesOf(events: readonly ConversationEvent[], inProgress: nu
     }
   });
   return { cycleOf, callingCycle: (layout.cycleCounts[inProgress] ?? 0) - 1 };
-}
-
-/**
- * A rule that saves nothing, or less than 1% of the tokens of the turns it covers, is not put to
- * the user: it would cost an approval and a cache break for nothing.
- */
-function savesAlmostNothing(saved: number, covered: number): boolean {
-  return saved <= 0 || saved < covered * 0.01;
 }
 
 function describeNoSaving(
@@ -333,7 +325,8 @@ export function planCompactCall(
     const alone = previewCompactions(uncompacted, [step.compaction], options.countTokens, {
       activateAll: true,
     }).steps[0]!;
-    if (savesAlmostNothing(alone.saved, alone.covered.before)) {
+    // A rule that saves almost nothing is not put to the user: an approval and a cache break for nothing.
+    if (savesAlmostNothing(alone)) {
       return { ok: false, message: describeNoSaving(index, rule, range, alone.saved, alone.covered.before) };
     }
     // The summary check, against the raw turns: what the assistant's summary leaves out.

@@ -88,3 +88,14 @@ export function previewCompactions(
   }
   return { steps, totals: { before: first, after: tokens } };
 }
+
+/** A compaction that saves less than this share of its turns' tokens saves almost nothing. */
+export const MINIMUM_SAVING_FRACTION = 0.01;
+
+/**
+ * True when a step saves nothing, or less than 1 % of the tokens of the turns it covers: the
+ * `compact` tool does not put such a rule to the user, `compact` warns of it.
+ */
+export function savesAlmostNothing(step: Pick<PreviewStep, "saved" | "covered">): boolean {
+  return step.saved <= 0 || step.saved < step.covered.before * MINIMUM_SAVING_FRACTION;
+}

@@ -25,13 +25,15 @@ import { type ConfigTable, isConfigTable, mergeConfigLayers } from "../config.js
 import {
   type CycleSpan,
   compactionPolicies,
+  compactionSpan,
+  comparePositions,
   HEAD,
   describeCycles,
   layoutCycles,
   TURN_END,
 } from "../conversation/cycles.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
-import { describeSpan, describeTurnRange } from "../present/labels.js";
+import { describeCompaction, describeSpan, describeTurnRange } from "../present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
 import { describeCycleOutOfRange, describeTurnOutOfRange } from "../position/bound.js";
 import { fitSummary, summarySpansOf, suppliedPiece } from "./overlap.js";
@@ -417,7 +419,11 @@ export function proposalRecord(proposal: ReviewProposal): Record<string, unknown
 }
 
 /** What `--continue` prints before asking (docs/review.md, "Applying"). */
-export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number): string {
+export function renderContinuePrompt(
+  proposal: ReviewProposal,
+  turnCount: number,
+  replaces: readonly string[] = [],
+): string {
   const rest = turnCount - proposal.toTurn;
   const turns = (count: number) => (count === 1 ? "1 turn" : `${count} turns`);
   let stay: string;
@@ -430,8 +436,29 @@ export function renderContinuePrompt(proposal: ReviewProposal, turnCount: number
         : `${partial} and the ${turns(rest)} after it stay uncompacted`;
   }
   const lines = [renderProposalLine(proposal), `The conversation now has ${turns(turnCount)}; ${stay}.`];
+  if (replaces.length > 0) {
+    const plural = replaces.length === 1 ? "compaction" : "compactions";
+    lines.push(`It replaces the ${plural} in force over those turns: ${replaces.join("; ")}.`);
+  }
   if (proposal.summary !== undefined) lines.push("", proposal.summary);
   return lines.join("\n");
+}
+
+/**
+ * The compactions in force that an applied proposal would stand over, as `show` numbers and
+ * describes them (`2. turns 4..6 (3 total, summary)`): a summary replaces them in the view.
+ */
+export function compactionsReplacedBy(
+  proposal: ReviewProposal,
+  sourceEvents: readonly ConversationEvent[],
+): string[] {
+  const span = reviewRangeSpan(proposal);
+  return activeCompactions(sourceEvents)
+    .filter(({ compaction }) => {
+      const covered = compactionSpan(compaction);
+      return comparePositions(span.from, covered.from) <= 0 && comparePositions(covered.to, span.to) <= 0;
+    })
+    .map(({ number, compaction }) => `${number}. ${describeCompaction(compaction)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -586,7 +613,13 @@ export function planContinue(input: ContinueInput): ContinueDecision {
     sourceId,
     proposal: validation.proposal,
     turnCount: validation.turnCount,
-    prompt: renderContinuePrompt(validation.proposal, validation.turnCount),
+    prompt: renderContinuePrompt(
+      validation.proposal,
+      validation.turnCount,
+      validation.proposal.summary === undefined
+        ? []
+        : compactionsReplacedBy(validation.proposal, input.source.events),
+    ),
   };
 }
 

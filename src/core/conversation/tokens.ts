@@ -5,9 +5,9 @@
  * Counting is delegated to a `countTokens(text)` function passed in by the shell (gpt-tokenizer's
  * o200k_base, loaded lazily), so core has no tokenizer state and tests can count characters.
  *
- * Local counts are estimates: providers tokenize differently and add framing per message. When a
- * turn carries provider-reported usage, `summarizeTokens` derives a correction factor from it (see
- * `ProviderUsage` for the convention) and reports a corrected total alongside the estimate.
+ * Local counts are estimates: providers tokenize differently and add framing per message. The
+ * provider's usage (see `ProviderUsage` for the convention) puts them on the provider's scale
+ * (`plausibleScale`; the context gauge, core/advisor/context-gauge.ts, measures it).
  */
 import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
 import { IN_TURN_SUMMARY_HEADING, SUMMARY_REQUEST_TEXT } from "./projection.js";
@@ -38,8 +38,7 @@ export type TokensByKind = Record<TokenKind, number>;
  * Convention: these numbers describe the turn's final model call. Its prompt
  * (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`) is everything before the
  * final answer, and `output_tokens` is the final answer, so their sum is the size of the context at
- * the end of the turn as the provider counts it, including the system prompt and tool definitions
- * (pass their estimated size as `overheadTokens` to `summarizeTokens` to take them out).
+ * the end of the turn as the provider counts it, including the system prompt and tool definitions.
  */
 export interface ProviderUsage {
   readonly input_tokens: number;
@@ -64,20 +63,6 @@ export interface TokenSummary {
   readonly byKind: TokensByKind;
   /** Sum of the local estimates. */
   readonly total: number;
-  /**
-   * Provider tokens per estimated token, from the last turn with usage: its reported context size
-   * (minus `overheadTokens`) divided by the estimated tokens of all turns up to and including it.
-   * Undefined when no turn has usage.
-   */
-  readonly correctionFactor: number | undefined;
-  /** `total × correctionFactor`, rounded; equal to `total` without a factor. */
-  readonly correctedTotal: number;
-}
-
-/** Options of `summarizeTokens`. */
-export interface SummarizeTokensOptions {
-  /** Tokens of the system prompt and tool definitions, subtracted from reported usage. Default 0. */
-  readonly overheadTokens?: number;
 }
 
 export function createEmptyTokensByKind(): Record<TokenKind, number> {
@@ -225,40 +210,31 @@ export function reportedContextTokens(usage: ProviderUsage): number {
   );
 }
 
-/** Counts every turn, sums per kind, and calibrates against the latest reported usage. */
-export function summarizeTokens(
-  turns: readonly Turn[],
-  countTokens: TokenCounter,
-  options: SummarizeTokensOptions = {},
-): TokenSummary {
+/** Counts every turn and sums per kind. */
+export function summarizeTokens(turns: readonly Turn[], countTokens: TokenCounter): TokenSummary {
   const counted = turns.map((turn) => countTurnTokens(turn, countTokens));
   const byKind = createEmptyTokensByKind();
   for (const turn of counted) for (const kind of TOKEN_KINDS) byKind[kind] += turn.byKind[kind];
   const total = TOKEN_KINDS.reduce((sum, kind) => sum + byKind[kind], 0);
-  const correctionFactor = computeCorrectionFactor(counted, options.overheadTokens ?? 0);
-  const correctedTotal = correctionFactor === undefined ? total : Math.round(total * correctionFactor);
-  return { turns: counted, byKind, total, correctionFactor, correctedTotal };
+  return { turns: counted, byKind, total };
 }
 
-function computeCorrectionFactor(turns: readonly TurnTokens[], overheadTokens: number): number | undefined {
-  let lastWithUsage = -1;
-  turns.forEach((turn, position) => {
-    if (turn.usage) lastWithUsage = position;
-  });
-  if (lastWithUsage < 0) return undefined;
-  const estimated = turns.slice(0, lastWithUsage + 1).reduce((sum, turn) => sum + turn.total, 0);
-  const reported = reportedContextTokens(turns[lastWithUsage]!.usage!) - overheadTokens;
-  // A factor from nothing (or from less than the overhead) would be noise, not a calibration.
+/**
+ * Provider tokens per counted token: `reported / estimated`, the two counts of one context.
+ * Undefined when either is nothing, or when the ratio is far outside what tokenizers differ by
+ * (tens of percent, not multiples): such usage describes another context (a fork that dropped
+ * earlier turns keeps the usage its last turn had in the original conversation), so it scales
+ * nothing.
+ */
+export function plausibleScale(reported: number, estimated: number): number | undefined {
   if (estimated <= 0 || reported <= 0) return undefined;
   const factor = reported / estimated;
-  // Tokenizers differ by tens of percent, not by multiples. A factor far outside that means the
-  // usage describes another context (a fork that dropped earlier turns keeps the usage its last
-  // turn had in the original conversation), so it calibrates nothing.
   return factor >= MIN_PLAUSIBLE_FACTOR && factor <= MAX_PLAUSIBLE_FACTOR ? factor : undefined;
 }
 
 const MIN_PLAUSIBLE_FACTOR = 0.5;
-const MAX_PLAUSIBLE_FACTOR = 2.5;
+/** The largest scale `plausibleScale` accepts. */
+export const MAX_PLAUSIBLE_FACTOR = 2.5;
 
 /**
  * A compact token count: `950`, `4.8k`, `48.2k`, `482k`, `1.3M`. Rounds to whole tokens first;

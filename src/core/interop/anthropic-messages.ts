@@ -23,6 +23,7 @@ import {
   contentProblem,
   contentText,
   type ExportRequestOptions,
+  fieldProblem,
   metadataOf,
   type NewEventSource,
   pairToolCalls,
@@ -59,7 +60,7 @@ export function importAnthropicMessages(
     drafts.push({ draft: systemPromptEvent(text), where: "system" });
   }
   for (const [index, message] of body.messages.entries()) {
-    const where = `message ${index}`;
+    const where = `message ${index + 1}`;
     if (!isRecord(message)) return fail(`${where}: must be an object`);
     const converted =
       message.role === "user"
@@ -88,19 +89,45 @@ function blocksOf(content: unknown, where: string): InteropResult<Json[]> {
   return problem === undefined ? { ok: true, value: content } : fail(`${where}, ${problem}`);
 }
 
+/**
+ * What is wrong with the fields a block of a known type needs (its own names: `tool_use has no
+ * "id"`); undefined when they are there. Other block types are left out with a warning.
+ */
+function blockProblem(block: Json): string | undefined {
+  const type = String(block.type);
+  switch (block.type) {
+    case "thinking":
+      return fieldProblem(block, "thinking", "string", type);
+    case "redacted_thinking":
+      return fieldProblem(block, "data", "string", type);
+    case "tool_use":
+      return (
+        fieldProblem(block, "id", "string", type) ??
+        fieldProblem(block, "name", "string", type) ??
+        (block.input === undefined ? undefined : fieldProblem(block, "input", "object", type))
+      );
+    case "tool_result":
+      return fieldProblem(block, "tool_use_id", "string", type);
+    default:
+      return undefined;
+  }
+}
+
 function importUserMessage(content: unknown, where: string, warnings: string[]): InteropResult<Json[]> {
   const blocks = blocksOf(content, where);
   if (!blocks.ok) return blocks;
   const continuesTurn = blocks.value.some((block) => block.type === "tool_result");
   const drafts: Json[] = continuesTurn ? [] : [{ type: "turn_start" }];
   for (const [index, block] of blocks.value.entries()) {
+    const problem = blockProblem(block);
+    if (problem !== undefined) return fail(`${where}, block ${index + 1}: ${problem}`);
     if (block.type === "text") {
       drafts.push({ type: "chat_request", content: block.text });
     } else if (block.type === "tool_result") {
       const problem = contentProblem(block.content, "content block");
-      if (problem !== undefined) return fail(`${where}, block ${index}: ${problem}`);
+      if (problem !== undefined) return fail(`${where}, block ${index + 1}: ${problem}`);
       const text = contentText(block.content ?? "");
-      if (text === undefined) return fail(`${where}, block ${index}: tool_result content must be text`);
+      if (text === undefined) return fail(`${where}, block ${index + 1}: tool_result "content" must be text`);
       drafts.push({
         type: "tool_call_response",
         call_id: block.tool_use_id,
@@ -108,7 +135,7 @@ function importUserMessage(content: unknown, where: string, warnings: string[]):
         is_error: block.is_error === true,
       });
     } else {
-      warnings.push(`${where}, block ${index}: a ${String(block.type)} block was left out`);
+      warnings.push(`${where}, block ${index + 1}: a ${String(block.type)} block was left out`);
     }
   }
   return { ok: true, value: drafts };
@@ -119,6 +146,8 @@ function importAssistantMessage(content: unknown, where: string, warnings: strin
   if (!blocks.ok) return blocks;
   const drafts: Json[] = [];
   for (const [index, block] of blocks.value.entries()) {
+    const problem = blockProblem(block);
+    if (problem !== undefined) return fail(`${where}, block ${index + 1}: ${problem}`);
     if (block.type === "text") {
       drafts.push({ type: "chat_response", message: block.text });
     } else if (block.type === "thinking") {
@@ -140,7 +169,7 @@ function importAssistantMessage(content: unknown, where: string, warnings: strin
         arguments: block.input ?? {},
       });
     } else {
-      warnings.push(`${where}, block ${index}: a ${String(block.type)} block was left out`);
+      warnings.push(`${where}, block ${index + 1}: a ${String(block.type)} block was left out`);
     }
   }
   return { ok: true, value: drafts };

@@ -292,7 +292,12 @@ export function validateEvent(
     return problem === undefined ? { ok: true, value: event } : interopError(`${where}: ${problem}`);
   }
   const issue = parsed.error.issues[0];
-  const field = issue && issue.path.length > 0 ? ` \`${issue.path.join(".")}\`` : "";
+  const path = issue?.path.join(".") ?? "";
+  // A field the input does not have is said so, by its name; other problems keep the schema's words.
+  if (issue?.code === "invalid_type" && path !== "" && /received undefined$/.test(issue.message)) {
+    return interopError(`${where}: "${path}" is missing`);
+  }
+  const field = path === "" ? "" : ` "${path}"`;
   return interopError(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
 }
 

@@ -51,9 +51,10 @@ export function importOpenAiMessages(
   if (!messages.ok) return messages;
   const events: ConversationEvent[] = [];
   for (const [index, message] of messages.value.entries()) {
-    const where = `message ${index}`;
-    if (!isRecord(message) || typeof message.role !== "string")
-      return fail(`${where}: needs a string \`role\``);
+    const where = `message ${index + 1}`;
+    if (!isRecord(message)) return fail(`${where}: must be an object`);
+    const role = fieldProblem(message, "role", "string", "message");
+    if (role !== undefined) return fail(`${where}: ${role}`);
     const drafts = importMessage(message, where);
     if (!drafts.ok) return drafts;
     for (const draft of drafts.value) {
@@ -66,6 +67,9 @@ export function importOpenAiMessages(
 }
 
 function importMessage(message: Json, where: string): InteropResult<Json[]> {
+  if (message.content === undefined && message.role !== "assistant" && typeof message.role === "string") {
+    return fail(`${where}: ${message.role} message has no "content"`);
+  }
   const problem = contentProblem(message.content);
   if (problem !== undefined) return fail(`${where}: ${problem}`);
   switch (message.role) {
@@ -89,7 +93,8 @@ function importMessage(message: Json, where: string): InteropResult<Json[]> {
       return importAssistant(message, where);
     case "tool": {
       const text = contentText(message.content);
-      if (typeof message.tool_call_id !== "string") return fail(`${where}: needs a string \`tool_call_id\``);
+      const id = fieldProblem(message, "tool_call_id", "string", "tool message");
+      if (id !== undefined) return fail(`${where}: ${id}`);
       if (text === undefined) return fail(`${where}: \`content\` must be a string or text parts`);
       const response = {
         type: "tool_call_response",
@@ -117,18 +122,20 @@ function importAssistant(message: Json, where: string): InteropResult<Json[]> {
   if (!Array.isArray(calls)) return fail(`${where}: \`tool_calls\` must be an array`);
   for (const [index, call] of calls.entries()) {
     const request = importToolCall(call);
-    if (!request.ok) return fail(`${where}, tool call ${index}: ${request.error}`);
+    if (!request.ok) return fail(`${where}, tool call ${index + 1}: ${request.error}`);
     drafts.push(request.value);
   }
   return done(drafts);
 }
 
 function importToolCall(call: unknown): InteropResult<Json> {
-  if (!isRecord(call) || typeof call.id !== "string" || !isRecord(call.function)) {
-    return fail("needs an `id` and a `function`");
-  }
-  const { name, arguments: text } = call.function;
-  if (typeof name !== "string") return fail("needs a function `name`");
+  if (!isRecord(call)) return fail("must be an object");
+  const problem =
+    fieldProblem(call, "id", "string", "tool call") ??
+    fieldProblem(call, "function", "object", "tool call") ??
+    fieldProblem(call, "function.name", "string", "tool call");
+  if (problem !== undefined) return fail(problem);
+  const { name, arguments: text } = call.function as Json;
   const argumentsText = typeof text === "string" ? text : "{}";
   let parsed: unknown;
   try {
@@ -270,13 +277,33 @@ function interruptedResponse(request: ToolCallRequest): ToolCallResponse {
 export function contentProblem(content: unknown, noun = "content part"): string | undefined {
   if (!Array.isArray(content)) return undefined;
   for (const [index, part] of content.entries()) {
-    if (!isRecord(part)) return `${noun} ${index} must be an object`;
-    if (typeof part.type !== "string") return `${noun} ${index} needs a string \`type\``;
-    if (part.type === "text" && typeof part.text !== "string") {
-      return `${noun} ${index}: \`text\` must be a string`;
-    }
+    const where = `${noun} ${index + 1}`;
+    if (!isRecord(part)) return `${where} must be an object`;
+    const problem =
+      fieldProblem(part, "type", "string", where) ??
+      (part.type === "text" ? fieldProblem(part, "text", "string", where) : undefined);
+    if (problem !== undefined) return problem;
   }
   return undefined;
+}
+
+/**
+ * What is wrong with the field `name` of `record`, named as the input names it (`tool_use has no
+ * "id"`, `tool_use "input" must be an object`); undefined when it is there with the right type.
+ * `what` is what the record is in the input (`tool_use`, `tool call`, `tool message`).
+ */
+export function fieldProblem(
+  record: Json,
+  name: string,
+  type: "string" | "object",
+  what: string,
+): string | undefined {
+  const value = name
+    .split(".")
+    .reduce<unknown>((inner, key) => (isRecord(inner) ? inner[key] : undefined), record);
+  if (value === undefined || value === null) return `${what} has no "${name}"`;
+  const right = type === "string" ? typeof value === "string" : isRecord(value);
+  return right ? undefined : `${what} "${name}" must be ${type === "string" ? "a string" : "an object"}`;
 }
 
 /**

@@ -1,14 +1,18 @@
 /**
  * The timeline printed after `compact` and under `--dry-run` (docs/compaction-model.md, "The timeline"). Pure.
  *
- *   Kept turns 1..1.
- *   Compacted turns 2..6 (5 total, already compacted).
+ *   Would have kept turn 1.
+ *   Would have compacted turns 2..6 (5 total, already compacted).
  *   Would have compacted turns 7..9 (3 total, reasoning + tools).
- *   Would have kept turns 10..10.
+ *   Would have kept turns 10..11.
  *
- * Segments are the compactions already in force (labelled `already compacted`, always told with
- * the factual verb) and the new ones. Sorted by start, existing first on ties; overlapping
- * segments each get their own line and no gap line between them. Numbers are 1-based.
+ * Segments are the compactions already in force (labelled `already compacted`) and the new ones.
+ * A dry run tells it in one tense, the conditional, and lists a compaction in force that a new one
+ * covers whole only as `over N compactions in force` on the new line (cxc's, on purpose: jp keeps
+ * the existing lines factual and lists such a range twice). Sorted by start, existing first on ties; overlapping
+ * segments each get their own line and no gap line between them. Numbers are 1-based. A kept gap
+ * of one whole turn is said as jp says it, `Kept turn 1.` (jp's timeline tests in
+ * compact_tests.rs); every other range is `turns A..B`, one turn too (`Compacted turns 3..3`).
  *
  * A segment may start or end at a cycle (docs/decisions/006-tool-cycle-bounds.md):
  *
@@ -24,7 +28,7 @@ import {
   TURN_END,
 } from "../conversation/cycles.js";
 import type { ConversationEvent } from "../conversation/events.js";
-import { describePolicies, describeSizedRange, describeSpan } from "./labels.js";
+import { describePolicies, describeSizedRange, describeSpan, formatCount } from "./labels.js";
 import type { CompactionSegment } from "../compaction/plan.js";
 
 /** One compacted range of the timeline (0-based turns). */
@@ -102,12 +106,41 @@ function before(start: CyclePosition): CyclePosition {
 }
 
 function keptLine(span: CycleSpan, dryRun: boolean): string {
-  return `${dryRun ? "Would have kept" : "Kept"} ${describeSpan(span)}.`;
+  const { from, to } = span;
+  const oneWholeTurn = from.turn === to.turn && from.cycle === HEAD && to.cycle === TURN_END;
+  const range = oneWholeTurn ? `turn ${from.turn + 1}` : describeSpan(span);
+  return `${dryRun ? "Would have kept" : "Kept"} ${range}.`;
 }
 
-function compactedLine(segment: TimelineSegment, dryRun: boolean): string {
-  const verb = dryRun && !segment.existing ? "Would have compacted" : "Compacted";
-  return `${verb} ${describeSizedRange(segment, segment.label)}.`;
+function compactedLine(segment: TimelineSegment, dryRun: boolean, over = 0): string {
+  const verb = dryRun ? "Would have compacted" : "Compacted";
+  const inForce = over === 0 ? undefined : `over ${formatCount(over, "compaction")} in force`;
+  const label = [segment.label, inForce].filter((part) => part !== undefined).join(", ");
+  return `${verb} ${describeSizedRange(segment, label === "" ? undefined : label)}.`;
+}
+
+function contains(outer: CycleSpan, inner: CycleSpan): boolean {
+  return comparePositions(outer.from, inner.from) <= 0 && comparePositions(inner.to, outer.to) <= 0;
+}
+
+/**
+ * A dry run tells one timeline, in one tense: a compaction in force that a new one covers whole is
+ * not listed again, the new line says how many it stands over.
+ */
+function foldCovered(segments: readonly TimelineSegment[]): { segment: TimelineSegment; over: number }[] {
+  const folded = new Map<TimelineSegment, number>();
+  const kept: TimelineSegment[] = [];
+  for (const segment of segments) {
+    if (!segment.existing) {
+      kept.push(segment);
+      continue;
+    }
+    const span = spanOf(segment);
+    const cover = segments.find((other) => !other.existing && contains(spanOf(other), span));
+    if (cover === undefined) kept.push(segment);
+    else folded.set(cover, (folded.get(cover) ?? 0) + 1);
+  }
+  return kept.map((segment) => ({ segment, over: folded.get(segment) ?? 0 }));
 }
 
 /**
@@ -119,8 +152,9 @@ export function formatTimeline(
   options: { turnCount: number; dryRun: boolean; cycleCounts?: readonly number[] },
 ): string[] {
   const lastTurn = Math.max(options.turnCount - 1, 0);
-  const ordered = segments
-    .map((segment, order) => ({ segment, order, span: spanOf(segment) }))
+  const listed = options.dryRun ? foldCovered(segments) : segments.map((segment) => ({ segment, over: 0 }));
+  const ordered = listed
+    .map(({ segment, over }, order) => ({ segment, over, order, span: spanOf(segment) }))
     .sort(
       (left, right) =>
         comparePositions(left.span.from, right.span.from) ||
@@ -129,11 +163,11 @@ export function formatTimeline(
     );
   const lines: string[] = [];
   let covered: CyclePosition | undefined;
-  for (const { segment, span } of ordered) {
+  for (const { segment, over, span } of ordered) {
     const next = covered === undefined ? { turn: 0, cycle: HEAD } : after(covered, options.cycleCounts);
     const gapEnd = before(span.from);
     if (comparePositions(next, gapEnd) <= 0) lines.push(keptLine({ from: next, to: gapEnd }, options.dryRun));
-    lines.push(compactedLine(segment, options.dryRun));
+    lines.push(compactedLine(segment, options.dryRun, over));
     covered = covered === undefined || comparePositions(span.to, covered) > 0 ? span.to : covered;
   }
   const tail = covered === undefined ? { turn: 0, cycle: HEAD } : after(covered, options.cycleCounts);

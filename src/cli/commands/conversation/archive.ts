@@ -9,11 +9,15 @@ export function registerArchive(conversation: Command): void {
   conversation
     .command("archive")
     .description("move a conversation to the archive (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const alreadyArchived = context.store.locate(id)?.archived ?? false;
       if (!alreadyArchived) await context.store.archive(id);
       const wasActive = context.store.active() === id;

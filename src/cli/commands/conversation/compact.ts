@@ -15,6 +15,23 @@ import type { EffectiveConfig } from "../../config.js";
 import { CliContext } from "../../context.js";
 import { attachedValue, collectAttached } from "../../flag-values.js";
 
+/** What `compact --help` says after the options: what a bare `compact` does, and examples. */
+const COMPACT_HELP = `
+Without rule flags, compact applies the configured rules (conversation.compaction.rules), or else
+the built-in rule: keep the first and the last turn, strip the reasoning and the tool calls of the
+turns between. Nothing is deleted: a compaction is an entry appended to the log, and --reset takes
+it back.
+
+Examples:
+  cxc c compact --dry-run          preview the default rule on the active conversation
+  cxc c compact                    apply it
+  cxc c compact -k s:..-3          summarize all but the last three turns (offline digest, or -m MODEL)
+  cxc c compact -k r+t:-5calls     all but the last five tool calls shrink to one-line placeholders
+  cxc c compact -r --keep-last 2   strip the reasoning of all but the last two turns
+  cxc c compact --interactive      review a summary with the model before anything is applied
+  cxc c compact --reset            retire every compaction (recorded; --undo-reset brings them back)
+`;
+
 export function registerCompact(conversation: Command): void {
   conversation
     .command("compact")
@@ -81,7 +98,12 @@ export function registerCompact(conversation: Command): void {
     .option("--interactive", "review the compaction with the model in a new conversation before applying it")
     .option("--continue", "apply the active review's latest proposal, then archive the review")
     .option("--abort", "end the active review without applying anything")
+    .option(
+      "--confirm",
+      "with --continue: ask before applying (the default at a terminal; an error in a pipe)",
+    )
     .option("--no-confirm", "with --continue: apply without asking (same as --yes)")
+    .addHelpText("after", COMPACT_HELP)
     .action(async (idArguments: string[], flags: CompactFlags, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
@@ -94,7 +116,12 @@ export function registerCompact(conversation: Command): void {
             "start one review at a time",
           );
         }
-        return review.runReviewMode(context, reviewMode, idArguments[0], flags);
+        // A picker target (`?`) is resolved here; the review resolves ids and keywords itself.
+        const { parsePickerTarget, resolveConversation } = await import("../../targets.js");
+        const target = idArguments[0];
+        const picked =
+          parsePickerTarget(target) === undefined ? target : await resolveConversation(context, target);
+        return review.runReviewMode(context, reviewMode, picked, flags);
       }
       const { timestampNow } = await import("../../../store/index.js");
       const { parseCompactFlags } = await import("../../compaction/options.js");
@@ -304,7 +331,21 @@ async function runCompact(
       }),
     );
     for (const warning of applied.warnings) context.warn(warning);
-    result = appliedResult(applied);
+    result = appliedResult(applied, countTokens);
   }
+  await warnOfLittleSavings(context, result);
   return { id, text: renderRunText(result), json: runToJson(id, result) };
+}
+
+/** A rule that saves under 1 % of its turns' tokens is said on stderr (it still applies). */
+async function warnOfLittleSavings(context: CliContext, result: CompactionRunResult): Promise<void> {
+  if (result.kind !== "planned") return;
+  const { describeRange } = await import("../../../core/present/labels.js");
+  for (const { segment, label, savesLittle } of result.segments) {
+    if (!savesLittle) continue;
+    const what = label === undefined ? "" : ` (${label.replace(/^summary: .*/, "summary")})`;
+    context.warn(
+      `rule ${segment.ruleIndex + 1}${what} saves under 1% of the tokens of ${describeRange(segment)}: there is little of that kind to remove there`,
+    );
+  }
 }

@@ -17,7 +17,10 @@ export function registerEdit(conversation: Command): void {
   conversation
     .command("edit")
     .description("change a conversation's title or pin it (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .option("--title <TITLE>", 'set the title ("" removes it)')
     .addOption(new Option("--pin", "pin it (pinned conversations are listed first)").conflicts("unpin"))
     .addOption(new Option("--unpin", "unpin it"))
@@ -28,7 +31,8 @@ export function registerEdit(conversation: Command): void {
         throw new CxcError("usage", "nothing to change", { hint: "pass --title T, --pin or --unpin" });
       }
       const { timestampNow, withoutKey } = await import("../../../store/index.js");
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const now = timestampNow();
       const meta = await context.store.updateMeta(
         id,

@@ -22,7 +22,10 @@ export function registerExport(conversation: Command): void {
     .description(
       "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code, pi or Codex session",
     )
-    .argument("[ID]", "conversation id or unique prefix (default: the active one)")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .addOption(
       new Option("--to <FORMAT>", "the format to write")
         .choices(["jp", "openai", "anthropic", "cxc", "claude-code", "pi", "codex"])
@@ -41,7 +44,8 @@ export function registerExport(conversation: Command): void {
       context.format();
       const { loadInterop } = await import("../../../store/index.js");
       const { renderExport, writeAgentExport, writeExportFile, writeJpExport } = await loadInterop();
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);
       if (options.to === "claude-code" || options.to === "pi" || options.to === "codex") {

@@ -24,7 +24,10 @@ export function registerFork(conversation: Command): void {
   conversation
     .command("fork")
     .description("copy a conversation (or its first/last N turns) into a new active one")
-    .argument("[ID]", "conversation id or unique prefix (default: the active one)")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .option("-f, --first [N]", "keep the first N turns (default 1); with --last, the first and the last")
     .option("-l, --last [N]", "keep the last N turns (default 1); with --first, the first and the last")
     .option(
@@ -48,7 +51,8 @@ export function registerFork(conversation: Command): void {
       );
       const { newEventId, timestampNow } = await import("../../../store/index.js");
       const { parseForkCount, parseTimeThreshold } = await import("../../render/turn-selection.js");
-      const sourceId = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const sourceId = await resolveConversation(context, idArgument);
       const now = timestampNow();
       const createdAt = (id: string): string =>
         context.store.readMeta(context.store.resolveId(id)).created_at;

@@ -4,6 +4,9 @@
  * Anthropic request body or messages array, a cxc export, or Claude Code, pi and Codex session files (one
  * file or a project's folder, streamed). Everything is read and validated before the first
  * conversation is created, so a bad file leaves the store untouched.
+ *
+ * Importing one conversation makes it the active one, as `new` does, and says so; importing
+ * several makes none active and names the one to `use` (the one updated last).
  */
 import { Option, type Command } from "commander";
 import { CxcError } from "../../../errors.js";
@@ -63,7 +66,13 @@ export function registerImport(conversation: Command): void {
           skipExisting: options.skipExisting ?? false,
         });
         for (const warning of outcomes.flatMap((outcome) => outcome.warnings)) context.warn(warning);
-        await reportAgentImport(context, batch, outcomes);
+        const active = activateImported(
+          context,
+          outcomes
+            .filter((outcome) => !outcome.skipped)
+            .map((outcome) => ({ id: outcome.id, archived: false })),
+        );
+        await reportAgentImport(context, batch, outcomes, active);
         return;
       }
       const documentFormat = from === "claude-code" || from === "pi" || from === "codex" ? undefined : from;
@@ -91,6 +100,12 @@ export function registerImport(conversation: Command): void {
         outcomes.filter((outcome) => !outcome.skipped).map((outcome) => outcome.conversation),
       );
       if (tools !== undefined) context.warn(tools);
+      const active = activateImported(
+        context,
+        outcomes
+          .filter((outcome) => !outcome.skipped)
+          .map(({ conversation: imported }) => ({ id: imported.id, archived: imported.archived })),
+      );
       if (context.json) {
         context.outJson(
           outcomes.map(({ conversation: imported, turns, skipped }) => ({
@@ -101,6 +116,7 @@ export function registerImport(conversation: Command): void {
             events: imported.events.length,
             archived: imported.archived,
             skipped,
+            active: imported.id === active.id,
           })),
         );
         return;
@@ -117,9 +133,49 @@ export function registerImport(conversation: Command): void {
       context.out(
         summarize(
           outcomes.map((outcome) => ({ skipped: outcome.skipped, archived: outcome.conversation.archived })),
+          active,
         ),
       );
+      sayWhichToUse(context, active);
     });
+}
+
+/** What an import did to the active conversation. */
+interface Activation {
+  /** The conversation made active (the only one imported). */
+  readonly id: string | undefined;
+  /** With several imported, none made active: the one to suggest (updated last). */
+  readonly suggested: string | undefined;
+}
+
+/**
+ * Makes the one conversation imported (not archived) the active one; with several, leaves the
+ * active conversation alone and picks the one updated last to suggest.
+ */
+function activateImported(
+  context: CliContext,
+  imported: readonly { id: string; archived: boolean }[],
+): Activation {
+  const live = imported.filter((conversation) => !conversation.archived);
+  if (imported.length === 1 && live.length === 1) {
+    context.store.setActive(live[0]!.id);
+    return { id: live[0]!.id, suggested: undefined };
+  }
+  if (live.length === 0) return { id: undefined, suggested: undefined };
+  const updated = (id: string): number => Date.parse(context.store.readMeta(id).updated_at) || 0;
+  const latest = live.reduce((best, conversation) =>
+    updated(conversation.id) > updated(best.id) ? conversation : best,
+  );
+  return { id: undefined, suggested: latest.id };
+}
+
+/** After importing several: none is active, here is how to pick one. */
+function sayWhichToUse(context: CliContext, active: Activation): void {
+  if (active.suggested === undefined || context.json) return;
+  context.hint(
+    `none of them was made active: \`cxc conversation use ${active.suggested}\` takes the one updated last, ` +
+      "`cxc conversation use ?` picks one from a list",
+  );
 }
 
 /** One line per session with what was left out, then the totals. */
@@ -127,6 +183,7 @@ async function reportAgentImport(
   context: CliContext,
   batch: AgentImportBatch,
   outcomes: readonly AgentImportOutcome[],
+  active: Activation,
 ): Promise<void> {
   const { agentImportJson, counted, describeAgentImport, byKind } = await import(
     "../../render/agent-import.js"
@@ -144,6 +201,7 @@ async function reportAgentImport(
         turns: outcome.turns,
         events: outcome.events,
         skipped: outcome.skipped,
+        active: outcome.id === active.id,
         import: agentImportJson(outcome.summary),
       })),
     );
@@ -166,10 +224,16 @@ async function reportAgentImport(
   if (batch.subagentFiles > 0) {
     context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);
   }
-  context.out(summarize(outcomes.map((outcome) => ({ skipped: outcome.skipped, archived: false }))));
+  context.out(
+    summarize(
+      outcomes.map((outcome) => ({ skipped: outcome.skipped, archived: false })),
+      active,
+    ),
+  );
+  sayWhichToUse(context, active);
 }
 
-function summarize(outcomes: readonly { skipped: boolean; archived: boolean }[]): string {
+function summarize(outcomes: readonly { skipped: boolean; archived: boolean }[], active: Activation): string {
   const imported = outcomes.filter((outcome) => !outcome.skipped);
   const archived = imported.filter((outcome) => outcome.archived).length;
   const skipped = outcomes.length - imported.length;
@@ -178,6 +242,6 @@ function summarize(outcomes: readonly { skipped: boolean; archived: boolean }[])
     `Imported ${imported.length} ${noun}` +
     (archived > 0 ? ` (${archived} archived)` : "") +
     (skipped > 0 ? `; skipped ${skipped} that already existed` : "") +
-    "."
+    (active.id === undefined ? "." : `; ${active.id} is now the active conversation.`)
   );
 }

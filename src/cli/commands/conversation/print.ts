@@ -28,7 +28,10 @@ export function registerPrint(conversation: Command): void {
   conversation
     .command("print")
     .description("print a conversation's transcript (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .option("--first <N>", "only the first N turns")
     .option("--last <N>", "only the last N turns")
     .option("--turn <N|A..B>", "only turn N, or turns A to B (1-based, inclusive; A.. and ..B are open)")
@@ -48,7 +51,8 @@ export function registerPrint(conversation: Command): void {
       const { countTurns } = await import("../../../core/conversation/turns.js");
       // Parse before touching the store, so a bad flag is reported even without a conversation.
       const selection = parseTurnSelection(options);
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const turnCount = countTurns(conversation.events);
@@ -122,5 +126,9 @@ export async function writeTranscript(
     ...(context.color ? { colors: ANSI_COLORS } : {}),
   });
   const { writePaged } = await import("../../terminal/pager.js");
-  await writePaged(text, { stdout: process.stdout, env: context.env, disabled: !options.pager });
+  // At a terminal, lines wrap at words (the terminal itself would cut words in two); in a pipe the
+  // text is left as it is.
+  const { wrapAtWords } = await import("../../terminal/wrap.js");
+  const shown = process.stdout.isTTY ? wrapAtWords(text, process.stdout.columns ?? 80) : text;
+  await writePaged(shown, { stdout: process.stdout, env: context.env, disabled: !options.pager });
 }

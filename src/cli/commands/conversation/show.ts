@@ -6,28 +6,80 @@
  * last line) go to stderr.
  */
 import type { Command } from "commander";
+import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
+import type { ReviewProposalDetails } from "../../render/conversation-details.js";
 
 export function registerShow(conversation: Command): void {
   conversation
     .command("show")
     .description("show a conversation's details and compactions (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
       const { buildConversationDetails, renderConversationDetails } = await import(
         "../../render/conversation-details.js"
       );
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const { findOpenReviews } = await import("../../../core/compaction/open-reviews.js");
+      const review = context.store.reviewInfo(id);
+      const proposal =
+        review === undefined || conversation.archived
+          ? undefined
+          : await currentProposal(context, conversation.events, review.source);
       const details = buildConversationDetails(conversation, context.store.active() === id, {
-        review: context.store.reviewInfo(id),
+        review,
         openReview: findOpenReviews(context.store.openReviews(), id)[0],
+        ...(proposal === undefined ? {} : { proposal }),
       });
       if (format === "json") context.outJson(details);
       else context.out(renderConversationDetails(details, Date.now()));
     });
+}
+
+/**
+ * The proposal `--continue` would apply, validated against the source as it stands, with what the
+ * summary check finds missing; undefined without one (or when the source is gone).
+ */
+async function currentProposal(
+  context: CliContext,
+  reviewEvents: readonly ConversationEvent[],
+  sourceId: string,
+): Promise<ReviewProposalDetails | undefined> {
+  const { findLatestProposal, renderProposalLine, validateProposal } = await import(
+    "../../../core/compaction/review.js"
+  );
+  const recorded = findLatestProposal(reviewEvents);
+  if (recorded === undefined || context.store.locate(sourceId) === undefined) return undefined;
+  const source = context.store.load(sourceId).events;
+  const validation = validateProposal(recorded.arguments, { kind: "found", id: sourceId, events: source });
+  if (!validation.ok) return undefined;
+  const { proposal, turnCount } = validation;
+  let checkItems = 0;
+  if (proposal.summary !== undefined) {
+    const { checkSummary } = await import("../../../core/summary/check.js");
+    const { groupTurns } = await import("../../../core/conversation/turns.js");
+    const range = {
+      from: proposal.fromTurn - 1,
+      to: proposal.toTurn - 1,
+      ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
+      ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
+    };
+    checkItems = checkSummary(groupTurns(source), range, proposal.summary).items.length;
+  }
+  return {
+    text: renderProposalLine(proposal, turnCount).replace(/^Proposed: /, ""),
+    from_turn: proposal.fromTurn,
+    to_turn: proposal.toTurn,
+    from_cycle: proposal.fromCycle ?? null,
+    to_cycle: proposal.toCycle ?? null,
+    check_items: checkItems,
+  };
 }

@@ -2,8 +2,8 @@
  * `cxc conversation stats [ID]`: where a conversation's tokens go, per kind (user, assistant,
  * reasoning, tool arguments, tool output, summaries) and per turn, for the raw history and for the
  * projected view the model sees. Counts are o200k BPE estimates; when a turn carries usage a
- * provider reported, the estimate is corrected by the factor that usage implies (core/conversation/tokens.ts),
- * and the projected view is corrected by the same factor.
+ * provider reported, each is also put on the provider's scale (`measureProviderScale`, the one the
+ * context gauge uses), so the gauge's numbers and these agree.
  *
  * Text is a compact bar chart; `--format json` gives the numbers with stable keys. A projected
  * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
@@ -28,14 +28,18 @@ export function registerStats(conversation: Command): void {
   conversation
     .command("stats")
     .description("tokens per kind and per turn, raw and as the model sees it (default: the active one)")
-    .argument("[ID]", "conversation id or unique prefix")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
+    )
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
       const { projectConversation } = await import("../../../core/conversation/projection.js");
       const { summarizeTokens } = await import("../../../core/conversation/tokens.js");
       const { groupTurns } = await import("../../../core/conversation/turns.js");
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
       const countTokens = await context.store.tokenCounter();
@@ -46,6 +50,8 @@ export function registerStats(conversation: Command): void {
         countTokens,
       );
       const gauge = await contextGauge(context, conversation.events, countTokens);
+      const { measureProviderScale } = await import("../../../core/advisor/context-gauge.js");
+      const scale = gauge.scale ?? measureProviderScale(conversation.events, countTokens);
       const { keptCost } = await import("../../../core/compaction/keeping.js");
       const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
@@ -59,7 +65,7 @@ export function registerStats(conversation: Command): void {
       const decisions = context.store.advisorState(id).decision_usage;
       if (format === "json") {
         context.outJson({
-          ...statsToJson(id, raw, projected, view.turns),
+          ...statsToJson(id, raw, projected, view.turns, scale),
           context: gaugeToJson(gauge),
           kept: {
             pinned_messages: kept.pinned.messages,
@@ -73,27 +79,23 @@ export function registerStats(conversation: Command): void {
       }
       const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
-      const text = await renderStatsText(raw, projected, labels, kept);
+      const text = await renderStatsText(raw, projected, labels, scale, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
 }
 
-/** The gauge against the window of the model the next turn would use. */
+/** The gauge against the window of the model the next turn would use (as `cxc q` picks it). */
 async function contextGauge(
   context: CliContext,
   events: readonly ConversationEvent[],
   countTokens: (text: string) => number,
 ): Promise<ContextGauge> {
-  const { computeContextGauge } = await import("../../../core/advisor/context-gauge.js");
-  const { configuredAssistantModel } = await import("../../../core/summary/summarizer.js");
-  const { stickyModel } = await import("../../../query/settings.js");
-  const { resolveContextWindow } = await import("../../../query/context-window.js");
+  const { measureContextGauge, nextTurnModel } = await import("../../../query/context-window.js");
   const { loadConfig } = await import("../../config.js");
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
-  const model = stickyModel(events) ?? configuredAssistantModel(config.values);
-  const window = await resolveContextWindow(model, config.values, context.env);
-  return computeContextGauge(events, { countTokens, window });
+  const modelId = await nextTurnModel(events, config.values, context.env);
+  return measureContextGauge(events, { modelId, config: config.values, env: context.env, countTokens });
 }
 
 function gaugeToJson(gauge: ContextGauge): Record<string, unknown> {
@@ -110,8 +112,8 @@ function gaugeToJson(gauge: ContextGauge): Record<string, unknown> {
   };
 }
 
-function corrected(summary: TokenSummary, factor: number | undefined): number {
-  return factor === undefined ? summary.total : Math.round(summary.total * factor);
+function corrected(tokens: number, factor: number | undefined): number {
+  return factor === undefined ? tokens : Math.round(tokens * factor);
 }
 
 function statsToJson(
@@ -119,15 +121,15 @@ function statsToJson(
   raw: TokenSummary,
   projected: TokenSummary,
   projectedTurns: readonly ProjectedTurn[],
+  factor: number | undefined,
 ): Record<string, unknown> {
-  const factor = raw.correctionFactor;
   return {
     id,
     tokenizer: "o200k_base",
     correction_factor: factor ?? null,
     raw: {
       total: raw.total,
-      corrected_total: corrected(raw, factor),
+      corrected_total: corrected(raw.total, factor),
       by_kind: { ...raw.byKind },
       turns: raw.turns.map((turn) => ({
         turn: turn.index + 1,
@@ -138,7 +140,7 @@ function statsToJson(
     },
     projected: {
       total: projected.total,
-      corrected_total: corrected(projected, factor),
+      corrected_total: corrected(projected.total, factor),
       by_kind: { ...projected.byKind },
       turns: projected.turns.map((turn, position) => {
         const { origin, strippedResults } = projectedTurns[position]!;
@@ -153,6 +155,7 @@ function statsToJson(
       }),
     },
     saved: raw.total - projected.total,
+    corrected_saved: corrected(raw.total - projected.total, factor),
   };
 }
 
@@ -160,25 +163,29 @@ async function renderStatsText(
   raw: TokenSummary,
   projected: TokenSummary,
   projectedLabels: readonly string[],
+  factor: number | undefined,
   kept: KeptCost,
 ): Promise<string> {
   const { formatTokenCount, renderTokenBars, tokenKindRows } = await import(
     "../../../core/conversation/tokens.js"
   );
-  const factor = raw.correctionFactor;
   const total = (summary: TokenSummary): string => {
     const estimate = formatTokenCount(summary.total);
     return factor === undefined
       ? `${estimate} tokens`
-      : `${estimate} tokens (≈${formatTokenCount(corrected(summary, factor))} by reported usage, ×${factor.toFixed(2)})`;
+      : `${estimate} tokens (≈${formatTokenCount(corrected(summary.total, factor))} by reported usage, ×${factor.toFixed(2)})`;
   };
   const saved = raw.total - projected.total;
   const percent = raw.total === 0 ? 0 : Math.round((saved / raw.total) * 100);
+  const savedText =
+    factor === undefined
+      ? `${formatTokenCount(saved)} saved (${percent}%)`
+      : `${formatTokenCount(saved)} saved (≈${formatTokenCount(corrected(saved, factor))} by reported usage, ${percent}%)`;
   const lines = [
     `Raw history: ${total(raw)}`,
     renderTokenBars(tokenKindRows(raw.byKind), BAR_WIDTH),
     "",
-    `Projected view (what the model sees): ${total(projected)}; ${formatTokenCount(saved)} saved (${percent}%)`,
+    `Projected view (what the model sees): ${total(projected)}; ${savedText}`,
     renderTokenBars(tokenKindRows(projected.byKind), BAR_WIDTH),
     ...describeKept(kept, formatTokenCount),
     "",

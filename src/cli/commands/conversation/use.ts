@@ -1,27 +1,60 @@
 /**
- * `cxc conversation use ID`: makes a conversation the active one of this session (`CXC_SESSION`,
- * else the store-wide default), so commands without an id act on it.
+ * `cxc conversation use [ID] [--grep TEXT] [--from T] [--until T]`: makes a conversation the
+ * active one of this session (`CXC_SESSION`, else the store-wide default), so commands without an
+ * id act on it.
+ *
+ * As jp's `use` (`use_.rs`): without an id, at a terminal, it opens the picker, and so do jp's
+ * picker targets (`?`, `?p`, `?s`, `?a`; src/cli/targets.ts). `--grep`, `--from` and `--until`
+ * narrow the candidates, and when one is left it is taken without asking. A conversation picked
+ * from the archive (`?a`) is unarchived first. In a pipe, no id is an error.
  */
 import type { Command } from "commander";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
 
+interface UseOptions {
+  readonly grep?: string;
+  readonly from?: string;
+  readonly until?: string;
+}
+
 export function registerUse(conversation: Command): void {
   conversation
     .command("use")
-    .description("make a conversation the active one")
-    .argument("<ID>", "conversation id or unique prefix")
-    .action(async (idArgument: string, _options: unknown, command: Command) => {
+    .description("make a conversation the active one (at a terminal, without an id: pick from a list)")
+    .argument(
+      "[ID]",
+      "conversation id or unique prefix, `recent`, or a list to pick from: `?` (all), `?p` (pinned), `?s` (this session), `?a` (archived)",
+    )
+    .option("--grep <TEXT>", "pick among the conversations whose title or messages contain TEXT")
+    .option("--from <T>", "pick among those created at or after T: a duration ago (5days), a date, RFC 3339")
+    .option("--until <T>", "pick among those created before T (same forms as --from)")
+    .action(async (idArgument: string | undefined, options: UseOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { displayTitle } = await import("../../render/conversation-summary.js");
-      const id = context.store.resolveId(idArgument);
+      const [{ displayTitle }, { parsePickerTarget, resolveConversation }] = await Promise.all([
+        import("../../render/conversation-summary.js"),
+        import("../../targets.js"),
+      ]);
+      const narrow = await candidateFilter(context, options);
+      const id =
+        idArgument === undefined || parsePickerTarget(idArgument) !== undefined || narrow !== undefined
+          ? await resolveConversation(context, idArgument, {
+              pickWhenAbsent: true,
+              ...(narrow === undefined ? {} : { narrow }),
+            })
+          : context.store.resolveTarget(idArgument);
       const conversation = context.store.locate(id);
       if (!conversation) throw new CxcError("conversation-not-found", `conversation ${id} does not exist`);
+      let unarchived = false;
       if (conversation.archived) {
-        throw new CxcError("usage", `conversation ${id} is archived`, {
-          hint: `unarchive it first: cxc conversation unarchive ${id}`,
-        });
+        // Picked from the archive on purpose: jp unarchives it and makes it active.
+        if (parsePickerTarget(idArgument)?.archived !== true) {
+          throw new CxcError("usage", `conversation ${id} is archived`, {
+            hint: `unarchive it first: cxc conversation unarchive ${id}`,
+          });
+        }
+        unarchived = await context.store.unarchive(id);
       }
       const meta = context.store.readMeta(id);
       const previous = context.store.active();
@@ -32,13 +65,40 @@ export function registerUse(conversation: Command): void {
           title: meta.title ?? null,
           previous: previous ?? null,
           changed: previous !== id,
+          ...(unarchived ? { unarchived: true } : {}),
         });
         return;
       }
+      if (unarchived) context.out(`Unarchived conversation ${id}.`);
       context.out(
         previous === id
           ? `Already active: ${id} (${displayTitle(meta)})`
           : `Active conversation: ${id} (${displayTitle(meta)})`,
       );
     });
+}
+
+/** `--grep`, `--from`, `--until` as a candidate filter; undefined when none is given. */
+async function candidateFilter(
+  context: CliContext,
+  options: UseOptions,
+): Promise<import("../../targets.js").CandidateFilter | undefined> {
+  if (options.grep === undefined && options.from === undefined && options.until === undefined)
+    return undefined;
+  if (options.grep !== undefined && options.grep === "") {
+    throw new CxcError("usage", "the --grep text is empty", { hint: "e.g. --grep parser" });
+  }
+  const { parseTimeThreshold } = await import("../../render/turn-selection.js");
+  const { timestampNow } = await import("../../../store/index.js");
+  const now = timestampNow();
+  const createdAt = (id: string): string => context.store.readMeta(context.store.resolveId(id)).created_at;
+  return {
+    ...(options.grep === undefined ? {} : { grep: options.grep }),
+    ...(options.from === undefined
+      ? {}
+      : { from: parseTimeThreshold("--from", options.from, now, createdAt) }),
+    ...(options.until === undefined
+      ? {}
+      : { until: parseTimeThreshold("--until", options.until, now, createdAt) }),
+  };
 }

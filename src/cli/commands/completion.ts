@@ -1,0 +1,43 @@
+/**
+ * `cxc completion bash|zsh|fish`: prints a shell completion script written from the command tree
+ * (src/cli/completion/), so commands, subcommands, options and their values complete, and
+ * conversation ids come from the store. `--ids` (what the script runs at each Tab) prints the
+ * live conversations' ids, one per line (`--archived`: the archived ones); it reads metadata only.
+ */
+import { Argument, type Command, Option } from "commander";
+import { usageError } from "../../errors.js";
+import { CliContext, markLightweight } from "../context.js";
+
+interface CompletionOptions {
+  readonly ids?: boolean;
+  readonly archived?: boolean;
+}
+
+export function registerCompletion(program: Command): void {
+  const command = program
+    .command("completion")
+    .description('print a shell completion script: eval "$(cxc completion bash)" (or zsh, fish)')
+    .addArgument(new Argument("[SHELL]", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
+    .addOption(new Option("--ids", "print the conversation ids (what the script completes)").hideHelp())
+    .addOption(new Option("--archived", "with --ids: the archived conversations").hideHelp())
+    .action(async (shell: string | undefined, options: CompletionOptions, command: Command) => {
+      const context = CliContext.from(command);
+      if (options.ids) {
+        const { conversations } = context.listing.list({ archived: options.archived ?? false });
+        for (const { meta } of conversations) context.out(meta.id);
+        return;
+      }
+      if (shell === undefined) {
+        throw usageError(
+          "name the shell: cxc completion bash, zsh or fish",
+          'load it with eval "$(cxc completion bash)"',
+        );
+      }
+      const { completionTree } = await import("../completion/tree.js");
+      const { completionScript } = await import("../completion/scripts.js");
+      let root = command;
+      while (root.parent) root = root.parent;
+      process.stdout.write(completionScript(completionTree(root), shell as "bash" | "zsh" | "fish"));
+    });
+  markLightweight(command);
+}

@@ -1,0 +1,81 @@
+/**
+ * The conversation picker (jp's `?` targets): a searchable list on stderr, one row per
+ * conversation with its title, where it came from, its turns and how long ago it was updated.
+ * Typing narrows the list (title, id or source, any case); Enter takes the highlighted row,
+ * Ctrl-C gives up (exit 130). Only opened at a terminal: the caller checks (src/cli/targets.ts).
+ *
+ * @inquirer/prompts is an island (tsup.config.ts), loaded when the picker opens, so no other
+ * command pays for it.
+ */
+import { formatCount } from "../../core/present/labels.js";
+import { formatRelativeTime } from "../../core/present/relative-time.js";
+import { sanitizeLine } from "../../core/present/sanitize.js";
+import { CxcError } from "../../errors.js";
+import { truncateText } from "../render/table.js";
+
+/** One conversation the picker offers. */
+export interface PickerItem {
+  readonly id: string;
+  readonly title: string;
+  /** Where it came from, as `ls` names it (`cxc`, `jp`, `Claude Code`, …). */
+  readonly source: string;
+  readonly turns: number;
+  readonly updatedAt: string;
+}
+
+const TITLE_WIDTH = 48;
+
+/** The row of each item: title, source, turns and age in aligned columns. */
+export function pickerRows(items: readonly PickerItem[], now: number): string[] {
+  const cells = items.map((item) => [
+    truncateText(sanitizeLine(item.title), TITLE_WIDTH),
+    sanitizeLine(item.source),
+    formatCount(item.turns, "turn"),
+    formatRelativeTime(item.updatedAt, now),
+  ]);
+  const widths = [0, 1, 2].map((column) => Math.max(0, ...cells.map((row) => [...row[column]!].length)));
+  return cells.map((row) =>
+    row
+      .map((cell, column) => (column < 3 ? cell + " ".repeat(widths[column]! - [...cell].length) : cell))
+      .join("  "),
+  );
+}
+
+/** The items whose title, id or source contains `term` (any case); all of them without one. */
+export function filterItems(items: readonly PickerItem[], term: string | undefined): PickerItem[] {
+  const wanted = term?.trim().toLowerCase();
+  if (!wanted) return [...items];
+  return items.filter((item) =>
+    [item.title, item.id, item.source].some((text) => text.toLowerCase().includes(wanted)),
+  );
+}
+
+/** Opens the picker over `items` (at least one) and returns the id chosen. */
+export async function pickConversation(
+  items: readonly PickerItem[],
+  options: { readonly message: string; readonly now: number },
+): Promise<string> {
+  const { search } = await import("@inquirer/prompts");
+  const rendered = pickerRows(items, options.now);
+  const rows = new Map(items.map((item, index) => [item.id, rendered[index]!]));
+  try {
+    return await search<string>(
+      {
+        message: options.message,
+        source: (term) =>
+          filterItems(items, term).map((item) => ({
+            value: item.id,
+            name: rows.get(item.id)!,
+            short: item.id,
+          })),
+        pageSize: 12,
+      },
+      { output: process.stderr },
+    );
+  } catch (error) {
+    if ((error as Error).name === "ExitPromptError") {
+      throw new CxcError("interrupted", "no conversation picked");
+    }
+    throw error;
+  }
+}
