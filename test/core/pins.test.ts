@@ -18,6 +18,10 @@ import {
   type TurnEvent,
 } from "../../src/core/conversation/events.js";
 import { copyEventsForFork } from "../../src/core/conversation/fork.js";
+import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../src/core/interop/claude-code.js";
+import { exportClaudeCodeSession } from "../../src/core/interop/claude-code-export.js";
+import { exportCodexSession } from "../../src/core/interop/codex-export.js";
+import { exportPiSession } from "../../src/core/interop/pi-export.js";
 import {
   activePins,
   buildPinEvent,
@@ -343,6 +347,67 @@ describe("keep rules in configuration", () => {
     const [rule] = read.value;
     expect(rule!.pattern.test("You MUST keep it.")).toBe(true);
     expect(rule!.pattern.test("Mustard and nevermore.")).toBe(false);
+  });
+});
+
+describe("exports", () => {
+  it("carry the facts block and the pinned messages after the summary, to Claude Code, pi and Codex", () => {
+    const { build, events, results } = session();
+    const kept = pin(build, { turn: 1, cycle: 2, only: "results" });
+    const plan = planCompaction([...events, kept], { rules: [spec("s:..-1")], now: NOW });
+    const compacted = applied([...events, kept], plan);
+    let ids = 0;
+    const newId = () => `id-${++ids}`;
+    const sessions = {
+      "claude-code": exportClaudeCodeSession(compacted, {
+        sessionId: "s",
+        cwd: "/p",
+        newUuid: newId,
+        model: "m",
+      }),
+      pi: exportPiSession(compacted, {
+        sessionId: "s",
+        cwd: "/p",
+        timestamp: NOW,
+        provider: "anthropic",
+        model: "m",
+        newId,
+      }),
+      codex: exportCodexSession(compacted, { sessionId: "s", cwd: "/p", timestamp: NOW, version: "0.169.0" }),
+    };
+    for (const [agent, exported] of Object.entries(sessions)) {
+      if (!exported.ok) throw new Error(`${agent}: ${exported.error}`);
+      const text = exported.value.lines.join("\n");
+      expect(text, agent).toContain("[Facts of these turns, from their raw events]");
+      expect(text, agent).toContain(JSON.stringify(`${PINNED_HEADING}\nturn 2, the result of `).slice(1, -1));
+      expect(text, agent).toContain(JSON.stringify(results[3]!.content).slice(1, -1));
+    }
+  });
+
+  it("mark pinned messages that stay in place for Claude Code, and the import reads the mark back", () => {
+    const { build, events } = session();
+    const exported = exportClaudeCodeSession([...events, pin(build, { turn: 2, only: "user" })], {
+      sessionId: "s",
+      cwd: "/p",
+      newUuid: (() => {
+        let n = 0;
+        return () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+      })(),
+      model: "m",
+    });
+    if (!exported.ok) throw new Error(exported.error);
+    const marked = exported.value.lines
+      .map((line) => JSON.parse(line))
+      .filter((record) => record.cxcPinned !== undefined);
+    expect(marked.map((record) => [record.message.content, record.cxcPinned])).toEqual([
+      ["and the docs", [0]],
+    ]);
+    const imported = importClaudeCodeSession(`${exported.value.lines.join("\n")}\n`, "s.jsonl");
+    if (!imported.ok) throw new Error(imported.error);
+    const back = imported.value.conversation.events.filter(
+      (event) => event.type !== "unknown" && event.metadata?.[CXC_PINNED_KEY] === true,
+    );
+    expect(back.map((event) => event.type === "chat_request" && event.content)).toEqual(["and the docs"]);
   });
 });
 
