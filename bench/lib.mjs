@@ -83,16 +83,13 @@ export function withRatios(results, commands, targets = {}) {
   }));
 }
 
-/** The real jp workspace's conversations, beside the project (absent in a user's clone). */
-export const JP_CONVERSATIONS = join(
-  PROJECT_ROOT,
-  "..",
-  "shared",
-  "fixtures",
-  "jp-workspace",
-  ".jp",
-  "conversations",
-);
+/**
+ * The real jp workspace's conversations, beside the project (absent in a user's clone), or where
+ * `CXC_BENCH_JP` points (a checkout in a worktree has no `../shared`).
+ */
+export const JP_CONVERSATIONS =
+  process.env.CXC_BENCH_JP ??
+  join(PROJECT_ROOT, "..", "shared", "fixtures", "jp-workspace", ".jp", "conversations");
 
 /** The jp conversation directory whose events.json is largest, or undefined without the fixture. */
 export function largestJpConversation() {

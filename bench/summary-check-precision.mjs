@@ -335,6 +335,7 @@ async function main() {
       );
   }
   const document = readJson(LABELS_PATH) ?? { samples: [] };
+  const remaining = remainingLabelled(all, labels);
   const results = (document.samples ?? []).map((sample) => {
     const pool = sample.population === "shown" ? shownOnly(all) : all;
     const excluded = excludedBy(all, sample.exclude ?? [], recordedSamples());
@@ -342,7 +343,7 @@ async function main() {
   });
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ workspace: corpus.root.includes("shared") ? "shared" : "committed", candidates: all.length, per_summary: bySummary, samples: results.map(({ unlabelled, ...rest }) => ({ ...rest, unlabelled: unlabelled.length })) }, null, 2)}\n`,
+      `${JSON.stringify({ workspace: corpus.root.includes("shared") ? "shared" : "committed", candidates: all.length, per_summary: bySummary, remaining, samples: results.map(({ unlabelled, ...rest }) => ({ ...rest, unlabelled: unlabelled.length })) }, null, 2)}\n`,
     );
     return;
   }
@@ -354,6 +355,10 @@ async function main() {
       `  ${summary}: ${row.total} items over ${row.summaries} summaries (median ${row.median}, most ${row.max})\n`,
     );
   }
+  const percent = (share) => (share === null ? "n/a" : `${(share * 100).toFixed(0)} %`);
+  process.stdout.write(
+    `every labelled item the check still reports: ${remaining.losses} of ${remaining.labelled} are real losses (precision ${percent(remaining.precision)}); of the ${remaining.shown.labelled} among the 10 shown per summary, ${percent(remaining.shown.precision)}; ${remaining.unlabelled} reported items have no label\n`,
+  );
   for (const result of results) {
     const population =
       result.population === "shown" ? ", of the items shown (the top 10 of each summary)" : "";
@@ -367,6 +372,28 @@ async function main() {
       );
     }
   }
+}
+
+/**
+ * The precision on every labelled item the check still reports (the samples were drawn while it
+ * also reported paths and constraints, which the facts block now carries; their draws no longer
+ * stand for what it reports), and on those among the ten shown per summary.
+ */
+function remainingLabelled(all, labels) {
+  const count = (items) => {
+    const labelled = items.filter((item) => labels.has(itemKey(item)));
+    const losses = labelled.filter((item) => labels.get(itemKey(item)).verdict === "loss").length;
+    return {
+      labelled: labelled.length,
+      losses,
+      precision: labelled.length === 0 ? null : losses / labelled.length,
+    };
+  };
+  return {
+    ...count(all),
+    shown: count(shownOnly(all)),
+    unlabelled: all.filter((item) => !labels.has(itemKey(item))).length,
+  };
 }
 
 function report(title, result) {

@@ -40,6 +40,7 @@ export type CxcErrorCode =
   | "import-invalid"
   // compaction
   | "nothing-to-compact"
+  | "not-pinned"
   | "compaction-conflict"
   | "review-open"
   | "review-invalid"

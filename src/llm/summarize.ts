@@ -29,6 +29,25 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS = [
   "messages must be able to pick the conversation up from your summary alone.",
 ].join("\n");
 
+/**
+ * Added to the system prompt when cxc puts a facts block after the summary (the rule's own
+ * instructions included), followed by the block itself.
+ */
+export const FACTS_NOTICE = [
+  "cxc puts the block below after your summary, exactly as it is: the files read and modified and",
+  "the user's instructions, verbatim. Do not repeat what it lists; spend your words on what it",
+  "cannot hold: what was decided and why, the names in the code and the numbers that matter, the",
+  "errors and their fixes, where the work stands and what comes next.",
+].join("\n");
+
+/** The system prompt: the instructions, then the facts notice and block when there is one. */
+export function summarySystemPrompt(instructions: string | undefined, facts: string | undefined): string {
+  const base = instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS;
+  return facts === undefined || facts === ""
+    ? base
+    : `${base}\n\n${FACTS_NOTICE}\n\n<facts>\n${facts}\n</facts>`;
+}
+
 /** The request that asks for the summary. */
 export const SUMMARY_REQUEST = "Summarize the conversation above.";
 
@@ -49,6 +68,8 @@ export interface SummarizeOptions {
   readonly rawTurns: readonly { readonly events: readonly TurnEvent[] }[];
   /** Replaces the default system prompt. */
   readonly instructions?: string;
+  /** The facts block cxc puts after the summary (`summarySystemPrompt`). */
+  readonly facts?: string;
   /** Focus appended to the request as `Additional context: …` when not blank. */
   readonly context?: string;
   /** True when the summary stands inside a turn (`IN_TURN_SUMMARY_REQUEST`). */
@@ -92,7 +113,7 @@ export async function summarizeWithModel(
     content: buildSummaryRequestText(options.context, options.inTurn === true),
   };
   const request = buildLlmRequest([...options.rawTurns, { events: [finalRequest] }], {
-    system: options.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS,
+    system: summarySystemPrompt(options.instructions, options.facts),
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
   });
   const fail = (reason: string, error?: LlmError): SummarizeResult => ({
@@ -154,6 +175,7 @@ export function modelSummarizer(client: LlmClient): Summarizer {
         ...(shown.inTurn ? { inTurn: true } : {}),
         ...(input.rule.instructions === undefined ? {} : { instructions: input.rule.instructions }),
         ...(input.rule.context === undefined ? {} : { context: input.rule.context }),
+        ...(input.facts === undefined ? {} : { facts: input.facts }),
         ...(typeof maxTokens === "number" ? { maxOutputTokens: maxTokens } : {}),
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       });

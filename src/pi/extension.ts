@@ -15,8 +15,9 @@
  * - `session_before_compact`: the advisor's cut point moves pi's `firstKeptEntryId` earlier onto
  *   the turn where the live work starts (only ever earlier; `cut_point = false` turns it off);
  *   then pi's own summarizer (`compact` of pi-coding-agent) writes the summary and cxc appends
- *   its summary check. Where cxc cannot call the summarizer (no key pi can resolve), pi compacts
- *   as usual and the check is shown to the user after it (`session_compact`).
+ *   the facts of the raw turns it replaced (the user's binding sentences, the files read and
+ *   modified). Where cxc cannot call the summarizer (no key pi can resolve), pi compacts as usual
+ *   and the facts are shown to the user after it (`session_compact`).
  * - Settings are cxc's (`conversation.compaction.advisor`, `CXC_ADVISOR_*`) and the package's own
  *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing. The decision
  *   model is pi's current model unless `advisor.model` names another of pi's (`provider/id`).
@@ -296,7 +297,8 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
         pi.getThinkingLevel(),
       );
       const range = { from: 0, to: (keptTurn ?? session.turns.length) - 1 };
-      const addition = range.to < 0 ? undefined : summaryCheckAddition(session.turns, range, result.summary);
+      const addition =
+        range.to < 0 ? undefined : summaryCheckAddition(session.turns, range, result.summary, ctx.cwd);
       wroteSummary = true;
       return {
         compaction: {
@@ -305,7 +307,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
         },
       };
     } catch {
-      // pi compacts on its own (and the check is shown after it).
+      // pi compacts on its own (and the facts are shown after it).
       return undefined;
     }
   });
@@ -319,7 +321,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       const kept = turnOfEntry(session, branch, entry.firstKeptEntryId);
       const to = (kept ?? session.turns.length) - 1;
       const addition =
-        to < 0 ? undefined : summaryCheckAddition(session.turns, { from: 0, to }, entry.summary);
+        to < 0 ? undefined : summaryCheckAddition(session.turns, { from: 0, to }, entry.summary, ctx.cwd);
       if (addition !== undefined) notify(ctx, addition.trim());
     } catch {
       // Only a report; nothing to undo.

@@ -1,24 +1,35 @@
 /**
- * What cxc adds to pi's summary after pi compacts: the same summary check `cxc conversation
- * compact -s` shows (src/core/summary/check.ts), over the raw turns the summary replaces, kept to
- * the two kinds that must survive (the paths the tool calls touched, the user's binding
- * sentences). pi's own file lists are part of the summary it checks, so a path pi listed is not
- * reported again. Pure.
+ * What cxc adds to pi's summary after pi compacts: the facts block `cxc conversation compact -s`
+ * puts after its summaries (core/summary/range-facts.ts), built from the raw turns the summary
+ * replaces: the user's binding sentences verbatim and the files read and modified, exactly. pi's
+ * own file lists are part of the summary, so a file pi's summary already names is not listed again.
+ * Pure.
  */
+import { DEFAULT_FACTS_CHARACTERS } from "../core/compaction/keeping.js";
 import type { CycleRange } from "../core/conversation/cycles.js";
-import { checkSummary } from "../core/summary/check.js";
-import { formatLosses } from "../core/present/summary-check-text.js";
+import { selectRange } from "../core/conversation/cycles.js";
 import type { Turn } from "../core/conversation/turns.js";
+import { extractRangeFacts, renderRangeFacts } from "../core/summary/range-facts.js";
 
-/** The section to append to pi's summary, or undefined when it mentions everything that matters. */
+/** The heading of cxc's section in pi's summary. */
+export const PI_FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";
+
+/** The section to append to pi's summary, or undefined when there is nothing it does not already hold. */
 export function summaryCheckAddition(
   turns: readonly Turn[],
   range: CycleRange,
   summary: string,
+  cwd?: string,
 ): string | undefined {
-  const losses = checkSummary(turns, range, summary);
-  const items = losses.items.filter((item) => item.kind === "path" || item.kind === "constraint");
-  if (items.length === 0) return undefined;
-  const lines = formatLosses({ items, checked: losses.checked }, { title: "The summary above", limit: 15 });
-  return ["", "", "## cxc's summary check: also in the compacted turns", "", ...lines].join("\n");
+  const facts = extractRangeFacts(selectRange(turns, range), cwd === undefined ? {} : { cwd });
+  const unnamed = (path: string) => !summary.includes(path);
+  const rendered = renderRangeFacts(
+    {
+      filesRead: facts.filesRead.filter(unnamed),
+      filesModified: facts.filesModified.filter(unnamed),
+      bindingSentences: facts.bindingSentences,
+    },
+    { maxCharacters: DEFAULT_FACTS_CHARACTERS, heading: PI_FACTS_HEADING },
+  );
+  return rendered.text === "" ? undefined : `\n\n${rendered.text}`;
 }

@@ -18,6 +18,7 @@
  * automatic compaction records in its metadata). Every automatic compaction prints what it did and
  * how to undo it. Failures are swallowed through the advisor's warn-once reporting.
  */
+import { keepingFor } from "./compaction/keeping.js";
 import {
   AUTO_METADATA_KEY,
   type AutoRecord,
@@ -253,8 +254,9 @@ async function applyCut(
   }));
   const target = collectingTarget(events);
   await applyCompaction(target, {
-    plan: (snapshot) => {
-      const plan = planCompaction(snapshot, { rules, now, source: "auto", note });
+    plan: (snapshot, meta) => {
+      const keeping = keepingFor(options.summaries.config, meta);
+      const plan = planCompaction(snapshot, { rules, now, source: "auto", note, keeping });
       return plan.kind === "planned" ? plan : { kind: "nothing-to-compact", message: "Nothing to compact." };
     },
     // Nobody is there to decide: a failed model leaves the digest, and says so.

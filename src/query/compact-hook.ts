@@ -28,6 +28,7 @@ import { type CompactionRule, configuredRules, readCompactionRules } from "../co
 import { CxcError, usageError } from "../errors.js";
 import { newEventId, timestampNow } from "../store/index.js";
 import type { LockedConversation } from "../store/index.js";
+import { keepingFor } from "./compaction/keeping.js";
 import { applyCompaction, expectRunnable, lockedTarget, type PipelineReport } from "./compaction/apply.js";
 
 /** One `-k` occurrence: `true` for a bare `-k`, else its SPEC text. */
@@ -87,8 +88,9 @@ export async function compactBeforeTurn(
   const now = environment.now ?? (() => timestampNow());
   const nextId = environment.newEventId ?? (() => newEventId());
   const applied = await applyCompaction(lockedTarget(conversation), {
-    plan: (events) => {
-      const plan = planCompaction(events, { rules, now: now(), source: "user" });
+    plan: (events, meta) => {
+      const keeping = keepingFor(config, meta);
+      const plan = planCompaction(events, { rules, now: now(), source: "user", keeping });
       if (plan.kind === "invalid") throw usageError(plan.message);
       return expectRunnable(plan);
     },

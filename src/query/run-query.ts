@@ -6,6 +6,7 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
+import { keepingFor } from "./compaction/keeping.js";
 import { copyEventsForFork, selectTurnSlice } from "../core/conversation/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import { type RecordedSettings, recordedSettings } from "../core/conversation/settings.js";
@@ -189,6 +190,7 @@ export async function runQuery(
         clock,
         cwd: environment.cwd,
         hooks: compaction.hooks,
+        keeping: keepingFor(environment.config, loaded.meta),
       });
       const gauge = ui.gauge;
       if (

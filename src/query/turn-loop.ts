@@ -16,6 +16,7 @@
  * A failed or interrupted stream keeps what arrived (marked `interrupted`) and ends the turn with
  * a `CxcError`; tool failures never end the turn, they are answers for the model.
  */
+import type { Keeping } from "../core/compaction/keeping.js";
 import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../core/conversation/events.js";
 import {
   createStreamFold,
@@ -120,6 +121,8 @@ export interface TurnOptions {
   readonly clock: TurnClock;
   readonly cwd: string;
   readonly hooks?: TurnHooks;
+  /** What compactions keep by construction (the `compact` tool's plans). */
+  readonly keeping?: Keeping;
 }
 
 /** How a turn ended. */
@@ -364,6 +367,7 @@ async function executeCall(
     signal: options.signal,
     cwd: options.cwd,
     store: readOnly(options.store),
+    ...(options.keeping === undefined ? {} : { keeping: options.keeping }),
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),
   };

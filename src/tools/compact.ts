@@ -71,14 +71,18 @@ type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
 
 async function planCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "store">,
+  context: Pick<ToolCallContext, "events" | "store" | "keeping">,
   ids: { newEventId: () => string; now: string },
 ): Promise<CompactToolPlan> {
   const parsed = parseCompactArguments(argumentsObject);
   if (!parsed.ok) return parsed;
   const { events, store } = context;
   const countTokens = await store.tokenCounter();
-  return planCompactCall(events, parsed.rules, { countTokens, ...ids });
+  return planCompactCall(events, parsed.rules, {
+    countTokens,
+    ...ids,
+    ...(context.keeping === undefined ? {} : { keeping: context.keeping }),
+  });
 }
 
 /**

@@ -36,7 +36,8 @@ const DESCRIPTION =
   "source conversation's, from the [turn N] markers, and are absolute; from_cycle and to_cycle (from the " +
   "[turn N, cycle C] markers) start or end the range inside a turn. Give either a summary, or reasoning " +
   "and/or tool_calls. The result shows the proposal as recorded (the range may grow to cover an existing " +
-  "summary whole) or what to fix. Call it once per agreed revision, not after every message.";
+  "summary whole) or what to fix. `keep` pins messages the user wants verbatim through every compaction; " +
+  "pins are only ever added. Call it once per agreed revision, not after every message.";
 
 /** The review's source (its review record) and the source's events, from the call's store. */
 function readSource(reviewId: string, context: Pick<ToolCallContext, "store">): ProposalSource {

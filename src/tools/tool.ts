@@ -6,6 +6,7 @@
  * append as the tool's response, so they land together or not at all (the compact tool records its
  * compactions this way). Tools never write to the store themselves.
  */
+import type { Keeping } from "../core/compaction/keeping.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import type { StoreReader } from "../store/index.js";
 import type { ToolArguments } from "./arguments.js";
@@ -32,6 +33,8 @@ export interface ToolCallContext {
   readonly cwd: string;
   /** The store the conversation is in, read-only: tools never write to it (effects are stored for them). */
   readonly store: StoreReader;
+  /** What compactions keep by construction (facts blocks, keep rules); absent: the defaults. */
+  readonly keeping?: Keeping;
   /** Ids and timestamps for effect events. */
   newEventId(): string;
   now(): string;

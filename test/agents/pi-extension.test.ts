@@ -5,7 +5,7 @@
  * `should_i_compact` call gets the verdict's fields; over a low notice line the advisor's steering
  * message reaches the next request; `compact_now` compacts at the end of the turn with its note
  * in pi's summary request; the advisor's confident cut point moves pi's `firstKeptEntryId`
- * earlier (read from pi's session file); the summary check is added to pi's summary. Then
+ * earlier (read from pi's session file); the facts of the raw turns are added to pi's summary. Then
  * `pi install <checkout>` in another HOME loads it too, and a disabled advisor registers nothing.
  * One pi process drives the main session; each start costs seconds.
  */
@@ -181,11 +181,11 @@ describe("cxc's advisor inside the real pi", () => {
     expect(kept).toBe(prompts[1]);
     expect(text(kept)).toContain(PROMPTS[1]);
     expect(notices.join("\n")).toContain(`cxc advisor: the live work starts at "${PROMPTS[1]}"`);
-    // pi's summary, its file lists, and cxc's check of what it left out.
+    // pi's summary, its file lists, and cxc's facts of the raw turns it replaced.
     expect(compaction.summary.startsWith(SUMMARY)).toBe(true);
     expect(compaction.summary).toContain("<read-files>");
-    expect(compaction.summary).toContain("## cxc's summary check: also in the compacted turns");
-    expect(compaction.summary).toContain(`constraint  "${BINDING}"`);
+    expect(compaction.summary).toContain("## cxc: facts of the compacted turns, from their raw events");
+    expect(compaction.summary).toContain(`- "${BINDING}" (turn 1)`);
     expect(compaction.fromHook).toBe(true);
     // The advisor's record, as a custom entry pi does not send to the model.
     expect(entries.some((entry) => entry.type === "custom" && entry.customType === "cxc-advisor")).toBe(true);

@@ -272,6 +272,7 @@ enable = true
             summary: "SUMMARY of the first steps of the second task",
             source: "derived",
             recipe: TEST_MODEL,
+            facts: expect.stringContaining("[Facts of these turns, from their raw events]"),
           },
         },
       ],

@@ -7,7 +7,7 @@
  * nothing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_SUMMARY_INSTRUCTIONS } from "../../src/llm/summarize.js";
+import { DEFAULT_SUMMARY_INSTRUCTIONS, FACTS_NOTICE } from "../../src/llm/summarize.js";
 import type { TempHome } from "../helpers/cli.js";
 import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { loadSample } from "../helpers/sample.js";
@@ -75,11 +75,15 @@ describe("compact -s with a model", () => {
     expect(result.stderr).toContain("Generating summary of turns 3..6 with anthropic/claude-sonnet-4-6");
     // Extended over the digest summary of 4..6, which it wholly covers.
     expect(result.stdout).toContain("Compacted turns 3..6 (4 total, summary: ");
-    // The summary check: the model's one sentence names none of the files the turns wrote.
+    // The summary check: the model's one sentence names none of the identifiers the turns used
+    // (the files it wrote are in the facts block, which the check does not ask for).
     expect(result.stdout).toMatch(
-      /\nThe summary of turns 3\.\.6 \(anthropic\/claude-sonnet-4-6\) does not mention \d+ items; the 10 that matter most:\n/,
+      /\nThe summary of turns 3\.\.6 \(anthropic\/claude-sonnet-4-6\) does not mention these \d+ items:\n/,
     );
-    expect(result.stdout).toContain("\n  path        src/since.ts — written in turns 3 and 4");
+    expect(result.stdout).toContain(
+      "\n  identifier  --noEmit — named by the assistant in turn 5; used in tool calls",
+    );
+    expect(result.stdout).not.toContain("\n  path ");
 
     expect(provider.requests).toHaveLength(1);
     const [request] = provider.requests;
@@ -89,7 +93,7 @@ describe("compact -s with a model", () => {
       messages: { role: string; content: { type: string; text?: string }[] }[];
       tools?: unknown;
     };
-    expect(body.system[0]!.text).toBe(DEFAULT_SUMMARY_INSTRUCTIONS);
+    expect(body.system[0]!.text.startsWith(`${DEFAULT_SUMMARY_INSTRUCTIONS}\n\n${FACTS_NOTICE}`)).toBe(true);
     expect(body.tools).toBeUndefined();
     const last = body.messages.at(-1)!;
     expect(last.role).toBe("user");
@@ -110,7 +114,10 @@ describe("compact -s with a model", () => {
       summary: "The user and the assistant added --since to logcat.",
       source: "derived",
       recipe: "anthropic/claude-sonnet-4-6",
+      facts: expect.stringContaining("\nFiles modified: src/since.ts, test/since.test.ts"),
     });
+    // The model was shown the facts block and told it follows its summary.
+    expect(body.system.map((part) => part.text).join("")).toContain(FACTS_NOTICE);
   });
 
   it("prints the top ten of what the summary does not mention, in the order --format json ranks them all", async () => {
@@ -135,13 +142,14 @@ describe("compact -s with a model", () => {
     const shown = lost.items.slice(0, 10).map((item: { kind: string; value: string; reason: string }) => {
       // Long values are cut at 160 characters in text; the JSON has them whole.
       const cut = item.value.length > 160 ? `${item.value.slice(0, 159)}…` : item.value;
-      const value = item.kind === "constraint" ? `"${cut}"` : cut;
-      return `  ${item.kind.padEnd(10)}  ${value} — ${item.reason}`;
+      return `  ${item.kind.padEnd(10)}  ${cut} — ${item.reason}`;
     });
     expect(lines.slice(heading + 1, heading + 11)).toEqual(shown);
     expect(lines[heading + 11]).toBe(`  … and ${lost.total - 10} more (--format json lists them all)`);
-    // The user's own constraints are near the top: a summary that drops them lets the work break them.
-    expect(shown.some((line: string) => line.startsWith("  constraint"))).toBe(true);
+    // Paths and the user's constraints are the facts block's, never the check's.
+    expect(
+      lost.items.every((item: { kind: string }) => item.kind === "identifier" || item.kind === "number"),
+    ).toBe(true);
   });
 
   it("speaks the Responses API for -m openai/…, Chat Completions with providers.openai.api = chat", async () => {
@@ -159,7 +167,9 @@ describe("compact -s with a model", () => {
     };
     expect(provider.requests[0]!.path).toBe("/v1/responses");
     expect(body.model).toBe("gpt-test");
-    expect(body.instructions).toBe(DEFAULT_SUMMARY_INSTRUCTIONS);
+    expect(
+      body.instructions.startsWith(`${DEFAULT_SUMMARY_INSTRUCTIONS}\n\n${FACTS_NOTICE}\n\n<facts>\n`),
+    ).toBe(true);
     expect(body.input.at(-1)).toMatchObject({ role: "user", content: "Summarize the conversation above." });
     expect(compactionsOf(home)[0]!.summary?.recipe).toBe("openai/gpt-test");
 
@@ -170,7 +180,10 @@ describe("compact -s with a model", () => {
     expect(chat.exitCode, chat.stderr).toBe(0);
     const chatBody = provider.requests[1]!.body as { messages: { role: string; content: unknown }[] };
     expect(provider.requests[1]!.path).toBe("/v1/chat/completions");
-    expect(chatBody.messages[0]).toEqual({ role: "system", content: DEFAULT_SUMMARY_INSTRUCTIONS });
+    expect(chatBody.messages[0]).toMatchObject({ role: "system" });
+    expect(
+      String(chatBody.messages[0]!.content).startsWith(`${DEFAULT_SUMMARY_INSTRUCTIONS}\n\n${FACTS_NOTICE}`),
+    ).toBe(true);
   });
 
   const failures: [string, () => void, string][] = [

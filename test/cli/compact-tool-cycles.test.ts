@@ -191,7 +191,7 @@ describe("the compact tool inside the turn in progress", () => {
     expect(next).not.toContain("first log: connection refused");
     expect(next).not.toContain("second log: pool exhausted");
     expect(next).toContain(
-      `"${USER_MESSAGE}"},{"type":"text","text":"[Summary of earlier steps in this turn]\\n\\nThe first two logs show refused connections and an exhausted pool."}`,
+      `"${USER_MESSAGE}"},{"type":"text","text":"[Summary of earlier steps in this turn]\\n\\nThe first two logs show refused connections and an exhausted pool.\\n\\n[Facts of these turns, from their raw events]\\nFiles read: a.log, b.log"}`,
     );
     expect(next).toContain("third log: the config sets max_connections = 5");
     expect(next).toContain('"name":"compact"');

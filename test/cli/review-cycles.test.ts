@@ -130,7 +130,7 @@ describe("a review of a range inside a turn", () => {
     expect(next.exitCode, next.stderr).toBe(0);
     const sent = requestText(provider.requests.length - 1);
     expect(sent).toContain(
-      '"fix the bug"},{"type":"text","text":"[Summary of earlier steps in this turn]\\n\\nRead eight files."',
+      '"fix the bug"},{"type":"text","text":"[Summary of earlier steps in this turn]\\n\\nRead eight files.\\n\\n[Facts of these turns, from their raw events]\\nFiles read: fix-the-bug-0-0.ts',
     );
     expect(sent).not.toContain("contents of cycle 3 call 1");
     expect(sent).toContain("contents of cycle 4 call 0");

@@ -79,7 +79,7 @@ describe("compact --continue", () => {
     expect(result.stderr).toMatch(
       /\nThe summary of turns 1\.\.17 does not mention \d+ items; the 10 that matter most:\n/,
     );
-    expect(result.stderr).toMatch(/\n {2}path {8}src\/since\.ts — written in turns /);
+    expect(result.stderr).toMatch(/\n {2}identifier {2}parseSince — named by the assistant in turns /);
     expect(result.stderr).toContain("more\n");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`Applied to ${SAMPLE_ID}: compacted turns 1..17 (summarize)`);
@@ -97,6 +97,42 @@ describe("compact --continue", () => {
     // The review is over: compaction of the source works again.
     const again = await cxc(["c", "compact", "-r", "--to", "18"]);
     expect(again.exitCode).toBe(0);
+  });
+
+  it("adds the proposal's pins with the compaction, in one append, and never removes one", async () => {
+    await cxc(["c", "keep", "18", "--only", "user"]);
+    await startReview();
+    await propose({ from_turn: 1, to_turn: 17, summary: "S", keep: ["2.1", "18"] }, "toolu_1");
+    const result = await cxc(["c", "compact", "--continue", "--yes"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      "Proposed: compact turns 1..17 (summarize); keep verbatim: turn 2, cycle 1; turn 18",
+    );
+    const events = readEvents(home);
+    const pins = events.flatMap((event) =>
+      event.type === "pin" ? [[event.turn, event.cycle ?? null, event.only ?? null]] : [],
+    );
+    // The pin already there stays; the two new ones come before the compaction they shape.
+    expect(pins).toEqual([
+      [17, null, "user"],
+      [1, 0, null],
+      [17, null, null],
+    ]);
+    const last = events.slice(-3).map((event) => event.type);
+    expect(last).toEqual(["pin", "pin", "compaction"]);
+    const view = await cxc(["c", "print", "--compacted", "--style", "full"]);
+    expect(view.stdout).toContain("[Pinned messages, kept verbatim]\nturn 2, ");
+  });
+
+  it("refuses a proposal that keeps what is not there, naming the position", async () => {
+    await startReview();
+    provider.enqueue(
+      ...proposalRound({ from_turn: 1, to_turn: 17, summary: "S", keep: ["99"] }, "Fixing it.", "toolu_bad"),
+    );
+    const result = await cxc(["q", "please record it"]);
+    expect(result.exitCode).toBe(0);
+    const answered = JSON.stringify(provider.requests.at(-1)!.body);
+    expect(answered).toContain("`keep[0]`: turn 99 out of range (conversation has 20 turns)");
   });
 
   it("shows how far the source has grown and still compacts the agreed absolute range", async () => {

@@ -89,6 +89,7 @@ describe("which summarizer", () => {
       summary: "CONFIGURED SUMMARY",
       source: "derived",
       recipe: SUMMARY_MODEL,
+      facts: expect.stringContaining("[Facts of these turns, from their raw events]"),
     });
   });
 

@@ -12,7 +12,7 @@ import {
   parseCompactArguments,
   planCompactCall,
 } from "../../src/core/compaction/compact-tool.js";
-import { HEAD, layoutCycles } from "../../src/core/conversation/cycles.js";
+import { compactionPolicies, HEAD, layoutCycles } from "../../src/core/conversation/cycles.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createEventBuilder } from "../helpers/builders.js";
@@ -125,11 +125,14 @@ describe("planning ranges inside the turn in progress", () => {
     });
   });
 
-  it("checks a summary inside the turn against the cycles it covers, not the whole turn", () => {
+  it("lists the facts of the cycles a summary inside the turn covers, not of the whole turn", () => {
+    // Files worth a summary: their contents outweigh the summary and its facts block.
     const events = session().map((event) =>
       event.type === "tool_call_request" && event.name === "read"
         ? { ...event, arguments: { path: `src/${String(event.arguments.path)}.ts` } }
-        : event,
+        : event.type === "tool_call_response"
+          ? { ...event, content: `${event.content}\n${"const x = 1;\n".repeat(80)}` }
+          : event,
     );
     const rule = onlyRule(
       plan(events, [
@@ -137,11 +140,10 @@ describe("planning ranges inside the turn in progress", () => {
       ]),
     );
     expect(rule).toMatchObject({ from: 2, to: 2, fromCycle: 0, toCycle: 2 });
-    expect(rule.losses?.items.map((item) => item.value).sort()).toEqual([
-      "src/read-0.ts",
-      "src/read-1.ts",
-      "src/read-2.ts",
-    ]);
+    // The facts block of its cycles: the files they read, not the rest of the turn's.
+    expect(compactionPolicies(rule.compaction).summary?.facts).toBe(
+      "[Facts of these turns, from their raw events]\nFiles read: src/read-0.ts, src/read-1.ts, src/read-2.ts",
+    );
   });
 
   it("a mechanical range may run from an earlier turn into the turn in progress", () => {

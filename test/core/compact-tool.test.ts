@@ -256,7 +256,13 @@ describe("planCompactCall events", () => {
       ts: "2026-02-01T00:00:00.000000000Z",
       from_turn: 0,
       to_turn: 2,
-      summary: { summary: "what happened", source: "supplied", author: "assistant" },
+      summary: {
+        summary: "what happened",
+        source: "supplied",
+        author: "assistant",
+        // The text stays as the assistant wrote it; the facts of the raw turns are stored beside it.
+        facts: "[Facts of these turns, from their raw events]\nFiles read: read_file.txt",
+      },
       source: "assistant",
       note: "recoverable from disk",
       deferred_until_turn: 5,

@@ -21,7 +21,7 @@ import {
 } from "../../src/core/present/labels.js";
 import type { CompactionSegment } from "../../src/core/compaction/plan.js";
 import { inTurnSummaryContent, projectConversation } from "../../src/core/conversation/projection.js";
-import { checkSummary } from "../../src/core/summary/check.js";
+import { DEFAULT_KEEPING, factsBlock } from "../../src/core/compaction/keeping.js";
 import { summaryTurns } from "../../src/core/summary/summarizer.js";
 import {
   existingTimelineSegments,
@@ -217,7 +217,7 @@ describe("token counts, the digest and the summary check over cycle ranges", () 
     expect(counted.byKind.user).toBe(1);
   });
 
-  it("digests and checks only the cycles of the range, titled by the range", () => {
+  it("digests and lists the facts of only the cycles of the range, titled by the range", () => {
     const build = createEventBuilder();
     const events = agentTurn(build, "please fix src/parser.ts", [
       { calls: [{ name: "read_file", arguments: { path: "src/lexer.ts" }, result: "lexer" }] },
@@ -233,10 +233,10 @@ describe("token counts, the digest and the summary check over cycle ranges", () 
     expect(digest).not.toContain("src/ast.ts");
     // The user's request stays in the view, so the digest of its cycles does not repeat it.
     expect(digest).not.toContain("please fix");
-    const lost = checkSummary(turns, range, "nothing useful");
-    expect(lost.items.filter((item) => item.kind === "path").map((item) => item.value)).toEqual([
-      "src/parser.ts",
-    ]);
+    // The facts block after its summary: the files of those cycles only.
+    expect(factsBlock(turns, range, DEFAULT_KEEPING)).toBe(
+      "[Facts of these turns, from their raw events]\nFiles read: src/parser.ts",
+    );
     expect(digestTurns(turns, { from: 0, to: 0 })).toContain("src/lexer.ts");
   });
 });

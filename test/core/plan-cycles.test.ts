@@ -324,7 +324,8 @@ describe("planning summaries inside a turn", () => {
     const view = projectConversation(apply(build, events, result));
     expect(eventsOfType(view.events, "chat_request").map((event) => event.content)).toEqual([
       "task",
-      "[Summary of earlier steps in this turn]\n\nS0",
+      "[Summary of earlier steps in this turn]\n\nS0\n\n[Facts of these turns, from their raw events]\n" +
+        "Files read: task-0-0.ts, task-1-0.ts, task-2-0.ts, task-3-0.ts, task-4-0.ts, task-5-0.ts, task-6-0.ts, task-7-0.ts",
     ]);
   });
 
@@ -495,7 +496,12 @@ describe("events of cycle-precise segments", () => {
     expect(summarized.cycles).toEqual({
       from: 1,
       to: 2,
-      summary: { summary: "text", source: "supplied", author: "assistant" },
+      summary: {
+        summary: "text",
+        source: "supplied",
+        author: "assistant",
+        facts: "[Facts of these turns, from their raw events]\nFiles read: task-1-0.ts, task-2-0.ts",
+      },
     });
     expect(summarized.deferred_until_turn).toBe(1);
     expect(() => buildCompactionEvent(summary, { id: "s2", ts: build.now(), source: "user" })).toThrow(

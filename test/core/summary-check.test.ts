@@ -1,6 +1,5 @@
 /** The summary check: what a summary of a range does not mention, ranked, on strong signals only. */
 import { describe, expect, it } from "vitest";
-import { digestTurns } from "../../src/core/summary/digest.js";
 import { ADVISOR_AUTHOR, type TurnEvent } from "../../src/core/conversation/events.js";
 import {
   checkSummary,
@@ -38,71 +37,28 @@ const lost = (conversation: Turn[], summary = "") =>
 const values = (items: readonly LostItem[], kind?: LostItem["kind"]) =>
   items.filter((item) => kind === undefined || item.kind === kind).map((item) => item.value);
 
-describe("paths", () => {
+describe("what the facts block carries", () => {
   const conversation = turns(
     [
-      user("Please fix the log rotation."),
+      user("Please fix the log rotation. Never push to main."),
       ...call("fs_read_file", { path: "src/store/log.ts" }),
       ...call("fs_modify_file", { path: "./src/store/rotate.ts", patterns: [] }),
-      ...call("fs_grep_files", { pattern: "rotate", paths: ["src"] }),
-      ...call("fs_grep_files", { pattern: "rotate", paths: ["src/store"] }),
       ...call("run_command", { command: "npx vitest run test/rotate.test.ts 2>/dev/null" }),
     ],
     [user("Does it handle I/O errors, and corrupt/missing files?"), say("Yes; `log.ts` now retries.")],
   );
 
-  it("reports what the tool calls wrote, read and ran, without bare words or searched folders", () => {
-    const items = lost(conversation);
-    // log.ts was read and named again in turn 2: more often and more recently than rotate.ts was written.
-    expect(values(items, "path")).toEqual(["src/store/log.ts", "src/store/rotate.ts", "test/rotate.test.ts"]);
-    expect(items.find((item) => item.value === "src/store/rotate.ts")?.reason).toBe("written in turn 1");
-    expect(items.find((item) => item.value === "test/rotate.test.ts")?.reason).toBe("in a command in turn 1");
+  it("reports no path and no binding sentence: the facts block after the summary holds them exactly", () => {
+    expect(lost(conversation)).toEqual([]);
   });
 
-  it("does not take prose with a slash for a path (I/O, corrupt/missing)", () => {
-    const everything = JSON.stringify(lost(conversation));
-    expect(everything).not.toContain("I/O");
-    expect(everything).not.toContain("corrupt/missing");
-    expect(values(lost(conversation), "path")).not.toContain("src");
-  });
-
-  it("counts a file name in prose as the one touched path it names", () => {
-    const log = lost(conversation).find((item) => item.value === "src/store/log.ts");
-    expect(log?.turns).toEqual([0, 1]);
-    expect(log?.reason).toBe("read in turn 1");
-  });
-
-  it("counts a crate-relative spelling in prose as the one touched path it shortens", () => {
-    const crate = turns([
-      user("Rewrite the sanitizer."),
-      ...call("fs_modify_file", { path: "crates/jp_workspace/src/sanitize.rs", patterns: [] }),
-      ...call("fs_read_file", { path: "crates/jp_storage/src/sanitize.rs" }),
-      say(
-        "Changes to `jp_workspace/sanitize.rs`: it no longer reads files; `other/sanitize.rs` is untouched.",
-      ),
+  it("does not take a path the range names for an identifier (`log.ts`, `rotate.ts`)", () => {
+    const named = turns([
+      user("Look at `rotate.ts` and `rotateLogs`."),
+      ...call("fs_read_file", { path: "src/store/rotate.ts" }, "export function rotateLogs() {}"),
+      say("`rotate.ts` exports `rotateLogs`, which `log.ts` calls."),
     ]);
-    const paths = lost(crate).filter((item) => item.kind === "path");
-    expect(paths.map((item) => [item.value, item.turns])).toEqual([
-      ["crates/jp_workspace/src/sanitize.rs", [0]],
-      ["crates/jp_storage/src/sanitize.rs", [0]],
-      ["other/sanitize.rs", [0]],
-    ]);
-  });
-
-  it("matches leniently: a summary naming the full path mentions the file name and the other way round", () => {
-    const summary = "Changed src/store/rotate.ts; log.ts was read; ran test/rotate.test.ts.";
-    expect(values(lost(conversation, summary), "path")).toEqual([]);
-  });
-
-  it("takes a path from prose when it names a file or a tool listed it, not otherwise", () => {
-    const listed = turns([
-      user("Where do the RFDs live?"),
-      ...call("fs_list_files", { prefixes: ["docs"] }, "docs/rfd/\ndocs/guides/\n"),
-      say(
-        "In docs/rfd (see docs/rfd/064-compaction.md); the pub/sub notes are elsewhere, and so is docs/old.",
-      ),
-    ]);
-    expect(values(lost(listed), "path")).toEqual(["docs/rfd", "docs/rfd/064-compaction.md"]);
+    expect(values(lost(named))).toEqual(["rotateLogs"]);
   });
 });
 
@@ -172,9 +128,8 @@ describe("identifiers", () => {
       say("`ShikiConfig::languages` now lists wit."),
     ]);
     const items = lost(conversation, "");
-    // Neither the documentation's names nor its paths are the work's.
+    // The documentation's names are not the work's.
     expect(values(items, "identifier")).toEqual(["ShikiConfig::languages"]);
-    expect(values(items, "path")).toEqual(["docs/config.ts"]);
   });
 
   it("leaves out locals, tests the work did not write and what the assistant only meant to look at", () => {
@@ -287,108 +242,57 @@ describe("numbers", () => {
   });
 });
 
-describe("constraints", () => {
-  it("reports the user's binding sentences, strongest and latest first", () => {
-    const conversation = turns(
-      [user("Don't add dependencies.\nIt must work on Node 20, and\nwe should keep the\nAPI stable.")],
-      [user("Only touch src/cli.ts. Never push to main.")],
-    );
-    expect(values(lost(conversation, "Added the flag."), "constraint")).toEqual([
-      "Never push to main.",
-      "Don't add dependencies.",
-      "It must work on Node 20, and we should keep the API stable.",
-      "Only touch src/cli.ts.",
-    ]);
-  });
-
-  it("does not take questions, opinions, descriptions or a lifted instruction for a rule", () => {
-    const conversation = turns(
-      [
-        user(
-          "Should we always retry? I don't think it matters. The file is never re-created. " +
-            "It must be the parser. Write the plan, don't implement it yet.",
-        ),
-      ],
-      [user("Go ahead and implement it.")],
-    );
-    expect(values(lost(conversation), "constraint")).toEqual([]);
-  });
-
-  it("keeps a constraint the summary restates in its own words", () => {
-    const conversation = turns([user("Don't add any runtime dependencies to the package.")]);
-    expect(values(lost(conversation, "No new runtime dependencies were added to the package."))).toEqual([]);
-  });
-
-  it("ignores the advisor's messages", () => {
-    const conversation = turns([{ ...user("You must compact now."), author: ADVISOR_AUTHOR } as TurnEvent]);
-    expect(lost(conversation)).toEqual([]);
-  });
-});
-
 describe("checkSummary", () => {
   it("never reads reasoning or tool output as facts", () => {
     const conversation = turns([
       user("Go."),
-      think("maybe useSecretHelper in src/secret.ts, it must be fast"),
+      think("maybe useSecretHelper in src/secret.ts, it takes 300 ms"),
       ...call(
         "fs_read_file",
         { path: "a.ts" },
         "const UNIT_MILLISECONDS = 1; // takes 200 ms in src/other.ts",
       ),
     ]);
-    expect(values(lost(conversation))).toEqual(["a.ts"]);
+    expect(values(lost(conversation))).toEqual([]);
+  });
+
+  it("ignores the advisor's messages", () => {
+    const advisor = { ...user("You must compact within 200 ms, see `compact_now`."), author: ADVISOR_AUTHOR };
+    expect(lost(turns([advisor as TurnEvent]))).toEqual([]);
   });
 
   it("only looks at the range, and counts what it checked", () => {
-    const conversation = turns([user("Keep it under 200 ms.")], [user("Never push to main.")]);
+    const conversation = turns([user("Keep it under 200 ms.")], [user("Cap it at 3 retries.")]);
     const result = checkSummary(conversation, { from: 1, to: 1 }, "");
-    expect(values(result.items)).toEqual(["Never push to main."]);
+    expect(values(result.items)).toEqual(["3 retries"]);
     expect(checkSummary(conversation, all(conversation), "under 200 ms").checked).toBe(2);
   });
 
   it("ranks by signal, then how often and how recently", () => {
     const conversation = turns(
       [
-        user("Look."),
-        ...call("fs_read_file", { path: "old.ts" }),
-        ...call("fs_read_file", { path: "once.ts" }),
+        user("Keep `parseSince` under 200 ms."),
+        ...call("fs_read_file", { path: "a.ts" }, "function parseSince() {}"),
       ],
-      [...call("fs_modify_file", { path: "new.ts" }), ...call("fs_read_file", { path: "late.ts" })],
-      [...call("fs_read_file", { path: "old.ts" })],
+      [say("`parseSince` is now 40 ms; `Parser` stays.")],
+      [say("`parseSince` is at 40 ms still.")],
     );
     const items = lost(conversation);
-    // Written beats read; read twice beats read once; of two read once, the later one first.
-    expect(values(items)).toEqual(["old.ts", "new.ts", "late.ts", "once.ts"]);
-    expect(items[0]).toMatchObject({ reason: "read in turns 1 and 3", turns: [0, 2] });
-    expect(items[1]).toMatchObject({ reason: "written in turn 2", turns: [1] });
+    // The user's identifier named three times, then the user's quantity said once, then the
+    // assistant's measurement it came back to.
+    expect(values(items)).toEqual(["parseSince", "200 ms", "40 ms"]);
+    expect(items[0]).toMatchObject({ reason: "named by the user in turn 1 (3 mentions)", turns: [0, 1, 2] });
     expect(items.map((item) => item.score)).toEqual(
       [...items.map((item) => item.score)].sort((a, b) => b - a),
     );
   });
 
-  it("finds nothing lost in the builtin digest's paths and constraints on the sample", () => {
-    const { turns: sample } = loadSample();
-    for (const range of [
-      { from: 0, to: 19 },
-      { from: 3, to: 11 },
-    ]) {
-      const items = checkSummary(sample, range, digestTurns(sample, range)).items;
-      expect(values(items, "constraint")).toEqual([]);
-      expect(values(items, "path")).toEqual([]);
-    }
-  });
-
-  it("reports the sample's key facts against a thin summary, the user's constraints near the top", () => {
+  it("reports the sample's key identifiers and numbers against a thin summary", () => {
     const { turns: sample } = loadSample();
     const items = checkSummary(sample, { from: 0, to: 19 }, "Added a --since flag to logcat.").items;
-    expect(values(items, "path")).toContain("src/since.ts");
     expect(values(items, "identifier")).toContain("parseSince");
     expect(values(items, "number")).toContain("400 MB");
-    expect(
-      items
-        .slice(0, 10)
-        .some((item) => item.kind === "constraint" && /don't add dependencies/i.test(item.value)),
-    ).toBe(true);
+    expect(items.every((item) => item.kind === "identifier" || item.kind === "number")).toBe(true);
   });
 });
 
@@ -448,7 +352,7 @@ describe("extractors", () => {
 });
 
 describe("formatLosses", () => {
-  const item = (value: string, kind: LostItem["kind"] = "path"): LostItem => ({
+  const item = (value: string, kind: LostItem["kind"] = "identifier"): LostItem => ({
     kind,
     value,
     reason: "read in turn 1",
@@ -457,7 +361,7 @@ describe("formatLosses", () => {
   });
 
   it("shows the top ten and counts the rest", () => {
-    const losses = { items: Array.from({ length: 12 }, (_, index) => item(`f${index}.ts`)), checked: 20 };
+    const losses = { items: Array.from({ length: 12 }, (_, index) => item(`f${index}`)), checked: 20 };
     const lines = formatLosses(losses, {
       title: "Summary of turns 1..3 (builtin/digest)",
       moreHint: " (see --format json)",
@@ -466,18 +370,18 @@ describe("formatLosses", () => {
       "Summary of turns 1..3 (builtin/digest) does not mention 12 items; the 10 that matter most:",
     );
     expect(lines.slice(1, 11)).toEqual(
-      Array.from({ length: 10 }, (_, index) => `  path        f${index}.ts — read in turn 1`),
+      Array.from({ length: 10 }, (_, index) => `  identifier  f${index} — read in turn 1`),
     );
     expect(lines[11]).toBe("  … and 2 more (see --format json)");
   });
 
-  it("says when nothing is missing, and quotes constraints", () => {
+  it("says when nothing is missing", () => {
     expect(formatLosses({ items: [], checked: 3 }, { title: "The summary" })).toEqual([
-      "The summary mentions every path, identifier, number and constraint the summary check looks for.",
+      "The summary mentions every identifier and number the summary check looks for.",
     ]);
-    expect(
-      formatLosses({ items: [item("Never push.", "constraint")], checked: 1 }, { title: "The summary" }),
-    ).toEqual(["The summary does not mention this item:", '  constraint  "Never push." — read in turn 1']);
+    expect(formatLosses({ items: [item("200 ms", "number")], checked: 1 }, { title: "The summary" })).toEqual(
+      ["The summary does not mention this item:", "  number      200 ms — read in turn 1"],
+    );
     expect(formatLostItem(item("x".repeat(200), "identifier"))).toMatch(/^identifier {2}x{159}… — /);
   });
 });

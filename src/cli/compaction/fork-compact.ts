@@ -8,6 +8,7 @@
  */
 import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
 import { applyCompaction, collectingTarget } from "../../query/compaction/apply.js";
+import { keepingFor } from "../../query/compaction/keeping.js";
 import { newEventId, timestampNow } from "../../store/index.js";
 import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
@@ -20,6 +21,7 @@ export async function compactForkEvents(
   context: CliContext,
   events: readonly ConversationEvent[],
   specs: readonly string[],
+  meta: Readonly<Record<string, unknown>> = {},
 ): Promise<Compaction[]> {
   const explicit = parseExplicitRules({ compact: specs });
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
@@ -27,7 +29,8 @@ export async function compactForkEvents(
   const target = collectingTarget(events);
   const now = timestampNow();
   await applyCompaction(target, {
-    plan: (snapshot) => planRun(snapshot, { rules, range: {}, now }),
+    plan: (snapshot) =>
+      planRun(snapshot, { rules, range: {}, now, keeping: keepingFor(config.values, meta) }),
     summaries: {
       config: config.values,
       env: context.env,

@@ -43,9 +43,14 @@ function describeCycles(summary: CycleSummaryOrigin): string {
 
 /**
  * Transcript blocks of projected turns, headed by the raw turn numbers they stand for; a turn with
- * summaries inside it says which cycles they replaced (`turn 4 (cycles 1..37 summarized)`).
+ * summaries inside it says which cycles they replaced (`turn 4 (cycles 1..37 summarized)`). The
+ * `pinned` messages kept in place are marked.
  */
-export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): TranscriptTurn[] {
+export function buildProjectedTranscript(
+  turns: readonly ProjectedTurn[],
+  pinned: ReadonlySet<string> = new Set(),
+): TranscriptTurn[] {
+  const marks = pinned.size === 0 ? {} : { pinned };
   return turns.map((turn) => {
     if (turn.origin.kind === "kept") {
       const summaries = turn.cycleSummaries ?? [];
@@ -54,6 +59,7 @@ export function buildProjectedTranscript(turns: readonly ProjectedTurn[]): Trans
         header: `turn ${turn.origin.turn + 1}${cycles.length === 0 ? "" : ` (${cycles.join(", ")} summarized)`}`,
         turnNumbers: [turn.origin.turn + 1],
         events: turn.events,
+        ...marks,
         origin: {
           kind: "turn",
           summarizedCycles: summaries.map((summary) => ({

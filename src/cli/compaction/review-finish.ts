@@ -14,6 +14,9 @@
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.
  */
+import { buildPinEvent, planPin } from "../../core/conversation/pins.js";
+import type { Compaction, Pin } from "../../core/conversation/events.js";
+import type { Keeping } from "../../core/compaction/keeping.js";
 import {
   type ContinueDecision,
   notAReviewRefusal,
@@ -115,6 +118,8 @@ export async function continueReview(
     readonly confirm: ConfirmApply;
     readonly yes: boolean;
     readonly showPrompt: (text: string) => void;
+    /** What the compaction keeps for a source with this metadata (facts block, keep rules). */
+    readonly keeping?: (meta: Readonly<Record<string, unknown>>) => Keeping;
   },
 ): Promise<ContinueOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--continue");
@@ -141,10 +146,24 @@ export async function continueReview(
       }
       if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
     }
-    // Both locks are held: the pipeline appends to the source through its lock.
-    const applied = await applyCompaction(lockedTarget(locked!), {
-      plan: (events) =>
-        expectRunnable(reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow())),
+    // Both locks are held: the pipeline appends to the source through its lock, the proposal's
+    // pins in the same append (those not in force already).
+    const source = lockedTarget(locked!);
+    const pins: Pin[] = [];
+    for (const position of decision.proposal.keep ?? []) {
+      const planned = planPin([...source.events, ...pins], position);
+      if (planned.ok && planned.kind === "new")
+        pins.push(buildPinEvent(position, { id: newEventId(), ts: timestampNow() }));
+    }
+    const target = {
+      ...source,
+      append: (compactions: readonly Compaction[]) => locked!.append([...pins, ...compactions]),
+    };
+    const applied = await applyCompaction(target, {
+      plan: (events, meta) =>
+        expectRunnable(
+          reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow(), options.keeping?.(meta)),
+        ),
       newEventId: () => newEventId(),
       now: () => timestampNow(),
     });

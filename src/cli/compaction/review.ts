@@ -279,7 +279,11 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
   const terminal = flags.yes === true || flags.confirm === false ? undefined : openPromptTerminal();
   let outcome: Awaited<ReturnType<typeof continueReview>>;
   try {
+    const { loadConfig } = await import("../config.js");
+    const { keepingFor } = await import("../../query/compaction/keeping.js");
+    const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
     outcome = await continueReview(context.store, {
+      keeping: (meta) => keepingFor(config.values, meta),
       yes: flags.yes === true || flags.confirm === false,
       // The summary is model output: sanitized before it reaches the terminal.
       showPrompt: (text) => context.block(text),

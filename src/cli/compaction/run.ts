@@ -7,6 +7,7 @@
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
  */
+import type { Keeping } from "../../core/compaction/keeping.js";
 import { type CompactionPlan, type CompactionSegment, planCompaction } from "../../core/compaction/plan.js";
 import { previewCompactions, savesAlmostNothing } from "../../core/compaction/preview.js";
 import { needsSummary, realizePlan } from "../../core/compaction/realize.js";
@@ -37,6 +38,8 @@ export interface CompactionRunOptions {
   readonly note?: string;
   /** RFC 3339 time of the run. */
   readonly now: string;
+  /** The facts block's budget and working directory, the keep rules (keeping.ts). */
+  readonly keeping?: Keeping;
 }
 
 /** One new compaction of a run (0-based turns). */
@@ -77,6 +80,7 @@ export function planRun(events: readonly ConversationEvent[], options: Compactio
     now: options.now,
     source: "user",
     ...(options.note === undefined ? {} : { note: options.note }),
+    ...(options.keeping === undefined ? {} : { keeping: options.keeping }),
   });
   if (plan.kind === "invalid") throw new CxcError("invalid-range", plan.message);
   if (plan.kind === "conflict") throw new CxcError("compaction-conflict", plan.message);

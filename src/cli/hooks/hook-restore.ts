@@ -14,14 +14,25 @@
  *
  * The block is at most `hooks.restore.max_characters` long (default 4000; the least important
  * facts go first, and it says how many were left out).
+ *
+ * Then the pinned messages of a session cxc exported (`cxc conversation keep`), verbatim and whole
+ * whatever the budget: the pinned sections cxc wrote after its summaries, and the messages its
+ * export marked pinned where they stood (core/conversation/summary-message.ts).
  */
 import { readFileSync } from "node:fs";
 import type { ConfigTable } from "../../core/config.js";
 import { type HookInput, sessionContextOutput } from "../../core/interop/hook-protocol.js";
-import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
+import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../core/interop/claude-code.js";
+import { compactionPolicies } from "../../core/conversation/cycles.js";
+import { type ConversationEvent, isTurnEvent, type ToolCallRequest } from "../../core/conversation/events.js";
+import {
+  type PinnedMessage,
+  pinnedSectionOf,
+  renderPinnedMessages,
+} from "../../core/conversation/summary-message.js";
 import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
-import { groupTurns } from "../../core/conversation/turns.js";
+import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
 
 /** The restore's budget when none is configured. */
@@ -64,5 +75,37 @@ export async function restoreAfterCompaction(
     { ...facts, filesRead: [] },
     { maxCharacters: restoreBudget(config), heading: HEADING },
   );
-  return rendered.text === "" ? "" : sessionContextOutput(rendered.text);
+  const pinned = pinnedInTranscript(imported.value.conversation.events);
+  if (rendered.text === "" && pinned.length === 0) return "";
+  const restored = [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
+  return sessionContextOutput(restored);
+}
+
+/**
+ * The pinned messages of a transcript cxc exported, each section once: those its summaries carry
+ * (their pinned section), then those its records mark (`cxc_pinned`), in order.
+ */
+export function pinnedInTranscript(events: readonly ConversationEvent[]): string[] {
+  const sections = new Set<string>();
+  const marked: PinnedMessage[] = [];
+  const indices = assignTurnIndices(events);
+  events.forEach((event, position) => {
+    const texts =
+      event.type === "chat_request"
+        ? [event.content]
+        : event.type === "chat_response" && event.message !== undefined
+          ? [event.message]
+          : event.type === "compaction"
+            ? [compactionPolicies(event).summary?.summary ?? ""]
+            : [];
+    for (const text of texts) {
+      const section = pinnedSectionOf(text);
+      if (section !== undefined) sections.add(section);
+    }
+    if (isTurnEvent(event) && event.metadata?.[CXC_PINNED_KEY] === true)
+      marked.push({ turn: indices[position]!, event });
+  });
+  const requests = new Map<string, ToolCallRequest>();
+  for (const event of events) if (event.type === "tool_call_request") requests.set(event.call_id, event);
+  return [...sections, ...(marked.length === 0 ? [] : [renderPinnedMessages(marked, requests)])];
 }

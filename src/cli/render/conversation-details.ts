@@ -6,8 +6,9 @@
  */
 import { activeCompactions } from "../../core/conversation/compactions.js";
 import { type CycleRange, compactionPolicies } from "../../core/conversation/cycles.js";
-import { isTurnEvent } from "../../core/conversation/events.js";
+import { isTurnEvent, type PinPart } from "../../core/conversation/events.js";
 import { compactionLabel, describeSizedRange, formatCount } from "../../core/present/labels.js";
+import { activePins, describePin } from "../../core/conversation/pins.js";
 import {
   type ConversationSource,
   conversationSource,
@@ -40,6 +41,20 @@ export interface CompactionDetails {
   readonly deferred_until_turn: number | null;
   /** True while the turn it waits for has not started (it is not in force yet). */
   readonly deferred: boolean;
+  /** How many messages of its range the keep rules matched when it was written (kept verbatim). */
+  readonly kept_by_rule: number;
+  readonly created_at: string;
+}
+
+/** One pin in force, as `show` lists it (1-based turn and cycle). */
+export interface PinDetails {
+  readonly number: number;
+  readonly id: string;
+  readonly turn: number;
+  readonly cycle: number | null;
+  /** `user`, `assistant`, `results`, or null for every message. */
+  readonly only: string | null;
+  readonly source: string;
   readonly created_at: string;
 }
 
@@ -91,6 +106,8 @@ export interface ConversationDetails {
   /** The open compaction review of this conversation, if any. */
   readonly open_review: string | null;
   readonly compactions: readonly CompactionDetails[];
+  /** The pins in force (`cxc conversation keep`), in stream order. */
+  readonly pins: readonly PinDetails[];
   readonly warnings: readonly string[];
 }
 
@@ -158,9 +175,19 @@ export function buildConversationDetails(
           compaction.deferred_until_turn === undefined ? null : compaction.deferred_until_turn + 1,
         // Deferred to turn N (0-based): in force once turn N has started, i.e. there are N+1 turns.
         deferred: compaction.deferred_until_turn !== undefined && turnCount <= compaction.deferred_until_turn,
+        kept_by_rule: compaction.pinned_events?.length ?? 0,
         created_at: compaction.ts,
       };
     }),
+    pins: activePins(events).map(({ number, pin }) => ({
+      number,
+      id: pin.id,
+      turn: pin.turn + 1,
+      cycle: pin.cycle === undefined ? null : pin.cycle + 1,
+      only: pin.only ?? null,
+      source: pin.source,
+      created_at: pin.ts,
+    })),
     warnings: conversation.warnings,
   };
 }
@@ -183,6 +210,7 @@ function rangeOfItem(item: CompactionDetails): CycleRange {
 export function renderCompactionItem(item: CompactionDetails): string {
   const facts = [item.source];
   if (item.deferred) facts.push(`deferred until turn ${item.deferred_until_turn}`);
+  if (item.kept_by_rule > 0) facts.push(`keeps ${formatCount(item.kept_by_rule, "message")} by rule`);
   const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
   return `${describeSizedRange(rangeOfItem(item), item.label ?? undefined)} [${facts.join(", ")}]${note}`;
 }
@@ -222,6 +250,17 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
   for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
+  if (details.pins.length > 0) {
+    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C to stop):");
+    for (const item of details.pins) {
+      const place = describePin({
+        turn: item.turn - 1,
+        ...(item.cycle === null ? {} : { cycle: item.cycle - 1 }),
+        ...(item.only === null ? {} : { only: item.only as PinPart }),
+      });
+      lines.push(`  ${item.number}. ${place} [${item.source}]`);
+    }
+  }
   return lines.join("\n");
 }
 

@@ -7,6 +7,7 @@
  * (messages, reasoning, tool names, arguments and output) is sanitized; headers are chrome.
  */
 import { type ConversationEvent, serializeEvent } from "../../core/conversation/events.js";
+import { describePin, pinnedMessages } from "../../core/conversation/pins.js";
 import { describeCompaction, formatCount } from "../../core/present/labels.js";
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import { assignTurnIndices, countTurns } from "../../core/conversation/turns.js";
@@ -26,6 +27,8 @@ export interface TranscriptTurn {
    * instead of `[user]`, e.g. `summary of cycles 1..6`. Trusted text.
    */
   readonly summaryTags?: ReadonlyMap<string, string>;
+  /** The ids of the pinned messages of the block (`cxc conversation keep`), marked `, pinned`. */
+  readonly pinned?: ReadonlySet<string>;
   /**
    * What a projected block stands for, for JSON: a summary of raw turns (with its compaction), or
    * a kept turn and the cycles summaries replaced inside it. Absent for a raw turn.
@@ -54,6 +57,7 @@ export function buildRawTranscript(
 ): TranscriptTurn[] {
   const turnCount = countTurns(events);
   const indices = assignTurnIndices(events);
+  const { ids: pinned } = pinnedMessages(events);
   const byTurn: ConversationEvent[][] = Array.from({ length: turnCount }, () => []);
   events.forEach((event, position) => {
     byTurn[indices[position]!]?.push(event);
@@ -63,7 +67,12 @@ export function buildRawTranscript(
     const turnEvents = byTurn[index]!;
     const first = turnEvents.find((event) => event.type !== "unknown");
     const when = first && "ts" in first ? ` · ${formatTimestamp(first.ts)}` : "";
-    turns.push({ header: `turn ${index + 1}${when}`, turnNumbers: [index + 1], events: turnEvents });
+    turns.push({
+      header: `turn ${index + 1}${when}`,
+      turnNumbers: [index + 1],
+      events: turnEvents,
+      ...(pinned.size === 0 ? {} : { pinned }),
+    });
   }
   return turns;
 }
@@ -130,22 +139,27 @@ export function renderTranscriptText(turns: readonly TranscriptTurn[], options: 
       const tag = turn.summaryTags?.get("id" in event ? event.id : "");
       if (tag !== undefined && event.type === "chat_request") {
         lines.push(colors.label(`[${tag}]`, "other"), clean(event.content.replace(/^\[[^\]\n]*\]\n\n/, "")));
-      } else lines.push(...renderEventLines(event, { toolNames, style, colors }));
+      } else {
+        const pinned = turn.pinned !== undefined && "id" in event && turn.pinned.has(event.id);
+        lines.push(...renderEventLines(event, { toolNames, style, colors, pinned }));
+      }
     }
     return lines.join("\n");
   });
   return blocks.length === 0 ? "" : `${blocks.join("\n\n")}\n`;
 }
 
-/** The transcript as JSON-ready objects: stored event shapes, unchanged. */
 /**
  * The blocks as JSON: each header as display text and as fields (`kind` `turn` or `summary`,
  * `from_turn`, `to_turn`, a summary's `compaction_id`, the cycles summaries replaced inside a
- * turn), its raw turn numbers and its events.
+ * turn), its raw turn numbers, its events, and the ids of its pinned messages when it has some.
  */
 export function transcriptToJson(turns: readonly TranscriptTurn[]): Record<string, unknown>[] {
   return turns.map((turn) => {
     const origin = turn.origin;
+    const pinned = turn.events.flatMap((event) =>
+      "id" in event && turn.pinned?.has(event.id) === true ? [event.id] : [],
+    );
     return {
       header: turn.header,
       kind: origin?.kind ?? "turn",
@@ -164,6 +178,7 @@ export function transcriptToJson(turns: readonly TranscriptTurn[]): Record<strin
           : [],
       turns: [...turn.turnNumbers],
       events: turn.events.map(serializeEvent),
+      ...(pinned.length === 0 ? {} : { pinned }),
     };
   });
 }
@@ -176,6 +191,8 @@ interface EventContext {
   readonly toolNames: ReadonlyMap<string, string>;
   readonly style: PrintStyle;
   readonly colors: TranscriptColors;
+  /** The event is a pinned message: its label says so (`[user, pinned]`). */
+  readonly pinned?: boolean;
 }
 
 /** The styles that show each kind of thing. */
@@ -190,16 +207,17 @@ const SHOWS = {
 
 function renderEventLines(event: ConversationEvent, context: EventContext): string[] {
   const { style, colors } = context;
+  const kept = context.pinned === true ? ", pinned" : "";
   switch (event.type) {
     case "turn_start":
       return [];
     case "chat_request":
       return [
-        colors.label(`[user${event.author ? `: ${clean(event.author)}` : ""}]`, "user"),
+        colors.label(`[user${event.author ? `: ${clean(event.author)}` : ""}${kept}]`, "user"),
         clean(event.content),
       ];
     case "chat_response": {
-      const suffix = event.interrupted ? ", interrupted" : "";
+      const suffix = `${event.interrupted ? ", interrupted" : ""}${kept}`;
       if (event.message !== undefined) {
         if (!SHOWS.assistant.has(style)) return [];
         return [colors.label(`[assistant${suffix}]`, "assistant"), clean(event.message)];
@@ -213,7 +231,7 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
     }
     case "tool_call_request": {
       if (!SHOWS.toolHeaders.has(style)) return [];
-      const label = colors.label("[tool call]", "tool");
+      const label = colors.label(`[tool call${kept}]`, "tool");
       if (!SHOWS.toolDetails.has(style)) return [`${label} ${clean(event.name)}`];
       return [`${label} ${clean(event.name)} ${cutLine(clean(JSON.stringify(event.arguments)), context)}`];
     }
@@ -221,7 +239,7 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
       if (!SHOWS.toolDetails.has(style)) return [];
       const name = context.toolNames.get(event.call_id) ?? event.call_id;
       const status = event.is_error ? "error" : "ok";
-      const header = `${colors.label("[tool result]", event.is_error ? "error" : "tool")} ${clean(name)} ${status}`;
+      const header = `${colors.label(`[tool result${kept}]`, event.is_error ? "error" : "tool")} ${clean(name)} ${status}`;
       const output = clean(event.content);
       return style === "full" ? [header, output] : [header, ...cutToolOutput(output, colors)];
     }
@@ -246,6 +264,12 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
       return [
         `${colors.label("[compaction reset]", "other")} retires ${formatCount(event.retires.length, "entry", "entries")}`,
       ];
+    case "pin":
+      if (!SHOWS.compactions.has(style)) return [];
+      return [`${colors.label("[pin]", "other")} keeps ${describePin(event)} verbatim [${event.source}]`];
+    case "pin_reset":
+      if (!SHOWS.compactions.has(style)) return [];
+      return [`${colors.label("[pin reset]", "other")} retires ${formatCount(event.retires.length, "pin")}`];
     case "unknown":
       if (!SHOWS.other.has(style)) return [];
       return [`[${clean(String(event.raw.type))}] (an event kind this cxc does not know)`];

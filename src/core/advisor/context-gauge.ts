@@ -280,13 +280,19 @@ function countView(view: readonly TurnEvent[], countTokens: TokenCounter): numbe
 }
 
 /**
- * True when nothing after `position` changes the view: no turn event, no reset, and only
+ * True when nothing after `position` changes the view: no turn event, no reset, no pin, and only
  * compactions that are not in force yet (deferred to a later turn).
  */
 function unchangedSince(events: readonly ConversationEvent[], position: number, turnCount: number): boolean {
   for (let later = position + 1; later < events.length; later++) {
     const event = events[later]!;
-    if (isTurnEvent(event) || event.type === "compaction_reset") return false;
+    if (
+      isTurnEvent(event) ||
+      event.type === "compaction_reset" ||
+      event.type === "pin" ||
+      event.type === "pin_reset"
+    )
+      return false;
     if (event.type === "compaction" && isCompactionInEffect(event, turnCount)) return false;
   }
   return true;

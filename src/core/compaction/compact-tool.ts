@@ -25,6 +25,7 @@
  * schema is in `compact-tool-arguments.ts`, the texts in `compact-tool-preview.ts`; both are
  * re-exported here, so the tool needs only this module.
  */
+import type { Keeping } from "./keeping.js";
 import { type AnchorResolution, resolveAnchor } from "./anchors.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
@@ -82,6 +83,8 @@ export interface PlanCompactCallOptions {
   readonly newEventId: () => string;
   /** RFC 3339 time of the events. */
   readonly now: string;
+  /** What the compactions keep by construction (keeping.ts); absent: the defaults. */
+  readonly keeping?: Keeping;
 }
 
 /** The raw cycles of the turn in progress, for quotes that land inside it (see anchors.ts). */
@@ -284,7 +287,12 @@ export function planCompactCall(
     }
     planned.push(compactionRule(rule, bounds.range));
   }
-  const plan = planCompaction(events, { rules: planned, now: options.now, source: "assistant" });
+  const plan = planCompaction(events, {
+    rules: planned,
+    now: options.now,
+    source: "assistant",
+    ...(options.keeping === undefined ? {} : { keeping: options.keeping }),
+  });
   if (plan.kind === "conflict") return { ok: false, message: describeConflict(plan, events) };
   if (plan.kind === "invalid")
     return { ok: false, message: `rules[${plan.ruleIndex ?? 0}]: ${plan.message}.` };

@@ -34,6 +34,10 @@ export interface CompactionShape {
   readonly summary?: SummaryRule;
   /** A summary whose text is given; never together with `summary`. */
   readonly supplied?: SuppliedSummary;
+  /** A summary's facts block (keeping.ts), stored with its text and shown after it. */
+  readonly facts?: string;
+  /** The messages of the range the keep rules matched (`pinned_events`). */
+  readonly pinnedEvents?: readonly string[];
 }
 
 /** What the shell adds to a shape to make it an event. */
@@ -51,14 +55,15 @@ export interface CompactionEventOptions {
 }
 
 function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
+  const facts = shape.facts === undefined || shape.facts === "" ? {} : { facts: shape.facts };
   if (shape.supplied !== undefined) {
-    return { summary: shape.supplied.text, source: "supplied", author: shape.supplied.author };
+    return { summary: shape.supplied.text, source: "supplied", author: shape.supplied.author, ...facts };
   }
   if (shape.summary === undefined) return undefined;
   if (options.summary === undefined) {
     throw new Error(`the summary of ${describeRange(shape)} needs its text before it becomes an event`);
   }
-  return { ...options.summary };
+  return { ...options.summary, ...facts };
 }
 
 /** Builds a `compaction` event; see the module comment. */
@@ -94,6 +99,9 @@ export function buildCompactionEvent(shape: CompactionShape, options: Compaction
     ...(options.deferredUntilTurn === undefined ? {} : { deferred_until_turn: options.deferredUntilTurn }),
     ...(options.metadata === undefined ? {} : { metadata: { ...options.metadata } }),
     ...(options.origin === undefined ? {} : { origin: { ...options.origin } }),
+    ...(shape.pinnedEvents === undefined || shape.pinnedEvents.length === 0
+      ? {}
+      : { pinned_events: [...shape.pinnedEvents] }),
   };
 }
 

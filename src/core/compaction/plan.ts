@@ -11,6 +11,10 @@
  * the per-rule defaults of an unset side. Turn rules are spans from a turn's head to its end, so
  * one planner serves whole turns and cycles alike.
  *
+ * Every summary segment gets the facts block of its range's raw events, and every segment the
+ * messages of its range the keep rules match (keeping.ts). A segment that would only touch pinned
+ * messages (pins, or those rules) is nothing to compact and is left out.
+ *
  * The shell then writes the summaries a plan asks for and turns the plan into events
  * (realize.ts, then the compaction pipeline in src/query/compaction/).
  */
@@ -24,7 +28,10 @@ import {
 } from "../position/bound.js";
 import { type CycleSpan, HEAD, TURN_END } from "../conversation/cycles.js";
 import type { CompactionSource, ConversationEvent } from "../conversation/events.js";
+import { pinnedMessages } from "../conversation/pins.js";
+import { groupTurns, type Turn } from "../conversation/turns.js";
 import type { CompactionShape } from "./event.js";
+import { DEFAULT_KEEPING, factsBlock, type Keeping, matchKeepRules, touchesOnlyPinned } from "./keeping.js";
 import {
   fitSummary,
   type PieceOptions,
@@ -50,6 +57,8 @@ export interface PlanCompactionOptions {
    * may still be waiting for their results.
    */
   readonly keepLastCycle?: boolean;
+  /** The facts block's budget and working directory, and the keep rules (default: none configured). */
+  readonly keeping?: Keeping;
 }
 
 /** One planned compaction: a rule's resolved range and policies. Turns are 0-based. */
@@ -176,6 +185,23 @@ export function planCompaction(
   const facts = describePositions(events, options.now);
   const summaries: SummarySpan[] = summarySpansOf(events);
   const segments: CompactionSegment[] = [];
+  const keeping = options.keeping ?? DEFAULT_KEEPING;
+  let turns: Turn[] | undefined;
+  let pinned: ReadonlySet<string> | undefined;
+  const keep = (segment: CompactionSegment): CompactionSegment | undefined => {
+    turns ??= groupTurns(events);
+    pinned ??= pinnedMessages(events).ids;
+    const matched = matchKeepRules(turns, segment, keeping.rules);
+    if (touchesOnlyPinned(turns, segment, matched.length === 0 ? pinned : new Set([...pinned, ...matched])))
+      return undefined;
+    const summarized = segment.summary !== undefined || segment.supplied !== undefined;
+    const block = summarized ? factsBlock(turns, segment, keeping) : "";
+    return {
+      ...segment,
+      ...(block === "" ? {} : { facts: block }),
+      ...(matched.length === 0 ? {} : { pinnedEvents: matched }),
+    };
+  };
   for (const [ruleIndex, rule] of options.rules.entries()) {
     const resolved = resolveBoundRange(facts, ruleRange(rule), {
       keepLastCycle: options.keepLastCycle ?? true,
@@ -186,12 +212,13 @@ export function planCompaction(
       lastTurnFinished: options.keepLastCycle === false,
     });
     if (!Array.isArray(planned)) return planned;
-    for (const segment of planned) {
+    const kept = planned.flatMap((segment) => keep(segment) ?? []);
+    for (const segment of kept) {
       if (segment.summary !== undefined || segment.supplied !== undefined) {
         summaries.push({ ...spanOfSegment(segment), compactionId: `planned:${ruleIndex}` });
       }
     }
-    segments.push(...planned);
+    segments.push(...kept);
   }
   if (segments.length === 0) return NOTHING_TO_COMPACT;
   return {

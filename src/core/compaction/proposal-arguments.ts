@@ -8,6 +8,7 @@
  * does not have, summaries in the way) is checked in review.ts.
  */
 import * as z from "zod";
+import { type MessagePosition, parseMessagePosition } from "../position/parse.js";
 import { parseToolCallsMode, type ToolCallsMode } from "./rules.js";
 
 /** `null` is "not given"; digits in a string are the number. */
@@ -109,6 +110,19 @@ export const ProposalArgumentsSchema = z.strictObject({
     .describe(
       "Mechanical compaction without a summary: strip tool arguments and/or results, or omit the calls.",
     ),
+  keep: z
+    .preprocess(
+      (value) => (value === null ? undefined : value),
+      z
+        .array(z.union([z.string(), z.number()]), {
+          error: (issue) =>
+            `\`keep\` must be a list of positions such as ["3", "4.2"], got ${JSON.stringify(issue.input)}`,
+        })
+        .optional(),
+    )
+    .describe(
+      'Optional: messages every compaction must keep verbatim, as pins: "N" (turn N whole) or "N.C" (cycle C of turn N), 1-based as in the markers. Pins are added with the compaction; none is ever removed.',
+    ),
 });
 
 /** The fields `propose_compaction` accepts. */
@@ -127,6 +141,8 @@ export interface ReadProposal {
   readonly summary?: string;
   readonly reasoning?: "strip";
   readonly toolCalls?: ToolCallsMode;
+  /** Pins to add: 0-based turn and cycle. */
+  readonly keep?: readonly MessagePosition[];
 }
 
 /** A call's fields as read: what passed, the problem of each field that did not, unknown fields. */
@@ -135,6 +151,21 @@ export interface ReadArguments {
   readonly problems: Readonly<Partial<Record<keyof ProposalFields, string>>>;
   /** One line per field the tool does not have. */
   readonly unknown: readonly string[];
+}
+
+/** The positions of `keep`, each checked; a bad one is a problem of the field. */
+function readKeep(
+  values: readonly (string | number)[] | undefined,
+  problems: Partial<Record<keyof ProposalFields, string>>,
+): MessagePosition[] | undefined {
+  if (values === undefined) return undefined;
+  const positions: MessagePosition[] = [];
+  for (const [index, value] of values.entries()) {
+    const parsed = parseMessagePosition(String(value).trim());
+    if (parsed.ok) positions.push(parsed.value);
+    else problems.keep ??= `\`keep[${index}]\`: ${parsed.message}`;
+  }
+  return problems.keep === undefined && positions.length > 0 ? positions : undefined;
 }
 
 /** Reads a call's fields one by one (see the module comment). */
@@ -158,6 +189,7 @@ export function readProposalArguments(argumentsObject: Readonly<Record<string, u
     summary: value<string>("summary"),
     reasoning: value<"strip">("reasoning"),
     toolCalls: value<ToolCallsMode>("tool_calls"),
+    keep: readKeep(value<(string | number)[]>("keep"), problems),
   };
   return {
     fields: Object.fromEntries(

@@ -17,6 +17,9 @@
  *   after a crash between apply and archive is recognised by the source's latest compaction being
  *   that proposal (an open review admits no other compaction writes, so nothing else wrote it).
  */
+import { describePin, planPin } from "../conversation/pins.js";
+import type { MessagePosition } from "../position/parse.js";
+import type { Keeping } from "./keeping.js";
 import { activeCompactions } from "../conversation/compactions.js";
 import { type ConfigTable, isConfigTable, mergeConfigLayers } from "../config.js";
 import {
@@ -63,6 +66,8 @@ export interface ReviewProposal extends ReviewTurnRange {
   readonly summary?: string;
   readonly reasoning?: "strip";
   readonly toolCalls?: ToolCallsMode;
+  /** Pins added with the compaction (0-based turn and cycle); a review never removes one. */
+  readonly keep?: readonly MessagePosition[];
 }
 
 /** The conversation a proposal is checked against. */
@@ -295,9 +300,13 @@ export function validateProposal(
     fromTurn !== undefined && toTurn !== undefined
       ? readCycles(read, { fromTurn, toTurn }, cycleCounts, problems)
       : {};
-  for (const field of ["summary", "reasoning", "tool_calls"] as const) {
+  for (const field of ["summary", "reasoning", "tool_calls", "keep"] as const) {
     const problem = read.problems[field];
     if (problem !== undefined) problems.push(problem);
+  }
+  for (const [index, position] of (read.fields.keep ?? []).entries()) {
+    const pin = planPin(source.events, position);
+    if (!pin.ok) problems.push(`\`keep[${index}]\`: ${pin.message}`);
   }
   const { summary, reasoning, toolCalls } = read.fields;
   const policies: ReadPolicies = {
@@ -315,9 +324,10 @@ export function validateProposal(
       ? { final: requested, grownOver: [] }
       : finalSummaryRange(source.events, requested, problems);
   if (placed === undefined) return { ok: false, message: problems.join("\n") };
+  const keep = read.fields.keep === undefined ? {} : { keep: read.fields.keep };
   return {
     ok: true,
-    proposal: { ...placed.final, requested, ...policies },
+    proposal: { ...placed.final, requested, ...policies, ...keep },
     turnCount,
     grownOver: placed.grownOver,
   };
@@ -352,7 +362,11 @@ export function describeProposalPolicy(
 /** `Proposed: compact turns 1..17 of 20 (summarize)`; without `turnCount`, no `of N`. */
 export function renderProposalLine(proposal: ReviewProposal, turnCount?: number): string {
   const of = turnCount === undefined || hasCycles(proposal) ? "" : ` of ${turnCount}`;
-  return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})`;
+  const keep =
+    proposal.keep === undefined
+      ? ""
+      : `; keep verbatim: ${proposal.keep.map((position) => describePin(position)).join("; ")}`;
+  return `Proposed: compact ${describeTurns(proposal)}${of} (${describeProposalPolicy(proposal)})${keep}`;
 }
 
 /** The tool result of a valid call: the proposal as recorded, and any growth it underwent. */
@@ -392,6 +406,15 @@ export function proposalRecord(proposal: ReviewProposal): Record<string, unknown
     ...(proposal.summary === undefined ? {} : { summary: proposal.summary }),
     ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
     ...(proposal.toolCalls === undefined ? {} : { tool_calls: proposal.toolCalls }),
+    ...(proposal.keep === undefined
+      ? {}
+      : {
+          keep: proposal.keep.map((position) =>
+            position.cycle === undefined
+              ? `${position.turn + 1}`
+              : `${position.turn + 1}.${position.cycle + 1}`,
+          ),
+        }),
   };
 }
 
@@ -611,6 +634,7 @@ export function reviewCompactionPlan(
   reviewId: string,
   sourceEvents: readonly ConversationEvent[],
   now: string,
+  keeping?: Keeping,
 ): CompactionPlan {
   const range = proposalRange(proposal);
   return planCompaction(sourceEvents, {
@@ -640,6 +664,7 @@ export function reviewCompactionPlan(
     note: `agreed in compaction review ${reviewId}`,
     // The proposal was validated against the source as it stands: its last cycle may be covered.
     keepLastCycle: false,
+    ...(keeping === undefined ? {} : { keeping }),
   });
 }
 

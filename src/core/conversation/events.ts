@@ -7,8 +7,9 @@
  * - conversation events, which belong to a turn: `turn_start`, `chat_request`, `chat_response`,
  *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
  * - global entries, which belong to no turn's content and never open one: `config_delta`,
- *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), and
- *   unknown kinds written by a newer cxc, which are kept and written back verbatim.
+ *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
+ *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), and unknown kinds
+ *   written by a newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
@@ -140,6 +141,13 @@ function buildEventSchemas() {
     source: z._default(z.enum(["derived", "supplied"]), "derived"),
     author: z.optional(z.enum(["user", "assistant"])),
     recipe: z.optional(z.string()),
+    /**
+     * The facts block cxc built from the raw events of the range when it wrote the summary (files
+     * read and modified, the user's binding sentences verbatim; core/summary/range-facts.ts).
+     * Projection shows it after the summary text, which stays as it was written. Absent on the
+     * agents' own imported summaries and on those an older cxc wrote.
+     */
+    facts: z.optional(z.string()),
   });
 
   /** Drop reasoning (`chat_response.reasoning`) in the covered turns. The only value is `strip`. */
@@ -211,6 +219,11 @@ function buildEventSchemas() {
       deferred_until_turn: z.optional(z.int().check(z.nonnegative())),
       /** Set on overlays imported from another agent's own compaction. */
       origin: z.optional(CompactionOriginSchema),
+      /**
+       * The ids of the messages of its range that the configured keep rules matched when it was
+       * written (`conversation.compaction.keep`): kept verbatim like pinned ones while it is in force.
+       */
+      pinned_events: z.optional(z.array(z.string())),
     })
     .check(
       z.refine(
@@ -232,6 +245,32 @@ function buildEventSchemas() {
     retires: z.array(z.string()),
   });
 
+  /** Which messages of a turn or cycle a pin keeps; absent: all of them. */
+  const PinPartSchema = z.enum(["user", "assistant", "results"]);
+
+  /**
+   * Messages every compaction keeps verbatim (docs/compaction.md, "Pins"): turn `turn` whole
+   * (0-based), or with `cycle` its cycle (0-based: the response and the results answering it);
+   * `only` narrows to the user's messages, the assistant's (text and tool calls) or the tool
+   * results. An overlay like a compaction: it never changes stored events, and a `pin_reset`
+   * retires it.
+   */
+  const PinSchema = z.looseObject({
+    ...base,
+    type: z.literal("pin"),
+    turn: z.int().check(z.nonnegative()),
+    cycle: z.optional(z.int().check(z.nonnegative())),
+    only: z.optional(PinPartSchema),
+    source: z._default(CompactionSourceSchema, "user"),
+  });
+
+  /** Retires earlier `pin` events (`cxc conversation unkeep`). Pins are never brought back by it. */
+  const PinResetSchema = z.looseObject({
+    ...base,
+    type: z.literal("pin_reset"),
+    retires: z.array(z.string()),
+  });
+
   return {
     TurnStartSchema,
     ChatRequestSchema,
@@ -249,6 +288,9 @@ function buildEventSchemas() {
     CompactionOriginSchema,
     CompactionSchema,
     CompactionResetSchema,
+    PinPartSchema,
+    PinSchema,
+    PinResetSchema,
   };
 }
 
@@ -263,6 +305,8 @@ export const KNOWN_EVENT_TYPES = [
   "config_delta",
   "compaction",
   "compaction_reset",
+  "pin",
+  "pin_reset",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
@@ -302,6 +346,8 @@ function builtSchemas(): BuiltSchemas {
         config_delta: schemas.ConfigDeltaSchema,
         compaction: schemas.CompactionSchema,
         compaction_reset: schemas.CompactionResetSchema,
+        pin: schemas.PinSchema,
+        pin_reset: schemas.PinResetSchema,
       },
     };
   }
@@ -339,6 +385,9 @@ export type InquiryResponse = z.infer<EventSchemas["InquiryResponseSchema"]>;
 export type ConfigDelta = z.infer<EventSchemas["ConfigDeltaSchema"]>;
 export type Compaction = z.infer<EventSchemas["CompactionSchema"]>;
 export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
+export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
+export type Pin = z.infer<EventSchemas["PinSchema"]>;
+export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
 
 /**
  * An event of a kind this cxc does not know. Held as its raw JSON object and written back
@@ -359,7 +408,9 @@ export type KnownEvent =
   | InquiryResponse
   | ConfigDelta
   | Compaction
-  | CompactionReset;
+  | CompactionReset
+  | Pin
+  | PinReset;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
@@ -382,6 +433,14 @@ export type TurnEvent =
   | ToolCallResponse
   | InquiryRequest
   | InquiryResponse;
+
+/** The overlays projection reads and consumes: compactions, pins and their resets. */
+const OVERLAY_TYPES: ReadonlySet<string> = new Set(["compaction", "compaction_reset", "pin", "pin_reset"]);
+
+/** True for an overlay (a compaction, a pin or a reset of either): never part of the projected view. */
+export function isOverlay(event: ConversationEvent): event is Compaction | CompactionReset | Pin | PinReset {
+  return OVERLAY_TYPES.has(event.type);
+}
 
 /** True for events that belong to a turn (as opposed to global entries). */
 export function isTurnEvent(event: ConversationEvent): event is TurnEvent {

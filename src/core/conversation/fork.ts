@@ -17,8 +17,11 @@
  *   fork's history and is dropped.
  *   Choice: jp documents `retain` for forks but its fork drops every overlay, even those it would keep.
  *   cxc keeps them, so `fork --first N` of a compacted conversation stays compacted the same way;
- * - resets, wherever they stand, with `retires` mapped to the new ids; a reset left with nothing to
- *   retire is dropped. Dropping one that still retires a kept compaction would revive it;
+ * - pins of kept turns, renumbered like compactions; a pin of a dropped turn is dropped. The
+ *   messages a compaction's keep rules matched (`pinned_events`) are mapped to their copies;
+ * - resets (of compactions and of pins), wherever they stand, with `retires` mapped to the new
+ *   ids; a reset left with nothing to retire is dropped. Dropping one that still retires a kept
+ *   compaction would revive it;
  * - unknown event kinds inside the selection, verbatim (they have no id to renew).
  * Timestamps are kept: the fork's history happened when it happened.
  */
@@ -145,7 +148,11 @@ export function copyEventsForFork(
         else copy(shifted);
         return;
       }
+      case "pin":
+        if (keeps(event.turn)) copy({ ...event, turn: event.turn - droppedBefore(event.turn, slices) });
+        return;
       case "compaction_reset":
+      case "pin_reset":
         // Mapped after the walk: a reset may name an event that comes later in the stream.
         copy(event);
         return;
@@ -212,17 +219,23 @@ function firstPositionOfTurn(
  * dropped reset may have been all that another reset retired.
  */
 function remapResets(events: ConversationEvent[], newIds: ReadonlyMap<string, string>): ConversationEvent[] {
-  let current = events.map((event) =>
-    event.type === "compaction_reset"
-      ? { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) }
-      : event,
-  );
+  let current = events.map((event) => {
+    if (event.type === "compaction_reset" || event.type === "pin_reset")
+      return { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) };
+    if (event.type === "compaction" && event.pinned_events !== undefined) {
+      const pinned = event.pinned_events.flatMap((id) => newIds.get(id) ?? []);
+      const copied: Compaction = { ...event, pinned_events: pinned };
+      if (pinned.length === 0) delete copied.pinned_events;
+      return copied;
+    }
+    return event;
+  });
   for (;;) {
     const present = new Set(current.flatMap((event) => (event.type === "unknown" ? [] : [event.id])));
     let changed = false;
     const next: ConversationEvent[] = [];
     for (const event of current) {
-      if (event.type !== "compaction_reset") {
+      if (event.type !== "compaction_reset" && event.type !== "pin_reset") {
         next.push(event);
         continue;
       }

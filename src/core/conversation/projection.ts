@@ -15,8 +15,13 @@
  * a cycle, so the turn's user message and the cycles after it stay in place. Without any
  * cycle-precise compaction every turn is one slot, which is jp's per-turn projection exactly.
  *
+ * A summary's message is its text, then the facts block cxc stored with it (`summary.facts`), then
+ * the pinned messages of its run, verbatim and in order, under `[Pinned messages, kept verbatim]`
+ * (pins.ts). Mechanical policies leave pinned messages as they are; under `omit` a call and its
+ * result stay together when either is pinned.
+ *
  * Overlays in force are the active ones (see compactions.ts) whose `deferred_until_turn`, if any,
- * has been reached. `compaction` and `compaction_reset` entries are consumed; config deltas and
+ * has been reached. Overlays (compactions, pins and their resets) are consumed; config deltas and
  * unknown entries pass through in place.
  *
  * Winners are found by visiting compactions from highest to lowest priority and painting only
@@ -38,11 +43,14 @@ import {
   type Compaction,
   type ConversationEvent,
   compareTimestamps,
+  isOverlay,
   isTurnEvent,
   type ToolCallRequest,
   type TurnEvent,
   type TurnStart,
 } from "./events.js";
+import { type PinnedMessages, pinnedMessages } from "./pins.js";
+import { composeSummaryMessage, type PinnedMessage } from "./summary-message.js";
 import { assignTurnIndices, groupTurns } from "./turns.js";
 
 /** The request text of an injected summary turn (jp's exact text). */
@@ -69,6 +77,8 @@ export interface ProjectedTurn {
   cycleSummaries?: readonly CycleSummaryOrigin[];
   /** How many tool results of this turn were replaced by a placeholder. Absent when none. */
   strippedResults?: number;
+  /** A summary turn: the pinned raw messages shown after its summary, in order. Absent when none. */
+  pinnedEvents?: readonly PinnedMessage[];
 }
 
 /** The raw positions a summary standing inside a turn replaced (cycle `HEAD` is a turn's head). */
@@ -78,13 +88,17 @@ export interface CycleSummaryOrigin {
   compactionId: string;
   /** The id of the injected request that carries the summary in the projected turn. */
   eventId: string;
+  /** The pinned raw messages shown after the summary, in order. Absent when none. */
+  pinnedEvents?: readonly PinnedMessage[];
 }
 
 /** The result of projection. */
 export interface ProjectedView {
-  /** turn events after projection plus config deltas and unknown entries, in order; compaction(_reset) consumed */
+  /** turn events after projection plus config deltas and unknown entries, in order; overlays consumed */
   events: readonly ConversationEvent[];
   turns: readonly ProjectedTurn[];
+  /** The ids of the pinned raw messages (kept verbatim in place, or shown after a summary). */
+  pinned: ReadonlySet<string>;
 }
 
 /** True when the origin covers any raw turn of `from..to` (0-based, inclusive). */
@@ -219,12 +233,25 @@ function summaryRuns(winners: readonly (Compaction | undefined)[]): { start: num
   return { start, end };
 }
 
-function summaryText(compaction: Compaction): string {
-  return compactionPolicies(compaction).summary?.summary ?? "";
+/** The message a summary stands as: its text, its facts block, the pinned messages of its run. */
+function summaryText(
+  compaction: Compaction,
+  pinned: readonly PinnedMessage[],
+  requests: ToolRequests,
+): string {
+  const policy = compactionPolicies(compaction).summary;
+  return composeSummaryMessage(policy?.summary ?? "", {
+    ...(policy?.facts === undefined ? {} : { facts: policy.facts }),
+    pinned,
+    requests,
+  });
 }
 
+/** The tool requests of the stream by call id (the latest with each id), for pinned results. */
+type ToolRequests = ReadonlyMap<string, ToolCallRequest>;
+
 /** The events of a summary turn; `runStart` is the raw turn the run starts at. */
-function buildSummaryEvents(compaction: Compaction, runStart: number, ts: string): TurnEvent[] {
+function buildSummaryEvents(compaction: Compaction, runStart: number, ts: string, text: string): TurnEvent[] {
   const prefix = `${compaction.id}:summary:${runStart}`;
   const turnStart: TurnStart = { type: "turn_start", id: `${prefix}:turn_start`, ts };
   const request: ChatRequest = {
@@ -237,18 +264,24 @@ function buildSummaryEvents(compaction: Compaction, runStart: number, ts: string
     type: "chat_response",
     id: `${prefix}:response`,
     ts,
-    message: summaryText(compaction),
+    message: text,
   } as ChatResponse;
   return [turnStart, request, response];
 }
 
 /** The request of a summary standing inside a turn, at raw turn `turn`, cycle `cycle`. */
-function buildInTurnSummary(compaction: Compaction, turn: number, cycle: number, ts: string): ChatRequest {
+function buildInTurnSummary(
+  compaction: Compaction,
+  turn: number,
+  cycle: number,
+  ts: string,
+  text: string,
+): ChatRequest {
   return {
     type: "chat_request",
     id: `${compaction.id}:summary:${turn}.${cycle}`,
     ts,
-    content: inTurnSummaryContent(summaryText(compaction)),
+    content: inTurnSummaryContent(text),
   };
 }
 
@@ -300,12 +333,15 @@ function applyMechanicalPolicies(
   toolWinner: Compaction | undefined,
   toolNames: ReadonlyMap<string, string>,
   requests: ReadonlyMap<string, ToolCallRequest> | undefined,
+  pinned: PinnedMessages,
 ): TurnEvent | undefined {
   if (event.type === "chat_response" && event.reasoning !== undefined && reasoningWinner !== undefined) {
     return undefined;
   }
   const policy = toolWinner === undefined ? undefined : compactionPolicies(toolWinner).tool_calls;
-  if (policy === undefined) return event;
+  if (policy === undefined || pinned.ids.has(event.id)) return event;
+  const isCall = event.type === "tool_call_request" || event.type === "tool_call_response";
+  if (policy.policy === "omit" && isCall && pinned.calls.has(event.call_id)) return event;
   if (event.type === "tool_call_request") {
     if (policy.policy === "omit") return undefined;
     return policy.request ? { ...event, arguments: {} } : event;
@@ -327,13 +363,16 @@ function applyMechanicalPolicies(
   return event;
 }
 
-function projectWithoutOverlays(events: readonly ConversationEvent[]): ProjectedView {
-  const kept = events.filter((event) => event.type !== "compaction" && event.type !== "compaction_reset");
+function projectWithoutOverlays(
+  events: readonly ConversationEvent[],
+  pinned: ReadonlySet<string>,
+): ProjectedView {
+  const kept = events.filter((event) => !isOverlay(event));
   const turns = groupTurns(kept).map((turn) => ({
     origin: { kind: "kept", turn: turn.index } as TurnOrigin,
     events: turn.events,
   }));
-  return { events: kept, turns };
+  return { events: kept, turns, pinned };
 }
 
 /** The turn count (`countTurns`) from already assigned indices: the last turn event's index + 1. */
@@ -352,14 +391,16 @@ function openKeptTurn(turn: number, turns: ProjectedTurn[], stripped: number[]):
 /** Injects the summary turn of a run that starts at a turn's head. */
 function injectSummaryTurn(
   summary: Compaction,
-  run: { start: number; end: number },
+  run: { start: number; end: number; pinned: readonly PinnedMessage[] },
   slots: Slots,
   ts: string,
+  requests: ToolRequests,
   output: ConversationEvent[],
   turns: ProjectedTurn[],
   stripped: number[],
 ): void {
-  const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts);
+  const text = summaryText(summary, run.pinned, requests);
+  const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts, text);
   output.push(...injected);
   const origin: TurnOrigin = {
     kind: "summary",
@@ -367,20 +408,22 @@ function injectSummaryTurn(
     to: slots.turnOf(run.end),
     compactionId: summary.id,
   };
-  turns.push({ origin, events: injected });
+  turns.push({ origin, events: injected, ...(run.pinned.length === 0 ? {} : { pinnedEvents: run.pinned }) });
   stripped.push(0);
 }
 
 /** Injects the request of a run that starts at a cycle into the projected turn `host`. */
 function injectInTurnSummary(
   summary: Compaction,
-  run: { start: number; end: number },
+  run: { start: number; end: number; pinned: readonly PinnedMessage[] },
   slots: Slots,
   ts: string,
+  requests: ToolRequests,
   output: ConversationEvent[],
   host: ProjectedTurn,
 ): void {
-  const injected = buildInTurnSummary(summary, slots.turnOf(run.start), slots.cycleOf(run.start), ts);
+  const text = summaryText(summary, run.pinned, requests);
+  const injected = buildInTurnSummary(summary, slots.turnOf(run.start), slots.cycleOf(run.start), ts, text);
   output.push(injected);
   (host.events as TurnEvent[]).push(injected);
   const positionOf = (slot: number): CyclePosition => ({
@@ -392,6 +435,7 @@ function injectInTurnSummary(
     to: positionOf(run.end),
     compactionId: summary.id,
     eventId: injected.id,
+    ...(run.pinned.length === 0 ? {} : { pinnedEvents: run.pinned }),
   };
   host.cycleSummaries = [...(host.cycleSummaries ?? []), origin];
 }
@@ -403,7 +447,8 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   const compactions = activeCompactions(events)
     .map((entry) => entry.compaction)
     .filter((compaction) => isCompactionInEffect(compaction, turnCount));
-  if (compactions.length === 0 || turnCount === 0) return projectWithoutOverlays(events);
+  const pinned = pinnedMessages(events, turnCount);
+  if (compactions.length === 0 || turnCount === 0) return projectWithoutOverlays(events, pinned.ids);
 
   const precise = compactions.some(isCyclePrecise);
   const slots = precise ? cycleSlots(events, indices, turnCount) : turnSlots(indices, turnCount);
@@ -429,6 +474,14 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
     if (event.type === "tool_call_request") toolNames.set(event.call_id, event.name);
   // A placeholder describes the call the result answers: the latest request with its id so far.
   const requests = precise ? new Map<string, ToolCallRequest>() : undefined;
+  const { pinnedOfRun, allRequests } = pinnedInSummaries(
+    events,
+    slots,
+    summaryWinners,
+    runs,
+    indices,
+    pinned,
+  );
 
   const output: ConversationEvent[] = [];
   const turns: ProjectedTurn[] = [];
@@ -439,7 +492,7 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
     if (!isTurnEvent(event)) {
-      if (event.type !== "compaction" && event.type !== "compaction_reset") output.push(event);
+      if (!isOverlay(event)) output.push(event);
       continue;
     }
     if (requests !== undefined && event.type === "tool_call_request") requests.set(event.call_id, event);
@@ -452,17 +505,17 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       // result standing after later cycles, which belongs to its call's cycle.)
       if (injectedRuns.has(runStart)) continue;
       injectedRuns.add(runStart);
-      const run = { start: runStart, end: runs.end[slot]! };
+      const run = { start: runStart, end: runs.end[slot]!, pinned: pinnedOfRun.get(runStart) ?? [] };
       if (slots.isHead(runStart)) {
         currentKeptTurn = -1;
-        injectSummaryTurn(summary, run, slots, event.ts, output, turns, stripped);
+        injectSummaryTurn(summary, run, slots, event.ts, allRequests, output, turns, stripped);
       } else {
         // A run that starts at a cycle stands in the projected turn it interrupts.
         if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
           currentKeptTurn = turn;
           openKeptTurn(turn, turns, stripped);
         }
-        injectInTurnSummary(summary, run, slots, event.ts, output, turns[turns.length - 1]!);
+        injectInTurnSummary(summary, run, slots, event.ts, allRequests, output, turns[turns.length - 1]!);
       }
       continue;
     }
@@ -472,6 +525,7 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       toolWinners[slot],
       toolNames,
       requests,
+      pinned,
     );
     if (projected === undefined) continue;
     output.push(projected);
@@ -485,5 +539,36 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   stripped.forEach((count, index) => {
     if (count > 0) turns[index]!.strippedResults = count;
   });
-  return { events: output, turns };
+  return { events: output, turns, pinned: pinned.ids };
+}
+
+/**
+ * The pinned messages each summary run hides, by the run's first slot, in stream order, and the
+ * tool requests by call id (to name the call a pinned result answers). Empty when nothing is pinned.
+ */
+function pinnedInSummaries(
+  events: readonly ConversationEvent[],
+  slots: Slots,
+  summaryWinners: readonly (Compaction | undefined)[],
+  runs: { start: readonly number[] },
+  indices: readonly number[],
+  pinned: PinnedMessages,
+): { pinnedOfRun: Map<number, PinnedMessage[]>; allRequests: ToolRequests } {
+  const pinnedOfRun = new Map<number, PinnedMessage[]>();
+  const allRequests = new Map<string, ToolCallRequest>();
+  if (pinned.ids.size === 0) return { pinnedOfRun, allRequests };
+  for (let position = 0; position < events.length; position++) {
+    const event = events[position]!;
+    if (!isTurnEvent(event)) continue;
+    if (event.type === "tool_call_request") allRequests.set(event.call_id, event);
+    if (!pinned.ids.has(event.id)) continue;
+    const slot = slots.of[position]!;
+    if (summaryWinners[slot] === undefined) continue;
+    const start = runs.start[slot]!;
+    const message = { turn: indices[position]!, event };
+    const list = pinnedOfRun.get(start);
+    if (list === undefined) pinnedOfRun.set(start, [message]);
+    else list.push(message);
+  }
+  return { pinnedOfRun, allRequests };
 }

@@ -50,3 +50,11 @@ export function originFile(meta: Readonly<Record<string, unknown>>): string | un
   const file = (origin as { file?: unknown }).file;
   return typeof file === "string" ? file : undefined;
 }
+
+/** The working directory of the agent session an imported conversation was read from, when it records one. */
+export function originCwd(meta: Readonly<Record<string, unknown>>): string | undefined {
+  const origin = meta[ORIGIN_META_KEY];
+  if (typeof origin !== "object" || origin === null) return undefined;
+  const cwd = (origin as { cwd?: unknown }).cwd;
+  return typeof cwd === "string" && cwd !== "" ? cwd : undefined;
+}

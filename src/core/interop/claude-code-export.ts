@@ -9,7 +9,10 @@
  * `isCompactSummary` prompt), so Claude Code treats it as its own; one of Claude Code's own
  * summaries goes back word for word. Attachments the import kept (`claude_code_attachment`,
  * `claude_code_context`) go back after the event that held them. Reasoning without a signature is
- * left out (the API refuses unsigned thinking). See docs/import-export.md.
+ * left out (the API refuses unsigned thinking). Pinned messages go verbatim after a summary (in
+ * its text, as the projection has them) or stay in place with the indexes of their blocks in
+ * `cxcPinned`, which the restore after Claude Code's own compaction reads back. See
+ * docs/import-export.md.
  */
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
 import { formatCount } from "../present/labels.js";
@@ -21,8 +24,10 @@ import {
   CLAUDE_CODE_CONTEXT_KEY,
   CLAUDE_CODE_LEADING_CONTEXT_KEY,
   CLAUDE_CODE_META_KEY,
+  CLAUDE_CODE_PINNED_FIELD,
   CLAUDE_CODE_SUMMARY_KEY,
 } from "./claude-code.js";
+import { pinnedMessages } from "../conversation/pins.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
@@ -51,6 +56,10 @@ export function exportClaudeCodeSession(
   if (options.sessionId === "") return interopError("the new session needs an id");
   const writer = new ChainWriter(options);
   const warnings: string[] = [];
+  // Pinned messages kept in place carry their block indexes, for the restore after Claude Code compacts.
+  const { ids: pinned } = pinnedMessages(events);
+  const marks = (indexes: readonly number[]): Json =>
+    indexes.length === 0 ? {} : { [CLAUDE_CODE_PINNED_FIELD]: [...indexes] };
   let unsigned = 0;
   let nativeSummaries = 0;
   let lastPrompt: string | undefined;
@@ -81,11 +90,10 @@ export function exportClaudeCodeSession(
           writeNativeSummary(writer, { text: event.content, ts: event.ts, own: true, auto: false });
         } else if (isRecord(attachment)) writer.record(attachment, event.ts);
         else {
-          writer.user(
-            event.content,
-            event.ts,
-            metadata[CLAUDE_CODE_META_KEY] === true ? { isMeta: true } : {},
-          );
+          writer.user(event.content, event.ts, {
+            ...(metadata[CLAUDE_CODE_META_KEY] === true ? { isMeta: true } : {}),
+            ...marks(pinned.has(event.id) ? [0] : []),
+          });
           lastPrompt = event.content;
         }
         writer.context(event);
@@ -93,14 +101,18 @@ export function exportClaudeCodeSession(
       }
       case "assistant": {
         const blocks: Json[] = [];
+        const pinnedBlocks: number[] = [];
         for (const event of message.events) {
           const block = assistantBlock(event);
           if (block === undefined) {
             if (event.type === "chat_response" && event.reasoning !== undefined) unsigned += 1;
-          } else blocks.push(block);
+          } else {
+            if (pinned.has(event.id)) pinnedBlocks.push(blocks.length);
+            blocks.push(block);
+          }
         }
         if (blocks.length > 0) {
-          writer.assistant(blocks, message.events[0]!.ts, message.model);
+          writer.assistant(blocks, message.events[0]!.ts, message.model, marks(pinnedBlocks));
           for (const event of message.events) writer.context(event);
         }
         break;
@@ -112,7 +124,11 @@ export function exportClaudeCodeSession(
           content: event.content,
           ...(event.is_error ? { is_error: true } : {}),
         }));
-        writer.record({ type: "user", message: { role: "user", content: blocks } }, message.events[0]!.ts);
+        const pinnedResults = message.events.flatMap((event, index) => (pinned.has(event.id) ? [index] : []));
+        writer.record(
+          { type: "user", message: { role: "user", content: blocks }, ...marks(pinnedResults) },
+          message.events[0]!.ts,
+        );
         for (const event of message.events) writer.context(event);
         break;
       }
@@ -211,7 +227,7 @@ class ChainWriter {
     this.record({ type: "user", message: { role: "user", content: text }, ...extra }, ts);
   }
 
-  assistant(blocks: Json[], ts: string, model: string | undefined): void {
+  assistant(blocks: Json[], ts: string, model: string | undefined, extra: Json = {}): void {
     this.messages += 1;
     const name = model?.startsWith("anthropic/") ? model.slice("anthropic/".length) : this.options.model;
     this.record(
@@ -232,6 +248,7 @@ class ChainWriter {
             output_tokens: 0,
           },
         },
+        ...extra,
       },
       ts,
     );

@@ -67,6 +67,14 @@ export const CLAUDE_CODE_META_KEY = "claude_code_meta";
 export const CLAUDE_CODE_SUMMARY_KEY = "claude_code_compact_summary";
 /** The `author` of requests made from files the user mentioned. */
 export const CLAUDE_CODE_ATTACHMENT_AUTHOR = "Claude Code (attached file)";
+/**
+ * The record field cxc's export writes on records holding pinned messages: the indexes of the
+ * pinned blocks of `message.content` (0 for a text prompt). Claude Code ignores it and keeps it
+ * in the file; the restore after Claude Code compacts reads it back (`CXC_PINNED_KEY`).
+ */
+export const CLAUDE_CODE_PINNED_FIELD = "cxcPinned";
+/** Metadata key marking an imported event that cxc's export wrote as a pinned message. */
+export const CXC_PINNED_KEY = "cxc_pinned";
 
 /** Record types that carry nothing of the conversation; skipped and counted. */
 const BOOKKEEPING = new Set([
@@ -518,21 +526,28 @@ class ClaudeCodeMapper {
         ? [{ type: "text", text: message.content }]
         : (message.content as Json[]);
     const ts = record.timestamp;
+    const pinned = pinnedBlocks(raw);
     if (blocks.some((block) => block.type === "tool_result")) {
-      for (const block of blocks) {
+      for (const [index, block] of blocks.entries()) {
         if (block.type === "tool_result") {
           this.drafts.add(
-            {
-              type: "tool_call_response",
-              ts,
-              call_id: String(block.tool_use_id),
-              content: this.blockText(block.content, where),
-              is_error: block.is_error === true,
-            },
+            markPinned(
+              {
+                type: "tool_call_response",
+                ts,
+                call_id: String(block.tool_use_id),
+                content: this.blockText(block.content, where),
+                is_error: block.is_error === true,
+              },
+              pinned.has(index),
+            ),
             where,
           );
         } else if (block.type === "text" && typeof block.text === "string") {
-          this.drafts.add({ type: "chat_request", ts, content: block.text }, where);
+          this.drafts.add(
+            markPinned({ type: "chat_request", ts, content: block.text }, pinned.has(index)),
+            where,
+          );
         } else {
           this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
         }
@@ -561,7 +576,7 @@ class ClaudeCodeMapper {
     }
     this.drafts.openTurn(ts, where);
     this.firstPrompt ??= text;
-    const draft: EventDraft = { type: "chat_request", ts, content: text };
+    const draft: EventDraft = markPinned({ type: "chat_request", ts, content: text }, pinned.has(0));
     if (this.pendingContext.length > 0) {
       setMetadata(draft, CLAUDE_CODE_LEADING_CONTEXT_KEY, this.pendingContext);
       this.pendingContext = [];
@@ -589,9 +604,14 @@ class ClaudeCodeMapper {
     if (typeof message.content === "string" && message.content !== "") {
       blocks.push({ type: "text", text: message.content });
     }
-    for (const block of blocks) {
+    const pinned = pinnedBlocks(raw);
+    for (const [index, block] of blocks.entries()) {
       if (block.type === "text" && typeof block.text === "string") {
-        if (block.text !== "") this.drafts.add({ type: "chat_response", ts, message: block.text }, where);
+        if (block.text !== "")
+          this.drafts.add(
+            markPinned({ type: "chat_response", ts, message: block.text }, pinned.has(index)),
+            where,
+          );
       } else if (block.type === "thinking" && typeof block.thinking === "string") {
         const signature =
           typeof block.signature === "string" && block.signature !== ""
@@ -603,13 +623,16 @@ class ClaudeCodeMapper {
       } else if (block.type === "tool_use") {
         const input = block.input ?? {};
         this.drafts.add(
-          {
-            type: "tool_call_request",
-            ts,
-            call_id: String(block.id),
-            name: String(block.name),
-            arguments: isRecord(input) ? input : { input },
-          },
+          markPinned(
+            {
+              type: "tool_call_request",
+              ts,
+              call_id: String(block.id),
+              name: String(block.name),
+              arguments: isRecord(input) ? input : { input },
+            },
+            pinned.has(index),
+          ),
           where,
         );
       } else {
@@ -708,4 +731,18 @@ class ClaudeCodeMapper {
     }
     return texts.join("\n");
   }
+}
+
+/** The indexes of the blocks cxc's export marked pinned (`CLAUDE_CODE_PINNED_FIELD`). */
+function pinnedBlocks(raw: Json): ReadonlySet<number> {
+  const field = raw[CLAUDE_CODE_PINNED_FIELD];
+  return new Set(
+    Array.isArray(field) ? field.filter((value): value is number => Number.isInteger(value)) : [],
+  );
+}
+
+/** The draft, with `CXC_PINNED_KEY` when it was a pinned message. */
+function markPinned(draft: EventDraft, pinned: boolean): EventDraft {
+  if (pinned) setMetadata(draft, CXC_PINNED_KEY, true);
+  return draft;
 }

@@ -12,6 +12,7 @@
 import { activeCompactions } from "../conversation/compactions.js";
 import { compactionPolicies, layoutCycles } from "../conversation/cycles.js";
 import type { Compaction, ConversationEvent } from "../conversation/events.js";
+import { composeSummaryMessage } from "../conversation/summary-message.js";
 import {
   BASE_CONFIG_MARKER,
   FLAT_CONFIG_MARKER,
@@ -61,7 +62,8 @@ export function exportJpConversation(source: ExportSource): InteropResult<JpConv
       entries.push({ ...event.raw });
       continue;
     }
-    if (event.type === "compaction_reset") continue;
+    // jp has no resets and no pins (the command says when pins are left out).
+    if (event.type === "compaction_reset" || event.type === "pin" || event.type === "pin_reset") continue;
     if (event.type === "compaction" && !inForce.has(event.id)) continue;
     // jp has no cycles: one it cannot hold as whole turns would reach jp without policy.
     if (event.type === "compaction" && !jpCanHold(event, cycleCounts)) {
@@ -119,7 +121,10 @@ function exportMetadata(meta: Readonly<Record<string, unknown>>, createdAt: stri
   return result;
 }
 
-type KnownExportable = Exclude<ConversationEvent, { type: "unknown" } | { type: "compaction_reset" }>;
+type KnownExportable = Exclude<
+  ConversationEvent,
+  { type: "unknown" } | { type: "compaction_reset" } | { type: "pin" } | { type: "pin_reset" }
+>;
 
 /** One cxc event in jp's shape and key order. */
 function exportEvent(event: KnownExportable): InteropResult<Record<string, unknown>> {
@@ -136,7 +141,13 @@ function exportEvent(event: KnownExportable): InteropResult<Record<string, unkno
       const entry: Record<string, unknown> = { type: event.type, timestamp };
       Object.assign(entry, { from_turn: event.from_turn, to_turn: event.to_turn });
       const policies = compactionPolicies(event);
-      if (policies.summary) entry.summary = { summary: policies.summary.summary };
+      // The facts block goes with the text: jp shows the summary as cxc's view has it.
+      if (policies.summary)
+        entry.summary = {
+          summary: composeSummaryMessage(policies.summary.summary, {
+            ...(policies.summary.facts === undefined ? {} : { facts: policies.summary.facts }),
+          }),
+        };
       if (policies.reasoning) entry.reasoning = policies.reasoning;
       if (policies.tool_calls) entry.tool_calls = policies.tool_calls;
       return interopValue(entry);

@@ -11,6 +11,7 @@
  *   `-Ncalls`, `-Ncycles`, and the lone shorthands.
  * - `parseTurnSpan`: `--turn N|A..B|A..|..B|..`, shared by `compact`, `print` and `fork`: exact turns.
  * - `firstTurns` / `lastTurns`: `--first N` / `--last N`.
+ * - `parseMessagePosition`: `keep`/`unkeep`'s `N` (turn N) or `N.C` (cycle C of turn N).
  */
 import type { Parsed } from "../parsed.js";
 import { type Bound, type BoundRange, OPEN_END, OPEN_START } from "./bound.js";
@@ -294,4 +295,25 @@ export function firstTurns(count: number): BoundRange {
 /** `--last N`: the last N turns. */
 export function lastTurns(count: number): BoundRange {
   return { start: { kind: "count", unit: "turns", count, from: "end" }, end: OPEN_END };
+}
+
+/** A turn, or a cycle of one (0-based), as `keep` and `unkeep` name what they pin. */
+export interface MessagePosition {
+  readonly turn: number;
+  readonly cycle?: number;
+}
+
+/** Parses `N` or `N.C` (1-based, as `--from` reads them) into a 0-based position. */
+export function parseMessagePosition(text: string): Parsed<MessagePosition> {
+  if (!/^\d+(?:\.\d+)?$/.test(text)) {
+    return {
+      ok: false,
+      message: `invalid position \`${text}\`: expected N (a turn) or N.C (cycle C of turn N)`,
+    };
+  }
+  const bound = parseFlagBound(text, "start", "1970-01-01T00:00:00Z");
+  if (!bound.ok) return bound;
+  if (bound.value.kind !== "turn") return { ok: false, message: `invalid position \`${text}\`` };
+  const { turn, cycle } = bound.value;
+  return { ok: true, value: cycle === undefined ? { turn } : { turn, cycle } };
 }

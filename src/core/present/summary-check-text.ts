@@ -4,9 +4,12 @@
  * and its result to the model. Pure. See docs/compaction.md ("The summary check").
  *
  *   The summary of turns 1..8 (builtin/digest) does not mention 23 items; the 10 that matter most:
- *     path        src/store/log.ts — written in turns 3 and 5
- *     constraint  "Never touch main." — the user's, turn 1
+ *     identifier  parse_since — named by the user in turn 2; used in tool calls
+ *     number      200 ms — the user's, turn 1
  *     … and 13 more (--format json lists them all)
+ *
+ * Paths and the user's binding sentences are not among them: the facts block after the summary
+ * carries them exactly (core/compaction/keeping.ts).
  */
 import type { LossKind, LostItem, SummaryLosses } from "../summary/check.js";
 
@@ -25,9 +28,7 @@ export interface LossReportOptions {
   readonly moreHint?: string;
 }
 
-const KIND_WIDTH = Math.max(
-  ...(["path", "identifier", "number", "constraint"] satisfies LossKind[]).map((kind) => kind.length),
-);
+const KIND_WIDTH = Math.max(...(["identifier", "number"] satisfies LossKind[]).map((kind) => kind.length));
 const LONGEST_VALUE = 160;
 
 /** `n item` or `n items`. */
@@ -35,12 +36,11 @@ function items(count: number): string {
   return `${count} ${count === 1 ? "item" : "items"}`;
 }
 
-/** One item: its kind, its value (a constraint quoted), why it counts. */
+/** One item: its kind, its value, why it counts. */
 export function formatLostItem(item: LostItem): string {
   const oneLine = item.value.replace(/\s+/g, " ").trim();
   const value = oneLine.length > LONGEST_VALUE ? `${oneLine.slice(0, LONGEST_VALUE - 1)}…` : oneLine;
-  const shown = item.kind === "constraint" ? `"${value}"` : value;
-  return `${item.kind.padEnd(KIND_WIDTH)}  ${shown} — ${item.reason}`;
+  return `${item.kind.padEnd(KIND_WIDTH)}  ${value} — ${item.reason}`;
 }
 
 /** The report's lines: a heading, the top items, and how many more there are. */
@@ -49,9 +49,7 @@ export function formatLosses(losses: SummaryLosses, options: LossReportOptions):
   const indent = options.indent ?? "  ";
   const total = losses.items.length;
   if (total === 0) {
-    return [
-      `${options.title} mentions every path, identifier, number and constraint the summary check looks for.`,
-    ];
+    return [`${options.title} mentions every identifier and number the summary check looks for.`];
   }
   const heading =
     total > limit

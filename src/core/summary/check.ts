@@ -3,41 +3,31 @@
  * turns made important, ranked, so whoever approves the summary (the user, or the assistant that
  * wrote it) sees the cost first. Pure and deterministic. See docs/compaction.md ("The summary check").
  *
- * Four kinds of facts, each reported only on a strong signal (summary-facts.ts has the extractors):
+ * It reports only what the facts block cannot carry (core/compaction/keeping.ts puts the files
+ * read and modified and the user's binding sentences after every summary cxc writes, exactly):
  *
- * - paths the tool calls wrote, read, searched or ran commands on, and paths the user or the
- *   assistant named that exist as paths: the conversation's tools touched or listed them, a code
- *   block shows them, or they name a file with a known extension (`notes/rfd-064.md`). A bare word
- *   (`src`) and prose with a slash (`I/O`, `corrupt/missing`) are not paths;
  * - identifiers from code: code-shaped words (`parse_since`, `BearDb`, `Foo::bar`, `--since`,
  *   `run()`) that the user or the assistant wrote in their messages AND that are code: in inline
  *   code, a code block, a tool's arguments or a tool's output. `macOS` or `github.com` in prose are
- *   not identifiers;
+ *   not identifiers, nor are the paths the range names;
  * - numbers with a unit (`200 ms`, `1.8 MB`, `3 retries`, `40%`) in the user's messages, and
- *   measurements (time, size, share, speed) in the assistant's;
- * - the user's constraints: sentences with must, never, don't, always, should, only if, ….
+ *   measurements (time, size, share, speed) in the assistant's.
  *
- * Facts are deduplicated (a path and its file name; `foo()` and `foo`; `200ms` and `200 ms`) and
- * looked up leniently in the summary (a summary naming `src/store/log.ts` mentions `log.ts`;
- * identifiers ignore case, `_` and `-`; a constraint is kept when most of its words are there).
- * Reasoning is never searched. Each lost fact is scored by the strength of its signal (the user's
- * constraints first; a path written over one read; the user's words over the assistant's), how
- * often it came up and how recently, and the list is ranked by that score.
+ * Facts are deduplicated (`foo()` and `foo`; `200ms` and `200 ms`) and looked up leniently in the
+ * summary (identifiers ignore case, `_` and `-`). Reasoning is never searched. Each lost fact is
+ * scored by the strength of its signal (the user's words over the assistant's), how often it came
+ * up and how recently, and the list is ranked by that score.
  */
 import { type CycleRange, selectRange } from "../conversation/cycles.js";
-import { classifyTool, collectArgumentPaths, collectCommandPaths } from "./digest.js";
+import { collectArgumentPaths, collectCommandPaths } from "./digest.js";
 import { ADVISOR_AUTHOR } from "../conversation/events.js";
 import {
   boundNames,
   codeWords,
   definedNames,
-  extensionOf,
-  findConstraints,
   findIdentifiers,
-  findListedPaths,
   findPathWords,
   findQuantities,
-  hasKnownExtension,
   identifierKey,
   importedNames,
   isCodeShaped,
@@ -53,16 +43,16 @@ import type { Turn } from "../conversation/turns.js";
 export { findConstraints, findIdentifiers, findQuantities } from "./facts.js";
 
 /** The kinds of facts the check looks for. */
-export type LossKind = "path" | "identifier" | "number" | "constraint";
+export type LossKind = "identifier" | "number";
 
 /** One fact of the raw turns that the summary does not mention. */
 export interface LostItem {
   readonly kind: LossKind;
-  /** The fact as written in the turns (a constraint: the user's sentence). */
+  /** The fact as written in the turns. */
   readonly value: string;
   /** Why it counts, for people and models: `written in turns 3 and 5`, `the user's, turn 1`. */
   readonly reason: string;
-  /** Rank: signal strength (3–8) + how often it came up (0–2) + how recently (0–1). */
+  /** Rank: signal strength (3–6) + how often it came up (0–2) + how recently (0–1). */
   readonly score: number;
   /** The 0-based turns it came up in, ascending. */
   readonly turns: readonly number[];
@@ -77,35 +67,11 @@ export interface SummaryLosses {
 }
 
 /** How a fact came up; each has a strength and a phrase for the reason. */
-type Signal =
-  | "written"
-  | "read"
-  | "searched"
-  | "command"
-  | "user"
-  | "assistant"
-  | "assistant-code"
-  | "pasted"
-  | "named-file"
-  | "repository"
-  | "constraint"
-  | "rule";
+type Signal = "user" | "assistant" | "assistant-code" | "pasted";
 
 const STRENGTH: Record<LossKind, Partial<Record<Signal, number>>> = {
-  path: {
-    written: 6,
-    read: 5,
-    user: 5,
-    command: 4,
-    assistant: 4,
-    repository: 4,
-    searched: 3,
-    "named-file": 3,
-  },
   identifier: { user: 5, "assistant-code": 4, pasted: 4, assistant: 3 },
   number: { user: 6, assistant: 3 },
-  // The user's own rules matter most: a summary that drops one lets the work break it.
-  constraint: { constraint: 8, rule: 7 },
 };
 
 interface Fact {
@@ -131,20 +97,11 @@ interface Fact {
   current: boolean;
 }
 
-/** A prose mention of a path, resolved once every tool call is known. */
-interface PathMention {
-  readonly path: string;
-  readonly signal: "user" | "assistant";
-  /** Named in pasted reference (see `isPastedReference`). */
-  readonly pasted: boolean;
-  readonly turn: number;
-  readonly position: number;
-}
-
-/** What the whole range showed as code and as paths, to confirm what prose names. */
+/** What the whole range showed as code, to confirm what prose names. */
 interface Evidence {
   readonly codeWords: Set<string>;
-  readonly seenPaths: Set<string>;
+  /** Paths the range names (tool arguments, commands, prose): never identifiers. */
+  readonly paths: Set<string>;
   readonly argumentWords: Set<string>;
   readonly toolNames: Set<string>;
   /** Names the code defines (`fn`, `struct`, `pub` fields, `export const`, …). */
@@ -221,7 +178,7 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
   const table = new FactTable();
   const evidence: Evidence = {
     codeWords: new Set(),
-    seenPaths: new Set(),
+    paths: new Set(),
     argumentWords: new Set(),
     toolNames: new Set(),
     defined: new Set(),
@@ -229,40 +186,18 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
     existing: new Set(),
     bindings: new Set(),
   };
-  const pathMentions: PathMention[] = [];
   const prose: ProseMessage[] = [];
   let position = 0;
-  const lastTurn = turns[turns.length - 1]?.index ?? 0;
   for (const turn of turns) {
     for (const event of turn.events) {
       position += 1;
       if (event.type === "chat_request" && event.author !== ADVISOR_AUTHOR) {
-        readMessage(event.content, "user", turn.index, position, { table, evidence, pathMentions, prose });
-        for (const sentence of findConstraints(event.content)) {
-          // "Don't implement it yet": lifted by the time a later turn of the range begins.
-          if (TEMPORARY.test(sentence) && turn.index < lastTurn) continue;
-          const signal =
-            /\bonly\b|\bwithout\b/i.test(sentence) && !/\b(?:must|never|don't|do not)\b/i.test(sentence);
-          table.add(
-            "constraint",
-            constraintKey(sentence),
-            sentence,
-            signal ? "rule" : "constraint",
-            turn.index,
-            position,
-          );
-        }
+        readMessage(event.content, "user", turn.index, position, { table, evidence, prose });
       } else if (event.type === "chat_response" && event.message !== undefined) {
-        readMessage(event.message, "assistant", turn.index, position, {
-          table,
-          evidence,
-          pathMentions,
-          prose,
-        });
+        readMessage(event.message, "assistant", turn.index, position, { table, evidence, prose });
       } else if (event.type === "tool_call_request") {
-        readToolCall(event.name, event.arguments, turn.index, position, table, evidence);
+        readToolCall(event.name, event.arguments, evidence);
       } else if (event.type === "tool_call_response") {
-        for (const path of findListedPaths(event.content)) evidence.seenPaths.add(path);
         codeWords(event.content, evidence.codeWords);
         definedNames(event.content, evidence.defined);
         definedNames(event.content, evidence.existing);
@@ -274,10 +209,6 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
   // are mostly asides (`typically 8KB`, `10 minutes of work`). The user's always count.
   for (const fact of table.of("number"))
     if (!fact.signals.has("user") && fact.events.size < 2) table.remove(fact);
-  resolvePathMentions(table, pathMentions, evidence);
-  // A directory a tool only searched or listed is where the work looked, not what it is about.
-  for (const fact of table.of("path"))
-    if (fact.signals.size === 1 && fact.signals.has("searched")) table.remove(fact);
   collectIdentifiers(table, prose, evidence);
   return { facts: [...table.facts.values()], span: { first: 1, last: Math.max(1, position) } };
 }
@@ -285,7 +216,6 @@ function collectFacts(turns: readonly Turn[]): { facts: Fact[]; span: { first: n
 interface Collecting {
   readonly table: FactTable;
   readonly evidence: Evidence;
-  readonly pathMentions: PathMention[];
   readonly prose: ProseMessage[];
 }
 
@@ -312,10 +242,8 @@ function readMessage(
   definedNames(split.code, into.evidence.defined);
   boundNames(split.code, into.evidence.bindings);
   for (const span of split.spans) codeWords(span, into.evidence.codeWords);
-  for (const path of findListedPaths(split.code)) into.evidence.seenPaths.add(path);
   const pasted = signal === "user" && isPastedReference(split);
-  for (const path of findPathWords(split.prose))
-    into.pathMentions.push({ path, signal, pasted, turn, position });
+  for (const path of findPathWords(split.prose)) into.evidence.paths.add(path.toLowerCase());
   into.prose.push({ text: split.prose, spans: split.spans, pasted, signal, turn, position });
   for (const quantity of findQuantities(split.prose)) {
     if (signal === "assistant" && quantity.measure !== "measure") continue;
@@ -334,9 +262,6 @@ function isPastedReference(split: { prose: string; code: string }): boolean {
 function readToolCall(
   name: string,
   argumentsObject: Readonly<Record<string, unknown>>,
-  turn: number,
-  position: number,
-  table: FactTable,
   evidence: Evidence,
 ): void {
   evidence.toolNames.add(identifierKey(name));
@@ -345,31 +270,14 @@ function readToolCall(
     .find((value) => typeof value === "string");
   if (typeof repository === "string" && /^[\w.-]+\/[\w.-]+$/.test(repository)) {
     // Files of another repository: what counts is which repository the work studied.
-    // Searched without a file read from it: where the work looked, like a folder it searched.
-    const signal: Signal = /search|grep|find|list/i.test(name) ? "searched" : "repository";
-    table.add("path", `repository:${repository.toLowerCase()}`, repository, signal, turn, position);
+    evidence.paths.add(repository.toLowerCase());
     for (const text of collectStrings(argumentsObject)) codeWords(text, evidence.codeWords);
     return;
   }
-  const argumentPaths = [...new Set(collectArgumentPaths(argumentsObject).map(normalizePath))].filter(
-    isPlausiblePath,
-  );
-  const action = classifyTool(name, argumentPaths);
-  for (const path of argumentPaths) {
-    // A directory handed to a read tool was searched or listed, not read.
-    const signal: Signal =
-      action === "write"
-        ? "written"
-        : action === "read" && extensionOf(path) !== undefined
-          ? "read"
-          : "searched";
-    table.add("path", path, path, signal, turn, position);
-  }
   const command = typeof argumentsObject.command === "string" ? argumentsObject.command : "";
-  for (const word of collectCommandPaths(command)) {
-    const path = normalizePath(word);
-    if (isPlausiblePath(path) && (path.includes("/") || hasKnownExtension(path)))
-      table.add("path", path, path, "command", turn, position);
+  for (const path of [...collectArgumentPaths(argumentsObject), ...collectCommandPaths(command)]) {
+    const normalized = normalizePath(path);
+    if (isPlausiblePath(normalized)) evidence.paths.add(normalized.toLowerCase());
   }
   // What the call newly defines: in what it writes, not in the text an edit replaces (`old`,
   // `string_to_replace`) nor in code a tool showed before (a test kept or moved is not new).
@@ -408,79 +316,8 @@ const CONTENT_KEYS = new Set([
   "diff",
 ]);
 
-/** Prose paths join the tool path they name; the rest count only when they exist as paths. */
-function resolvePathMentions(table: FactTable, mentions: readonly PathMention[], evidence: Evidence): void {
-  const touched = table.of("path");
-  const seen = [...evidence.seenPaths];
-  for (const mention of mentions) {
-    const lower = mention.path.toLowerCase();
-    const exact = touched.filter((fact) => samePath(fact.key.toLowerCase(), lower));
-    // `jp_workspace/sanitize.rs` for `crates/jp_workspace/src/sanitize.rs`: a crate-relative
-    // spelling of the one touched path it can be.
-    const matches =
-      exact.length > 0 ? exact : touched.filter((fact) => abbreviates(lower, fact.key.toLowerCase()));
-    if (matches.length === 1) {
-      const fact = matches[0]!;
-      table.add("path", fact.key, fact.value, mention.signal, mention.turn, mention.position);
-      continue;
-    }
-    if (matches.length > 1) continue; // a file name several touched paths end with: they speak for it
-    // A path of pasted reference (documentation's `.vitepress/config.ts`) no tool touched is the
-    // reference's, not the work's.
-    if (mention.pasted) continue;
-    const exists = seen.some((path) => samePath(path.toLowerCase(), lower));
-    if (!exists && !hasKnownExtension(mention.path)) continue;
-    // The assistant's `Cargo.toml`, `README.md` alone, of no crate or folder the work touched, name nothing.
-    if (mention.signal === "assistant" && !mention.path.includes("/") && COMMON_FILES.test(mention.path))
-      continue;
-    // A bare file name only the assistant wrote, that no tool showed, is the weakest path signal.
-    const weak = !exists && !mention.path.includes("/") && mention.signal === "assistant";
-    const signal: Signal = weak ? "named-file" : mention.signal;
-    table.add("path", mention.path, mention.path, signal, mention.turn, mention.position);
-  }
-  // A shorter spelling (`log.ts`, `store/log.ts`) of exactly one longer path is that path.
-  const shortestFirst = table.of("path").sort((left, right) => left.key.length - right.key.length);
-  for (const fact of shortestFirst) {
-    const longer = table.of("path").filter((other) => other !== fact && other.key.endsWith(`/${fact.key}`));
-    if (longer.length !== 1) continue;
-    for (const [signal, signalTurns] of fact.signals)
-      for (const turn of signalTurns)
-        table.add("path", longer[0]!.key, longer[0]!.value, signal, turn, fact.last);
-    table.remove(fact);
-  }
-}
-
-const COMMON_FILES =
-  /^(?:Cargo\.(?:toml|lock)|package(?:-lock)?\.json|tsconfig\.json|pyproject\.toml|go\.(?:mod|sum)|README\.md|CHANGELOG\.md|LICENSE(?:\.md)?|Makefile|mod\.rs|lib\.rs|main\.rs|index\.(?:ts|js))$/i;
-
-/**
- * Whether a lowercased prose path with a folder is a shorter spelling of a lowercased touched
- * path: the same file name, and its folders found in the touched path's, in order
- * (`jp_workspace/sanitize.rs`, `crates/jp_workspace/src/sanitize.rs`).
- */
-function abbreviates(short: string, long: string): boolean {
-  const shortParts = short.split("/");
-  const longParts = long.split("/");
-  if (shortParts.length < 2 || shortParts.length >= longParts.length) return false;
-  if (shortParts[shortParts.length - 1] !== longParts[longParts.length - 1]) return false;
-  let at = 0;
-  for (const part of shortParts.slice(0, -1)) {
-    while (at < longParts.length - 1 && longParts[at] !== part) at += 1;
-    if (at === longParts.length - 1) return false;
-    at += 1;
-  }
-  return true;
-}
-
-/** Whether two lowercased paths name the same file: equal, or one ends with `/` + the other. */
-function samePath(left: string, right: string): boolean {
-  return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
-}
-
 function collectIdentifiers(table: FactTable, prose: Collecting["prose"], evidence: Evidence): void {
-  const pathKeys = new Set(
-    table.of("path").flatMap((fact) => [fact.key.toLowerCase(), ...fact.key.toLowerCase().split("/")]),
-  );
+  const pathKeys = new Set([...evidence.paths].flatMap((path) => [path, ...path.split("/")]));
   for (const message of prose) {
     const inSpans = new Set(message.spans.flatMap((span) => findIdentifiers(span).map(identifierKey)));
     // Named on its own: in prose, or as the whole of an inline code span (`foo`, `foo()`, `foo(x)`).
@@ -587,7 +424,6 @@ function shownByCode(value: string, words: ReadonlySet<string>): boolean {
 }
 
 const PASTED_IDENTIFIERS = 12;
-const TEMPORARY = /\b(?:yet|for now|until I|before we|at first)\b/i;
 
 /**
  * One fact per identifier however it was spelled: `crate::FOO` is `FOO`, `Type::method` and
@@ -656,36 +492,10 @@ function indexSummary(summary: string): SummaryIndex {
 }
 
 function mentions(index: SummaryIndex, fact: Fact): boolean {
-  switch (fact.kind) {
-    case "path":
-      return fact.key.startsWith("repository:")
-        ? mentionsRepository(index, fact.value)
-        : mentionsPath(index, fact.key);
-    case "identifier":
-      return mentionsIdentifier(index, fact.value);
-    case "number":
-      return (
-        index.quantities.has(fact.key) ||
-        index.squashed.includes(fact.value.toLowerCase().replace(/\s+/g, ""))
-      );
-    case "constraint":
-      return keepsConstraint(index.lower, fact.value);
-  }
-}
-
-/** The full path, a longer path ending with it, or its file name when that is distinctive. */
-function mentionsPath(index: SummaryIndex, path: string): boolean {
-  const lower = path.toLowerCase();
-  if (index.lower.includes(lower)) return true;
-  const name = lower.split("/").pop() ?? lower;
-  return name !== lower && name.length >= 4 && extensionOf(name) !== undefined && index.lower.includes(name);
-}
-
-/** `owner/name`, or its name alone when that is distinctive (`bear-mcp`). */
-function mentionsRepository(index: SummaryIndex, repository: string): boolean {
-  const lower = repository.toLowerCase();
-  const name = lower.split("/").pop()!;
-  return index.lower.includes(lower) || (name.length >= 5 && index.lower.includes(name));
+  if (fact.kind === "identifier") return mentionsIdentifier(index, fact.value);
+  return (
+    index.quantities.has(fact.key) || index.squashed.includes(fact.value.toLowerCase().replace(/\s+/g, ""))
+  );
 }
 
 /** The identifier in any case, with or without `_`/`-`/`()`, or its last `::`/`.` part when distinctive. */
@@ -695,31 +505,6 @@ function mentionsIdentifier(index: SummaryIndex, value: string): boolean {
   const parts = value.replace(/\(\)$/, "").split(/::|\./);
   const last = parts[parts.length - 1]!;
   return parts.length > 1 && (isCodeShaped(last) || last.length >= 8) && index.words.has(identifierKey(last));
-}
-
-const STOPWORDS = new Set(
-  (
-    "this that with have from they them then than when what which will would should could must never " +
-    "always only don't does into your their there here just also because about make sure need want " +
-    "avoid without ensure these those being were been"
-  ).split(" "),
-);
-
-/** A constraint is kept when most of its content words (4+ letters, not stopwords) appear. */
-function keepsConstraint(loweredSummary: string, sentence: string): boolean {
-  const words = (sentence.toLowerCase().match(/[a-z0-9][a-z0-9'_-]{3,}/g) ?? []).filter(
-    (word) => !STOPWORDS.has(word),
-  );
-  if (words.length === 0) return loweredSummary.includes(sentence.toLowerCase());
-  const present = words.filter((word) => loweredSummary.includes(word)).length;
-  return present / words.length >= 0.6;
-}
-
-function constraintKey(sentence: string): string {
-  return sentence
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -739,18 +524,10 @@ function scoreOf(fact: Fact, span: { first: number; last: number }): number {
 }
 
 const PHRASES: Record<Signal, string> = {
-  written: "written",
-  read: "read",
-  searched: "searched",
-  command: "in a command",
   user: "named by the user",
   assistant: "named by the assistant",
   "assistant-code": "named by the assistant",
   pasted: "in text the user pasted",
-  "named-file": "named by the assistant",
-  repository: "files read from it",
-  constraint: "the user's",
-  rule: "the user's",
 };
 
 /** `turn 3`, `turns 2 and 5`, `turns 1, 2, 4 and 3 more` (1-based). */
@@ -768,11 +545,8 @@ function reasonOf(fact: Fact): string {
   const [signal, signalTurns] = ranked[0]!;
   const when = describeTurns([...signalTurns].sort((a, b) => a - b));
   const parts = [
-    fact.kind === "constraint" || (fact.kind === "number" && signal === "user")
-      ? `the user's, ${when}`
-      : `${PHRASES[signal]} in ${when}`,
+    fact.kind === "number" && signal === "user" ? `the user's, ${when}` : `${PHRASES[signal]} in ${when}`,
   ];
-  if (fact.kind === "path" && signal !== "user" && fact.signals.has("user")) parts.push("named by the user");
   if (fact.kind === "identifier") {
     if (signal !== "user" && fact.signals.has("user")) parts.push("named by the user");
     if (fact.inToolArguments) parts.push("used in tool calls");

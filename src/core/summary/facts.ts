@@ -1,7 +1,8 @@
 /**
- * The extractors of the summary check (summary-check.ts): how a message is split into prose, inline
- * code and code blocks, and how paths, code identifiers, quantities with a unit and the user's
- * constraints are recognized in text. Pure. See docs/compaction.md ("The summary check").
+ * The extractors of the summary check (check.ts) and of the facts of a range (range-facts.ts): how
+ * a message is split into prose, inline code and code blocks, and how paths, code identifiers,
+ * quantities with a unit and the user's binding sentences are recognized in text. Pure. See
+ * docs/compaction.md ("The summary check", "What a compaction keeps").
  *
  * Every extractor errs on the side of silence: a word is an identifier only when it has the shape
  * of code (`parse_since`, `parseSince`, `Foo::bar`, `--flag`, `run()`), a number only with a unit,
@@ -52,7 +53,7 @@ const SITES = new Set(["docs.rs", "lib.rs"].map((site) => site.toLowerCase()));
 const PATH_TOKEN = /[\w.@+~/-]*[\w@+~-][\w.@+~/-]*/g;
 
 /** The extension of a path's last segment, lowercased, or undefined. */
-export function extensionOf(path: string): string | undefined {
+function extensionOf(path: string): string | undefined {
   const name = path.split("/").pop() ?? path;
   const match =
     /^[^.].*\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(name) ?? /^\.[^.]+\.([A-Za-z]\w{0,7})$/.exec(name);
@@ -60,7 +61,7 @@ export function extensionOf(path: string): string | undefined {
 }
 
 /** Whether a path names a file kind cxc knows (`.ts`, `.rs`, `.toml`, …). */
-export function hasKnownExtension(path: string): boolean {
+function hasKnownExtension(path: string): boolean {
   const extension = extensionOf(path);
   if (extension === undefined || !KNOWN_EXTENSIONS.has(extension) || SITES.has(path.toLowerCase()))
     return false;
@@ -97,21 +98,6 @@ export function isPlausiblePath(path: string): boolean {
   if (named.length === 1 && !hasKnownExtension(named[0]!) && !/^[~.]|^\//.test(path)) return false;
   const tiny = named.filter((segment) => segment.length <= 1).length;
   return tiny * 2 < named.length;
-}
-
-/**
- * Paths a tool's output or a code block shows as paths: file names with a known extension
- * anywhere, and any path that is a line of its own or starts a `grep` hit (`ls`, `find` and
- * `grep` output). `pub/sub` in a README's prose, even at the start of a line, is not one.
- */
-export function findListedPaths(text: string): string[] {
-  const found = findPathWords(text).filter(hasKnownExtension);
-  // A whole line (`ls`, `find`) or the start of a `grep` hit (`src/a.ts:12:`); not a sentence.
-  for (const match of text.matchAll(/^[ \t]*([\w.@+~-][\w.@+~/-]*\/[\w.@+~/-]*?)(?=[ \t]*$|:\d)/gm)) {
-    const path = normalizePath(match[1]!);
-    if (isPlausiblePath(path)) found.push(path);
-  }
-  return [...new Set(found)];
 }
 
 /** Path-like words of a text: anything with a `/`, or a file name with a known extension. */

@@ -26,6 +26,11 @@ export interface SummaryInput {
   readonly range: CycleRange;
   /** The rule's summary settings (instructions, context, model parameters). */
   readonly rule: SummaryRule;
+  /**
+   * The facts block cxc will put after the summary, exactly (core/compaction/keeping.ts): a model
+   * is shown it, so it spends its words on what the block cannot hold.
+   */
+  readonly facts?: string;
   readonly signal?: AbortSignal;
   /** Told the output tokens received so far, for progress (models only). */
   readonly onTokens?: (tokens: number) => void;

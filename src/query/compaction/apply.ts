@@ -34,6 +34,8 @@ export interface CompactionTarget {
   readonly events: readonly ConversationEvent[];
   /** Problems the load of the events reported (a torn last line), for the caller to show. */
   readonly warnings?: readonly string[];
+  /** The conversation's metadata (where it came from: the working directory of facts blocks). */
+  readonly meta?: Readonly<Record<string, unknown>>;
   /** Stores the compactions of one application, all at once. */
   append(compactions: readonly Compaction[]): void;
 }
@@ -44,16 +46,25 @@ export function lockedTarget(conversation: LockedConversation): CompactionTarget
   return {
     events: loaded.events,
     warnings: loaded.warnings,
+    meta: loaded.meta,
     append: (compactions) => conversation.append(compactions),
   };
 }
 
 /** Events assembled elsewhere as a target; what was applied is in `applied`. */
-export function collectingTarget(events: readonly ConversationEvent[]): CompactionTarget & {
+export function collectingTarget(
+  events: readonly ConversationEvent[],
+  meta?: Readonly<Record<string, unknown>>,
+): CompactionTarget & {
   readonly applied: Compaction[];
 } {
   const applied: Compaction[] = [];
-  return { events, applied, append: (compactions) => applied.push(...compactions) };
+  return {
+    events,
+    applied,
+    ...(meta === undefined ? {} : { meta }),
+    append: (compactions) => applied.push(...compactions),
+  };
 }
 
 /** A plan, or the reason there is nothing to do. */
@@ -63,8 +74,11 @@ export type PlanOutcome =
 
 /** Options of `applyCompaction`. */
 export interface ApplyOptions {
-  /** Plans against the target's events; throws for plans that are errors. */
-  readonly plan: (events: readonly ConversationEvent[]) => PlanOutcome;
+  /** Plans against the target's events (and its metadata); throws for plans that are errors. */
+  readonly plan: (
+    events: readonly ConversationEvent[],
+    meta: Readonly<Record<string, unknown>>,
+  ) => PlanOutcome;
   /** How summaries are written; required when the plan has a summary to write. */
   readonly summaries?: SummaryEnvironment;
   readonly newEventId: () => string;
@@ -134,7 +148,7 @@ export async function applyCompaction(
 ): Promise<ApplyOutcome> {
   const { events } = target;
   const warnings = target.warnings ?? [];
-  const plan = options.plan(events);
+  const plan = options.plan(events, target.meta ?? {});
   if (plan.kind !== "planned") return { kind: "nothing", message: plan.message, events, warnings };
   const made = await writeSummaries(events, plan, options);
   const policies: (SummaryPolicy | undefined)[] = made.map((summary) => summary?.policy);

@@ -148,7 +148,12 @@ type ModelOutcome =
 /** Asks model `modelId` for the summary; a failure is an outcome, an interrupt throws. */
 async function summarizeByModel(
   modelId: string,
-  input: { readonly turns: readonly Turn[]; readonly range: CycleRange; readonly rule: SummaryRule },
+  input: {
+    readonly turns: readonly Turn[];
+    readonly range: CycleRange;
+    readonly rule: SummaryRule;
+    readonly facts?: string;
+  },
   environment: SummaryEnvironment,
 ): Promise<ModelOutcome> {
   const model = await modelSummarizerFor(modelId, environment);
@@ -247,7 +252,7 @@ async function turnsForModel(
  */
 export async function makeSummary(
   events: readonly ConversationEvent[],
-  segment: CycleRange & { readonly summary: SummaryRule },
+  segment: CycleRange & { readonly summary: SummaryRule; readonly facts?: string },
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
   fallbackSetting(environment.config); // a bad setting is an error before any model is asked
@@ -263,7 +268,12 @@ export async function makeSummary(
     choice.kind === "model"
       ? await summarizeByModel(
           choice.id,
-          { turns: await turnsForModel(events, turns, range, choice.id, environment), range, rule },
+          {
+            turns: await turnsForModel(events, turns, range, choice.id, environment),
+            range,
+            rule,
+            ...(segment.facts === undefined ? {} : { facts: segment.facts }),
+          },
           environment,
         )
       : undefined;

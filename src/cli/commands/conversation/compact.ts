@@ -281,6 +281,7 @@ async function runCompact(
   const { appliedResult, planRun, previewPlan } = await import("../../compaction/run.js");
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
   const rules = buildEffectiveRules(config.values, request.explicit, request.model);
+  const { keepingFor } = await import("../../../query/compaction/keeping.js");
   const runOptions = {
     rules,
     range: request.range,
@@ -292,7 +293,7 @@ async function runCompact(
     const conversation = context.store.load(id);
     for (const warning of conversation.warnings) context.warn(warning);
     const events = conversation.events;
-    const plan = planRun(events, runOptions);
+    const plan = planRun(events, { ...runOptions, keeping: keepingFor(config.values, conversation.meta) });
     // Token counts are cached with the conversation (in the file store, tokens.cache.json beside
     // the log, safe to delete), so a repeated preview does not tokenize the whole conversation again.
     result =
@@ -309,7 +310,8 @@ async function runCompact(
       context.store.locked(id, "compact", (conversation) => {
         assertNoOpenReview(context.store, id);
         return applyCompaction(lockedTarget(conversation), {
-          plan: (events) => planRun(events, runOptions),
+          plan: (events, meta) =>
+            planRun(events, { ...runOptions, keeping: keepingFor(config.values, meta) }),
           summaries: {
             config: config.values,
             env: context.env,

@@ -102,6 +102,13 @@ export function registerExport(conversation: Command): void {
             `jp has no cycles, so ${what} left out (${ranges.join("; ")}); jp shows those cycles uncompacted`,
           );
         }
+        const { activePins } = await import("../../../core/conversation/pins.js");
+        const pins = activePins(loaded.events).length;
+        if (pins > 0) {
+          context.warn(
+            `jp has no pins, so ${pins === 1 ? "1 pin was" : `${pins} pins were`} left out; a compaction jp writes may drop the messages they keep`,
+          );
+        }
         return;
       }
       const text = renderExport(loaded, options.to, options.model ? { model: options.model } : {});

@@ -76,7 +76,9 @@ export function registerFork(conversation: Command): void {
       if (options.compact !== undefined) {
         // Compacts the new fork after filtering, quietly (jp's `fork -k`): only a failed summary model is said.
         const { compactForkEvents } = await import("../../compaction/fork-compact.js");
-        forked.events.push(...(await compactForkEvents(context, forked.events, options.compact)));
+        forked.events.push(
+          ...(await compactForkEvents(context, forked.events, options.compact, source.meta)),
+        );
       }
       const title = `Fork of ${source.meta.title ?? sourceId}`;
       const meta = context.store.create({ title, events: forked.events, extra: { forked_from: sourceId } });

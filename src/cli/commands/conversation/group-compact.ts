@@ -3,9 +3,13 @@
  */
 import type { Command } from "commander";
 import { registerCompact } from "./compact.js";
+import { registerKeep } from "./keep.js";
 import { registerStats } from "./stats.js";
+import { registerUnkeep } from "./unkeep.js";
 
 export function registerCompactCommands(conversation: Command): void {
   registerCompact(conversation);
   registerStats(conversation);
+  registerKeep(conversation);
+  registerUnkeep(conversation);
 }

@@ -75,7 +75,9 @@ export function registerPrint(conversation: Command): void {
         const { selectProjectedTurns, buildProjectedTranscript } = await import(
           "../../compaction/projected-print.js"
         );
-        turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved));
+        const { pinnedMessages } = await import("../../../core/conversation/pins.js");
+        const pinned = pinnedMessages(conversation.events).ids;
+        turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved), pinned);
       } else turns = buildRawTranscript(conversation.events, resolved);
       await writeTranscript(
         context,

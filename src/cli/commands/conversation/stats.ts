@@ -15,6 +15,7 @@
 import type { Command } from "commander";
 import type { DecisionUsage } from "../../../core/advisor/advisor.js";
 import type { ContextGauge } from "../../../core/advisor/context-gauge.js";
+import type { KeptCost } from "../../../core/compaction/keeping.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { ProjectedTurn } from "../../../core/conversation/projection.js";
 import type { TokenSummary } from "../../../core/conversation/tokens.js";
@@ -51,6 +52,8 @@ export function registerStats(conversation: Command): void {
       const gauge = await contextGauge(context, conversation.events, countTokens);
       const { measureProviderScale } = await import("../../../core/advisor/context-gauge.js");
       const scale = gauge.scale ?? measureProviderScale(conversation.events, countTokens);
+      const { keptCost } = await import("../../../core/compaction/keeping.js");
+      const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
           return `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
@@ -64,13 +67,19 @@ export function registerStats(conversation: Command): void {
         context.outJson({
           ...statsToJson(id, raw, projected, view.turns, scale),
           context: gaugeToJson(gauge),
+          kept: {
+            pinned_messages: kept.pinned.messages,
+            pinned_tokens: kept.pinned.tokens,
+            facts_blocks: kept.facts.blocks,
+            facts_tokens: kept.facts.tokens,
+          },
           advisor_decisions: decisions ?? null,
         });
         return;
       }
       const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
-      const text = await renderStatsText(raw, projected, labels, scale);
+      const text = await renderStatsText(raw, projected, labels, scale, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
     });
 }
@@ -155,6 +164,7 @@ async function renderStatsText(
   projected: TokenSummary,
   projectedLabels: readonly string[],
   factor: number | undefined,
+  kept: KeptCost,
 ): Promise<string> {
   const { formatTokenCount, renderTokenBars, tokenKindRows } = await import(
     "../../../core/conversation/tokens.js"
@@ -177,6 +187,7 @@ async function renderStatsText(
     "",
     `Projected view (what the model sees): ${total(projected)}; ${savedText}`,
     renderTokenBars(tokenKindRows(projected.byKind), BAR_WIDTH),
+    ...describeKept(kept, formatTokenCount),
     "",
     "Per turn (projected):",
     renderTokenBars(
@@ -185,6 +196,23 @@ async function renderStatsText(
     ),
   ];
   return lines.filter((line, position) => line !== "" || lines[position - 1] !== "").join("\n");
+}
+
+/**
+ * `Kept verbatim: 3 pinned messages, 1.2k tokens; facts blocks after 2 summaries, 310 tokens`:
+ * what keeping costs in the view (nothing when there is none).
+ */
+function describeKept(kept: KeptCost, format: (count: number) => string): string[] {
+  const parts: string[] = [];
+  if (kept.pinned.messages > 0)
+    parts.push(
+      `${formatCount(kept.pinned.messages, "pinned message")}, ${format(kept.pinned.tokens)} tokens`,
+    );
+  if (kept.facts.blocks > 0)
+    parts.push(
+      `facts blocks after ${formatCount(kept.facts.blocks, "summary", "summaries")}, ${format(kept.facts.tokens)} tokens`,
+    );
+  return parts.length === 0 ? [] : [`Kept by construction: ${parts.join("; ")}`];
 }
 
 /** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
