@@ -11,7 +11,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
@@ -199,10 +199,16 @@ describe("cxc's advisor inside the real pi", () => {
       env: piEnvironment(other),
     });
     expect(installed.code, installed.stderr).toBe(0);
-    const settings = JSON.parse(readFileSync(join(other.home, ".pi", "agent", "settings.json"), "utf8")) as {
+    const settingsDirectory = join(other.home, ".pi", "agent");
+    const settings = JSON.parse(readFileSync(join(settingsDirectory, "settings.json"), "utf8")) as {
       packages?: unknown[];
     };
-    expect(JSON.stringify(settings.packages)).toContain(PROJECT_ROOT.replace(/\/$/, ""));
+    // pi records a local package relative to its settings file when both share a root (a checkout
+    // under the same temporary directory as the HOME, as in CI), absolute otherwise.
+    const packages = (settings.packages ?? []).map((entry) =>
+      typeof entry === "string" ? resolve(settingsDirectory, entry) : entry,
+    );
+    expect(packages).toContain(resolve(PROJECT_ROOT));
     const toolsOf = async (env: Record<string, string>) => {
       fake.enqueue(textReply("Hello."));
       const before = fake.requests.length;
