@@ -66,11 +66,11 @@ const islands: Plugin = {
 };
 
 /**
- * dist/pi/extension.js: the pi extension (src/pi/extension.ts), an ES module pi loads itself. pi's
+ * dist/pi/extension.js: the pi extension (src/cli/pi/extension.ts), an ES module pi loads itself. pi's
  * own packages stay external: pi resolves them for its extensions at run time.
  */
 const piExtension: Options = {
-  entry: { "pi/extension": "src/pi/extension.ts" },
+  entry: { "pi/extension": "src/cli/pi/extension.ts" },
   outDir: "dist",
   // The two builds run side by side: each cleans only what it writes.
   clean: ["pi"],

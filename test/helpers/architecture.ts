@@ -162,8 +162,6 @@ export function resolveInTree(tree: SourceTree, from: string, specifier: string)
 
 /** Shell folders, outermost first, with their rank; a file may import only lower ranks. */
 export const LAYER_RANKS: Readonly<Record<string, number>> = {
-  // The pi extension: an entry point like the command line, loaded by pi instead of bin/cxc.
-  pi: 5,
   cli: 4,
   query: 3,
   tools: 2,

@@ -5,11 +5,11 @@
  * own file lists are part of the summary, so a file pi's summary already names is not listed again.
  * Pure.
  */
-import { DEFAULT_FACTS_CHARACTERS } from "../core/compaction/keeping.js";
-import type { CycleRange } from "../core/conversation/cycles.js";
-import { selectRange } from "../core/conversation/cycles.js";
-import type { Turn } from "../core/conversation/turns.js";
-import { extractRangeFacts, renderRangeFacts } from "../core/summary/range-facts.js";
+import { DEFAULT_FACTS_CHARACTERS } from "../../core/compaction/keeping.js";
+import type { CycleRange } from "../../core/conversation/cycles.js";
+import { selectRange } from "../../core/conversation/cycles.js";
+import type { Turn } from "../../core/conversation/turns.js";
+import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
 
 /** The heading of cxc's section in pi's summary. */
 export const PI_FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";

@@ -31,15 +31,15 @@ import {
   moveCutEarlier,
   readAdvisorSettings,
   withPackageVariables,
-} from "../core/advisor/advisor.js";
-import type { ConfigTable } from "../core/config.js";
-import { quoteRequest } from "../core/advisor/hook-advice.js";
-import type { LlmClient } from "../llm/types.js";
-import { type Advisor, createAdvisor } from "../query/advisor-hook.js";
-import { createCompactNowTool } from "../tools/compact-now.js";
-import { createShouldICompactTool } from "../tools/should-i-compact.js";
-import type { Tool, ToolCallContext } from "../tools/tool.js";
-import { loadConfig } from "../cli/config.js";
+} from "../../core/advisor/advisor.js";
+import type { ConfigTable } from "../../core/config.js";
+import { quoteRequest } from "../../core/advisor/hook-advice.js";
+import type { LlmClient } from "../../llm/types.js";
+import { type Advisor, createAdvisor } from "../../query/advisor-hook.js";
+import { createCompactNowTool } from "../../tools/compact-now.js";
+import { createShouldICompactTool } from "../../tools/should-i-compact.js";
+import type { Tool, ToolCallContext } from "../../tools/tool.js";
+import { loadConfig } from "../config.js";
 import { createPiDecisionClient } from "./decision-client.js";
 import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
 import { piSessionView, turnOfEntry } from "./session-events.js";

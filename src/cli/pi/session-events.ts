@@ -4,10 +4,10 @@
  * converts a pi session file (src/core/interop/pi.ts), and the pi entry that opens each cxc turn,
  * so that a turn the advisor picks can become pi's `firstKeptEntryId`.
  */
-import type { ConversationEvent } from "../core/conversation/events.js";
-import { agentTimestamp } from "../core/interop/agent-session.js";
-import { importPiSession } from "../core/interop/pi.js";
-import { groupTurns, type Turn } from "../core/conversation/turns.js";
+import type { ConversationEvent } from "../../core/conversation/events.js";
+import { agentTimestamp } from "../../core/interop/agent-session.js";
+import { importPiSession } from "../../core/interop/pi.js";
+import { groupTurns, type Turn } from "../../core/conversation/turns.js";
 import type { PiEntry } from "./pi-api.js";
 
 /** The session as cxc sees it. */

@@ -4,8 +4,8 @@
  * the advisor needs no key of its own. The advisor's decision requests are one user message and
  * one tool it must call; the tool choice is forced where pi's provider takes one.
  */
-import type { LlmRequest } from "../core/conversation/request.js";
-import type { LlmClient, LlmStreamEvent, LlmUsage, StreamOptions } from "../llm/types.js";
+import type { LlmRequest } from "../../core/conversation/request.js";
+import type { LlmClient, LlmStreamEvent, LlmUsage, StreamOptions } from "../../llm/types.js";
 import type { PiAssistantMessage, PiComplete, PiModel } from "./pi-api.js";
 
 /** The provider option that forces calling `name`, by pi's API kind; none where pi takes none. */
