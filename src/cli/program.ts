@@ -23,7 +23,7 @@ export type RegisterCommands = (program: Command) => void;
 /**
  * What `cxc` alone prints (stdout, exit 0): how to start, rather than the whole help as an error.
  */
-export const GET_STARTED = `cxc is a conversation manager for LLM conversations, built around non-destructive compaction.
+const GET_STARTED = `cxc is a conversation manager for LLM conversations, built around non-destructive compaction.
 
 Start here:
   npm run demo                            (in the cxc checkout) the main job on a sample, offline

@@ -1,9 +1,9 @@
 /** The summary check: what a summary of a range does not mention, ranked, on strong signals only. */
 import { describe, expect, it } from "vitest";
 import { ADVISOR_AUTHOR, type TurnEvent } from "../../src/core/conversation/events.js";
+import { findConstraints } from "../../src/core/summary/facts.js";
 import {
   checkSummary,
-  findConstraints,
   findIdentifiers,
   findQuantities,
   type LostItem,

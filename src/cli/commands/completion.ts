@@ -7,6 +7,7 @@
 import { Argument, type Command, Option } from "commander";
 import { usageError } from "../../errors.js";
 import { CliContext, markLightweight } from "../context.js";
+import type { CompletionShell } from "../completion/scripts.js";
 
 interface CompletionOptions {
   readonly ids?: boolean;
@@ -37,7 +38,7 @@ export function registerCompletion(program: Command): void {
       const { completionScript } = await import("../completion/scripts.js");
       let root = command;
       while (root.parent) root = root.parent;
-      process.stdout.write(completionScript(completionTree(root), shell as "bash" | "zsh" | "fish"));
+      process.stdout.write(completionScript(completionTree(root), shell as CompletionShell));
     });
   markLightweight(command);
 }

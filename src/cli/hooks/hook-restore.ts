@@ -85,7 +85,7 @@ export async function restoreAfterCompaction(
  * The pinned messages of a transcript cxc exported, each section once: those its summaries carry
  * (their pinned section), then those its records mark (`cxc_pinned`), in order.
  */
-export function pinnedInTranscript(events: readonly ConversationEvent[]): string[] {
+function pinnedInTranscript(events: readonly ConversationEvent[]): string[] {
   const sections = new Set<string>();
   const marked: PinnedMessage[] = [];
   const indices = assignTurnIndices(events);

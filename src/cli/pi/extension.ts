@@ -43,7 +43,7 @@ import { loadConfig } from "../config.js";
 import { createPiDecisionClient } from "./decision-client.js";
 import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
 import { piSessionView, turnOfEntry } from "./session-events.js";
-import { summaryCheckAddition } from "./summary-addition.js";
+import { factsAddition } from "./summary-addition.js";
 
 /** The custom entry type that keeps the advisor's record in the session. */
 export const STATE_ENTRY = "cxc-advisor";
@@ -159,7 +159,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
         signal: signal ?? new AbortController().signal,
         cwd: ctx.cwd,
       } as unknown as ToolCallContext;
-      // Checked as cxc's turn loop checks a call, so a bad call is the same tool error.
+      // pi hands over the parameters as the model wrote them: checked against the tool's schema first.
       const checked = await own.arguments.check(params);
       if (!checked.ok) throw new Error(`invalid arguments: ${checked.problems.join("; ")}`);
       const outcome = await own.run(checked.value, context);
@@ -298,7 +298,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       );
       const range = { from: 0, to: (keptTurn ?? session.turns.length) - 1 };
       const addition =
-        range.to < 0 ? undefined : summaryCheckAddition(session.turns, range, result.summary, ctx.cwd);
+        range.to < 0 ? undefined : factsAddition(session.turns, range, result.summary, ctx.cwd);
       wroteSummary = true;
       return {
         compaction: {
@@ -321,7 +321,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       const kept = turnOfEntry(session, branch, entry.firstKeptEntryId);
       const to = (kept ?? session.turns.length) - 1;
       const addition =
-        to < 0 ? undefined : summaryCheckAddition(session.turns, { from: 0, to }, entry.summary, ctx.cwd);
+        to < 0 ? undefined : factsAddition(session.turns, { from: 0, to }, entry.summary, ctx.cwd);
       if (addition !== undefined) notify(ctx, addition.trim());
     } catch {
       // Only a report; nothing to undo.

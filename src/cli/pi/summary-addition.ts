@@ -12,10 +12,10 @@ import type { Turn } from "../../core/conversation/turns.js";
 import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
 
 /** The heading of cxc's section in pi's summary. */
-export const PI_FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";
+const PI_FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";
 
 /** The section to append to pi's summary, or undefined when there is nothing it does not already hold. */
-export function summaryCheckAddition(
+export function factsAddition(
   turns: readonly Turn[],
   range: CycleRange,
   summary: string,

@@ -90,7 +90,7 @@ export function parseForkCount(flag: string, value: string | true): number {
  * takes them), or a conversation id (its creation time, which `createdAt` looks up). Returns
  * RFC 3339.
  */
-export function parseTimeThreshold(
+function parseTimeThreshold(
   flag: string,
   text: string,
   now: string,
@@ -106,4 +106,21 @@ export function parseTimeThreshold(
   throw new CxcError("invalid-range", `invalid ${flag} value '${text}'`, {
     hint: `give a duration ago (${flag} 5days), a date (2026-03-01), an RFC 3339 time, or a conversation id`,
   });
+}
+
+/** `--from`/`--until` as a time window (either end may be absent), each end parsed as above. */
+export function parseTimeWindow(
+  options: { readonly from?: string; readonly until?: string },
+  now: string,
+  store: { resolveId(target: string): string; readMeta(id: string): { readonly created_at: string } },
+): { from?: string; until?: string } {
+  const createdAt = (id: string): string => store.readMeta(store.resolveId(id)).created_at;
+  return {
+    ...(options.from === undefined
+      ? {}
+      : { from: parseTimeThreshold("--from", options.from, now, createdAt) }),
+    ...(options.until === undefined
+      ? {}
+      : { until: parseTimeThreshold("--until", options.until, now, createdAt) }),
+  };
 }

@@ -26,7 +26,7 @@ export interface PickerItem {
 const TITLE_WIDTH = 48;
 
 /** The row of each item: title, source, turns and age in aligned columns. */
-export function pickerRows(items: readonly PickerItem[], now: number): string[] {
+function pickerRows(items: readonly PickerItem[], now: number): string[] {
   const cells = items.map((item) => [
     truncateText(sanitizeLine(item.title), TITLE_WIDTH),
     sanitizeLine(item.source),
@@ -42,7 +42,7 @@ export function pickerRows(items: readonly PickerItem[], now: number): string[] 
 }
 
 /** The items whose title, id or source contains `term` (any case); all of them without one. */
-export function filterItems(items: readonly PickerItem[], term: string | undefined): PickerItem[] {
+function filterItems(items: readonly PickerItem[], term: string | undefined): PickerItem[] {
   const wanted = term?.trim().toLowerCase();
   if (!wanted) return [...items];
   return items.filter((item) =>

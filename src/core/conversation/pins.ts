@@ -67,14 +67,11 @@ export function messagePart(event: TurnEvent): PinPart | undefined {
 export interface PinnedMessages {
   readonly ids: ReadonlySet<string>;
   readonly calls: ReadonlySet<string>;
-  /** Ids pinned by a `pin` event (the rest come from keep rules). */
-  readonly byPin: ReadonlySet<string>;
 }
 
 const NOTHING_PINNED: PinnedMessages = Object.freeze({
   ids: new Set<string>(),
   calls: new Set<string>(),
-  byPin: new Set<string>(),
 });
 
 /** True when a pin covers an event at (turn, cycle) of part `part`. */
@@ -122,7 +119,7 @@ export function pinnedMessages(events: readonly ConversationEvent[], turnCount?:
     if ((event.type === "tool_call_request" || event.type === "tool_call_response") && ids.has(event.id))
       calls.add(event.call_id);
   }
-  return { ids, calls, byPin };
+  return { ids, calls };
 }
 
 /** `turn 3`, `turn 3, cycle 2`, with `(user messages)`, `(assistant messages)` or `(tool results)`. */

@@ -7,7 +7,7 @@ import { describeOrigin, eventText, excerptEnd, excerptStart } from "../compacti
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "../compaction/compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "../compaction/compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "../conversation/events.js";
-import { describeRange, describeTurnRange } from "./labels.js";
+import { capitalize, describeRange, describeTurnRange } from "./labels.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "../conversation/projection.js";
 import type { ToolCallsMode } from "../compaction/rules.js";
 import { formatLosses } from "./summary-check-text.js";
@@ -232,10 +232,6 @@ export function renderDroppedContent(planned: PlannedCompactRule, options: { rul
   if (dropped === 0)
     parts.push("Nothing: the current view of these turns already has nothing this rule removes.");
   return `${parts.join("\n\n")}\n`;
-}
-
-function capitalize(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 
 /** The tool result after the compactions were recorded. */

@@ -80,6 +80,11 @@ export function formatCount(count: number, singular: string, plural = `${singula
   return `${count} ${count === 1 ? singular : plural}`;
 }
 
+/** The text with its first letter in upper case. */
+export function capitalize(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
+
 /**
  * jp's label of a compaction: `summary` when it has one, else the policy label, else undefined.
  * A cycle-precise compaction's policies are read from its `cycles` object.

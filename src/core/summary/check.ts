@@ -40,7 +40,7 @@ import {
 } from "./facts.js";
 import type { Turn } from "../conversation/turns.js";
 
-export { findConstraints, findIdentifiers, findQuantities } from "./facts.js";
+export { findIdentifiers, findQuantities } from "./facts.js";
 
 /** The kinds of facts the check looks for. */
 export type LossKind = "identifier" | "number";
@@ -50,7 +50,7 @@ export interface LostItem {
   readonly kind: LossKind;
   /** The fact as written in the turns. */
   readonly value: string;
-  /** Why it counts, for people and models: `written in turns 3 and 5`, `the user's, turn 1`. */
+  /** Why it counts, for people and models: `named by the user in turn 1`, `the user's, turn 1`. */
   readonly reason: string;
   /** Rank: signal strength (3–6) + how often it came up (0–2) + how recently (0–1). */
   readonly score: number;

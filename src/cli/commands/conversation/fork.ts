@@ -50,20 +50,10 @@ export function registerFork(conversation: Command): void {
         "../../../core/conversation/fork.js"
       );
       const { newEventId, timestampNow } = await import("../../../store/index.js");
-      const { parseForkCount, parseTimeThreshold } = await import("../../render/turn-selection.js");
+      const { parseForkCount, parseTimeWindow } = await import("../../render/turn-selection.js");
       const { resolveConversation } = await import("../../targets.js");
       const sourceId = await resolveConversation(context, idArgument);
-      const now = timestampNow();
-      const createdAt = (id: string): string =>
-        context.store.readMeta(context.store.resolveId(id)).created_at;
-      const range = {
-        ...(options.from === undefined
-          ? {}
-          : { from: parseTimeThreshold("--from", options.from, now, createdAt) }),
-        ...(options.until === undefined
-          ? {}
-          : { until: parseTimeThreshold("--until", options.until, now, createdAt) }),
-      };
+      const range = parseTimeWindow(options, timestampNow(), context.store);
       const counts = {
         ...(options.first === undefined ? {} : { first: parseForkCount("--first", options.first) }),
         ...(options.last === undefined ? {} : { last: parseForkCount("--last", options.last) }),

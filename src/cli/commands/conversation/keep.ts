@@ -35,6 +35,7 @@ export function registerKeep(conversation: Command): void {
       const { idArgument, position } = await readPositionArguments(words, "keep");
       const { buildPinEvent, describePin, planPin } = await import("../../../core/conversation/pins.js");
       const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
+      const { capitalize, formatCount } = await import("../../../core/present/labels.js");
       const id = context.store.resolveTarget(idArgument);
       const target = { ...position, ...(options.only === undefined ? {} : { only: options.only }) };
       const outcome = await context.store.locked(id, "keep", (conversation) => {
@@ -64,8 +65,9 @@ export function registerKeep(conversation: Command): void {
         });
       } else if (outcome.messages === undefined) context.out(`${capitalize(what)} is already kept.`);
       else {
-        const count = outcome.messages === 1 ? "1 message" : `${outcome.messages} messages`;
-        context.out(`Kept ${what} verbatim (${count}): every compaction leaves them as they are.`);
+        context.out(
+          `Kept ${what} verbatim (${formatCount(outcome.messages, "message")}): every compaction leaves them as they are.`,
+        );
       }
     });
 }
@@ -89,8 +91,4 @@ export async function readPositionArguments(
       hint: `e.g. cxc conversation ${name} 3 (turn 3) or ${name} 4.2 (cycle 2 of turn 4)`,
     });
   return { idArgument: words.length === 2 ? words[0] : undefined, position: parsed.value };
-}
-
-function capitalize(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }

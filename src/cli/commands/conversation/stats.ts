@@ -199,7 +199,7 @@ async function renderStatsText(
 }
 
 /**
- * `Kept verbatim: 3 pinned messages, 1.2k tokens; facts blocks after 2 summaries, 310 tokens`:
+ * `Kept by construction: 3 pinned messages, 1.2k tokens; facts blocks after 2 summaries, 310 tokens`:
  * what keeping costs in the view (nothing when there is none).
  */
 function describeKept(kept: KeptCost, format: (count: number) => string): string[] {

@@ -88,17 +88,10 @@ async function candidateFilter(
   if (options.grep !== undefined && options.grep === "") {
     throw new CxcError("usage", "the --grep text is empty", { hint: "e.g. --grep parser" });
   }
-  const { parseTimeThreshold } = await import("../../render/turn-selection.js");
+  const { parseTimeWindow } = await import("../../render/turn-selection.js");
   const { timestampNow } = await import("../../../store/index.js");
-  const now = timestampNow();
-  const createdAt = (id: string): string => context.store.readMeta(context.store.resolveId(id)).created_at;
   return {
     ...(options.grep === undefined ? {} : { grep: options.grep }),
-    ...(options.from === undefined
-      ? {}
-      : { from: parseTimeThreshold("--from", options.from, now, createdAt) }),
-    ...(options.until === undefined
-      ? {}
-      : { until: parseTimeThreshold("--until", options.until, now, createdAt) }),
+    ...parseTimeWindow(options, timestampNow(), context.store),
   };
 }
