@@ -60,7 +60,7 @@ const KNOWN_MODELS: Readonly<Record<string, Readonly<Record<string, ModelLimits>
 export function isReasoningModel(id: ModelId): boolean {
   if (id.provider === "anthropic") return false;
   const name = id.model.slice(id.model.lastIndexOf("/") + 1);
-  return /^(o\d|gpt-5|codex)/.test(name) || name.includes("codex");
+  return /^(o\d|gpt-5)/.test(name) || name.includes("codex");
 }
 
 /** The model chosen for a provider when only its key is configured. */

@@ -51,12 +51,7 @@ export function createResponsesClient(settings: ResponsesClientSettings): LlmCli
   return {
     modelId: settings.modelId,
     stream: (request, options) =>
-      streamResponses(
-        sdk,
-        toResponsesRequest(request, settings.model, { ...settings, modelId: settings.modelId }),
-        settings.modelId,
-        options,
-      ),
+      streamResponses(sdk, toResponsesRequest(request, settings.model, settings), settings.modelId, options),
   };
 }
 

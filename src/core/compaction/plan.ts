@@ -26,7 +26,7 @@ import {
   type PositionFacts,
   resolveBoundRange,
 } from "../position/bound.js";
-import { type CycleSpan, HEAD, TURN_END } from "../conversation/cycles.js";
+import { type CycleSpan, HEAD, spanOfRange, TURN_END } from "../conversation/cycles.js";
 import type { CompactionSource, ConversationEvent } from "../conversation/events.js";
 import { pinnedMessages } from "../conversation/pins.js";
 import { groupTurns, type Turn } from "../conversation/turns.js";
@@ -135,14 +135,6 @@ function segmentRange(
   };
 }
 
-/** The span a segment covers. */
-function spanOfSegment(segment: CompactionSegment): CycleSpan {
-  return {
-    from: { turn: segment.from, cycle: segment.fromCycle ?? HEAD },
-    to: { turn: segment.to, cycle: segment.toCycle ?? TURN_END },
-  };
-}
-
 /** The segments of one rule over its resolved span, or why there are none. */
 function planRule(
   rule: CompactionRule,
@@ -215,7 +207,7 @@ export function planCompaction(
     const kept = planned.flatMap((segment) => keep(segment) ?? []);
     for (const segment of kept) {
       if (segment.summary !== undefined || segment.supplied !== undefined) {
-        summaries.push({ ...spanOfSegment(segment), compactionId: `planned:${ruleIndex}` });
+        summaries.push({ ...spanOfRange(segment), compactionId: `planned:${ruleIndex}` });
       }
     }
     segments.push(...kept);

@@ -18,6 +18,7 @@ import type {
 } from "../conversation/events.js";
 import { projectConversation } from "../conversation/projection.js";
 import { modelOf } from "./agent-session.js";
+import { timestampMilliseconds } from "./jp-encoding.js";
 import { pairToolCalls } from "./openai-messages.js";
 
 /** One message of the projected view. */
@@ -98,4 +99,10 @@ export function toolNames(events: readonly ConversationEvent[]): Map<string, str
 /** A summary written by cxc, framed for an agent that reads it as the opening user message. */
 export function framedSummary(text: string): string {
   return `This session continues an earlier conversation that was compacted with cxc. The summary below stands for the earlier part of it.\n\n<summary>\n${text}\n</summary>`;
+}
+
+/** The timestamp form pi and Codex write: milliseconds, `Z` (a value cxc cannot read stays as it is). */
+export function millisecondTimestamp(ts: string): string {
+  const value = timestampMilliseconds(ts);
+  return Number.isNaN(value) ? ts : new Date(value).toISOString();
 }

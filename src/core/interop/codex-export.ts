@@ -17,10 +17,14 @@ import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conver
 import { formatCount } from "../present/labels.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../provider-keys.js";
-import { type AgentSessionExport, framedSummary, viewMessages } from "./agent-export.js";
+import {
+  type AgentSessionExport,
+  framedSummary,
+  millisecondTimestamp,
+  viewMessages,
+} from "./agent-export.js";
 import { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
 import { type InteropResult, interopError } from "./jp.js";
-import { timestampMilliseconds } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
 
 type Json = Record<string, unknown>;
@@ -47,7 +51,7 @@ export function exportCodexSession(
   if (options.sessionId === "") return interopError("the new session needs an id");
   const lines: string[] = [];
   const write = (type: string, payload: Json, ts: string) => {
-    lines.push(JSON.stringify({ timestamp: codexTimestamp(ts), type, payload }));
+    lines.push(JSON.stringify({ timestamp: millisecondTimestamp(ts), type, payload }));
   };
   const item = (payload: Json, ts: string) => write("response_item", payload, ts);
   const userText = (text: string, ts: string) => {
@@ -65,7 +69,7 @@ export function exportCodexSession(
     "session_meta",
     {
       id: options.sessionId,
-      timestamp: codexTimestamp(options.timestamp),
+      timestamp: millisecondTimestamp(options.timestamp),
       cwd: options.cwd,
       originator: "cxc",
       cli_version: options.version,
@@ -159,10 +163,4 @@ function reasoningItem(event: ChatResponse): Json | undefined {
     content: null,
     encrypted_content: encrypted,
   };
-}
-
-/** Codex's timestamp form: milliseconds, `Z`. */
-function codexTimestamp(ts: string): string {
-  const value = timestampMilliseconds(ts);
-  return Number.isNaN(value) ? ts : new Date(value).toISOString();
 }

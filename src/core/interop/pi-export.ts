@@ -12,7 +12,7 @@
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
-import { type AgentSessionExport, toolNames, viewMessages } from "./agent-export.js";
+import { type AgentSessionExport, millisecondTimestamp, toolNames, viewMessages } from "./agent-export.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { timestampMilliseconds } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
@@ -63,7 +63,7 @@ export function exportPiSession(
   let previous: string | null = null;
   const add = (entry: Json, ts: string): Json => {
     const id = options.newId();
-    const written = { ...entry, id, parentId: previous, timestamp: piTimestamp(ts) };
+    const written = { ...entry, id, parentId: previous, timestamp: millisecondTimestamp(ts) };
     entries.push(written);
     previous = id;
     return written;
@@ -176,10 +176,4 @@ function assistantBlock(event: ChatResponse | ToolCallRequest): Json[] {
 function milliseconds(ts: string): number {
   const value = timestampMilliseconds(ts);
   return Number.isNaN(value) ? 0 : value;
-}
-
-/** pi's entry timestamp form: milliseconds, `Z`. */
-function piTimestamp(ts: string): string {
-  const value = timestampMilliseconds(ts);
-  return Number.isNaN(value) ? ts : new Date(value).toISOString();
 }

@@ -78,7 +78,8 @@ export function registerExport(conversation: Command): void {
         }
         context.out(`Exported ${id} to ${written.path}`);
         if (written.agentPath !== undefined) {
-          const agent = options.to === "codex" ? "Codex" : "Claude Code";
+          const { AGENT_NAMES } = await import("../../../core/interop/agents.js");
+          const agent = AGENT_NAMES[options.to];
           context.info(
             `${agent} resumes a session from its own folder: copy the file to ${written.agentPath} first`,
           );
