@@ -36,7 +36,8 @@ export function registerKeep(conversation: Command): void {
       const { buildPinEvent, describePin, planPin } = await import("../../../core/conversation/pins.js");
       const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
       const { capitalize, formatCount } = await import("../../../core/present/labels.js");
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const target = { ...position, ...(options.only === undefined ? {} : { only: options.only }) };
       const outcome = await context.store.locked(id, "keep", (conversation) => {
         assertNoOpenReview(context.store, id);

@@ -23,7 +23,8 @@ export function registerUnkeep(conversation: Command): void {
         "../../../core/conversation/pins.js"
       );
       const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
-      const id = context.store.resolveTarget(idArgument);
+      const { resolveConversation } = await import("../../targets.js");
+      const id = await resolveConversation(context, idArgument);
       const retired = await context.store.locked(id, "unkeep", (conversation) => {
         assertNoOpenReview(context.store, id);
         const { events, warnings } = conversation.load();
