@@ -21,3 +21,21 @@ export const INTERRUPTED_TOOL_RESULT = "Tool call was interrupted.";
 export const OPENAI_ENCRYPTED_REASONING_KEY = "openai_encrypted_reasoning";
 export const OPENAI_REASONING_ID_KEY = "openai_reasoning_id";
 export const OPENAI_REASONING_MODEL_KEY = "openai_reasoning_model";
+
+/** Metadata key of a pi thinking signature from a provider other than Anthropic. */
+export const PI_SIGNATURE_KEY = "pi_thinking_signature";
+
+/**
+ * Reasoning a provider gave with its signature or encryption, which cxc sends back to it natively
+ * (and the provider may leave out of a later turn's context); reasoning without one is sent as
+ * text, which always counts.
+ */
+export function isNativeReasoning(metadata: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (metadata === undefined) return false;
+  return [
+    ANTHROPIC_SIGNATURE_KEY,
+    ANTHROPIC_REDACTED_KEY,
+    OPENAI_ENCRYPTED_REASONING_KEY,
+    PI_SIGNATURE_KEY,
+  ].some((key) => typeof metadata[key] === "string" && metadata[key] !== "");
+}

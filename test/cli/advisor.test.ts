@@ -65,6 +65,8 @@ const words = (count: number): string =>
 
 describe("cxc q with the advisor", () => {
   it("prints one advice line per tier as the context crosses the lines, remembered across runs", async () => {
+    // The provider reports what it counts (a quarter of the request body): the context figure.
+    provider.countUsage(true);
     home.writeConfig(`
 [conversation.compaction.advisor]
 notice_tokens = 150
@@ -107,7 +109,7 @@ request_tokens = 100000
     // The record was removed before the third run: two decision calls since.
     expect(advisorRecord()).toEqual({ last_announced: "recommend", decision_usage: { calls: 2, ...usage } });
     const stats = await home.home.run(["conversation", "stats"]);
-    expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+ input \+ \d+ output tokens/m);
+    expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+(\.\dk)? input \+ \d+ output tokens/m);
     const statsJson = JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);
     expect(statsJson.advisor_decisions).toEqual({ calls: 2, ...usage });
   });

@@ -11,6 +11,12 @@
  * before the queue is consulted, so the queue stays the script of the conversation's turns.
  * `POST /v1/messages/count_tokens` is answered with an estimate and never takes a reply.
  *
+ * Usage: a reply reports the usage it is scripted with (input 10 and output 5 when none is). A reply
+ * whose usage is `"counted"`, and every reply without usage while `countUsage` is on, reports what
+ * the fake counts instead, as a provider would: a quarter of the request body's characters as
+ * input, a quarter of the characters of what it answers (text, thinking, tool names and arguments)
+ * as output. `counted(request)` gives that input count for a recorded request.
+ *
  * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
  * standalone process for end-to-end tests.
  */
@@ -46,7 +52,8 @@ export interface FakeMessageReply {
   blocks: FakeBlock[];
   /** Default: `tool-use` when a block is a tool call, else `end`. */
   stop?: "end" | "max-tokens" | "tool-use" | "refusal";
-  usage?: FakeUsage;
+  /** `"counted"`: what the fake counts for the request and the answer (see the module comment). */
+  usage?: FakeUsage | "counted";
   /** Delay before each streamed event, in milliseconds. */
   chunkDelayMs?: number;
   /** Destroys the connection after this many streamed events (a stream cut mid-way). */
@@ -107,6 +114,8 @@ export interface RecordedRequest {
   body: unknown;
   /** The index of the route that answered it, when one did (see `FakeRoute`). */
   route?: number;
+  /** A quarter of the body's characters: the input a counted usage reports for it. */
+  counted: number;
 }
 
 /**
@@ -135,6 +144,8 @@ export interface FakeProvider {
   addRoute(route: FakeRoute): void;
   /** Number of scripted replies not yet served. */
   remaining(): number;
+  /** Replies without scripted usage report counted usage (see the module comment) while on. */
+  countUsage(on: boolean): void;
   /** Forgets unserved replies, routes and recorded requests (between tests). */
   reset(): void;
   close(): Promise<void>;
@@ -148,6 +159,8 @@ export interface FakeProviderOptions {
   onRequest?: (request: RecordedRequest) => void;
   /** Requests answered by what they contain rather than from the queue. */
   routes?: FakeRoute[];
+  /** Replies without scripted usage report counted usage (default: off). */
+  countUsage?: boolean;
 }
 
 /** A text reply. */
@@ -183,6 +196,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     routes: (options.routes ?? []).map((route) => ({ ...route, used: 0 })),
     onRequest: options.onRequest,
     served: 0,
+    countUsage: options.countUsage ?? false,
   };
   const server = createServer((request, response) => {
     void handleRequest(request, response, state);
@@ -199,10 +213,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       state.routes.push({ ...route, used: 0 });
     },
     remaining: () => queue.length,
+    countUsage: (on) => {
+      state.countUsage = on;
+    },
     reset: () => {
       queue.length = 0;
       requests.length = 0;
       state.routes.length = 0;
+      state.countUsage = options.countUsage ?? false;
     },
     close: () => closeServer(server),
   };
@@ -220,6 +238,7 @@ interface ServerState {
   readonly onRequest: ((request: RecordedRequest) => void) | undefined;
   /** Message replies served so far, for unique default message ids. */
   served: number;
+  countUsage: boolean;
 }
 
 /** The first route that matches the request and has uses left; counts the use. */
@@ -235,9 +254,26 @@ function matchRoute(state: ServerState, path: string, bodyText: string): number 
   return index;
 }
 
-/** A rough token count of a request body (4 characters a token), for `count_tokens`. */
+/** A rough token count of a text (4 characters a token): `count_tokens`, counted usage. */
 function estimateTokens(bodyText: string): number {
   return Math.max(1, Math.ceil(bodyText.length / 4));
+}
+
+/** The usage a reply reports: as scripted, or counted (see the module comment). */
+function replyUsage(
+  reply: FakeMessageReply,
+  bodyText: string,
+  countByDefault: boolean,
+): FakeUsage | undefined {
+  if (reply.usage !== "counted" && (reply.usage !== undefined || !countByDefault)) return reply.usage;
+  const answer = reply.blocks
+    .map((block) =>
+      block.type === "tool-call"
+        ? `${block.name}${block.argumentsText ?? JSON.stringify(block.arguments)}`
+        : block.text,
+    )
+    .join("");
+  return { inputTokens: estimateTokens(bodyText), outputTokens: estimateTokens(answer) };
 }
 
 async function handleRequest(
@@ -260,6 +296,7 @@ async function handleRequest(
       Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
     ),
     body,
+    counted: estimateTokens(text),
   };
   const countTokens = recorded.method === "POST" && recorded.path.startsWith("/v1/messages/count_tokens");
   const routeIndex = countTokens ? undefined : matchRoute(state, recorded.path, text);
@@ -282,7 +319,11 @@ async function handleRequest(
     return;
   }
   const routed = routeIndex === undefined ? undefined : state.routes[routeIndex]!.reply;
-  const reply = routed ?? queue.shift();
+  const scripted = routed ?? queue.shift();
+  const reply =
+    scripted === undefined || scripted.kind === "error" || scripted.kind === "raw"
+      ? scripted
+      : { ...scripted, usage: replyUsage(scripted, text, state.countUsage) };
   if (reply === undefined) {
     sendError(response, protocol, {
       kind: "error",
@@ -458,7 +499,9 @@ const ANTHROPIC_STOPS = {
   refusal: "refusal",
 };
 
-function anthropicUsage(usage: FakeUsage = {}): Record<string, number> {
+function anthropicUsage(scripted: FakeUsage | "counted" = {}): Record<string, number> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   return {
     input_tokens: usage.inputTokens ?? 10,
     cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
@@ -578,7 +621,9 @@ const OPENAI_STOPS = {
   refusal: "content_filter",
 };
 
-function openaiUsage(usage: FakeUsage = {}): Record<string, unknown> {
+function openaiUsage(scripted: FakeUsage | "counted" = {}): Record<string, unknown> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   const cached = usage.cacheReadTokens ?? 0;
   const prompt = (usage.inputTokens ?? 10) + cached;
   const completion = usage.outputTokens ?? 5;
@@ -656,7 +701,9 @@ function openaiJson(reply: FakeMessageReply, model: string, messageId: string): 
 }
 
 /** The Responses API's usage object: cached tokens counted inside `input_tokens`. */
-function responsesUsage(usage: FakeUsage = {}): Record<string, unknown> {
+function responsesUsage(scripted: FakeUsage | "counted" = {}): Record<string, unknown> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   const cached = usage.cacheReadTokens ?? 0;
   const input = (usage.inputTokens ?? 10) + cached;
   const output = usage.outputTokens ?? 5;

@@ -17,13 +17,14 @@
  *   holding `firstKeptEntryId` (a turn pi split is kept whole); with no turn before it, the
  *   summary is the session's first request, as pi sends it.
  */
-import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import { ANTHROPIC_SIGNATURE_KEY, PI_SIGNATURE_KEY } from "../provider-keys.js";
 import type { ConversationEvent } from "../conversation/events.js";
 import {
   type AgentImport,
   type AgentImportSummary,
   agentCompactionDraft,
   agentTimestamp,
+  attachAgentUsage,
   count,
   DraftList,
   type EventDraft,
@@ -42,12 +43,12 @@ import {
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
+  tokenCount,
 } from "./agent-session.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 
-/** Metadata key of a pi thinking signature from a provider other than Anthropic. */
-export const PI_SIGNATURE_KEY = "pi_thinking_signature";
+export { PI_SIGNATURE_KEY };
 /** Metadata key naming what pi message or entry a `chat_request` was made from (`bashExecution`, …). */
 export const PI_SOURCE_KEY = "pi_source";
 /** Metadata key holding pi's own summary text on a `chat_request` made from a compaction. */
@@ -458,6 +459,7 @@ class PiMapper {
       this.setModel(`${message.provider}/${message.model}`, ts, where);
     }
     const blocks = Array.isArray(message.content) ? message.content : [];
+    const before = this.drafts.drafts.length;
     for (const block of blocks) {
       if (!isRecord(block)) continue;
       if (block.type === "text" && typeof block.text === "string") {
@@ -486,6 +488,16 @@ class PiMapper {
       } else {
         this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
       }
+    }
+    const usage = message.usage;
+    if (this.drafts.drafts.length > before && isRecord(usage)) {
+      // pi's `input` is the input neither read from nor written to the cache, as cxc keeps it.
+      attachAgentUsage(this.drafts, "pi", {
+        input: tokenCount(usage.input),
+        output: tokenCount(usage.output),
+        cacheRead: tokenCount(usage.cacheRead),
+        cacheWrite: tokenCount(usage.cacheWrite),
+      });
     }
   }
 
