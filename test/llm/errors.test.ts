@@ -99,14 +99,40 @@ describe("error classification through the SDKs", () => {
     ]);
   });
 
-  it("a refused connection is a retryable network error", async () => {
+  it("a refused connection is a network error no retry fixes, on every wire", async () => {
     const closed = await startFakeProvider();
-    const baseURL = closed.anthropicBaseURL;
+    const { anthropicBaseURL, openaiBaseURL } = closed;
     await closed.close();
-    const client = createAnthropicClient({ modelId: "anthropic/m", model: "m", apiKey: "k", baseURL });
+    const refused = [
+      createAnthropicClient({ modelId: "anthropic/m", model: "m", apiKey: "k", baseURL: anthropicBaseURL }),
+      createOpenAIClient({ modelId: "openai/m", model: "m", apiKey: "k", baseURL: openaiBaseURL }),
+      createResponsesClient({ modelId: "openai/m", model: "m", apiKey: "k", baseURL: openaiBaseURL }),
+    ];
+    for (const client of refused) {
+      const events = await collectEvents(client.stream(userRequest("hi")));
+      expect(events).toEqual([
+        {
+          type: "error",
+          error: expect.objectContaining({ kind: "network", retryable: false, unreachable: "refused" }),
+        },
+      ]);
+    }
+  });
+
+  it("a host name that does not resolve is unreachable too", async () => {
+    // `.invalid` never resolves (RFC 2606): the lookup fails without the network.
+    const client = createAnthropicClient({
+      modelId: "anthropic/m",
+      model: "m",
+      apiKey: "k",
+      baseURL: "http://cxc-test.invalid",
+    });
     const events = await collectEvents(client.stream(userRequest("hi")));
     expect(events).toEqual([
-      { type: "error", error: expect.objectContaining({ kind: "network", retryable: true }) },
+      {
+        type: "error",
+        error: expect.objectContaining({ kind: "network", retryable: false, unreachable: "unresolvable" }),
+      },
     ]);
   });
 });
