@@ -313,7 +313,9 @@ describe("cxc q: reasoning, other providers, locks", () => {
     expect(hidden.stderr).not.toContain("Let me think");
     const shown = await q(["--reasoning", "second"]);
     expect(shown.stdout).toBe("The answer.\n");
-    expect(shown.stderr).toContain("Let me think about it.");
+    // A stderr that is not a terminal: every line cxc writes starts `cxc: `, reasoning's too.
+    expect(shown.stderr).toContain("cxc: reasoning: Let me think about it.\n");
+    for (const line of shown.stderr.trimEnd().split("\n")) expect(line).toMatch(/^(cxc|hint): /);
     const events = storedEvents();
     expect(events[2]).toMatchObject({
       reasoning: "Let me think about it.",
