@@ -11,7 +11,7 @@ import type { LlmError, LlmErrorKind } from "./types.js";
 
 /** Phrases providers use when the prompt does not fit the model's context window. */
 const CONTEXT_OVERFLOW_PATTERN =
-  /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed/i;
+  /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed|input token count \(\d+\) exceeds the maximum number of tokens/i;
 
 /** Messages of low-level failures that mean the connection broke, not that the request was bad. */
 const NETWORK_PATTERN =

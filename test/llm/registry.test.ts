@@ -6,6 +6,7 @@ import {
   createLlmClient,
   OLLAMA_DEFAULT_BASE_URL,
   probeOllama,
+  providerKeyVariables,
   readLlmConfig,
   resolveModel,
   selectDefaultModel,
@@ -216,7 +217,7 @@ describe("selectDefaultModel", () => {
   const noOllama = async () => undefined;
   const ollamaWith = (models: string[]) => async () => models;
 
-  it("prefers the configured model, then Anthropic, OpenAI and Ollama", async () => {
+  it("prefers the configured model, then Anthropic, OpenAI, Google and Ollama", async () => {
     const both = { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" };
     const configured = {
       assistant: { model: { id: "fast" } },
@@ -231,9 +232,30 @@ describe("selectDefaultModel", () => {
     expect(await selectDefaultModel({ env: { OPENAI_API_KEY: "o" }, probeOllama: noOllama })).toBe(
       "openai/gpt-5",
     );
+    for (const key of ["GEMINI_API_KEY", "GOOGLE_API_KEY"]) {
+      expect(await selectDefaultModel({ env: { [key]: "g" }, probeOllama: noOllama })).toBe(
+        "google/gemini-2.5-pro",
+      );
+    }
     expect(await selectDefaultModel({ env: {}, probeOllama: ollamaWith(["qwen3:8b", "llama3"]) })).toBe(
       "ollama/qwen3:8b",
     );
+  });
+
+  it("knows Gemini's windows and which Gemini models think", () => {
+    expect(resolveModel("google/gemini-2.5-flash-preview-09-2025", readLlmConfig({}), {})).toMatchObject({
+      contextWindow: 1_048_576,
+      maxOutputTokens: 65_536,
+      reasoning: true,
+      settings: {
+        type: "google",
+        api: "google",
+        apiKeyEnv: "GEMINI_API_KEY",
+        alternateKeyEnvs: ["GOOGLE_API_KEY"],
+      },
+    });
+    expect(resolveModel("google/gemini-2.0-flash", readLlmConfig({}), {}).reasoning).toBe(false);
+    expect(providerKeyVariables({})).toEqual(expect.arrayContaining(["GEMINI_API_KEY", "GOOGLE_API_KEY"]));
   });
 
   it("names the three ways when nothing is configured", async () => {
@@ -246,6 +268,7 @@ describe("selectDefaultModel", () => {
       const hint = (error as CxcError).hint ?? "";
       expect(hint).toContain("ANTHROPIC_API_KEY");
       expect(hint).toContain("OPENAI_API_KEY");
+      expect(hint).toContain("GEMINI_API_KEY");
       expect(hint).toContain("Ollama");
     }
   });
