@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/llm/anthropic.js";
 import { classifyLlmError } from "../../src/llm/errors.js";
+import { createGoogleClient } from "../../src/llm/google.js";
 import { createOpenAIClient } from "../../src/llm/openai.js";
 import { createResponsesClient } from "../../src/llm/responses.js";
 import type { LlmClient, LlmError } from "../../src/llm/types.js";
@@ -101,9 +102,10 @@ describe("error classification through the SDKs", () => {
 
   it("a refused connection is a network error no retry fixes, on every wire", async () => {
     const closed = await startFakeProvider();
-    const { anthropicBaseURL, openaiBaseURL } = closed;
+    const { anthropicBaseURL, openaiBaseURL, url } = closed;
     await closed.close();
     const refused = [
+      createGoogleClient({ modelId: "google/m", model: "m", apiKey: "k", baseURL: url, reasoning: false }),
       createAnthropicClient({ modelId: "anthropic/m", model: "m", apiKey: "k", baseURL: anthropicBaseURL }),
       createOpenAIClient({ modelId: "openai/m", model: "m", apiKey: "k", baseURL: openaiBaseURL }),
       createResponsesClient({ modelId: "openai/m", model: "m", apiKey: "k", baseURL: openaiBaseURL }),
