@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createEventBuilder } from "../helpers/builders.js";
 import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
 import { startInTmux } from "../helpers/pty.js";
-import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
+import { metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
