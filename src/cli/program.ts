@@ -68,7 +68,7 @@ export function buildProgram(registerCommands: RegisterCommands, options: { json
     .addOption(
       new Option(
         "--format <FORMAT>",
-        "output format: text or json (print also takes anthropic|openai|responses)",
+        "output format: text or json (print also takes anthropic|openai|responses|gemini)",
       ).default("text"),
     )
     .option("--no-color", "disable colours (also NO_COLOR)")

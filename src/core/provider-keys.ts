@@ -21,3 +21,11 @@ export const INTERRUPTED_TOOL_RESULT = "Tool call was interrupted.";
 export const OPENAI_ENCRYPTED_REASONING_KEY = "openai_encrypted_reasoning";
 export const OPENAI_REASONING_ID_KEY = "openai_reasoning_id";
 export const OPENAI_REASONING_MODEL_KEY = "openai_reasoning_model";
+
+/**
+ * Metadata key of a Gemini thought signature (jp's key): Google's opaque token on a part of a
+ * reply (a function call, text, a thought), which Gemini wants back on the same part in the next
+ * request (for a function call of a Gemini 3 model, it refuses the request without it). Only the
+ * Google adapter sends it.
+ */
+export const GOOGLE_THOUGHT_SIGNATURE_KEY = "google_thought_signature";

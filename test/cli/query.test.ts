@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import { errorLines } from "./conversation-helpers.js";
 import {
   contextOverflowReply,
   errorReply,
@@ -234,6 +235,23 @@ describe("cxc q: provider faults", () => {
     ]);
   });
 
+  it("a server that refuses the connection fails at once, naming the URL and the variable it came from", async () => {
+    const closed = await startFakeProvider();
+    const url = closed.anthropicBaseURL;
+    await closed.close();
+    const result = await q(["hi"], { env: { ANTHROPIC_BASE_URL: url } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).not.toContain("retrying");
+    expect(errorLines(result.stderr)).toEqual({
+      error: `anthropic/claude-sonnet-4-6: Cannot reach ${url} (from ANTHROPIC_BASE_URL): the connection was refused`,
+      hint: `start the server at ${url}, or set ANTHROPIC_BASE_URL to one that runs`,
+    });
+    const json = await q(["--format", "json", "hi"], { env: { ANTHROPIC_BASE_URL: url } });
+    expect(JSON.parse(json.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      error: { code: "provider-network" },
+    });
+  });
+
   it("a cut stream keeps the partial answer marked interrupted; the next turn is clean", async () => {
     // message_start, ping, block start, then a few text deltas before the connection drops.
     provider.enqueue(textReply("one two three four five six seven", { cutAfterEvents: 6 }));
@@ -313,7 +331,9 @@ describe("cxc q: reasoning, other providers, locks", () => {
     expect(hidden.stderr).not.toContain("Let me think");
     const shown = await q(["--reasoning", "second"]);
     expect(shown.stdout).toBe("The answer.\n");
-    expect(shown.stderr).toContain("Let me think about it.");
+    // A stderr that is not a terminal: every line cxc writes starts `cxc: `, reasoning's too.
+    expect(shown.stderr).toContain("cxc: reasoning: Let me think about it.\n");
+    for (const line of shown.stderr.trimEnd().split("\n")) expect(line).toMatch(/^(cxc|hint): /);
     const events = storedEvents();
     expect(events[2]).toMatchObject({
       reasoning: "Let me think about it.",
