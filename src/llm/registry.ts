@@ -14,6 +14,7 @@
 import * as z from "zod";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
+import { describeUnreachable } from "./errors.js";
 import { withIdleTimeout } from "./idle-timeout.js";
 import {
   DEFAULT_MODELS,
@@ -88,6 +89,12 @@ export interface ProviderSettings {
   /** The wire API its models are reached through. */
   readonly api: WireApi;
   readonly baseURL?: string;
+  /**
+   * Where `baseURL` came from, as the user would change it: the setting
+   * (`providers.<name>.base_url`), the environment variable (`ANTHROPIC_BASE_URL`), or cxc's
+   * default for the provider (Ollama's); unset with no `baseURL` (the SDK's own endpoint).
+   */
+  readonly baseURLSource?: { readonly kind: "setting" | "variable" | "default"; readonly name: string };
   /** Name of the environment variable holding the key; unset for keyless local servers. */
   readonly apiKeyEnv?: string;
   /**
@@ -212,16 +219,72 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
     });
   }
   const envBaseURL = builtIn?.baseURLEnv === undefined ? undefined : env[builtIn.baseURLEnv];
-  const baseURL = configured?.base_url ?? (envBaseURL || undefined) ?? builtIn?.baseURL;
+  const setting = `providers.${name}.base_url`;
+  const [baseURL, baseURLSource]: [string | undefined, ProviderSettings["baseURLSource"]] =
+    configured?.base_url !== undefined
+      ? [configured.base_url, { kind: "setting", name: setting }]
+      : envBaseURL
+        ? [envBaseURL, { kind: "variable", name: builtIn!.baseURLEnv! }]
+        : builtIn?.baseURL !== undefined
+          ? [builtIn.baseURL, { kind: "default", name: setting }]
+          : [undefined, undefined];
   const apiKeyEnv = configured?.api_key_env ?? builtIn?.apiKeyEnv;
   const alternates = configured?.api_key_env === undefined ? builtIn?.alternateKeyEnvs : undefined;
   return {
     name,
     type,
     api: wireApiOf(type, configured?.api),
-    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(baseURL === undefined ? {} : { baseURL, baseURLSource }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
     ...(alternates === undefined ? {} : { alternateKeyEnvs: alternates }),
+  };
+}
+
+/** The endpoints the SDKs use when cxc gives them no base URL. */
+const SDK_ENDPOINTS: Readonly<Record<ProviderType, string>> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+  "openai-compatible": "https://api.openai.com/v1",
+  google: "https://generativelanguage.googleapis.com",
+};
+
+/**
+ * A server that cannot be reached fails at once, its error naming the URL and the setting or
+ * variable it came from: no retry fixes a wrong URL or a server that is not running.
+ */
+function nameUnreachableServer(client: LlmClient, settings: ProviderSettings): LlmClient {
+  const url = settings.baseURL ?? SDK_ENDPOINTS[settings.type];
+  const source = settings.baseURLSource;
+  const setting = `providers.${settings.name}.base_url`;
+  const variable = BUILT_IN_PROVIDERS[settings.name]?.baseURLEnv;
+  const origin =
+    source === undefined
+      ? `${settings.name}'s own endpoint; ${variable === undefined ? "" : `${variable} or `}${setting} sets another`
+      : source.kind === "default"
+        ? `cxc's default for ${settings.name}; ${setting} sets another`
+        : `from ${source.name}`;
+  const change = source?.kind === "variable" || source?.kind === "setting" ? source.name : setting;
+  return {
+    modelId: client.modelId,
+    async *stream(request, options) {
+      for await (const event of client.stream(request, options)) {
+        if (event.type !== "error" || event.error.unreachable === undefined) {
+          yield event;
+          continue;
+        }
+        yield {
+          type: "error",
+          error: {
+            ...event.error,
+            message: `Cannot reach ${url} (${origin}): ${describeUnreachable(event.error.unreachable)}`,
+            hint:
+              event.error.unreachable === "unresolvable"
+                ? `check the host name (${change}) and the network, then try again`
+                : `start the server at ${url}, or set ${change} to one that runs`,
+          },
+        };
+      }
+    },
   };
 }
 
@@ -305,7 +368,7 @@ export function createLlmClient(idOrAlias: string, options: CreateClientOptions)
     ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
   });
-  const guarded = withIdleTimeout(client, options.idleTimeoutMs);
+  const guarded = nameUnreachableServer(withIdleTimeout(client, options.idleTimeoutMs), model.settings);
   return options.retry === false ? guarded : withRetry(guarded, options.retry ?? {});
 }
 

@@ -59,6 +59,14 @@ export interface LlmError {
   readonly retryAfterMs?: number;
   /** One line for the user; never contains the API key. */
   readonly message: string;
+  /**
+   * The server could not be reached at all: the connection was refused, the host name does not
+   * resolve, or there is no route to it. Never retried: no retry fixes a wrong URL or a server
+   * that is not running (registry.ts names the URL and where it came from).
+   */
+  readonly unreachable?: "refused" | "unresolvable" | "no-route";
+  /** What to do about it, when the message alone does not say (the shell's hint). */
+  readonly hint?: string;
 }
 
 /**

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import { errorLines } from "./conversation-helpers.js";
 import {
   contextOverflowReply,
   errorReply,
@@ -232,6 +233,23 @@ describe("cxc q: provider faults", () => {
       "chat_request",
       "chat_response",
     ]);
+  });
+
+  it("a server that refuses the connection fails at once, naming the URL and the variable it came from", async () => {
+    const closed = await startFakeProvider();
+    const url = closed.anthropicBaseURL;
+    await closed.close();
+    const result = await q(["hi"], { env: { ANTHROPIC_BASE_URL: url } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).not.toContain("retrying");
+    expect(errorLines(result.stderr)).toEqual({
+      error: `anthropic/claude-sonnet-4-6: Cannot reach ${url} (from ANTHROPIC_BASE_URL): the connection was refused`,
+      hint: `start the server at ${url}, or set ANTHROPIC_BASE_URL to one that runs`,
+    });
+    const json = await q(["--format", "json", "hi"], { env: { ANTHROPIC_BASE_URL: url } });
+    expect(JSON.parse(json.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      error: { code: "provider-network" },
+    });
   });
 
   it("a cut stream keeps the partial answer marked interrupted; the next turn is clean", async () => {

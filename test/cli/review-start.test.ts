@@ -310,7 +310,7 @@ describe("propose_compaction inside a review", () => {
     const good = responses.find((event) => event.call_id === "toolu_good");
     expect(bad).toMatchObject({
       is_error: true,
-      content: "`to_turn`: turn 25 out of range (conversation has 20 turns)",
+      content: "the conversation has 20 turns, `to_turn` was 25",
     });
     expect(good?.is_error).toBe(false);
     expect(good?.content.split("\n")[0]).toBe("Proposed: compact turns 1..17 of 20 (summarize)");

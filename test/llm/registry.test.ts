@@ -11,7 +11,7 @@ import {
   resolveModel,
   selectDefaultModel,
 } from "../../src/llm/registry.js";
-import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { collectEvents, textOf, userRequest } from "./stream-helpers.js";
 
 function codeOf(action: () => unknown): string | undefined {
@@ -114,6 +114,68 @@ describe("clients from the registry", () => {
     expect(provider.requests[0]!.body).toMatchObject({ model: "claude-sonnet-4-6", max_tokens: 64_000 });
     expect(JSON.stringify(provider.requests[0]!.headers)).toContain("secret-a");
     expect(provider.requests[1]!.headers.authorization).toBe("Bearer secret-o");
+  });
+
+  it("fails at once on a server that cannot be reached, naming the URL and the setting or variable it came from", async () => {
+    const closed = await startFakeProvider();
+    const { anthropicBaseURL, openaiBaseURL } = closed;
+    await closed.close();
+    const retried: string[] = [];
+    const retry = { sleep: async () => undefined, onRetry: () => retried.push("retry") };
+    const cases: [string, Record<string, unknown>, Record<string, string>, string, string][] = [
+      [
+        "anthropic/claude-sonnet-4-6",
+        {},
+        { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: anthropicBaseURL },
+        `Cannot reach ${anthropicBaseURL} (from ANTHROPIC_BASE_URL): the connection was refused`,
+        `start the server at ${anthropicBaseURL}, or set ANTHROPIC_BASE_URL to one that runs`,
+      ],
+      [
+        "openai/gpt-5",
+        { providers: { openai: { base_url: openaiBaseURL } } },
+        { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://not-this-one.invalid" },
+        `Cannot reach ${openaiBaseURL} (from providers.openai.base_url): the connection was refused`,
+        `start the server at ${openaiBaseURL}, or set providers.openai.base_url to one that runs`,
+      ],
+      [
+        "lab/llama",
+        { providers: { lab: { type: "openai-compatible", base_url: "http://cxc-test.invalid/v1" } } },
+        {},
+        "Cannot reach http://cxc-test.invalid/v1 (from providers.lab.base_url): the host name does not resolve",
+        "check the host name (providers.lab.base_url) and the network, then try again",
+      ],
+    ];
+    for (const [id, config, env, message, hint] of cases) {
+      const client = createLlmClient(id, { config, env, retry });
+      const events = await collectEvents(client.stream(userRequest("hi")));
+      expect(events).toEqual([
+        { type: "error", error: expect.objectContaining({ kind: "network", message, hint }) },
+      ]);
+    }
+    // Ollama's default URL is cxc's: the message says so.
+    const ollama = readLlmConfig({});
+    expect(resolveModel("ollama/qwen3:8b", ollama, {}).settings.baseURLSource).toEqual({
+      kind: "default",
+      name: "providers.ollama.base_url",
+    });
+    expect(retried).toEqual([]);
+  });
+
+  it("still retries what a retry can fix, through the real SDKs: 429, 5xx, a cut stream", async () => {
+    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: provider.anthropicBaseURL };
+    const retried: string[] = [];
+    const client = createLlmClient("anthropic/claude-sonnet-4-6", {
+      env,
+      retry: { sleep: async () => undefined, onRetry: (notice) => retried.push(notice.error.kind) },
+    });
+    provider.enqueue(
+      errorReply(429),
+      errorReply(500),
+      { ...textReply("never finished"), cutAfterEvents: 1 },
+      textReply("at last"),
+    );
+    expect(textOf(await collectEvents(client.stream(userRequest("hi"))))).toBe("at last");
+    expect(retried).toEqual(["rate-limit", "other", "network"]);
   });
 
   it("speaks Responses to OpenAI and Chat Completions to compatible servers, unless `api` says otherwise", async () => {
