@@ -58,7 +58,10 @@ const EXPECTED: readonly [string, RegExp][] = [
   ["coding-session.jsonl", /^Imported 01jsample0000 \(Add a --since filter to logcat, 20 turns\)\n/],
   ["use recent", /^(Active conversation|Already active): 01jsample0000 \(/],
   // The first session lands on a conversation where every rule acts.
-  ["compact --dry-run", /^Would have kept turn 1\.\nWould have compacted turns 2\.\.19 \(18 total, reasoning \+ tools\)\./],
+  [
+    "compact --dry-run",
+    /^Would have kept turn 1\.\nWould have compacted turns 2\.\.19 \(18 total, reasoning \+ tools\)\./,
+  ],
   ["compact -k s:..-3", /^Compacted turns 1\.\.17 \(17 total, summary/],
   ["compact -k r+t:-5calls", /^Compacted turns 1\.\.17 \(17 total, already compacted\)\.\n/],
   ["print --compacted", /^── turn/],

@@ -130,6 +130,7 @@ export function registerCompact(conversation: Command): void {
       const target = separateResetTarget(idArguments, flags, rawArguments(command));
       const request = parseCompactFlags(target.flags, timestampNow());
       const ids = await resolveCompactTargets(context, target);
+      for (const id of ids) review.refuseCompactionOfReview(context, id);
       // jp compacts several conversations in one call, one after another, each under its lock.
       const results: CompactOutcome[] = [];
       let config: EffectiveConfig | undefined;
