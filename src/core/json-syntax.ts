@@ -157,9 +157,11 @@ export const MAX_JSON_DEPTH = 256;
  * True when JSON text nests arrays and objects deeper than `limit` anywhere (brackets inside
  * strings do not count). A scan of the text, so it answers before anything is parsed or walked:
  * a file nested 100,000 levels deep gets an error, not a stack overflow. Each line of a log is
- * balanced on its own, so a whole log can be scanned at once.
+ * balanced on its own, so a whole log can be scanned at once; `lines: false` scans one document
+ * that spans lines (a settings file).
  */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+export function nestsDeeperThan(text: string, limit: number, options: { lines?: boolean } = {}): boolean {
+  const perLine = options.lines !== false;
   let depth = 0;
   let inString = false;
   for (let index = 0; index < text.length; index++) {
@@ -173,7 +175,7 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
       if (++depth > limit) return true;
     } else if (code === 0x5d || code === 0x7d) {
       depth = Math.max(0, depth - 1);
-    } else if (code === 0x0a) {
+    } else if (code === 0x0a && perLine) {
       // A new log line starts at the top again (a torn line may leave brackets open).
       depth = 0;
     }

@@ -937,19 +937,22 @@ function geminiUsage(usage: FakeUsage = {}, final = true): Record<string, number
   };
 }
 
-/** The parts of a block as Gemini streams them: text and thoughts in pieces, a call whole. */
+/** The parts of a block as Gemini streams them: text in pieces, a thought and a call whole. */
 function geminiParts(block: FakeBlock, whole: boolean): Record<string, unknown>[][] {
   switch (block.type) {
     case "text":
       return (whole ? [block.text] : splitText(block.text)).map((text) => [{ text }]);
-    case "thinking": {
-      const pieces = whole ? [block.text] : splitText(block.text);
-      return pieces.map((text, index) =>
-        index === pieces.length - 1 && block.signature !== ""
-          ? [{ text, thought: true, thoughtSignature: block.signature }]
-          : [{ text, thought: true }],
-      );
-    }
+    case "thinking":
+      // Gemini streams a thought summary as one part (Gemini CLI records one thought per part).
+      return [
+        [
+          {
+            text: block.text,
+            thought: true,
+            ...(block.signature === "" ? {} : { thoughtSignature: block.signature }),
+          },
+        ],
+      ];
     case "tool-call": {
       const args = block.argumentsText === undefined ? block.arguments : JSON.parse(block.argumentsText);
       const part: Record<string, unknown> = { functionCall: { name: block.name, args } };

@@ -10,7 +10,8 @@
  * many.
  *
  * The first line is the context gauge (core/advisor/context-gauge.ts): the context used against the
- * model's window, what the compactions in force save and what the deferred ones will save.
+ * model's window, what the compactions in force save and what the deferred ones will save. A
+ * conversation imported from an agent or jp ends with where it came from.
  */
 import type { Command } from "commander";
 import type { DecisionUsage } from "../../../core/advisor/advisor.js";
@@ -63,9 +64,14 @@ export function registerStats(conversation: Command): void {
       });
       // The advisor's decision calls are spent beside the conversation, not in it.
       const decisions = context.store.advisorState(id).decision_usage;
+      const agents = await import("../../../core/interop/agents.js");
+      const source = agents.conversationSource(conversation.meta);
+      const sourceFile = agents.originFile(conversation.meta);
       if (format === "json") {
         context.outJson({
           ...statsToJson(id, raw, projected, view.turns, scale),
+          source,
+          source_file: sourceFile ?? null,
           context: gaugeToJson(gauge),
           kept: {
             pinned_messages: kept.pinned.messages,
@@ -81,6 +87,11 @@ export function registerStats(conversation: Command): void {
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
       const text = await renderStatsText(raw, projected, labels, scale, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
+      if (source !== "cxc") {
+        const { sanitizeLine } = await import("../../../core/present/sanitize.js");
+        const from = sourceFile === undefined ? "" : ` (${sanitizeLine(sourceFile)})`;
+        context.out(`\nImported from ${agents.sourceName(source)}${from}.`);
+      }
     });
 }
 

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
+import { scopeFlags } from "./options.js";
 
 /** The absolute paths a hook command runs (the words before `hook`), unquoted. */
 function commandPaths(command: string): string[] {
@@ -22,25 +23,32 @@ export function registerHooksStatus(hooks: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { AGENT_LABELS, isOursFor, settingsPath } = await import("../../hooks/agent-settings.js");
-      const { findCxcHooks } = await import("../../../core/interop/agent-hooks.js");
+      const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
+        "../../hooks/agent-settings.js"
+      );
+      const { findHooks } = await import("../../../core/interop/agent-hooks.js");
       const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
       const { hookLogPath } = await import("../../hooks/state.js");
       const { readSettingsText } = await import("../../hooks/settings-file.js");
       const rows = [];
       for (const agent of HOOK_AGENTS) {
-        for (const scope of [{ kind: "user" } as const, { kind: "project", directory: "." } as const]) {
+        const scopes = [
+          { kind: "user" } as const,
+          { kind: "project", directory: "." } as const,
+          ...(hasLocalSettings(agent) ? [{ kind: "local", directory: "." } as const] : []),
+        ];
+        for (const scope of scopes) {
           const file = settingsPath(agent, scope, context.env, context.cwd);
-          const text = readSettingsText(file);
+          let text: string | undefined;
           let problem: string | undefined;
-          if (text !== undefined) {
-            try {
-              JSON.parse(text);
-            } catch (error) {
-              problem = `not valid JSON (${(error as Error).message})`;
-            }
+          try {
+            text = readSettingsText(file);
+          } catch (error) {
+            problem = (error as Error).message;
           }
-          const installed = text === undefined ? [] : findCxcHooks(text, isOursFor(agent));
+          const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
+          if (found !== undefined && !found.ok) problem = found.error.replace(`${file} `, "");
+          const installed = found?.ok ? found.value : [];
           const missing = [...new Set(installed.flatMap((hook) => commandPaths(hook.command)))].filter(
             (path) => !existsSync(path),
           );
@@ -87,7 +95,9 @@ export function registerHooksStatus(hooks: Command): void {
           );
           lines.push(`${where}: installed: ${events.join(", ")}`);
           for (const path of row.missing)
-            lines.push(`  ${path} no longer exists: run \`cxc hooks install\` again`);
+            lines.push(
+              `  ${path} no longer exists: run \`cxc hooks install ${scopeFlags(row.agent, row.scope === "user" ? { kind: "user" } : { kind: row.scope, directory: "." })}\` again`,
+            );
         }
       }
       lines.push(
