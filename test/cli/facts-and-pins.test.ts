@@ -164,6 +164,9 @@ describe("pins", () => {
     await ok(["conversation", "keep", "4", "--only", "results"]);
     const result = await ok(["conversation", "compact", "-k", "t=sres:4..4"]);
     expect(result.stdout).toBe("Nothing to compact.\n");
+    expect(result.stderr).toBe(
+      "cxc: The conversation has 20 turns, and what the rule would compact (turns 4..4) is pinned.\n",
+    );
   });
 
   it("come from keep rules in configuration too, recorded with the compaction", async () => {

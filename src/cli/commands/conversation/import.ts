@@ -121,7 +121,10 @@ export function registerImport(conversation: Command): void {
       }
       for (const { conversation: imported, turns, skipped } of outcomes) {
         const title = sanitizeTerminalText(imported.title ?? "untitled");
-        const what = `${imported.sourceId} as ${imported.id} (${title}, ${turns} turn${turns === 1 ? "" : "s"})`;
+        // A cxc export keeps its id: `Imported 01abc (…)`, not `Imported 01abc as 01abc`.
+        const named =
+          imported.sourceId === imported.id ? imported.id : `${imported.sourceId} as ${imported.id}`;
+        const what = `${named} (${title}, ${turns} turn${turns === 1 ? "" : "s"})`;
         context.out(
           skipped
             ? `Skipped ${what}: it already exists`
