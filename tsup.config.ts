@@ -30,6 +30,7 @@ import { schemaFingerprint } from "./src/store/log.js";
 const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports: readonly string[] }>> = {
   "@anthropic-ai/sdk": { entry: "src/llm/islands/anthropic.ts", bundle: "islands/anthropic", exports: ["default"] },
   openai: { entry: "src/llm/islands/openai.ts", bundle: "islands/openai", exports: ["default"] },
+  "@google/genai": { entry: "src/llm/islands/google.ts", bundle: "islands/google", exports: ["GoogleGenAI"] },
   "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "islands/prompts", exports: ["search"] },
   execa: { entry: "src/tools/islands/execa.ts", bundle: "islands/execa", exports: ["execa"] },
   ajv: { entry: "src/tools/islands/ajv.ts", bundle: "islands/ajv", exports: ["Ajv"] },

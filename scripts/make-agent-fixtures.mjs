@@ -2,19 +2,22 @@
 /**
  * Regenerates the agent session fixtures in fixtures/agents/ by running the real agents.
  *
- *   npm ci --prefix agents                       # once: installs Claude Code and pi
+ *   npm ci --prefix agents                       # once: installs Claude Code, pi and Gemini CLI
  *   npm ci --prefix agents/codex                 # once: installs Codex
- *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi|codex] [--keep]
+ *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi|codex|gemini] [--keep]
  *
  * Each agent runs offline in a temporary HOME against the loopback fake provider, which plays
  * the model from the scripts below: a multi-turn session with tool calls (parallel ones, a failing
  * one), a thinking block, and the agent's own compaction (`claude -p /compact`; pi's `compact`
- * RPC command; Codex's automatic compaction, told its window is small), then one more turn. The session file the agent wrote is then made committable:
+ * RPC command; Codex's automatic compaction, told its window is small; Gemini CLI's compression,
+ * after a reply that reports over half its window), then one more turn. The session file the agent wrote is then made committable:
  *
  * - records holding the agent's own text (Claude Code's system prompt, tool, skill and agent
  *   descriptions: `api-request*` records and those attachments) are dropped, and the records that
  *   hung off a dropped one are linked to its nearest kept ancestor; pi stores none; Codex's
  *   `base_instructions`, developer messages (also inside its compaction) and `world_state`;
+ *   Gemini CLI writes none (its context message names the machine and the folder, made
+ *   placeholders like every path; its project hash is made the placeholder folder's);
  * - the temporary paths become placeholders (/home/user, /home/user/project).
  *
  * Finally the fixture is replayed: its placeholders are filled with another temporary HOME, and
@@ -22,6 +25,7 @@
  * agent's summary and the last turn, and no longer carries what the summary replaced.
  * `scenario.json` beside each fixture records what the model was scripted to say, for the tests.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -513,12 +517,138 @@ async function replayCodex(content, scenario) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Gemini CLI
 
-const makers = { "claude-code": makeClaudeCode, pi: makePi, codex: makeCodex };
-const chosen = options.agent === undefined ? ["claude-code", "pi", "codex"] : [options.agent];
+const GEMINI_SNAPSHOT =
+  "<state_snapshot>The user listed the files and read notes.txt (remember the milk); there is no changelog.</state_snapshot>";
+
+const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+
+async function makeGemini() {
+  const gemini = binary("gemini");
+  const { root, place } = makePlace("gemini");
+  const fake = await startFakeProvider({
+    routes: [
+      { bodyIncludes: "generate the updated <state_snapshot>", reply: text(GEMINI_SNAPSHOT) },
+      { bodyIncludes: "Critically evaluate the <state_snapshot>", reply: text(GEMINI_SNAPSHOT) },
+    ],
+  });
+  agents.writeGeminiSettings(place.home);
+  const env = agents.geminiEnvironment(place, fake.url);
+  const run = async (args) => {
+    const result = await agents.runAgent(
+      gemini,
+      ["-m", agents.GEMINI_MODEL, "--yolo", "-o", "json", ...args],
+      { cwd: place.cwd, env },
+    );
+    check(result.code === 0, `gemini exited ${result.code}: ${result.stderr.slice(-500)}`);
+    return JSON.parse(result.stdout).session_id;
+  };
+  const scenario = {
+    agent: "gemini",
+    version: await versionOf(gemini, env),
+    model: `google/${agents.GEMINI_MODEL}`,
+    prompts: [
+      "Never touch the migrations folder. What do my notes and my todo list say?",
+      "Is there a changelog?",
+      "What should I do first?",
+    ],
+    answers: [
+      "Your notes say to remember the milk; the todo list says to write the parser, then add tests.",
+      "There is no CHANGELOG.md.",
+      "Write the parser first.",
+    ],
+    thinking: { text: "Read both files at once.", signature: "sig-fixture-gemini" },
+    toolCalls: [
+      { name: "read_file", input: { file_path: "notes.txt" } },
+      { name: "read_file", input: { file_path: "todo.md" } },
+      {
+        name: "run_shell_command",
+        input: { command: "cat CHANGELOG.md", description: "Read the changelog." },
+      },
+    ],
+    summary: GEMINI_SNAPSHOT,
+  };
+  const call = (spec) => ({ type: "tool-call", id: "unused", name: spec.name, arguments: spec.input });
+  const [notes, todo, changelog] = scenario.toolCalls;
+  fake.enqueue(
+    { blocks: [{ type: "thinking", ...scenario.thinking }, call(notes), call(todo)] },
+    text(scenario.answers[0]),
+  );
+  const sessionId = await run(["-p", scenario.prompts[0]]);
+  fake.enqueue({ blocks: [call(changelog)] }, text(scenario.answers[1]));
+  await run(["--resume", sessionId, "-p", scenario.prompts[1]]);
+  // The first reply reports over half of the window: Gemini CLI compresses before its next call.
+  fake.enqueue(
+    {
+      blocks: [call({ name: "read_file", input: { file_path: "notes.txt" } })],
+      usage: { inputTokens: 600000 },
+    },
+    text(scenario.answers[2]),
+  );
+  await run(["--resume", sessionId, "-p", scenario.prompts[2]]);
+  check(fake.remaining() === 0, `${fake.remaining()} scripted replies were not used`);
+  const last = JSON.stringify(fake.requests.at(-1).body.contents);
+  check(last.includes(GEMINI_SNAPSHOT), "Gemini CLI's request after compressing lacks its snapshot");
+  check(
+    !last.includes(scenario.answers[0]),
+    "Gemini CLI's request after compressing still carries the first answer",
+  );
+  await fake.close();
+
+  const chats = join(agents.geminiTempDirectory(place), "project", "chats");
+  const file = readdirSync(chats).find(
+    (name) =>
+      name.endsWith(`-${sessionId.slice(0, 8)}.jsonl`) &&
+      readFileSync(join(chats, name), "utf8").includes(scenario.prompts[2]),
+  );
+  check(file !== undefined, "no session file for the session");
+  const raw = readFileSync(join(chats, file), "utf8");
+  check(raw.includes(GEMINI_SNAPSHOT), "Gemini CLI did not compress");
+  const content = agents
+    .toPlaceholders(raw, place)
+    .split(sha256(place.cwd))
+    .join(sha256(agents.PLACEHOLDER_CWD));
+  assertNoMachinePaths(content, root, "the Gemini CLI fixture");
+  const fixtureScenario = JSON.parse(
+    agents.toPlaceholders(JSON.stringify({ ...scenario, sessionId, file }), place),
+  );
+  await replayGemini(content, fixtureScenario);
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
+  return { content, scenario: fixtureScenario };
+}
+
+/** Resumes the fixture in another HOME (`gemini --resume`) and checks the request Gemini CLI sends. */
+async function replayGemini(content, scenario) {
+  const { root, place } = makePlace("gemini-replay");
+  const fake = await startFakeProvider({ replies: [text("Replayed.")] });
+  agents.writeGeminiSettings(place.home);
+  const folder = join(agents.geminiTempDirectory(place), "project");
+  mkdirSync(join(folder, "chats"), { recursive: true });
+  writeFileSync(join(folder, ".project_root"), place.cwd);
+  writeFileSync(join(folder, "chats", scenario.file), agents.fromPlaceholders(content, place));
+  const result = await agents.runAgent(
+    binary("gemini"),
+    ["-m", agents.GEMINI_MODEL, "-o", "json", "--resume", scenario.sessionId, "-p", "Anything else?"],
+    { cwd: place.cwd, env: agents.geminiEnvironment(place, fake.url) },
+  );
+  await fake.close();
+  check(result.code === 0, `the replayed session did not resume: ${result.stderr.slice(-500)}`);
+  const sent = JSON.stringify(fake.requests.at(-1).body.contents);
+  check(sent.includes(GEMINI_SNAPSHOT), "the resumed request lacks Gemini CLI's snapshot");
+  check(sent.includes(scenario.answers[2]), "the resumed request lacks the last answer");
+  check(!sent.includes(scenario.answers[0]), "the resumed request still carries the compressed turns");
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const makers = { "claude-code": makeClaudeCode, pi: makePi, codex: makeCodex, gemini: makeGemini };
+const chosen = options.agent === undefined ? Object.keys(makers) : [options.agent];
 for (const agent of chosen) {
   const make = makers[agent];
-  if (make === undefined) throw new Error(`--agent must be claude-code, pi or codex, not ${agent}`);
+  if (make === undefined)
+    throw new Error(`--agent must be one of ${Object.keys(makers).join(", ")}, not ${agent}`);
   const { content, scenario } = await make();
   const directory = join(projectRoot, "fixtures", "agents", agent);
   mkdirSync(directory, { recursive: true });

@@ -157,9 +157,11 @@ export const MAX_JSON_DEPTH = 256;
  * True when JSON text nests arrays and objects deeper than `limit` anywhere (brackets inside
  * strings do not count). A scan of the text, so it answers before anything is parsed or walked:
  * a file nested 100,000 levels deep gets an error, not a stack overflow. Each line of a log is
- * balanced on its own, so a whole log can be scanned at once.
+ * balanced on its own, so a whole log can be scanned at once; `lines: false` scans one document
+ * that spans lines (a settings file).
  */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+export function nestsDeeperThan(text: string, limit: number, options: { lines?: boolean } = {}): boolean {
+  const perLine = options.lines !== false;
   let depth = 0;
   let inString = false;
   for (let index = 0; index < text.length; index++) {
@@ -173,10 +175,42 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
       if (++depth > limit) return true;
     } else if (code === 0x5d || code === 0x7d) {
       depth = Math.max(0, depth - 1);
-    } else if (code === 0x0a) {
+    } else if (code === 0x0a && perLine) {
       // A new log line starts at the top again (a torn line may leave brackets open).
       depth = 0;
     }
   }
   return false;
+}
+
+/**
+ * Where the first JSON object or array in `text` ends (the offset after its closing bracket), for
+ * a reader that must stop once it holds one whole value (a hook's stdin, which the agent may keep
+ * open). `"incomplete"` while brackets are still open; `"not-json"` when the text starts (after
+ * whitespace) with anything but `{` or `[`, so no amount of waiting makes it one. Brackets inside
+ * strings do not count; whether the value is valid JSON is for the parser to say.
+ */
+export function firstJsonValueEnd(text: string): number | "incomplete" | "not-json" {
+  WHITESPACE.lastIndex = 0;
+  WHITESPACE.exec(text);
+  const start = WHITESPACE.lastIndex;
+  if (start >= text.length) return "incomplete";
+  const first = text.charCodeAt(start);
+  if (first !== 0x7b && first !== 0x5b) return "not-json";
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x5b || code === 0x7b) {
+      depth++;
+    } else if ((code === 0x5d || code === 0x7d) && --depth === 0) {
+      return index + 1;
+    }
+  }
+  return "incomplete";
 }

@@ -22,6 +22,14 @@ export const OPENAI_ENCRYPTED_REASONING_KEY = "openai_encrypted_reasoning";
 export const OPENAI_REASONING_ID_KEY = "openai_reasoning_id";
 export const OPENAI_REASONING_MODEL_KEY = "openai_reasoning_model";
 
+/**
+ * Metadata key of a Gemini thought signature (jp's key): Google's opaque token on a part of a
+ * reply (a function call, text, a thought), which Gemini wants back on the same part in the next
+ * request (for a function call of a Gemini 3 model, it refuses the request without it). Only the
+ * Google adapter sends it.
+ */
+export const GOOGLE_THOUGHT_SIGNATURE_KEY = "google_thought_signature";
+
 /** Metadata key of a pi thinking signature from a provider other than Anthropic. */
 export const PI_SIGNATURE_KEY = "pi_thinking_signature";
 
@@ -37,5 +45,6 @@ export function isNativeReasoning(metadata: Readonly<Record<string, unknown>> | 
     ANTHROPIC_REDACTED_KEY,
     OPENAI_ENCRYPTED_REASONING_KEY,
     PI_SIGNATURE_KEY,
+    GOOGLE_THOUGHT_SIGNATURE_KEY,
   ].some((key) => typeof metadata[key] === "string" && metadata[key] !== "");
 }

@@ -115,7 +115,8 @@ function toContentBlocks(part: LlmPart, continuing: boolean): ContentBlockParam[
     case "text":
       return [{ type: "text", text: part.text }];
     case "reasoning":
-      return continuing
+      // Only signed reasoning goes back as thinking (and not in a message being continued).
+      return continuing || part.signature === undefined
         ? [{ type: "text", text: renderReasoningAsText(part.text) }]
         : [{ type: "thinking", thinking: part.text, signature: part.signature }];
     case "redacted-reasoning":

@@ -11,7 +11,7 @@ import type { LlmError, LlmErrorKind } from "./types.js";
 
 /** Phrases providers use when the prompt does not fit the model's context window. */
 const CONTEXT_OVERFLOW_PATTERN =
-  /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed/i;
+  /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed|input token count \(\d+\) exceeds the maximum number of tokens/i;
 
 /** Messages of low-level failures that mean the connection broke, not that the request was bad. */
 const NETWORK_PATTERN =
@@ -34,6 +34,22 @@ const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set([
   "network",
   "timeout",
 ]);
+
+/** The error codes of a server that cannot be reached at all, by what they mean. */
+const UNREACHABLE_CODES: Readonly<Record<string, NonNullable<LlmError["unreachable"]>>> = {
+  ECONNREFUSED: "refused",
+  ENOTFOUND: "unresolvable",
+  EAI_AGAIN: "unresolvable",
+  EAI_NONAME: "unresolvable",
+  EHOSTUNREACH: "no-route",
+  ENETUNREACH: "no-route",
+};
+
+const UNREACHABLE_WORDS: Readonly<Record<NonNullable<LlmError["unreachable"]>, string>> = {
+  refused: "the connection was refused",
+  unresolvable: "the host name does not resolve",
+  "no-route": "there is no route to the host",
+};
 
 interface ErrorFields {
   readonly name: string;
@@ -60,6 +76,15 @@ export function classifyLlmError(
   // An SSE event whose data is not JSON: the SDK rethrows JSON.parse's error, whose message
   // quotes what the server sent. Say what happened instead, quoting nothing.
   if (fields.name === "SyntaxError" && fields.status === undefined) return malformedStreamError();
+  const unreachable = fields.status === undefined ? unreachableCause(thrown) : undefined;
+  if (unreachable !== undefined) {
+    return {
+      kind: "network",
+      retryable: false,
+      unreachable,
+      message: `The connection to the provider failed: ${UNREACHABLE_WORDS[unreachable]}`,
+    };
+  }
   const kind = classifyKind(fields);
   const retryAfterMs = readRetryAfterMs(fields.headers, nowMs);
   const error: { -readonly [K in keyof LlmError]: LlmError[K] } = {
@@ -70,6 +95,31 @@ export function classifyLlmError(
   if (fields.status !== undefined) error.status = fields.status;
   if (retryAfterMs !== undefined) error.retryAfterMs = retryAfterMs;
   return error;
+}
+
+/**
+ * Why the server could not be reached at all, from the error codes in the thrown value's causes
+ * (fetch wraps the socket's error, `AggregateError` holds one per address tried), or undefined.
+ */
+function unreachableCause(thrown: unknown): LlmError["unreachable"] {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [thrown];
+  while (queue.length > 0) {
+    const value = queue.shift();
+    if (typeof value !== "object" || value === null || seen.has(value)) continue;
+    seen.add(value);
+    const record = value as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof record.code === "string" && UNREACHABLE_CODES[record.code] !== undefined)
+      return UNREACHABLE_CODES[record.code];
+    queue.push(record.cause);
+    if (Array.isArray(record.errors)) queue.push(...record.errors);
+  }
+  return undefined;
+}
+
+/** Why a server could not be reached, in words: `the connection was refused`. */
+export function describeUnreachable(unreachable: NonNullable<LlmError["unreachable"]>): string {
+  return UNREACHABLE_WORDS[unreachable];
 }
 
 /** The `LlmError` of a request the caller aborted. */

@@ -3,8 +3,8 @@
  *
  * A model id is `provider/model`, split at the first `/` (the model part may contain more, as in
  * `ollama/library/qwen3:8b`). Aliases map a short name to a full id and may chain; cycles are an
- * error. The static table gives context windows and output limits of current Anthropic and OpenAI
- * models; config (`providers.<name>.models.<model>.*`) overrides it, and dated snapshots
+ * error. The static table gives context windows and output limits of current Anthropic, OpenAI
+ * and Google models; config (`providers.<name>.models.<model>.*`) overrides it, and dated snapshots
  * (`claude-sonnet-4-5-20250929`) match their family by the longest known prefix.
  */
 import { CxcError } from "../errors.js";
@@ -50,16 +50,27 @@ const KNOWN_MODELS: Readonly<Record<string, Readonly<Record<string, ModelLimits>
     "o3-mini": { contextWindow: 200_000, maxOutputTokens: 100_000 },
     "o4-mini": { contextWindow: 200_000, maxOutputTokens: 100_000 },
   },
+  google: {
+    "gemini-3-pro": { contextWindow: 1_048_576, maxOutputTokens: 65_536 },
+    "gemini-3-flash": { contextWindow: 1_048_576, maxOutputTokens: 65_536 },
+    "gemini-2.5-pro": { contextWindow: 1_048_576, maxOutputTokens: 65_536 },
+    "gemini-2.5-flash": { contextWindow: 1_048_576, maxOutputTokens: 65_536 },
+    "gemini-2.5-flash-lite": { contextWindow: 1_048_576, maxOutputTokens: 65_536 },
+    "gemini-2.0-flash": { contextWindow: 1_048_576, maxOutputTokens: 8_192 },
+    "gemini-2.0-flash-lite": { contextWindow: 1_048_576, maxOutputTokens: 8_192 },
+  },
 };
 
 /**
  * Whether a model reasons, by its name: OpenAI's o-series, GPT-5 and Codex models do (and refuse
- * nothing of the reasoning parameters); other names do not. `providers.<name>.models.<model>.reasoning`
+ * nothing of the reasoning parameters), and so do Gemini 2.5 and later (thinking models: cxc asks
+ * them for their thoughts); other names do not. `providers.<name>.models.<model>.reasoning`
  * overrides it.
  */
 export function isReasoningModel(id: ModelId): boolean {
   if (id.provider === "anthropic") return false;
   const name = id.model.slice(id.model.lastIndexOf("/") + 1);
+  if (name.startsWith("gemini-")) return /^gemini-(2\.5|[3-9])/.test(name);
   return /^(o\d|gpt-5)/.test(name) || name.includes("codex");
 }
 
@@ -67,6 +78,7 @@ export function isReasoningModel(id: ModelId): boolean {
 export const DEFAULT_MODELS = {
   anthropic: "anthropic/claude-sonnet-4-6",
   openai: "openai/gpt-5",
+  google: "google/gemini-2.5-pro",
 } as const;
 
 /** Splits `provider/model`; anything else is an `unknown-model` error. */
@@ -74,7 +86,7 @@ export function parseModelId(id: string): ModelId {
   const slash = id.indexOf("/");
   if (slash <= 0 || slash === id.length - 1) {
     throw new CxcError("unknown-model", `Model id "${id}" is not of the form provider/model.`, {
-      hint: "use e.g. anthropic/claude-sonnet-4-6, openai/gpt-5 or ollama/qwen3:8b, or define an alias",
+      hint: "use e.g. anthropic/claude-sonnet-4-6, openai/gpt-5, google/gemini-2.5-pro or ollama/qwen3:8b, or define an alias",
     });
   }
   return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
@@ -118,11 +130,15 @@ export function lookupModelLimits(id: ModelId, overrides: ModelLimits = {}): Mod
  * Whether the provider leaves the reasoning of earlier turns out of a request's context, so that
  * a turn's reasoning stops counting once the next turn starts, by the wire the model is reached
  * through. Anthropic drops earlier turns' thinking blocks except on Claude Opus 4.5 and later,
- * which keep them; the Responses API does not carry reasoning items across user turns; over Chat
+ * which keep them; the Responses API does not carry reasoning items across user turns, nor Gemini
+ * its thoughts (only their signatures go back); over Chat
  * Completions cxc sends reasoning back as text (core/conversation/request.ts), which counts.
  */
-export function dropsEarlierReasoning(model: string, wire: "anthropic" | "responses" | "chat"): boolean {
-  if (wire === "responses") return true;
+export function dropsEarlierReasoning(
+  model: string,
+  wire: "anthropic" | "responses" | "chat" | "google",
+): boolean {
+  if (wire === "responses" || wire === "google") return true;
   if (wire === "chat") return false;
   const opus = /^claude-opus-(\d+)(?:-(\d+))?/.exec(model);
   if (opus === null) return true;

@@ -2,8 +2,8 @@
  * From configuration and environment to a ready `LlmClient`.
  *
  * Providers are an explicit map from wire API to factory (no registration by import side effect).
- * Three providers exist without configuration: `anthropic`, `openai` and `ollama`
- * (OpenAI-compatible at http://localhost:11434/v1). Any other name is configured under
+ * Four providers exist without configuration: `anthropic`, `openai`, `google` (the Gemini API)
+ * and `ollama` (OpenAI-compatible at http://localhost:11434/v1). Any other name is configured under
  * `providers.<name>` with a `type` and usually a `base_url`. An OpenAI provider speaks one of two
  * wire APIs, `providers.<name>.api`: the Responses API (`responses`, the default for `openai`) or
  * Chat Completions (`chat`, the default for `openai-compatible` servers).
@@ -14,6 +14,7 @@
 import * as z from "zod";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
+import { describeUnreachable } from "./errors.js";
 import { withIdleTimeout } from "./idle-timeout.js";
 import {
   DEFAULT_MODELS,
@@ -24,16 +25,17 @@ import {
   parseModelId,
   resolveModelAlias,
 } from "./models.js";
+import { createGoogleClient } from "./google.js";
 import { createOpenAIClient } from "./openai.js";
 import { createResponsesClient } from "./responses.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 import type { LlmClient } from "./types.js";
 
 /** The kinds of provider cxc knows. */
-export type ProviderType = "anthropic" | "openai" | "openai-compatible";
+export type ProviderType = "anthropic" | "openai" | "openai-compatible" | "google";
 
-/** The wire APIs cxc speaks: one adapter each. */
-export type WireApi = "anthropic" | "responses" | "chat";
+/** The wire APIs cxc speaks: one adapter each (`google`: the Gemini API's generateContent). */
+export type WireApi = "anthropic" | "responses" | "chat" | "google";
 
 /** The environment variables cxc may read, passed in by the shell. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -42,7 +44,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export const OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1";
 
 const ProviderConfigSchema = z.looseObject({
-  type: z.enum(["anthropic", "openai", "openai-compatible"]).optional(),
+  type: z.enum(["anthropic", "openai", "openai-compatible", "google"]).optional(),
   base_url: z.string().min(1).optional(),
   api_key_env: z.string().min(1).optional(),
   api: z.enum(["responses", "chat"]).optional(),
@@ -87,8 +89,19 @@ export interface ProviderSettings {
   /** The wire API its models are reached through. */
   readonly api: WireApi;
   readonly baseURL?: string;
+  /**
+   * Where `baseURL` came from, as the user would change it: the setting
+   * (`providers.<name>.base_url`), the environment variable (`ANTHROPIC_BASE_URL`), or cxc's
+   * default for the provider (Ollama's); unset with no `baseURL` (the SDK's own endpoint).
+   */
+  readonly baseURLSource?: { readonly kind: "setting" | "variable" | "default"; readonly name: string };
   /** Name of the environment variable holding the key; unset for keyless local servers. */
   readonly apiKeyEnv?: string;
+  /**
+   * Variables read, in order, when `apiKeyEnv` is unset or empty (Google's `GOOGLE_API_KEY` after
+   * `GEMINI_API_KEY`); none when `providers.<name>.api_key_env` names the variable.
+   */
+  readonly alternateKeyEnvs?: readonly string[];
 }
 
 type BuiltInProvider = Omit<ProviderSettings, "api"> & { baseURLEnv?: string };
@@ -101,6 +114,15 @@ const BUILT_IN_PROVIDERS: Readonly<Record<string, BuiltInProvider>> = {
     baseURLEnv: "ANTHROPIC_BASE_URL",
   },
   openai: { name: "openai", type: "openai", apiKeyEnv: "OPENAI_API_KEY", baseURLEnv: "OPENAI_BASE_URL" },
+  // The Gemini API. Google's SDK, left to itself, prefers GOOGLE_API_KEY when both are set; cxc
+  // reads GEMINI_API_KEY first (the name Gemini CLI and Google's docs use) and passes the key in.
+  google: {
+    name: "google",
+    type: "google",
+    apiKeyEnv: "GEMINI_API_KEY",
+    alternateKeyEnvs: ["GOOGLE_API_KEY"],
+    baseURLEnv: "GOOGLE_GEMINI_BASE_URL",
+  },
   ollama: { name: "ollama", type: "openai-compatible", baseURL: OLLAMA_DEFAULT_BASE_URL },
 };
 
@@ -110,7 +132,7 @@ const BUILT_IN_PROVIDERS: Readonly<Record<string, BuiltInProvider>> = {
  * llama.cpp), most of which serve only that.
  */
 export function wireApiOf(type: ProviderType, api: "responses" | "chat" | undefined): WireApi {
-  if (type === "anthropic") return "anthropic";
+  if (type === "anthropic" || type === "google") return type;
   return api ?? (type === "openai" ? "responses" : "chat");
 }
 
@@ -135,6 +157,7 @@ export const clientFactories = {
     createOpenAIClient(
       settings.type === "openai-compatible" ? { ...settings, maxTokensField: "max_tokens" } : settings,
     ),
+  google: (settings: ClientSettings) => createGoogleClient({ ...settings, apiKey: settings.apiKey ?? "" }),
 } satisfies Record<WireApi, (settings: ClientSettings) => LlmClient>;
 
 /** The parsed `providers` and `assistant.model` parts of a configuration object. */
@@ -167,8 +190,10 @@ export function readLlmConfig(config: unknown): LlmConfig {
  */
 export function providerKeyVariables(config: unknown): string[] {
   const names = new Set<string>();
-  for (const provider of Object.values(BUILT_IN_PROVIDERS))
+  for (const provider of Object.values(BUILT_IN_PROVIDERS)) {
     if (provider.apiKeyEnv) names.add(provider.apiKeyEnv);
+    for (const name of provider.alternateKeyEnvs ?? []) names.add(name);
+  }
   for (const provider of Object.values(readLlmConfig(config).providers)) {
     if (provider.api_key_env) names.add(provider.api_key_env);
   }
@@ -190,18 +215,76 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
   const type = configured?.type ?? builtIn?.type;
   if (type === undefined) {
     throw new CxcError("unknown-model", `Unknown provider "${name}".`, {
-      hint: `use anthropic, openai or ollama, or configure providers.${name}.type and providers.${name}.base_url`,
+      hint: `use anthropic, openai, google or ollama, or configure providers.${name}.type and providers.${name}.base_url`,
     });
   }
   const envBaseURL = builtIn?.baseURLEnv === undefined ? undefined : env[builtIn.baseURLEnv];
-  const baseURL = configured?.base_url ?? (envBaseURL || undefined) ?? builtIn?.baseURL;
+  const setting = `providers.${name}.base_url`;
+  const [baseURL, baseURLSource]: [string | undefined, ProviderSettings["baseURLSource"]] =
+    configured?.base_url !== undefined
+      ? [configured.base_url, { kind: "setting", name: setting }]
+      : envBaseURL
+        ? [envBaseURL, { kind: "variable", name: builtIn!.baseURLEnv! }]
+        : builtIn?.baseURL !== undefined
+          ? [builtIn.baseURL, { kind: "default", name: setting }]
+          : [undefined, undefined];
   const apiKeyEnv = configured?.api_key_env ?? builtIn?.apiKeyEnv;
+  const alternates = configured?.api_key_env === undefined ? builtIn?.alternateKeyEnvs : undefined;
   return {
     name,
     type,
     api: wireApiOf(type, configured?.api),
-    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(baseURL === undefined ? {} : { baseURL, baseURLSource }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    ...(alternates === undefined ? {} : { alternateKeyEnvs: alternates }),
+  };
+}
+
+/** The endpoints the SDKs use when cxc gives them no base URL. */
+const SDK_ENDPOINTS: Readonly<Record<ProviderType, string>> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+  "openai-compatible": "https://api.openai.com/v1",
+  google: "https://generativelanguage.googleapis.com",
+};
+
+/**
+ * A server that cannot be reached fails at once, its error naming the URL and the setting or
+ * variable it came from: no retry fixes a wrong URL or a server that is not running.
+ */
+function nameUnreachableServer(client: LlmClient, settings: ProviderSettings): LlmClient {
+  const url = settings.baseURL ?? SDK_ENDPOINTS[settings.type];
+  const source = settings.baseURLSource;
+  const setting = `providers.${settings.name}.base_url`;
+  const variable = BUILT_IN_PROVIDERS[settings.name]?.baseURLEnv;
+  const origin =
+    source === undefined
+      ? `${settings.name}'s own endpoint; ${variable === undefined ? "" : `${variable} or `}${setting} sets another`
+      : source.kind === "default"
+        ? `cxc's default for ${settings.name}; ${setting} sets another`
+        : `from ${source.name}`;
+  const change = source?.kind === "variable" || source?.kind === "setting" ? source.name : setting;
+  return {
+    modelId: client.modelId,
+    async *stream(request, options) {
+      for await (const event of client.stream(request, options)) {
+        if (event.type !== "error" || event.error.unreachable === undefined) {
+          yield event;
+          continue;
+        }
+        yield {
+          type: "error",
+          error: {
+            ...event.error,
+            message: `Cannot reach ${url} (${origin}): ${describeUnreachable(event.error.unreachable)}`,
+            hint:
+              event.error.unreachable === "unresolvable"
+                ? `check the host name (${change}) and the network, then try again`
+                : `start the server at ${url}, or set ${change} to one that runs`,
+          },
+        };
+      }
+    },
   };
 }
 
@@ -251,15 +334,30 @@ export interface CreateClientOptions {
   readonly idleTimeoutMs?: number;
 }
 
+/** The key of a provider from the environment: its variable, else its alternates, in order. */
+export function readProviderKey(settings: ProviderSettings, env: Environment): string | undefined {
+  if (settings.apiKeyEnv === undefined) return undefined;
+  for (const name of [settings.apiKeyEnv, ...(settings.alternateKeyEnvs ?? [])]) {
+    const value = env[name];
+    if (value) return value;
+  }
+  return undefined;
+}
+
 /** Builds a client for a model id or alias. A missing key is a `provider-auth` error. */
 export function createLlmClient(idOrAlias: string, options: CreateClientOptions): LlmClient {
   const config = readLlmConfig(options.config);
   const model = resolveModel(idOrAlias, config, options.env);
-  const apiKey = model.settings.apiKeyEnv === undefined ? undefined : options.env[model.settings.apiKeyEnv];
+  const apiKey = readProviderKey(model.settings, options.env);
   if (model.settings.apiKeyEnv !== undefined && !apiKey) {
-    throw new CxcError("provider-auth", `Missing environment variable ${model.settings.apiKeyEnv}.`, {
-      hint: `export ${model.settings.apiKeyEnv}=… to use ${model.id}`,
-    });
+    const alternates = (model.settings.alternateKeyEnvs ?? []).map((name) => ` or ${name}`).join("");
+    throw new CxcError(
+      "provider-auth",
+      `Missing environment variable ${model.settings.apiKeyEnv}${alternates}.`,
+      {
+        hint: `export ${model.settings.apiKeyEnv}=… to use ${model.id}`,
+      },
+    );
   }
   const client = clientFactories[model.settings.api]({
     modelId: model.id,
@@ -270,7 +368,7 @@ export function createLlmClient(idOrAlias: string, options: CreateClientOptions)
     ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
   });
-  const guarded = withIdleTimeout(client, options.idleTimeoutMs);
+  const guarded = nameUnreachableServer(withIdleTimeout(client, options.idleTimeoutMs), model.settings);
   return options.retry === false ? guarded : withRetry(guarded, options.retry ?? {});
 }
 
@@ -287,8 +385,8 @@ export interface SelectDefaultModelOptions {
 
 /**
  * The model to use when none was asked for: `assistant.model.id` if configured, else the first
- * available of Anthropic (key present), OpenAI (key present) and a reachable Ollama (its first
- * model). Otherwise a `no-model-configured` error naming the three ways.
+ * available of Anthropic (key present), OpenAI (key present), Google (key present) and a reachable
+ * Ollama (its first model). Otherwise a `no-model-configured` error naming the ways.
  */
 export async function selectDefaultModel(options: SelectDefaultModelOptions): Promise<string> {
   const config = readLlmConfig(options.config);
@@ -297,11 +395,14 @@ export async function selectDefaultModel(options: SelectDefaultModelOptions): Pr
   if (anthropic.apiKeyEnv && options.env[anthropic.apiKeyEnv]) return DEFAULT_MODELS.anthropic;
   const openai = resolveProviderSettings("openai", config, options.env);
   if (openai.apiKeyEnv && options.env[openai.apiKeyEnv]) return DEFAULT_MODELS.openai;
+  if (readProviderKey(resolveProviderSettings("google", config, options.env), options.env)) {
+    return DEFAULT_MODELS.google;
+  }
   const ollama = resolveProviderSettings("ollama", config, options.env);
   const models = await (options.probeOllama ?? probeOllama)(ollama.baseURL ?? OLLAMA_DEFAULT_BASE_URL);
   if (models !== undefined && models.length > 0) return `ollama/${models[0]}`;
   throw new CxcError("no-model-configured", "No model is configured.", {
-    hint: "set ANTHROPIC_API_KEY, set OPENAI_API_KEY, or start Ollama with a pulled model (or set assistant.model.id)",
+    hint: "set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or start Ollama with a pulled model (or set assistant.model.id)",
   });
 }
 

@@ -43,12 +43,16 @@ const SANITIZING_LOGGER: SdkLogger = {
 /**
  * Runs `call` (a synchronous SDK call that starts a request) with `console.warn` and
  * `console.error` writing cxc's warning lines instead of raw text: the Anthropic SDK warns about a
- * deprecated model with a bare `console.warn` as it builds the request, outside its logger.
+ * deprecated model with a bare `console.warn` as it builds the request, outside its logger, and
+ * Google's warns from its constructor. Lines matching `drop` are not written (a warning about a
+ * choice cxc made for the SDK).
  */
-export function withSdkConsole<T>(call: () => T): T {
+export function withSdkConsole<T>(call: () => T, options: { readonly drop?: RegExp } = {}): T {
   const { warn, error } = console;
   const write = (...parts: unknown[]): void => {
-    process.stderr.write(`cxc: warning: ${sanitizeLine(formatWithOptions({ colors: false }, ...parts))}\n`);
+    const line = formatWithOptions({ colors: false }, ...parts);
+    if (options.drop?.test(line)) return;
+    process.stderr.write(`cxc: warning: ${sanitizeLine(line)}\n`);
   };
   console.warn = write;
   console.error = write;

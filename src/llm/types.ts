@@ -59,6 +59,14 @@ export interface LlmError {
   readonly retryAfterMs?: number;
   /** One line for the user; never contains the API key. */
   readonly message: string;
+  /**
+   * The server could not be reached at all: the connection was refused, the host name does not
+   * resolve, or there is no route to it. Never retried: no retry fixes a wrong URL or a server
+   * that is not running (registry.ts names the URL and where it came from).
+   */
+  readonly unreachable?: "refused" | "unresolvable" | "no-route";
+  /** What to do about it, when the message alone does not say (the shell's hint). */
+  readonly hint?: string;
 }
 
 /**
@@ -73,13 +81,20 @@ export interface LlmError {
  *   next request gives the same model its reasoning back.
  * - `tool-call`: a complete tool call, its arguments parsed. `invalidArguments` holds the raw text
  *   when the model sent arguments that are not a JSON object (`arguments` is then `{}`).
+ * - `thoughtSignature` (on text, reasoning and tool calls): Gemini's opaque signature of the part
+ *   it came with, stored with it and given back to Gemini in the next request.
  * - `usage`: a cumulative snapshot of token counts; a later one supersedes an earlier one.
  * - `message-end`: the response finished. `providerReason` is the provider's own stop reason.
  * - `error`: the response failed (see the module contract).
  */
 export type LlmStreamEvent =
-  | { readonly type: "text-delta"; readonly text: string }
-  | { readonly type: "reasoning-delta"; readonly text: string; readonly signature?: string }
+  | { readonly type: "text-delta"; readonly text: string; readonly thoughtSignature?: string }
+  | {
+      readonly type: "reasoning-delta";
+      readonly text: string;
+      readonly signature?: string;
+      readonly thoughtSignature?: string;
+    }
   | { readonly type: "redacted-reasoning"; readonly data: string }
   | { readonly type: "reasoning-item"; readonly id: string; readonly data: string; readonly model: string }
   | {
@@ -88,6 +103,7 @@ export type LlmStreamEvent =
       readonly name: string;
       readonly arguments: Record<string, unknown>;
       readonly invalidArguments?: string;
+      readonly thoughtSignature?: string;
     }
   | { readonly type: "usage"; readonly usage: LlmUsage }
   | {

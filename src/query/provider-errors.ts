@@ -9,6 +9,8 @@ export interface ProviderFailure {
   readonly kind: string;
   readonly message: string;
   readonly status?: number;
+  /** The provider layer's own hint (an unreachable server: where its URL came from). */
+  readonly hint?: string;
 }
 
 /** The context a hint needs. */
@@ -47,7 +49,7 @@ export function providerError(failure: ProviderFailure, context: FailureContext)
   }
   const code = CODES[failure.kind] ?? "provider-error";
   const message = `${context.modelId}: ${failure.message}${kept}`;
-  return new CxcError(code, message, { hint: hintFor(failure, context) });
+  return new CxcError(code, message, { hint: failure.hint ?? hintFor(failure, context) });
 }
 
 function hintFor(failure: ProviderFailure, context: FailureContext): string {

@@ -136,6 +136,13 @@ export async function runQuery(
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
   const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
+  if (configDelta !== undefined && countTurns(history) > 0) {
+    // `-m` sticks: said once, when it changes the model of a conversation that has turns.
+    const was = recorded.model === undefined ? "" : ` (was ${recorded.model})`;
+    ui.info(
+      `This conversation uses ${client.modelId} from now on${was}: its later turns, its compact tool and its reviews; -m again changes it.`,
+    );
+  }
   // What every request of the turn sends besides the conversation (the context figure counts it).
   const overhead: RequestOverhead = {
     ...(system === undefined ? {} : { system }),

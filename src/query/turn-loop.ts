@@ -66,8 +66,11 @@ export interface TurnDisplay {
   toolStarted(call: ToolCallRequest): void;
   /** The call was approved (or needs no approval) and runs now. */
   toolRunning(call: ToolCallRequest): void;
-  /** The call was answered: it ran, the user declined it, or cxc answered it without running it. */
-  toolFinished(call: ToolCallRequest, response: ToolCallResponse, end: ToolCallEnd): void;
+  /**
+   * The call was answered: it ran, the user declined it, or cxc answered it without running it.
+   * `shown`: the tool's own one-line account of the result, when it gave one.
+   */
+  toolFinished(call: ToolCallRequest, response: ToolCallResponse, end: ToolCallEnd, shown?: string): void;
   /** One line of chrome for stderr. */
   notice(text: string): void;
   /** The turn is over (flush buffered output); `failed` when it ends with an error. */
@@ -353,7 +356,7 @@ async function runToolCalls(state: TurnState, calls: readonly ToolCallRequest[])
       ...(outcome.metadata === undefined ? {} : { metadata: { ...outcome.metadata } }),
     };
     store(state, [response, ...(outcome.effects ?? [])]);
-    options.display.toolFinished(call, response, end);
+    options.display.toolFinished(call, response, end, outcome.display);
   }
   if (options.signal.aborted) throw interrupted();
 }

@@ -1,12 +1,13 @@
 /**
- * A conversation's projected view written as a new session of Claude Code, pi or Codex, in the
- * agent's own folder (or `--output`), atomically and never over an existing file, with the command
- * that resumes it. The sessions themselves are the pure writers of src/core/interop/
- * (claude-code-export.ts, pi-export.ts, codex-export.ts). See docs/import-export.md.
+ * A conversation's projected view written as a new session of Claude Code, pi, Codex or Gemini
+ * CLI, in the agent's own folder (or `--output`), atomically and never over an existing file, with
+ * the command that resumes it. The sessions themselves are the pure writers of src/core/interop/
+ * (claude-code-export.ts, pi-export.ts, codex-export.ts, gemini-export.ts). See
+ * docs/import-export.md.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { AgentSessionExport } from "../core/interop/agent-export.js";
 import {
   claudeCodeProjectFolder,
@@ -18,10 +19,11 @@ import {
 } from "../core/interop/agent-session.js";
 import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
 import { exportCodexSession } from "../core/interop/codex-export.js";
+import { exportGeminiSession, geminiSessionFileName } from "../core/interop/gemini-export.js";
 import type { InteropResult } from "../core/interop/jp.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { CxcError, usageError } from "../errors.js";
-import { createFileAtomic } from "./files.js";
+import { createFileAtomic, ensureDirectory } from "./files.js";
 import { nodeCrypto } from "./lazy-crypto.js";
 import type { Environment, LoadedConversation } from "./port.js";
 
@@ -71,7 +73,25 @@ export function writeAgentExport(
   let session: InteropResult<AgentSessionExport>;
   let path: string;
   let agentPath: string | undefined;
-  if (request.agent === "claude-code") {
+  /** A folder to create, with a file in it, before the session (Gemini CLI's project marker). */
+  let marker: { readonly path: string; readonly text: string } | undefined;
+  if (request.agent === "gemini") {
+    const gemini = geminiDirectory(request.env);
+    const project = geminiProject(gemini, cwd);
+    session = exportGeminiSession(conversation.events, {
+      sessionId,
+      projectHash: nodeCrypto().createHash("sha256").update(resolve(cwd)).digest("hex"),
+      timestamp: request.now,
+      model: model.provider === "google" ? model.model : GEMINI_MODEL,
+      newId: () => nodeCrypto().randomUUID(),
+    });
+    // Gemini CLI resumes by id from the project's own folder only.
+    agentPath = join(gemini, "tmp", project.slug, "chats", geminiSessionFileName(request.now, sessionId));
+    path = request.output ?? agentPath;
+    if (request.output === undefined && project.claimed) {
+      marker = { path: join(gemini, "tmp", project.slug, ".project_root"), text: resolve(cwd) };
+    }
+  } else if (request.agent === "claude-code") {
     session = exportClaudeCodeSession(conversation.events, {
       sessionId,
       cwd,
@@ -118,13 +138,16 @@ export function writeAgentExport(
   }
   if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
   const text = session.value.lines.map((line) => `${line}\n`).join("");
+  if (marker !== undefined) writeNewFile(marker.path, marker.text);
   writeNewFile(path, text);
   const resume =
     request.agent === "claude-code"
       ? ["claude", "--resume", sessionId]
       : request.agent === "pi"
         ? ["pi", "--session", path]
-        : ["codex", "resume", sessionId];
+        : request.agent === "gemini"
+          ? ["gemini", "--resume", sessionId]
+          : ["codex", "resume", sessionId];
   return {
     path,
     sessionId,
@@ -165,6 +188,71 @@ function piAgentDirectory(env: Environment): string {
   return join(env.HOME ?? homedir(), ".pi", "agent");
 }
 
+/** The model a Gemini CLI session names on its replies when the conversation had no Gemini model. */
+const GEMINI_MODEL = "gemini-2.5-pro";
+
+/** Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`. */
+function geminiDirectory(env: Environment): string {
+  return join(env.GEMINI_CLI_HOME || env.HOME || homedir(), ".gemini");
+}
+
+/**
+ * The folder name Gemini CLI gives a project (`~/.gemini/tmp/<slug>`): the one its registry
+ * (`projects.json`) or a folder's `.project_root` marker names for the working directory, else a
+ * new one made as Gemini CLI makes them (the folder's name, lower case, `-` for the rest, `-N`
+ * when taken), which the export claims by writing the marker Gemini CLI then adopts. cxc never
+ * writes Gemini's registry.
+ */
+function geminiProject(gemini: string, cwd: string): { slug: string; claimed: boolean } {
+  const root = resolve(cwd);
+  const owner = (slug: string, base: string): string | undefined => {
+    try {
+      return readFileSync(join(gemini, base, slug, ".project_root"), "utf8").trim();
+    } catch {
+      return undefined;
+    }
+  };
+  let registered: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(readFileSync(join(gemini, "projects.json"), "utf8")) as { projects?: unknown };
+    if (typeof parsed.projects === "object" && parsed.projects !== null) {
+      registered = parsed.projects as Record<string, unknown>;
+    }
+  } catch {
+    // No registry yet (or one Gemini CLI would reset): the markers decide.
+  }
+  const listed = registered[root];
+  if (typeof listed === "string" && [undefined, root].includes(owner(listed, "tmp"))) {
+    return { slug: listed, claimed: false };
+  }
+  for (const base of ["tmp", "history"]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(join(gemini, base));
+    } catch {
+      continue;
+    }
+    const found = names.find((name) => owner(name, base) === root);
+    if (found !== undefined)
+      return { slug: found, claimed: !existsSync(join(gemini, "tmp", found, ".project_root")) };
+  }
+  const taken = new Set(
+    Object.values(registered).filter((value): value is string => typeof value === "string"),
+  );
+  const stem =
+    basename(root)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "-")
+      .replace(/-+/g, "-")
+      .replace(/^-|-$/g, "") || "project";
+  for (let counter = 0; ; counter++) {
+    const slug = counter === 0 ? stem : `${stem}-${counter}`;
+    if (taken.has(slug) || existsSync(join(gemini, "tmp", slug)) || existsSync(join(gemini, "history", slug)))
+      continue;
+    return { slug, claimed: true };
+  }
+}
+
 /** Codex's folder: `CODEX_HOME`, else `~/.codex`. */
 function codexHome(env: Environment): string {
   return env.CODEX_HOME || join(env.HOME ?? homedir(), ".codex");
@@ -190,13 +278,24 @@ function codexVersion(conversation: LoadedConversation): string {
 /** The Codex version cxc's interop tests resume exported rollouts with (agents/codex/package.json). */
 const CODEX_VERSION = "0.169.0";
 
-/** Creates the file and its folder; never replaces a file that is there. */
+/**
+ * Creates the file and its folder; never replaces a file that is there. The folder is made one
+ * level at a time (`ensureDirectory`): a parent that is a file is named as such, and a folder
+ * under `/proc` (a `CODEX_HOME` there) fails at once instead of spinning.
+ */
 function writeNewFile(path: string, text: string): void {
   if (existsSync(path)) {
     throw usageError(`${path} already exists; export never overwrites a file`, "pass another --output path");
   }
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    ensureDirectory(dirname(path));
+  } catch (error) {
+    throw usageError(
+      `cannot create the folder of ${path}: ${(error as Error).message}`,
+      "pass another --output path (or set the agent's folder, e.g. CODEX_HOME, to a directory)",
+    );
+  }
+  try {
     createFileAtomic(path, text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {

@@ -1,10 +1,11 @@
 /**
- * Claude Code, pi and Codex session files read into conversations, streamed line by line in two
- * passes. The conversions are the pure readers of src/core/interop/ (claude-code.ts, pi.ts,
- * codex.ts); this module finds the files and streams them. The agents' own files are only read.
+ * Claude Code, pi, Codex and Gemini CLI session files read into conversations, streamed line by
+ * line in two passes (Gemini CLI's in one: its reader keeps the messages it replays). The
+ * conversions are the pure readers of src/core/interop/ (claude-code.ts, pi.ts, codex.ts,
+ * gemini.ts); this module finds the files and streams them. The agents' own files are only read.
  * Writing a conversation back as a new session is agent-exports.ts. See docs/import-export.md.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { type ConversationEvent, compareTimestamps } from "../core/conversation/events.js";
@@ -20,6 +21,7 @@ import {
 } from "../core/interop/agent-session.js";
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
 import { CodexSessionReader } from "../core/interop/codex.js";
+import { GeminiSessionReader } from "../core/interop/gemini.js";
 import type { InteropResult } from "../core/interop/jp.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
@@ -43,8 +45,14 @@ export interface AgentFileImport {
 export interface AgentImportBatch {
   readonly agent: AgentFormat;
   readonly files: AgentFileImport[];
-  /** Subagent transcripts (`<session>/subagents/*.jsonl`) next to the sessions, left out. */
+  /**
+   * Subagent transcripts next to the sessions (Claude Code's `<session>/subagents/*.jsonl`,
+   * Gemini CLI's `<parent session>/*.jsonl`), left out.
+   */
   readonly subagentFiles: number;
+  /** Files of a folder left out: without a single prompt, or holding a session another file holds. */
+  readonly emptyFiles: number;
+  readonly duplicateFiles: number;
 }
 
 /** What became of one session file. */
@@ -70,6 +78,7 @@ export function detectAgentPath(path: string): AgentFormat | undefined {
   const files = sessionFilesOf(path);
   const first = files?.[0];
   if (first === undefined) return undefined;
+  if (first.endsWith(".json")) return isGeminiDocument(first) ? "gemini" : undefined;
   const line = firstLine(first);
   if (line === undefined || line.includes('"conversation-log"')) return undefined;
   return detectAgentSession(line);
@@ -89,15 +98,31 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
       hint: `pass a ${AGENT_NAMES[agent]} session file or the folder that holds them`,
     });
   }
+  const folder = statSync(path).isDirectory();
   const imports: AgentFileImport[] = [];
+  let emptyFiles = 0;
   for (const file of files) {
     const plan = indexSessionFile(file, agent);
     if (!plan.ok) throw new CxcError("import-invalid", plan.error);
+    if (plan.value.empty) {
+      if (!folder) {
+        throw new CxcError(
+          "import-invalid",
+          `${file}: a ${AGENT_NAMES[agent]} session without a single prompt; nothing to import`,
+        );
+      }
+      emptyFiles += 1;
+      continue;
+    }
     const conversation = plan.value.conversation;
-    const origin = {
+    const origin: Record<string, unknown> = {
       ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>),
       file: resolve(file),
     };
+    if (agent === "gemini") {
+      const root = geminiProjectRoot(file);
+      if (root !== undefined) origin.cwd = root;
+    }
     imports.push({
       file,
       // Messages name the file ("… was already imported as …"), not the agent's session id.
@@ -109,8 +134,51 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
       plan: plan.value,
     });
   }
-  const subagentFiles = agent === "claude-code" ? countSubagentFiles(files) : 0;
-  return { agent, files: imports, subagentFiles };
+  // A folder may hold one session twice (Gemini CLI keeps an older `.json` beside the `.jsonl` it
+  // made of it): the file read last (in name order, so `.jsonl`) stands for it.
+  const byId = new Map<string, AgentFileImport>();
+  for (const entry of imports) byId.set(entry.conversation.id, entry);
+  const unique = [...byId.values()];
+  const subagentFiles =
+    agent === "claude-code"
+      ? countSubagentFiles(files)
+      : agent === "gemini" && folder
+        ? countGeminiSubagentFiles(path)
+        : 0;
+  return { agent, files: unique, subagentFiles, emptyFiles, duplicateFiles: imports.length - unique.length };
+}
+
+/**
+ * The project folder of a Gemini CLI session file: Gemini keeps its sessions in
+ * `~/.gemini/tmp/<project>/chats/` and the folder's path in `~/.gemini/tmp/<project>/.project_root`.
+ */
+function geminiProjectRoot(file: string): string | undefined {
+  try {
+    const root = readFileSync(join(dirname(dirname(resolve(file))), ".project_root"), "utf8").trim();
+    return root === "" ? undefined : root;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gemini CLI's subagent sessions: `.jsonl` files in the folders beside its sessions. */
+function countGeminiSubagentFiles(path: string): number {
+  let total = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    try {
+      total += readdirSync(join(path, entry.name)).filter((name) => name.endsWith(".jsonl")).length;
+    } catch {
+      // An unreadable folder holds nothing cxc counts.
+    }
+  }
+  return total;
+}
+
+/** Whether a `.json` file is a Gemini CLI session document (older versions wrote one). */
+function isGeminiDocument(file: string): boolean {
+  const head = firstBytes(file);
+  return head !== undefined && /"sessionId"\s*:/.test(head) && /"projectHash"\s*:/.test(head);
 }
 
 /**
@@ -197,8 +265,14 @@ function sessionFilesOf(path: string): string[] | undefined {
   }
   if (!isDirectory) return [path];
   // The folder's own sessions only: subagents write theirs one level down (`<session>/subagents/`).
+  // Gemini CLI's older sessions are single JSON documents, `session-….json`.
   const own = readdirSync(path, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl") && !entry.name.startsWith("."))
+    .filter(
+      (entry) =>
+        entry.isFile() &&
+        !entry.name.startsWith(".") &&
+        (entry.name.endsWith(".jsonl") || /^session-.*\.json$/.test(entry.name)),
+    )
     .map((entry) => join(path, entry.name))
     .sort();
   // Codex keeps its rollouts by date (`sessions/YYYY/MM/DD/rollout-….jsonl`).
@@ -229,13 +303,19 @@ function countSubagentFiles(files: readonly string[]): number {
 
 /** The first non-empty line of a file (within its first 64 KiB), or undefined. */
 function firstLine(file: string): string | undefined {
+  return firstBytes(file)
+    ?.split("\n")
+    .find((line) => line.trim() !== "");
+}
+
+/** The first 64 KiB of a file as text, or undefined. */
+function firstBytes(file: string): string | undefined {
   let descriptor: number | undefined;
   try {
     descriptor = openSync(file, "r");
     const buffer = Buffer.alloc(64 * 1024);
     const length = readSync(descriptor, buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, length).toString("utf8");
-    return text.split("\n").find((line) => line.trim() !== "");
+    return buffer.subarray(0, length).toString("utf8");
   } catch {
     return undefined;
   } finally {
@@ -245,13 +325,42 @@ function firstLine(file: string): string | undefined {
 
 /** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
 function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
+  if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
   const reader =
     agent === "claude-code"
       ? new ClaudeCodeSessionReader(file)
       : agent === "pi"
         ? new PiSessionReader(file)
-        : new CodexSessionReader(file);
+        : agent === "gemini"
+          ? new GeminiSessionReader(file)
+          : new CodexSessionReader(file);
   const read = feedLines(file, reader);
+  return read.ok ? reader.finish() : read;
+}
+
+/** A Gemini CLI session written as one JSON document (`session-….json`): one parse. */
+function indexGeminiDocument(file: string): InteropResult<SessionPlan> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return { ok: false, error: `${file}: cannot read it (${(error as Error).message})` };
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    return {
+      ok: false,
+      error: `${file}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
+    };
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    const reason = (error as Error).message.replace(/\s*in JSON at position \d+.*$/s, "");
+    return { ok: false, error: `${file}: not valid JSON (${reason}); not a Gemini CLI session` };
+  }
+  const reader = new GeminiSessionReader(file);
+  const read = reader.addDocument(document);
   return read.ok ? reader.finish() : read;
 }
 

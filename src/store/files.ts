@@ -6,12 +6,59 @@
  * Append writes all its bytes with one `write` and fsyncs before returning, so an event reported
  * as written survives a crash of the process.
  */
-import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 
 let temporaryCounter = 0;
+
+/**
+ * Creates the directory `path` and the parents it lacks, one level at a time, or throws an error
+ * whose message says what stands in the way: a parent that is a file (`… is a file, not a
+ * directory`), a file system that refuses new directories (procfs, sysfs). Node 20's `mkdirSync(…,
+ * { recursive: true })` spins forever under `/proc` (mkdir answers ENOENT there, and it retries);
+ * one level at a time stops at the first refusal.
+ */
+export function ensureDirectory(path: string): void {
+  const missing: string[] = [];
+  let current = resolve(path);
+  for (;;) {
+    try {
+      if (statSync(current).isDirectory()) break;
+      throw new Error(`${current} is a file, not a directory`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      missing.push(current);
+      const parent = dirname(current);
+      if (parent === current) throw error;
+      current = parent;
+    }
+  }
+  for (const directory of missing.reverse()) {
+    try {
+      mkdirSync(directory);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" && statSync(directory).isDirectory()) continue;
+      if (code === "ENOENT") {
+        throw new Error(`${dirname(directory)} does not take new directories (its file system refuses them)`);
+      }
+      throw error;
+    }
+  }
+}
 
 /** Replaces `path` with `content` (text is written as UTF-8; bytes are written exactly). */
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {

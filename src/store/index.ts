@@ -15,7 +15,7 @@
  */
 import { listConversations } from "./listing.js";
 import type { MemoryStoreOptions } from "./memory-store.js";
-import { resolveStoreLocation } from "./paths.js";
+import { conversationDirectoryOf, resolveStoreLocation } from "./paths.js";
 import type { CachingTokenCounter, Environment, Store, StoreListing } from "./port.js";
 import { readActive, readSessionHistory } from "./session.js";
 
@@ -23,6 +23,7 @@ export { CONVERSATION_ID_PATTERN, newConversationId, newEventId, timestampNow } 
 export type { AgentExportResult, AgentImportBatch, AgentImportOutcome } from "./agent-sessions.js";
 export type { ImportOutcome } from "./import.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
+export { ensureDirectory } from "./files.js";
 export { withoutKey } from "./meta.js";
 export { findWorkspace } from "./paths.js";
 export type {
@@ -40,6 +41,7 @@ export type {
   StagedConversation,
   Store,
   StoreListing,
+  StoreLocation,
   StoreReader,
 } from "./port.js";
 export { readOnly } from "./reader.js";
@@ -60,6 +62,8 @@ export async function createMemoryStore(options: MemoryStoreOptions = {}): Promi
 }
 
 /** Listing and the active conversation from the metadata of the file store, loading nothing else. */
+export { conversationDirectoryOf, resolveStoreLocation };
+
 export function openFileListing(cwd: string, env: Environment): StoreListing {
   const root = resolveStoreLocation(cwd, env).root;
   return {

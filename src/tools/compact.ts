@@ -25,6 +25,7 @@ import {
   CompactToolArgumentsSchema,
   type CompactToolPlan,
   describeRecordedCall,
+  summarizeRecordedCall,
   parseCompactArguments,
   planCompactCall,
   renderApprovalPreview,
@@ -190,6 +191,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
       if (!plan.ok) return { content: plan.message, isError: true };
       return {
         content: describeRecordedCall(plan),
+        display: summarizeRecordedCall(plan),
         isError: false,
         effects: plan.rules.map((planned) => planned.compaction),
       };

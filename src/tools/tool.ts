@@ -75,6 +75,11 @@ export interface ToolOutcome {
    * read back from there, never parsed out of the result text.
    */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The one line the terminal shows after `↳ ok:` when the result text's first line would not say
+   * what matters (the compact tool's summary check); the model still gets `content`.
+   */
+  readonly display?: string;
 }
 
 /** A tool cxc can offer to a model. */

@@ -32,7 +32,8 @@ const PROMPTS = [
   "What is left?",
 ];
 const SUMMARY = "The user and the assistant talked about a small project.";
-const USERS_SETTINGS = `{
+// With a byte-order mark, which the pinned Claude Code reads (and cxc keeps).
+const USERS_SETTINGS = `\uFEFF{
   "permissions": {
     "allow": ["Bash(ls)"]
   },
@@ -148,7 +149,10 @@ describe("cxc's hooks inside the real Claude Code", () => {
     const installed = await cxc(["hooks", "install", "--agent", "claude-code", "--user"]);
     expect(installed.exitCode, installed.stderr).toBe(0);
     const merged = readFileSync(settings, "utf8");
-    expect(JSON.parse(merged).hooks.Stop[0]).toEqual({ hooks: [{ type: "command", command: "true" }] });
+    expect(merged.startsWith("\uFEFF{")).toBe(true);
+    expect(JSON.parse(merged.slice(1)).hooks.Stop[0]).toEqual({
+      hooks: [{ type: "command", command: "true" }],
+    });
     expect((await cxc(["hooks", "install"])).stdout).toContain("already installed");
     expect(readFileSync(settings, "utf8")).toBe(merged);
     expect((await cxc(["hooks", "uninstall"])).exitCode).toBe(0);
@@ -252,5 +256,20 @@ describe("cxc's hooks inside the real Claude Code", () => {
     expect((await cxc(["hooks", "status"])).stdout).toContain("Hook log");
     const status = await cxc(["--format", "json", "hooks", "status"]);
     expect(JSON.parse(status.stdout).log.failures).toBe(0);
+  });
+  it("runs from the project's settings.local.json after `install --local`, and `uninstall --local` takes it out", async () => {
+    expect((await cxc(["hooks", "uninstall"])).exitCode).toBe(0);
+    const local = join(place.cwd, ".claude", "settings.local.json");
+    const installed = await cxc(["hooks", "install", "--local"]);
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    fake.enqueue(textReply("Nothing is left."));
+    const shownLocally = shown(
+      await claudeRun("Anything else?", { ...LINES, CXC_ADVISOR_RECOMMEND_TOKENS: "6" }),
+    );
+    expect(shownLocally).toContain("cxc advisor:");
+    expect((await cxc(["hooks", "uninstall", "--local"])).stdout).toContain(
+      `Removed cxc's Claude Code hooks from ${local}`,
+    );
+    expect(readFileSync(local, "utf8")).toBe("{}\n");
   });
 });

@@ -26,6 +26,7 @@ import { createShouldICompactTool } from "../../src/tools/should-i-compact.js";
 import { type RecordingStore, recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 import {
   contextOverflowReply,
+  errorReply,
   type FakeMessageReply,
   type FakeProvider,
   type FakeReply,
@@ -119,9 +120,9 @@ function makeHarness(
     contextWindow?: number;
     reserveTokens?: number;
     /** The decision model's wire API (the assistant is Anthropic unless `assistantProvider` says). */
-    decisionProvider?: "anthropic" | "openai";
-    /** The assistant's wire API: Anthropic, or OpenAI's Responses API. */
-    assistantProvider?: "anthropic" | "responses";
+    decisionProvider?: "anthropic" | "openai" | "google";
+    /** The assistant's wire API: Anthropic, OpenAI's Responses API, or Google's Gemini API. */
+    assistantProvider?: "anthropic" | "responses" | "google";
   } = {},
 ): Harness {
   let tick = 0;
@@ -129,23 +130,28 @@ function makeHarness(
     now: () => new Date(Date.UTC(2026, 1, 1) + ++tick * 1000).toISOString(),
     newEventId: () => `ev${String(++tick).padStart(5, "0")}`,
   };
+  const googleEnv = { GEMINI_API_KEY: "test", GOOGLE_GEMINI_BASE_URL: provider.url };
   const client =
     options.assistantProvider === "responses"
       ? createLlmClient("openai/gpt-5", {
           env: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: provider.openaiBaseURL },
           retry: false,
         })
-      : createLlmClient("anthropic/claude-sonnet-4-6", {
-          env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
-          retry: false,
-        });
+      : options.assistantProvider === "google"
+        ? createLlmClient("google/gemini-2.5-pro", { env: googleEnv, retry: false })
+        : createLlmClient("anthropic/claude-sonnet-4-6", {
+            env: { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
+            retry: false,
+          });
   const decisionClient =
     options.decisionProvider === "openai"
       ? createLlmClient("openai/gpt-5-mini", {
           env: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: provider.openaiBaseURL },
           retry: false,
         })
-      : client;
+      : options.decisionProvider === "google"
+        ? createLlmClient("google/gemini-2.5-flash", { env: googleEnv, retry: false })
+        : client;
   const settings: AdvisorSettings = {
     enabled: true,
     lines: options.lines ?? DEFAULT_TOKEN_LINES,
@@ -280,6 +286,24 @@ describe("the advisor at the end of each turn", () => {
     expect(harness.warned).toEqual([]);
   });
 
+  it("asks a decision model on Google's Gemini API with a forced function call", async () => {
+    const harness = makeHarness({
+      lines: { notice: 10, recommend: 20, request: 100_000 },
+      decisionProvider: "google",
+    });
+    provider.enqueue(textReply("one"));
+    await harness.turn("first question");
+    provider.enqueue(textReply("two"), answers(0.9, 0.9, 0.1, 0.1));
+    await harness.turn("second question");
+    const decision = provider.requests[2]!;
+    expect(decision.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    expect(decision.body).toMatchObject({
+      toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["answer_questions"] } },
+    });
+    expect(harness.printed[0]).toContain("Recommended: compact now");
+    expect(harness.warned).toEqual([]);
+  });
+
   it("steers a message into the running loop at recommend, telling the agent to call compact_now", async () => {
     const harness = makeHarness({ lines: { notice: 100, recommend: 200, request: 100_000 } });
     provider.enqueue(textReply("ok"));
@@ -360,6 +384,11 @@ describe("compact_now", () => {
   });
 });
 
+/** Google's words for a prompt over the window. */
+const GEMINI_OVERFLOW = errorReply(400, {
+  message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+});
+
 describe("automatic compaction", () => {
   const autoOn: Partial<AutoSettings> = { enabled: true, trigger: { kind: "tokens", tokens: 1_000_000 } };
 
@@ -367,6 +396,8 @@ describe("automatic compaction", () => {
     ["Anthropic", "anthropic", contextOverflowReply()],
     ["the Responses API", "responses", contextOverflowReply()],
     ["the Responses API, failing mid-stream", "responses", { ...contextOverflowReply(), midStream: true }],
+    ["Google", "google", GEMINI_OVERFLOW],
+    ["Google, failing mid-stream", "google", { ...GEMINI_OVERFLOW, midStream: true }],
   ] as const)(
     "compacts at once on a context-overflow error and retries once (%s)",
     async (_name, assistant, overflow) => {

@@ -1,5 +1,5 @@
 /**
- * `import --from claude-code|pi|codex` and `export --to claude-code|pi|codex` end to end over the committed
+ * `import --from claude-code|pi|codex|gemini` and `export --to …` end to end over the committed
  * fixtures the real agents wrote (fixtures/agents/): detection, one file and a project folder
  * (subagent transcripts left out and counted), the import summary, `--skip-existing`, `ls` and
  * `show` naming the source, bad input (one error naming file and line, nothing written, the source
@@ -16,6 +16,7 @@ import { errorLines, snapshotTree } from "./conversation-helpers.js";
 const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
 const PI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "pi", "session.jsonl");
 const CODEX_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex", "session.jsonl");
+const GEMINI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "gemini", "session.jsonl");
 const CLAUDE_SESSION = "3b513450-3d6c-443e-9a7e-01eceba20536";
 
 const homes: TempHome[] = [];
@@ -109,6 +110,57 @@ describe("import from Claude Code and pi", () => {
     expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 3 .* Codex +What files are here,/);
   });
 
+  it("imports Gemini CLI's chats folder, detected, leaving out a resume's empty file and a subagent's", async () => {
+    const home = freshHome();
+    const chats = join(home.cwd, "gemini", "tmp", "project", "chats");
+    mkdirSync(join(chats, "5ccea5e2-parent"), { recursive: true });
+    writeFileSync(join(chats, "..", ".project_root"), "/home/user/elsewhere");
+    copyFileSync(GEMINI_FIXTURE, join(chats, "session-2026-12-03T07-43-aaaaaaaa.jsonl"));
+    // What Gemini CLI leaves beside a resumed session: its header and context, no prompt.
+    const header = readFileSync(GEMINI_FIXTURE, "utf8").split("\n").slice(0, 2).join("\n");
+    writeFileSync(join(chats, "session-2026-12-03T07-44-aaaaaaaa.jsonl"), `${header}\n`);
+    writeFileSync(join(chats, "5ccea5e2-parent", "subagent.jsonl"), "not read\n");
+    const result = await home.run(["conversation", "import", chats]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Imported Gemini CLI session .*session-2026-12-03T07-43-aaaaaaaa\.jsonl as \w{13} \(Never touch the migrations folder\. What do my notes and my todo list say\?, 3 turns\)\n {2}\d+ lines read: 3 turns, 1 compaction of Gemini CLI's as an overlay; left out: \d+ skipped records \([^)]+\), no records of unknown types, no side-chain records, no abandoned branches\nLeft out 1 subagent transcript \(side chains\)\.\nLeft out 1 file without a single prompt\.\n/,
+    );
+    const shown = JSON.parse((await home.run(["conversation", "show", "--format", "json"])).stdout) as {
+      source: string;
+    };
+    expect(shown.source).toBe("gemini");
+    expect((await home.run(["conversation", "ls"])).stdout).toMatch(/ 3 .* Gemini CLI +Never touch/);
+    const stats = await home.run(["conversation", "stats"]);
+    expect(stats.stdout).toContain("Gemini CLI");
+    // The project folder comes from Gemini's marker beside the chats folder.
+    const exported = await home.run(["conversation", "export", "--to", "gemini", "--format", "json"], {
+      env: { GEMINI_CLI_HOME: join(home.cwd, "gemini-home") },
+    });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    expect((JSON.parse(exported.stdout) as { cwd: string }).cwd).toBe("/home/user/elsewhere");
+  });
+
+  it("refuses a Gemini CLI session with a bad line in the middle, or no prompt, and writes nothing", async () => {
+    const home = freshHome();
+    const lines = readFileSync(GEMINI_FIXTURE, "utf8").split("\n");
+    const broken = join(home.cwd, "broken.jsonl");
+    writeFileSync(broken, [...lines.slice(0, 6), lines[6]!.slice(0, 40), ...lines.slice(7)].join("\n"));
+    const empty = join(home.cwd, "empty.jsonl");
+    writeFileSync(empty, `${lines.slice(0, 2).join("\n")}\n`);
+    const cases: [string, RegExp][] = [
+      [broken, /^.*broken\.jsonl:7: not valid JSON .*not a Gemini CLI session line$/],
+      [empty, /^.*empty\.jsonl: a Gemini CLI session without a single prompt; nothing to import$/],
+    ];
+    for (const [file, error] of cases) {
+      const result = await home.run(["conversation", "import", file]);
+      expect(result.exitCode, file).toBe(1);
+      expect(errorLines(result.stderr).error).toMatch(error);
+    }
+    expect(
+      existsSync(join(home.home, "conversations")) ? readdirSync(join(home.home, "conversations")) : [],
+    ).toEqual([]);
+  });
+
   it("refuses a file that is not a session of the named format with one error naming file and line", async () => {
     const home = freshHome();
     const broken = join(home.cwd, "broken.jsonl");
@@ -154,7 +206,7 @@ describe("import from Claude Code and pi", () => {
   });
 });
 
-describe("export to Claude Code, pi and Codex", () => {
+describe("export to Claude Code, pi, Codex and Gemini CLI", () => {
   async function imported(home: TempHome, file: string): Promise<string> {
     const result = await home.run(["conversation", "import", file]);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -226,6 +278,61 @@ describe("export to Claude Code, pi and Codex", () => {
     expect(claude.stderr).toMatch(
       /^cxc: Claude Code resumes a session from its own folder: copy the file to .*\.claude\/projects\/-home-user-project\/[0-9a-f-]{36}\.jsonl first\n$/,
     );
+  });
+
+  it("writes a Gemini CLI session in its project's folder, claiming one for a new project, never over a file", async () => {
+    const home = freshHome();
+    const id = await imported(home, GEMINI_FIXTURE);
+    const gemini = join(home.cwd, "gemini-home", ".gemini");
+    const env = { GEMINI_CLI_HOME: join(home.cwd, "gemini-home") };
+    // Another project holds the folder name `project`: the export claims `project-1`.
+    mkdirSync(join(gemini, "tmp", "project"), { recursive: true });
+    writeFileSync(join(gemini, "tmp", "project", ".project_root"), "/somewhere/else/project");
+    const first = await home.run(["conversation", "export", id, "--to", "gemini", "--format", "json"], {
+      env,
+    });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const written = JSON.parse(first.stdout) as {
+      path: string;
+      session_id: string;
+      cwd: string;
+      resume: string;
+    };
+    expect(written.path).toMatch(
+      new RegExp(
+        `^${gemini}/tmp/project-1/chats/session-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-${written.session_id.slice(0, 8)}\\.jsonl$`,
+      ),
+    );
+    expect(readFileSync(join(gemini, "tmp", "project-1", ".project_root"), "utf8")).toBe(
+      "/home/user/project",
+    );
+    expect(written.resume).toBe(`cd /home/user/project && gemini --resume ${written.session_id}`);
+    const records = readFileSync(written.path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records[0]).toMatchObject({ sessionId: written.session_id, kind: "main" });
+    // Gemini CLI's own snapshot opens it, in the shape of its own compression.
+    expect(records[1]).toMatchObject({
+      type: "user",
+      content: [{ text: expect.stringContaining("<state_snapshot>") }],
+    });
+    expect(records[2]).toMatchObject({
+      type: "gemini",
+      content: "Got it. Thanks for the additional context!",
+    });
+    // A second export finds the folder by its marker and adds a session beside the first.
+    const second = await home.run(["conversation", "export", id, "--to", "gemini"], { env });
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stdout).toContain(`${gemini}/tmp/project-1/chats/session-`);
+    expect(readdirSync(join(gemini, "tmp", "project-1", "chats"))).toHaveLength(2);
+    const output = join(home.cwd, "gemini.jsonl");
+    writeFileSync(output, "mine\n");
+    const refused = await home.run(["conversation", "export", id, "--to", "gemini", "--output", output], {
+      env,
+    });
+    expect(refused.exitCode).toBe(2);
+    expect(readFileSync(output, "utf8")).toBe("mine\n");
   });
 
   it("writes a Codex rollout under CODEX_HOME's dated sessions folder, with both ways to resume it", async () => {

@@ -144,6 +144,17 @@ describe("the compact tool's summary check", () => {
     expect(mended).toContain("does not mention this item:\n  identifier  rotateLog — ");
     expect(mended).not.toContain("src/store/log.ts —");
 
+    // The result's line on stderr ends with the check's count, which the result text reaches only
+    // after a few lines (every line cxc writes to a stderr that is not a terminal starts `cxc: `).
+    const thinCount = /does not mention these (\d+) items/.exec(thin)![1];
+    expect(result.stderr).toContain(
+      `cxc:   ↳ ok: recorded 1 compaction, taking effect at turn 5; the summary check: ${thinCount} items left out (the model sees the list)\n`,
+    );
+    expect(result.stderr).toContain(
+      "cxc:   ↳ ok: recorded 1 compaction, taking effect at turn 5; the summary check: 1 item left out (the model sees the list)\n",
+    );
+    for (const line of result.stderr.trimEnd().split("\n")) expect(line).toMatch(/^(cxc|hint): /);
+
     // Both are recorded; the newer one is what the next turn sends.
     expect(storedEvents().filter((event) => event.type === "compaction")).toHaveLength(2);
     provider.enqueue(textReply("carrying on"));

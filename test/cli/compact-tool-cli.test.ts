@@ -1,6 +1,6 @@
 /**
  * `cxc q -u compact "summarize everything except the current task"` end to end: the built bin/cxc
- * against the loopback fake provider (Anthropic and OpenAI wire formats), the approval prompt
+ * against the loopback fake provider (Anthropic, OpenAI and Google wire formats), the approval prompt
  * driven in a pseudo-terminal (tmux), and refusal when there is no terminal to ask.
  */
 import { mkdirSync, readFileSync } from "node:fs";
@@ -13,8 +13,11 @@ import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from 
 import { startInTmux } from "../helpers/pty.js";
 import { seedConversation } from "./conversation-helpers.js";
 
-/** `chat` is OpenAI through Chat Completions, `responses` through the Responses API. */
-type ProviderKind = "anthropic" | "chat" | "responses";
+/**
+ * `chat` is OpenAI through Chat Completions, `responses` through the Responses API, `google` the
+ * Gemini API.
+ */
+type ProviderKind = "anthropic" | "chat" | "responses" | "google";
 
 let provider: FakeProvider;
 let home: TempHome;
@@ -35,6 +38,13 @@ afterEach(() => {
 });
 
 function providerEnv(kind: ProviderKind): Record<string, string> {
+  if (kind === "google") {
+    return {
+      GEMINI_API_KEY: "test-key",
+      GOOGLE_GEMINI_BASE_URL: provider.url,
+      CXC_ASSISTANT__MODEL__ID: "google/gemini-2.5-pro",
+    };
+  }
   return kind === "anthropic"
     ? {
         ANTHROPIC_API_KEY: "test-key",
@@ -101,12 +111,16 @@ const lastResponse = (events: Record<string, unknown>[]) =>
 
 /** Request `index`'s messages without cache markers (the Anthropic adapter moves its breakpoint). */
 function messagesOf(index: number): unknown[] {
-  const body = provider.requests[index]!.body as { messages?: unknown[]; input?: unknown[] };
-  const messages = body.messages ?? body.input;
+  const body = provider.requests[index]!.body as {
+    messages?: unknown[];
+    input?: unknown[];
+    contents?: unknown[];
+  };
+  const messages = body.messages ?? body.input ?? body.contents;
   return JSON.parse(JSON.stringify(messages, (key, value) => (key === "cache_control" ? undefined : value)));
 }
 
-describe.each(["anthropic", "chat", "responses"] as const)("cxc q -u compact (%s)", (kind) => {
+describe.each(["anthropic", "chat", "responses", "google"] as const)("cxc q -u compact (%s)", (kind) => {
   it("records the proposal deferred, and the next turn sends the compacted view", async () => {
     await buildHistory();
     provider.enqueue(compactReply(), textReply("I proposed a compaction."));
@@ -132,7 +146,7 @@ describe.each(["anthropic", "chat", "responses"] as const)("cxc q -u compact (%s
     // The compact turn's two requests share the old prefix; the tool was offered and forced.
     const body = JSON.stringify(provider.requests[0]!.body);
     expect(body).toContain('"compact"');
-    expect(body).toContain("tool_choice");
+    expect(body).toMatch(kind === "google" ? /"allowedFunctionNames":\["compact"\]/ : /tool_choice/);
     const first = messagesOf(0);
     expect(messagesOf(1).slice(0, first.length)).toEqual(first);
     expect(JSON.stringify(messagesOf(1))).toContain("set up the project skeleton");
@@ -150,6 +164,17 @@ describe.each(["anthropic", "chat", "responses"] as const)("cxc q -u compact (%s
     expect(show.stdout).toContain(NOTE);
     const printed = await cxc(kind, ["--format", "json", "conversation", "print"]);
     expect(printed.stdout).toContain(NOTE);
+    if (kind === "google") {
+      // `print --format gemini` is the body the next turn sends, but for the new request.
+      const wire = await cxc(kind, ["--format", "gemini", "conversation", "print"]);
+      expect(wire.exitCode, wire.stderr).toBe(0);
+      provider.enqueue(textReply("again"));
+      expect((await cxc(kind, ["q", "one more"])).exitCode).toBe(0);
+      const sent = provider.requests.at(-1)!.body as { contents: unknown[]; tools?: unknown };
+      const printedBody = JSON.parse(wire.stdout) as { contents: unknown[] };
+      expect(sent.contents.slice(0, -1)).toEqual(printedBody.contents);
+      expect(sent.contents.at(-1)).toEqual({ role: "user", parts: [{ text: "one more" }] });
+    }
   });
 });
 

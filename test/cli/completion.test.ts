@@ -91,6 +91,7 @@ describe("bash", () => {
     expect(bashCompletes("cxc", "--format", "")).toEqual(["json", "text"]);
     expect(bashCompletes("cxc", "c", "print", "--format", "")).toEqual([
       "anthropic",
+      "gemini",
       "json",
       "openai",
       "responses",

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createEventBuilder } from "../helpers/builders.js";
 import { CXC_BIN, makeTempHome, type TempHome } from "../helpers/cli.js";
 import { startInTmux } from "../helpers/pty.js";
-import { errorLines, metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
+import { metaOf, openStore, seedConversation, snapshotTree } from "./conversation-helpers.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
@@ -43,18 +43,20 @@ describe("cxc conversation use", () => {
     expect([here.id, there.id]).toEqual(["alpha0000001", "beta00000001"]);
   });
 
-  it("refuses an archived conversation and points at unarchive", async () => {
+  it("unarchives an archived conversation named by its id and makes it active, as jp's use does", async () => {
     home = makeTempHome();
     await seedPair();
     await seedConversation(home, { id: "gone00000001", archived: true });
-    const before = snapshotTree(home.home);
     const result = await home.run(["c", "use", "gone"]);
-    expect(result.exitCode).toBe(2);
-    expect(errorLines(result.stderr)).toEqual({
-      error: "conversation gone00000001 is archived",
-      hint: "unarchive it first: cxc conversation unarchive gone00000001",
-    });
-    expect(snapshotTree(home.home)).toEqual(before);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      "Unarchived conversation gone00000001.\nActive conversation: gone00000001 (untitled)\n",
+    );
+    expect(existsSync(join(home.home, "conversations", "gone00000001", "events.jsonl"))).toBe(true);
+    expect(openStore(home).active()).toBe("gone00000001");
+    const json = JSON.parse((await home.run(["--format", "json", "c", "use", "alpha"])).stdout);
+    expect(json).toMatchObject({ id: "alpha0000001", changed: true });
+    expect(json).not.toHaveProperty("unarchived");
   });
 });
 

@@ -139,3 +139,45 @@ describe("import errors name the input's own field", () => {
     expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 });
+
+describe("a cxc export's errors name the event's own field", () => {
+  it("says which field of which event is missing or wrong, in the export's terms, and imports nothing", async () => {
+    home = makeTempHome();
+    const path = join(home.home, "..", "export.json");
+    const conversation = { id: "01jexport0000", title: "x", created_at: "2026-01-01T00:00:00.000Z" };
+    const turnStart = { type: "turn_start", id: "e1", ts: "2026-01-01T00:00:00.000Z" };
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        { type: "chat_request", ts: "2026-01-01T00:00:00.000Z", content: "hi" },
+        'event 1: invalid chat_request event: "id" is missing',
+      ],
+      [
+        { type: "chat_request", id: "e2", ts: "2026-01-01T00:00:00.000Z", content: 5 },
+        'event 1: invalid chat_request event: "content" must be a string, not a number',
+      ],
+      [
+        {
+          type: "tool_call_response",
+          id: "e2",
+          ts: "2026-01-01T00:00:00.000Z",
+          call_id: "c",
+          content: "x",
+          is_error: "no",
+        },
+        'event 1: invalid tool_call_response event: "is_error" must be a boolean, not a string',
+      ],
+    ];
+    for (const [event, error] of cases) {
+      writeFileSync(
+        path,
+        JSON.stringify({ cxc: "conversation-export", version: 1, conversation, events: [turnStart, event] }),
+      );
+      const result = await home.run(["conversation", "import", path]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(`cxc: error: ${path}: ${error}\n`);
+      expect(result.stderr).not.toMatch(/Invalid input|expected \w+, received/);
+    }
+    const listed = await home.run(["--format", "json", "conversation", "ls"]);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+});

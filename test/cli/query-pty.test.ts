@@ -381,6 +381,45 @@ run = "unattended"
   });
 });
 
+describe("cxc q at a terminal: reasoning and tables", () => {
+  it("labels the reasoning and parts it from the answer by a blank line, without colour", async () => {
+    provider.enqueue({
+      blocks: [
+        { type: "thinking", text: "I should count\nthe words.", signature: "sig" },
+        { type: "text", text: "Two words." },
+      ],
+    });
+    const pty = qInTerminal(["--no-color", "count a b"]);
+    expect(await pty.exitCode()).toBe(0);
+    expect(pty.screen()).toContain("[reasoning]\nI should count\nthe words.\n\nTwo words.");
+  });
+
+  it("prints a streamed table aligned once it ends, and a closing fence split over two deltas as a fence", async () => {
+    provider.enqueue({
+      blocks: [
+        {
+          type: "text",
+          text: "| Name | Size |\n|---|--:|\n| a | 1 |\n| longer | 12345 |\n\n```js\nm();\n``",
+        },
+        { type: "text", text: "`\nDone." },
+      ],
+    });
+    const pty = qInTerminal(["--no-color", "table"]);
+    expect(await pty.exitCode()).toBe(0);
+    expect(pty.screen()).toContain(
+      [
+        "| Name   |  Size |",
+        "|--------|------:|",
+        "| a      |     1 |",
+        "| longer | 12345 |",
+        "",
+        "  m();",
+        "Done.",
+      ].join("\n"),
+    );
+  });
+});
+
 describe("cxc q at a terminal: the context gauge", () => {
   const lastLine = (pty: PtySession) => pty.screen().split("\n").at(-1);
 

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import { errorLines } from "./conversation-helpers.js";
 import {
   contextOverflowReply,
   errorReply,
@@ -189,19 +190,40 @@ describe("cxc q: input and output", () => {
 
 describe("cxc q: models", () => {
   it("-m picks the model for the turn and it sticks as a recorded config change", async () => {
-    provider.enqueue(textReply("a"), textReply("b"), textReply("c"));
-    await q(["first"]);
-    await q(["-m", "anthropic/claude-opus-4-6", "second"]);
-    await q(["third"]);
+    provider.enqueue(textReply("a"), textReply("b"), textReply("c"), textReply("d"), textReply("e"));
+    const first = await q(["first"]);
+    const second = await q(["-m", "anthropic/claude-opus-4-6", "second"]);
+    const third = await q(["third"]);
+    const same = await q(["-m", "anthropic/claude-opus-4-6", "fourth"]);
+    const back = await q(["-m", "anthropic/claude-sonnet-4-6", "fifth"]);
     expect(provider.requests.map((request) => (request.body as { model: string }).model)).toEqual([
       "claude-sonnet-4-6",
       "claude-opus-4-6",
       "claude-opus-4-6",
+      "claude-opus-4-6",
+      "claude-sonnet-4-6",
     ]);
     const deltas = storedEvents().filter((event) => event.type === "config_delta");
     expect(deltas).toEqual([
       expect.objectContaining({ delta: { assistant: { model: { id: "anthropic/claude-opus-4-6" } } } }),
+      expect.objectContaining({ delta: { assistant: { model: { id: "anthropic/claude-sonnet-4-6" } } } }),
     ]);
+    // Said once, when -m changes the model of a conversation that has turns; not when it stays.
+    const notice = "This conversation uses anthropic/claude-opus-4-6 from now on";
+    expect(first.stderr).not.toContain("from now on");
+    expect(second.stderr).toContain(
+      `cxc: ${notice}: its later turns, its compact tool and its reviews; -m again changes it.\n`,
+    );
+    expect(third.stderr).not.toContain("from now on");
+    expect(same.stderr).not.toContain("from now on");
+    expect(back.stderr).toContain(
+      "cxc: This conversation uses anthropic/claude-sonnet-4-6 from now on (was anthropic/claude-opus-4-6): ",
+    );
+    // And in --help.
+    const help = await home.run(["q", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "it sticks: the conversation's later turns, its compact tool and its reviews use it too",
+    );
   });
 
   it("says how to configure a model when none is", async () => {
@@ -232,6 +254,23 @@ describe("cxc q: provider faults", () => {
       "chat_request",
       "chat_response",
     ]);
+  });
+
+  it("a server that refuses the connection fails at once, naming the URL and the variable it came from", async () => {
+    const closed = await startFakeProvider();
+    const url = closed.anthropicBaseURL;
+    await closed.close();
+    const result = await q(["hi"], { env: { ANTHROPIC_BASE_URL: url } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).not.toContain("retrying");
+    expect(errorLines(result.stderr)).toEqual({
+      error: `anthropic/claude-sonnet-4-6: Cannot reach ${url} (from ANTHROPIC_BASE_URL): the connection was refused`,
+      hint: `start the server at ${url}, or set ANTHROPIC_BASE_URL to one that runs`,
+    });
+    const json = await q(["--format", "json", "hi"], { env: { ANTHROPIC_BASE_URL: url } });
+    expect(JSON.parse(json.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      error: { code: "provider-network" },
+    });
   });
 
   it("a cut stream keeps the partial answer marked interrupted; the next turn is clean", async () => {
@@ -313,7 +352,9 @@ describe("cxc q: reasoning, other providers, locks", () => {
     expect(hidden.stderr).not.toContain("Let me think");
     const shown = await q(["--reasoning", "second"]);
     expect(shown.stdout).toBe("The answer.\n");
-    expect(shown.stderr).toContain("Let me think about it.");
+    // A stderr that is not a terminal: every line cxc writes starts `cxc: `, reasoning's too.
+    expect(shown.stderr).toContain("cxc: reasoning: Let me think about it.\n");
+    for (const line of shown.stderr.trimEnd().split("\n")) expect(line).toMatch(/^(cxc|hint): /);
     const events = storedEvents();
     expect(events[2]).toMatchObject({
       reasoning: "Let me think about it.",

@@ -226,11 +226,13 @@ describe("compact --continue", () => {
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(result.exitCode).toBe(1);
     const { error, hint } = errorLines(result.stderr);
-    expect(error).toContain(`(${SAMPLE_ID}) no longer exists`);
+    expect(error).toBe(
+      `the source conversation ${SAMPLE_ID} no longer exists, so there is nothing to apply the proposal to`,
+    );
     expect(hint).toBe("close the review with `cxc conversation compact --abort`");
   });
 
-  it("applies normally to an archived source", async () => {
+  it("applies normally to an archived source, leaves it archived and no conversation active, and says how to bring it back", async () => {
     const reviewId = await startReview();
     expect((await cxc(["c", "archive", SAMPLE_ID])).exitCode).toBe(0);
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
@@ -238,6 +240,30 @@ describe("compact --continue", () => {
     const archivedSource = eventsOf(home, SAMPLE_ID, true).filter((event) => event.type === "compaction");
     expect(archivedSource).toMatchObject([{ from_turn: 1, to_turn: 18 }]);
     expect(conversationIds(home, true)).toEqual([reviewId, SAMPLE_ID].sort());
+    expect(result.stdout).toMatch(new RegExp(`Archived review ${reviewId}\\.\\n$`));
+    expect(result.stderr).toContain(
+      `cxc: The source ${SAMPLE_ID} is archived; cxc c use ${SAMPLE_ID} brings it back.\n`,
+    );
+    expect(activeOf(home)).toBeUndefined();
+    // `use` brings it back: unarchived and active, with the compaction the review agreed.
+    const used = await cxc(["c", "use", SAMPLE_ID]);
+    expect(used.stdout).toMatch(
+      new RegExp(`^Unarchived conversation ${SAMPLE_ID}\\.\\nActive conversation: ${SAMPLE_ID} `),
+    );
+    expect(activeOf(home)).toBe(SAMPLE_ID);
+    expect(compactionsOfSource()).toMatchObject([{ from_turn: 1, to_turn: 18 }]);
+  });
+
+  it("--abort leaves an archived source archived, and no conversation active", async () => {
+    const reviewId = await startReview();
+    expect((await cxc(["c", "archive", SAMPLE_ID])).exitCode).toBe(0);
+    const result = await cxc(["c", "compact", "--abort"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`Aborted review ${reviewId} (archived); ${SAMPLE_ID} is unchanged.\n`);
+    expect(result.stderr).toContain(
+      `The source ${SAMPLE_ID} is archived; cxc c use ${SAMPLE_ID} brings it back.`,
+    );
+    expect(activeOf(home)).toBeUndefined();
   });
 
   it("is a clear error when the review holds no proposal", async () => {
@@ -248,7 +274,7 @@ describe("compact --continue", () => {
     const result = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(result.exitCode).toBe(1);
     expect(errorLines(result.stderr).error).toBe(
-      "this review has no proposal yet: no propose_compaction call succeeded",
+      "the review contains no propose_compaction call that succeeded, so there is no proposal to apply",
     );
   });
 
@@ -256,7 +282,7 @@ describe("compact --continue", () => {
     const notReview = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(notReview.exitCode).toBe(2);
     expect(errorLines(notReview.stderr).error).toBe(
-      `the active conversation ${SAMPLE_ID} is not a compaction review, so there is nothing to apply`,
+      `--continue acts on the active conversation, which must be a compaction review; ${SAMPLE_ID} is not one`,
     );
     await startReview();
     for (const [args, message] of [
@@ -328,7 +354,7 @@ describe("compact --abort", () => {
     const outside = await cxc(["c", "compact", "--abort"]);
     expect(outside.exitCode).toBe(2);
     expect(errorLines(outside.stderr).error).toContain(
-      "is not a compaction review, so there is nothing to abort",
+      "--abort acts on the active conversation, which must be a compaction review;",
     );
     const reviewId = await startReview();
     await cxc(["c", "rm", SAMPLE_ID, "-y"]);

@@ -99,7 +99,7 @@ describe("propose_compaction", () => {
     );
     expect(outcome).toEqual({
       isError: true,
-      content: "`to_turn`: turn 25 out of range (conversation has 20 turns)",
+      content: "the conversation has 20 turns, `to_turn` was 25",
     });
   });
 

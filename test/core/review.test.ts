@@ -131,14 +131,14 @@ describe("validateProposal: bounds, order, policy values", () => {
 
   it("says how many turns there are when to_turn is past the end", () => {
     expect(errorOf({ from_turn: 1, to_turn: 25, summary: "S" }, build.turns(20))).toBe(
-      "`to_turn`: turn 25 out of range (conversation has 20 turns)",
+      "the conversation has 20 turns, `to_turn` was 25",
     );
   });
 
   it("rejects from_turn past the end, below 1, and non-integers", () => {
     const events = build.turns(3);
     expect(errorOf({ from_turn: 4, to_turn: 3, summary: "S" }, events)).toBe(
-      "`from_turn`: turn 4 out of range (conversation has 3 turns)",
+      "the conversation has 3 turns, `from_turn` was 4",
     );
     expect(errorOf({ from_turn: 0, to_turn: 2, summary: "S" }, events)).toContain(
       "`from_turn` must be at least 1 (turns are numbered from 1), got 0",
@@ -212,18 +212,20 @@ describe("validateProposal: bounds, order, policy values", () => {
   it("reports every problem at once, one per line", () => {
     const message = errorOf({ from_turn: 0, to_turn: 30, summary: "S", reasoning: "strip" }, build.turns(20));
     expect(message.split("\n")).toHaveLength(3);
-    expect(message).toContain("`to_turn`: turn 30 out of range (conversation has 20 turns)");
+    expect(message).toContain("the conversation has 20 turns, `to_turn` was 30");
   });
 
   it("is an error in a conversation that records no source, and when the source is gone", () => {
     const none = validateProposal({ from_turn: 1, to_turn: 1, summary: "S" }, { kind: "none" });
     expect(none.ok).toBe(false);
-    expect(!none.ok && none.message).toContain("not a compaction review");
+    expect(!none.ok && none.message).toMatch(
+      /^this conversation records no source: it is not a compaction review/,
+    );
     const missing = validateProposal(
       { from_turn: 1, to_turn: 1, summary: "S" },
       { kind: "missing", id: "gone1" },
     );
-    expect(!missing.ok && missing.message).toContain("(gone1) no longer exists");
+    expect(!missing.ok && missing.message).toContain("the source conversation gone1 no longer exists");
     expect(!missing.ok && missing.message).toContain("--abort");
   });
 
@@ -319,7 +321,7 @@ describe("findLatestProposal", () => {
       ),
       ...proposalCall(
         { from_turn: 1, to_turn: 9, summary: "bad" },
-        "`to_turn`: turn 9 out of range (conversation has 2 turns)",
+        "the conversation has 2 turns, `to_turn` was 9",
         {
           isError: true,
         },
@@ -368,7 +370,7 @@ describe("planContinue", () => {
     const decision = planContinue({ review: reviewWith([]) });
     expect(decision.kind).toBe("source-deleted");
     if (decision.kind === "source-deleted") {
-      expect(decision.message).toContain("(src1) no longer exists");
+      expect(decision.message).toContain("the source conversation src1 no longer exists");
       expect(decision.hint).toContain("--abort");
     }
   });
@@ -428,7 +430,7 @@ describe("planContinue", () => {
     const decision = planContinue({ review, source: { archived: false, events: build.turns(5) } });
     expect(decision.kind).toBe("invalid");
     if (decision.kind === "invalid")
-      expect(decision.message).toContain("`to_turn`: turn 17 out of range (conversation has 5 turns)");
+      expect(decision.message).toContain("the conversation has 5 turns, `to_turn` was 17");
   });
 
   it("recognises a re-run after a crash between apply and archive", () => {

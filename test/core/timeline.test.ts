@@ -98,20 +98,16 @@ describe("formatTimeline", () => {
     ]);
   });
 
-  // jp's timeline_dry_run_keeps_pre_existing_compactions_factual keeps the existing line factual
-  // under dry-run; cxc tells a dry run in one tense (docs/compaction-model.md, "The timeline").
-  it("tells a dry run in one tense, existing lines too (timeline_dry_run_keeps_pre_existing_compactions_factual, differs on purpose)", () => {
-    const existing: TimelineSegment = { from: 1, to: 5, existing: true, label: "already compacted" };
-    expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: true })).toEqual([
+  it("keeps a compaction already in force factual under dry-run (timeline_dry_run_keeps_pre_existing_compactions_factual)", () => {
+    const build = createEventBuilder();
+    const events = [...build.turns(10), build.compaction({ from: 1, to: 5 })];
+    const segments = [...existingTimelineSegments(events), fresh(6, 8)];
+    expect(formatTimeline(segments, { turnCount: 10, dryRun: true })).toEqual([
       "Would have kept turn 1.",
-      "Would have compacted turns 2..6 (5 total, already compacted).",
+      "Compacted turns 2..6 (5 total, already compacted).",
       "Would have compacted turns 7..9 (3 total).",
       "Would have kept turn 10.",
     ]);
-    // The real run's timeline stays factual.
-    expect(formatTimeline([fresh(6, 8), existing], { turnCount: 10, dryRun: false })[1]).toBe(
-      "Compacted turns 2..6 (5 total, already compacted).",
-    );
   });
 
   it("lists a compaction in force that a new one covers whole only on the new line, in a dry run", () => {

@@ -1,10 +1,10 @@
 /**
- * The real coding agents, Claude Code, pi and Codex, run offline against the loopback fake
- * provider (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
+ * The real coding agents, Claude Code, pi, Codex and Gemini CLI, run offline against the loopback
+ * fake provider (fake-provider.ts) in a temporary HOME. `scripts/make-agent-fixtures.mjs` drives them through
  * load-ts.mjs, and the interop end-to-end tests use the same functions, so both run the agents
  * the same way. It imports only node built-ins.
  *
- * Claude Code and pi are pinned in `agents/package.json` (`npm ci --prefix agents`), Codex in
+ * Claude Code, pi and Gemini CLI are pinned in `agents/package.json` (`npm ci --prefix agents`), Codex in
  * `agents/codex/package.json` (`npm ci --prefix agents/codex`); `.ci/run` installs both, the
  * project's own `npm ci` neither: see docs/import-export.md.
  *
@@ -27,7 +27,7 @@ export interface AgentPlace {
   readonly cwd: string;
 }
 
-export type AgentName = "claude" | "pi" | "codex";
+export type AgentName = "claude" | "pi" | "codex" | "gemini";
 
 /**
  * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`), or
@@ -366,6 +366,46 @@ export function fillerText(word: string, lines: number): string {
     { length: lines },
     (_, index) => `${word} line ${index + 1}: the parser keeps a table of ${word} entries, row ${index * 7}.`,
   ).join("\n");
+}
+
+/**
+ * Gemini CLI against the fake: its home (`GEMINI_CLI_HOME`, settings written by
+ * `writeGeminiSettings`), the fake as its Gemini API base URL with a dummy key, and the project
+ * trusted (an untrusted folder makes a headless run exit 55).
+ */
+export function geminiEnvironment(place: AgentPlace, baseUrl: string): Record<string, string> {
+  return {
+    ...baseEnvironment(place, join(place.home, ".tmp")),
+    GEMINI_CLI_HOME: place.home,
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
+    GOOGLE_GEMINI_BASE_URL: baseUrl,
+    GEMINI_API_KEY: "fake-gemini-key",
+  };
+}
+
+/** The model Gemini CLI is run with (always named: its default, `auto`, first asks a router model). */
+export const GEMINI_MODEL = "gemini-2.5-flash";
+
+/**
+ * Writes Gemini CLI's `~/.gemini/settings.json`: the API-key auth type (with a base URL and no
+ * auth type it picks "gateway", which a headless run refuses), and no telemetry, usage statistics
+ * or update checks. `settings` is merged in.
+ */
+export function writeGeminiSettings(home: string, settings: Record<string, unknown> = {}): void {
+  const directory = join(home, ".gemini");
+  mkdirSync(directory, { recursive: true });
+  const base = {
+    security: { auth: { selectedType: "gemini-api-key" } },
+    privacy: { usageStatisticsEnabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    telemetry: { enabled: false },
+  };
+  writeFileSync(join(directory, "settings.json"), `${JSON.stringify({ ...base, ...settings }, null, 2)}\n`);
+}
+
+/** `~/.gemini/tmp`: where Gemini CLI keeps each project's folder (`<project>/chats/` holds its sessions). */
+export function geminiTempDirectory(place: AgentPlace): string {
+  return join(place.home, ".gemini", "tmp");
 }
 
 /** `~/.codex/sessions`: where Codex keeps its rollouts (in dated folders). */

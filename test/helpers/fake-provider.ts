@@ -1,15 +1,18 @@
 /**
  * A loopback fake LLM provider for tests: a node:http server on 127.0.0.1 (port 0) that speaks
  * the Anthropic Messages API (`POST /v1/messages`), OpenAI Chat Completions
- * (`POST /v1/chat/completions`) and the OpenAI Responses API (`POST /v1/responses`, which cxc's
- * `openai/*` models and Codex speak) on the wire, streaming SSE exactly as those services do (and
- * plain JSON when `stream` is false), from a queue of scripted replies shared by the endpoints.
- * Every request's body and headers are recorded.
+ * (`POST /v1/chat/completions`), the OpenAI Responses API (`POST /v1/responses`, which cxc's
+ * `openai/*` models and Codex speak) and Google's Gemini API
+ * (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse` and `:generateContent`, which cxc's
+ * `google/*` models and Gemini CLI speak) on the wire, streaming SSE exactly as those services do
+ * (and plain JSON when `stream` is false or the Gemini call is not a streaming one), from a queue
+ * of scripted replies shared by the endpoints. Every request's body and headers are recorded.
  *
  * Real agents (Claude Code, pi) send requests of their own besides the turns a test scripts
  * (a summary for their compaction, a title): `routes` answer those by what the body contains,
  * before the queue is consulted, so the queue stays the script of the conversation's turns.
- * `POST /v1/messages/count_tokens` is answered with an estimate and never takes a reply.
+ * `POST /v1/messages/count_tokens` and Gemini's `:countTokens` are answered with an estimate and
+ * never take a reply.
  *
  * Usage: a reply reports the usage it is scripted with (input 10 and output 5 when none is). A reply
  * whose usage is `"counted"`, and every reply without usage while `countUsage` is on, reports what
@@ -44,6 +47,8 @@ export type FakeBlock =
       arguments: Record<string, unknown>;
       /** Sent instead of the JSON of `arguments` (arguments that are not a JSON object). */
       argumentsText?: string;
+      /** Gemini only: the call's thought signature (Gemini sends no call ids). */
+      signature?: string;
     };
 
 /** A scripted successful (or truncated, or slow, or cut) message. */
@@ -298,22 +303,31 @@ async function handleRequest(
     body,
     counted: estimateTokens(text),
   };
-  const countTokens = recorded.method === "POST" && recorded.path.startsWith("/v1/messages/count_tokens");
+  const gemini = GEMINI_PATH.exec(recorded.path);
+  const countTokens =
+    recorded.method === "POST" &&
+    (recorded.path.startsWith("/v1/messages/count_tokens") || gemini?.[2] === "countTokens");
   const routeIndex = countTokens ? undefined : matchRoute(state, recorded.path, text);
   if (routeIndex !== undefined) recorded.route = routeIndex;
   requests.push(recorded);
   onRequest?.(recorded);
   if (countTokens) {
-    sendJson(response, 200, { input_tokens: estimateTokens(text) });
+    sendJson(
+      response,
+      200,
+      gemini ? { totalTokens: estimateTokens(text) } : { input_tokens: estimateTokens(text) },
+    );
     return;
   }
-  const protocol = recorded.path.startsWith("/v1/messages")
-    ? "anthropic"
-    : recorded.path.startsWith("/v1/chat/completions")
-      ? "openai"
-      : recorded.path.startsWith("/v1/responses")
-        ? "responses"
-        : undefined;
+  const protocol = gemini
+    ? "gemini"
+    : recorded.path.startsWith("/v1/messages")
+      ? "anthropic"
+      : recorded.path.startsWith("/v1/chat/completions")
+        ? "openai"
+        : recorded.path.startsWith("/v1/responses")
+          ? "responses"
+          : undefined;
   if (protocol === undefined || recorded.method !== "POST") {
     sendJson(response, 404, { error: { type: "not_found_error", message: `no route ${recorded.path}` } });
     return;
@@ -337,9 +351,12 @@ async function handleRequest(
     response.end(reply.body);
     return;
   }
-  const streaming =
-    typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
-  const model = String((body as { model?: unknown } | undefined)?.model ?? "fake-model");
+  const streaming = gemini
+    ? gemini[2] === "streamGenerateContent"
+    : typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
+  const model = gemini
+    ? decodeURIComponent(gemini[1]!)
+    : String((body as { model?: unknown } | undefined)?.model ?? "fake-model");
   if (reply.kind === "error" && !(reply.midStream && streaming && protocol !== "openai")) {
     sendError(response, protocol, reply);
     return;
@@ -350,8 +367,20 @@ async function handleRequest(
       ? `msg_fake_${state.served}`
       : protocol === "responses"
         ? `resp_fake_${state.served}`
-        : `chatcmpl-fake-${state.served}`;
+        : protocol === "gemini"
+          ? `gemini-fake-${state.served}`
+          : `chatcmpl-fake-${state.served}`;
   const messageId = (reply.kind === "error" ? undefined : reply.messageId) ?? defaultId;
+  if (protocol === "gemini") {
+    if (reply.kind === "error") {
+      await streamFrames(response, geminiFailureFrames(reply, model, messageId), {});
+    } else if (streaming) {
+      await streamFrames(response, geminiFrames(reply, model, messageId), reply);
+    } else {
+      sendJson(response, 200, geminiJson(reply, model, messageId));
+    }
+    return;
+  }
   if (protocol === "responses") {
     if (reply.kind === "error") {
       await streamFrames(response, responsesFailureFrames(reply, model, messageId), {});
@@ -413,7 +442,7 @@ function errorType(reply: FakeErrorReply): string {
 
 function sendError(
   response: ServerResponse,
-  protocol: "anthropic" | "openai" | "responses",
+  protocol: "anthropic" | "openai" | "responses" | "gemini",
   reply: FakeErrorReply,
 ): void {
   const headers: Record<string, string> = {};
@@ -422,7 +451,9 @@ function sendError(
   const body =
     protocol === "anthropic"
       ? { type: "error", error: { type: errorType(reply), message } }
-      : { error: { message, type: errorType(reply), param: null, code: reply.code ?? null } };
+      : protocol === "gemini"
+        ? geminiError(reply)
+        : { error: { message, type: errorType(reply), param: null, code: reply.code ?? null } };
   sendJson(response, reply.status, body, headers);
 }
 
@@ -888,4 +919,144 @@ function responsesFailureFrames(reply: FakeErrorReply, model: string, responseId
 function responsesJson(reply: FakeMessageReply, model: string, responseId: string): unknown {
   const incomplete = stopOf(reply) === "max-tokens";
   return responsesObject(reply, model, responseId, incomplete ? "incomplete" : "completed");
+}
+
+/** Gemini's paths: `/v1beta/models/<model>:<method>` (the query, `?alt=sse`, follows). */
+const GEMINI_PATH =
+  /^\/v1(?:beta|alpha)?\d*\/models\/([^:/?]+):(streamGenerateContent|generateContent|countTokens)\b/;
+
+/** Google's RPC status name for an HTTP status. */
+const GEMINI_STATUSES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/**
+ * Google's error body. `errorType` is the status name when set; a `retryAfterSeconds` becomes a
+ * `RetryInfo` detail (Gemini sends no `retry-after` header); `code: "API_KEY_INVALID"` the
+ * `ErrorInfo` detail of a key Google refuses.
+ */
+function geminiError(reply: FakeErrorReply): Record<string, unknown> {
+  const details: Record<string, unknown>[] = [];
+  if (reply.code !== undefined) {
+    details.push({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: reply.code,
+      domain: "googleapis.com",
+    });
+  }
+  if (reply.retryAfterSeconds !== undefined) {
+    details.push({
+      "@type": "type.googleapis.com/google.rpc.RetryInfo",
+      retryDelay: `${reply.retryAfterSeconds}s`,
+    });
+  }
+  return {
+    error: {
+      code: reply.status,
+      message: reply.message ?? `fake ${reply.status} error`,
+      status: reply.errorType ?? GEMINI_STATUSES[reply.status] ?? "UNKNOWN",
+      ...(details.length === 0 ? {} : { details }),
+    },
+  };
+}
+
+const GEMINI_FINISH = { end: "STOP", "max-tokens": "MAX_TOKENS", "tool-use": "STOP", refusal: "SAFETY" };
+
+/** Gemini's usage: cached tokens inside `promptTokenCount`, thoughts apart from the candidates. */
+function geminiUsage(scripted: FakeUsage | "counted" = {}, final = true): Record<string, number> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
+  const cached = usage.cacheReadTokens ?? 0;
+  const prompt = (usage.inputTokens ?? 10) + cached;
+  const thoughts = usage.reasoningTokens ?? 0;
+  const candidates = final ? Math.max(0, (usage.outputTokens ?? 5) - thoughts) : 0;
+  return {
+    promptTokenCount: prompt,
+    ...(final ? { candidatesTokenCount: candidates } : {}),
+    totalTokenCount: prompt + (final ? candidates + thoughts : 0),
+    ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+    ...(final && thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+  };
+}
+
+/** The parts of a block as Gemini streams them: text in pieces, a thought and a call whole. */
+function geminiParts(block: FakeBlock, whole: boolean): Record<string, unknown>[][] {
+  switch (block.type) {
+    case "text":
+      return (whole ? [block.text] : splitText(block.text)).map((text) => [{ text }]);
+    case "thinking":
+      // Gemini streams a thought summary as one part (Gemini CLI records one thought per part).
+      return [
+        [
+          {
+            text: block.text,
+            thought: true,
+            ...(block.signature === "" ? {} : { thoughtSignature: block.signature }),
+          },
+        ],
+      ];
+    case "tool-call": {
+      const args = block.argumentsText === undefined ? block.arguments : JSON.parse(block.argumentsText);
+      const part: Record<string, unknown> = { functionCall: { name: block.name, args } };
+      if (block.signature !== undefined) part.thoughtSignature = block.signature;
+      return [[part]];
+    }
+  }
+}
+
+/**
+ * Gemini's stream: one `GenerateContentResponse` per event, each holding the next parts of the
+ * one candidate and the usage so far; the last carries the finish reason and the whole usage.
+ */
+function geminiFrames(reply: FakeMessageReply, model: string, responseId: string): Frame[] {
+  const chunk = (
+    parts: Record<string, unknown>[],
+    extra: Record<string, unknown> = {},
+    final = false,
+  ): Frame => ({
+    data: JSON.stringify({
+      candidates: [{ content: { parts, role: "model" }, index: 0, ...extra }],
+      usageMetadata: geminiUsage(reply.usage, final),
+      modelVersion: model,
+      responseId,
+    }),
+  });
+  const frames = reply.blocks.flatMap((block) => geminiParts(block, false).map((parts) => chunk(parts)));
+  frames.push(chunk([{ text: "" }], { finishReason: GEMINI_FINISH[stopOf(reply)] }, true));
+  return frames;
+}
+
+/** A failure after the stream started: a first chunk, then Google's error object as an event. */
+function geminiFailureFrames(reply: FakeErrorReply, model: string, responseId: string): Frame[] {
+  const first = {
+    data: JSON.stringify({
+      candidates: [{ content: { parts: [{ text: "" }], role: "model" }, index: 0 }],
+      modelVersion: model,
+      responseId,
+    }),
+  };
+  return [first, { data: JSON.stringify(geminiError(reply)) }];
+}
+
+/** The whole response as JSON, for `:generateContent`. */
+function geminiJson(reply: FakeMessageReply, model: string, responseId: string): unknown {
+  return {
+    candidates: [
+      {
+        content: { parts: reply.blocks.flatMap((block) => geminiParts(block, true).flat()), role: "model" },
+        finishReason: GEMINI_FINISH[stopOf(reply)],
+        index: 0,
+      },
+    ],
+    usageMetadata: geminiUsage(reply.usage),
+    modelVersion: model,
+    responseId,
+  };
 }

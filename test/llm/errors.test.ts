@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/llm/anthropic.js";
 import { classifyLlmError } from "../../src/llm/errors.js";
+import { createGoogleClient } from "../../src/llm/google.js";
 import { createOpenAIClient } from "../../src/llm/openai.js";
 import { createResponsesClient } from "../../src/llm/responses.js";
 import type { LlmClient, LlmError } from "../../src/llm/types.js";
@@ -99,14 +100,41 @@ describe("error classification through the SDKs", () => {
     ]);
   });
 
-  it("a refused connection is a retryable network error", async () => {
+  it("a refused connection is a network error no retry fixes, on every wire", async () => {
     const closed = await startFakeProvider();
-    const baseURL = closed.anthropicBaseURL;
+    const { anthropicBaseURL, openaiBaseURL, url } = closed;
     await closed.close();
-    const client = createAnthropicClient({ modelId: "anthropic/m", model: "m", apiKey: "k", baseURL });
+    const refused = [
+      createGoogleClient({ modelId: "google/m", model: "m", apiKey: "k", baseURL: url, reasoning: false }),
+      createAnthropicClient({ modelId: "anthropic/m", model: "m", apiKey: "k", baseURL: anthropicBaseURL }),
+      createOpenAIClient({ modelId: "openai/m", model: "m", apiKey: "k", baseURL: openaiBaseURL }),
+      createResponsesClient({ modelId: "openai/m", model: "m", apiKey: "k", baseURL: openaiBaseURL }),
+    ];
+    for (const client of refused) {
+      const events = await collectEvents(client.stream(userRequest("hi")));
+      expect(events).toEqual([
+        {
+          type: "error",
+          error: expect.objectContaining({ kind: "network", retryable: false, unreachable: "refused" }),
+        },
+      ]);
+    }
+  });
+
+  it("a host name that does not resolve is unreachable too", async () => {
+    // `.invalid` never resolves (RFC 2606): the lookup fails without the network.
+    const client = createAnthropicClient({
+      modelId: "anthropic/m",
+      model: "m",
+      apiKey: "k",
+      baseURL: "http://cxc-test.invalid",
+    });
     const events = await collectEvents(client.stream(userRequest("hi")));
     expect(events).toEqual([
-      { type: "error", error: expect.objectContaining({ kind: "network", retryable: true }) },
+      {
+        type: "error",
+        error: expect.objectContaining({ kind: "network", retryable: false, unreachable: "unresolvable" }),
+      },
     ]);
   });
 });
@@ -145,7 +173,7 @@ describe("classifyLlmError", () => {
       provider.enqueue(errorReply(400, { message }));
       const events = await collectEvents(clients[protocol]!.stream(userRequest("hi")));
       expect(terminalEvents(events)[0]).toMatchObject({
-        error: { message: "The provider rejected the request: 400 nope next 2J" },
+        error: { message: "The provider rejected the request: 400 nope next" },
       });
     });
   }

@@ -6,11 +6,12 @@ import {
   createLlmClient,
   OLLAMA_DEFAULT_BASE_URL,
   probeOllama,
+  providerKeyVariables,
   readLlmConfig,
   resolveModel,
   selectDefaultModel,
 } from "../../src/llm/registry.js";
-import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { collectEvents, textOf, userRequest } from "./stream-helpers.js";
 
 function codeOf(action: () => unknown): string | undefined {
@@ -115,6 +116,68 @@ describe("clients from the registry", () => {
     expect(provider.requests[1]!.headers.authorization).toBe("Bearer secret-o");
   });
 
+  it("fails at once on a server that cannot be reached, naming the URL and the setting or variable it came from", async () => {
+    const closed = await startFakeProvider();
+    const { anthropicBaseURL, openaiBaseURL } = closed;
+    await closed.close();
+    const retried: string[] = [];
+    const retry = { sleep: async () => undefined, onRetry: () => retried.push("retry") };
+    const cases: [string, Record<string, unknown>, Record<string, string>, string, string][] = [
+      [
+        "anthropic/claude-sonnet-4-6",
+        {},
+        { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: anthropicBaseURL },
+        `Cannot reach ${anthropicBaseURL} (from ANTHROPIC_BASE_URL): the connection was refused`,
+        `start the server at ${anthropicBaseURL}, or set ANTHROPIC_BASE_URL to one that runs`,
+      ],
+      [
+        "openai/gpt-5",
+        { providers: { openai: { base_url: openaiBaseURL } } },
+        { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://not-this-one.invalid" },
+        `Cannot reach ${openaiBaseURL} (from providers.openai.base_url): the connection was refused`,
+        `start the server at ${openaiBaseURL}, or set providers.openai.base_url to one that runs`,
+      ],
+      [
+        "lab/llama",
+        { providers: { lab: { type: "openai-compatible", base_url: "http://cxc-test.invalid/v1" } } },
+        {},
+        "Cannot reach http://cxc-test.invalid/v1 (from providers.lab.base_url): the host name does not resolve",
+        "check the host name (providers.lab.base_url) and the network, then try again",
+      ],
+    ];
+    for (const [id, config, env, message, hint] of cases) {
+      const client = createLlmClient(id, { config, env, retry });
+      const events = await collectEvents(client.stream(userRequest("hi")));
+      expect(events).toEqual([
+        { type: "error", error: expect.objectContaining({ kind: "network", message, hint }) },
+      ]);
+    }
+    // Ollama's default URL is cxc's: the message says so.
+    const ollama = readLlmConfig({});
+    expect(resolveModel("ollama/qwen3:8b", ollama, {}).settings.baseURLSource).toEqual({
+      kind: "default",
+      name: "providers.ollama.base_url",
+    });
+    expect(retried).toEqual([]);
+  });
+
+  it("still retries what a retry can fix, through the real SDKs: 429, 5xx, a cut stream", async () => {
+    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: provider.anthropicBaseURL };
+    const retried: string[] = [];
+    const client = createLlmClient("anthropic/claude-sonnet-4-6", {
+      env,
+      retry: { sleep: async () => undefined, onRetry: (notice) => retried.push(notice.error.kind) },
+    });
+    provider.enqueue(
+      errorReply(429),
+      errorReply(500),
+      { ...textReply("never finished"), cutAfterEvents: 1 },
+      textReply("at last"),
+    );
+    expect(textOf(await collectEvents(client.stream(userRequest("hi"))))).toBe("at last");
+    expect(retried).toEqual(["rate-limit", "other", "network"]);
+  });
+
   it("speaks Responses to OpenAI and Chat Completions to compatible servers, unless `api` says otherwise", async () => {
     provider.requests.length = 0;
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: provider.openaiBaseURL };
@@ -154,7 +217,7 @@ describe("selectDefaultModel", () => {
   const noOllama = async () => undefined;
   const ollamaWith = (models: string[]) => async () => models;
 
-  it("prefers the configured model, then Anthropic, OpenAI and Ollama", async () => {
+  it("prefers the configured model, then Anthropic, OpenAI, Google and Ollama", async () => {
     const both = { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" };
     const configured = {
       assistant: { model: { id: "fast" } },
@@ -169,9 +232,30 @@ describe("selectDefaultModel", () => {
     expect(await selectDefaultModel({ env: { OPENAI_API_KEY: "o" }, probeOllama: noOllama })).toBe(
       "openai/gpt-5",
     );
+    for (const key of ["GEMINI_API_KEY", "GOOGLE_API_KEY"]) {
+      expect(await selectDefaultModel({ env: { [key]: "g" }, probeOllama: noOllama })).toBe(
+        "google/gemini-2.5-pro",
+      );
+    }
     expect(await selectDefaultModel({ env: {}, probeOllama: ollamaWith(["qwen3:8b", "llama3"]) })).toBe(
       "ollama/qwen3:8b",
     );
+  });
+
+  it("knows Gemini's windows and which Gemini models think", () => {
+    expect(resolveModel("google/gemini-2.5-flash-preview-09-2025", readLlmConfig({}), {})).toMatchObject({
+      contextWindow: 1_048_576,
+      maxOutputTokens: 65_536,
+      reasoning: true,
+      settings: {
+        type: "google",
+        api: "google",
+        apiKeyEnv: "GEMINI_API_KEY",
+        alternateKeyEnvs: ["GOOGLE_API_KEY"],
+      },
+    });
+    expect(resolveModel("google/gemini-2.0-flash", readLlmConfig({}), {}).reasoning).toBe(false);
+    expect(providerKeyVariables({})).toEqual(expect.arrayContaining(["GEMINI_API_KEY", "GOOGLE_API_KEY"]));
   });
 
   it("names the three ways when nothing is configured", async () => {
@@ -184,6 +268,7 @@ describe("selectDefaultModel", () => {
       const hint = (error as CxcError).hint ?? "";
       expect(hint).toContain("ANTHROPIC_API_KEY");
       expect(hint).toContain("OPENAI_API_KEY");
+      expect(hint).toContain("GEMINI_API_KEY");
       expect(hint).toContain("Ollama");
     }
   });

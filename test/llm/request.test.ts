@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { TurnEvent } from "../../src/core/conversation/events.js";
 import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../../src/core/conversation/request.js";
+import { toAnthropicRequest } from "../../src/llm/anthropic-request.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function requestFor(events: TurnEvent[]) {
@@ -39,21 +40,34 @@ describe("buildLlmRequest", () => {
     ]);
   });
 
-  it("renders unsigned reasoning as think text and keeps signed reasoning native", () => {
+  it("keeps reasoning as reasoning, with its signature when signed, and Gemini's signatures on their parts", () => {
     const build = createEventBuilder();
     const signed = {
       ...build.reasoning("signed thought"),
       metadata: { anthropic_thinking_signature: "sig" },
     };
-    const events = [build.request("q"), build.reasoning("plain thought"), signed, build.message("a")];
+    const gemini = { ...build.message("a"), metadata: { google_thought_signature: "g-sig" } };
+    const events = [
+      build.request("q"),
+      build.reasoning("plain thought"),
+      signed,
+      gemini,
+      build.request("more"),
+    ];
     expect(requestFor(events).messages[1]).toEqual({
       role: "assistant",
       parts: [
-        { type: "text", text: "<think>\nplain thought\n</think>\n\n" },
+        { type: "reasoning", text: "plain thought" },
         { type: "reasoning", text: "signed thought", signature: "sig" },
-        { type: "text", text: "a" },
+        { type: "text", text: "a", thoughtSignature: "g-sig" },
       ],
     });
+    // Only signed reasoning goes to Anthropic as thinking; the rest as jp's `<think>` text.
+    expect(toAnthropicRequest(requestFor(events), "claude", { cache: false }).messages[1]!.content).toEqual([
+      { type: "text", text: "<think>\nplain thought\n</think>\n\n" },
+      { type: "thinking", thinking: "signed thought", signature: "sig" },
+      { type: "text", text: "a" },
+    ]);
   });
 
   it("sends structured data as JSON text and drops empty and invisible events", () => {

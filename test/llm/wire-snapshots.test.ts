@@ -2,14 +2,16 @@
  * Wire-request snapshots per compaction policy (jp's compaction request tests): a four-turn
  * conversation (signed reasoning turn, tool turn, plain turn, pending request) is projected with
  * the real projection, built into a neutral request and rendered by each wire API's pure request
- * builder (Anthropic Messages, Chat Completions as `openai`, Responses as `responses`). The
- * snapshots under fixtures/requests/<wire>/ are the exact JSON bodies sent.
+ * builder (Anthropic Messages, Chat Completions as `openai`, Responses as `responses`, Google's
+ * generateContent as `gemini`). The snapshots under fixtures/requests/<wire>/ are the exact JSON
+ * bodies sent.
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { buildLlmRequest, type RequestOptions } from "../../src/core/conversation/request.js";
 import { toAnthropicRequest } from "../../src/llm/anthropic.js";
+import { toGeminiRequest } from "../../src/llm/google-request.js";
 import { toOpenAIRequest } from "../../src/llm/openai.js";
 import { toResponsesRequest } from "../../src/llm/responses.js";
 import { type CompactionSpec, createEventBuilder, type EventBuilder } from "../helpers/builders.js";
@@ -93,6 +95,10 @@ describe("wire requests per compaction policy", () => {
       await expect(asFileContent(body)).toMatchFileSnapshot(
         `../../fixtures/requests/responses/${policy}.json`,
       );
+    });
+    it(`gemini: ${policy}`, async () => {
+      const body = toGeminiRequest(requestFor(policy), { reasoning: true });
+      await expect(asFileContent(body)).toMatchFileSnapshot(`../../fixtures/requests/gemini/${policy}.json`);
     });
   }
 

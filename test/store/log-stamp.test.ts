@@ -99,7 +99,7 @@ describe("the validation stamp", () => {
     );
     const error = caughtCxcError(() => readLog(directoryOf(id)));
     expect(error.code).toBe("corrupt-log");
-    expect(error.message).toMatch(/events\.jsonl:\d+: invalid chat_request event at content/);
+    expect(error.message).toMatch(/events\.jsonl:\d+: invalid chat_request event: "content"/);
   });
 
   it("does not trust a same-size rewrite that restores the old modification time", () => {
@@ -232,14 +232,22 @@ describe("canonical lines", () => {
 });
 
 describe("validation messages", () => {
-  it("name the field and what was wrong in zod's English texts", () => {
+  it("name the field and what was wrong in the file's own terms, never the schema library's", () => {
     expect(parseEvent({ type: "chat_request", id: "e", ts: "t", content: 4 })).toEqual({
       ok: false,
-      error: "invalid chat_request event at content: Invalid input: expected string, received number",
+      error: 'invalid chat_request event: "content" must be a string, not a number',
+    });
+    expect(parseEvent({ type: "chat_request", ts: "t", content: "hi" })).toEqual({
+      ok: false,
+      error: 'invalid chat_request event: "id" is missing',
+    });
+    expect(parseEvent({ type: "chat_response", id: "e", ts: "t", message: "a", reasoning: "b" })).toEqual({
+      ok: false,
+      error: "invalid chat_response event: chat_response needs exactly one of message, reasoning or data",
     });
     const header = '{"cxc":"conversation-log","version":1,"id":"x","created_at":"t"}\n';
     expect(() => parseLog(`${header}{"type":"turn_start","id":"","ts":"t"}\n`, "events.jsonl")).toThrow(
-      /events.jsonl:2: invalid turn_start event at id: Too small: expected string to have >=1 characters/,
+      /events.jsonl:2: invalid turn_start event: "id" must not be empty$/,
     );
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The projected views of `cxc conversation print`: `--compacted` (what the model sees, with headers
- * in raw turn numbers: `turn 7`, `turns 2..5 (summary)`) and `--format anthropic|openai|responses` (the same
+ * in raw turn numbers: `turn 7`, `turns 2..5 (summary)`) and `--format anthropic|openai|responses|gemini` (the same
  * view as a ready request body: system, messages, tools), so other programs can use cxc as a
  * compaction filter.
  *
@@ -91,13 +91,24 @@ export function buildProjectedTranscript(
   });
 }
 
-/** Which wire format a request body is printed in (`responses`: OpenAI's Responses API). */
-export type WireFormat = "anthropic" | "openai" | "responses";
+/**
+ * Which wire format a request body is printed in (`responses`: OpenAI's Responses API; `gemini`:
+ * Google's generateContent).
+ */
+export type WireFormat = "anthropic" | "openai" | "responses" | "gemini";
 
 const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
   anthropic: "claude-sonnet-4-6",
   openai: "gpt-5",
   responses: "gpt-5",
+  gemini: "gemini-2.5-pro",
+};
+
+const WIRE_PROVIDERS: Readonly<Record<WireFormat, string>> = {
+  anthropic: "anthropic",
+  openai: "openai",
+  responses: "openai",
+  gemini: "google",
 };
 
 /**
@@ -107,7 +118,7 @@ const DEFAULT_WIRE_MODELS: Readonly<Record<WireFormat, string>> = {
  * model is a convenience, never a check.
  */
 function wireModel(config: ConfigTable, format: WireFormat, recorded: RecordedSettings): string {
-  const provider = format === "responses" ? "openai" : format;
+  const provider = WIRE_PROVIDERS[format];
   for (const candidate of [recorded.model, configuredAssistantModel(config)]) {
     if (candidate?.startsWith(`${provider}/`)) return candidate.slice(provider.length + 1);
   }
@@ -115,8 +126,8 @@ function wireModel(config: ConfigTable, format: WireFormat, recorded: RecordedSe
 }
 
 /**
- * The projected turns as a Messages, Chat Completions or Responses request body, ready for
- * JSON.stringify.
+ * The projected turns as a Messages, Chat Completions, Responses or generateContent request body,
+ * ready for JSON.stringify. Gemini's body names no model (the model is in the URL).
  * The system prompt is the conversation's own (an imported jp conversation's), else
  * `assistant.instructions`.
  */
@@ -133,6 +144,12 @@ export async function buildRequestBody(
   if (format === "anthropic") {
     const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;
+  }
+  if (format === "gemini") {
+    const { toGeminiRequest } = await import("../../llm/google-request.js");
+    const { isReasoningModel } = await import("../../llm/models.js");
+    const reasoning = isReasoningModel({ provider: "google", model });
+    return toGeminiRequest(request, { reasoning }) as unknown as Record<string, unknown>;
   }
   if (format === "responses") {
     const { toResponsesRequest } = await import("../../llm/responses-request.js");

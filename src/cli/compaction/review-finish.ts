@@ -11,6 +11,8 @@
  * a re-run sees the proposal already applied and finishes without asking again.
  *
  * `--abort` archives the review and switches back without asking; it never touches the source.
+ * Either way an archived source (seed D66: `--continue` applies to it normally) stays archived and
+ * nothing is made active: an archived conversation is never the active one.
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.
  */
@@ -48,6 +50,8 @@ export type ContinueOutcome =
       readonly proposal: ReviewProposal;
       /** The appended compaction's id (`applied` only). */
       readonly compactionId?: string;
+      /** The source is archived: it stays so, and no conversation is active. */
+      readonly sourceArchived: boolean;
     }
   | { readonly kind: "declined"; readonly reviewId: string; readonly sourceId: string };
 
@@ -57,6 +61,8 @@ export interface AbortOutcome {
   /** Undefined when the source no longer exists. */
   readonly sourceId?: string;
   readonly sourceExists: boolean;
+  /** The source is archived: it stays so, and no conversation is active. */
+  readonly sourceArchived: boolean;
 }
 
 /** The active conversation, which must be a review; returns it and its source id. */
@@ -100,16 +106,19 @@ async function withBothLocks<T>(
 
 /**
  * Records how the review ended and archives it (one step, `endReview`), then makes the source
- * active again (when it still exists).
+ * active again when it is live; a deleted or archived source leaves no conversation active.
+ * Returns whether the source is archived.
  */
 async function closeReview(
   store: Store,
   reviewId: string,
   sourceId: string,
   ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
-): Promise<void> {
+): Promise<boolean> {
   await store.endReview(reviewId, ending);
-  store.setActive(store.locate(sourceId) === undefined ? undefined : sourceId);
+  const source = store.locate(sourceId);
+  store.setActive(source === undefined || source.archived ? undefined : sourceId);
+  return source?.archived === true;
 }
 
 /** `--continue`; see the module comment. `confirm` is skipped with `--yes`. */
@@ -192,13 +201,13 @@ export async function continueReview(
     } as const;
   });
   if (settled.kind === "declined") return { kind: "declined", reviewId, sourceId };
-  await closeReview(store, reviewId, sourceId, {
+  const sourceArchived = await closeReview(store, reviewId, sourceId, {
     outcome: "applied",
     ...(settled.kind === "applied" && settled.compactionId !== undefined
       ? { compactionId: settled.compactionId }
       : {}),
   });
-  return { ...settled, reviewId, sourceId };
+  return { ...settled, reviewId, sourceId, sourceArchived };
 }
 
 /** The proposal's effect on the source's next request, as `describeEffect` words it. */
@@ -225,7 +234,7 @@ async function describeProposalEffect(
 /** `--abort`: archive the review and switch back; the source is not touched. */
 export async function abortReview(store: Store): Promise<AbortOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--abort");
-  await closeReview(store, review.meta.id, sourceId, { outcome: "aborted" });
+  const sourceArchived = await closeReview(store, review.meta.id, sourceId, { outcome: "aborted" });
   const sourceExists = store.locate(sourceId) !== undefined;
-  return { reviewId: review.meta.id, sourceExists, ...(sourceExists ? { sourceId } : {}) };
+  return { reviewId: review.meta.id, sourceExists, sourceArchived, ...(sourceExists ? { sourceId } : {}) };
 }

@@ -103,14 +103,28 @@ export async function runReviewMode(
   const { abortReview } = await import("./review-finish.js");
   const outcome = await abortReview(context.store);
   if (context.json) {
-    context.outJson({ action: "abort", review_id: outcome.reviewId, source_id: outcome.sourceId ?? null });
+    context.outJson({
+      action: "abort",
+      review_id: outcome.reviewId,
+      source_id: outcome.sourceId ?? null,
+      source_archived: outcome.sourceArchived,
+    });
     return;
   }
   context.out(
     outcome.sourceId === undefined
       ? `Aborted review ${outcome.reviewId} (archived); the conversation it reviewed no longer exists.`
-      : `Aborted review ${outcome.reviewId} (archived); ${outcome.sourceId} is unchanged and active again.`,
+      : outcome.sourceArchived
+        ? `Aborted review ${outcome.reviewId} (archived); ${outcome.sourceId} is unchanged.`
+        : `Aborted review ${outcome.reviewId} (archived); ${outcome.sourceId} is unchanged and active again.`,
   );
+  if (outcome.sourceId !== undefined && outcome.sourceArchived)
+    archivedSourceNotice(context, outcome.sourceId);
+}
+
+/** Says that the source stayed archived and how to bring it back (no conversation is active). */
+function archivedSourceNotice(context: CliContext, sourceId: string): void {
+  context.info(`The source ${sourceId} is archived; cxc c use ${sourceId} brings it back.`);
 }
 
 async function runInteractive(
@@ -206,6 +220,19 @@ export function renderDraftHead(draft: string, draftedBy: string, path?: string)
 }
 
 /** A review is not reviewed: its proposal is applied with `--continue` or dropped with `--abort`. */
+/**
+ * `compact` in a review (an open one) would compact the discussion, not the conversation under
+ * review: refused as `--interactive` is, pointing at `--continue`.
+ */
+export function refuseCompactionOfReview(context: CliContext, id: string): void {
+  const source = context.store.reviewSource(id);
+  if (source === undefined || context.store.locate(id)?.archived === true) return;
+  throw usageError(
+    `${id} is a compaction review (of ${source}); compacting it would compact the discussion, not ${source}`,
+    "apply the agreed proposal to it with `cxc conversation compact --continue`, or end the review with `cxc conversation compact --abort`",
+  );
+}
+
 function refuseReviewOfReview(context: CliContext, id: string): void {
   const source = context.store.reviewSource(id);
   if (source === undefined) return;
@@ -334,6 +361,7 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
       outcome: outcome.kind,
       review_id: outcome.reviewId,
       source_id: outcome.sourceId,
+      source_archived: outcome.sourceArchived,
       compaction_id: outcome.compactionId ?? null,
       from_turn: proposal.fromTurn,
       to_turn: proposal.toTurn,
@@ -343,9 +371,11 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
     return;
   }
   const what = renderProposalLine(proposal).replace(/^Proposed: compact /, "");
+  const back = outcome.sourceArchived ? "" : `; ${outcome.sourceId} is active again`;
   context.out(
     outcome.kind === "applied"
-      ? `Applied to ${outcome.sourceId}: compacted ${what}. Archived review ${outcome.reviewId}; ${outcome.sourceId} is active again.`
-      : `The proposal was already applied to ${outcome.sourceId}; archived review ${outcome.reviewId} and switched back.`,
+      ? `Applied to ${outcome.sourceId}: compacted ${what}. Archived review ${outcome.reviewId}${back}.`
+      : `The proposal was already applied to ${outcome.sourceId}; archived review ${outcome.reviewId}${outcome.sourceArchived ? "" : " and switched back"}.`,
   );
+  if (outcome.sourceArchived) archivedSourceNotice(context, outcome.sourceId);
 }

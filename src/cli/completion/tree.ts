@@ -43,7 +43,7 @@ export function completionTree(program: Command): CompletionNode {
  * values are written here, `print`'s two request bodies too.
  */
 const FORMATS = ["text", "json"];
-const PRINT_FORMATS = [...FORMATS, "anthropic", "openai", "responses"];
+const PRINT_FORMATS = [...FORMATS, "anthropic", "openai", "responses", "gemini"];
 
 function formatOption(choices: readonly string[]): CompletionOption {
   return { flags: ["--format"], takesValue: true, choices, value: "none" };

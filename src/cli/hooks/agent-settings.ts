@@ -1,17 +1,26 @@
 /**
- * Where each agent keeps its hooks, and the entries cxc puts there (docs/inside-agents.md):
+ * Where each agent keeps its hooks, how it reads that file, and the entries cxc puts there
+ * (docs/inside-agents.md):
  *
- * | agent | user file | project file | cxc's entries |
- * | --- | --- | --- | --- |
- * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `Stop` (advice), `SessionStart` matching `compact` (restore) |
- * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | `SessionStart` matching `compact` (restore) |
+ * | agent | user file | project file (`--project`) | local file (`--local`) | cxc's entries |
+ * | --- | --- | --- | --- | --- |
+ * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` matching `compact` (restore) |
+ * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `SessionStart` matching `compact` (restore) |
  *
  * The command runs this cxc with this Node, by absolute paths, so it works from an agent's
  * environment whatever its `PATH` holds; installing again after moving cxc updates the entries.
  */
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type HookEntry, isCxcHookCommand } from "../../core/interop/agent-hooks.js";
+import {
+  CLAUDE_CODE_SETTINGS,
+  CODEX_HOOKS_SETTINGS,
+  cxcHookCommand,
+  type HookEntry,
+  isCxcHookCommand,
+  type SettingsDialect,
+  type SettingsOptions,
+} from "../../core/interop/agent-hooks.js";
 import type { HookAgent } from "./hook-run.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -31,16 +40,31 @@ export const EVENT_PURPOSES: Readonly<Record<string, string>> = {
   SessionStart: "the restore after the agent compacts",
 };
 
-/** Which settings file: the user's, or a project's. */
-export type HookScope = { readonly kind: "user" } | { readonly kind: "project"; readonly directory: string };
+/** How each agent reads its hooks file (checked against the pinned agents). */
+export const SETTINGS_DIALECTS: Readonly<Record<HookAgent, SettingsDialect>> = {
+  "claude-code": CLAUDE_CODE_SETTINGS,
+  codex: CODEX_HOOKS_SETTINGS,
+};
+
+/**
+ * Which settings file: the user's, a project's (shared, usually committed), or a project's local
+ * one (Claude Code's `settings.local.json`, this machine's only). `directory` is as given.
+ */
+export type HookScope =
+  | { readonly kind: "user" }
+  | { readonly kind: "project" | "local"; readonly directory: string };
+
+/** The agents with a local settings file beside the project's. */
+export function hasLocalSettings(agent: HookAgent): boolean {
+  return agent === "claude-code";
+}
 
 /** The settings file that holds `agent`'s hooks for `scope`. */
 export function settingsPath(agent: HookAgent, scope: HookScope, env: Environment, cwd: string): string {
-  if (scope.kind === "project") {
+  if (scope.kind !== "user") {
     const directory = resolve(cwd, scope.directory);
-    return agent === "codex"
-      ? join(directory, ".codex", "hooks.json")
-      : join(directory, ".claude", "settings.json");
+    if (agent === "codex") return join(directory, ".codex", "hooks.json");
+    return join(directory, ".claude", scope.kind === "local" ? "settings.local.json" : "settings.json");
   }
   const home = env.HOME ?? homedir();
   if (agent === "codex") {
@@ -55,14 +79,9 @@ export function settingsPath(agent: HookAgent, scope: HookScope, env: Environmen
   return join(claudeHome, "settings.json");
 }
 
-/** A word for a shell command line: quoted when it holds anything but plain path characters. */
-function shellWord(word: string): string {
-  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
-
 /** The command an agent runs: this Node and this cxc's bin, by absolute paths. */
 export function hookCommand(agent: HookAgent, node: string, bin: string): string {
-  return `${shellWord(node)} ${shellWord(bin)} hook ${agent}`;
+  return cxcHookCommand(agent, node, bin);
 }
 
 /** cxc's entries for `agent`. */
@@ -77,7 +96,11 @@ export function hookEntries(agent: HookAgent, command: string): HookEntry[] {
   return [{ event: "Stop", command, timeout: HOOK_TIMEOUT_SECONDS }, restore];
 }
 
-/** Whether a hook command in the file is cxc's hook for `agent`. */
-export function isOursFor(agent: HookAgent): (command: string) => boolean {
-  return (command) => isCxcHookCommand(command, agent);
+/** What the edits of `agent`'s file at `path` need: cxc's form, the agent's dialect, the name. */
+export function settingsOptions(agent: HookAgent, path: string): SettingsOptions {
+  return {
+    isOurs: (command) => isCxcHookCommand(command, agent),
+    dialect: SETTINGS_DIALECTS[agent],
+    label: path,
+  };
 }

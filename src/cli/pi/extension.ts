@@ -75,6 +75,7 @@ function storedState(branch: readonly PiEntry[]): AdvisorState {
 function piDropsEarlierReasoning(model: PiModel | undefined): boolean {
   if (model === undefined) return true;
   if (model.api === "anthropic-messages") return dropsEarlierReasoning(model.id, "anthropic");
+  if (model.api.startsWith("google")) return dropsEarlierReasoning(model.id, "google");
   return dropsEarlierReasoning(model.id, model.api === "openai-responses" ? "responses" : "chat");
 }
 

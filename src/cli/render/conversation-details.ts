@@ -101,6 +101,9 @@ export interface ConversationDetails {
   readonly source: ConversationSource;
   /** The agent session file it was imported from. */
   readonly source_file: string | null;
+  /** Its directory in the store (the log and metadata), and the store with why it is there. */
+  readonly directory: string | null;
+  readonly store: string | null;
   /** When this conversation is a compaction review: its source and state. */
   readonly review: ReviewDetails | null;
   /** The open compaction review of this conversation, if any. */
@@ -125,6 +128,7 @@ export function buildConversationDetails(
     readonly openReview?: string | undefined;
     readonly proposal?: ReviewProposalDetails | undefined;
   } = {},
+  where: { readonly directory: string; readonly store: string } | undefined = undefined,
 ): ConversationDetails {
   const { meta, events } = conversation;
   const turnCount = countTurns(events);
@@ -144,6 +148,8 @@ export function buildConversationDetails(
     forked_from: typeof meta.forked_from === "string" ? meta.forked_from : null,
     source: conversationSource(meta),
     source_file: originFile(meta) ?? null,
+    directory: where?.directory ?? null,
+    store: where?.store ?? null,
     review:
       review === undefined
         ? null
@@ -237,6 +243,8 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     "from",
     details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
   ]);
+  if (details.directory !== null) rows.push(["directory", sanitizeTerminalText(details.directory)]);
+  if (details.store !== null) rows.push(["store", sanitizeTerminalText(details.store)]);
   if (details.review !== null) rows.push(["review of", describeReview(details.review, nowMs)]);
   const proposal = details.review?.proposal;
   if (proposal !== null && proposal !== undefined) {
@@ -251,7 +259,7 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
   for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
   if (details.pins.length > 0) {
-    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C to stop):");
+    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C [--only PART] to stop):");
     for (const item of details.pins) {
       const place = describePin({
         turn: item.turn - 1,

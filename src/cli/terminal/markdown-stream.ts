@@ -9,13 +9,17 @@
  * decide) as plain text. Nothing is ever printed twice.
  *
  * Blocks are recognised by the start of each line: `#` headings, `-`/`*`/`+`/`1.` list items
- * (hanging indent), `>` quotes, `|` table rows (shown as written, pipes dimmed), `---` rules and
- * code fences, whose lines stream as code (never wrapped or parsed). Inline styles are
- * markdown-inline.ts. The input must already be sanitized (core/present/sanitize.ts): the renderer adds
- * only its own styling.
+ * (hanging indent), `>` quotes, `|` table rows, `---` rules and code fences, whose lines stream as
+ * code (never wrapped or parsed). A line's start is decided by its characters alone, never by where
+ * the stream's chunks happen to end: a start still undecided when other output must be written
+ * (`settle`) stays undecided, off the screen, until its next characters arrive. A table's rows are
+ * held until the table ends (up to `MAX_HELD_TABLE_ROWS`) and printed aligned
+ * (markdown-table.ts). Inline styles are markdown-inline.ts. The input must already be sanitized
+ * (core/present/sanitize.ts): the renderer adds only its own styling.
  */
 import stringWidth from "string-width";
 import { InlineScanner, Style } from "./markdown-inline.js";
+import { AlignedTable, type TablePiece, typedRow } from "./markdown-table.js";
 
 const RESET = "\u001b[0m";
 const SGR_SEQUENCE = /\u001b\[[0-9;]*m/g;
@@ -24,6 +28,8 @@ const BULLET = "•";
 const QUOTE_GUTTER = "│ ";
 const CODE_INDENT = "  ";
 const TAB = "    ";
+/** The most table rows held to be aligned; a longer table's later rows print as they come. */
+export const MAX_HELD_TABLE_ROWS = 200;
 
 /** A piece of a row: text and its style. */
 interface Piece {
@@ -201,6 +207,10 @@ export class MarkdownStream {
   #drawn = "";
   #wroteRows = false;
   #blankPending = false;
+  /** The lines of the table being received, held until it ends (indent included). */
+  #tableLines: string[] = [];
+  /** A table too long to hold: its layout (if aligned) and the index of its next line. */
+  #tableFlowing: { readonly layout: AlignedTable | undefined; index: number } | undefined;
 
   /**
    * `width`: the columns a row may use; `write`: the terminal; `styles: false` (no colour): the
@@ -230,18 +240,26 @@ export class MarkdownStream {
    * is decided as it stands, and the line continues on a new row.
    */
   settle(): void {
-    if (this.#block === undefined && this.#head.length > 0) this.#decideHead(true);
+    // An undecided line start (`` `` `` of a closing fence, `-` of an item or a rule) stays
+    // undecided: it is erased for now and drawn again when its next characters arrive.
     this.#scanner?.decide();
     this.#placeWord();
-    if (this.#block?.kind === "code" || this.#block?.kind === "table") {
+    if (this.#block?.kind === "table") {
+      this.#endTable();
       if (this.#rawLine.length > 0) this.#commitRawLine();
-    } else if (this.#rowOpen && this.#rowHasWords) this.#commitRow();
+    } else if (this.#block?.kind === "code") {
+      if (this.#rawLine.length > 0) this.#commitRawLine();
+    } else {
+      if (this.#block === undefined) this.#endTable();
+      if (this.#rowOpen && this.#rowHasWords) this.#commitRow();
+    }
     this.#clearDrawn();
   }
 
   /** The answer ended: finishes the last line. */
   finish(): void {
     if (this.#head.length > 0 || this.#block !== undefined) this.#endLine();
+    this.#endTable();
     this.#fence = undefined;
     this.#clearDrawn();
   }
@@ -255,7 +273,7 @@ export class MarkdownStream {
   #add(text: string): void {
     if (this.#block === undefined) {
       this.#head += text;
-      this.#decideHead(false);
+      this.#decideHead();
       return;
     }
     this.#addContent(text);
@@ -267,15 +285,10 @@ export class MarkdownStream {
     else this.#scanner!.push(text);
   }
 
-  /** Classifies the line start when it can be; `force`: take it as it stands. */
-  #decideHead(force: boolean): void {
-    let classified = classify(this.#head, false, this.#fence);
-    if (classified === undefined && !force) return;
-    if (classified === undefined || classified.kind !== "block") {
-      const code = block("code", CODE_INDENT, CODE_INDENT);
-      classified = this.#fence === undefined ? paragraph("") : { kind: "block", block: code, consumed: 0 };
-    }
-    this.#startBlock(classified as Extract<Classified, { kind: "block" }>);
+  /** Classifies the line start once its characters decide it (an unfinished line is only ever a block). */
+  #decideHead(): void {
+    const classified = classify(this.#head, false, this.#fence);
+    if (classified?.kind === "block") this.#startBlock(classified);
   }
 
   #startBlock(classified: Extract<Classified, { kind: "block" }>): void {
@@ -284,6 +297,7 @@ export class MarkdownStream {
     this.#block = classified.block;
     this.#lineRows = 0;
     const kind = classified.block.kind;
+    if (kind !== "table") this.#endTable();
     if (kind !== "code" && kind !== "table") {
       this.#scanner = new InlineScanner((piece, flags) => this.#take(piece, flags), classified.block.base);
     }
@@ -296,6 +310,7 @@ export class MarkdownStream {
       const classified = classify(this.#head, true, this.#fence);
       if (classified === undefined || classified.kind !== "block") this.#head = "";
       if (classified === undefined) return;
+      if (classified.kind !== "block") this.#endTable();
       if (classified.kind === "blank") {
         if (this.#wroteRows) this.#blankPending = true;
         return;
@@ -317,13 +332,48 @@ export class MarkdownStream {
       this.#startBlock(classified);
     }
     const kind = this.#block!.kind;
-    if (kind === "code" || kind === "table") this.#commitRawLine();
+    if (kind === "table") this.#tableLine(`${this.#block!.first}${this.#rawLine}`);
+    else if (kind === "code") this.#commitRawLine();
     else {
       this.#scanner!.end();
       this.#placeWord();
       if (this.#rowOpen && (this.#rowHasWords || this.#lineRows === 0)) this.#commitRow();
     }
     this.#resetLine();
+  }
+
+  /** A table line ended: held, or (a table too long to hold) printed at once. */
+  #tableLine(line: string): void {
+    const flowing = this.#tableFlowing;
+    if (flowing !== undefined) {
+      this.#writeTableRow(flowing.layout, line, flowing.index);
+      flowing.index += 1;
+      return;
+    }
+    this.#tableLines.push(line);
+    if (this.#tableLines.length > MAX_HELD_TABLE_ROWS) {
+      const layout = this.#printHeldTable();
+      this.#tableFlowing = { layout, index: MAX_HELD_TABLE_ROWS + 1 };
+    }
+  }
+
+  /** The table ended: its held rows are printed, aligned when they make a table that fits. */
+  #endTable(): void {
+    this.#tableFlowing = undefined;
+    if (this.#tableLines.length > 0) this.#printHeldTable();
+  }
+
+  #printHeldTable(): AlignedTable | undefined {
+    const lines = this.#tableLines;
+    this.#tableLines = [];
+    const layout = AlignedTable.of(lines, this.#width);
+    for (const [index, line] of lines.entries()) this.#writeTableRow(layout, line, index);
+    return layout;
+  }
+
+  #writeTableRow(layout: AlignedTable | undefined, line: string, index: number): void {
+    const pieces: readonly TablePiece[] = layout === undefined ? typedRow(line) : layout.row(line, index);
+    this.#writeRow(renderPieces(pieces));
   }
 
   #resetLine(): void {
@@ -440,17 +490,8 @@ export class MarkdownStream {
     const block = this.#block!;
     const prefix = this.#lineRows === 0 ? block.first : block.continuation;
     if (block.kind === "code") return text.length === 0 ? "" : `${prefix}${sgr(Style.code)}${text}${RESET}`;
-    // A table row: its cells' inline markdown rendered, the pipes dimmed, never wrapped.
-    const pieces: Piece[] = [];
-    const scanner = new InlineScanner((piece, flags) => pieces.push({ text: piece, flags }));
-    scanner.push(text);
-    scanner.end();
-    const cells = pieces.flatMap((piece) =>
-      piece.text
-        .split(/(\|)/)
-        .map((part) => ({ text: part, flags: part === "|" ? piece.flags | Style.dim : piece.flags })),
-    );
-    return `${prefix}${renderPieces(cells.filter((piece) => piece.text.length > 0))}`;
+    // A piece of a table row cut by other output (settle): as typed, the pipes dimmed.
+    return `${prefix}${renderPieces(typedRow(text))}`;
   }
 
   #writeRow(rendered: string): void {
@@ -486,6 +527,10 @@ export class MarkdownStream {
         shown = `${renderPieces(this.#row)}${space}${renderPieces(this.#word)}${tail}`;
         if (!this.#rowHasWords && this.#word.length === 0 && tail.length === 0) shown = "";
       }
+    }
+    if (shown === "" && this.#tableLines.length > 0) {
+      const rows = this.#tableLines.length;
+      shown = `${sgr(Style.dim)}(a table: ${rows} ${rows === 1 ? "row" : "rows"} so far)${RESET}`;
     }
     if (shown === this.#drawn) return;
     if (this.#blankPending && shown.length > 0) {

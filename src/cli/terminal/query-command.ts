@@ -62,6 +62,7 @@ export async function runQueryCommand(
         modelId,
         ...(markdownWidth === undefined ? {} : { markdownWidth }),
         spinner: Boolean(process.stderr.isTTY),
+        stderrIsTerminal: Boolean(process.stderr.isTTY),
         showReasoning:
           flags.reasoning === true ||
           settings.reasoningDisplay === "show" ||

@@ -24,12 +24,15 @@ export function toolCallLine(call: {
   return { line: `⚙ ${sanitizeTerminalText(call.name)} ${shown}`, cut };
 }
 
-/** The result's lines, e.g. `  ↳ ok: 2`, `  ↳ declined (the model is told)`. */
-export function toolResultLines(response: ToolCallResponse, end: ToolCallEnd): string[] {
+/**
+ * The result's lines, e.g. `  ↳ ok: 2`, `  ↳ declined (the model is told)`. `account`: the tool's
+ * own one-line account of a successful result, in place of the start of its text.
+ */
+export function toolResultLines(response: ToolCallResponse, end: ToolCallEnd, account?: string): string[] {
   if (end === "declined") return ["  ↳ declined (the model is told it did not run)"];
   if (!response.is_error) {
     const label = end === "ran" ? "ok" : "not run";
-    return [`  ↳ ${label}: ${cutLine(oneLine(response.content)) || "(no output)"}`];
+    return [`  ↳ ${label}: ${cutLine(oneLine(account ?? response.content)) || "(no output)"}`];
   }
   const lines = sanitizeTerminalText(response.content)
     .split("\n")

@@ -4,8 +4,12 @@
  * - text: the answer, streamed. At a terminal it is markdown rendered as it streams
  *   (markdown-stream.ts); in a pipe it is the plain text, nothing else, so
  *   `cxc q … > answer.md` captures exactly the answer.
- * - reasoning: stderr, dimmed at a terminal; hidden in pipes unless asked for.
+ * - reasoning: stderr, under a `[reasoning]` label and followed by a blank line at a terminal
+ *   (dimmed too when colour is on), so it is told from the answer without colour; hidden in pipes
+ *   unless asked for.
  * - tool calls, notices: stderr. Each call is shown once, before any approval prompt.
+ * - stderr that is not a terminal (a log file, a pipe): every line starts `cxc: `, reasoning's
+ *   `cxc: reasoning: `, so what cxc says can be told from the rest of the log.
  * - the spinner (stderr at a terminal only): from each request until the first visible output,
  *   and while a tool runs, with the elapsed time and the tokens of the answer so far.
  * - `--format json`: stdout gets every stored event as one JSON line (NDJSON), nothing else.
@@ -36,6 +40,8 @@ export interface TextDisplayOptions {
   readonly decorate: boolean;
   /** The spinner on stderr (stderr is a terminal). */
   readonly spinner: boolean;
+  /** Whether stderr is a terminal: elsewhere every line starts `cxc: `. */
+  readonly stderrIsTerminal: boolean;
   /** `--no-stream`: print the answer once it is complete. */
   readonly buffered: boolean;
 }
@@ -55,6 +61,8 @@ export class TextTurnDisplay implements TurnDisplay {
   #endsWithNewline = true;
   #separateNextText = false;
   #inReasoning = false;
+  /** Whether the next reasoning text starts a line (for the `cxc: reasoning: ` prefix). */
+  #reasoningLineStart = true;
   /** Characters of answer and reasoning received this turn (the spinner's token estimate). */
   #received = 0;
 
@@ -98,11 +106,25 @@ export class TextTurnDisplay implements TurnDisplay {
     }
     this.#spinner?.stop();
     this.#markdown?.settle();
+    const clean = sanitizeTerminalText(text);
+    if (!this.#options.stderrIsTerminal) {
+      this.#inReasoning = true;
+      // One prefix per line: a log reader tells reasoning from the rest by its start.
+      const lines = clean.split("\n");
+      const prefixed = lines.map((line, index) => {
+        const starts = index > 0 || this.#reasoningLineStart;
+        return starts && (line.length > 0 || index < lines.length - 1) ? `cxc: reasoning: ${line}` : line;
+      });
+      const written = prefixed.join("\n");
+      if (written.length > 0) this.#reasoningLineStart = clean.endsWith("\n");
+      this.#options.stderr.write(written);
+      return;
+    }
     if (!this.#inReasoning) {
       this.#inReasoning = true;
-      this.#options.stderr.write(this.#options.decorate ? DIM : "");
+      this.#options.stderr.write(this.#options.decorate ? `${DIM}[reasoning]\n` : "[reasoning]\n");
     }
-    this.#options.stderr.write(sanitizeTerminalText(text));
+    this.#options.stderr.write(clean);
   }
 
   eventStored(_event: ConversationEvent): void {}
@@ -117,9 +139,9 @@ export class TextTurnDisplay implements TurnDisplay {
     this.#spin(`running ${sanitizeTerminalText(call.name)}`);
   }
 
-  toolFinished(_call: ToolCallRequest, response: ToolCallResponse, end: ToolCallEnd): void {
+  toolFinished(_call: ToolCallRequest, response: ToolCallResponse, end: ToolCallEnd, shown?: string): void {
     this.#spinner?.stop();
-    for (const line of toolResultLines(response, end)) this.#chrome(line);
+    for (const line of toolResultLines(response, end, shown)) this.#chrome(line);
   }
 
   notice(text: string): void {
@@ -181,10 +203,20 @@ export class TextTurnDisplay implements TurnDisplay {
   #endReasoning(): void {
     if (!this.#inReasoning) return;
     this.#inReasoning = false;
-    this.#options.stderr.write(`${this.#options.decorate ? NORMAL : ""}\n`);
+    if (!this.#options.stderrIsTerminal) {
+      if (!this.#reasoningLineStart) this.#options.stderr.write("\n");
+      this.#reasoningLineStart = true;
+      return;
+    }
+    // The reasoning ends its line, then a blank line parts it from what follows.
+    this.#options.stderr.write(`${this.#options.decorate ? NORMAL : ""}\n\n`);
   }
 
   #chrome(line: string): void {
+    if (!this.#options.stderrIsTerminal) {
+      this.#options.stderr.write(`${line.startsWith("cxc: ") ? line : `cxc: ${line}`}\n`);
+      return;
+    }
     const text = this.#options.decorate ? `${DIM}${line}${NORMAL}` : line;
     this.#options.stderr.write(`${text}\n`);
   }

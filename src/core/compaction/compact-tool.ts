@@ -61,6 +61,7 @@ export {
   boundaryExcerpts,
   countWords,
   describeRecordedCall,
+  summarizeRecordedCall,
   describeRuleAction,
   describeTokenChange,
   formatRuleRange,

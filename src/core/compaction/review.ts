@@ -35,7 +35,7 @@ import {
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
 import { describeCompaction, describeSpan, describeTurnRange } from "../present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
-import { describeCycleOutOfRange, describeTurnOutOfRange } from "../position/bound.js";
+import { describeCycleOutOfRange } from "../position/bound.js";
 import { fitSummary, summarySpansOf, suppliedPiece } from "./overlap.js";
 import { type CompactionPlan, planCompaction } from "./plan.js";
 import { type ReadArguments, type ReadProposal, readProposalArguments } from "./proposal-arguments.js";
@@ -128,12 +128,12 @@ function refuseSource(source: Exclude<ProposalSource, { kind: "found" }>): Propo
     ? {
         ok: false,
         message:
-          "this conversation is not a compaction review, so it names no conversation to compact; " +
+          "this conversation records no source: it is not a compaction review, so there is nothing to compact; " +
           "propose_compaction works only in a review started with `cxc conversation compact --interactive`",
       }
     : {
         ok: false,
-        message: `the conversation under review (${source.id}) no longer exists; end this review with \`cxc conversation compact --abort\``,
+        message: `the source conversation ${source.id} no longer exists; close the review with \`cxc conversation compact --abort\``,
       };
 }
 
@@ -285,7 +285,10 @@ export function validateProposal(
     ["to_turn", toTurn],
   ] as const) {
     if (value !== undefined && value > turnCount) {
-      problems.push(`\`${name}\`: ${describeTurnOutOfRange(value - 1, turnCount)}`);
+      // The seed's sentence (D66): "the conversation has 20 turns, `to_turn` was 25".
+      problems.push(
+        `the conversation has ${turnCount} ${turnCount === 1 ? "turn" : "turns"}, \`${name}\` was ${value}`,
+      );
       if (name === "from_turn") fromTurn = undefined;
       else toTurn = undefined;
     }
@@ -565,9 +568,9 @@ export function notAReviewRefusal(
   return {
     message:
       activeId === undefined
-        ? `${flag} needs an active compaction review, and no conversation is active`
-        : `the active conversation ${activeId} is not a compaction review, so there is nothing to ${flag === "--continue" ? "apply" : "abort"}`,
-    hint: "switch to the review with `cxc conversation use ID`, or start one with `cxc conversation compact --interactive`",
+        ? `${flag} acts on the active conversation, which must be a compaction review, and no conversation is active`
+        : `${flag} acts on the active conversation, which must be a compaction review; ${activeId} is not one`,
+    hint: "switch back to the review first with `cxc conversation use ID`, or start one with `cxc conversation compact --interactive`",
   };
 }
 
@@ -579,7 +582,7 @@ export function planContinue(input: ContinueInput): ContinueDecision {
   if (input.source === undefined) {
     return {
       kind: "source-deleted",
-      message: `the conversation under review (${sourceId}) no longer exists, so there is nothing to apply the proposal to`,
+      message: `the source conversation ${sourceId} no longer exists, so there is nothing to apply the proposal to`,
       hint: "close the review with `cxc conversation compact --abort`",
     };
   }
@@ -587,7 +590,8 @@ export function planContinue(input: ContinueInput): ContinueDecision {
   if (recorded === undefined) {
     return {
       kind: "no-proposal",
-      message: "this review has no proposal yet: no propose_compaction call succeeded",
+      message:
+        "the review contains no propose_compaction call that succeeded, so there is no proposal to apply",
       hint: 'ask the model to record one, e.g. cxc q "record the proposal with propose_compaction", or end with --abort',
     };
   }

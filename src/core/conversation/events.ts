@@ -468,8 +468,52 @@ export function parseEvent(value: unknown): ParsedEvent {
   const parsed = schema.safeParse(value, eventParseOptions());
   if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
   const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-  return { ok: false, error: `invalid ${record.type} event${where}: ${issue?.message ?? "schema mismatch"}` };
+  return { ok: false, error: `invalid ${record.type} event: ${describeFieldIssue(issue, record)}` };
+}
+
+/** A schema issue, in the words of the file the value came from: the field by name, the value by kind. */
+export function describeFieldIssue(issue: z.core.$ZodIssue | undefined, record: unknown): string {
+  if (issue === undefined) return "it does not match the event's shape";
+  const field = issue.path
+    .map((part, index) =>
+      typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`,
+    )
+    .join("");
+  const named = field === "" ? "the event" : `"${field}"`;
+  let actual: unknown = record;
+  for (const part of issue.path) actual = (actual as Record<PropertyKey, unknown> | undefined)?.[part];
+  if (issue.code === "custom") return issue.message;
+  if (actual === undefined && field !== "") return `${named} is missing`;
+  switch (issue.code) {
+    case "invalid_type":
+      return `${named} must be ${withArticle(issue.expected)}, not ${kindOf(actual)}`;
+    case "invalid_value":
+      return `${named} must be ${issue.values.map((value) => JSON.stringify(value)).join(" or ")}, not ${JSON.stringify(actual)}`;
+    case "too_small":
+      return typeof actual === "string" || Array.isArray(actual)
+        ? `${named} must not be empty`
+        : `${named} must be at least ${String(issue.minimum)}`;
+    case "too_big":
+      return `${named} must be at most ${String(issue.maximum)}`;
+    case "invalid_format":
+      return `${named} is not a valid ${issue.format}`;
+    case "invalid_union":
+      return `${named} has none of the shapes it may take`;
+    default:
+      return `${named} is not valid`;
+  }
+}
+
+/** `a string`, `an object`, `an integer`. */
+function withArticle(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+}
+
+/** What a JSON value is, for a message: `a number`, `null`, `an array`. */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return withArticle(typeof value);
 }
 
 /** The JSON value written to disk for an event (unknown kinds as they were read). */

@@ -10,7 +10,9 @@
  *   event that is not a reasoning delta;
  * - tool calls and redacted reasoning arrive complete and are drafts at once;
  * - an OpenAI reasoning item (`reasoning-item`) closes the reasoning block its summary deltas
- *   opened (or stands alone when it had no summary) and keeps its id, encrypted content and model.
+ *   opened (or stands alone when it had no summary) and keeps its id, encrypted content and model;
+ * - a Gemini thought signature (`thoughtSignature` on a text or reasoning delta or a tool call) is
+ *   kept in the metadata of the event it came with (`google_thought_signature`).
  *
  * A tool call is held back until the next draft completes or the stream ends (calls come last, so
  * that is at once), so that `message-end` can attach the response's usage to the last event of
@@ -25,6 +27,7 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json-syntax.js";
 import type { ChatResponse, ToolCallRequest } from "./events.js";
 import {
+  GOOGLE_THOUGHT_SIGNATURE_KEY,
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
   OPENAI_REASONING_MODEL_KEY,
@@ -41,8 +44,13 @@ export interface StreamUsage {
 
 /** The stream events the fold understands; `src/llm`'s `LlmStreamEvent` is assignable to it. */
 export type FoldableStreamEvent =
-  | { readonly type: "text-delta"; readonly text: string }
-  | { readonly type: "reasoning-delta"; readonly text: string; readonly signature?: string }
+  | { readonly type: "text-delta"; readonly text: string; readonly thoughtSignature?: string }
+  | {
+      readonly type: "reasoning-delta";
+      readonly text: string;
+      readonly signature?: string;
+      readonly thoughtSignature?: string;
+    }
   | { readonly type: "redacted-reasoning"; readonly data: string }
   | {
       readonly type: "reasoning-item";
@@ -56,6 +64,7 @@ export type FoldableStreamEvent =
       readonly name: string;
       readonly arguments: Record<string, unknown>;
       readonly invalidArguments?: string;
+      readonly thoughtSignature?: string;
     }
   | { readonly type: "usage"; readonly usage: StreamUsage }
   | {
@@ -85,10 +94,12 @@ export const USAGE_KEY = "usage";
 /** An event to store, before the shell gives it an id and a timestamp. */
 export type EventDraft = Omit<ChatResponse, "id" | "ts"> | Omit<ToolCallRequest, "id" | "ts">;
 
-/** The block being accumulated. */
-type OpenBlock =
-  | { readonly kind: "message"; readonly text: string }
-  | { readonly kind: "reasoning"; readonly text: string };
+/** The block being accumulated, with the Gemini thought signature that came with it. */
+interface OpenBlock {
+  readonly kind: "message" | "reasoning";
+  readonly text: string;
+  readonly thoughtSignature?: string;
+}
 
 /** Where the fold stands. Treat as opaque; only the fold functions change it. */
 export interface StreamFoldState {
@@ -154,9 +165,9 @@ function foldBlock(
 ): FoldStep {
   switch (event.type) {
     case "text-delta":
-      return appendToBlock(state, "message", event.text);
+      return appendToBlock(state, "message", event.text, event.thoughtSignature);
     case "reasoning-delta":
-      return foldReasoning(state, event.text, event.signature);
+      return foldReasoning(state, event.text, event.signature, event.thoughtSignature);
     case "redacted-reasoning":
       return flushThen(state, [
         {
@@ -198,16 +209,33 @@ export function interruptStreamFold(state: StreamFoldState): FoldStep {
   };
 }
 
-function appendToBlock(state: StreamFoldState, kind: OpenBlock["kind"], text: string): FoldStep {
+function appendToBlock(
+  state: StreamFoldState,
+  kind: OpenBlock["kind"],
+  text: string,
+  thoughtSignature: string | undefined,
+): FoldStep {
   if (state.open?.kind === kind) {
-    return { state: { ...state, open: { kind, text: state.open.text + text } }, drafts: [] };
+    const signature = thoughtSignature ?? state.open.thoughtSignature;
+    const open = {
+      kind,
+      text: state.open.text + text,
+      ...(signature === undefined ? {} : { thoughtSignature: signature }),
+    };
+    return { state: { ...state, open }, drafts: [] };
   }
   const drafts = closeBlock(state.open, {});
-  return { state: { ...state, open: { kind, text } }, drafts };
+  const open = { kind, text, ...(thoughtSignature === undefined ? {} : { thoughtSignature }) };
+  return { state: { ...state, open }, drafts };
 }
 
-function foldReasoning(state: StreamFoldState, text: string, signature: string | undefined): FoldStep {
-  const step = appendToBlock(state, "reasoning", text);
+function foldReasoning(
+  state: StreamFoldState,
+  text: string,
+  signature: string | undefined,
+  thoughtSignature: string | undefined,
+): FoldStep {
+  const step = appendToBlock(state, "reasoning", text, thoughtSignature);
   if (signature === undefined) return step;
   // The signature closes the block: it is what lets the provider accept the reasoning back.
   const open = step.state.open;
@@ -256,12 +284,17 @@ export function toStoredUsage(usage: StreamUsage): Record<string, number> {
 
 function closeBlock(open: OpenBlock | undefined, options: { interrupted?: boolean }): EventDraft[] {
   if (open === undefined) return [];
-  // An empty block carries nothing worth storing, even when it was cut.
+  // An empty block carries nothing worth storing, even when it was cut (nor does a Gemini
+  // signature that came on an empty part: no request could carry it back).
   if (open.text.length === 0) return [];
   const interrupted = options.interrupted ? { interrupted: true } : {};
+  const metadata =
+    open.thoughtSignature === undefined
+      ? {}
+      : { metadata: { [GOOGLE_THOUGHT_SIGNATURE_KEY]: open.thoughtSignature } };
   return open.kind === "message"
-    ? [{ type: "chat_response", message: open.text, ...interrupted }]
-    : [{ type: "chat_response", reasoning: open.text, ...interrupted }];
+    ? [{ type: "chat_response", message: open.text, ...interrupted, ...metadata }]
+    : [{ type: "chat_response", reasoning: open.text, ...interrupted, ...metadata }];
 }
 
 function toolCallDraft(event: Extract<FoldableStreamEvent, { type: "tool-call" }>): EventDraft {
@@ -271,9 +304,10 @@ function toolCallDraft(event: Extract<FoldableStreamEvent, { type: "tool-call" }
     name: event.name,
     arguments: event.arguments,
   };
-  return event.invalidArguments === undefined
-    ? draft
-    : { ...draft, metadata: { [INVALID_ARGUMENTS_KEY]: event.invalidArguments } };
+  const metadata: Record<string, unknown> = {};
+  if (event.invalidArguments !== undefined) metadata[INVALID_ARGUMENTS_KEY] = event.invalidArguments;
+  if (event.thoughtSignature !== undefined) metadata[GOOGLE_THOUGHT_SIGNATURE_KEY] = event.thoughtSignature;
+  return Object.keys(metadata).length === 0 ? draft : { ...draft, metadata };
 }
 
 /** Gives a draft its id and timestamp. */

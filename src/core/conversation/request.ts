@@ -10,9 +10,12 @@
  *   an assistant message);
  * - every tool call is answered: a call without a result gets a synthetic error result, a result
  *   without its call is dropped (Anthropic rejects both);
- * - reasoning without a provider signature cannot be replayed natively, so it is sent as text
- *   wrapped in `<think>` tags, as jp does; an OpenAI reasoning item becomes its own part, which
- *   the adapters replay natively only to the model that wrote it.
+ * - reasoning keeps its provider signature when it has one (only then can Anthropic take it back
+ *   as thinking); adapters send reasoning they cannot replay natively as text wrapped in
+ *   `<think>` tags, as jp does (Google sends it as a thought); an OpenAI reasoning item becomes
+ *   its own part, which the adapters replay natively only to the model that wrote it;
+ * - a Gemini thought signature rides on the part it came with (`thoughtSignature`), for the
+ *   Google adapter to give back.
  *
  * Adapters in `src/llm` turn an `LlmRequest` into their wire format; nothing here knows a provider
  * beyond the names of the metadata keys that carry replayable reasoning.
@@ -22,6 +25,7 @@ import type { ProjectedTurn } from "./projection.js";
 import {
   ANTHROPIC_REDACTED_KEY,
   ANTHROPIC_SIGNATURE_KEY,
+  GOOGLE_THOUGHT_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
@@ -33,6 +37,7 @@ export type { ProjectedTurn } from "./projection.js";
 export {
   ANTHROPIC_REDACTED_KEY,
   ANTHROPIC_SIGNATURE_KEY,
+  GOOGLE_THOUGHT_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
@@ -41,10 +46,18 @@ export {
 
 /** A piece of message content. */
 export type LlmPart =
-  /** Plain text (user requests, assistant messages, structured data as JSON, unsigned reasoning). */
-  | { readonly type: "text"; readonly text: string }
-  /** Reasoning a provider signed; only then can it be replayed as native thinking. */
-  | { readonly type: "reasoning"; readonly text: string; readonly signature: string }
+  /** Plain text (user requests, assistant messages, structured data as JSON). */
+  | { readonly type: "text"; readonly text: string; readonly thoughtSignature?: string }
+  /**
+   * Reasoning. `signature` is Anthropic's (only signed reasoning can go back to Anthropic as
+   * thinking); without one, adapters send it as `<think>` text (Google: as a thought).
+   */
+  | {
+      readonly type: "reasoning";
+      readonly text: string;
+      readonly signature?: string;
+      readonly thoughtSignature?: string;
+    }
   /** Reasoning the provider returned encrypted; replayed opaque, never shown. */
   | { readonly type: "redacted-reasoning"; readonly data: string }
   /**
@@ -65,6 +78,7 @@ export type LlmPart =
       readonly id: string;
       readonly name: string;
       readonly arguments: Readonly<Record<string, unknown>>;
+      readonly thoughtSignature?: string;
     }
   /** The result of a tool call. `toolName` is the name of the call it answers. */
   | {
@@ -138,7 +152,10 @@ export function buildLlmRequest(
   return request;
 }
 
-/** Renders reasoning as text the way jp does for reasoning that cannot be replayed natively. */
+/**
+ * Renders reasoning as text the way jp does for reasoning that cannot be replayed natively (the
+ * adapters call it for unsigned reasoning).
+ */
 export function renderReasoningAsText(text: string): string {
   return `<think>\n${text}\n</think>\n\n`;
 }
@@ -152,13 +169,21 @@ function toRoleParts(event: TurnEvent): RolePart[] {
         : [{ role: "user", part: { type: "text", text: event.content } }];
     case "chat_response":
       return responseParts(event.message, event.reasoning, event.data, event.metadata);
-    case "tool_call_request":
+    case "tool_call_request": {
+      const thoughtSignature = googleSignatureOf(event.metadata);
       return [
         {
           role: "assistant",
-          part: { type: "tool-call", id: event.call_id, name: event.name, arguments: event.arguments },
+          part: {
+            type: "tool-call",
+            id: event.call_id,
+            name: event.name,
+            arguments: event.arguments,
+            ...(thoughtSignature === undefined ? {} : { thoughtSignature }),
+          },
         },
       ];
+    }
     case "tool_call_response":
       return [
         {
@@ -183,8 +208,12 @@ function responseParts(
   data: unknown,
   metadata: Readonly<Record<string, unknown>> | undefined,
 ): RolePart[] {
+  const thoughtSignature = googleSignatureOf(metadata);
+  const google = thoughtSignature === undefined ? {} : { thoughtSignature };
   if (message !== undefined) {
-    return message.length === 0 ? [] : [{ role: "assistant", part: { type: "text", text: message } }];
+    return message.length === 0
+      ? []
+      : [{ role: "assistant", part: { type: "text", text: message, ...google } }];
   }
   if (reasoning !== undefined) {
     const redacted = metadata?.[ANTHROPIC_REDACTED_KEY];
@@ -193,7 +222,7 @@ function responseParts(
     }
     const signature = metadata?.[ANTHROPIC_SIGNATURE_KEY];
     if (typeof signature === "string" && signature.length > 0) {
-      return [{ role: "assistant", part: { type: "reasoning", text: reasoning, signature } }];
+      return [{ role: "assistant", part: { type: "reasoning", text: reasoning, signature, ...google } }];
     }
     const encrypted = metadata?.[OPENAI_ENCRYPTED_REASONING_KEY];
     const itemId = metadata?.[OPENAI_REASONING_ID_KEY];
@@ -209,10 +238,16 @@ function responseParts(
       return [{ role: "assistant", part }];
     }
     if (reasoning.length === 0) return [];
-    return [{ role: "assistant", part: { type: "text", text: renderReasoningAsText(reasoning) } }];
+    return [{ role: "assistant", part: { type: "reasoning", text: reasoning, ...google } }];
   }
   if (data === undefined) return [];
   return [{ role: "assistant", part: { type: "text", text: JSON.stringify(data) } }];
+}
+
+/** A Gemini thought signature stored on an event, if any. */
+function googleSignatureOf(metadata: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const signature = metadata?.[GOOGLE_THOUGHT_SIGNATURE_KEY];
+  return typeof signature === "string" && signature.length > 0 ? signature : undefined;
 }
 
 /**

@@ -126,6 +126,11 @@ export interface SessionPlan {
   readonly lines: number;
   /** What pass 1 noted (an incomplete last line, a missing parent); `SessionEnd` repeats it. */
   readonly warnings: readonly string[];
+  /**
+   * The session holds no prompt (Gemini CLI leaves such files beside a resumed session): a folder's
+   * import passes over it, a file's import refuses it.
+   */
+  readonly empty?: boolean;
   /** Whether pass 2 needs line `line` (1-based); every other line may be skipped unread. */
   wants(line: number): boolean;
   /**
@@ -409,8 +414,9 @@ export function setMetadata(draft: EventDraft, key: string, value: unknown): voi
 
 /**
  * Which agent wrote a session file, from its first non-empty line: pi's files open with their
- * `session` header, Codex's with `session_meta`, Claude Code's records carry a `sessionId` (or, in
- * old files, a `leafUuid` title record). Undefined when the line is neither (or not JSON).
+ * `session` header, Codex's with `session_meta`, Gemini CLI's with a header of `sessionId` and
+ * `projectHash` (no `type`), Claude Code's records carry a `sessionId` (or, in old files, a
+ * `leafUuid` title record). Undefined when the line is none of these (or not JSON).
  */
 export function detectAgentSession(firstLine: string): AgentFormat | undefined {
   let value: unknown;
@@ -418,6 +424,10 @@ export function detectAgentSession(firstLine: string): AgentFormat | undefined {
     value = JSON.parse(firstLine);
   } catch {
     return undefined;
+  }
+  // Gemini CLI's header: the session's id and its project's hash, no type.
+  if (isRecord(value) && typeof value.sessionId === "string" && typeof value.projectHash === "string") {
+    return "gemini";
   }
   if (!isRecord(value) || typeof value.type !== "string") return undefined;
   if (value.type === "session_meta" && isRecord(value.payload)) return "codex";

@@ -5,7 +5,7 @@
  */
 
 /** The agents whose session files cxc reads and writes. */
-export const AGENT_FORMATS = ["claude-code", "pi", "codex"] as const;
+export const AGENT_FORMATS = ["claude-code", "pi", "codex", "gemini"] as const;
 export type AgentFormat = (typeof AGENT_FORMATS)[number];
 
 /** How each agent is named in messages. */
@@ -13,6 +13,7 @@ export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = {
   "claude-code": "Claude Code",
   pi: "pi",
   codex: "Codex",
+  gemini: "Gemini CLI",
 };
 
 /** The agents cxc writes sessions for: all it reads. */

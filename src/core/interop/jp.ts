@@ -20,6 +20,7 @@
 import { JP_ID_META_KEY } from "./agents.js";
 import {
   type ConversationEvent,
+  describeFieldIssue,
   eventParseOptions,
   eventSchemasByKind,
   type KnownEventType,
@@ -291,14 +292,7 @@ export function validateEvent(
     const problem = eventProblem(event);
     return problem === undefined ? { ok: true, value: event } : interopError(`${where}: ${problem}`);
   }
-  const issue = parsed.error.issues[0];
-  const path = issue?.path.join(".") ?? "";
-  // A field the input does not have is said so, by its name; other problems keep the schema's words.
-  if (issue?.code === "invalid_type" && path !== "" && /received undefined$/.test(issue.message)) {
-    return interopError(`${where}: "${path}" is missing`);
-  }
-  const field = path === "" ? "" : ` "${path}"`;
-  return interopError(`${where}:${field} ${issue?.message ?? "does not match the schema"}`);
+  return interopError(`${where}: ${describeFieldIssue(parsed.error.issues[0], value)}`);
 }
 
 /**

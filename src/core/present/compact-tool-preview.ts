@@ -235,6 +235,23 @@ export function renderDroppedContent(planned: PlannedCompactRule, options: { rul
 }
 
 /** The tool result after the compactions were recorded. */
+/**
+ * The terminal's one line for a recorded call (`↳ ok: …`): what was recorded, when it takes
+ * effect, and the summary check's count, which the result text only reaches after a few lines.
+ */
+export function summarizeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }>): string {
+  const count = plan.rules.length;
+  const head = `recorded ${count} compaction${count === 1 ? "" : "s"}, taking effect at turn ${plan.activatesAtTurn + 1}`;
+  const checked = plan.rules.filter((planned) => planned.losses !== undefined);
+  if (checked.length === 0) return head;
+  const left = checked.reduce((sum, planned) => sum + planned.losses!.items.length, 0);
+  const check =
+    left === 0
+      ? "the summary check: nothing left out"
+      : `the summary check: ${left} ${left === 1 ? "item" : "items"} left out (the model sees the list)`;
+  return `${head}; ${check}`;
+}
+
 export function describeRecordedCall(plan: Extract<CompactToolPlan, { ok: true }>): string {
   const count = plan.rules.length;
   const lines = [

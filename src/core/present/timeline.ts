@@ -2,14 +2,15 @@
  * The timeline printed after `compact` and under `--dry-run` (docs/compaction-model.md, "The timeline"). Pure.
  *
  *   Would have kept turn 1.
- *   Would have compacted turns 2..6 (5 total, already compacted).
+ *   Compacted turns 2..6 (5 total, already compacted).
  *   Would have compacted turns 7..9 (3 total, reasoning + tools).
  *   Would have kept turns 10..11.
  *
  * Segments are the compactions already in force (labelled `already compacted`) and the new ones.
- * A dry run tells it in one tense, the conditional, and lists a compaction in force that a new one
- * covers whole only as `over N compactions in force` on the new line (cxc's, on purpose: jp keeps
- * the existing lines factual and lists such a range twice). Sorted by start, existing first on ties; overlapping
+ * A dry run says the new lines and the kept turns in the conditional; a compaction already in
+ * force is a fact and stays `Compacted` (jp's timeline_dry_run_keeps_pre_existing_compactions_factual).
+ * It lists a compaction in force that a new one covers whole only as `over N compactions in force`
+ * on the new line (cxc's: jp lists such a range twice). Sorted by start, existing first on ties; overlapping
  * segments each get their own line and no gap line between them. Numbers are 1-based. A kept gap
  * of one whole turn is said as jp says it, `Kept turn 1.` (jp's timeline tests in
  * compact_tests.rs); every other range is `turns A..B`, one turn too (`Compacted turns 3..3`).
@@ -113,7 +114,9 @@ function keptLine(span: CycleSpan, dryRun: boolean): string {
 }
 
 function compactedLine(segment: TimelineSegment, dryRun: boolean, over = 0): string {
-  const verb = dryRun ? "Would have compacted" : "Compacted";
+  // A compaction already in force is a fact that predates this run: it stays "Compacted" in a
+  // dry run too (jp's timeline_dry_run_keeps_pre_existing_compactions_factual).
+  const verb = dryRun && !segment.existing ? "Would have compacted" : "Compacted";
   const inForce = over === 0 ? undefined : `over ${formatCount(over, "compaction")} in force`;
   const label = [segment.label, inForce].filter((part) => part !== undefined).join(", ");
   return `${verb} ${describeSizedRange(segment, label === "" ? undefined : label)}.`;
@@ -124,8 +127,8 @@ function contains(outer: CycleSpan, inner: CycleSpan): boolean {
 }
 
 /**
- * A dry run tells one timeline, in one tense: a compaction in force that a new one covers whole is
- * not listed again, the new line says how many it stands over.
+ * A dry run lists a range once: a compaction in force that a new one covers whole is not listed
+ * again, the new line says how many it stands over.
  */
 function foldCovered(segments: readonly TimelineSegment[]): { segment: TimelineSegment; over: number }[] {
   const folded = new Map<TimelineSegment, number>();

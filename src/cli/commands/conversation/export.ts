@@ -1,17 +1,18 @@
 /**
- * `cxc conversation export [ID] [--to jp|openai|anthropic|cxc|claude-code|pi|codex] [--output PATH]
- * [--model M]`: writes a conversation for another tool. `jp` writes a jp conversation directory
- * into PATH (default: the current directory); `claude-code`, `pi` and `codex` write a new session
- * holding the projected view, in the agent's own folder unless PATH, and print the command that
+ * `cxc conversation export [ID] [--to jp|openai|anthropic|cxc|claude-code|pi|codex|gemini]
+ * [--output PATH] [--model M]`: writes a conversation for another tool. `jp` writes a jp
+ * conversation directory into PATH (default: the current directory); the coding agents get a new
+ * session holding the projected view, in the agent's own folder unless PATH, and the command that
  * resumes it; the others write one document to PATH or standard output.
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js";
 import { escapeJsonControls } from "../../../core/present/sanitize.js";
 import { CliContext } from "../../context.js";
 
 interface ExportOptions {
-  to: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi" | "codex";
+  to: "jp" | "openai" | "anthropic" | "cxc" | AgentFormat;
   output?: string;
   model?: string;
 }
@@ -20,7 +21,7 @@ export function registerExport(conversation: Command): void {
   conversation
     .command("export")
     .description(
-      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code, pi or Codex session",
+      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code, pi, Codex or Gemini CLI session",
     )
     .argument(
       "[ID]",
@@ -28,16 +29,16 @@ export function registerExport(conversation: Command): void {
     )
     .addOption(
       new Option("--to <FORMAT>", "the format to write")
-        .choices(["jp", "openai", "anthropic", "cxc", "claude-code", "pi", "codex"])
+        .choices(["jp", "openai", "anthropic", "cxc", ...AGENT_FORMATS])
         .default("cxc"),
     )
     .option(
       "--output <PATH>",
-      "where to write (jp: the parent directory; claude-code, pi, codex: the session file, default the agent's folder; others: a file)",
+      "where to write (jp: the parent directory; an agent: the session file, default the agent's folder; others: a file)",
     )
     .option(
       "--model <MODEL>",
-      "the model to name in a request body, or the one a Claude Code or pi session resumes with (codex: provider/model names the provider Codex resumes under)",
+      "the model to name in a request body, or the one a Claude Code, pi or Gemini CLI session resumes with (codex: provider/model names the provider Codex resumes under)",
     )
     .action(async (idArgument: string | undefined, options: ExportOptions, command: Command) => {
       const context = CliContext.from(command);
@@ -48,10 +49,13 @@ export function registerExport(conversation: Command): void {
       const id = await resolveConversation(context, idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);
-      if (options.to === "claude-code" || options.to === "pi" || options.to === "codex") {
+      const agent = (AGENT_FORMATS as readonly string[]).includes(options.to)
+        ? (options.to as AgentFormat)
+        : undefined;
+      if (agent !== undefined) {
         const { timestampNow } = await import("../../../store/index.js");
         const written = writeAgentExport(loaded, {
-          agent: options.to,
+          agent,
           ...(options.output === undefined ? {} : { output: resolve(context.cwd, options.output) }),
           ...(options.model === undefined ? {} : { model: options.model }),
           cwd: context.cwd,
@@ -67,7 +71,7 @@ export function registerExport(conversation: Command): void {
         if (context.json) {
           context.outJson({
             id,
-            format: options.to,
+            format: agent,
             path: written.path,
             session_id: written.sessionId,
             cwd: written.cwd,
@@ -79,9 +83,8 @@ export function registerExport(conversation: Command): void {
         context.out(`Exported ${id} to ${written.path}`);
         if (written.agentPath !== undefined) {
           const { AGENT_NAMES } = await import("../../../core/interop/agents.js");
-          const agent = AGENT_NAMES[options.to];
           context.info(
-            `${agent} resumes a session from its own folder: copy the file to ${written.agentPath} first`,
+            `${AGENT_NAMES[agent]} resumes a session from its own folder: copy the file to ${written.agentPath} first`,
           );
         }
         context.out(`Continue it with: ${resume}`);
@@ -112,7 +115,11 @@ export function registerExport(conversation: Command): void {
         }
         return;
       }
-      const text = renderExport(loaded, options.to, options.model ? { model: options.model } : {});
+      const text = renderExport(
+        loaded,
+        options.to as "cxc" | "openai" | "anthropic",
+        options.model ? { model: options.model } : {},
+      );
       if (options.output === undefined || options.output === "-") {
         process.stdout.write(escapeJsonControls(text));
         return;

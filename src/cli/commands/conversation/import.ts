@@ -1,20 +1,24 @@
 /**
- * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi|codex] [--skip-existing]
- * [--title T]`: brings conversations in from a jp workspace or conversation directory, an OpenAI or
- * Anthropic request body or messages array, a cxc export, or Claude Code, pi and Codex session files (one
- * file or a project's folder, streamed). Everything is read and validated before the first
+ * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi|codex|gemini]
+ * [--skip-existing] [--title T]`: brings conversations in from a jp workspace or conversation
+ * directory, an OpenAI or Anthropic request body or messages array, a cxc export, or the session
+ * files of the coding agents (one file or a project's folder, streamed). Everything is read and validated before the first
  * conversation is created, so a bad file leaves the store untouched.
  *
  * Importing one conversation makes it the active one, as `new` does, and says so; importing
  * several makes none active and names the one to `use` (the one updated last).
  */
 import { Option, type Command } from "commander";
+import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js";
 import { CxcError } from "../../../errors.js";
 import type { AgentImportBatch, AgentImportOutcome } from "../../../store/index.js";
 import { CliContext } from "../../context.js";
 
+/** The formats of one document or directory (the agents' sessions are the others). */
+const DOCUMENT_FORMATS = ["jp", "openai", "anthropic", "cxc"] as const;
+
 interface ImportOptions {
-  from?: "jp" | "openai" | "anthropic" | "cxc" | "claude-code" | "pi" | "codex";
+  from?: (typeof DOCUMENT_FORMATS)[number] | AgentFormat;
   skipExisting?: boolean;
   title?: string;
 }
@@ -23,18 +27,13 @@ export function registerImport(conversation: Command): void {
   conversation
     .command("import")
     .description(
-      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi and Codex sessions",
+      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex and Gemini CLI sessions",
     )
     .argument("<PATH>", "a file or directory, or - for standard input")
     .addOption(
       new Option("--from <FORMAT>", "the format (detected when omitted)").choices([
-        "jp",
-        "openai",
-        "anthropic",
-        "cxc",
-        "claude-code",
-        "pi",
-        "codex",
+        ...DOCUMENT_FORMATS,
+        ...AGENT_FORMATS,
       ]),
     )
     .option("--skip-existing", "leave conversations that were imported before, import the rest")
@@ -49,12 +48,11 @@ export function registerImport(conversation: Command): void {
         await loadInterop();
       const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
       const from = options.from;
-      const agent =
-        from === "claude-code" || from === "pi" || from === "codex"
-          ? from
-          : from === undefined && path !== "-"
-            ? detectAgentPath(path)
-            : undefined;
+      const agent = isAgent(from)
+        ? from
+        : from === undefined && path !== "-"
+          ? detectAgentPath(path)
+          : undefined;
       if (agent !== undefined) {
         if (path === "-") {
           throw new CxcError("usage", `--from ${agent} reads a session file or folder, not standard input`, {
@@ -75,7 +73,7 @@ export function registerImport(conversation: Command): void {
         await reportAgentImport(context, batch, outcomes, active);
         return;
       }
-      const documentFormat = from === "claude-code" || from === "pi" || from === "codex" ? undefined : from;
+      const documentFormat = isAgent(from) ? undefined : from;
       if (path === "-" && context.stdinIsTerminal) {
         throw new CxcError("usage", "`import -` reads standard input, which is a terminal", {
           hint: "pipe a file into it (cxc conversation import - < request.json) or pass its path",
@@ -123,7 +121,10 @@ export function registerImport(conversation: Command): void {
       }
       for (const { conversation: imported, turns, skipped } of outcomes) {
         const title = sanitizeTerminalText(imported.title ?? "untitled");
-        const what = `${imported.sourceId} as ${imported.id} (${title}, ${turns} turn${turns === 1 ? "" : "s"})`;
+        // A cxc export keeps its id: `Imported 01abc (…)`, not `Imported 01abc as 01abc`.
+        const named =
+          imported.sourceId === imported.id ? imported.id : `${imported.sourceId} as ${imported.id}`;
+        const what = `${named} (${title}, ${turns} turn${turns === 1 ? "" : "s"})`;
         context.out(
           skipped
             ? `Skipped ${what}: it already exists`
@@ -138,6 +139,10 @@ export function registerImport(conversation: Command): void {
       );
       sayWhichToUse(context, active);
     });
+}
+
+function isAgent(format: string | undefined): format is AgentFormat {
+  return (AGENT_FORMATS as readonly string[]).includes(format ?? "");
 }
 
 /** What an import did to the active conversation. */
@@ -223,6 +228,14 @@ async function reportAgentImport(
   }
   if (batch.subagentFiles > 0) {
     context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);
+  }
+  if (batch.emptyFiles > 0) {
+    context.out(`Left out ${counted(batch.emptyFiles, "file")} without a single prompt.`);
+  }
+  if (batch.duplicateFiles > 0) {
+    context.out(
+      `Left out ${counted(batch.duplicateFiles, "file")} holding a session another file holds too (the later file was read).`,
+    );
   }
   context.out(
     summarize(

@@ -2,7 +2,7 @@
  * `cxc conversation print [ID] [--first N|--last N|--turn A..B] [--style STYLE]`: the raw
  * transcript, turns numbered from 1, in text (sanitized) or JSON (stored event shapes).
  * `--compacted` prints the projected view instead (headers in raw turn numbers), and `--format
- * anthropic|openai|responses` prints the projected view as a ready request body
+ * anthropic|openai|responses|gemini` prints the projected view as a ready request body
  * (src/cli/compaction/projected-print.ts).
  *
  * Text follows `--style` (jp's presets; by default long tool output is cut to its first lines),
@@ -45,7 +45,7 @@ export function registerPrint(conversation: Command): void {
     .option("--no-pager", "never page (default: page at a terminal when the text is taller than the screen)")
     .action(async (idArgument: string | undefined, options: PrintOptions, command: Command) => {
       const context = CliContext.from(command);
-      const format = context.format(["text", "json", "anthropic", "openai", "responses"]);
+      const format = context.format(["text", "json", "anthropic", "openai", "responses", "gemini"]);
       const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
       const { buildRawTranscript } = await import("../../render/transcript.js");
       const { countTurns } = await import("../../../core/conversation/turns.js");
@@ -57,7 +57,7 @@ export function registerPrint(conversation: Command): void {
       for (const warning of conversation.warnings) context.warn(warning);
       const turnCount = countTurns(conversation.events);
       const resolved = resolveTurnSelection(selection, conversation.events);
-      if (format === "anthropic" || format === "openai" || format === "responses") {
+      if (format === "anthropic" || format === "openai" || format === "responses" || format === "gemini") {
         // The projected view as a ready request body (compactions always applied).
         const { selectProjectedTurns, buildRequestBody } = await import(
           "../../compaction/projected-print.js"

@@ -13,6 +13,7 @@
  * request (core/advisor/next-request.ts) against the model's window, where the figure comes from,
  * what the compactions in force save and what the deferred ones save from the next turn; then
  * cxc's own estimate beside it while the two differ, or why the figure is an estimate.
+ * A conversation imported from an agent or jp ends with where it came from.
  */
 import type { Command } from "commander";
 import type { DecisionUsage } from "../../../core/advisor/advisor.js";
@@ -65,9 +66,14 @@ export function registerStats(conversation: Command): void {
       });
       // The advisor's decision calls are spent beside the conversation, not in it.
       const decisions = context.store.advisorState(id).decision_usage;
+      const agents = await import("../../../core/interop/agents.js");
+      const source = agents.conversationSource(conversation.meta);
+      const sourceFile = agents.originFile(conversation.meta);
       if (format === "json") {
         context.outJson({
           ...statsToJson(id, raw, projected, view.turns, scale),
+          source,
+          source_file: sourceFile ?? null,
           context: gaugeToJson(gauge, conversation.meta),
           kept: {
             pinned_messages: kept.pinned.messages,
@@ -85,6 +91,11 @@ export function registerStats(conversation: Command): void {
       if (aside !== undefined) context.out(aside);
       const text = await renderStatsText(raw, projected, labels, scale, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
+      if (source !== "cxc") {
+        const { sanitizeLine } = await import("../../../core/present/sanitize.js");
+        const from = sourceFile === undefined ? "" : ` (${sanitizeLine(sourceFile)})`;
+        context.out(`\nImported from ${agents.sourceName(source)}${from}.`);
+      }
     });
 }
 

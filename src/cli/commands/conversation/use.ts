@@ -5,8 +5,9 @@
  *
  * As jp's `use` (`use_.rs`): without an id, at a terminal, it opens the picker, and so do jp's
  * picker targets (`?`, `?p`, `?s`, `?a`; src/cli/targets.ts). `--grep`, `--from` and `--until`
- * narrow the candidates, and when one is left it is taken without asking. A conversation picked
- * from the archive (`?a`) is unarchived first. In a pipe, no id is an error.
+ * narrow the candidates, and when one is left it is taken without asking. An archived
+ * conversation, named by its id or picked from the archive (`?a`), is unarchived first, as jp's
+ * `use` does for the archive. In a pipe, no id is an error.
  */
 import type { Command } from "commander";
 import { CxcError } from "../../../errors.js";
@@ -46,16 +47,8 @@ export function registerUse(conversation: Command): void {
           : context.store.resolveTarget(idArgument);
       const conversation = context.store.locate(id);
       if (!conversation) throw new CxcError("conversation-not-found", `conversation ${id} does not exist`);
-      let unarchived = false;
-      if (conversation.archived) {
-        // Picked from the archive on purpose: jp unarchives it and makes it active.
-        if (parsePickerTarget(idArgument)?.archived !== true) {
-          throw new CxcError("usage", `conversation ${id} is archived`, {
-            hint: `unarchive it first: cxc conversation unarchive ${id}`,
-          });
-        }
-        unarchived = await context.store.unarchive(id);
-      }
+      // Named or picked on purpose: jp unarchives it and makes it active.
+      const unarchived = conversation.archived ? await context.store.unarchive(id) : false;
       const meta = context.store.readMeta(id);
       const previous = context.store.active();
       context.store.setActive(id);
@@ -70,11 +63,9 @@ export function registerUse(conversation: Command): void {
         return;
       }
       if (unarchived) context.out(`Unarchived conversation ${id}.`);
-      context.out(
-        previous === id
-          ? `Already active: ${id} (${displayTitle(meta)})`
-          : `Active conversation: ${id} (${displayTitle(meta)})`,
-      );
+      // `(untitled)` is in brackets already.
+      const title = meta.title ? ` (${displayTitle(meta)})` : ` ${displayTitle(meta)}`;
+      context.out(previous === id ? `Already active: ${id}${title}` : `Active conversation: ${id}${title}`);
     });
 }
 

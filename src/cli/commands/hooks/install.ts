@@ -1,13 +1,15 @@
 /**
- * `cxc hooks install [--agent claude-code|codex] [--project [DIR] | --user] [--dry-run]`: merges
- * cxc's hook entries into the agent's settings file (docs/inside-agents.md). Every other key and
- * hook stays byte for byte; a second install changes nothing; a file that is not valid JSON is
- * refused and left as it is. `--dry-run` prints the file as it would be and writes nothing.
+ * `cxc hooks install [--agent claude-code|codex] [--user | --project [DIR] | --local [DIR]]
+ * [--dry-run]`: adds cxc's hook entries to the agent's settings file (docs/inside-agents.md). Every
+ * other byte stays; a second install changes nothing; a file the agent would read otherwise is
+ * refused and left as it is (src/core/interop/agent-hooks.ts, src/cli/hooks/settings-file.ts).
+ * `--dry-run` prints the file as it would be and writes nothing. Every hint repeats the flags that
+ * chose the file; `--project` warns that the project's file is usually committed.
  */
 import { realpathSync } from "node:fs";
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
-import { readAgent, readScope, type ScopeOptions, withScopeOptions } from "./options.js";
+import { readAgent, readScope, type ScopeOptions, scopeFlags, withScopeOptions } from "./options.js";
 
 interface InstallOptions extends ScopeOptions {
   readonly dryRun?: boolean;
@@ -34,22 +36,24 @@ export function registerHooksInstall(hooks: Command): void {
       const context = CliContext.from(command);
       context.format();
       const agent = readAgent(options);
-      const scope = readScope(options);
-      const { AGENT_LABELS, EVENT_PURPOSES, hookCommand, hookEntries, isOursFor, settingsPath } =
+      const scope = readScope(options, agent, context.cwd);
+      const flags = scopeFlags(agent, scope);
+      const { AGENT_LABELS, EVENT_PURPOSES, hookCommand, hookEntries, settingsOptions, settingsPath } =
         await import("../../hooks/agent-settings.js");
       const { installHooks } = await import("../../../core/interop/agent-hooks.js");
-      const { readSettingsText, writeSettingsText } = await import("../../hooks/settings-file.js");
+      const { editSettingsFile } = await import("../../hooks/settings-file.js");
       const { CxcError } = await import("../../../errors.js");
       const path = settingsPath(agent, scope, context.env, context.cwd);
-      const before = readSettingsText(path);
       const entries = hookEntries(agent, hookCommand(agent, process.execPath, cxcBin()));
-      const result = installHooks(before, entries, isOursFor(agent), path);
-      if (!result.ok) {
-        throw new CxcError("agent-settings", `${result.error}; nothing was changed`, {
-          hint: `fix the file (or move it aside), then run \`cxc hooks install --agent ${agent}\` again`,
-        });
-      }
-      if (result.changed && !options.dryRun) writeSettingsText(path, result.text);
+      const { result } = editSettingsFile(
+        path,
+        (text) => installHooks(text, entries, settingsOptions(agent, path)),
+        (error) =>
+          new CxcError("agent-settings", `${error}; nothing was changed`, {
+            hint: `fix the file (or move it aside), then run \`cxc hooks install ${flags}\` again`,
+          }),
+        { write: options.dryRun !== true },
+      );
       const label = AGENT_LABELS[agent];
       const what = entries
         .map(
@@ -60,6 +64,7 @@ export function registerHooksInstall(hooks: Command): void {
       if (context.json) {
         context.outJson({
           agent,
+          scope: scope.kind,
           file: path,
           changed: result.changed,
           dry_run: options.dryRun === true,
@@ -82,12 +87,20 @@ export function registerHooksInstall(hooks: Command): void {
         return;
       }
       context.out(`Installed cxc's ${label} hooks in ${path}: ${what}.`);
+      if (scope.kind === "project") {
+        context.warn(
+          `${path} is usually committed with the project, and it now holds this machine's paths to Node and cxc` +
+            (agent === "claude-code"
+              ? "; `--local` writes .claude/settings.local.json instead, Claude Code's file for this machine only"
+              : ""),
+        );
+      }
       if (agent === "codex") {
         context.hint(
           "Codex runs new hooks only once you review and trust them (Codex's /hooks); see docs/inside-agents.md",
         );
       }
-      context.hint(`\`cxc hooks status\` shows them; \`cxc hooks uninstall --agent ${agent}\` removes them`);
+      context.hint(`\`cxc hooks status\` shows them; \`cxc hooks uninstall ${flags}\` removes them`);
     });
   markLightweight(command);
 }
