@@ -41,6 +41,7 @@ describe("computeContextGauge", () => {
     expect(gauge).toEqual({
       tokens: 240,
       tokensSource: "reported",
+      derivation: { reported: 240, reasoningDropped: 0, netSaving: 0 },
       window: WINDOW,
       percent: 24,
       compactions: 0,
