@@ -34,6 +34,7 @@ import {
   type Verdict,
 } from "../core/advisor/advisor.js";
 import { boundContextOfNextRequest, contextOfNextRequest } from "../core/advisor/next-request.js";
+import { activeCompactions } from "../core/conversation/compactions.js";
 import { layoutCycles } from "../core/conversation/cycles.js";
 import {
   ADVISOR_AUTHOR,
@@ -365,7 +366,7 @@ class AdvisorRuntime implements Advisor {
     }
     const decision = this.#decide(measure, signals);
     // Steering the agent on token counts alone could interrupt half-done work: only with answers.
-    return this.#announce(decision, measure.tokens, midTurn && signals !== undefined);
+    return this.#announce(decision, measure.tokens, midTurn && signals !== undefined, events);
   }
 
   async verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict> {
@@ -489,13 +490,22 @@ class AdvisorRuntime implements Advisor {
   }
 
   /** Prints an announced tier; returns the steering message to store, if any. */
-  #announce(decision: TierDecision, tokens: number, maySteer: boolean): ConversationEvent[] {
+  #announce(
+    decision: TierDecision,
+    tokens: number,
+    maySteer: boolean,
+    events: readonly ConversationEvent[],
+  ): ConversationEvent[] {
     const { state: stateStore, clock } = this.#options;
     const state = stateStore.load();
+    // A compaction since the last announcement (cxc's, a reset, the agent's own) changed the
+    // context: the next tier is news again.
+    const compactions = activeCompactions(events).length;
+    const compacted = state.compactions_seen !== undefined && state.compactions_seen !== compactions;
     const current: AnnouncementState =
-      state.last_announced === undefined ? {} : { lastAnnounced: state.last_announced };
+      state.last_announced === undefined || compacted ? {} : { lastAnnounced: state.last_announced };
     if (!decideAnnouncement(current, decision.tier).announce) return [];
-    stateStore.save({ ...state, last_announced: decision.tier });
+    stateStore.save({ ...state, last_announced: decision.tier, compactions_seen: compactions });
     const liveCount = describeLiveCount(tokens, this.contextWindow, formatTokenCount);
     const next = renderAdviceHint(decision.tier, {
       compactNowEnabled: this.#options.compactNowEnabled,

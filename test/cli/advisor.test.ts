@@ -86,7 +86,11 @@ request_tokens = 100000
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
     const usage = { input_tokens: expect.any(Number), output_tokens: expect.any(Number) };
-    expect(advisorRecord()).toEqual({ last_announced: "notice", decision_usage: { calls: 1, ...usage } });
+    expect(advisorRecord()).toEqual({
+      last_announced: "notice",
+      compactions_seen: 0,
+      decision_usage: { calls: 1, ...usage },
+    });
 
     // As an older cxc left it: the state in meta.json, no record. It is still read: no new notice.
     rmSync(conversationFile("advisor.json"));
@@ -107,7 +111,11 @@ request_tokens = 100000
       `\nhint: run \`cxc conversation compact ${home.activeId()}\` (\`--dry-run\` first shows what it does), or let the assistant do it: \`cxc q -t compact_now …\``,
     );
     // The record was removed before the third run: two decision calls since.
-    expect(advisorRecord()).toEqual({ last_announced: "recommend", decision_usage: { calls: 2, ...usage } });
+    expect(advisorRecord()).toEqual({
+      last_announced: "recommend",
+      compactions_seen: 0,
+      decision_usage: { calls: 2, ...usage },
+    });
     const stats = await home.home.run(["conversation", "stats"]);
     expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+(\.\dk)? input \+ \d+ output tokens/m);
     const statsJson = JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);

@@ -123,10 +123,18 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
   const stateStore = {
     load: () => state,
     save: (next: AdvisorState): void => {
-      const changed = next.last_announced !== state.last_announced || next.warned !== state.warned;
+      const changed =
+        next.last_announced !== state.last_announced ||
+        next.warned !== state.warned ||
+        next.compactions_seen !== state.compactions_seen;
       state = next;
       // Only what must survive a restart; the decision calls' usage stays in memory.
-      if (changed) pi.appendEntry(STATE_ENTRY, { last_announced: next.last_announced, warned: next.warned });
+      if (changed)
+        pi.appendEntry(STATE_ENTRY, {
+          last_announced: next.last_announced,
+          warned: next.warned,
+          compactions_seen: next.compactions_seen,
+        });
     },
   };
 

@@ -180,6 +180,11 @@ export interface AdvisorState {
   readonly warned?: boolean;
   /** What the decision calls cost so far, as the providers reported it (`cxc conversation stats`). */
   readonly decision_usage?: DecisionUsage;
+  /**
+   * The compactions in force when `last_announced` was announced: a compaction since (cxc's, or an
+   * agent's own) makes the next announcement fresh.
+   */
+  readonly compactions_seen?: number;
 }
 
 /** The decision model's calls for one conversation and their reported tokens. */
