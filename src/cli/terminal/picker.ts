@@ -61,9 +61,9 @@ export async function pickConversation(
   const rendered = pickerRows(items, options.now);
   const rows = new Map(items.map((item, index) => [item.id, rendered[index]!]));
   // Esc gives up as Ctrl-C does: the prompt has no key of its own for it.
-  const escape = new AbortController();
+  const cancelled = new AbortController();
   const onKey = (_text: string | undefined, key: { name?: string } | undefined): void => {
-    if (key?.name === "escape") escape.abort();
+    if (key?.name === "escape") cancelled.abort();
   };
   emitKeypressEvents(process.stdin);
   process.stdin.on("keypress", onKey);
@@ -79,7 +79,7 @@ export async function pickConversation(
           })),
         pageSize: 12,
       },
-      { output: process.stderr, signal: escape.signal },
+      { output: process.stderr, signal: cancelled.signal },
     );
   } catch (error) {
     const name = (error as Error).name;
