@@ -270,7 +270,7 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
   for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
   if (details.pins.length > 0) {
-    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C to stop):");
+    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C [--only PART] to stop):");
     for (const item of details.pins) {
       const place = describePin({
         turn: item.turn - 1,
