@@ -32,7 +32,7 @@ import { createAdvisor } from "../../query/advisor-hook.js";
 import { loadPlainTokenCounter, newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
-import { readInPart } from "./hook-restore.js";
+import { noteUnknownRecords, readInPart } from "./hook-restore.js";
 import {
   type DecisionFailure,
   type HookSessionState,
@@ -65,6 +65,7 @@ export async function adviseInAgent(
   if (transcript.skipped > 0) logHookNote(run.env, run.agent, input.event, readInPart(transcript));
   const imported = importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
+  noteUnknownRecords(run, input, imported.value.summary);
   const events = imported.value.conversation.events;
   const statePath = hookStatePath(run.env, run.agent, input.sessionId);
   const store = sessionRecord(run, statePath);

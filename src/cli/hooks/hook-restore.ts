@@ -34,8 +34,29 @@ import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
 import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
-import { logHookNote } from "./state.js";
+import { hookStatePath, loadHookState, logHookNote, saveHookState } from "./state.js";
+import type { AgentImportSummary } from "../../core/interop/agent-session.js";
+import { describeUnknown } from "../../core/interop/agent-versions.js";
 import { readTranscript, type TranscriptText } from "./transcript.js";
+
+/**
+ * Logs, once per session, what the reader did not know of the transcript (records of a newer
+ * agent), named with the version that wrote them (agent-versions.ts).
+ */
+export function noteUnknownRecords(run: HookRun, input: HookInput, summary: AgentImportSummary): void {
+  const line = describeUnknown(summary);
+  if (line === undefined) return;
+  const path = hookStatePath(run.env, run.agent, input.sessionId);
+  const state = loadHookState(path);
+  if (state.said_unknown === line) return;
+  logHookNote(run.env, run.agent, `${input.event} ${input.source ?? ""}`.trim(), line);
+  if (run.handRun === true) return;
+  try {
+    saveHookState(path, { ...state, said_unknown: line });
+  } catch {
+    // Said again next time: a repeated note, nothing worse.
+  }
+}
 
 /** The note for a transcript read from its end only. */
 export function readInPart(transcript: TranscriptText): string {
@@ -77,6 +98,7 @@ export async function restoreAfterCompaction(
       ? importCodexSession(transcript.text, input.transcriptPath)
       : importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
+  noteUnknownRecords(run, input, imported.value.summary);
   const facts = extractRangeFacts(
     groupTurns(imported.value.conversation.events),
     input.cwd === undefined ? {} : { cwd: input.cwd },

@@ -91,6 +91,8 @@ export interface HookSessionState extends AdvisorState {
   readonly said_unavailable?: boolean;
   /** The decision model's failure (its time) the user was told the model is left out after. */
   readonly said_skipped?: string;
+  /** The note last logged about records of kinds cxc does not know (so it is logged once). */
+  readonly said_unknown?: string;
 }
 
 /** The directory of the sessions' records. */

@@ -115,6 +115,7 @@ export class CodexSessionReader implements SessionIndexer {
     const provider = typeof meta.model_provider === "string" ? meta.model_provider : "openai";
     const { label, warnings, lastRecord, metaLine } = this;
     const lines = this.line;
+    const version = typeof meta.cli_version === "string" ? meta.cli_version : undefined;
     return {
       ok: true,
       value: {
@@ -128,7 +129,7 @@ export class CodexSessionReader implements SessionIndexer {
         lines: lastRecord,
         warnings,
         wants: (line) => line > metaLine,
-        convert: () => new CodexConverter({ label, key, provider, lines, metaLine, warnings }),
+        convert: () => new CodexConverter({ label, key, provider, lines, metaLine, version, warnings }),
       },
     };
   }
@@ -151,6 +152,8 @@ class CodexConverter implements SessionConverter {
       readonly lines: number;
       /** The line of the `session_meta` pass 1 read the session from. */
       readonly metaLine: number;
+      /** Codex's version (`session_meta.cli_version`). */
+      readonly version: string | undefined;
       readonly warnings: string[];
     },
   ) {
@@ -192,6 +195,8 @@ class CodexConverter implements SessionConverter {
       compactions: mapper.compactions,
       skipped: mapper.skipped,
       unknown: mapper.unknown,
+      unknownFields: mapper.unknownFields,
+      ...(this.plan.version === undefined ? {} : { version: this.plan.version }),
       sideChainRecords: 0,
       abandonedBranches: 0,
       abandonedRecords: 0,
