@@ -93,6 +93,8 @@ export interface AdvisorOptions {
   readonly hint: (text: string) => void;
   /** One warning on stderr (the first swallowed failure of a conversation). */
   readonly warn: (text: string) => void;
+  /** Called after an announced tier was printed (`cxc q` says its one-time notice then). */
+  readonly onAdvice?: () => void;
   /** Whether the agent can call `compact_now` this turn (steering names it only then). */
   readonly compactNowEnabled: boolean;
   /** The conversation advised, for the command the advice names. */
@@ -397,10 +399,12 @@ class AdvisorRuntime implements Advisor {
     signal: AbortSignal,
   ): Promise<LiveFromPick | undefined> {
     const client = this.#options.decisionClient;
-    if (!this.settings.cutPoint || client === undefined || candidates.length < 2) return undefined;
+    if (!this.settings.cutPoint || client === undefined || candidates.length === 0) return undefined;
+    const layout = layoutCycles(events);
+    // One turn offered is a choice only among its cycles.
+    if (candidates.length === 1 && (layout.cycleCounts[candidates[0]!] ?? 0) < 2) return undefined;
     try {
       const offered = candidates.map((turn) => turn + 1).join(", ");
-      const layout = layoutCycles(events);
       const cycleOf = new Map<string, number>();
       events.forEach((event, position) => {
         if (isTurnEvent(event) && layout.cycles[position]! > 0)
@@ -514,6 +518,7 @@ class AdvisorRuntime implements Advisor {
     const measure = { tokens, contextWindow: this.contextWindow };
     this.#options.print(renderAdvice(decision, liveCount, measure));
     if (next !== undefined) this.#options.hint(next);
+    this.#options.onAdvice?.();
     const loud = decision.tier === "recommend" || decision.tier === "request";
     if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
     const message: ChatRequest = {

@@ -40,7 +40,7 @@ import { activeCompactions } from "../core/conversation/compactions.js";
 import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
 import { planCompaction } from "../core/compaction/plan.js";
 import type { Bound } from "../core/position/bound.js";
-import { compactionPolicies } from "../core/conversation/cycles.js";
+import { compactionPolicies, layoutCycles } from "../core/conversation/cycles.js";
 import { describeCompactionRange, describePolicies } from "../core/present/labels.js";
 import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import { countTurns } from "../core/conversation/turns.js";
@@ -56,6 +56,11 @@ import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } fr
 import { applyCompaction, collectingTarget, type SummaryEnvironment } from "./compaction/apply.js";
 import { overheadCounter, type RequestOverhead, resolveNextRequestModel } from "./context-window.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
+
+/** The one-time notice of the context figure's change (docs/context.md), by name and words. */
+export const CONTEXT_FIGURE_NOTICE = "context-figure-counts-system-prompt-and-tools";
+export const CONTEXT_FIGURE_NOTICE_TEXT =
+  "the context figure now counts the system prompt and tools; token lines set for the old figure fire earlier (see the CHANGELOG)";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
 export const DEFAULT_OVERFLOW_RESERVE_TOKENS = 16_384;
@@ -211,7 +216,12 @@ export async function compactAutomatically(
     );
     return [];
   }
-  const planned = planAutoRange(turnCount, options.auto.keepLast);
+  const planned = planAutoRange(
+    turnCount,
+    options.auto.keepLast,
+    layoutCycles(events).cycleCounts,
+    options.auto.keepLastCycles,
+  );
   if (planned === undefined) {
     if (request.why !== "trigger")
       options.print(`auto-compact: nothing to compact yet (${WHY_TEXT[request.why]}).`);
@@ -230,7 +240,7 @@ export async function compactAutomatically(
   const recorded = await applyCut(events, cut, request, options, turnCount - 1);
   if (recorded.length === 0) return [];
   const record = recorded[0]!.metadata?.[AUTO_METADATA_KEY] as AutoRecord;
-  const cutMoved = cut.to !== planned.to || cut.toCycle !== undefined;
+  const cutMoved = cut.to !== planned.to || cut.toCycle !== planned.toCycle;
   options.print(describeAutoCompaction(recorded, active.length, record, request, cutMoved));
   options.advisor?.clearAnnouncements();
   return recorded;
@@ -458,6 +468,10 @@ export async function prepareTurnCompaction(
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
       conversationId: options.conversation.id,
+      // Once per store, with the first advice given (never in a review: no advisor runs there).
+      onAdvice: () => {
+        if (options.store.claimNotice(CONTEXT_FIGURE_NOTICE)) options.info(CONTEXT_FIGURE_NOTICE_TEXT);
+      },
     });
   }
   const warnOnce = (message: string): void => {

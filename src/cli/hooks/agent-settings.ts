@@ -92,7 +92,11 @@ export function hookEntries(agent: HookAgent, command: string): HookEntry[] {
     command,
     timeout: HOOK_TIMEOUT_SECONDS,
   };
-  if (agent === "codex") return [{ event: "SessionStart", matcher: "compact", command }];
+  if (agent === "codex")
+    return [
+      { event: "Stop", command },
+      { event: "SessionStart", matcher: "compact", command },
+    ];
   return [{ event: "Stop", command, timeout: HOOK_TIMEOUT_SECONDS }, restore];
 }
 

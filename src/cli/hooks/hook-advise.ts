@@ -20,10 +20,16 @@
 import { CUT_POINT_CONFIDENCE, cutPointCandidates, readAdvisorSettings } from "../../core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
 import { ASSUMED_CONTEXT_WINDOW } from "../../core/advisor/context-gauge.js";
-import { compactFocus, renderHookAdvice } from "../../core/advisor/hook-advice.js";
+import {
+  compactFocus,
+  type LiveFrom,
+  liveFromPick,
+  renderHookAdvice,
+} from "../../core/advisor/hook-advice.js";
 import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
 import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
+import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts } from "../../core/summary/range-facts.js";
 import { groupTurns } from "../../core/conversation/turns.js";
 import { dropsEarlierReasoning, lookupModelLimits } from "../../llm/models.js";
@@ -47,10 +53,15 @@ import { readTranscript } from "./transcript.js";
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
 
-/** The window of Claude Code's model, from cxc's table (dated names match their family). */
-function windowOf(model: string | undefined): number {
-  if (model === undefined) return ASSUMED_CONTEXT_WINDOW;
-  return lookupModelLimits({ provider: "anthropic", model }).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
+/**
+ * The window of the agent's model: the one the agent records (Codex), else cxc's table (dated
+ * names match their family).
+ */
+function windowOf(agent: string, usage: ReportedUsage): number {
+  if (usage.window !== undefined) return usage.window;
+  if (usage.model === undefined) return ASSUMED_CONTEXT_WINDOW;
+  const provider = agent === "codex" ? "openai" : "anthropic";
+  return lookupModelLimits({ provider, model: usage.model }).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
 }
 
 /** The advice for one `Stop`, as the hook's stdout ("" when nothing is announced). */
@@ -61,9 +72,12 @@ export async function adviseInAgent(
   usage: ReportedUsage,
 ): Promise<string> {
   const { settings } = readAdvisorSettings(config, run.env);
-  const transcript = readTranscript(input.transcriptPath);
+  const transcript = readTranscript(input.transcriptPath, { keepHead: run.agent === "codex" });
   if (transcript.skipped > 0) logHookNote(run.env, run.agent, input.event, readInPart(transcript));
-  const imported = importClaudeCodeSession(transcript.text, input.transcriptPath);
+  const codex = run.agent === "codex";
+  const imported = codex
+    ? importCodexSession(transcript.text, input.transcriptPath)
+    : importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
   noteUnknownRecords(run, input, imported.value.summary);
   const events = imported.value.conversation.events;
@@ -93,7 +107,7 @@ export async function adviseInAgent(
     skipped === undefined ? initial.said_unavailable === true : initial.said_skipped === skipped.at;
   const printed: string[] = [];
   const notes: string[] = [];
-  const contextWindow = windowOf(usage.model);
+  const contextWindow = windowOf(run.agent, usage);
   const advisor = createAdvisor({
     settings,
     decisionClient,
@@ -103,7 +117,9 @@ export async function adviseInAgent(
     // The context of the next request from the usage Claude Code recorded in the transcript
     // (core/advisor/next-request.ts): its own system prompt and tools are in it.
     countTokens: await loadPlainTokenCounter(),
-    requests: { dropsEarlierReasoning: dropsEarlierReasoning(usage.model ?? "", "anthropic") },
+    requests: {
+      dropsEarlierReasoning: dropsEarlierReasoning(usage.model ?? "", codex ? "responses" : "anthropic"),
+    },
     clock: { now: timestampNow, newEventId },
     state: { load: store.load, save: (state) => store.save({ ...store.load(), ...state }) },
     print: (text) => printed.push(text),
@@ -120,15 +136,20 @@ export async function adviseInAgent(
     });
   }
   if (printed.length === 0) return notes.length === 0 ? "" : systemMessageOutput(notes.join("\n"));
+  // Codex's /compact takes no instructions: the advice says when, and cxc's restore after it
+  // brings back what its summary drops.
+  if (codex) return systemMessageOutput(renderHookAdvice(printed, "/compact", notes));
   const turns = groupTurns(events);
   const facts = extractRangeFacts(turns, input.cwd === undefined ? {} : { cwd: input.cwd });
-  let liveFrom: string | undefined;
-  if (decisionClient !== undefined && turns.length >= 2) {
-    const candidates = cutPointCandidates({ from: 0, to: turns.length - 2 }, settings.maxTurns);
+  let liveFrom: LiveFrom | undefined;
+  if (decisionClient !== undefined) {
+    // The last turns up to the current one, whose cycles may be where the live work starts.
+    const candidates = cutPointCandidates(
+      { from: 0, to: turns.length - 1, toCycle: Number.MAX_SAFE_INTEGER },
+      settings.maxTurns,
+    );
     const pick = await advisor.pickLiveFrom(events, candidates, controller.signal);
-    const turn = pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE ? undefined : turns[pick.turn];
-    const request = turn?.events.find((event) => event.type === "chat_request");
-    liveFrom = request?.type === "chat_request" ? request.content : undefined;
+    if (pick !== undefined && pick.confidence >= CUT_POINT_CONFIDENCE) liveFrom = liveFromPick(events, pick);
   }
   return systemMessageOutput(renderHookAdvice(printed, compactFocus(facts, liveFrom), notes));
 }

@@ -3,10 +3,11 @@
  * (docs/inside-agents.md). It reads the agent's hook input, does one of two jobs, and returns
  * what to print on stdout:
  *
- * - `Stop` (Claude Code): the context gauge from the transcript's last reported usage against the
- *   model's window. Below the advisor's notice line it prints nothing, having read only the
- *   transcript's tail and the configuration; at the line and above, the advisor's tier is shown to
- *   the user (hook-advise.ts).
+ * - `Stop` (Claude Code, Codex): the transcript's last reported usage (Codex's rollout: its
+ *   `token_usage_record`), an upper bound of the context of the next request, against the
+ *   advisor's notice line. Below it, it prints nothing, having read only the transcript's tail and
+ *   the configuration; at the line and above, the advisor's tier is shown to the user
+ *   (hook-advise.ts).
  * - `SessionStart` with source `compact`: the facts of the conversation being compacted, as
  *   context for the model after the agent's own summary (hook-restore.ts).
  *
@@ -16,7 +17,12 @@
  * so the silent path stays as light as reading a file's tail.
  */
 import { readAdvisorSettings } from "../../core/advisor/settings.js";
-import { type HookInput, lastReportedUsage, parseHookInput } from "../../core/interop/hook-protocol.js";
+import {
+  type HookInput,
+  lastCodexUsage,
+  lastReportedUsage,
+  parseHookInput,
+} from "../../core/interop/hook-protocol.js";
 import { loadConfig } from "../config.js";
 import { logHookFailure } from "./state.js";
 import type { HookRun } from "./hook-run.js";
@@ -32,7 +38,7 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     if (!parsed.ok) throw new Error(parsed.error);
     const input = parsed.input;
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
-    if (input.event === "Stop" && run.agent === "claude-code") return await advise(run, input);
+    if (input.event === "Stop") return await advise(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
       return await restoreAfterCompaction(
@@ -53,7 +59,7 @@ async function advise(run: HookRun, input: HookInput): Promise<string> {
   const config = loadConfig({ cwd: input.cwd ?? run.cwd, env: run.env }).values;
   const { settings } = readAdvisorSettings(config, run.env);
   if (!settings.enabled) return "";
-  const usage = searchTail(input.transcriptPath, lastReportedUsage);
+  const usage = searchTail(input.transcriptPath, run.agent === "codex" ? lastCodexUsage : lastReportedUsage);
   if (usage === undefined || usage.tokens < settings.lines.notice) return "";
   const { adviseInAgent } = await import("./jobs.js");
   return adviseInAgent(run, input, config, usage);
