@@ -53,6 +53,8 @@ export interface AgentExportResult {
   readonly agentPath?: string;
   readonly nativeSummaries: number;
   readonly warnings: readonly string[];
+  /** The lines written (what `import --update` finds the session still begins with). */
+  readonly lines: readonly string[];
 }
 
 const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-5" };
@@ -157,6 +159,7 @@ export function writeAgentExport(
     ...(agentPath !== undefined && agentPath !== path ? { agentPath } : {}),
     nativeSummaries: session.value.nativeSummaries,
     warnings: session.value.warnings,
+    lines: session.value.lines,
   };
 }
 
