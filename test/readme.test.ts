@@ -34,8 +34,8 @@ const NOT_RUN: Readonly<Record<string, string>> = {
   "node bench/first-byte.mjs": "a benchmark (docs/benchmarks.md)",
   "node bench/jp-tokens.mjs": "a benchmark (docs/benchmarks.md)",
   "bash .ci/run": "CI itself, which runs this test",
-  "pi install npm:cxc":
-    "installs cxc from the npm registry into a real pi; test/agents/ installs the package into pi from the checkout",
+  "pi install ~/src/cxc":
+    "installs a checkout at a path of the user's into a real pi; test/agents/pi-extension.test.ts installs this checkout into pi, and .ci/run (scripts/published-package.mjs) the packed package",
 };
 
 /** The command of a README line, without its trailing `# comment`. */

@@ -142,7 +142,7 @@ describe("cxc conversation print", () => {
     const result = await home.run(["conversation", "print"]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /^── turn 1 · 2026-01-01 00:00:00 UTC ──\n\[user\]\nfirst question\n\[reasoning\]\nthinking\n/,
+      /^── turn 1 · 2026-01-01 00:00:00 UTC ──\n\[user\]\nfirst question\n· cycle 1\.1\n\[reasoning\]\nthinking\n/,
     );
     expect(result.stdout).toContain(
       '[tool call] read_file {"path":"read_file.txt"}\n[tool result] read_file ok\nfile body\n',
