@@ -28,7 +28,8 @@ const NOT_RUN: Readonly<Record<string, string>> = {
   "npm ci": "installs the very checkout under test (CI runs it first)",
   "npm ci --prefix agents": "installs the agents the interop tests use (CI runs it first)",
   "npm ci --prefix agents/codex": "installs Codex for the interop tests (CI runs it first)",
-  "npm ci --prefix agents/opencode": "installs opencode and a newer Node for the interop tests (CI runs it first)",
+  "npm ci --prefix agents/opencode":
+    "installs opencode and a newer Node for the interop tests (CI runs it first)",
   "npm run typecheck": "a step of CI of its own (.ci/run)",
   "npm run lint": "a step of CI of its own (.ci/run)",
   "npm test": "the suite this test belongs to",
@@ -36,8 +37,8 @@ const NOT_RUN: Readonly<Record<string, string>> = {
   "node bench/first-byte.mjs": "a benchmark (docs/benchmarks.md)",
   "node bench/jp-tokens.mjs": "a benchmark (docs/benchmarks.md)",
   "bash .ci/run": "CI itself, which runs this test",
-  "pi install npm:cxc":
-    "installs cxc from the npm registry into a real pi; test/agents/ installs the package into pi from the checkout",
+  "pi install ~/src/cxc":
+    "installs a checkout at a path of the user's into a real pi; test/agents/pi-extension.test.ts installs this checkout into pi, and .ci/run (scripts/published-package.mjs) the packed package",
 };
 
 /** The command of a README line, without its trailing `# comment`. */
@@ -57,16 +58,26 @@ function readmeBlocks(): string[][] {
 const EXPECTED: readonly [string, RegExp][] = [
   ["completion bash", /^$/],
   ["import ~/project/.jp", /\nImported \d+ conversations \(1 archived\)\.\n$/],
-  ["use recent", /^Active conversation: \w+ \(/],
-  // The jp conversation updated last may be too short for the default rule to find anything.
-  ["compact --dry-run", /^(Would have kept turn 1\.\n|Nothing to compact\.\n$)/],
-  ["compact -k r+t:-5calls", /\S/],
+  ["coding-session.jsonl", /^Imported 01jsample0000 \(Add a --since filter to logcat, 20 turns\)\n/],
+  ["use recent", /^(Active conversation|Already active): 01jsample0000 \(/],
+  // The first session lands on a conversation where every rule acts.
+  [
+    "compact --dry-run",
+    /^Would have kept turn 1\.\nWould have compacted turns 2\.\.19 \(18 total, reasoning \+ tools\)\./,
+  ],
+  ["compact -k s:..-3", /^Compacted turns 1\.\.17 \(17 total, summary/],
+  ["compact -k r+t:-5calls", /^Compacted turns 1\.\.17 \(17 total, already compacted\)\.\n/],
   ["print --compacted", /^── turn/],
   ["compact --reset", /^(Removed \d+ compaction|No compaction events to remove\.)/],
   ["import ~/.claude", /; \w{13} is now the active conversation\.\n$/],
   ["compact --interactive", /\S/],
   ["cxc q", /^Agreed: the failing command's output stays as it is\.\n$/],
   ["export --to claude-code", /claude --resume [0-9a-f-]{36}/],
+  // Last: the bare `compact` (the entries above take the lines with flags).
+  [
+    "cxc conversation compact",
+    /^Kept turn 1\.\nCompacted turns 2\.\.19 \(18 total, reasoning \+ tools\)\.\nKept turn 20\.\n$/,
+  ],
 ];
 
 /** Lines that ask at a terminal: run in tmux and answered with these keys. */
@@ -106,6 +117,8 @@ function blockHome(withModel: boolean): BlockHome {
   );
   const cwd = join(base, "work");
   mkdirSync(cwd, { recursive: true });
+  // The sample the first session imports, where it is in a checkout.
+  cpSync(join(PROJECT_ROOT, "fixtures", "sample"), join(cwd, "fixtures", "sample"), { recursive: true });
   const env: Record<string, string> = {
     PATH: `${cxcShimDirectory(base)}:${process.env.PATH ?? ""}`,
     HOME: home,

@@ -8,7 +8,14 @@
 import type { Command } from "commander";
 import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/present/sanitize.js";
 import { CxcError } from "../errors.js";
-import { openFileListing, openFileStore, type Store, type StoreListing } from "../store/index.js";
+import {
+  openFileListing,
+  openFileStore,
+  resolveStoreLocation,
+  type Store,
+  type StoreListing,
+  type StoreLocation,
+} from "../store/index.js";
 
 /** The store of this process, opened before the first action that uses it. */
 let fileStore: Store | undefined;
@@ -76,6 +83,11 @@ export class CliContext {
     if (!fileStore)
       throw new CxcError("internal", "the store was used before it was opened (missing preAction hook?)");
     return fileStore;
+  }
+
+  /** Where the store is and why (a workspace, `CXC_HOME`, `XDG_DATA_HOME`, the default). */
+  get storeLocation(): StoreLocation {
+    return resolveStoreLocation(this.cwd, this.env);
   }
 
   /** Listing without loading the event-log code; for lightweight commands. */

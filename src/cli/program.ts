@@ -23,7 +23,9 @@ export type RegisterCommands = (program: Command) => void;
 /**
  * What `cxc` alone prints (stdout, exit 0): how to start, rather than the whole help as an error.
  */
-const GET_STARTED = `cxc is a conversation manager for LLM conversations, built around non-destructive compaction.
+const getStarted = (
+  configFile: string,
+): string => `cxc is a conversation manager for LLM conversations, built around non-destructive compaction.
 
 Start here:
   npm run demo                            (in the cxc checkout) the main job on a sample, offline
@@ -33,7 +35,7 @@ Start here:
 
 Choosing a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY (cxc picks a default model for the key),
 or name one: cxc q -m anthropic/claude-sonnet-4-6 "…", or once for all commands:
-  cxc -c assistant.model.id=openai/gpt-5-mini …   (or assistant.model.id in ~/.config/cxc/config.toml)
+  cxc -c assistant.model.id=openai/gpt-5-mini …   (or assistant.model.id in ${configFile})
 
 cxc --help lists every command; cxc conversation --help, cxc q --help and so on say more.
 `;
@@ -125,7 +127,9 @@ export async function runProgram(argv: readonly string[], registerCommands: Regi
     return;
   }
   if (argv.length === 0) {
-    process.stdout.write(GET_STARTED);
+    // The user's configuration file where XDG_CONFIG_HOME puts it.
+    const { userConfigPath } = await import("./config.js");
+    process.stdout.write(getStarted(userConfigPath(process.env)));
     return;
   }
   const json = wantsJson(argv);

@@ -182,3 +182,35 @@ export function nestsDeeperThan(text: string, limit: number, options: { lines?: 
   }
   return false;
 }
+
+/**
+ * Where the first JSON object or array in `text` ends (the offset after its closing bracket), for
+ * a reader that must stop once it holds one whole value (a hook's stdin, which the agent may keep
+ * open). `"incomplete"` while brackets are still open; `"not-json"` when the text starts (after
+ * whitespace) with anything but `{` or `[`, so no amount of waiting makes it one. Brackets inside
+ * strings do not count; whether the value is valid JSON is for the parser to say.
+ */
+export function firstJsonValueEnd(text: string): number | "incomplete" | "not-json" {
+  WHITESPACE.lastIndex = 0;
+  WHITESPACE.exec(text);
+  const start = WHITESPACE.lastIndex;
+  if (start >= text.length) return "incomplete";
+  const first = text.charCodeAt(start);
+  if (first !== 0x7b && first !== 0x5b) return "not-json";
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x5b || code === 0x7b) {
+      depth++;
+    } else if ((code === 0x5d || code === 0x7d) && --depth === 0) {
+      return index + 1;
+    }
+  }
+  return "incomplete";
+}

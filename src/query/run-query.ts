@@ -134,6 +134,13 @@ export async function runQuery(
     ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
   });
   const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
+  if (configDelta !== undefined && countTurns(history) > 0) {
+    // `-m` sticks: said once, when it changes the model of a conversation that has turns.
+    const was = recorded.model === undefined ? "" : ` (was ${recorded.model})`;
+    ui.info(
+      `This conversation uses ${client.modelId} from now on${was}: its later turns, its compact tool and its reviews; -m again changes it.`,
+    );
+  }
   const conversationId = materializeTarget(target, request, message, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);

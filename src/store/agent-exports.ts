@@ -6,7 +6,7 @@
  * docs/import-export.md.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 import type { AgentSessionExport } from "../core/interop/agent-export.js";
@@ -25,7 +25,7 @@ import { exportOpencodeSession } from "../core/interop/opencode-export.js";
 import type { InteropResult } from "../core/interop/jp.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { CxcError, usageError } from "../errors.js";
-import { createFileAtomic } from "./files.js";
+import { createFileAtomic, ensureDirectory } from "./files.js";
 import { nodeCrypto } from "./lazy-crypto.js";
 import type { Environment, LoadedConversation } from "./port.js";
 
@@ -410,13 +410,24 @@ function codexVersion(conversation: LoadedConversation): string {
 /** The Codex version cxc's interop tests resume exported rollouts with (agents/codex/package.json). */
 const CODEX_VERSION = "0.169.0";
 
-/** Creates the file and its folder; never replaces a file that is there. */
+/**
+ * Creates the file and its folder; never replaces a file that is there. The folder is made one
+ * level at a time (`ensureDirectory`): a parent that is a file is named as such, and a folder
+ * under `/proc` (a `CODEX_HOME` there) fails at once instead of spinning.
+ */
 function writeNewFile(path: string, text: string): void {
   if (existsSync(path)) {
     throw usageError(`${path} already exists; export never overwrites a file`, "pass another --output path");
   }
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    ensureDirectory(dirname(path));
+  } catch (error) {
+    throw usageError(
+      `cannot create the folder of ${path}: ${(error as Error).message}`,
+      "pass another --output path (or set the agent's folder, e.g. CODEX_HOME, to a directory)",
+    );
+  }
+  try {
     createFileAtomic(path, text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { recordedSettings } from "../core/conversation/settings.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
-import { titleFromPrompt } from "../core/interop/agent-session.js";
+import { ORIGIN_META_KEY, titleFromPrompt } from "../core/interop/agent-session.js";
 import { importAnthropicMessages } from "../core/interop/anthropic-messages.js";
 import { eventListProblem, type ImportedConversation, importJpConversation } from "../core/interop/jp.js";
 import { importOpenAiMessages } from "../core/interop/openai-messages.js";
@@ -235,7 +235,8 @@ function readMessages(
     ...(title ? { title } : {}),
     createdAt: request.now(),
     archived: false,
-    extra: {},
+    // Where it came from, for `ls`'s FROM and `show` (a file, or `-` for standard input).
+    extra: { [ORIGIN_META_KEY]: { format, file: label } },
     events,
   };
   return { conversations: [conversation], warnings };

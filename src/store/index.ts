@@ -15,7 +15,7 @@
  */
 import { listConversations } from "./listing.js";
 import type { MemoryStoreOptions } from "./memory-store.js";
-import { resolveStoreLocation } from "./paths.js";
+import { conversationDirectoryOf, resolveStoreLocation } from "./paths.js";
 import type { Environment, Store, StoreListing } from "./port.js";
 import { readActive, readSessionHistory } from "./session.js";
 
@@ -41,6 +41,7 @@ export type {
   StagedConversation,
   Store,
   StoreListing,
+  StoreLocation,
   StoreReader,
 } from "./port.js";
 export { readOnly } from "./reader.js";
@@ -61,6 +62,8 @@ export async function createMemoryStore(options: MemoryStoreOptions = {}): Promi
 }
 
 /** Listing and the active conversation from the metadata of the file store, loading nothing else. */
+export { conversationDirectoryOf, resolveStoreLocation };
+
 export function openFileListing(cwd: string, env: Environment): StoreListing {
   const root = resolveStoreLocation(cwd, env).root;
   return {

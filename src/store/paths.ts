@@ -44,6 +44,11 @@ export const archiveDirectory = (root: string): string => join(root, "archive");
 export const sessionsDirectory = (root: string): string => join(root, "sessions");
 export const locksDirectory = (root: string): string => join(root, "locks");
 
+/** The directory of conversation `id` under `root`, live or archived. */
+export function conversationDirectoryOf(root: string, id: string, archived: boolean): string {
+  return join(archived ? archiveDirectory(root) : conversationsDirectory(root), id);
+}
+
 export const EVENTS_FILE = "events.jsonl";
 export const META_FILE = "meta.json";
 /** A compaction review's record: the conversation it reviews. */

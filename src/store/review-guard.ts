@@ -17,6 +17,6 @@ export function assertNoOpenReview(
   sourceId: string,
   purpose: "start" | "compact" = "compact",
 ): void {
-  const refusal = checkNoOpenReview(store.openReviews(), sourceId, purpose);
+  const refusal = checkNoOpenReview(store.openReviews(), sourceId, purpose, store.active());
   if (refusal !== undefined) throw new CxcError("review-open", refusal.message, { hint: refusal.hint });
 }

@@ -6,10 +6,20 @@
 import { parse } from "smol-toml";
 import type { ArgumentsEditing } from "./tool.js";
 
+/**
+ * What the file says before the rules: what happens on save (the plan is shown again and asked
+ * about; an empty file changes nothing) and every field, as the tool's schema has it.
+ */
 const HEADER = [
-  "# Edit the compaction, save and close to run it; empty the file to cancel.",
-  '# Per rule: keep_first, keep_last, before_quote, after_quote, reasoning = "strip",',
-  '# tool_calls = "strip" | "omit" | …, summary (text), note (required, at most 200 characters).',
+  "# The assistant's proposed compaction, as TOML. Change it, save and close: cxc shows the",
+  "# plan again and asks before anything is recorded. Saving an empty file keeps the proposal.",
+  "# One [[rules]] table per rule, applied in order:",
+  "#   keep_first = N, keep_last = N   turns left untouched at the start and the end",
+  "#   after_quote, before_quote       verbatim text of a turn: the range starts after it / ends before it",
+  '#   reasoning = "strip"             drop the reasoning in the range',
+  '#   tool_calls = "strip" | "strip-requests" | "strip-responses" | "omit"',
+  "#   summary                         replace the range with this text",
+  "#   note                            why, in one sentence (required, at most 200 characters)",
   "",
 ].join("\n");
 

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
   agentBinary,
+  fromPlaceholders,
   messageTexts,
   PI_MODEL,
   PI_PROVIDER,
@@ -224,5 +225,47 @@ describe("cxc's advisor inside the real pi", () => {
     const disabled = await toolsOf({ AE_PI_COMPACT_ADVISOR_ENABLED: "false" });
     expect(disabled).not.toContain("should_i_compact");
     expect(disabled).not.toContain("compact_now");
+  });
+
+  it("says once per session, naming its format, which entries cxc did not know (a newer pi's)", async () => {
+    const directory = join(root, "newer");
+    mkdirSync(directory, { recursive: true });
+    const session = join(directory, "session.jsonl");
+    const fixture = readFileSync(join(PROJECT_ROOT, "fixtures", "agents", "pi", "session.jsonl"), "utf8");
+    const lines = fromPlaceholders(fixture, place).trimEnd().split("\n");
+    const last = JSON.parse(lines.at(-1)!) as { id: string };
+    // An entry of a kind a newer pi might write, on the branch.
+    lines.push(
+      JSON.stringify({
+        type: "hologram",
+        id: "h0l0gram",
+        parentId: last.id,
+        timestamp: "2026-12-01T10:20:00.000Z",
+      }),
+    );
+    writeFileSync(session, `${lines.join("\n")}\n`);
+    const rpc = new PiRpc(
+      pi,
+      ["--provider", PI_PROVIDER, "--model", PI_MODEL, "-e", PROJECT_ROOT, "--session", session],
+      { cwd: place.cwd, env: { ...piEnvironment(place), ...LINES } },
+    );
+    const unknownNotice = (event: PiRpcEvent): boolean =>
+      event.type === "extension_ui_request" &&
+      event.method === "notify" &&
+      String(event.message).includes("kinds cxc does not know");
+    try {
+      for (const prompt of ["Anything else?", "And now?"]) {
+        fake.enqueue(textReply("Nothing else."));
+        await rpc.prompt(prompt);
+      }
+      const notice = await rpc.waitFor(unknownNotice, 5_000);
+      expect(String(notice.message)).toBe(
+        "cxc advisor: this session was written by pi session format 3: 1 record of kinds cxc does not know was left out (hologram 1); the advice reads the rest.",
+      );
+      // Once per session, not at every turn.
+      await expect(rpc.waitFor(unknownNotice, 1_000)).rejects.toThrow(/timed out/);
+    } finally {
+      await rpc.close();
+    }
   });
 });

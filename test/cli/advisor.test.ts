@@ -174,7 +174,7 @@ enable = true
       },
     });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toContain("using the defaults 60000/100000/140000 for all three");
+    expect(result.stderr).toContain("all three use the defaults 60000/100000/140000; set all three, or none");
   });
 
   it("applies a compact_now call at the end of the turn and says how to undo it", async () => {

@@ -40,6 +40,25 @@ describe("the compact tool's editing form", () => {
     expect(roundTrip(args)).toEqual(args);
   });
 
+  it("says in its header what saving does and every field the tool takes", () => {
+    const text = compactArgumentsEditing.render({ rules: [{ summary: "S", note: "n" }] });
+    // Saving is not running: the plan is shown again and asked about; an empty file keeps it.
+    expect(text).toContain("cxc shows the\n# plan again and asks before anything is recorded.");
+    expect(text).toContain("Saving an empty file keeps the proposal.");
+    expect(text).not.toContain("…");
+    for (const field of [
+      "keep_first",
+      "keep_last",
+      "after_quote",
+      "before_quote",
+      "reasoning",
+      "summary",
+      "note",
+    ])
+      expect(text).toMatch(new RegExp(`^#.*\\b${field}\\b`, "m"));
+    expect(text).toContain('tool_calls = "strip" | "strip-requests" | "strip-responses" | "omit"');
+  });
+
   it("names a TOML mistake in one line", () => {
     const parsed = compactArgumentsEditing.parse("[[rules]]\nsummary = '''unterminated");
     expect(parsed.ok).toBe(false);

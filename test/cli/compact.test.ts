@@ -206,20 +206,47 @@ describe("cxc conversation compact", () => {
   it("says Nothing to compact. for an empty selection and a conversation without turns", async () => {
     home = await homeWithSample();
     const before = logBytes(home);
-    for (const args of [
-      ["--first", "0"],
-      ["--last", "0"],
-      ["--keep-first", "25"],
-    ]) {
+    // jp's words on stdout; the reason on stderr: what the rule keeps, how many turns there are.
+    for (const [args, reason] of [
+      [["--first", "0"], "The conversation has 20 turns, and the rule selects no turn."],
+      [["--last", "0"], "The conversation has 20 turns, and the rule selects no turn."],
+      [
+        ["--keep-first", "25"],
+        "The conversation has 20 turns, and the rule keeps the first 25 turns and the last turn.",
+      ],
+      [
+        ["--dry-run", "--keep-last", "19"],
+        "The conversation has 20 turns, and the rule keeps the first turn and the last 19 turns.",
+      ],
+    ] as const) {
       const result = await home.run(["conversation", "compact", "-r", ...args]);
       expect(result.exitCode, `${args}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toBe("Nothing to compact.\n");
+      expect(result.stderr).toBe(`cxc: ${reason}\n`);
     }
     expect(logBytes(home)).toBe(before);
+    const json = JSON.parse(
+      (await home.run(["--format", "json", "conversation", "compact", "-k", "s:..-20"])).stdout,
+    );
+    expect(json).toMatchObject({
+      compacted: false,
+      message: "Nothing to compact.",
+      reason: "the conversation has 20 turns, and the rule keeps the last 20 turns",
+    });
     const created = await home.run(["conversation", "new", "--title", "empty"]);
     expect(created.exitCode, created.stderr).toBe(0);
     const empty = await home.run(["conversation", "compact"]);
     expect(empty.exitCode, empty.stderr).toBe(0);
     expect(empty.stdout).toBe("Nothing to compact.\n");
+    expect(empty.stderr).toBe("cxc: The conversation has no turns.\n");
+  });
+
+  it("says what the default rule keeps when it finds nothing to compact", async () => {
+    home = await homeWithSample();
+    const result = await home.run(["conversation", "compact", "--from", "20"]);
+    expect(result.stdout).toBe("Nothing to compact.\n");
+    expect(result.stderr).toBe(
+      "cxc: The conversation has 20 turns, and the default rule keeps everything before turn 20 and the last turn.\n",
+    );
   });
 });

@@ -115,8 +115,11 @@ describe("cxc config show", () => {
   it("prints one line per leaf with its origin in text mode", async () => {
     home = makeTempHome();
     const result = await home.run(["-c", "assistant.model.id=anthropic/x", "config", "show"]);
+    // First where the values come from and where conversations go.
     expect(result.stdout).toBe(
       [
+        `# user file: ${home.env.XDG_CONFIG_HOME}/cxc/config.toml (from XDG_CONFIG_HOME; absent)`,
+        `# store: ${home.home} (from CXC_HOME)`,
         'assistant.model.id                               = "anthropic/x"  # -c',
         "conversation.compaction.advisor.cut_point        = true  # default",
         "conversation.compaction.advisor.enabled          = true  # default",
@@ -131,6 +134,18 @@ describe("cxc config show", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("names the store and the files in use, as XDG_CONFIG_HOME and the workspace place them", async () => {
+    home = makeTempHome();
+    const { user } = writeLayers();
+    const json = JSON.parse((await home.run(["--format", "json", "config", "show"])).stdout);
+    expect(json.user_file).toBe(user);
+    expect(json.store).toEqual({ root: home.home, kind: "home", origin: "CXC_HOME" });
+    const text = (await home.run(["config", "show"])).stdout.split("\n");
+    expect(text[0]).toBe(`# user file: ${user} (from XDG_CONFIG_HOME)`);
+    // `cxc` alone names the same file.
+    expect((await home.run([])).stdout).toContain(`(or assistant.model.id in ${user})`);
   });
 
   it("a malformed file is one error naming file and line", async () => {

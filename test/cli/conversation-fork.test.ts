@@ -116,5 +116,8 @@ describe("cxc conversation fork", () => {
     const match = /^Forked plain0000001 into (\S+) \(2 turns\); it is now active\.\n$/.exec(result.stdout);
     expect(match).not.toBeNull();
     expect(metaOf(home, match![1]!)).toMatchObject({ title: "Fork of plain0000001" });
+    // One turn is `1 turn`.
+    const one = await home.run(["c", "fork", "plain", "--last"]);
+    expect(one.stdout).toMatch(/^Forked plain0000001 into \S+ \(1 turn\); it is now active\.\n$/);
   });
 });

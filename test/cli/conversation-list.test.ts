@@ -18,11 +18,14 @@ describe("cxc conversation ls", () => {
     const text = await home.run(["conversation", "ls"]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toBe("");
-    expect(text.stderr).toMatch(/^cxc: No conversations yet\. Start one with `cxc conversation new`/);
+    // It names the store it looked in.
+    expect(text.stderr).toBe(
+      `cxc: No conversations yet in ${home.home} (from CXC_HOME). Start one with \`cxc conversation new\` or \`cxc query\`.\n`,
+    );
     const json = await home.run(["--format", "json", "c", "ls"]);
     expect(JSON.parse(json.stdout)).toEqual([]);
     const archived = await home.run(["c", "ls", "--archived"]);
-    expect(archived.stderr).toBe("cxc: No archived conversations.\n");
+    expect(archived.stderr).toBe(`cxc: No archived conversations in ${home.home} (from CXC_HOME).\n`);
   });
 
   it("lists pinned first, then newest, with turns, relative times and markers", async () => {
@@ -92,7 +95,9 @@ describe("cxc conversation ls", () => {
       expect.stringMatching(/^ {4}conv000000004 /),
       expect.stringMatching(/^ {4}conv000000003 /),
     ]);
-    expect(result.stderr).toBe("cxc: 2 more conversations; raise --limit to see them\n");
+    expect(result.stderr).toBe(
+      `cxc: 2 more conversations; raise --limit to see them\ncxc: Store: ${home.home} (from CXC_HOME).\n`,
+    );
   });
 
   it("sanitizes titles", async () => {

@@ -81,6 +81,14 @@ describe("cxc conversation show", () => {
     expect(text.stdout).toMatch(/^id:\s+show00000001$/m);
     expect(text.stdout).toMatch(/^turns:\s+4$/m);
     expect(text.stdout).toMatch(/^active:\s+yes$/m);
+    // Where it is: its directory, and the store with why it is there.
+    expect(details).toMatchObject({
+      directory: `${home.home}/conversations/show00000001`,
+      store: `${home.home} (from CXC_HOME)`,
+    });
+    expect(text.stdout).toContain(
+      `directory:   ${home.home}/conversations/show00000001\nstore:       ${home.home} (from CXC_HOME)\n`,
+    );
     expect(text.stdout).toContain(
       "Compactions:\n  1. turns 2..3 (2 total, reasoning + tools omitted) [user]\n",
     );
@@ -134,7 +142,7 @@ describe("cxc conversation print", () => {
     const result = await home.run(["conversation", "print"]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /^── turn 1 · 2026-01-01 00:00:00 UTC ──\n\[user\]\nfirst question\n\[reasoning\]\nthinking\n/,
+      /^── turn 1 · 2026-01-01 00:00:00 UTC ──\n\[user\]\nfirst question\n· cycle 1\.1\n\[reasoning\]\nthinking\n/,
     );
     expect(result.stdout).toContain(
       '[tool call] read_file {"path":"read_file.txt"}\n[tool result] read_file ok\nfile body\n',

@@ -145,13 +145,13 @@ describe("pins", () => {
     expect(body).toContain(JSON.stringify(result.content.trim()).slice(1, -1));
     const shown = (await ok(["conversation", "show"])).stdout;
     expect(shown).toContain(
-      "Kept verbatim (cxc conversation unkeep N|N.C to stop):\n  1. turn 2, cycle 1 (tool results) [user]",
+      "Kept verbatim (cxc conversation unkeep N|N.C [--only PART] to stop):\n  1. turn 2, cycle 1 (tool results) [user]",
     );
     // Unkeep: the view is what it would be without the pin.
     await ok(["conversation", "compact", "--reset"]);
     await ok(["conversation", "compact", "-k", "r+t:-5calls"]);
     expect((await ok(["conversation", "unkeep", "2.1"])).stdout).toBe(
-      "Unkept turn 2, cycle 1: compactions treat its messages as any others again.\n",
+      "Unkept turn 2, cycle 1 (tool results): compactions treat its messages as any others again.\n",
     );
     expect(await print()).toBe(before);
     const events = readEvents(home);
@@ -164,6 +164,9 @@ describe("pins", () => {
     await ok(["conversation", "keep", "4", "--only", "results"]);
     const result = await ok(["conversation", "compact", "-k", "t=sres:4..4"]);
     expect(result.stdout).toBe("Nothing to compact.\n");
+    expect(result.stderr).toBe(
+      "cxc: The conversation has 20 turns, and what the rule would compact (turns 4..4) is pinned.\n",
+    );
   });
 
   it("come from keep rules in configuration too, recorded with the compaction", async () => {
@@ -187,6 +190,29 @@ describe("pins", () => {
     expect(bad.exitCode).toBe(2);
     expect(errorLines(bad.stderr).error).toContain(
       "conversation.compaction.keep[0]: `pattern` is not a regular expression",
+    );
+  });
+
+  it("unkeep retires the pin it names: a whole-turn pin and a --only results pin at turn 2 are told apart", async () => {
+    home = await homeWithSample();
+    await ok(["conversation", "keep", "2"]);
+    await ok(["conversation", "keep", "2", "--only", "results"]);
+    expect((await ok(["conversation", "show"])).stdout).toContain(
+      "  1. turn 2 [user]\n  2. turn 2 (tool results) [user]",
+    );
+    const unkept = await ok(["conversation", "unkeep", "2"]);
+    expect(unkept.stdout).toBe("Unkept turn 2: compactions treat its messages as any others again.\n");
+    expect(unkept.stderr).toContain(
+      "hint: turn 2 (tool results) is still kept (`cxc conversation unkeep 2 --only results`)",
+    );
+    expect((await ok(["conversation", "show"])).stdout).toContain("  1. turn 2 (tool results) [user]");
+    const none = await home.run(["conversation", "unkeep", "2", "--only", "user"]);
+    expect(none.exitCode).toBe(1);
+    expect(errorLines(none.stderr).error).toBe(
+      "turn 2 (user messages) is not kept (1 pin: turn 2 (tool results))",
+    );
+    expect((await ok(["conversation", "unkeep", "2", "--only", "results"])).stdout).toBe(
+      "Unkept turn 2 (tool results): compactions treat its messages as any others again.\n",
     );
   });
 

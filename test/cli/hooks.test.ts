@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempHome, type TempHome } from "../helpers/cli.js";
+import { claudeTranscript as transcript } from "../helpers/hook-inputs.js";
 
 let home: TempHome;
 let user: string;
@@ -125,49 +126,6 @@ describe("cxc hooks install, uninstall, status", () => {
     expect(both.exitCode).toBe(2);
   });
 });
-
-/** A Claude Code transcript: `turns` prompt/answer pairs, the last answer with `tokens` of usage. */
-function transcript(turns: string[], tokens: number): string {
-  const lines: string[] = [];
-  let parent: string | null = null;
-  turns.forEach((prompt, index) => {
-    const userId = `u${index}`;
-    const assistantId = `a${index}`;
-    lines.push(
-      JSON.stringify({
-        type: "user",
-        uuid: userId,
-        parentUuid: parent,
-        sessionId: "s1",
-        timestamp: `2026-12-01T10:0${index}:00.000Z`,
-        message: { role: "user", content: prompt },
-      }),
-      JSON.stringify({
-        type: "assistant",
-        uuid: assistantId,
-        parentUuid: userId,
-        sessionId: "s1",
-        timestamp: `2026-12-01T10:0${index}:01.000Z`,
-        message: {
-          id: `m${index}`,
-          role: "assistant",
-          model: "claude-sonnet-4-5",
-          content: [
-            {
-              type: "tool_use",
-              id: `t${index}`,
-              name: "Edit",
-              input: { file_path: `/work/p/src/f${index}.ts`, old_string: "a", new_string: "b" },
-            },
-          ],
-          usage: { input_tokens: 10, cache_read_input_tokens: tokens - 15, output_tokens: 5 },
-        },
-      }),
-    );
-    parent = assistantId;
-  });
-  return `${lines.join("\n")}\n`;
-}
 
 describe("cxc hook claude-code", () => {
   const lines = {

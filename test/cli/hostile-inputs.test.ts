@@ -169,7 +169,7 @@ const IMPORTS: readonly ImportCase[] = [
       mkdirSync(conversation, { recursive: true });
       writeFileSync(join(conversation, "events.json"), "[1,");
     },
-    error: /^cxc: error: .*\/escapes\/17648402467-31m\/events\.json:1:4: not valid JSON \(unexpected end\)$/,
+    error: /^cxc: error: .*\/escapes\/17648402467-\/events\.json:1:4: not valid JSON \(unexpected end\)$/,
   },
 ];
 
@@ -287,7 +287,7 @@ const PROVIDER_ERRORS: readonly ProviderCase[] = [
   {
     name: "a 400 body that writes the clipboard, with C1 controls and line breaks",
     reply: errorReply(400, { message: `bad ${OSC_CLIPBOARD}request\n\u009b2J\u009d0;x\u0007 end` }),
-    error: `${TEST_MODEL}: The provider rejected the request: 400 bad request 2J0;x end`,
+    error: `${TEST_MODEL}: The provider rejected the request: 400 bad request end`,
     hint: "run with CXC_DEBUG=1 for details",
   },
   {
@@ -369,7 +369,7 @@ describe("hostile provider answers", () => {
     provider.enqueue(textReply(`safe ${OSC_TITLE}text\u009b2J done`));
     const result = await home.q(["hello"]);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe("safe text2J done\n");
+    expect(result.stdout).toBe("safe text done\n");
     const answer = home.events().find((event) => event.type === "chat_response");
     expect(answer).toMatchObject({ message: `safe ${OSC_TITLE}text\u009b2J done` });
   });

@@ -183,6 +183,11 @@ describe("message arrays and cxc documents", () => {
     writeFileSync(path, JSON.stringify(openAiBody));
     const [entry] = await importJson(home, [path, "--title", "Files"]);
     expect(entry).toMatchObject({ title: "Files", turns: 1, source: path });
+    // It says where it came from: an OpenAI array, not cxc.
+    const listed = await home.run(["c", "ls"], { cwd: home.cwd });
+    expect(listed.stdout).toMatch(/ {2}OpenAI {2}Files\n/);
+    const shown = await home.run(["c", "show", entry!.id], { cwd: home.cwd });
+    expect(shown.stdout).toContain(`from:        OpenAI, ${path}\n`);
     const exported = await home.run(["c", "export", entry!.id, "--to", "openai", "--model", "gpt-test"], {
       cwd: home.cwd,
     });
@@ -194,6 +199,8 @@ describe("message arrays and cxc documents", () => {
     const home = freshHome();
     const [entry] = await importJson(home, ["-"], JSON.stringify(anthropicBody));
     expect(entry?.source).toBe("<stdin>");
+    const listed = JSON.parse((await home.run(["--format", "json", "c", "ls"], { cwd: home.cwd })).stdout);
+    expect(listed[0]).toMatchObject({ source: "anthropic" });
     const output = join(home.cwd, "body.json");
     const exported = await home.run(["c", "export", entry!.id, "--to", "anthropic", "--output", output], {
       cwd: home.cwd,

@@ -116,6 +116,17 @@ describe("the picker at a terminal", () => {
     expect(await pty.exitCode()).toBe(130);
     expect(await activeId()).toBe("01aaaaaaaaaaa");
   });
+
+  it("says how to cancel, and Esc gives up as Ctrl-C does", async () => {
+    await home.run(["conversation", "use", "01aaaa"]);
+    const pty = atTerminal(["conversation", "use"]);
+    await pty.waitFor(/Pick a conversation \(type to narrow, Enter picks, Esc cancels\)/);
+    pty.send("flaky", { literal: true });
+    pty.send("Escape");
+    expect(await pty.exitCode()).toBe(130);
+    expect(pty.screen()).toContain("cxc: no conversation picked; nothing changed");
+    expect(await activeId()).toBe("01aaaaaaaaaaa");
+  });
 });
 
 describe("narrowing the candidates", () => {

@@ -117,3 +117,34 @@ describe("print styles", () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("print's cycle numbers", () => {
+  it("marks each cycle of a turn of several as `keep` and `--from` name it, and a turn of one not at all", async () => {
+    const { homeWithSample } = await import("./compact-helpers.js");
+    home = await homeWithSample();
+    const turn = (await home.run(["conversation", "print", "--turn", "2"])).stdout;
+    const marks = turn.split("\n").filter((line) => line.startsWith("· cycle"));
+    expect(marks.slice(0, 3)).toEqual(["· cycle 2.1", "· cycle 2.2", "· cycle 2.3"]);
+    // Each mark opens its cycle: the first one before the reasoning and the first call.
+    expect(turn).toMatch(/\n· cycle 2\.1\n\[reasoning\]\n/);
+    expect(turn).toMatch(/\n· cycle 2\.2\n\[tool call\] read_file \{"path":"src\/filter\.ts"\}\n/);
+    // The number is the one `keep` takes.
+    const kept = await home.run(["conversation", "keep", "2.2"]);
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(kept.stdout).toContain("turn 2, cycle 2");
+    // Messages-only styles leave them out.
+    expect(
+      (await home.run(["conversation", "print", "--turn", "2", "--style", "chat"])).stdout,
+    ).not.toContain("· cycle");
+    expect((await home.run(["conversation", "print", "--turn", "2", "--style", "brief"])).stdout).toContain(
+      "· cycle 2.2",
+    );
+  });
+
+  it("leaves them out of a turn with one cycle", async () => {
+    home = makeTempHome();
+    const build = createEventBuilder();
+    await seedConversation(home, { id: "cycles000001", events: build.turns(2), active: true });
+    expect((await home.run(["conversation", "print"])).stdout).not.toContain("· cycle");
+  });
+});

@@ -190,19 +190,40 @@ describe("cxc q: input and output", () => {
 
 describe("cxc q: models", () => {
   it("-m picks the model for the turn and it sticks as a recorded config change", async () => {
-    provider.enqueue(textReply("a"), textReply("b"), textReply("c"));
-    await q(["first"]);
-    await q(["-m", "anthropic/claude-opus-4-6", "second"]);
-    await q(["third"]);
+    provider.enqueue(textReply("a"), textReply("b"), textReply("c"), textReply("d"), textReply("e"));
+    const first = await q(["first"]);
+    const second = await q(["-m", "anthropic/claude-opus-4-6", "second"]);
+    const third = await q(["third"]);
+    const same = await q(["-m", "anthropic/claude-opus-4-6", "fourth"]);
+    const back = await q(["-m", "anthropic/claude-sonnet-4-6", "fifth"]);
     expect(provider.requests.map((request) => (request.body as { model: string }).model)).toEqual([
       "claude-sonnet-4-6",
       "claude-opus-4-6",
       "claude-opus-4-6",
+      "claude-opus-4-6",
+      "claude-sonnet-4-6",
     ]);
     const deltas = storedEvents().filter((event) => event.type === "config_delta");
     expect(deltas).toEqual([
       expect.objectContaining({ delta: { assistant: { model: { id: "anthropic/claude-opus-4-6" } } } }),
+      expect.objectContaining({ delta: { assistant: { model: { id: "anthropic/claude-sonnet-4-6" } } } }),
     ]);
+    // Said once, when -m changes the model of a conversation that has turns; not when it stays.
+    const notice = "This conversation uses anthropic/claude-opus-4-6 from now on";
+    expect(first.stderr).not.toContain("from now on");
+    expect(second.stderr).toContain(
+      `cxc: ${notice}: its later turns, its compact tool and its reviews; -m again changes it.\n`,
+    );
+    expect(third.stderr).not.toContain("from now on");
+    expect(same.stderr).not.toContain("from now on");
+    expect(back.stderr).toContain(
+      "cxc: This conversation uses anthropic/claude-sonnet-4-6 from now on (was anthropic/claude-opus-4-6): ",
+    );
+    // And in --help.
+    const help = await home.run(["q", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "it sticks: the conversation's later turns, its compact tool and its reviews use it too",
+    );
   });
 
   it("says how to configure a model when none is", async () => {

@@ -160,6 +160,12 @@ describe("compact --continue", () => {
     expect(result.stderr).toContain(
       "It replaces the compaction in force over those turns: 1. turns 4..6 (3 total, summary).",
     );
+    // `show` says so too: the replaced one changes nothing now (a reset of 2 brings it back).
+    const shown = await cxc(["c", "show", SAMPLE_ID]);
+    expect(shown.stdout).toContain("  1. turns 4..6 (3 total, summary) [user, replaced by 2]\n");
+    expect(shown.stdout).toMatch(/ {2}2\. turns 1\.\.17 \(17 total, summary\) \[user\] — agreed in/);
+    const json = JSON.parse((await cxc(["--format", "json", "c", "show", SAMPLE_ID])).stdout);
+    expect(json.compactions.map((c: { replaced_by: number | null }) => c.replaced_by)).toEqual([2, null]);
   });
 
   it("takes --confirm, the default, and refuses it beside --yes", async () => {

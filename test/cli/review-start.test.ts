@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { countTurns } from "../../src/core/conversation/turns.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { errorLines, reviewSourceOf } from "./conversation-helpers.js";
+import { errorLines, reviewSourceOf, snapshotTree } from "./conversation-helpers.js";
 import {
   ASSISTANT_MODEL,
   activeOf,
@@ -199,9 +199,30 @@ describe("one review per source, and the block on compaction writes", () => {
     expect(second.exitCode).toBe(1);
     const { error, hint } = errorLines(second.stderr);
     expect(error).toBe(`a review of this conversation is already open: ${reviewId}`);
+    // The review is the active conversation: the hint has no `use` step to take.
     expect(hint).toBe(
+      "it is the active conversation: discuss (`cxc q`), then `cxc conversation compact --continue` or `--abort`",
+    );
+    // From elsewhere, it says how to switch to it.
+    expect((await cxc(["c", "use", SAMPLE_ID])).exitCode).toBe(0);
+    const elsewhere = await cxc(["c", "compact", "--interactive", "-m", "builtin/digest"]);
+    expect(errorLines(elsewhere.stderr).hint).toBe(
       `switch to it with \`cxc conversation use ${reviewId}\`, then discuss, \`--continue\`, or \`--abort\``,
     );
+  });
+
+  it("refuses to compact the review itself, as --interactive is refused, pointing at --continue", async () => {
+    const { reviewId } = await startDigestReview();
+    const before = snapshotTree(home.home);
+    for (const args of [[], ["-r"], ["--dry-run"], ["--reset"], [reviewId, "-k", "s:..-2"]]) {
+      const result = await cxc(["c", "compact", ...args]);
+      expect(result.exitCode, args.join(" ")).toBe(2);
+      expect(errorLines(result.stderr)).toEqual({
+        error: `${reviewId} is a compaction review (of ${SAMPLE_ID}); compacting it would compact the discussion, not ${SAMPLE_ID}`,
+        hint: "apply the agreed proposal to it with `cxc conversation compact --continue`, or end the review with `cxc conversation compact --abort`",
+      });
+    }
+    expect(snapshotTree(home.home)).toEqual(before);
   });
 
   it("refuses compact, compact --reset and q -k on the source; --dry-run and chat still work", async () => {
@@ -218,7 +239,12 @@ describe("one review per source, and the block on compaction writes", () => {
       expect(result.exitCode, args.join(" ")).toBe(1);
       const { error, hint } = errorLines(result.stderr);
       expect(error).toBe(`a compaction review of this conversation is open: ${reviewId}`);
-      expect(hint).toContain(`finish it first: \`cxc conversation use ${reviewId}\``);
+      // `q --id` makes the source active: then the hint says how to switch back to the review.
+      expect(hint).toBe(
+        args[0] === "q"
+          ? `finish it first: \`cxc conversation use ${reviewId}\`, then discuss, \`--continue\`, or \`--abort\``
+          : "finish it first; it is the active conversation: discuss (`cxc q`), then `cxc conversation compact --continue` or `--abort`",
+      );
     }
     expect(logBytes(home)).toBe(before);
     const dryRun = await cxc(["c", "compact", SAMPLE_ID, "-r", "--dry-run"]);

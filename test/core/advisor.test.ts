@@ -102,7 +102,10 @@ describe("readAdvisorSettings: the line set", () => {
     const read = readAdvisorSettings(advisor({ notice_tokens: 22_000, recommend_tokens: 28_000 }));
     expect(read.settings.lines).toEqual(DEFAULT_TOKEN_LINES);
     expect(read.warnings).toHaveLength(1);
-    expect(read.warnings[0]).toContain("request unset");
+    expect(read.warnings).toEqual([
+      "the advisor's token lines are read as a set, and notice 22000, recommend 28000, request unset is not a full, " +
+        "strictly increasing one (notice < recommend < request): all three use the defaults 60000/100000/140000; set all three, or none",
+    ]);
   });
 
   it("falls back when the set is not strictly increasing", () => {

@@ -409,13 +409,13 @@ describe("rendering", () => {
   it("shows the resolved plan, not JSON", () => {
     const text = renderApprovalPreview(result, ["/tmp/p/rule-1.md", undefined]);
     expect(text).toContain("compact — 2 rules proposed");
-    expect(text).toContain("  1. turns 1..1 → the assistant's summary (5 words), ~");
+    expect(text).toContain("  1. turn 1 → the assistant's summary (5 words), ~");
     expect(text).toContain("tokens smaller");
     expect(text).toContain('from     "so the divider cursor works if I move to the divider from…"');
     expect(text).toContain('to       "…whole live thread verbatim: the one-sided-drag work stays."');
     expect(text).toContain("why      Recoverable from files on disk.");
     expect(text).toContain("preview  /tmp/p/rule-1.md");
-    expect(text).toContain("  2. turns 2..2 → strip reasoning, ~13 tokens smaller");
+    expect(text).toContain("  2. turn 2 → strip reasoning, ~13 tokens smaller");
     expect(text).toContain("note     note cut to 200 characters");
     expect(text).toContain("starts turn 4");
     expect(text).not.toContain("{");
@@ -423,7 +423,7 @@ describe("rendering", () => {
 
   it("writes everything a summary rule drops to the preview file", () => {
     const file = renderDroppedContent(result.rules[0]!, { ruleCount: 2 });
-    expect(file).toContain("# compact: rule 1 of 2, turns 1..1");
+    expect(file).toContain("# compact: rule 1 of 2, turn 1");
     expect(file).toContain("## Replacement summary (5 words)\n\nWe fixed the divider cursor.");
     expect(file).toContain("### Turn 1");
     expect(file).toContain("**User**\n\nso the divider cursor works");
@@ -463,7 +463,7 @@ describe("rendering", () => {
     const text = describeRecordedCall(result);
     expect(text).toContain("Recorded 2 compactions");
     expect(text).toContain("starts turn 4");
-    expect(text).toContain("1. turns 1..1: the assistant's summary (5 words)");
+    expect(text).toContain("1. turn 1: the assistant's summary (5 words)");
     expect(text).toContain("(note cut to 200 characters)");
   });
 });

@@ -195,8 +195,8 @@ describe("digestTurns", () => {
       [user("Can you add yesterday? Also run lint.")],
     );
     const digest = digestTurns(turns, all(turns));
-    expect(digest).toContain("- Turn 2: unanswered request (quoted above)");
-    expect(digest).toContain("- Turn 2: user asked: Can you add yesterday?");
+    expect(digest).toContain("- Turn 2: the request (quoted above) has no answer yet");
+    expect(digest).toContain('- Turn 2, the user asked: "Can you add yesterday?"');
     expect(digest).toContain("- Turn 1: TODO: add --until later.");
   });
 

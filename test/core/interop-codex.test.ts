@@ -194,6 +194,29 @@ describe("Codex import of other records", () => {
   });
 });
 
+describe("rollouts whose session_meta is not on line 1, or comes twice", () => {
+  const plain = load();
+  const [meta, ...rest] = session.trimEnd().split("\n");
+  const shapes: [string, string][] = [
+    ["a blank first line", `\n${session}`],
+    ["two blank lines", `\n\n${session}`],
+    ["a leading CRLF line", `\r\n${session}`],
+    ["CRLF line ends throughout", `\r\n${session.replace(/\n/g, "\r\n")}`],
+    [
+      "a second session_meta (a resumed session)",
+      `${[meta, ...rest.slice(0, 3), meta, ...rest.slice(3)].join("\n")}\n`,
+    ],
+  ];
+  for (const [name, text] of shapes) {
+    it(`imports with ${name}, the same conversation as the plain file`, () => {
+      const { conversation, summary } = load(text);
+      expect(conversation.events).toEqual(plain.conversation.events);
+      expect(conversation.id).toBe(plain.conversation.id);
+      expect(summary.skipped.session_meta).toBe(name.startsWith("a second") ? 2 : 1);
+    });
+  }
+});
+
 describe("Codex's own compactions as overlays", () => {
   const [meta] = records();
   let second = 0;

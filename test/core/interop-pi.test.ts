@@ -291,9 +291,8 @@ describe("pi import: bad input", () => {
     expect(errorOf(lines.join("\n"))).toMatch(/^bad\.jsonl:4: not valid JSON/);
     const noId = [lines[0], JSON.stringify({ type: "message", parentId: null, message: { role: "user" } })];
     expect(errorOf(noId.join("\n"))).toBe("bad.jsonl:2: a message entry needs a string `id`");
-    const future = JSON.stringify({ type: "session", version: 4, id: "x" });
-    expect(errorOf(`${future}\n`)).toBe(
-      "bad.jsonl:1: a pi session of format version 4; cxc reads versions 1 to 3",
+    expect(errorOf(`${JSON.stringify({ type: "session", version: 2.5, id: "x" })}\n`)).toBe(
+      "bad.jsonl:1: the session header's `version` must be a whole number from 1",
     );
     const claude = readFileSync(
       fileURLToPath(new URL("../../fixtures/agents/claude-code/session.jsonl", import.meta.url)),

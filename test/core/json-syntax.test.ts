@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { locateJsonError, nestsDeeperThan } from "../../src/core/json-syntax.js";
+import { firstJsonValueEnd, locateJsonError, nestsDeeperThan } from "../../src/core/json-syntax.js";
 
 function parses(text: string): boolean {
   try {
@@ -98,5 +98,25 @@ describe("nestsDeeperThan", () => {
     expect(nestsDeeperThan('"[[[[[\\"[[[["', 0)).toBe(false);
     expect(nestsDeeperThan("[[1]]\n[[2]]", 2)).toBe(false);
     expect(nestsDeeperThan(`${"[".repeat(50_000)}${"]".repeat(50_000)}`, 256)).toBe(true);
+  });
+});
+
+describe("firstJsonValueEnd", () => {
+  it("finds the end of the first object or array, brackets in strings not counted", () => {
+    expect(firstJsonValueEnd('  {"a": "}{[", "b": [1, {"c": "\\""}]}\n{"next": 1}')).toBe(37);
+    expect(firstJsonValueEnd("[1, 2]tail")).toBe(6);
+    expect(firstJsonValueEnd('{"a": "open')).toBe("incomplete");
+    expect(firstJsonValueEnd(" \n")).toBe("incomplete");
+    expect(firstJsonValueEnd("not json")).toBe("not-json");
+  });
+
+  it("for any JSON object followed by anything, is where the object ends", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), (value, rest) => {
+        const text = JSON.stringify(value);
+        expect(firstJsonValueEnd(text + rest)).toBe(text.length);
+        expect(firstJsonValueEnd(text.slice(0, -1))).toBe("incomplete");
+      }),
+    );
   });
 });

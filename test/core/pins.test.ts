@@ -140,7 +140,11 @@ describe("pins", () => {
       kind: "already",
       pin: kept,
     });
-    expect(planUnpin([...events, kept], { turn: 1, cycle: 0 })).toEqual({ ok: true, retires: [kept] });
+    expect(planUnpin([...events, kept], { turn: 1, cycle: 0 })).toEqual({
+      ok: true,
+      retires: [kept],
+      left: [],
+    });
     expect(planUnpin([...events, kept], { turn: 2 })).toEqual({
       ok: false,
       message: "turn 3 is not kept (1 pin: turn 2, cycle 1)",
@@ -148,6 +152,31 @@ describe("pins", () => {
     expect(planUnpin(events, { turn: 2 })).toEqual({
       ok: false,
       message: "turn 3 is not kept: the conversation has no pins",
+    });
+  });
+
+  it("unkeep retires the pin it names, never the one beside it; the lists say what each keeps", () => {
+    const { build, events } = session();
+    const whole = pin(build, { turn: 1 });
+    const results = pin(build, { turn: 1, only: "results" });
+    const users = pin(build, { turn: 1, only: "user" });
+    const both = [...events, whole, results];
+    expect(planUnpin(both, { turn: 1 })).toEqual({ ok: true, retires: [whole], left: [results] });
+    expect(planUnpin(both, { turn: 1 }, "results")).toEqual({ ok: true, retires: [results], left: [whole] });
+    expect(planUnpin(both, { turn: 1 }, "user")).toEqual({
+      ok: false,
+      message: "turn 2 (user messages) is not kept (2 pins: turn 2; turn 2 (tool results))",
+    });
+    // Without the whole pin: the one narrowed pin, or a question when there are several.
+    expect(planUnpin([...events, results], { turn: 1 })).toEqual({ ok: true, retires: [results], left: [] });
+    expect(planUnpin([...events, results, users], { turn: 1 })).toEqual({
+      ok: false,
+      message:
+        "turn 2 is kept by 2 pins: turn 2 (tool results); turn 2 (user messages); name one with --only results|user",
+    });
+    expect(planUnpin([...events, results], { turn: 2 })).toEqual({
+      ok: false,
+      message: "turn 3 is not kept (1 pin: turn 2 (tool results))",
     });
   });
 

@@ -158,7 +158,7 @@ describe("validateProposal: bounds, order, policy values", () => {
   it("accepts the last turn as the end and a single-turn range", () => {
     const validation = validOf({ from_turn: 3, to_turn: 3, reasoning: "strip" }, build.turns(3));
     expect(renderProposalLine(validation.proposal, validation.turnCount)).toBe(
-      "Proposed: compact turns 3..3 of 3 (strip reasoning)",
+      "Proposed: compact turn 3 of 3 (strip reasoning)",
     );
   });
 

@@ -12,10 +12,10 @@ function reference(text: string): string {
   return text
     .replace(/\r\n/g, "\n")
     .replace(
-      /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g,
+      /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u001b\u009c]*(?:\u0007|\u009c|\u001b\\)?|[\u0090\u0098\u009e\u009f][^\u001b\u009c]*(?:\u009c|\u001b\\)?/g,
       "",
     )
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
 }
 
 /** Strings rich in what the sanitizer looks for. */
@@ -24,7 +24,22 @@ const terminalText = fc
     fc.oneof(
       fc.string(),
       fc.constantFrom("\u001b[31m", "\u001b]0;title\u0007", "\u001bP1$r\u001b\\", "\r\n", "\r", "\t", "\n"),
-      fc.constantFrom("\u0000", "\u0007", "\u007f", "\u009b", "\u00a0", "\u3000", "  ", " ", "é", "🦀"),
+      fc.constantFrom(
+        "\u0000",
+        "\u0007",
+        "\u007f",
+        "\u009b",
+        "\u009b31m",
+        "\u009d0;t\u009c",
+        "\u202e",
+        "\u2066",
+        "\u00a0",
+        "\u3000",
+        "  ",
+        " ",
+        "é",
+        "🦀",
+      ),
     ),
     { maxLength: 12 },
   )
@@ -35,7 +50,12 @@ describe("sanitizeTerminalText", () => {
     expect(sanitizeTerminalText("a\u001b[31mred\u001b[0m b")).toBe("ared b");
     expect(sanitizeTerminalText("x\u001b]0;pwned\u0007y")).toBe("xy");
     expect(sanitizeTerminalText("line\r\nnext\rover")).toBe("line\nnextover");
-    expect(sanitizeTerminalText("tab\tnew\nline \u009b2J")).toBe("tab\tnew\nline 2J");
+    expect(sanitizeTerminalText("tab\tnew\nline \u009b2J")).toBe("tab\tnew\nline ");
+    // An 8-bit CSI or OSC goes with its parameters: no `31m` left behind.
+    expect(sanitizeTerminalText("rate limited \u009b31mnow\u009b0m")).toBe("rate limited now");
+    expect(sanitizeTerminalText("a\u009d0;title\u009cb \u009d52;c;eA==\u0007c")).toBe("ab c");
+    // Bidirectional overrides and isolates: the text shows in the order it reads.
+    expect(sanitizeTerminalText("run \u202eexe.txt\u202c and \u2067x\u2069")).toBe("run exe.txt and x");
     expect(sanitizeTerminalText("plain text, ünïcode 🦀")).toBe("plain text, ünïcode 🦀");
   });
 
@@ -64,9 +84,7 @@ describe("displayTitle", () => {
 
 describe("sanitizeLine", () => {
   it("makes an error message one clean line", () => {
-    expect(sanitizeLine("401 nope \u001b]0;TITLE\u0007\n  next\r\n\u009b2J end ")).toBe(
-      "401 nope next 2J end",
-    );
+    expect(sanitizeLine("401 nope \u001b]0;TITLE\u0007\n  next\r\n\u009b2J end ")).toBe("401 nope next end");
   });
 });
 

@@ -173,7 +173,7 @@ describe("classifyLlmError", () => {
       provider.enqueue(errorReply(400, { message }));
       const events = await collectEvents(clients[protocol]!.stream(userRequest("hi")));
       expect(terminalEvents(events)[0]).toMatchObject({
-        error: { message: "The provider rejected the request: 400 nope next 2J" },
+        error: { message: "The provider rejected the request: 400 nope next" },
       });
     });
   }

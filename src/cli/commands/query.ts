@@ -21,7 +21,10 @@ export function registerQuery(program: Command): void {
     .argument("[MESSAGE...]", "the message; `-` reads stdin (also read when stdin is a pipe)")
     .option("--new", "start a new conversation")
     .option("--id <ID>", "the conversation to continue (id or unique prefix); it becomes active")
-    .option("-m, --model <MODEL>", "model for this turn, e.g. anthropic/claude-sonnet-4-6; it sticks")
+    .option(
+      "-m, --model <MODEL>",
+      "model, e.g. anthropic/claude-sonnet-4-6; it sticks: the conversation's later turns, its compact tool and its reviews use it too",
+    )
     .addOption(
       new Option("-t, --tool <NAME>", "enable a tool (repeatable, applied in order)").argParser(direct(true)),
     )

@@ -77,7 +77,15 @@ function lossesToJson(losses: SummaryLosses): Record<string, unknown> {
 /** The JSON document of a run (stable keys; turn numbers 1-based). */
 export function runToJson(id: string, result: CompactionRunResult): Record<string, unknown> {
   if (result.kind === "nothing") {
-    return { id, dry_run: false, compacted: false, message: result.message, compactions: [], timeline: [] };
+    return {
+      id,
+      dry_run: false,
+      compacted: false,
+      message: result.message,
+      reason: result.reason ?? null,
+      compactions: [],
+      timeline: [],
+    };
   }
   return {
     id,

@@ -220,6 +220,19 @@ export function renderDraftHead(draft: string, draftedBy: string, path?: string)
 }
 
 /** A review is not reviewed: its proposal is applied with `--continue` or dropped with `--abort`. */
+/**
+ * `compact` in a review (an open one) would compact the discussion, not the conversation under
+ * review: refused as `--interactive` is, pointing at `--continue`.
+ */
+export function refuseCompactionOfReview(context: CliContext, id: string): void {
+  const source = context.store.reviewSource(id);
+  if (source === undefined || context.store.locate(id)?.archived === true) return;
+  throw usageError(
+    `${id} is a compaction review (of ${source}); compacting it would compact the discussion, not ${source}`,
+    "apply the agreed proposal to it with `cxc conversation compact --continue`, or end the review with `cxc conversation compact --abort`",
+  );
+}
+
 function refuseReviewOfReview(context: CliContext, id: string): void {
   const source = context.store.reviewSource(id);
   if (source === undefined) return;

@@ -57,7 +57,12 @@ export interface RunSegment {
 
 /** The outcome of a run. */
 export type CompactionRunResult =
-  | { readonly kind: "nothing"; readonly message: string }
+  | {
+      readonly kind: "nothing";
+      readonly message: string;
+      /** Why (stderr, and `reason` in JSON): what the rules keep, how many turns there are. */
+      readonly reason?: string;
+    }
   | {
       readonly kind: "planned";
       readonly dryRun: boolean;

@@ -10,9 +10,13 @@
  *   what to keep (the user's binding sentences, the files modified) and, with a decision model,
  *   where the live work starts (the advisor's cut point, quoted from that request);
  * - the same tier is never shown twice in a row in a session (the record in the state directory);
- *   a failed decision call is told once, then the advisor keeps quiet.
+ *   a failed decision call is told once, then the advisor keeps quiet; a model that failed is left
+ *   out for 15 minutes (decision-skip.ts), said once.
+ *
+ * What this file adds around the advisor is input and output: the transcript read bounded
+ * (transcript.ts), the output sanitized (hook-protocol.ts), a hand run that records nothing, and a
+ * session record that cannot be written logged instead of losing the advice.
  */
-import { readFileSync } from "node:fs";
 import { CUT_POINT_CONFIDENCE, cutPointCandidates, readAdvisorSettings } from "../../core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
 import { ASSUMED_CONTEXT_WINDOW } from "../../core/advisor/context-gauge.js";
@@ -27,7 +31,18 @@ import type { LlmClient } from "../../llm/types.js";
 import { createAdvisor } from "../../query/advisor-hook.js";
 import { newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
-import { hookStatePath, loadHookState, saveHookState } from "./state.js";
+import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
+import { noteUnknownRecords, readInPart } from "./hook-restore.js";
+import {
+  type DecisionFailure,
+  type HookSessionState,
+  hookStatePath,
+  loadHookState,
+  logHookFailure,
+  logHookNote,
+  saveHookState,
+} from "./state.js";
+import { readTranscript } from "./transcript.js";
 
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
@@ -46,22 +61,36 @@ export async function adviseInAgent(
   usage: ReportedUsage,
 ): Promise<string> {
   const { settings } = readAdvisorSettings(config, run.env);
-  const imported = importClaudeCodeSession(readFileSync(input.transcriptPath, "utf8"), input.transcriptPath);
+  const transcript = readTranscript(input.transcriptPath);
+  if (transcript.skipped > 0) logHookNote(run.env, run.agent, input.event, readInPart(transcript));
+  const imported = importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
+  noteUnknownRecords(run, input, imported.value.summary);
   const events = imported.value.conversation.events;
   const statePath = hookStatePath(run.env, run.agent, input.sessionId);
-  const initial = loadHookState(statePath);
+  const store = sessionRecord(run, statePath);
+  const initial = store.load();
   let decisionClient: LlmClient | undefined;
   let unavailable: string | undefined;
+  const skipped: DecisionFailure | undefined =
+    settings.model === undefined ? undefined : skippedDecision(run.env, settings.model, new Date());
   if (settings.model === undefined) unavailable = NO_MODEL;
-  else {
+  else if (skipped !== undefined) {
+    // A model that failed moments ago is left out for a while (decision-skip.ts), said once.
+    unavailable = skippedMessage(skipped);
+  } else {
     try {
       const { createLlmClient } = await import("../../llm/registry.js");
-      decisionClient = createLlmClient(settings.model, { config, env: run.env, retry: false });
+      decisionClient = recordingFailures(
+        createLlmClient(settings.model, { config, env: run.env, retry: false }),
+        run.env,
+      );
     } catch (error) {
       unavailable = `the decision model ${settings.model} is not reachable (${(error as Error).message})`;
     }
   }
+  const toldBefore =
+    skipped === undefined ? initial.said_unavailable === true : initial.said_skipped === skipped.at;
   const printed: string[] = [];
   const notes: string[] = [];
   const contextWindow = windowOf(usage.model);
@@ -69,16 +98,13 @@ export async function adviseInAgent(
     settings,
     decisionClient,
     // Said once per session: the record remembers it across the hook's processes.
-    ...(unavailable === undefined || initial.said_unavailable ? {} : { decisionUnavailable: unavailable }),
+    ...(unavailable === undefined || toldBefore ? {} : { decisionUnavailable: unavailable }),
     contextWindow,
     contextTokens: () => usage.tokens,
     // Not used with the reported count; a cheap bound for what the advisor might still measure.
     countTokens: (text) => Math.ceil(text.length / 3),
     clock: { now: timestampNow, newEventId },
-    state: {
-      load: () => loadHookState(statePath),
-      save: (state) => saveHookState(statePath, { ...loadHookState(statePath), ...state }),
-    },
+    state: { load: store.load, save: (state) => store.save({ ...store.load(), ...state }) },
     print: (text) => printed.push(text),
     hint: () => undefined,
     warn: (text) => notes.push(`cxc ${text}`),
@@ -86,8 +112,11 @@ export async function adviseInAgent(
   });
   const controller = new AbortController();
   await advisor.adviseAtBoundary(events, { midTurn: false, signal: controller.signal });
-  if (unavailable !== undefined && !initial.said_unavailable && printed.length > 0) {
-    saveHookState(statePath, { ...loadHookState(statePath), said_unavailable: true });
+  if (unavailable !== undefined && !toldBefore && printed.length > 0) {
+    store.save({
+      ...store.load(),
+      ...(skipped === undefined ? { said_unavailable: true } : { said_skipped: skipped.at }),
+    });
   }
   if (printed.length === 0) return notes.length === 0 ? "" : systemMessageOutput(notes.join("\n"));
   const turns = groupTurns(events);
@@ -101,4 +130,41 @@ export async function adviseInAgent(
     liveFrom = request?.type === "chat_request" ? request.content : undefined;
   }
   return systemMessageOutput(renderHookAdvice(printed, compactFocus(facts, liveFrom), notes));
+}
+
+/**
+ * The session's record as the advice reads and writes it. Run by hand, it is read but never
+ * written (a copy in memory), so a trial run does not use up the session's announcement. A record
+ * that cannot be written (an unwritable state directory) costs the advice nothing: the failure is
+ * logged once per run (state.ts tells it on stderr when the log cannot be written either).
+ */
+function sessionRecord(
+  run: HookRun,
+  path: string,
+): { load: () => HookSessionState; save: (state: HookSessionState) => void } {
+  let memory: HookSessionState | undefined;
+  let told = false;
+  return {
+    load: () => memory ?? loadHookState(path),
+    save: (state) => {
+      if (run.handRun === true) {
+        memory = state;
+        return;
+      }
+      try {
+        saveHookState(path, state);
+      } catch (error) {
+        memory = state;
+        if (!told) {
+          told = true;
+          logHookFailure(
+            run.env,
+            run.agent,
+            "Stop",
+            `cannot record the session's advice in ${path} (${(error as Error).message}): the same advice may be shown again`,
+          );
+        }
+      }
+    },
+  };
 }

@@ -13,13 +13,13 @@
  * and an earlier restore is itself among what is compacted now.
  *
  * The block is at most `hooks.restore.max_characters` long (default 4000; the least important
- * facts go first, and it says how many were left out).
+ * facts go first, and it says how many were left out; a budget too small for any fact is logged).
+ * A transcript past 16 MiB is read from its end (transcript.ts), and the log says so.
  *
  * Then the pinned messages of a session cxc exported (`cxc conversation keep`), verbatim and whole
  * whatever the budget: the pinned sections cxc wrote after its summaries, and the messages its
  * export marked pinned where they stood (core/conversation/summary-message.ts).
  */
-import { readFileSync } from "node:fs";
 import type { ConfigTable } from "../../core/config.js";
 import { type HookInput, sessionContextOutput } from "../../core/interop/hook-protocol.js";
 import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../core/interop/claude-code.js";
@@ -34,6 +34,35 @@ import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
 import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
+import { hookStatePath, loadHookState, logHookNote, saveHookState } from "./state.js";
+import type { AgentImportSummary } from "../../core/interop/agent-session.js";
+import { describeUnknown } from "../../core/interop/agent-versions.js";
+import { readTranscript, type TranscriptText } from "./transcript.js";
+
+/**
+ * Logs, once per session, what the reader did not know of the transcript (records of a newer
+ * agent), named with the version that wrote them (agent-versions.ts).
+ */
+export function noteUnknownRecords(run: HookRun, input: HookInput, summary: AgentImportSummary): void {
+  const line = describeUnknown(summary);
+  if (line === undefined) return;
+  const path = hookStatePath(run.env, run.agent, input.sessionId);
+  const state = loadHookState(path);
+  if (state.said_unknown === line) return;
+  logHookNote(run.env, run.agent, `${input.event} ${input.source ?? ""}`.trim(), line);
+  if (run.handRun === true) return;
+  try {
+    saveHookState(path, { ...state, said_unknown: line });
+  } catch {
+    // Said again next time: a repeated note, nothing worse.
+  }
+}
+
+/** The note for a transcript read from its end only. */
+export function readInPart(transcript: TranscriptText): string {
+  const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  return `the transcript is ${mib(transcript.size)}: read its last ${mib(transcript.size - transcript.skipped)}, so what came before (${mib(transcript.skipped)}) is not covered`;
+}
 
 /** The restore's budget when none is configured. */
 export const DEFAULT_RESTORE_CHARACTERS = 4000;
@@ -61,20 +90,31 @@ export async function restoreAfterCompaction(
   input: HookInput,
   config: ConfigTable,
 ): Promise<string> {
-  const text = readFileSync(input.transcriptPath, "utf8");
+  const event = `${input.event} ${input.source ?? ""}`.trim();
+  const transcript = readTranscript(input.transcriptPath, { keepHead: run.agent === "codex" });
+  if (transcript.skipped > 0) logHookNote(run.env, run.agent, event, readInPart(transcript));
   const imported =
     run.agent === "codex"
-      ? importCodexSession(text, input.transcriptPath)
-      : importClaudeCodeSession(text, input.transcriptPath);
+      ? importCodexSession(transcript.text, input.transcriptPath)
+      : importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
+  noteUnknownRecords(run, input, imported.value.summary);
   const facts = extractRangeFacts(
     groupTurns(imported.value.conversation.events),
     input.cwd === undefined ? {} : { cwd: input.cwd },
   );
-  const rendered = renderRangeFacts(
-    { ...facts, filesRead: [] },
-    { maxCharacters: restoreBudget(config), heading: HEADING },
-  );
+  const budget = restoreBudget(config);
+  const kept = { ...facts, filesRead: [] };
+  const rendered = renderRangeFacts(kept, { maxCharacters: budget, heading: HEADING });
+  const factCount = kept.filesModified.length + kept.bindingSentences.length;
+  if (rendered.text === "" && factCount > 0) {
+    logHookNote(
+      run.env,
+      run.agent,
+      event,
+      `hooks.restore.max_characters is ${budget}, too small for the restore's heading (${HEADING.length} characters) and one fact: all ${factCount} facts were left out; raise it (the default is ${DEFAULT_RESTORE_CHARACTERS})`,
+    );
+  }
   const pinned = pinnedInTranscript(imported.value.conversation.events);
   if (rendered.text === "" && pinned.length === 0) return "";
   const restored = [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");

@@ -16,4 +16,9 @@ export interface HookRun {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The working directory of the hook process (the input's `cwd` wins). */
   readonly cwd: string;
+  /**
+   * Run by hand (stdout is a terminal, never so when an agent runs it): the advice is printed
+   * but not recorded, so the session's next real `Stop` is not robbed of its announcement.
+   */
+  readonly handRun?: boolean;
 }

@@ -140,8 +140,16 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
     });
   };
 
-  const view = (ctx: PiContext, branch = ctx.sessionManager.getBranch()) =>
-    piSessionView(ctx.sessionManager.getHeader(), branch);
+  // What a newer pi wrote that cxc does not know is said once per session, then read around.
+  let saidUnknown: string | undefined;
+  const view = (ctx: PiContext, branch = ctx.sessionManager.getBranch()) => {
+    const session = piSessionView(ctx.sessionManager.getHeader(), branch);
+    if (session.unknown !== undefined && session.unknown !== saidUnknown) {
+      saidUnknown = session.unknown;
+      notify(ctx, `advisor: this session was ${session.unknown}; the advice reads the rest.`, "warning");
+    }
+    return session;
+  };
 
   /** cxc's tool as a pi tool; a failure is thrown, which marks pi's tool result an error. */
   const asPiTool = (tool: Tool, label: string, run: (ctx: PiContext) => Promise<Tool>): PiTool => ({

@@ -6,6 +6,7 @@
  */
 import type { ConversationEvent } from "../../core/conversation/events.js";
 import { agentTimestamp } from "../../core/interop/agent-session.js";
+import { describeUnknown } from "../../core/interop/agent-versions.js";
 import { importPiSession } from "../../core/interop/pi.js";
 import { groupTurns, type Turn } from "../../core/conversation/turns.js";
 import type { PiEntry } from "./pi-api.js";
@@ -16,6 +17,8 @@ export interface PiSessionView {
   readonly turns: readonly Turn[];
   /** The id of the pi entry that opens each turn (by turn index), where one was found. */
   readonly turnEntries: readonly (string | undefined)[];
+  /** What the conversion did not know (a newer pi's entries or blocks), as one line; agent-versions.ts. */
+  readonly unknown?: string;
 }
 
 /** Entries that open a cxc turn when converted (a prompt, a bash run, a branch summary, …). */
@@ -58,7 +61,8 @@ export function piSessionView(
     }
     turnEntries.push(found);
   }
-  return { events, turns, turnEntries };
+  const unknown = describeUnknown(imported.value.summary);
+  return { events, turns, turnEntries, ...(unknown === undefined ? {} : { unknown }) };
 }
 
 /** The cxc turn holding pi entry `id` (the last turn that opened at or before it), or undefined. */

@@ -69,6 +69,8 @@ export function agentImportJson(summary: AgentImportSummary): Record<string, unk
     compactions: summary.compactions,
     skipped: summary.skipped,
     unknown: summary.unknown,
+    unknown_fields: summary.unknownFields ?? {},
+    version: summary.version ?? null,
     side_chain_records: summary.sideChainRecords,
     abandoned_branches: summary.abandonedBranches,
     abandoned_records: summary.abandonedRecords,

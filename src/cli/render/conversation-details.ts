@@ -5,7 +5,7 @@
  * which conversation it reviews and whether it is still open or ended applied or aborted.
  */
 import { activeCompactions } from "../../core/conversation/compactions.js";
-import { type CycleRange, compactionPolicies } from "../../core/conversation/cycles.js";
+import { type CycleRange, compactionPolicies, replacingSummaries } from "../../core/conversation/cycles.js";
 import { isTurnEvent, type PinPart } from "../../core/conversation/events.js";
 import { compactionLabel, describeSizedRange, formatCount } from "../../core/present/labels.js";
 import { activePins, describePin } from "../../core/conversation/pins.js";
@@ -43,6 +43,8 @@ export interface CompactionDetails {
   readonly deferred: boolean;
   /** How many messages of its range the keep rules matched when it was written (kept verbatim). */
   readonly kept_by_rule: number;
+  /** The number of the later summary in force that covers it whole: it changes nothing now. */
+  readonly replaced_by: number | null;
   readonly created_at: string;
 }
 
@@ -101,6 +103,9 @@ export interface ConversationDetails {
   readonly source: ConversationSource;
   /** The agent session file it was imported from. */
   readonly source_file: string | null;
+  /** Its directory in the store (the log and metadata), and the store with why it is there. */
+  readonly directory: string | null;
+  readonly store: string | null;
   /** When this conversation is a compaction review: its source and state. */
   readonly review: ReviewDetails | null;
   /** The open compaction review of this conversation, if any. */
@@ -125,9 +130,15 @@ export function buildConversationDetails(
     readonly openReview?: string | undefined;
     readonly proposal?: ReviewProposalDetails | undefined;
   } = {},
+  where: { readonly directory: string; readonly store: string } | undefined = undefined,
 ): ConversationDetails {
   const { meta, events } = conversation;
   const turnCount = countTurns(events);
+  const inForce = activeCompactions(events);
+  const replacedBy = replacingSummaries(
+    inForce.map((entry) => entry.compaction),
+    turnCount,
+  );
   const { review } = reviews;
   return {
     id: meta.id,
@@ -144,6 +155,8 @@ export function buildConversationDetails(
     forked_from: typeof meta.forked_from === "string" ? meta.forked_from : null,
     source: conversationSource(meta),
     source_file: originFile(meta) ?? null,
+    directory: where?.directory ?? null,
+    store: where?.store ?? null,
     review:
       review === undefined
         ? null
@@ -156,8 +169,9 @@ export function buildConversationDetails(
           },
     open_review: reviews.openReview ?? null,
     // Compactions retired by a `compaction_reset` are left out; the numbers match `compact --reset=N`.
-    compactions: activeCompactions(events).map(({ number, compaction }) => {
+    compactions: inForce.map(({ number, compaction }, index) => {
       const policies = compactionPolicies(compaction);
+      const replacer = replacedBy[index];
       return {
         number,
         id: compaction.id,
@@ -176,6 +190,7 @@ export function buildConversationDetails(
         // Deferred to turn N (0-based): in force once turn N has started, i.e. there are N+1 turns.
         deferred: compaction.deferred_until_turn !== undefined && turnCount <= compaction.deferred_until_turn,
         kept_by_rule: compaction.pinned_events?.length ?? 0,
+        replaced_by: replacer === undefined ? null : inForce[replacer]!.number,
         created_at: compaction.ts,
       };
     }),
@@ -211,6 +226,8 @@ export function renderCompactionItem(item: CompactionDetails): string {
   const facts = [item.source];
   if (item.deferred) facts.push(`deferred until turn ${item.deferred_until_turn}`);
   if (item.kept_by_rule > 0) facts.push(`keeps ${formatCount(item.kept_by_rule, "message")} by rule`);
+  // Still in force (a reset of the later summary brings it back), but it changes nothing now.
+  if (item.replaced_by !== null) facts.push(`replaced by ${item.replaced_by}`);
   const note = item.note ? ` — ${sanitizeTerminalText(item.note)}` : "";
   return `${describeSizedRange(rangeOfItem(item), item.label ?? undefined)} [${facts.join(", ")}]${note}`;
 }
@@ -237,6 +254,8 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
     "from",
     details.source_file ? `${source}, ${sanitizeTerminalText(details.source_file)}` : source,
   ]);
+  if (details.directory !== null) rows.push(["directory", sanitizeTerminalText(details.directory)]);
+  if (details.store !== null) rows.push(["store", sanitizeTerminalText(details.store)]);
   if (details.review !== null) rows.push(["review of", describeReview(details.review, nowMs)]);
   const proposal = details.review?.proposal;
   if (proposal !== null && proposal !== undefined) {
@@ -251,7 +270,7 @@ export function renderConversationDetails(details: ConversationDetails, nowMs: n
   lines.push("", details.compactions.length === 0 ? "Compactions: none" : "Compactions:");
   for (const item of details.compactions) lines.push(`  ${item.number}. ${renderCompactionItem(item)}`);
   if (details.pins.length > 0) {
-    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C to stop):");
+    lines.push("", "Kept verbatim (cxc conversation unkeep N|N.C [--only PART] to stop):");
     for (const item of details.pins) {
       const place = describePin({
         turn: item.turn - 1,

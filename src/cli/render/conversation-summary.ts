@@ -14,8 +14,9 @@ export function displayTitle(meta: { readonly title?: string | null | undefined 
   return sanitizeTerminalText(meta.title).replace(/\s+/g, " ").trim();
 }
 
-/** Words of characters that are neither whitespace nor controls, joined by single spaces. */
-const PLAIN_TITLE = /^[^\s\u0000-\u001f\u007f-\u009f]+(?: [^\s\u0000-\u001f\u007f-\u009f]+)*$/;
+/** Words of characters that are neither whitespace nor controls (bidirectional ones included), joined by single spaces. */
+const PLAIN_TITLE =
+  /^[^\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+(?: [^\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+)*$/;
 
 export function isPinned(meta: ConversationMeta): boolean {
   return typeof meta.pinned_at === "string";

@@ -10,6 +10,7 @@ import { type ConversationEvent, serializeEvent } from "../../core/conversation/
 import { describePin, pinnedMessages } from "../../core/conversation/pins.js";
 import { describeCompaction, formatCount } from "../../core/present/labels.js";
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
+import { HEAD, layoutCycles } from "../../core/conversation/cycles.js";
 import { assignTurnIndices, countTurns } from "../../core/conversation/turns.js";
 import { formatTimestamp } from "./relative-time.js";
 import type { ResolvedTurns } from "./turn-selection.js";
@@ -29,6 +30,11 @@ export interface TranscriptTurn {
   readonly summaryTags?: ReadonlyMap<string, string>;
   /** The ids of the pinned messages of the block (`cxc conversation keep`), marked `, pinned`. */
   readonly pinned?: ReadonlySet<string>;
+  /**
+   * The first event of each cycle (model response) of a raw turn of several, by event id: its
+   * position as `keep T.C` and `compact --from T.C` name it (`4.2`). Absent in projected views.
+   */
+  readonly cycleStarts?: ReadonlyMap<string, string>;
   /**
    * What a projected block stands for, for JSON: a summary of raw turns (with its compaction), or
    * a kept turn and the cycles summaries replaced inside it. Absent for a raw turn.
@@ -57,7 +63,19 @@ export function buildRawTranscript(
 ): TranscriptTurn[] {
   const turnCount = countTurns(events);
   const indices = assignTurnIndices(events);
+  const { cycles, cycleCounts } = layoutCycles(events, indices);
   const { ids: pinned } = pinnedMessages(events);
+  // Cycle numbers where `keep T.C` and `--from T.C` need them: in turns of more than one cycle.
+  const cycleStarts = new Map<string, string>();
+  let previous = { turn: -1, cycle: HEAD };
+  events.forEach((event, position) => {
+    const turn = indices[position]!;
+    const cycle = cycles[position]!;
+    if (cycle === HEAD || !("id" in event) || (cycleCounts[turn] ?? 0) < 2) return;
+    if (previous.turn !== turn || previous.cycle !== cycle)
+      cycleStarts.set(event.id, `${turn + 1}.${cycle + 1}`);
+    previous = { turn, cycle };
+  });
   const byTurn: ConversationEvent[][] = Array.from({ length: turnCount }, () => []);
   events.forEach((event, position) => {
     byTurn[indices[position]!]?.push(event);
@@ -72,6 +90,7 @@ export function buildRawTranscript(
       turnNumbers: [index + 1],
       events: turnEvents,
       ...(pinned.size === 0 ? {} : { pinned }),
+      ...(cycleStarts.size === 0 ? {} : { cycleStarts }),
     });
   }
   return turns;
@@ -136,6 +155,8 @@ export function renderTranscriptText(turns: readonly TranscriptTurn[], options: 
   const blocks = turns.map((turn) => {
     const lines = [colors.header(`── ${turn.header} ──`)];
     for (const event of turn.events) {
+      const cycle = turn.cycleStarts?.get("id" in event ? event.id : "");
+      if (cycle !== undefined && SHOWS.cycles.has(style)) lines.push(colors.note(`· cycle ${cycle}`));
       const tag = turn.summaryTags?.get("id" in event ? event.id : "");
       if (tag !== undefined && event.type === "chat_request") {
         lines.push(colors.label(`[${tag}]`, "other"), clean(event.content.replace(/^\[[^\]\n]*\]\n\n/, "")));
@@ -202,6 +223,7 @@ const SHOWS = {
   toolHeaders: new Set<PrintStyle>(["default", "full", "brief"]),
   toolDetails: new Set<PrintStyle>(["default", "full"]),
   compactions: new Set<PrintStyle>(["default", "full", "brief"]),
+  cycles: new Set<PrintStyle>(["default", "full", "brief"]),
   other: new Set<PrintStyle>(["default", "full"]),
 };
 

@@ -1,8 +1,9 @@
 /**
  * The conversation picker (jp's `?` targets): a searchable list on stderr, one row per
  * conversation with its title, where it came from, its turns and how long ago it was updated.
- * Typing narrows the list (title, id or source, any case); Enter takes the highlighted row,
- * Ctrl-C gives up (exit 130). Only opened at a terminal: the caller checks (src/cli/targets.ts).
+ * Typing narrows the list (title, id or source, any case); Enter takes the highlighted row, Esc or
+ * Ctrl-C gives up (exit 130, nothing changed), and the prompt line says so. Only opened at a
+ * terminal: the caller checks (src/cli/targets.ts).
  *
  * @inquirer/prompts is an island (tsup.config.ts), loaded when the picker opens, so no other
  * command pays for it.
@@ -56,12 +57,20 @@ export async function pickConversation(
   options: { readonly message: string; readonly now: number },
 ): Promise<string> {
   const { search } = await import("@inquirer/prompts");
+  const { emitKeypressEvents } = await import("node:readline");
   const rendered = pickerRows(items, options.now);
   const rows = new Map(items.map((item, index) => [item.id, rendered[index]!]));
+  // Esc gives up as Ctrl-C does: the prompt has no key of its own for it.
+  const cancelled = new AbortController();
+  const onKey = (_text: string | undefined, key: { name?: string } | undefined): void => {
+    if (key?.name === "escape") cancelled.abort();
+  };
+  emitKeypressEvents(process.stdin);
+  process.stdin.on("keypress", onKey);
   try {
     return await search<string>(
       {
-        message: options.message,
+        message: `${options.message} (type to narrow, Enter picks, Esc cancels)`,
         source: (term) =>
           filterItems(items, term).map((item) => ({
             value: item.id,
@@ -70,12 +79,15 @@ export async function pickConversation(
           })),
         pageSize: 12,
       },
-      { output: process.stderr },
+      { output: process.stderr, signal: cancelled.signal },
     );
   } catch (error) {
-    if ((error as Error).name === "ExitPromptError") {
-      throw new CxcError("interrupted", "no conversation picked");
+    const name = (error as Error).name;
+    if (name === "ExitPromptError" || name === "AbortPromptError") {
+      throw new CxcError("interrupted", "no conversation picked; nothing changed");
     }
     throw error;
+  } finally {
+    process.stdin.off("keypress", onKey);
   }
 }

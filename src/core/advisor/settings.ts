@@ -130,9 +130,10 @@ export function readTokenLines(lookup: Lookup): { lines: TokenLines; warning?: s
   const { notice: n, recommend: r, request: q } = DEFAULT_TOKEN_LINES;
   return {
     lines: DEFAULT_TOKEN_LINES,
+    // A partial set is never mixed with the defaults: said plainly, with what to do.
     warning:
-      `advisor token lines (${given}) must all be set and strictly increasing; ` +
-      `using the defaults ${n}/${r}/${q} for all three`,
+      `the advisor's token lines are read as a set, and ${given} is not a full, strictly increasing one ` +
+      `(notice < recommend < request): all three use the defaults ${n}/${r}/${q}; set all three, or none`,
   };
 }
 

@@ -35,19 +35,26 @@ export function checkNoOpenReview(
   records: readonly ReviewRecord[],
   sourceId: string,
   purpose: "start" | "compact",
+  activeId?: string,
 ): (ReviewRefusal & { readonly reviewId: string }) | undefined {
   const reviewId = findOpenReviews(records, sourceId)[0];
   if (reviewId === undefined) return undefined;
-  const steps = "then discuss, `--continue`, or `--abort`";
+  // The review is the active conversation already: no `use` step to take.
+  const active = activeId === reviewId;
+  const steps = active
+    ? "it is the active conversation: discuss (`cxc q`), then `cxc conversation compact --continue` or `--abort`"
+    : "then discuss, `--continue`, or `--abort`";
   return purpose === "start"
     ? {
         reviewId,
         message: `a review of this conversation is already open: ${reviewId}`,
-        hint: `switch to it with \`cxc conversation use ${reviewId}\`, ${steps}`,
+        hint: active ? steps : `switch to it with \`cxc conversation use ${reviewId}\`, ${steps}`,
       }
     : {
         reviewId,
         message: `a compaction review of this conversation is open: ${reviewId}`,
-        hint: `finish it first: \`cxc conversation use ${reviewId}\`, ${steps}`,
+        hint: active
+          ? `finish it first; ${steps}`
+          : `finish it first: \`cxc conversation use ${reviewId}\`, ${steps}`,
       };
 }

@@ -78,13 +78,26 @@ export type CompactionPlan =
       readonly source: CompactionSource;
       readonly note?: string;
     }
-  | { readonly kind: "nothing-to-compact"; readonly message: "Nothing to compact." }
+  | {
+      readonly kind: "nothing-to-compact";
+      readonly message: "Nothing to compact.";
+      /** Why, rule by rule (absent: the conversation has no turns). */
+      readonly why?: readonly NothingWhy[];
+    }
   /** `ruleIndex`: the rule the problem was found in. */
   | { readonly kind: "invalid"; readonly message: string; readonly ruleIndex?: number }
   | ({ readonly kind: "conflict"; readonly ruleIndex?: number } & SummaryConflict);
 
 /** A plan that compacts something. */
 export type PlannedCompaction = Extract<CompactionPlan, { kind: "planned" }>;
+
+/**
+ * Why one rule compacted nothing: its range left no turn (`outside`: what it keeps covers the
+ * conversation), or the only messages in it are pinned (`pinned`, the range it had, 0-based).
+ */
+export type NothingWhy =
+  | { readonly ruleIndex: number; readonly kind: "outside" }
+  | { readonly ruleIndex: number; readonly kind: "pinned"; readonly from: number; readonly to: number };
 
 export const NOTHING_TO_COMPACT: CompactionPlan = Object.freeze({
   kind: "nothing-to-compact",
@@ -177,6 +190,7 @@ export function planCompaction(
   const facts = describePositions(events, options.now);
   const summaries: SummarySpan[] = summarySpansOf(events);
   const segments: CompactionSegment[] = [];
+  const why: NothingWhy[] = [];
   const keeping = options.keeping ?? DEFAULT_KEEPING;
   let turns: Turn[] | undefined;
   let pinned: ReadonlySet<string> | undefined;
@@ -199,12 +213,18 @@ export function planCompaction(
       keepLastCycle: options.keepLastCycle ?? true,
     });
     if (resolved.kind === "invalid") return { kind: "invalid", message: resolved.message, ruleIndex };
-    if (resolved.kind === "empty") continue;
+    if (resolved.kind === "empty") {
+      why.push({ ruleIndex, kind: "outside" });
+      continue;
+    }
     const planned = planRule(rule, ruleIndex, resolved, facts, summaries, {
       lastTurnFinished: options.keepLastCycle === false,
     });
     if (!Array.isArray(planned)) return planned;
     const kept = planned.flatMap((segment) => keep(segment) ?? []);
+    if (kept.length === 0 && planned.length > 0) {
+      why.push({ ruleIndex, kind: "pinned", from: planned[0]!.from, to: planned.at(-1)!.to });
+    }
     for (const segment of kept) {
       if (segment.summary !== undefined || segment.supplied !== undefined) {
         summaries.push({ ...spanOfRange(segment), compactionId: `planned:${ruleIndex}` });
@@ -212,7 +232,7 @@ export function planCompaction(
     }
     segments.push(...kept);
   }
-  if (segments.length === 0) return NOTHING_TO_COMPACT;
+  if (segments.length === 0) return { ...NOTHING_TO_COMPACT, why } as CompactionPlan;
   return {
     kind: "planned",
     segments,

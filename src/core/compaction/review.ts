@@ -33,7 +33,7 @@ import {
   TURN_END,
 } from "../conversation/cycles.js";
 import type { Compaction, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
-import { describeCompaction, describeSpan, describeTurnRange } from "../present/labels.js";
+import { describeCompaction, describeOwnTurnRange, describeSpan } from "../present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
 import { describeCycleOutOfRange } from "../position/bound.js";
 import { fitSummary, summarySpansOf, suppliedPiece } from "./overlap.js";
@@ -342,7 +342,7 @@ export function validateProposal(
 /** `turns 4..4`, `turns 1..17`, or a cycle range: `turn 4, cycles 1..37`. */
 function describeTurns(range: ReviewTurnRange): string {
   if (hasCycles(range)) return describeSpan(reviewRangeSpan(range));
-  return describeTurnRange(range.fromTurn, range.toTurn);
+  return describeOwnTurnRange(range.fromTurn, range.toTurn);
 }
 
 /** `summarize`, or the mechanical policies (`strip reasoning + strip tool calls`). */

@@ -206,6 +206,32 @@ export function compactionSpan(compaction: Compaction): CycleSpan {
   };
 }
 
+/**
+ * For each compaction of `inOrder` (the compactions in force, in stream order), the index of the
+ * later summary that covers its whole span and is in force with `turnCount` turns (a deferred one
+ * only once its turn started), or undefined: a summary stands for everything in its range, so
+ * such a compaction no longer changes what the model sees (`show` says `replaced by N`).
+ */
+export function replacingSummaries(
+  inOrder: readonly Compaction[],
+  turnCount: number,
+): (number | undefined)[] {
+  const spans = inOrder.map(compactionSpan);
+  const inForce = (compaction: Compaction): boolean =>
+    compaction.deferred_until_turn === undefined || turnCount > compaction.deferred_until_turn;
+  return inOrder.map((_, index) => {
+    for (let later = inOrder.length - 1; later > index; later--) {
+      const candidate = inOrder[later]!;
+      if (compactionPolicies(candidate).summary === undefined || !inForce(candidate)) continue;
+      const outer = spans[later]!;
+      const inner = spans[index]!;
+      if (comparePositions(outer.from, inner.from) <= 0 && comparePositions(inner.to, outer.to) <= 0)
+        return later;
+    }
+    return undefined;
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Selecting raw events
 

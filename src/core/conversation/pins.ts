@@ -176,24 +176,46 @@ export function planPin(events: readonly ConversationEvent[], target: PinTarget)
   return { ok: true, kind: "new", messages };
 }
 
-/** What `unkeep` would retire: every pin in force at the position, whatever its `only`. */
+/**
+ * What `unkeep` would retire: the pin in force at the position that keeps what `only` names (the
+ * whole turn or cycle when `only` is undefined), never another pin beside it; `left` is what stays
+ * kept at the position.
+ */
 export type UnpinPlan =
-  | { readonly ok: true; readonly retires: readonly Pin[] }
+  | { readonly ok: true; readonly retires: readonly Pin[]; readonly left: readonly Pin[] }
   | { readonly ok: false; readonly message: string };
 
-/** Plans retiring the pins at a position (0-based turn, and cycle when given). */
+/**
+ * Plans retiring a pin at a position (0-based turn, and cycle when given). Without `only`, the
+ * whole pin there, else the one narrowed pin there; several narrowed pins and no whole one is an
+ * error asking which (`--only`). A position with no pin lists the pins there are.
+ */
 export function planUnpin(
   events: readonly ConversationEvent[],
   position: { readonly turn: number; readonly cycle?: number },
+  only?: PinPart,
 ): UnpinPlan {
-  const pins = activePins(events);
-  const retires = pins
-    .map((entry) => entry.pin)
-    .filter((pin) => pin.turn === position.turn && pin.cycle === position.cycle);
-  if (retires.length > 0) return { ok: true, retires };
-  const place = describePin(position);
+  const pins = activePins(events).map((entry) => entry.pin);
+  const here = pins.filter((pin) => pin.turn === position.turn && pin.cycle === position.cycle);
+  const named =
+    only !== undefined
+      ? here.filter((pin) => pin.only === only)
+      : here.some((pin) => pin.only === undefined)
+        ? here.filter((pin) => pin.only === undefined)
+        : here.length === 1
+          ? here
+          : [];
+  if (named.length > 0) return { ok: true, retires: named, left: here.filter((pin) => !named.includes(pin)) };
+  const place = describePin({ ...position, ...(only === undefined ? {} : { only }) });
+  if (only === undefined && here.length > 1) {
+    const parts = here.map((pin) => pin.only).join("|");
+    return {
+      ok: false,
+      message: `${describePin(position)} is kept by ${formatCount(here.length, "pin")}: ${here.map((pin) => describePin(pin)).join("; ")}; name one with --only ${parts}`,
+    };
+  }
   if (pins.length === 0) return { ok: false, message: `${place} is not kept: the conversation has no pins` };
-  const listed = pins.map(({ pin }) => describePin({ turn: pin.turn, cycle: pin.cycle })).join("; ");
+  const listed = pins.map((pin) => describePin(pin)).join("; ");
   return { ok: false, message: `${place} is not kept (${formatCount(pins.length, "pin")}: ${listed})` };
 }
 

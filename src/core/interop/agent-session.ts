@@ -34,6 +34,13 @@ export interface AgentImportSummary {
   readonly skipped: Readonly<Record<string, number>>;
   /** Records of types this reader does not know, by type; skipped. */
   readonly unknown: Readonly<Record<string, number>>;
+  /**
+   * Content this reader does not know inside records it does (a content block or part, by kind);
+   * left out. See agent-versions.ts.
+   */
+  readonly unknownFields?: Readonly<Record<string, number>>;
+  /** The agent's version as the records carry it (pi: the session format), when they do. */
+  readonly version?: string;
   /** Records of side chains (subagents) in the file; left out. */
   readonly sideChainRecords: number;
   /** Branches the session left (edited or rewound prompts) and the records on them; left out. */

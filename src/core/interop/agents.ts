@@ -26,22 +26,31 @@ export const ORIGIN_META_KEY = "origin";
 /** Meta field jp imports carry (`jp-c…`, the jp conversation id). */
 export const JP_ID_META_KEY = "jp_id";
 
-/** Where a conversation came from, by its metadata: an agent, jp, or cxc itself. */
-export type ConversationSource = AgentFormat | "jp" | "cxc";
+/** The message arrays (request bodies) cxc imports, by the API they are written for. */
+export const MESSAGE_FORMATS = ["openai", "anthropic"] as const;
+export type MessageFormat = (typeof MESSAGE_FORMATS)[number];
+
+/** Where a conversation came from, by its metadata: an agent, jp, a message array, or cxc itself. */
+export type ConversationSource = AgentFormat | MessageFormat | "jp" | "cxc";
 
 export function conversationSource(meta: Readonly<Record<string, unknown>>): ConversationSource {
   const origin = meta[ORIGIN_META_KEY];
   if (typeof origin === "object" && origin !== null) {
-    const agent = (origin as { agent?: unknown }).agent;
+    const { agent, format } = origin as { agent?: unknown; format?: unknown };
     if (typeof agent === "string" && (AGENT_FORMATS as readonly string[]).includes(agent)) {
       return agent as AgentFormat;
+    }
+    if (typeof format === "string" && (MESSAGE_FORMATS as readonly string[]).includes(format)) {
+      return format as MessageFormat;
     }
   }
   return typeof meta[JP_ID_META_KEY] === "string" ? "jp" : "cxc";
 }
 
-/** The source as people read it: `Claude Code`, `pi`, `jp`, `cxc`. */
+/** The source as people read it: `Claude Code`, `pi`, `jp`, `cxc`, `OpenAI`, `Anthropic`. */
 export function sourceName(source: ConversationSource): string {
+  if (source === "openai") return "OpenAI";
+  if (source === "anthropic") return "Anthropic";
   return source === "jp" || source === "cxc" ? source : AGENT_NAMES[source];
 }
 

@@ -97,6 +97,31 @@ const BOOKKEEPING = new Set([
   "pr-link",
 ]);
 
+/**
+ * The content blocks of the Messages API that Claude Code writes: a block of another kind is one a
+ * newer Claude Code brought (counted as an unknown field; agent-versions.ts). Those the converter
+ * does not map (images, documents, server tools) are left out with a warning either way.
+ */
+const KNOWN_BLOCKS = new Set([
+  "text",
+  "image",
+  "document",
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "mcp_tool_use",
+  "mcp_tool_result",
+  "container_upload",
+  "search_result",
+]);
+
 /** Attachment types that bring a file the user named into the prompt. */
 const USER_FILE_ATTACHMENTS = new Set(["file", "directory", "selected_lines_in_ide"]);
 
@@ -278,6 +303,8 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
       compactions: 0,
       skipped: this.skipped,
       unknown: this.unknown,
+      unknownFields: {},
+      ...(this.version === undefined ? {} : { version: this.version }),
       sideChainRecords: this.sideChainRecords,
       abandonedBranches,
       abandonedRecords,
@@ -428,6 +455,7 @@ class ClaudeCodeConverter implements SessionConverter {
       plan.label,
       plan.warnings,
       plan.summary.skipped as Record<string, number>,
+      plan.summary.unknownFields as Record<string, number>,
     );
     this.finisher = new EventFinisher(plan.key);
   }
@@ -500,7 +528,14 @@ class ClaudeCodeMapper {
     private readonly label: string,
     private readonly warnings: string[],
     private readonly skipped: Record<string, number>,
+    private readonly unknownFields: Record<string, number>,
   ) {}
+
+  /** Reports a content block left out; one of a kind this reader does not know is counted too. */
+  private leftOut(block: Json, where: string): void {
+    this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+    if (!KNOWN_BLOCKS.has(String(block.type))) count(this.unknownFields, `block ${String(block.type)}`);
+  }
 
   /** Maps the next record of the chain (in file order). */
   add(record: ChainRecord): void {
@@ -549,7 +584,7 @@ class ClaudeCodeMapper {
             where,
           );
         } else {
-          this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+          this.leftOut(block, where);
         }
       }
       this.promptOpen = false;
@@ -636,7 +671,7 @@ class ClaudeCodeMapper {
           where,
         );
       } else {
-        this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+        this.leftOut(block, where);
       }
     }
     this.promptOpen = false;
@@ -727,7 +762,7 @@ class ClaudeCodeMapper {
     const texts: string[] = [];
     for (const block of content) {
       if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
-      else if (isRecord(block)) this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+      else if (isRecord(block)) this.leftOut(block, where);
     }
     return texts.join("\n");
   }

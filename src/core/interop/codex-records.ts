@@ -33,6 +33,12 @@ import { isRecord } from "./jp-encoding.js";
 export const CODEX_CUSTOM_TOOL_KEY = "codex_custom_tool";
 
 type Json = Record<string, unknown>;
+
+/**
+ * The content parts of the Responses API that Codex writes in messages; a part of another kind is
+ * one a newer Codex brought (counted as an unknown field; agent-versions.ts).
+ */
+const KNOWN_PARTS = new Set(["input_text", "input_image", "input_file", "output_text", "refusal"]);
 const OK: InteropResult<void> = { ok: true, value: undefined };
 
 /** Records kept out on purpose: Codex's own bookkeeping. */
@@ -47,6 +53,8 @@ export class CodexMapper {
   readonly drafts = new DraftList();
   readonly skipped: Record<string, number> = {};
   readonly unknown: Record<string, number> = {};
+  /** Content parts of kinds this reader does not know, inside messages it does. */
+  readonly unknownFields: Record<string, number> = {};
   compactions = 0;
   firstPrompt: string | undefined;
   private model: string | undefined;
@@ -172,6 +180,7 @@ export class CodexMapper {
         for (const block of item.content) {
           if (isRecord(block) && block.type !== "input_text") {
             this.warnings.push(`${where}: a ${String(block.type)} part was left out`);
+            if (!KNOWN_PARTS.has(String(block.type))) count(this.unknownFields, `part ${String(block.type)}`);
           }
         }
         this.drafts.openTurn(ts, where);
@@ -182,6 +191,11 @@ export class CodexMapper {
         return OK;
       }
       case "assistant": {
+        for (const block of item.content) {
+          if (isRecord(block) && !KNOWN_PARTS.has(String(block.type))) {
+            count(this.unknownFields, `part ${String(block.type)}`);
+          }
+        }
         const text = textsOf(item.content, "output_text").join("");
         if (text !== "") this.drafts.add({ type: "chat_response", ts, message: text }, where);
         return OK;

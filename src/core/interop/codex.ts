@@ -6,8 +6,9 @@
  * later can change it, so neither the file nor the conversation is held. A rollout is a plain
  * list, not a tree, so there is no branch to find.
  *
- * Every line is `{timestamp, type, payload}`. Line 1 is `session_meta` (id, cwd, CLI version, the
- * provider). `response_item` records are what the model saw and said, in the Responses API's
+ * Every line is `{timestamp, type, payload}`. The first record is `session_meta` (id, cwd, CLI
+ * version, the provider): pass 1 notes its line (blank lines, a lone `\r`, may come before it) and
+ * pass 2 starts after it; a later `session_meta` (a resumed session writes one) is bookkeeping. `response_item` records are what the model saw and said, in the Responses API's
  * shapes (codex-records.ts maps them). `turn_context` names the model of each turn. A `compacted`
  * record is Codex's own compaction: an overlay whose summary is what Codex's model saw from then
  * on (the earlier prompts it kept, then its summary), over the turns before it. `event_msg`,
@@ -54,6 +55,8 @@ function recordProblem(record: Json): string | undefined {
 export class CodexSessionReader implements SessionIndexer {
   private line = 0;
   private lastRecord = 0;
+  /** The line of the `session_meta` record (the first record; blank lines may come before it). */
+  private metaLine = 0;
   private meta: Json | undefined;
   private metaTimestamp: string | undefined;
   private readonly warnings: string[] = [];
@@ -78,6 +81,7 @@ export class CodexSessionReader implements SessionIndexer {
         );
       }
       this.meta = record.payload;
+      this.metaLine = this.line;
       this.metaTimestamp = agentTimestamp(record.timestamp);
       return { ok: true, value: undefined };
     }
@@ -109,8 +113,9 @@ export class CodexSessionReader implements SessionIndexer {
     if (typeof meta.cwd === "string") origin.cwd = meta.cwd;
     if (typeof meta.cli_version === "string") origin.version = meta.cli_version;
     const provider = typeof meta.model_provider === "string" ? meta.model_provider : "openai";
-    const { label, warnings, lastRecord } = this;
+    const { label, warnings, lastRecord, metaLine } = this;
     const lines = this.line;
+    const version = typeof meta.cli_version === "string" ? meta.cli_version : undefined;
     return {
       ok: true,
       value: {
@@ -123,8 +128,8 @@ export class CodexSessionReader implements SessionIndexer {
         },
         lines: lastRecord,
         warnings,
-        wants: (line) => line > 1,
-        convert: () => new CodexConverter({ label, key, provider, lines, warnings }),
+        wants: (line) => line > metaLine,
+        convert: () => new CodexConverter({ label, key, provider, lines, metaLine, version, warnings }),
       },
     };
   }
@@ -134,6 +139,8 @@ export class CodexSessionReader implements SessionIndexer {
 class CodexConverter implements SessionConverter {
   private readonly mapper: CodexMapper;
   private readonly finisher: EventFinisher;
+  /** `session_meta` records after the first. */
+  private extraMeta = 0;
 
   constructor(
     private readonly plan: {
@@ -143,6 +150,10 @@ class CodexConverter implements SessionConverter {
       readonly provider: string;
       /** Lines pass 1 read. */
       readonly lines: number;
+      /** The line of the `session_meta` pass 1 read the session from. */
+      readonly metaLine: number;
+      /** Codex's version (`session_meta.cli_version`). */
+      readonly version: string | undefined;
       readonly warnings: string[];
     },
   ) {
@@ -151,13 +162,18 @@ class CodexConverter implements SessionConverter {
   }
 
   addLine(text: string, line: number): InteropResult<ConversationEvent[]> {
-    if (line <= 1 || text.trim() === "") return { ok: true, value: [] };
+    if (line <= this.plan.metaLine || text.trim() === "") return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
     const parsed = parseRecordLine(text, where, "codex");
     if (!parsed.ok) return parsed;
     const record = parsed.value;
-    if (record.type === "session_meta" || recordProblem(record) !== undefined) {
+    if (recordProblem(record) !== undefined) {
       return interopError(`${where}: the file changed while cxc read it; import it again`);
+    }
+    if (record.type === "session_meta") {
+      // Codex writes the session's metadata again (a resumed or forked session): bookkeeping.
+      this.extraMeta += 1;
+      return { ok: true, value: [] };
     }
     const mapped = this.mapper.add(record, agentTimestamp(record.timestamp)!, where);
     if (!mapped.ok) return mapped;
@@ -179,6 +195,8 @@ class CodexConverter implements SessionConverter {
       compactions: mapper.compactions,
       skipped: mapper.skipped,
       unknown: mapper.unknown,
+      unknownFields: mapper.unknownFields,
+      ...(this.plan.version === undefined ? {} : { version: this.plan.version }),
       sideChainRecords: 0,
       abandonedBranches: 0,
       abandonedRecords: 0,
@@ -188,7 +206,7 @@ class CodexConverter implements SessionConverter {
       value: {
         events: events.value,
         ...(title === undefined ? {} : { title }),
-        summary: { ...summary, skipped: { session_meta: 1, ...summary.skipped } },
+        summary: { ...summary, skipped: { session_meta: 1 + this.extraMeta, ...summary.skipped } },
         warnings: this.plan.warnings,
       },
     };

@@ -11,8 +11,11 @@
  *   compaction after it makes it stale: then the size is unknown, which the hook takes as below
  *   every line. Lines that are not whole JSON (the agent may be writing the last one) are skipped.
  * - The output: `{"systemMessage": …}` shows a line to the user; `{"hookSpecificOutput":
- *   {"hookEventName": "SessionStart", "additionalContext": …}}` adds context the model reads.
+ *   {"hookEventName": "SessionStart", "additionalContext": …}}` adds context the model reads. Both
+ *   are sanitized (no escape sequence, control or bidirectional override from a quoted prompt)
+ *   and written without raw C1 bytes (`stringifyJson`).
  */
+import { sanitizeTerminalText, stringifyJson } from "../present/sanitize.js";
 
 /** The fields of a hook's input that cxc reads. */
 export interface HookInput {
@@ -111,14 +114,20 @@ export function lastReportedUsage(tail: string): ReportedUsage | undefined {
   return undefined;
 }
 
-/** The hook's output that shows `message` to the user. */
+/**
+ * The hook's output that shows `message` to the user: sanitized like every text from outside
+ * (it quotes the user's own prompts), as JSON without a raw control byte.
+ */
 export function systemMessageOutput(message: string): string {
-  return JSON.stringify({ systemMessage: message });
+  return stringifyJson({ systemMessage: sanitizeTerminalText(message) });
 }
 
-/** The hook's output that adds `context` for the model after a `SessionStart`. */
+/**
+ * The hook's output that adds `context` for the model after a `SessionStart`: sanitized too (the
+ * agent may show it), as JSON without a raw control byte.
+ */
 export function sessionContextOutput(context: string): string {
-  return JSON.stringify({
-    hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context },
+  return stringifyJson({
+    hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sanitizeTerminalText(context) },
   });
 }

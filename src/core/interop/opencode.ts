@@ -133,7 +133,7 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
   if (!conversation.ok) return conversation;
   const drafts = new DraftList();
   const skipped: Record<string, number> = {};
-  const unknown: Record<string, number> = {};
+  const unknownFields: Record<string, number> = {};
   const warnings: string[] = [];
   const turnOf = new Map<string, number>();
   let model: string | undefined;
@@ -185,7 +185,7 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
         } else if (BOOKKEEPING_PARTS.has(part.type as string)) {
           count(skipped, part.type as string);
         } else {
-          count(unknown, `part ${String(part.type)}`);
+          count(unknownFields, `part ${String(part.type)}`);
         }
       }
       if (texts.length === 0) {
@@ -251,7 +251,7 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
     }
     const provider = typeof info.providerID === "string" ? info.providerID : undefined;
     const modelId = typeof info.modelID === "string" ? info.modelID : undefined;
-    const responses = assistantParts(message.parts, ts, skipped, unknown);
+    const responses = assistantParts(message.parts, ts, skipped, unknownFields);
     if (responses.length === 0) {
       count(skipped, isRecord(info.error) ? "failed reply" : "empty reply");
       continue;
@@ -286,7 +286,9 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
     turns: drafts.turn + 1,
     compactions,
     skipped,
-    unknown,
+    unknown: {},
+    unknownFields,
+    ...(typeof document.info.version === "string" ? { version: document.info.version } : {}),
     sideChainRecords: 0,
     abandonedBranches: abandonedRecords > 0 ? 1 : 0,
     abandonedRecords,
@@ -307,7 +309,7 @@ function assistantParts(
   parts: readonly Json[],
   ts: string,
   skipped: Record<string, number>,
-  unknown: Record<string, number>,
+  unknownFields: Record<string, number>,
 ): EventDraft[] {
   const drafts: EventDraft[] = [];
   const results: EventDraft[] = [];
@@ -375,7 +377,7 @@ function assistantParts(
         if (BOOKKEEPING_PARTS.has(part.type as string)) count(skipped, part.type as string);
         else if (part.type === "file") {
           count(skipped, "file");
-        } else count(unknown, `part ${String(part.type)}`);
+        } else count(unknownFields, `part ${String(part.type)}`);
     }
   }
   // A step's results follow its calls (opencode sends them as the next message).

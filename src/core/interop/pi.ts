@@ -1,5 +1,6 @@
 /**
- * pi session files (`~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl`, versions 1–3) → cxc
+ * pi session files (`~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl`, versions 1–3; a newer
+ * one is read as version 3, and what it holds that cxc does not know is counted) → cxc
  * events. Pure: the shell feeds the file's lines to a `PiSessionReader` (pass 1, an index of the
  * entries), then the branch's lines to the converter its plan makes (pass 2; see
  * agent-session.ts); writing a session is pi-export.ts. The mapping is documented in docs/import-export.md; in short:
@@ -68,6 +69,9 @@ const BOOKKEEPING = new Set(["thinking_level_change", "custom", "label", "sessio
 
 type Json = Record<string, unknown>;
 
+/** The content blocks pi writes; a block of another kind is one a newer pi brought. */
+const KNOWN_BLOCKS = new Set(["text", "image", "thinking", "toolCall"]);
+
 /** An entry of the active branch as the mapper reads it in pass 2. */
 interface Entry {
   readonly line: number;
@@ -93,6 +97,8 @@ export class PiSessionReader implements SessionIndexer {
   private header: Json | undefined;
   private headerTimestamp: string | undefined;
   private version = 1;
+  /** The header's format version as written (a newer one is read as the newest cxc knows). */
+  private fileVersion = 1;
   private readonly entries: IndexedEntry[] = [];
   private readonly unknown: Record<string, number> = {};
   private readonly warnings: string[] = [];
@@ -150,16 +156,14 @@ export class PiSessionReader implements SessionIndexer {
     }
     const version = record.version ?? 1;
     if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
-      return interopError(`${where}: the session header's \`version\` must be 1, 2 or 3`);
+      return interopError(`${where}: the session header's \`version\` must be a whole number from 1`);
     }
-    if (version > PI_SESSION_VERSION) {
-      return interopError(
-        `${where}: a pi session of format version ${version}; cxc reads versions 1 to ${PI_SESSION_VERSION}`,
-      );
-    }
+    // A newer format is read as the newest cxc knows; what it does not know is counted and said
+    // (agent-versions.ts), and an entry it cannot read is still an error naming its line.
     this.header = record;
     this.headerTimestamp = agentTimestamp(record.timestamp);
-    this.version = version;
+    this.fileVersion = version;
+    this.version = Math.min(version, PI_SESSION_VERSION);
     return { ok: true, value: undefined };
   }
 
@@ -207,13 +211,15 @@ export class PiSessionReader implements SessionIndexer {
       this.headerTimestamp ??
       (path[0] ? agentTimestamp(path[0].timestamp) : undefined) ??
       "1970-01-01T00:00:00.000Z";
-    const origin: Json = { agent: "pi", session_id: sessionId, version: this.version };
+    const origin: Json = { agent: "pi", session_id: sessionId, version: this.fileVersion };
     if (typeof header.cwd === "string") origin.cwd = header.cwd;
     const { label, warnings, version, unknown } = this;
     const summary = {
       agent: "pi" as const,
       lines: this.line,
       unknown,
+      unknownFields: {},
+      version: String(this.fileVersion),
       sideChainRecords: 0,
       abandonedBranches,
       abandonedRecords,
@@ -277,6 +283,7 @@ class PiConverter implements SessionConverter {
       plan.warnings,
       plan.version,
       plan.summary.unknown as Record<string, number>,
+      plan.summary.unknownFields as Record<string, number>,
     );
     this.finisher = new EventFinisher(plan.key);
   }
@@ -339,7 +346,14 @@ class PiMapper {
     private readonly warnings: string[],
     private readonly version: number,
     private readonly unknown: Record<string, number>,
+    private readonly unknownFields: Record<string, number>,
   ) {}
+
+  /** Reports a content block left out; one of a kind this reader does not know is counted too. */
+  private leftOut(block: Json, where: string): void {
+    this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+    if (!KNOWN_BLOCKS.has(String(block.type))) count(this.unknownFields, `block ${String(block.type)}`);
+  }
 
   /** Maps the next entry of the branch. */
   add(entry: Entry): void {
@@ -484,7 +498,7 @@ class PiMapper {
           where,
         );
       } else {
-        this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+        this.leftOut(block, where);
       }
     }
   }
@@ -547,7 +561,7 @@ class PiMapper {
     const texts: string[] = [];
     for (const block of content) {
       if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
-      else if (isRecord(block)) this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+      else if (isRecord(block)) this.leftOut(block, where);
     }
     return texts.join("\n");
   }

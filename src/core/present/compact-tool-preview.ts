@@ -7,7 +7,7 @@ import { describeOrigin, eventText, excerptEnd, excerptStart } from "../compacti
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "../compaction/compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "../compaction/compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "../conversation/events.js";
-import { capitalize, describeRange, describeTurnRange } from "./labels.js";
+import { capitalize, describeOwnTurnRange, describeRange } from "./labels.js";
 import { originOverlaps, type ProjectedTurn, type ProjectedView } from "../conversation/projection.js";
 import type { ToolCallsMode } from "../compaction/rules.js";
 import { formatLosses } from "./summary-check-text.js";
@@ -20,7 +20,7 @@ export function countWords(text: string): number {
 
 /** `turns 3..3` or `turns 1..14` from 0-based indices. */
 export function formatTurnRange(from: number, to: number): string {
-  return describeTurnRange(from + 1, to + 1);
+  return describeOwnTurnRange(from + 1, to + 1);
 }
 
 /** A planned rule's range: `turns 1..14`, or with cycles `turn 5, cycles 2..9` (1-based). */

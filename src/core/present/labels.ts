@@ -75,6 +75,15 @@ export function describeTurnRange(first: number, last: number): string {
   return `turns ${first}..${last}`;
 }
 
+/**
+ * A 1-based range on cxc's own surfaces (the review's confirmation, the compact tool's approval,
+ * `stats`): one turn is `turn 3`. Where jp prints ranges (the compaction timeline, `show`'s
+ * compactions) one turn stays jp's `turns 3..3` (`describeTurnRange`).
+ */
+export function describeOwnTurnRange(first: number, last: number): string {
+  return first === last ? `turn ${first}` : describeTurnRange(first, last);
+}
+
 /** `1 compaction`, `2 compactions`; `plural` for the irregular ones (`entry`, `entries`). */
 export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : plural}`;

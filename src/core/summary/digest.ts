@@ -325,17 +325,17 @@ function collectUnansweredAsks(turn: Turn): string[] {
   const lastRequest = requests[requests.length - 1];
   const lastRequestPosition = lastRequest ? turn.events.indexOf(lastRequest) : -1;
   const answered = turn.events.slice(lastRequestPosition + 1).some((event) => messages.includes(event));
-  if (lastRequest && !answered) asks.push(`${label}: unanswered request (quoted above)`);
+  if (lastRequest && !answered) asks.push(`${label}: the request (quoted above) has no answer yet`);
   for (const request of requests) {
     if (request.type !== "chat_request") continue;
     for (const sentence of splitSentences(request.content)) {
-      if (sentence.endsWith("?")) asks.push(`${label}: user asked: ${truncate(sentence, 400)}`);
+      if (sentence.endsWith("?")) asks.push(`${label}, the user asked: "${truncate(sentence, 400)}"`);
     }
   }
   const finalMessage = messages[messages.length - 1];
   if (finalMessage?.type === "chat_response" && finalMessage.message) {
     for (const sentence of splitSentences(finalMessage.message)) {
-      if (sentence.endsWith("?")) asks.push(`${label}: assistant asked: ${truncate(sentence, 400)}`);
+      if (sentence.endsWith("?")) asks.push(`${label}, the assistant asked: "${truncate(sentence, 400)}"`);
     }
   }
   return asks;

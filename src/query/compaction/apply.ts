@@ -16,7 +16,12 @@
  * draft that is never stored. The `compact` tool's plans have no summary to write: it realizes them
  * in core and the turn loop stores them with the tool's response.
  */
-import type { CompactionPlan, CompactionSegment, PlannedCompaction } from "../../core/compaction/plan.js";
+import type {
+  CompactionPlan,
+  CompactionSegment,
+  NothingWhy,
+  PlannedCompaction,
+} from "../../core/compaction/plan.js";
 import { withoutDeferral } from "../../core/compaction/event.js";
 import { type CompactionPreview, previewCompactions } from "../../core/compaction/preview.js";
 import { needsSummary, realizePlan } from "../../core/compaction/realize.js";
@@ -70,7 +75,12 @@ export function collectingTarget(
 /** A plan, or the reason there is nothing to do. */
 export type PlanOutcome =
   | PlannedCompaction
-  | { readonly kind: "nothing-to-compact"; readonly message: string };
+  | {
+      readonly kind: "nothing-to-compact";
+      readonly message: string;
+      /** Why, rule by rule (core/compaction/plan.ts). */
+      readonly why?: readonly NothingWhy[];
+    };
 
 /** Options of `applyCompaction`. */
 export interface ApplyOptions {
@@ -105,6 +115,7 @@ export type ApplyOutcome =
   | {
       readonly kind: "nothing";
       readonly message: string;
+      readonly why?: readonly NothingWhy[];
       readonly events: readonly ConversationEvent[];
       readonly warnings: readonly string[];
     }
@@ -149,7 +160,15 @@ export async function applyCompaction(
   const { events } = target;
   const warnings = target.warnings ?? [];
   const plan = options.plan(events, target.meta ?? {});
-  if (plan.kind !== "planned") return { kind: "nothing", message: plan.message, events, warnings };
+  if (plan.kind !== "planned") {
+    return {
+      kind: "nothing",
+      message: plan.message,
+      ...(plan.why ? { why: plan.why } : {}),
+      events,
+      warnings,
+    };
+  }
   const made = await writeSummaries(events, plan, options);
   const policies: (SummaryPolicy | undefined)[] = made.map((summary) => summary?.policy);
   const realize = (newEventId: () => string, metadata?: Readonly<Record<string, unknown>>) =>

@@ -28,16 +28,43 @@ export function registerConfigShow(config: Command): void {
         ...listConfigLeaves(effective),
         ...readerDefaults.filter((leaf) => !set(leaf.key)).map((leaf) => ({ ...leaf, origin: "default" })),
       ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const { userConfigPath, workspaceConfigPath } = await import("../../config.js");
+      const { describeStoreLocation } = await import("../../render/where.js");
+      const { existsSync } = await import("node:fs");
+      const userFile = userConfigPath(context.env);
+      const workspaceFile = workspaceConfigPath(context.cwd);
+      const location = context.storeLocation;
       if (format === "json") {
-        context.outJson({ config: effective.values, leaves, files: effective.files });
+        context.outJson({
+          config: effective.values,
+          leaves,
+          files: effective.files,
+          user_file: userFile,
+          workspace_file: workspaceFile ?? null,
+          store: { root: location.root, kind: location.kind, origin: location.origin },
+        });
         return;
       }
+      // Where the values come from and where conversations go, before the values.
+      const fileLine = (label: string, path: string, origin?: string): string => {
+        const notes = [origin, existsSync(path) ? undefined : "absent"].filter((note) => note !== undefined);
+        return `# ${label}: ${path}${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
+      };
+      const header = [
+        fileLine(
+          "user file",
+          userFile,
+          context.env.XDG_CONFIG_HOME?.startsWith("/") ? "from XDG_CONFIG_HOME" : undefined,
+        ),
+        ...(workspaceFile === undefined ? [] : [fileLine("workspace file", workspaceFile)]),
+        `# store: ${describeStoreLocation(location)}`,
+      ];
       const width = Math.min(48, Math.max(0, ...leaves.map((leaf) => leaf.key.length)));
       const lines = leaves.map(
         (leaf) =>
           `${leaf.key.padEnd(width)} = ${leaf.note === undefined ? JSON.stringify(leaf.value) : `(${leaf.note})`}  # ${leaf.origin}`,
       );
       // Values come from files and the environment the user controls, but may hold anything.
-      context.outUntrusted(lines.join("\n"));
+      context.outUntrusted([...header, ...lines].join("\n"));
     });
 }

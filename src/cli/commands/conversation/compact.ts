@@ -12,6 +12,8 @@ import { CxcError, usageError } from "../../../errors.js";
 import type { CompactFlags, CompactRequest } from "../../compaction/options.js";
 import type { CompactionRunResult } from "../../compaction/run.js";
 import type { EffectiveConfig } from "../../config.js";
+import type { NothingWhy } from "../../../core/compaction/plan.js";
+import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
 import { attachedValue, collectAttached } from "../../flag-values.js";
 
@@ -128,6 +130,7 @@ export function registerCompact(conversation: Command): void {
       const target = separateResetTarget(idArguments, flags, rawArguments(command));
       const request = parseCompactFlags(target.flags, timestampNow());
       const ids = await resolveCompactTargets(context, target);
+      for (const id of ids) review.refuseCompactionOfReview(context, id);
       // jp compacts several conversations in one call, one after another, each under its lock.
       const results: CompactOutcome[] = [];
       let config: EffectiveConfig | undefined;
@@ -281,6 +284,21 @@ async function runCompact(
   const { appliedResult, planRun, previewPlan } = await import("../../compaction/run.js");
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
   const rules = buildEffectiveRules(config.values, request.explicit, request.model);
+  const { applyRange } = await import("../../compaction/options.js");
+  const { describeNothingToCompact } = await import("../../../core/present/nothing-to-compact.js");
+  const { countTurns } = await import("../../../core/conversation/turns.js");
+  const { lookupConfig } = await import("../../../core/config.js");
+  const { capitalize } = await import("../../../core/present/labels.js");
+  // Why nothing was compacted, from the rules the plan saw and the turns it saw.
+  const explain = (events: readonly ConversationEvent[], why: readonly NothingWhy[] | undefined): string =>
+    describeNothingToCompact({
+      rules: applyRange(rules, request.range),
+      why,
+      turnCount: countTurns(events),
+      defaultRule:
+        request.explicit.rules.length === 0 &&
+        lookupConfig(config.values, "conversation.compaction.rules") === undefined,
+    });
   const { keepingFor } = await import("../../../query/compaction/keeping.js");
   const runOptions = {
     rules,
@@ -299,7 +317,7 @@ async function runCompact(
     result =
       plan.kind === "planned"
         ? previewPlan(events, plan, await context.store.tokenCounter(id))
-        : { kind: "nothing", message: plan.message };
+        : { kind: "nothing", message: plan.message, reason: explain(events, plan.why) };
   } else {
     const { applyCompaction, lockedTarget } = await import("../../../query/compaction/apply.js");
     const { assertNoOpenReview } = await import("../../../store/index.js");
@@ -331,7 +349,13 @@ async function runCompact(
       }),
     );
     for (const warning of applied.warnings) context.warn(warning);
-    result = appliedResult(applied, countTokens);
+    result =
+      applied.kind === "nothing"
+        ? { kind: "nothing", message: applied.message, reason: explain(applied.events, applied.why) }
+        : appliedResult(applied, countTokens);
+  }
+  if (result.kind === "nothing" && result.reason !== undefined && !context.json) {
+    context.info(`${capitalize(result.reason)}.`);
   }
   await warnOfLittleSavings(context, result);
   return { id, text: renderRunText(result), json: runToJson(id, result) };

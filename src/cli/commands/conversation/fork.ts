@@ -89,6 +89,8 @@ export function registerFork(conversation: Command): void {
         });
         return;
       }
-      context.out(`Forked ${sourceId} into ${meta.id} (${meta.turn_count ?? 0} turns); it is now active.`);
+      context.out(
+        `Forked ${sourceId} into ${meta.id} (${formatCount(meta.turn_count ?? 0, "turn")}); it is now active.`,
+      );
     });
 }

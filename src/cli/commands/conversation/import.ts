@@ -121,7 +121,10 @@ export function registerImport(conversation: Command): void {
       }
       for (const { conversation: imported, turns, skipped } of outcomes) {
         const title = sanitizeTerminalText(imported.title ?? "untitled");
-        const what = `${imported.sourceId} as ${imported.id} (${title}, ${turns} turn${turns === 1 ? "" : "s"})`;
+        // A cxc export keeps its id: `Imported 01abc (…)`, not `Imported 01abc as 01abc`.
+        const named =
+          imported.sourceId === imported.id ? imported.id : `${imported.sourceId} as ${imported.id}`;
+        const what = `${named} (${title}, ${turns} turn${turns === 1 ? "" : "s"})`;
         context.out(
           skipped
             ? `Skipped ${what}: it already exists`
@@ -187,9 +190,8 @@ async function reportAgentImport(
   outcomes: readonly AgentImportOutcome[],
   active: Activation,
 ): Promise<void> {
-  const { agentImportJson, counted, describeAgentImport, byKind } = await import(
-    "../../render/agent-import.js"
-  );
+  const { agentImportJson, counted, describeAgentImport } = await import("../../render/agent-import.js");
+  const { describeUnknown } = await import("../../../core/interop/agent-versions.js");
   const { AGENT_NAMES } = await import("../../../core/interop/agent-session.js");
   const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
   const agent = AGENT_NAMES[batch.agent];
@@ -218,10 +220,9 @@ async function reportAgentImport(
     }
     context.out(`Imported ${what}`);
     context.out(`  ${describeAgentImport(outcome.summary)}`);
-    const unknown = outcome.summary.unknown;
-    if (Object.keys(unknown).length > 0) {
-      context.warn(`${outcome.file}: records of types cxc does not know were skipped (${byKind(unknown)})`);
-    }
+    // What the reader did not know, named with the version that wrote it (agent-versions.ts).
+    const unknown = describeUnknown(outcome.summary);
+    if (unknown !== undefined) context.warn(`${outcome.file}: ${unknown}`);
   }
   if (batch.subagentFiles > 0) {
     context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);

@@ -57,11 +57,13 @@ export function registerList(conversation: Command): void {
       }
       // After a warning about an unreadable conversation, "none yet" would not be true.
       if (sorted.length === 0 && warnings.length > 0) return;
+      const { describeStoreLocation } = await import("../../render/where.js");
+      const store = describeStoreLocation(context.storeLocation);
       if (sorted.length === 0) {
         context.info(
           archived
-            ? "No archived conversations."
-            : "No conversations yet. Start one with `cxc conversation new` or `cxc query`.",
+            ? `No archived conversations in ${store}.`
+            : `No conversations yet in ${store}. Start one with \`cxc conversation new\` or \`cxc query\`.`,
         );
         return;
       }
@@ -96,6 +98,7 @@ export function registerList(conversation: Command): void {
         context.info(
           `${formatCount(sorted.length - shown.length, "more conversation")}; raise --limit to see them`,
         );
+      context.info(`Store: ${store}.`);
     });
   markLightweight(command);
 }

@@ -34,11 +34,22 @@ export function registerShow(conversation: Command): void {
         review === undefined || conversation.archived
           ? undefined
           : await currentProposal(context, conversation.events, review.source);
-      const details = buildConversationDetails(conversation, context.store.active() === id, {
-        review,
-        openReview: findOpenReviews(context.store.openReviews(), id)[0],
-        ...(proposal === undefined ? {} : { proposal }),
-      });
+      const { conversationDirectoryOf } = await import("../../../store/index.js");
+      const { describeStoreLocation } = await import("../../render/where.js");
+      const location = context.storeLocation;
+      const details = buildConversationDetails(
+        conversation,
+        context.store.active() === id,
+        {
+          review,
+          openReview: findOpenReviews(context.store.openReviews(), id)[0],
+          ...(proposal === undefined ? {} : { proposal }),
+        },
+        {
+          directory: conversationDirectoryOf(location.root, id, conversation.archived),
+          store: describeStoreLocation(location),
+        },
+      );
       if (format === "json") context.outJson(details);
       else context.out(renderConversationDetails(details, Date.now()));
     });

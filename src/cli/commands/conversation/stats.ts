@@ -20,7 +20,7 @@ import type { KeptCost } from "../../../core/compaction/keeping.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { ProjectedTurn } from "../../../core/conversation/projection.js";
 import type { TokenSummary } from "../../../core/conversation/tokens.js";
-import { describeTurnRange, formatCount } from "../../../core/present/labels.js";
+import { describeOwnTurnRange, formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
 
 const BAR_WIDTH = 28;
@@ -57,7 +57,7 @@ export function registerStats(conversation: Command): void {
       const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
-          return `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
+          return `${describeOwnTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
         const masked = turn.strippedResults ?? 0;
         const note = masked === 0 ? "" : ` (${formatCount(masked, "result")} masked)`;
         return `turn ${turn.origin.turn + 1}${note}`;

@@ -1,10 +1,13 @@
 /**
- * `cxc hooks status`: for each agent, which of its settings files (the user's, and the working
- * directory's project) hold cxc's hooks, whether the programs those commands run still exist,
- * and what the hooks' log says (docs/inside-agents.md).
+ * `cxc hooks status [--reset SESSION|all]`: for each agent, which of its settings files (the
+ * user's, and the working directory's project and local ones) hold cxc's hooks, whether the
+ * programs those commands run still exist, and what the hooks' log says: its failures and its
+ * notes (docs/inside-agents.md). `--reset` forgets what the advice recorded of one agent session
+ * (or of all, and the decision model's last failure too), so its next `Stop` announces as if new:
+ * after a hand-run `Stop` that used up the announcement, say.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
 import { scopeFlags } from "./options.js";
@@ -20,15 +23,23 @@ export function registerHooksStatus(hooks: Command): void {
   const command = hooks
     .command("status")
     .description("show where cxc's hooks are installed and what their log says")
-    .action(async (_options: unknown, command: Command) => {
+    .option(
+      "--reset <session>",
+      "forget what the advice recorded of an agent session (its id, or `all`), so it announces as if new",
+    )
+    .action(async (options: { reset?: string }, command: Command) => {
       const context = CliContext.from(command);
       context.format();
+      if (options.reset !== undefined) {
+        await resetSessions(context, options.reset);
+        return;
+      }
       const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
         "../../hooks/agent-settings.js"
       );
       const { findHooks } = await import("../../../core/interop/agent-hooks.js");
       const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
-      const { hookLogPath } = await import("../../hooks/state.js");
+      const { hookLogPath, isNoteLine } = await import("../../hooks/state.js");
       const { readSettingsText } = await import("../../hooks/settings-file.js");
       const rows = [];
       for (const agent of HOOK_AGENTS) {
@@ -65,6 +76,9 @@ export function registerHooksStatus(hooks: Command): void {
       }
       const logPath = hookLogPath(context.env);
       const logLines = existsSync(logPath) ? readFileSync(logPath, "utf8").split("\n").filter(Boolean) : [];
+      const failures = logLines.filter((line) => !isNoteLine(line));
+      const notes = logLines.filter(isNoteLine);
+      const rotated = existsSync(`${logPath}.1`);
       if (context.json) {
         context.outJson({
           agents: rows.map(({ agent, scope, file, exists, installed, missing, problem }) => ({
@@ -78,8 +92,11 @@ export function registerHooksStatus(hooks: Command): void {
           })),
           log: {
             file: logPath,
-            failures: logLines.length,
-            ...(logLines.length > 0 ? { last: logLines.at(-1) } : {}),
+            failures: failures.length,
+            notes: notes.length,
+            ...(failures.length > 0 ? { last: failures.at(-1) } : {}),
+            ...(notes.length > 0 ? { last_note: notes.at(-1) } : {}),
+            ...(rotated ? { older: `${logPath}.1` } : {}),
           },
         });
         return;
@@ -101,11 +118,56 @@ export function registerHooksStatus(hooks: Command): void {
         }
       }
       lines.push(
-        logLines.length === 0
+        failures.length === 0
           ? `Hook log (${logPath}): no failures`
-          : `Hook log (${logPath}): ${logLines.length} ${logLines.length === 1 ? "failure" : "failures"}, the last: ${logLines.at(-1)}`,
+          : `Hook log (${logPath}): ${failures.length} ${failures.length === 1 ? "failure" : "failures"}, the last: ${failures.at(-1)}`,
       );
+      if (notes.length > 0) {
+        lines.push(`  ${notes.length} ${notes.length === 1 ? "note" : "notes"}, the last: ${notes.at(-1)}`);
+      }
+      if (rotated) lines.push(`  older lines: ${logPath}.1`);
       context.outUntrusted(lines.join("\n"));
     });
   markLightweight(command);
+}
+
+/** `--reset`: removes the records of one session (of either agent), or of all. */
+async function resetSessions(context: CliContext, session: string): Promise<void> {
+  const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
+  const { hookSessionsDirectory, hookStatePath } = await import("../../hooks/state.js");
+  const removed: string[] = [];
+  const remove = (path: string): void => {
+    if (!existsSync(path)) return;
+    rmSync(path, { force: true });
+    removed.push(path);
+  };
+  const directory = hookSessionsDirectory(context.env);
+  for (const agent of HOOK_AGENTS) {
+    if (session !== "all") remove(hookStatePath(context.env, agent, session));
+    else {
+      let names: string[] = [];
+      try {
+        names = readdirSync(join(directory, agent));
+      } catch {
+        names = [];
+      }
+      for (const name of names) if (name.endsWith(".json")) remove(join(directory, agent, name));
+    }
+  }
+  if (session === "all") remove(join(directory, "decision-model.json"));
+  if (context.json) {
+    context.outJson({ reset: session, removed });
+    return;
+  }
+  if (removed.length === 0) {
+    context.outUntrusted(
+      session === "all" ? "No records to reset." : `No record of the session ${session}; nothing to reset.`,
+    );
+    return;
+  }
+  context.outUntrusted(
+    session === "all"
+      ? `Reset ${removed.length} ${removed.length === 1 ? "record" : "records"} of cxc's hooks: every session's next Stop announces as if new.`
+      : `Reset the record of the session ${session}: its next Stop announces as if new.`,
+  );
 }
