@@ -610,7 +610,9 @@ export class GeminiSessionReader implements SessionIndexer {
     for (const result of results) drafts.add(result, where);
     const usage = usageOf(record.tokens);
     const last = responses.at(-1);
-    if (usage !== undefined && last !== undefined) setMetadata(last, "usage", usage);
+    // Gemini CLI's own count: its system prompt and tools are in it (core/advisor/next-request.ts).
+    if (usage !== undefined && last !== undefined)
+      setMetadata(last, "usage", { ...usage, reported_by: "gemini" });
   }
 
   /** A call's result: its `result` parts, else a function response recorded on its own. */
