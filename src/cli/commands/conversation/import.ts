@@ -27,7 +27,7 @@ export function registerImport(conversation: Command): void {
   conversation
     .command("import")
     .description(
-      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex and Gemini CLI sessions",
+      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex, Gemini CLI and opencode sessions",
     )
     .argument("<PATH>", "a file or directory, or - for standard input")
     .addOption(
@@ -59,7 +59,7 @@ export function registerImport(conversation: Command): void {
             hint: "pass the session file's path, or the folder that holds the sessions",
           });
         }
-        const batch = await readAgentImport(path, agent);
+        const batch = await readAgentImport(path, agent, context.env);
         const outcomes = await saveAgentImport(context.store, batch, {
           skipExisting: options.skipExisting ?? false,
         });
@@ -228,7 +228,8 @@ async function reportAgentImport(
     context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);
   }
   if (batch.emptyFiles > 0) {
-    context.out(`Left out ${counted(batch.emptyFiles, "file")} without a single prompt.`);
+    const unit = batch.agent === "opencode" ? "session" : "file";
+    context.out(`Left out ${counted(batch.emptyFiles, unit)} without a single prompt.`);
   }
   if (batch.duplicateFiles > 0) {
     context.out(
