@@ -29,3 +29,22 @@ export const OPENAI_REASONING_MODEL_KEY = "openai_reasoning_model";
  * Google adapter sends it.
  */
 export const GOOGLE_THOUGHT_SIGNATURE_KEY = "google_thought_signature";
+
+/** Metadata key of a pi thinking signature from a provider other than Anthropic. */
+export const PI_SIGNATURE_KEY = "pi_thinking_signature";
+
+/**
+ * Reasoning a provider gave with its signature or encryption, which cxc sends back to it natively
+ * (and the provider may leave out of a later turn's context); reasoning without one is sent as
+ * text, which always counts.
+ */
+export function isNativeReasoning(metadata: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (metadata === undefined) return false;
+  return [
+    ANTHROPIC_SIGNATURE_KEY,
+    ANTHROPIC_REDACTED_KEY,
+    OPENAI_ENCRYPTED_REASONING_KEY,
+    PI_SIGNATURE_KEY,
+    GOOGLE_THOUGHT_SIGNATURE_KEY,
+  ].some((key) => typeof metadata[key] === "string" && metadata[key] !== "");
+}

@@ -125,3 +125,24 @@ export function lookupModelLimits(id: ModelId, overrides: ModelLimits = {}): Mod
   if (overrides.maxOutputTokens !== undefined) limits.maxOutputTokens = overrides.maxOutputTokens;
   return limits;
 }
+
+/**
+ * Whether the provider leaves the reasoning of earlier turns out of a request's context, so that
+ * a turn's reasoning stops counting once the next turn starts, by the wire the model is reached
+ * through. Anthropic drops earlier turns' thinking blocks except on Claude Opus 4.5 and later,
+ * which keep them; the Responses API does not carry reasoning items across user turns, nor Gemini
+ * its thoughts (only their signatures go back); over Chat
+ * Completions cxc sends reasoning back as text (core/conversation/request.ts), which counts.
+ */
+export function dropsEarlierReasoning(
+  model: string,
+  wire: "anthropic" | "responses" | "chat" | "google",
+): boolean {
+  if (wire === "responses" || wire === "google") return true;
+  if (wire === "chat") return false;
+  const opus = /^claude-opus-(\d+)(?:-(\d+))?/.exec(model);
+  if (opus === null) return true;
+  const major = Number(opus[1]);
+  const minor = opus[2] === undefined || opus[2].length > 2 ? 0 : Number(opus[2]);
+  return !(major > 4 || (major === 4 && minor >= 5));
+}

@@ -33,7 +33,8 @@ import {
   type TierDecision,
   type Verdict,
 } from "../core/advisor/advisor.js";
-import { boundContextTokens, measureContextTokens } from "../core/advisor/context-gauge.js";
+import { boundContextOfNextRequest, contextOfNextRequest } from "../core/advisor/next-request.js";
+import { activeCompactions } from "../core/conversation/compactions.js";
 import { layoutCycles } from "../core/conversation/cycles.js";
 import {
   ADVISOR_AUTHOR,
@@ -50,6 +51,7 @@ import {
 import type { LlmRequest, ToolDefinition } from "../core/conversation/request.js";
 import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import type { LlmClient } from "../llm/types.js";
+import { overheadCounter, type RequestOverhead } from "./context-window.js";
 import type { TurnClock } from "./turn-loop.js";
 
 export type { AdvisorState, Verdict } from "../core/advisor/advisor.js";
@@ -75,11 +77,14 @@ export interface AdvisorOptions {
    */
   readonly boundTokens?: TokenCounter;
   /**
-   * The context's size as the agent cxc runs inside reports it (the usage in Claude Code's
-   * transcript, pi's own count), or undefined when it cannot say. When given, it is the count the
-   * tiers use, in place of the local estimate.
+   * What the advisor knows of the requests (core/advisor/next-request.ts): the system prompt and
+   * tool definitions cxc sends (absent inside an agent, whose own are in its reported usage), and
+   * whether the provider drops earlier turns' reasoning.
    */
-  readonly contextTokens?: () => number | undefined;
+  readonly requests?: {
+    readonly overhead?: RequestOverhead;
+    readonly dropsEarlierReasoning?: boolean;
+  };
   readonly clock: TurnClock;
   readonly state: AdvisorStateStore;
   /** One line of advice on stderr. */
@@ -96,12 +101,18 @@ export interface AdvisorOptions {
 
 /** The projected context as the advisor sees it. */
 export interface ContextMeasure {
-  /** The context gauge's count (core/advisor/context-gauge.ts). */
+  /** The context of the next request (core/advisor/next-request.ts). */
   readonly tokens: number;
-  /** Projected turns before the live one that are not summaries (what a compaction could cover). */
-  readonly compactableTurns: number;
+  /**
+   * What a compaction could cover now: turns before the current one that are not summaries, and
+   * the cycles of the current turn before its last (one long turn is compactable).
+   */
+  readonly compactable: number;
   readonly turns: readonly ProjectedTurn[];
 }
+
+/** Where the next request stands: between cycles of the turn in progress, or at the next turn. */
+export type NextRequest = "same-turn" | "next-turn";
 
 const DECISION_SYSTEM = [
   "You judge the state of the work in a conversation between a user and an AI assistant.",
@@ -118,36 +129,15 @@ export function utf8ByteBound(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-/**
- * Measures the context of `events` with the context gauge's count (core/advisor/context-gauge.ts): the
- * provider's reported usage, or the projected view on its scale, so the advisor's "Context is at"
- * is the number the gauge prints under it.
- */
-export function measureContext(
-  events: readonly ConversationEvent[],
-  countTokens: TokenCounter,
-): ContextMeasure {
-  return measureView(events, projectConversation(events), countTokens);
-}
-
-/** Measures `events` whose view is already projected. */
-function measureView(
-  events: readonly ConversationEvent[],
-  view: ProjectedView,
-  countTokens: TokenCounter,
-): ContextMeasure {
-  const { tokens } = measureContextTokens(events, countTokens, viewEventsOf(view));
-  return viewWithTokens(view, tokens);
-}
-
-function viewEventsOf(view: ProjectedView): TurnEvent[] {
-  return view.turns.flatMap((turn) => turn.events);
-}
-
-/** A projected view's measure with a count from elsewhere (the agent's own). */
-function viewWithTokens(view: ProjectedView, tokens: number): ContextMeasure {
-  const compactableTurns = view.turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
-  return { tokens, compactableTurns, turns: view.turns };
+/** Compactable turns and cycles of a projected view (see `ContextMeasure.compactable`). */
+export function compactableUnits(view: ProjectedView): number {
+  const turns = view.turns;
+  if (turns.length === 0) return 0;
+  const earlier = turns.slice(0, -1).filter((turn) => turn.origin.kind === "kept").length;
+  const current = turns[turns.length - 1]!;
+  if (current.origin.kind !== "kept") return earlier;
+  const cycles = layoutCycles(current.events).cycleCounts[0] ?? 0;
+  return earlier + Math.max(0, cycles - 1);
 }
 
 function clip(text: string): string {
@@ -268,7 +258,8 @@ export async function callDecisionTool(
 export interface Advisor {
   readonly settings: AdvisorSettings;
   readonly contextWindow: number | undefined;
-  measure(events: readonly ConversationEvent[]): ContextMeasure;
+  /** The context of the next request and what could be compacted (`next` default: the next turn). */
+  measure(events: readonly ConversationEvent[], next?: NextRequest): ContextMeasure;
   /** At the end of a cycle or turn: maybe one stderr line; at recommend/request mid-turn, a steering message to store. */
   adviseAtBoundary(
     events: readonly ConversationEvent[],
@@ -296,6 +287,7 @@ class AdvisorRuntime implements Advisor {
   readonly contextWindow: number | undefined;
   readonly #options: AdvisorOptions;
   #saidUnavailable = false;
+  #overheadCount: (() => number | undefined) | undefined;
   /** The answers `should_i_compact` just got: the boundary that ends its cycle reuses them. */
   #answered: AdvisorSignals | undefined;
 
@@ -305,10 +297,27 @@ class AdvisorRuntime implements Advisor {
     this.contextWindow = options.contextWindow;
   }
 
-  measure(events: readonly ConversationEvent[]): ContextMeasure {
-    const reported = this.#options.contextTokens?.();
-    if (reported !== undefined) return viewWithTokens(projectConversation(events), reported);
-    return measureContext(events, this.#options.countTokens);
+  measure(events: readonly ConversationEvent[], next: NextRequest = "next-turn"): ContextMeasure {
+    const view = projectConversation(events);
+    return { tokens: this.#figure(events, next), compactable: compactableUnits(view), turns: view.turns };
+  }
+
+  /** The context of the next request (core/advisor/next-request.ts), with this run's counter. */
+  #figure(events: readonly ConversationEvent[], next: NextRequest): number {
+    const requests = this.#options.requests;
+    return contextOfNextRequest(events, {
+      countTokens: this.#options.countTokens,
+      overhead: this.#overhead,
+      next,
+      ...(requests?.dropsEarlierReasoning === undefined
+        ? {}
+        : { dropsEarlierReasoning: requests.dropsEarlierReasoning }),
+    }).tokens;
+  }
+
+  get #overhead(): () => number | undefined {
+    this.#overheadCount ??= overheadCounter(this.#options.requests?.overhead, this.#options.countTokens);
+    return this.#overheadCount;
   }
 
   async adviseAtBoundary(
@@ -323,16 +332,22 @@ class AdvisorRuntime implements Advisor {
     // A fresh function per measure: core memoizes counts per counter, and this bound tightens as
     // counts get cached.
     const boundTokens = this.#options.boundTokens ?? utf8ByteBound;
-    const view = projectConversation(events);
-    const reported = this.#options.contextTokens?.();
-    const bound = reported ?? boundContextTokens(events, (text) => boundTokens(text), viewEventsOf(view));
-    if (bound < this.settings.lines.notice) return [];
-    const measure =
-      reported === undefined
-        ? measureView(events, view, this.#options.countTokens)
-        : viewWithTokens(view, reported);
+    const next: NextRequest = midTurn ? "same-turn" : "next-turn";
+    const requests = this.#options.requests;
+    const bound = boundContextOfNextRequest(events, (text) => boundTokens(text), {
+      next,
+      ...(requests?.overhead === undefined
+        ? {}
+        : { overheadTokens: overheadCounter(requests.overhead, (text) => boundTokens(text))() ?? 0 }),
+      ...(requests?.dropsEarlierReasoning === undefined
+        ? {}
+        : { dropsEarlierReasoning: requests.dropsEarlierReasoning }),
+    });
+    if (bound < this.settings.lines.notice) return this.#belowNotice();
+    const measure = this.measure(events, next);
     // Below the notice line the tier is silent whatever the answers: asking would be pure spend.
-    if (measure.tokens < this.settings.lines.notice || measure.compactableTurns === 0) return [];
+    if (measure.tokens < this.settings.lines.notice) return this.#belowNotice();
+    if (measure.compactable === 0) return [];
     let signals: AdvisorSignals | undefined = this.#answered;
     this.#answered = undefined;
     if (signals !== undefined) {
@@ -351,12 +366,13 @@ class AdvisorRuntime implements Advisor {
     }
     const decision = this.#decide(measure, signals);
     // Steering the agent on token counts alone could interrupt half-done work: only with answers.
-    return this.#announce(decision, measure.tokens, midTurn && signals !== undefined);
+    return this.#announce(decision, measure.tokens, midTurn && signals !== undefined, events);
   }
 
   async verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict> {
-    const measure = this.measure(events);
-    const signals = measure.compactableTurns === 0 ? undefined : await this.#askSignals(measure, signal);
+    // Asked by the assistant during its turn: the next request continues it.
+    const measure = this.measure(events, "same-turn");
+    const signals = measure.compactable === 0 ? undefined : await this.#askSignals(measure, signal);
     this.#answered = signals;
     const decision = this.#decide(measure, signals);
     const should = decision.tier === "recommend" || decision.tier === "request";
@@ -408,6 +424,12 @@ class AdvisorRuntime implements Advisor {
       // A failed pick leaves the planned cut: a compaction never fails because the advisor could not be asked.
       return undefined;
     }
+  }
+
+  /** Below the notice line: silent, and the next crossing of a line is news again. */
+  #belowNotice(): ConversationEvent[] {
+    this.clearAnnouncements();
+    return [];
   }
 
   clearAnnouncements(): void {
@@ -462,25 +484,35 @@ class AdvisorRuntime implements Advisor {
     return decideTier({
       tokens: measure.tokens,
       lines: this.settings.lines,
-      compactableTurns: measure.compactableTurns,
+      compactable: measure.compactable,
       ...(signals === undefined ? {} : { signals }),
     });
   }
 
   /** Prints an announced tier; returns the steering message to store, if any. */
-  #announce(decision: TierDecision, tokens: number, maySteer: boolean): ConversationEvent[] {
+  #announce(
+    decision: TierDecision,
+    tokens: number,
+    maySteer: boolean,
+    events: readonly ConversationEvent[],
+  ): ConversationEvent[] {
     const { state: stateStore, clock } = this.#options;
     const state = stateStore.load();
+    // A compaction since the last announcement (cxc's, a reset, the agent's own) changed the
+    // context: the next tier is news again.
+    const compactions = activeCompactions(events).length;
+    const compacted = state.compactions_seen !== undefined && state.compactions_seen !== compactions;
     const current: AnnouncementState =
-      state.last_announced === undefined ? {} : { lastAnnounced: state.last_announced };
+      state.last_announced === undefined || compacted ? {} : { lastAnnounced: state.last_announced };
     if (!decideAnnouncement(current, decision.tier).announce) return [];
-    stateStore.save({ ...state, last_announced: decision.tier });
+    stateStore.save({ ...state, last_announced: decision.tier, compactions_seen: compactions });
     const liveCount = describeLiveCount(tokens, this.contextWindow, formatTokenCount);
     const next = renderAdviceHint(decision.tier, {
       compactNowEnabled: this.#options.compactNowEnabled,
       ...(this.#options.conversationId === undefined ? {} : { conversationId: this.#options.conversationId }),
     });
-    this.#options.print(renderAdvice(decision, liveCount));
+    const measure = { tokens, contextWindow: this.contextWindow };
+    this.#options.print(renderAdvice(decision, liveCount, measure));
     if (next !== undefined) this.#options.hint(next);
     const loud = decision.tier === "recommend" || decision.tier === "request";
     if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
@@ -488,7 +520,7 @@ class AdvisorRuntime implements Advisor {
       type: "chat_request",
       id: clock.newEventId(),
       ts: clock.now(),
-      content: renderSteeringMessage(decision, liveCount),
+      content: renderSteeringMessage(decision, liveCount, measure),
       author: ADVISOR_AUTHOR,
     };
     return [message];

@@ -51,15 +51,10 @@ import type { LockedConversation, Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
-import {
-  type Advisor,
-  type AdvisorStateStore,
-  createAdvisor,
-  measureContext,
-  utf8ByteBound,
-} from "./advisor-hook.js";
+import { contextOfNextRequest } from "../core/advisor/next-request.js";
+import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } from "./advisor-hook.js";
 import { applyCompaction, collectingTarget, type SummaryEnvironment } from "./compaction/apply.js";
-import { knownContextWindow } from "./context-window.js";
+import { overheadCounter, type RequestOverhead, resolveNextRequestModel } from "./context-window.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
@@ -77,6 +72,11 @@ export interface CompactionHooksOptions {
   readonly print: (text: string) => void;
   /** Counts tokens: the projected context and the sizes an automatic compaction records. */
   readonly countTokens: TokenCounter;
+  /** The requests' system prompt and tools, and the provider's reasoning rule (core/advisor/next-request.ts). */
+  readonly requests?: {
+    readonly overhead?: RequestOverhead;
+    readonly dropsEarlierReasoning?: boolean;
+  };
   /** Swallowed failures go here (the advisor's warn-once reporting). */
   readonly reportFailure: (message: string) => void;
   /**
@@ -111,8 +111,16 @@ function currentTurnEvents(events: readonly ConversationEvent[]): readonly Conve
 /** The turn-loop hooks; see the module comment. */
 export function createCompactionHooks(options: CompactionHooksOptions): TurnHooks {
   const reserve = options.reserveTokens ?? DEFAULT_OVERFLOW_RESERVE_TOKENS;
-  const measureTokens = (events: readonly ConversationEvent[]): number =>
-    measureContext(events, options.countTokens).tokens;
+  const overhead = overheadCounter(options.requests?.overhead, options.countTokens);
+  const drops = options.requests?.dropsEarlierReasoning;
+  // The context of the next request: the turn's next cycle, or the first request of the next turn.
+  const measureTokens = (events: readonly ConversationEvent[], next: "same-turn" | "next-turn"): number =>
+    contextOfNextRequest(events, {
+      countTokens: options.countTokens,
+      overhead,
+      next,
+      ...(drops === undefined ? {} : { dropsEarlierReasoning: drops }),
+    }).tokens;
   const wouldOverflow = (tokens: number): boolean =>
     options.contextWindow !== undefined && tokens + reserve >= options.contextWindow;
   const guarded = async (
@@ -129,7 +137,7 @@ export function createCompactionHooks(options: CompactionHooksOptions): TurnHook
   return {
     afterCycle: (events, signal) =>
       guarded(async () => {
-        if (options.auto.enabled && wouldOverflow(measureTokens(events))) {
+        if (options.auto.enabled && wouldOverflow(measureTokens(events, "same-turn"))) {
           return compactAutomatically(events, { why: "overflow-soon", atOnce: true, signal }, options);
         }
         return options.advisor?.adviseAtBoundary(events, { midTurn: true, signal }) ?? [];
@@ -140,7 +148,7 @@ export function createCompactionHooks(options: CompactionHooksOptions): TurnHook
         const scheduled = findSucceededCalls(currentTurnEvents(events), COMPACT_NOW_NAME);
         // Counting tokens loads the tokenizer: only when automatic compaction or compact_now can
         // use the count (the advisor bounds its own need below).
-        const tokens = options.auto.enabled || scheduled.length > 0 ? measureTokens(events) : 0;
+        const tokens = options.auto.enabled || scheduled.length > 0 ? measureTokens(events, "next-turn") : 0;
         const overflowSoon = wouldOverflow(tokens);
         const threshold = autoTriggerTokens(options.auto.trigger, options.contextWindow);
         const triggered =
@@ -365,6 +373,8 @@ export interface PrepareOptions {
   readonly conversation: LockedConversation;
   readonly compactNowEnabled: boolean;
   readonly maxOutputTokens?: number;
+  /** The turn's system prompt and tool definitions (core/advisor/next-request.ts). */
+  readonly overhead?: RequestOverhead;
   readonly clock: TurnClock;
   readonly info: (text: string) => void;
   /** A `hint:` line on stderr (the command that acts on the advisor's advice). */
@@ -410,7 +420,12 @@ export async function prepareTurnCompaction(
   const counter = await options.store.tokenCounter(options.conversation.id);
   const countTokens = memoizeCounter(counter);
   const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
-  const contextWindow = await knownContextWindow(options.assistant.modelId, options.config, options.env);
+  const model = await resolveNextRequestModel(options.assistant.modelId, options.config, options.env);
+  const contextWindow = model.window.source === "assumed" ? undefined : model.window.tokens;
+  const requests = {
+    ...(options.overhead === undefined ? {} : { overhead: options.overhead }),
+    dropsEarlierReasoning: model.dropsEarlierReasoning,
+  };
   const state = storedAdvisorState(options.store, options.conversation);
   let advisor: Advisor | undefined;
   // A compaction review is a discussion about compacting another conversation: no advice in it.
@@ -435,6 +450,7 @@ export async function prepareTurnCompaction(
       contextWindow,
       countTokens,
       boundTokens,
+      requests,
       clock: options.clock,
       state,
       print: options.info,
@@ -458,6 +474,7 @@ export async function prepareTurnCompaction(
     clock: options.clock,
     print: options.info,
     countTokens,
+    requests,
     reportFailure: (message) => (advisor === undefined ? warnOnce(message) : advisor.reportFailure(message)),
     refusal: () => openReviewRefusal(options.store, options.conversation.id),
     summaries: {

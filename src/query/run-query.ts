@@ -32,7 +32,9 @@ import type { PipelineReport } from "./compaction/apply.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
-import { selectTools, type ToolDirective } from "./tool-selection.js";
+import type { ToolCallContext } from "../tools/tool.js";
+import type { RequestOverhead } from "./context-window.js";
+import { selectTools, type ToolDirective, toolDefinitions } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
 
 /** The parsed flags of `cxc q`. */
@@ -141,6 +143,11 @@ export async function runQuery(
       `This conversation uses ${client.modelId} from now on${was}: its later turns, its compact tool and its reviews; -m again changes it.`,
     );
   }
+  // What every request of the turn sends besides the conversation (the context figure counts it).
+  const overhead: RequestOverhead = {
+    ...(system === undefined ? {} : { system }),
+    tools: toolDefinitions(tools),
+  };
   const conversationId = materializeTarget(target, request, message, store, ui);
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
@@ -173,6 +180,7 @@ export async function runQuery(
         store,
         conversation,
         compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
+        overhead,
         ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
         clock,
         info: (text) => ui.info(text),
@@ -198,6 +206,17 @@ export async function runQuery(
         cwd: environment.cwd,
         hooks: compaction.hooks,
         keeping: keepingFor(environment.config, loaded.meta),
+        ...(tools.tools.some(({ tool }) => tool.name === "compact")
+          ? {
+              measureNextRequest: await nextRequestMeasure(
+                loaded.events,
+                client.modelId,
+                overhead,
+                environment,
+                conversationId,
+              ),
+            }
+          : {}),
       });
       const gauge = ui.gauge;
       if (
@@ -205,7 +224,7 @@ export async function runQuery(
         (settings.gaugeDisplay === "show" || (settings.gaugeDisplay === "auto" && gauge.terminal))
       ) {
         const events = [...loaded.events, ...result.stored];
-        gauge.print(await describeGauge(events, client.modelId, environment, conversationId));
+        gauge.print(await describeGauge(events, client.modelId, environment, conversationId, overhead));
       }
       return result;
     });
@@ -214,12 +233,32 @@ export async function runQuery(
   }
 }
 
+/** The measure of the next request the `compact` tool's approval uses: the gauge's (docs/context.md). */
+async function nextRequestMeasure(
+  events: readonly ConversationEvent[],
+  modelId: string,
+  overhead: RequestOverhead,
+  environment: QueryEnvironment,
+  conversationId: string,
+): Promise<NonNullable<ToolCallContext["measureNextRequest"]>> {
+  const { measureNextRequest } = await import("./compaction-effect.js");
+  const { measure } = await measureNextRequest(events, {
+    config: environment.config,
+    env: environment.env,
+    countTokens: await environment.store.tokenCounter(conversationId),
+    modelId,
+    overhead,
+  });
+  return measure;
+}
+
 /** The context gauge line after a turn (docs/query.md, "The context gauge"). */
 async function describeGauge(
   events: readonly ConversationEvent[],
   modelId: string,
   environment: QueryEnvironment,
   conversationId: string,
+  overhead: RequestOverhead,
 ): Promise<string> {
   const { describeContextGauge } = await import("../core/advisor/context-gauge.js");
   const { measureContextGauge } = await import("./context-window.js");
@@ -231,6 +270,7 @@ async function describeGauge(
     config: environment.config,
     env: environment.env,
     countTokens,
+    overhead,
   });
   return `context ${describeContextGauge(gauge)}`;
 }

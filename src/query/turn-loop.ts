@@ -29,13 +29,14 @@ import {
   type StreamFoldState,
   type StreamOutcome,
   stampDraft,
+  USAGE_KEY,
 } from "../core/conversation/fold-stream.js";
 import { projectConversation } from "../core/conversation/projection.js";
 import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/conversation/request.js";
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
 import { type LockedConversation, readOnly, type StoreReader } from "../store/index.js";
-import type { ToolOutcome } from "../tools/tool.js";
+import type { ToolCallContext, ToolOutcome } from "../tools/tool.js";
 import type { TurnApprovals } from "./approval.js";
 import { providerError } from "./provider-errors.js";
 import {
@@ -126,6 +127,8 @@ export interface TurnOptions {
   readonly hooks?: TurnHooks;
   /** What compactions keep by construction (the `compact` tool's plans). */
   readonly keeping?: Keeping;
+  /** The context of the next request, as this turn measures it (the `compact` tool's approval). */
+  readonly measureNextRequest?: ToolCallContext["measureNextRequest"];
 }
 
 /** How a turn ended. */
@@ -253,8 +256,9 @@ async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallReq
   let fold: StreamFoldState = createStreamFold();
   let outcome: StreamOutcome | undefined;
   let storedContent = false;
+  const offered = options.tools.tools.map(({ tool }) => tool.name);
   const keep = (drafts: readonly EventDraft[]): void => {
-    const events = drafts.map((draft) => stampDraft(draft, stamp(options.clock)));
+    const events = drafts.map((draft) => stampDraft(withOfferedTools(draft, offered), stamp(options.clock)));
     store(state, events);
     for (const event of events) if (event.type === "tool_call_request") calls.push(event);
     if (events.length > 0) storedContent = true;
@@ -289,6 +293,17 @@ async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallReq
   }
   noticeFinish(options.display, outcome.finishReason);
   return calls;
+}
+
+/**
+ * The answer's usage also names the tools its request offered, so the context of the next request
+ * can count their definitions as this request did (core/advisor/next-request.ts).
+ */
+function withOfferedTools(draft: EventDraft, offered: readonly string[]): EventDraft {
+  const metadata = (draft.metadata ?? {}) as Readonly<Record<string, unknown>>;
+  const usage = metadata[USAGE_KEY];
+  if (offered.length === 0 || typeof usage !== "object" || usage === null) return draft;
+  return { ...draft, metadata: { ...metadata, [USAGE_KEY]: { ...usage, tools: [...offered] } } };
 }
 
 function showDelta(display: TurnDisplay, event: { type: string; text?: string }): void {
@@ -371,6 +386,7 @@ async function executeCall(
     cwd: options.cwd,
     store: readOnly(options.store),
     ...(options.keeping === undefined ? {} : { keeping: options.keeping }),
+    ...(options.measureNextRequest === undefined ? {} : { measureNextRequest: options.measureNextRequest }),
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),
   };

@@ -22,12 +22,14 @@ import {
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
 import { CodexSessionReader } from "../core/interop/codex.js";
 import { GeminiSessionReader } from "../core/interop/gemini.js";
+import { convertOpencodeSession, opencodeConversation } from "../core/interop/opencode.js";
 import type { InteropResult } from "../core/interop/jp.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 import { TurnTally } from "../core/conversation/turns.js";
 import { lockedImport } from "./import.js";
+import { isOpencodeDocument, opencodeDatabase, openOpencodeSource } from "./opencode-source.js";
 import type { StagedConversation, Store } from "./port.js";
 
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat } from "../core/interop/agent-session.js";
@@ -53,6 +55,8 @@ export interface AgentImportBatch {
   /** Files of a folder left out: without a single prompt, or holding a session another file holds. */
   readonly emptyFiles: number;
   readonly duplicateFiles: number;
+  /** Closes what the batch holds open (opencode's database), once it is converted. */
+  readonly release?: () => void;
 }
 
 /** What became of one session file. */
@@ -75,6 +79,7 @@ export interface AgentImportOutcome {
  * PATH is something else (a cxc log, a jp directory, a JSON document).
  */
 export function detectAgentPath(path: string): AgentFormat | undefined {
+  if (opencodeDatabase(path) !== undefined || isOpencodeDocument(path)) return "opencode";
   const files = sessionFilesOf(path);
   const first = files?.[0];
   if (first === undefined) return undefined;
@@ -90,7 +95,12 @@ export function detectAgentPath(path: string): AgentFormat | undefined {
  * agent-session.ts). Throws a `CxcError` naming the file (and line) on the first problem, before
  * anything is written.
  */
-export async function readAgentImport(path: string, agent: AgentFormat): Promise<AgentImportBatch> {
+export async function readAgentImport(
+  path: string,
+  agent: AgentFormat,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<AgentImportBatch> {
+  if (agent === "opencode") return readOpencodeImport(path, env);
   const files = sessionFilesOf(path);
   if (files === undefined) throw new CxcError("import-invalid", `${path}: no such file or directory`);
   if (files.length === 0) {
@@ -149,6 +159,84 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
 }
 
 /**
+ * opencode's sessions: every session of its database (a subagent's, which has a parent, is a side
+ * chain, counted and left out), or the one session of an `opencode export` document. Only the
+ * sessions' rows are read here; each session's messages and parts when it is converted.
+ */
+function readOpencodeImport(
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+): AgentImportBatch {
+  if (!existsSync(path)) throw new CxcError("import-invalid", `${path}: no such file or directory`);
+  const source = openOpencodeSource(path, env);
+  const files: AgentFileImport[] = [];
+  let subagents = 0;
+  let empty = 0;
+  for (const info of source.sessions) {
+    if (typeof info.parentID === "string") {
+      subagents += 1;
+      continue;
+    }
+    if (!source.prompted.has(String(info.id))) {
+      empty += 1;
+      continue;
+    }
+    const sessionId = String(info.id);
+    const label = source.path.endsWith(".json") ? source.path : `${source.path}#${sessionId}`;
+    const identity = opencodeConversation(info, label);
+    if (!identity.ok) throw new CxcError("import-invalid", identity.error);
+    const conversation = identity.value;
+    const origin = {
+      ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>),
+      file: resolve(source.path),
+    };
+    const plan: SessionPlan = {
+      conversation,
+      lines: 0,
+      warnings: [],
+      wants: () => false,
+      convert: () => ({
+        addLine: () => ({ ok: true, value: [] }),
+        finish: () => {
+          const document = source.load(sessionId);
+          return document.ok ? convertOpencodeSession(document.value, label) : document;
+        },
+      }),
+    };
+    files.push({
+      file: label,
+      conversation: {
+        ...conversation,
+        sourceId: label,
+        extra: { ...conversation.extra, [ORIGIN_META_KEY]: origin },
+      },
+      plan,
+    });
+  }
+  if (files.length === 0) {
+    source.close();
+    const only = [
+      subagents > 0 ? `${subagents} of subagents` : "",
+      empty > 0 ? `${empty} without a prompt` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    throw new CxcError(
+      "import-invalid",
+      `${path}: holds no opencode sessions to import${only === "" ? "" : ` (only ${only})`}`,
+    );
+  }
+  return {
+    agent: "opencode",
+    files,
+    subagentFiles: subagents,
+    emptyFiles: empty,
+    duplicateFiles: 0,
+    release: () => source.close(),
+  };
+}
+
+/**
  * The project folder of a Gemini CLI session file: Gemini keeps its sessions in
  * `~/.gemini/tmp/<project>/chats/` and the folder's path in `~/.gemini/tmp/<project>/.project_root`.
  */
@@ -194,6 +282,19 @@ export async function saveAgentImport(
   options: { skipExisting: boolean },
 ): Promise<AgentImportOutcome[]> {
   const conversations = batch.files.map((file) => file.conversation);
+  try {
+    return await saveBatch(store, batch, conversations, options);
+  } finally {
+    batch.release?.();
+  }
+}
+
+function saveBatch(
+  store: Pick<Store, "locate" | "locked" | "stage">,
+  batch: AgentImportBatch,
+  conversations: AgentFileImport["conversation"][],
+  options: { skipExisting: boolean },
+): Promise<AgentImportOutcome[]> {
   return lockedImport(store, conversations, options, () => {
     const staged: {
       conversation: StagedConversation;

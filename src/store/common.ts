@@ -79,6 +79,7 @@ export function advisorStateFrom(record: unknown, meta: ConversationMeta | undef
     last_announced?: AdvisorState["last_announced"];
     warned?: boolean;
     decision_usage?: AdvisorState["decision_usage"];
+    compactions_seen?: number;
   } = {};
   if (
     value.last_announced === "silent" ||
@@ -89,6 +90,8 @@ export function advisorStateFrom(record: unknown, meta: ConversationMeta | undef
     state.last_announced = value.last_announced;
   }
   if (typeof value.warned === "boolean") state.warned = value.warned;
+  const seen = value.compactions_seen;
+  if (typeof seen === "number" && Number.isInteger(seen) && seen >= 0) state.compactions_seen = seen;
   const usage = value.decision_usage;
   if (
     isObject(usage) &&

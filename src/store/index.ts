@@ -16,7 +16,7 @@
 import { listConversations } from "./listing.js";
 import type { MemoryStoreOptions } from "./memory-store.js";
 import { conversationDirectoryOf, resolveStoreLocation } from "./paths.js";
-import type { Environment, Store, StoreListing } from "./port.js";
+import type { CachingTokenCounter, Environment, Store, StoreListing } from "./port.js";
 import { readActive, readSessionHistory } from "./session.js";
 
 export { CONVERSATION_ID_PATTERN, newConversationId, newEventId, timestampNow } from "./ids.js";
@@ -71,6 +71,15 @@ export function openFileListing(cwd: string, env: Environment): StoreListing {
     active: () => readActive(root, env),
     sessionHistory: () => readSessionHistory(root, env),
   };
+}
+
+/**
+ * The o200k counter outside any conversation (a hook counting an agent's session): memoized for
+ * the process, cached nowhere.
+ */
+export async function loadPlainTokenCounter(): Promise<CachingTokenCounter> {
+  const { loadTokenCounter } = await import("./token-counter.js");
+  return loadTokenCounter();
 }
 
 /** Import from and export to other formats (import.ts, export.ts), loaded on first use. */

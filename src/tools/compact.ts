@@ -15,6 +15,7 @@
  * Planning, validation and every text live in the pure `core/compaction/compact-tool.ts`; this module adds
  * only the token counter, the temporary files, and the `Tool` shape.
  */
+import { describeContextChange } from "../core/advisor/context-gauge.js";
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
@@ -140,6 +141,15 @@ function openReviewRefusal(store: StoreReader, conversationId: string): string |
   return refusal === undefined ? undefined : `${refusal.message} (${refusal.hint})`;
 }
 
+/** The approval's text with what the rules do to the context of the next request (docs/context.md). */
+function withContextChange(preview: string, plan: PlannedCall, context: ToolCallContext): string {
+  const measure = context.measureNextRequest;
+  if (measure === undefined) return preview;
+  const before = measure(context.events);
+  const after = measure([...context.events, ...plan.rules.map((planned) => planned.compaction)]);
+  return `${preview}\n${describeContextChange(before, after)}`;
+}
+
 /** Builds the `compact` tool. */
 export function createCompactTool(options: CompactToolOptions = {}): Tool {
   const writePreview: PreviewWriter =
@@ -167,7 +177,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
       });
       if (!plan.ok) return describeInvalidCall(plan.message);
       const previews = writePreviewFiles(plan, context.conversationId, writePreview);
-      const preview = renderApprovalPreview(plan, previews.paths);
+      const preview = withContextChange(renderApprovalPreview(plan, previews.paths), plan, context);
       return previews.problem === undefined ? preview : `${preview}\n(no preview file: ${previews.problem})`;
     },
 

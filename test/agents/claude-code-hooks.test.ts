@@ -193,19 +193,21 @@ describe("cxc's hooks inside the real Claude Code", () => {
       ],
     ];
     fake.enqueue(...script[0]!);
-    const first = await claudeRun(PROMPTS[0]!, LINES);
-    // One turn: nothing to compact yet, so nothing to say.
-    expect(shown(first)).toBe("");
+    // One turn of three cycles: its first two (the read, the edit) can be compacted, so the advice
+    // comes at its end.
+    const first = shown(await claudeRun(PROMPTS[0]!, LINES));
     expect(readFileSync(join(place.cwd, "src", "app.ts"), "utf8")).toContain('"hello"');
+    expect(first).toContain("cxc advisor: Recommended: compact now. Context is at");
+    expect(first).toContain("(token lines only: no decision model answered)");
+    expect(first).toContain(
+      `To compact, type: /compact Keep the user's instructions verbatim: "${BINDING}"; keep the list of files modified: src/app.ts.`,
+    );
+    expect(first).toContain("no decision model is configured");
 
+    // Still at the recommend line: the same tier is not shown twice in a row.
     fake.enqueue(...script[1]!);
     const second = shown(await claudeRun(PROMPTS[1]!, LINES));
-    expect(second).toContain("cxc advisor: Recommended: compact now. Context is at");
-    expect(second).toContain("(token lines only: no decision model answered)");
-    expect(second).toContain(
-      `To compact, type: /compact Keep the user's instructions verbatim: "${BINDING}"; keep the list of files modified: src/app.ts, README.md.`,
-    );
-    expect(second).toContain("no decision model is configured");
+    expect(second).toBe("");
 
     const decisions = fake.requests.length;
     fake.enqueue(...script[2]!);
@@ -216,7 +218,10 @@ describe("cxc's hooks inside the real Claude Code", () => {
         CXC_ADVISOR_MODEL: "anthropic/claude-haiku-4-5",
       }),
     );
-    expect(third).toContain("cxc advisor: Compaction requested: the context is nearly full.");
+    // An escalation is shown; the words follow the number: far from the window, not "nearly full".
+    expect(third).toContain(
+      "cxc advisor: Compaction requested: the context is past the request line you set.",
+    );
     expect(third).toContain("past the request line and the task changed");
     expect(third).toContain(
       `The live work starts at the request "${PROMPTS[2]}": keep it and everything after it in full.`,

@@ -41,6 +41,8 @@ const LINES = {
   AE_PI_COMPACT_ADVISOR_REQUEST_TOKENS: "100000000",
 };
 const ANSWERS = { switched_gears: 0.9, at_boundary: 0.9, needs_history: 0.1, mid_operation: 0.1 };
+/** The first turn's answers: the agent is in the middle of an operation, so the advisor keeps quiet. */
+const BUSY = { ...ANSWERS, mid_operation: 0.9 };
 
 const call = (id: string, name: string, input: Record<string, unknown>) =>
   ({ type: "tool-call", id, name, arguments: input }) as const;
@@ -76,6 +78,12 @@ beforeAll(async () => {
         bodyIncludes: '"pick_live_from"',
         reply: { blocks: [call("d2", "pick_live_from", { live_from_turn: 2, confidence: 0.9 })] },
       },
+      // The first turn's advice point: at its end, its read cycle can be compacted.
+      {
+        bodyIncludes: '"answer_questions"',
+        times: 1,
+        reply: { blocks: [call("d0", "answer_questions", BUSY)] },
+      },
       { bodyIncludes: '"answer_questions"', reply: { blocks: [call("d1", "answer_questions", ANSWERS)] } },
     ],
   });
@@ -100,7 +108,8 @@ describe("cxc's advisor inside the real pi", () => {
       return false;
     };
     try {
-      // Turn 1: one turn, nothing to compact yet: silent.
+      // Turn 1: once its answer came, its first cycle (the read) can be compacted (one long turn
+      // can be), so the advisor asks at that turn_end; the agent is mid-operation: silent.
       fake.enqueue(
         { blocks: [call("toolu_p_read", "read", { path: "notes.txt" })] },
         textReply("Remember the milk."),

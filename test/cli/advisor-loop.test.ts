@@ -1,8 +1,9 @@
 /**
  * The advisor and automatic compaction inside the real turn loop, with the model (and the decision
  * model, whose answers are scripted as forced tool calls) played by the loopback fake provider
- * through the real Anthropic client. Tokens are counted as characters so the lines are easy to
- * cross on purpose.
+ * through the real Anthropic client. The fake reports the usage it counts (a quarter of the request
+ * body's characters), and cxc counts tokens the same way here, so the lines are easy to cross on
+ * purpose.
  */
 import { jsonSchemaArguments } from "../../src/tools/arguments.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -36,7 +37,7 @@ import {
 let provider: FakeProvider;
 
 beforeAll(async () => {
-  provider = await startFakeProvider();
+  provider = await startFakeProvider({ countUsage: true });
 });
 afterAll(async () => {
   await provider.close();
@@ -48,7 +49,8 @@ afterEach(() => {
   expect(provider.remaining()).toBe(0);
 });
 
-const countCharacters = (text: string): number => text.length;
+/** Four characters a token, as the fake counts. */
+const countCharacters = (text: string): number => Math.ceil(text.length / 4);
 
 const silentDisplay: TurnDisplay = {
   requestStarted() {},
@@ -225,9 +227,9 @@ function makeHarness(
 const compactions = (events: readonly ConversationEvent[]): Compaction[] =>
   events.filter((event): event is Compaction => event.type === "compaction");
 
-/** A message of `size` characters. */
+/** A message of `size` tokens as the fake counts them (four characters a token). */
 const text = (label: string, size: number): string =>
-  `${label} ${"x".repeat(Math.max(0, size - label.length - 1))}`;
+  `${label} ${"x".repeat(Math.max(0, size * 4 - label.length - 1))}`;
 
 describe("the advisor at the end of each turn", () => {
   it("stays silent without a model call below the notice line, then announces each tier once as the context grows", async () => {

@@ -65,6 +65,8 @@ const words = (count: number): string =>
 
 describe("cxc q with the advisor", () => {
   it("prints one advice line per tier as the context crosses the lines, remembered across runs", async () => {
+    // The provider reports what it counts (a quarter of the request body): the context figure.
+    provider.countUsage(true);
     home.writeConfig(`
 [conversation.compaction.advisor]
 notice_tokens = 150
@@ -84,7 +86,11 @@ request_tokens = 100000
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
     const usage = { input_tokens: expect.any(Number), output_tokens: expect.any(Number) };
-    expect(advisorRecord()).toEqual({ last_announced: "notice", decision_usage: { calls: 1, ...usage } });
+    expect(advisorRecord()).toEqual({
+      last_announced: "notice",
+      compactions_seen: 0,
+      decision_usage: { calls: 1, ...usage },
+    });
 
     // As an older cxc left it: the state in meta.json, no record. It is still read: no new notice.
     rmSync(conversationFile("advisor.json"));
@@ -105,9 +111,13 @@ request_tokens = 100000
       `\nhint: run \`cxc conversation compact ${home.activeId()}\` (\`--dry-run\` first shows what it does), or let the assistant do it: \`cxc q -t compact_now …\``,
     );
     // The record was removed before the third run: two decision calls since.
-    expect(advisorRecord()).toEqual({ last_announced: "recommend", decision_usage: { calls: 2, ...usage } });
+    expect(advisorRecord()).toEqual({
+      last_announced: "recommend",
+      compactions_seen: 0,
+      decision_usage: { calls: 2, ...usage },
+    });
     const stats = await home.home.run(["conversation", "stats"]);
-    expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+ input \+ \d+ output tokens/m);
+    expect(stats.stdout).toMatch(/^Advisor decisions: 2 calls, \d+(\.\dk)? input \+ \d+ output tokens/m);
     const statsJson = JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);
     expect(statsJson.advisor_decisions).toEqual({ calls: 2, ...usage });
   });

@@ -168,7 +168,8 @@ describe("observation masking inside one turn", () => {
           "Would have kept turn 1, from cycle 7\\.\\n\\n" +
           "Estimated tokens \\(o200k; summaries estimated with builtin/digest\\):\\n" +
           "  turn 1, cycles 1\\.\\.6 \\(6 cycles, tool responses\\): \\S+ → \\S+ tokens\\n" +
-          "  whole conversation: \\S+ → \\S+ tokens\\n$",
+          "  whole conversation: \\S+ → \\S+ tokens\\n\\n" +
+          "Context of the next request: \\S+ → \\S+ tokens \\(.*\\)\\n$",
       ),
     );
     expect(logBytes(home)).toBe(before);

@@ -54,11 +54,11 @@ describe("one context number", () => {
     provider.enqueue(textReply(words(200), { usage: { inputTokens: 800, outputTokens: 42 } }));
     const asked = await cxc(["q", "--new", words(200)]);
     expect(asked.exitCode, asked.stderr).toBe(0);
-    expect(gaugeLine(asked.stderr)).toBe("cxc: context 842 of 200k tokens (0.4%)");
+    expect(gaugeLine(asked.stderr)).toBe("cxc: context 842 of 200k tokens (0.4%, reported)");
     const stats = await cxc(["conversation", "stats"]);
     expect(stats.exitCode, stats.stderr).toBe(0);
     expect(stats.stdout.split("\n")[0]).toBe(
-      "Context: 842 of 200k tokens (0.4%); no compactions in force; no deferred compactions",
+      "Context: 842 of 200k tokens (0.4%, reported); no compactions in force; no deferred compactions",
     );
   });
 
@@ -79,6 +79,6 @@ request_tokens = 200000
     expect(second.stderr).toContain(
       "cxc: advisor: Context is growing. Context is at 3.2k tokens (1.6% of the window);",
     );
-    expect(gaugeLine(second.stderr)).toBe("cxc: context 3.2k of 200k tokens (2%)");
+    expect(gaugeLine(second.stderr)).toBe("cxc: context 3.2k of 200k tokens (2%, reported)");
   });
 });

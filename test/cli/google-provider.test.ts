@@ -106,7 +106,11 @@ describe("a Google model", () => {
       parts: [{ functionResponse: { name: "propose_compaction", response: { output: expect.any(String) } } }],
     });
     const stored = readEvents(home, reviewId).findLast((event) => event.type === "tool_call_request");
-    expect(stored?.metadata).toEqual({ google_thought_signature: "sig-call" });
+    // The call also carries the usage of the request it answered (docs/context.md).
+    expect(stored?.metadata).toMatchObject({
+      google_thought_signature: "sig-call",
+      usage: expect.any(Object),
+    });
 
     const applied = await cxc(["c", "compact", "--continue", "--yes"]);
     expect(applied.exitCode, applied.stderr).toBe(0);

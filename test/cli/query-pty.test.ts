@@ -427,10 +427,10 @@ describe("cxc q at a terminal: the context gauge", () => {
     provider.enqueue(textReply("Fine.", { usage: { inputTokens: 48_000, outputTokens: 200 } }));
     const pty = qInTerminal(["hello"]);
     expect(await pty.exitCode()).toBe(0);
-    expect(lastLine(pty)).toBe("cxc: context 48.2k of 200k tokens (24%)");
+    expect(lastLine(pty)).toBe("cxc: context 48.2k of 200k tokens (24%, reported)");
   });
 
-  it("says what a deferred compaction will save from the next turn, and the next turn saves it", async () => {
+  it("counts a deferred compaction's saving in the next request's figure, and the next turn saves it", async () => {
     const build = createEventBuilder();
     const questions = ["set up the project", "fix the width bug", "now the current task: drag"];
     const events = questions.flatMap((question) =>
@@ -462,24 +462,28 @@ describe("cxc q at a terminal: the context gauge", () => {
     const first = qInTerminal(["-u", "compact", "compact what is done"]);
     expect(await first.exitCode()).toBe(0);
     const deferred =
-      /^cxc: context 2\.0k of 200k tokens \(1%\); 1 deferred compaction will save (\d+(\.\d)?k?) from the next turn$/.exec(
+      /^cxc: context (\S+) of 200k tokens \(\S+, reported, adjusted for what changed since\); 1 compaction deferred to the next turn saves (\d+(\.\d)?k?)$/.exec(
         lastLine(first) ?? "",
       );
     expect(deferred, first.screen()).not.toBeNull();
     first.close();
-    // The numbers are on the provider's scale (its usage against cxc's count), as stats shows it.
+    // The numbers are on the provider's scale (its usage against cxc's count), as stats shows it:
+    // the next request is the next turn's first, with the compaction in force.
     const stats = async () =>
       JSON.parse((await home.home.run(["--format", "json", "conversation", "stats"])).stdout);
     const before = await stats();
     expect(before.context.deferred_saving).toBeGreaterThan(100);
-    expect(deferred![1]).toBe(formatTokenCount(before.context.deferred_saving));
+    expect(deferred![2]).toBe(formatTokenCount(before.context.deferred_saving));
+    expect(deferred![1]).toBe(formatTokenCount(before.context.tokens));
+    expect(Math.abs(before.context.tokens + before.context.deferred_saving - 2020)).toBeLessThanOrEqual(2);
 
     provider.enqueue(textReply("Next.", { usage: { inputTokens: 900, outputTokens: 10 } }));
     const next = qInTerminal(["go on"]);
     expect(await next.exitCode()).toBe(0);
-    const saves = /^cxc: context 910 of 200k tokens \(0\.5%\); 1 compaction saves (\d+(\.\d)?k?)$/.exec(
-      lastLine(next) ?? "",
-    );
+    const saves =
+      /^cxc: context 910 of 200k tokens \(0\.5%, reported\); 1 compaction saves (\d+(\.\d)?k?)$/.exec(
+        lastLine(next) ?? "",
+      );
     expect(saves, next.screen()).not.toBeNull();
     const after = await stats();
     expect(saves![1]).toBe(formatTokenCount(after.context.saved));

@@ -85,7 +85,7 @@ describe("cxc q: in a pipe", () => {
     provider.enqueue(textReply("Fine.", { usage: { inputTokens: 1_200, outputTokens: 34 } }));
     const result = await q(["hi"], { env: { CXC_CONVERSATION__CONTEXT_GAUGE: "show" } });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr.split("\n")).toContain("cxc: context 1.2k of 200k tokens (0.6%)");
+    expect(result.stderr.split("\n")).toContain("cxc: context 1.2k of 200k tokens (0.6%, reported)");
     const bad = await q(["hi"], { env: { CXC_CONVERSATION__CONTEXT_GAUGE: "sometimes" } });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain("conversation.context_gauge must be auto, show or hide");

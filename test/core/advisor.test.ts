@@ -13,6 +13,7 @@ import {
   cutPointCandidates,
   DEFAULT_TOKEN_LINES,
   decideAnnouncement,
+  tierHeadline,
   decideTier,
   isHeldByNoLoopGuard,
   LIVE_FROM_TOOL,
@@ -55,7 +56,7 @@ describe("decideTier: the tier table of docs/advisor.md", () => {
         tokens,
         lines: LINES,
         signals: signals(switched, boundary, history, mid),
-        compactableTurns: 5,
+        compactable: 5,
       });
       expect(decision.tier).toBe(expected);
     });
@@ -66,13 +67,13 @@ describe("decideTier: the tier table of docs/advisor.md", () => {
       tokens: 500_000,
       lines: LINES,
       signals: signals(1, 1, 0, 0),
-      compactableTurns: 0,
+      compactable: 0,
     });
     expect(decision).toEqual({ tier: "silent", reason: "nothing to compact yet" });
   });
 
   it("follows the lines only, and says so, when no decision model answered", () => {
-    const decision = decideTier({ tokens: 101_000, lines: LINES, compactableTurns: 3 });
+    const decision = decideTier({ tokens: 101_000, lines: LINES, compactable: 3 });
     expect(decision.tier).toBe("recommend");
     expect(decision.reason).toContain("token lines only");
   });
@@ -163,10 +164,35 @@ describe("decideAnnouncement: the no-repeat rule", () => {
     expect(announced).toEqual(["notice", "recommend", "request"]);
   });
 
+  it("never announces a quieter tier after a louder one: the context only eased off", () => {
+    let state = decideAnnouncement({}, "request").state;
+    for (const tier of ["recommend", "notice", "recommend"] as const) {
+      const step = decideAnnouncement(state, tier);
+      expect(step.announce).toBe(false);
+      state = step.state;
+    }
+    expect(decideAnnouncement(state, "request").announce).toBe(false);
+  });
+
   it("announces the same tier again after a compaction cleared the state", () => {
     const first = decideAnnouncement({}, "recommend");
     expect(decideAnnouncement(first.state, "recommend").announce).toBe(false);
     expect(decideAnnouncement(clearAnnouncements(), "recommend").announce).toBe(true);
+  });
+});
+
+describe("tierHeadline: the words follow the number", () => {
+  it('says "nearly full" only near the window, else the request line', () => {
+    expect(tierHeadline("request", 180_000, 200_000)).toBe(
+      "Compaction requested: the context is nearly full",
+    );
+    expect(tierHeadline("request", 150_000, 200_000)).toBe(
+      "Compaction requested: the context is past the request line you set",
+    );
+    expect(tierHeadline("request", 150_000, undefined)).toBe(
+      "Compaction requested: the context is past the request line you set",
+    );
+    expect(tierHeadline("recommend", 199_000, 200_000)).toBe("Recommended: compact now");
   });
 });
 

@@ -2,14 +2,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
-  boundContextTokens,
   type ContextWindow,
   computeContextGauge,
   describeContextGauge,
-  measureContextTokens,
-  measureProviderScale,
   tokenDifference,
 } from "../../src/core/advisor/context-gauge.js";
+import { measureProviderScale } from "../../src/core/advisor/next-request.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import type { TokenCounter } from "../../src/core/conversation/tokens.js";
@@ -37,12 +35,13 @@ function withUsage(events: ConversationEvent[], usage: Record<string, number>): 
 }
 
 describe("computeContextGauge", () => {
-  it("uses the provider's count of the last request and counts nothing when no compaction exists", () => {
+  it("shows the context of the next request and counts nothing when no compaction exists", () => {
     const events = withUsage(build.turns(3), { input_tokens: 200, output_tokens: 40 });
     const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
     expect(gauge).toEqual({
       tokens: 240,
       tokensSource: "reported",
+      derivation: { reported: 240, reasoningDropped: 0, netSaving: 0 },
       window: WINDOW,
       percent: 24,
       compactions: 0,
@@ -54,10 +53,15 @@ describe("computeContextGauge", () => {
     expect(counted).toEqual([]);
   });
 
-  it("estimates the projected view when no usage was reported", () => {
+  it("estimates the system prompt and tools, and the view, when no usage was reported", () => {
     const events = build.turns(2); // q0 a:q0 q1 a:q1 → 2 + 4 + 2 + 4
-    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
-    expect(gauge).toMatchObject({ tokens: 12, tokensSource: "estimated", percent: 1.2 });
+    const gauge = computeContextGauge(events, {
+      countTokens: countCharacters,
+      window: WINDOW,
+      overhead: () => 100,
+    });
+    expect(gauge).toMatchObject({ tokens: 112, tokensSource: "estimated" });
+    expect(gauge.percent).toBeCloseTo(11.2);
   });
 
   it("counts what compactions in force save, and a deferred one's saving from the next turn", () => {
@@ -69,15 +73,25 @@ describe("computeContextGauge", () => {
     const inForce = build.compaction({ from: 0, to: 1, reasoning: true });
     const deferred = build.compaction({ from: 2, to: 2, summary: "S", deferredUntilTurn: 4 });
     const events = [...history, inForce, deferred];
-    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    const gauge = computeContextGauge(events, {
+      countTokens: countCharacters,
+      window: WINDOW,
+      overhead: () => 0,
+      dropsEarlierReasoning: false,
+    });
     expect(gauge.compactions).toBe(1);
     expect(gauge.saved).toBe(100);
     expect(gauge.deferredCompactions).toBe(1);
     // Turn 3 (q2, 50 of reasoning, a:q2) becomes the summary turn (its request text and "S").
     const summaryTurn = "[Summary of previous conversation]".length + 1;
     expect(gauge.deferredSaving).toBe(2 + 50 + 4 - summaryTurn);
-    // The scale counts the view the usage described once; every text is counted once.
+    // The next request has both in force: the reported figure less both savings.
+    expect(gauge).toMatchObject({
+      tokensSource: "reported-adjusted",
+      tokens: 224 - 100 - gauge.deferredSaving,
+    });
     expect(gauge.scale).toBe(1);
+    // Every text is counted once.
     expect(counted.filter((text) => text === "a:q3")).toHaveLength(1);
   });
 
@@ -88,27 +102,35 @@ describe("computeContextGauge", () => {
       output_tokens: 10,
     });
     const events = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
-    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
-    // The view now counts 42, the compaction saves 30: both ×1.25.
+    const gauge = computeContextGauge(events, {
+      countTokens: countCharacters,
+      window: WINDOW,
+      overhead: () => 0,
+      dropsEarlierReasoning: false,
+    });
+    // The compaction saves 30: ×1.25.
     expect(gauge).toMatchObject({
-      tokens: 53,
-      tokensSource: "reported",
+      tokens: 90 - 38,
+      tokensSource: "reported-adjusted",
       saved: 38,
       compactions: 1,
       scale: 1.25,
     });
-    expect(measureContextTokens(events, countCharacters)).toEqual({ tokens: 53, source: "reported" });
   });
 
   it("never says 0 when a compaction saves more of cxc's count than the provider reported", () => {
-    // The demo's case: the provider counts less than cxc (×0.5 here), and subtracting cxc's saving
-    // from the provider's count gave 50 - 60 → 0. On one scale: 0.5 × (120 - 60) = 30.
+    // The provider counts less than cxc (×0.5 here): on one scale 60 - 0.5 × 108 = 6.
     const history = withUsage(build.turns(2, { reasoning: "r".repeat(54) }), {
       input_tokens: 55,
       output_tokens: 5,
     });
     const events = [...history, build.compaction({ from: 0, to: 1, reasoning: true })];
-    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    const gauge = computeContextGauge(events, {
+      countTokens: countCharacters,
+      window: WINDOW,
+      overhead: () => 0,
+      dropsEarlierReasoning: false,
+    });
     expect(gauge).toMatchObject({ tokens: 6, saved: 54, scale: 0.5 });
     expect(gauge.tokens + gauge.saved).toBe(60);
   });
@@ -120,42 +142,22 @@ describe("computeContextGauge", () => {
       output_tokens: 10,
     });
     const events = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
-    const gauge = computeContextGauge(events, { countTokens: countCharacters, window: WINDOW });
+    const gauge = computeContextGauge(events, {
+      countTokens: countCharacters,
+      window: WINDOW,
+      overhead: () => 0,
+      dropsEarlierReasoning: false,
+    });
     expect(gauge).toMatchObject({ tokens: 42, tokensSource: "estimated", saved: 30, scale: undefined });
-    // Nothing changed since: the advisor's count checks the scale all the same; the gauge after an
-    // ordinary turn does not count the view to check it.
-    expect(measureContextTokens(history, countCharacters)).toEqual({ tokens: 72, source: "estimated" });
+    // Nothing changed since: the provider's count as it is, with nothing counted.
     counted = [];
-    expect(computeContextGauge(history, { countTokens: countCharacters, window: WINDOW }).tokens).toBe(5000);
+    const unchanged = { countTokens: countCharacters, window: WINDOW, dropsEarlierReasoning: false };
+    expect(computeContextGauge(history, unchanged).tokens).toBe(5000);
     expect(counted).toEqual([]);
   });
 
-  it("adds what came after the usage on the provider's scale (a message sent after it)", () => {
-    const history = withUsage(build.turns(1), { input_tokens: 10, output_tokens: 2 }); // 6 counted: ×2
-    const events = [...history, ...build.turn("x".repeat(10))]; // 10 + 12 more
-    expect(measureContextTokens(events, countCharacters)).toEqual({ tokens: 56, source: "reported" });
-  });
-
-  it("bounds the count from above without the tokenizer", () => {
-    const history = withUsage(build.turns(2, { reasoning: "r".repeat(30) }), {
-      input_tokens: 80,
-      output_tokens: 10,
-    });
-    const unchanged = history;
-    const changed = [...history, build.compaction({ from: 0, to: 0, reasoning: true })];
-    for (const events of [unchanged, changed, build.turns(3)]) {
-      const view = projectConversation(events).turns.flatMap((turn) => turn.events);
-      const bytes: TokenCounter = (text) => Buffer.byteLength(text, "utf8");
-      expect(boundContextTokens(events, bytes, view)).toBeGreaterThanOrEqual(
-        measureContextTokens(events, countCharacters).tokens,
-      );
-    }
-    // Unchanged since the usage: the provider's count, unless the view's bound is larger.
-    expect(boundContextTokens(unchanged, () => 1, [])).toBe(90);
-  });
-
   it("measures the provider's scale on the sample: its reported usage against o200k, close to 1", () => {
-    const scale = measureProviderScale(loadSample().events, countTokens);
+    const scale = measureProviderScale(loadSample().events, { countTokens });
     expect(scale).toBeGreaterThan(0.7);
     expect(scale).toBeLessThan(1.4);
   });
@@ -185,9 +187,9 @@ describe("describeContextGauge", () => {
   };
 
   it("says the context and the window, and nothing about compactions when there are none", () => {
-    expect(describeContextGauge(gauge)).toBe("48.2k of 200k tokens (24%)");
+    expect(describeContextGauge(gauge)).toBe("48.2k of 200k tokens (24%, reported)");
     expect(describeContextGauge(gauge, { complete: true })).toBe(
-      "48.2k of 200k tokens (24%); no compactions in force; no deferred compactions",
+      "48.2k of 200k tokens (24%, reported); no compactions in force; no deferred compactions",
     );
   });
 
@@ -201,16 +203,28 @@ describe("describeContextGauge", () => {
         deferredSaving: 8400,
       }),
     ).toBe(
-      "48.2k of 200k tokens (24%); 2 compactions save 31.0k; 1 deferred compaction will save 8.4k from the next turn",
+      "48.2k of 200k tokens (24%, reported); 2 compactions save 31.0k; 1 compaction deferred to the next turn saves 8.4k",
     );
     expect(describeContextGauge({ ...gauge, compactions: 1, saved: -300 })).toBe(
-      "48.2k of 200k tokens (24%); 1 compaction adds 300",
+      "48.2k of 200k tokens (24%, reported); 1 compaction adds 300",
     );
   });
 
   it("says when the window is assumed", () => {
     expect(
       describeContextGauge({ ...gauge, percent: 0.4, window: { tokens: 128_000, source: "assumed" } }),
-    ).toBe("48.2k tokens (0.4% of an assumed 128k window: the model's is unknown)");
+    ).toBe("48.2k tokens (0.4% of an assumed 128k window: the model's is unknown; reported)");
+  });
+
+  it("says where the figure comes from: the agent's count, adjusted, estimated", () => {
+    expect(describeContextGauge({ ...gauge, reportedBy: "claude-code" })).toBe(
+      "48.2k of 200k tokens (24%, as Claude Code counts it)",
+    );
+    expect(describeContextGauge({ ...gauge, tokensSource: "reported-adjusted" })).toBe(
+      "48.2k of 200k tokens (24%, reported, adjusted for what changed since)",
+    );
+    expect(describeContextGauge({ ...gauge, tokensSource: "estimated" })).toBe(
+      "48.2k of 200k tokens (24%, estimated)",
+    );
   });
 });

@@ -174,3 +174,21 @@ describe("copyEventsForFork: new ids, renumbering, resets", () => {
     expect(forked.flatMap((event) => (event.type === "unknown" ? [event.raw.n] : []))).toEqual([1]);
   });
 });
+
+describe("copyEventsForFork: reported usage", () => {
+  it("drops the usage of turns after a turn the fork leaves out: it described another context", () => {
+    const build = createEventBuilder();
+    const usage = { input_tokens: 100, output_tokens: 5 };
+    const withUsage = (events: ConversationEvent[]) =>
+      events.map((event) =>
+        event.type === "chat_response" ? ({ ...event, metadata: { usage } } as ConversationEvent) : event,
+      );
+    const events = withUsage(build.turns(4));
+    const usageOf = (list: readonly ConversationEvent[]) =>
+      eventsOfType(list, "chat_response").map((event) => event.metadata?.usage !== undefined);
+    // The first two turns: the same context as the original's, usage kept.
+    expect(usageOf(forkEvents(events, { first: 2 }))).toEqual([true, true]);
+    // The last two: the original's requests also sent the turns before them.
+    expect(usageOf(forkEvents(events, { last: 2 }))).toEqual([false, false]);
+  });
+});

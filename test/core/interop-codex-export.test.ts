@@ -92,8 +92,11 @@ describe("Codex export", () => {
         turn.events.flatMap((event) => {
           if (event.type === "turn_start") return [];
           const { id: _id, ts: _ts, metadata, ...rest } = event as Json & { metadata?: Json };
+          // The usage Codex recorded is not written back: an exported session's requests are not Codex's.
           const kept = Object.fromEntries(
-            Object.entries(metadata ?? {}).filter(([key]) => key !== "openai_reasoning_model"),
+            Object.entries(metadata ?? {}).filter(
+              ([key]) => key !== "openai_reasoning_model" && key !== "usage",
+            ),
           );
           return [Object.keys(kept).length === 0 ? rest : { ...rest, metadata: kept }];
         }),

@@ -136,6 +136,7 @@ describe("Gemini CLI sessions", () => {
       output_tokens: 25,
       cache_read_input_tokens: 100,
       cache_creation_input_tokens: 0,
+      reported_by: "gemini",
     });
     expect(session.conversation.title).toBe("Reading the notes");
     expect(session.conversation.extra.origin).toEqual({

@@ -2,7 +2,8 @@
  * The Claude Code and pi importers read a session in two passes (agent-session.ts): an index of
  * the records, then the records on the conversation's chain, converted and handed out as they
  * settle. Here: what they make of the committed sessions and their variants is what the one-pass
- * importers made before them (test/core/golden/agent-import.json, written by that code), fed
+ * importers made before them (test/core/golden/agent-import.json, written by that code, with the
+ * usage each request reported added on the last event of its answer since), fed
  * whole or line by line; events come out before the end; a file that changes between the passes
  * is refused, naming the line.
  */

@@ -65,19 +65,26 @@ describe("countTurnTokens", () => {
     expect(counted.byKind.assistant).toBe(0);
   });
 
-  it("reads usage from the last chat_response only, and ignores malformed usage", () => {
+  it("reads the usage of the turn's last request that reported one, and ignores malformed or empty usage", () => {
     const usage = { input_tokens: 3, output_tokens: 20, cache_read_input_tokens: 100 };
-    const [withUsage, earlierOnly, malformed] = turns(
+    const later = { input_tokens: 5, output_tokens: 1, reasoning_tokens: 1, reported_by: "pi" };
+    const [withUsage, earlierOnly, twoRequests, malformed, empty] = turns(
       [user("q"), say("a", { usage })],
       [user("q"), say("a", { usage }), say("b")],
+      [user("q"), say("a", { usage }), say("b", { usage: later })],
       [user("q"), say("a", { usage: { input_tokens: "3", output_tokens: 1 } })],
+      [user("q"), say("a", { usage: { input_tokens: 0, output_tokens: 0 } })],
     );
-    expect(countTurnTokens(withUsage!, countCharacters).usage).toEqual({
-      ...usage,
+    const full = { ...usage, cache_creation_input_tokens: 0 };
+    expect(countTurnTokens(withUsage!, countCharacters).usage).toEqual(full);
+    expect(countTurnTokens(earlierOnly!, countCharacters).usage).toEqual(full);
+    expect(countTurnTokens(twoRequests!, countCharacters).usage).toEqual({
+      ...later,
+      cache_read_input_tokens: 0,
       cache_creation_input_tokens: 0,
     });
-    expect(countTurnTokens(earlierOnly!, countCharacters).usage).toBeUndefined();
     expect(countTurnTokens(malformed!, countCharacters).usage).toBeUndefined();
+    expect(countTurnTokens(empty!, countCharacters).usage).toBeUndefined();
   });
 });
 

@@ -14,6 +14,12 @@
  * `POST /v1/messages/count_tokens` and Gemini's `:countTokens` are answered with an estimate and
  * never take a reply.
  *
+ * Usage: a reply reports the usage it is scripted with (input 10 and output 5 when none is). A reply
+ * whose usage is `"counted"`, and every reply without usage while `countUsage` is on, reports what
+ * the fake counts instead, as a provider would: a quarter of the request body's characters as
+ * input, a quarter of the characters of what it answers (text, thinking, tool names and arguments)
+ * as output. `counted(request)` gives that input count for a recorded request.
+ *
  * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
  * standalone process for end-to-end tests.
  */
@@ -51,7 +57,8 @@ export interface FakeMessageReply {
   blocks: FakeBlock[];
   /** Default: `tool-use` when a block is a tool call, else `end`. */
   stop?: "end" | "max-tokens" | "tool-use" | "refusal";
-  usage?: FakeUsage;
+  /** `"counted"`: what the fake counts for the request and the answer (see the module comment). */
+  usage?: FakeUsage | "counted";
   /** Delay before each streamed event, in milliseconds. */
   chunkDelayMs?: number;
   /** Destroys the connection after this many streamed events (a stream cut mid-way). */
@@ -112,6 +119,8 @@ export interface RecordedRequest {
   body: unknown;
   /** The index of the route that answered it, when one did (see `FakeRoute`). */
   route?: number;
+  /** A quarter of the body's characters: the input a counted usage reports for it. */
+  counted: number;
 }
 
 /**
@@ -140,6 +149,8 @@ export interface FakeProvider {
   addRoute(route: FakeRoute): void;
   /** Number of scripted replies not yet served. */
   remaining(): number;
+  /** Replies without scripted usage report counted usage (see the module comment) while on. */
+  countUsage(on: boolean): void;
   /** Forgets unserved replies, routes and recorded requests (between tests). */
   reset(): void;
   close(): Promise<void>;
@@ -153,6 +164,8 @@ export interface FakeProviderOptions {
   onRequest?: (request: RecordedRequest) => void;
   /** Requests answered by what they contain rather than from the queue. */
   routes?: FakeRoute[];
+  /** Replies without scripted usage report counted usage (default: off). */
+  countUsage?: boolean;
 }
 
 /** A text reply. */
@@ -188,6 +201,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     routes: (options.routes ?? []).map((route) => ({ ...route, used: 0 })),
     onRequest: options.onRequest,
     served: 0,
+    countUsage: options.countUsage ?? false,
   };
   const server = createServer((request, response) => {
     void handleRequest(request, response, state);
@@ -204,10 +218,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       state.routes.push({ ...route, used: 0 });
     },
     remaining: () => queue.length,
+    countUsage: (on) => {
+      state.countUsage = on;
+    },
     reset: () => {
       queue.length = 0;
       requests.length = 0;
       state.routes.length = 0;
+      state.countUsage = options.countUsage ?? false;
     },
     close: () => closeServer(server),
   };
@@ -225,6 +243,7 @@ interface ServerState {
   readonly onRequest: ((request: RecordedRequest) => void) | undefined;
   /** Message replies served so far, for unique default message ids. */
   served: number;
+  countUsage: boolean;
 }
 
 /** The first route that matches the request and has uses left; counts the use. */
@@ -240,9 +259,26 @@ function matchRoute(state: ServerState, path: string, bodyText: string): number 
   return index;
 }
 
-/** A rough token count of a request body (4 characters a token), for `count_tokens`. */
+/** A rough token count of a text (4 characters a token): `count_tokens`, counted usage. */
 function estimateTokens(bodyText: string): number {
   return Math.max(1, Math.ceil(bodyText.length / 4));
+}
+
+/** The usage a reply reports: as scripted, or counted (see the module comment). */
+function replyUsage(
+  reply: FakeMessageReply,
+  bodyText: string,
+  countByDefault: boolean,
+): FakeUsage | undefined {
+  if (reply.usage !== "counted" && (reply.usage !== undefined || !countByDefault)) return reply.usage;
+  const answer = reply.blocks
+    .map((block) =>
+      block.type === "tool-call"
+        ? `${block.name}${block.argumentsText ?? JSON.stringify(block.arguments)}`
+        : block.text,
+    )
+    .join("");
+  return { inputTokens: estimateTokens(bodyText), outputTokens: estimateTokens(answer) };
 }
 
 async function handleRequest(
@@ -265,6 +301,7 @@ async function handleRequest(
       Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
     ),
     body,
+    counted: estimateTokens(text),
   };
   const gemini = GEMINI_PATH.exec(recorded.path);
   const countTokens =
@@ -296,7 +333,11 @@ async function handleRequest(
     return;
   }
   const routed = routeIndex === undefined ? undefined : state.routes[routeIndex]!.reply;
-  const reply = routed ?? queue.shift();
+  const scripted = routed ?? queue.shift();
+  const reply =
+    scripted === undefined || scripted.kind === "error" || scripted.kind === "raw"
+      ? scripted
+      : { ...scripted, usage: replyUsage(scripted, text, state.countUsage) };
   if (reply === undefined) {
     sendError(response, protocol, {
       kind: "error",
@@ -489,7 +530,9 @@ const ANTHROPIC_STOPS = {
   refusal: "refusal",
 };
 
-function anthropicUsage(usage: FakeUsage = {}): Record<string, number> {
+function anthropicUsage(scripted: FakeUsage | "counted" = {}): Record<string, number> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   return {
     input_tokens: usage.inputTokens ?? 10,
     cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
@@ -609,7 +652,9 @@ const OPENAI_STOPS = {
   refusal: "content_filter",
 };
 
-function openaiUsage(usage: FakeUsage = {}): Record<string, unknown> {
+function openaiUsage(scripted: FakeUsage | "counted" = {}): Record<string, unknown> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   const cached = usage.cacheReadTokens ?? 0;
   const prompt = (usage.inputTokens ?? 10) + cached;
   const completion = usage.outputTokens ?? 5;
@@ -687,7 +732,9 @@ function openaiJson(reply: FakeMessageReply, model: string, messageId: string): 
 }
 
 /** The Responses API's usage object: cached tokens counted inside `input_tokens`. */
-function responsesUsage(usage: FakeUsage = {}): Record<string, unknown> {
+function responsesUsage(scripted: FakeUsage | "counted" = {}): Record<string, unknown> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   const cached = usage.cacheReadTokens ?? 0;
   const input = (usage.inputTokens ?? 10) + cached;
   const output = usage.outputTokens ?? 5;
@@ -923,7 +970,9 @@ function geminiError(reply: FakeErrorReply): Record<string, unknown> {
 const GEMINI_FINISH = { end: "STOP", "max-tokens": "MAX_TOKENS", "tool-use": "STOP", refusal: "SAFETY" };
 
 /** Gemini's usage: cached tokens inside `promptTokenCount`, thoughts apart from the candidates. */
-function geminiUsage(usage: FakeUsage = {}, final = true): Record<string, number> {
+function geminiUsage(scripted: FakeUsage | "counted" = {}, final = true): Record<string, number> {
+  // Counted usage is resolved when the request arrives (`replyUsage`).
+  const usage: FakeUsage = scripted === "counted" ? {} : scripted;
   const cached = usage.cacheReadTokens ?? 0;
   const prompt = (usage.inputTokens ?? 10) + cached;
   const thoughts = usage.reasoningTokens ?? 0;

@@ -80,19 +80,47 @@ describe("foldStreamEvent", () => {
     ]);
   });
 
-  it("closes unsigned reasoning when text starts, and text when a tool call arrives", () => {
+  it("closes unsigned reasoning when text starts, and text when a tool call arrives; the last call gets the usage", () => {
     const result = fold([
       { type: "reasoning-delta", text: "plan" },
       { type: "text-delta", text: "Let me look." },
       { type: "tool-call", id: "call-1", name: "read", arguments: { path: "a.ts" } },
       { type: "tool-call", id: "call-2", name: "read", arguments: { path: "b.ts" } },
-      { type: "message-end", finishReason: "tool-calls", usage },
+      { type: "message-end", finishReason: "tool-calls", usage: { ...usage, reasoningTokens: 2 } },
     ]);
     expect(result.drafts.map((entry) => [entry.after, entry.draft])).toEqual([
       [1, { type: "chat_response", reasoning: "plan" }],
       [2, { type: "chat_response", message: "Let me look." }],
-      [2, { type: "tool_call_request", call_id: "call-1", name: "read", arguments: { path: "a.ts" } }],
-      [3, { type: "tool_call_request", call_id: "call-2", name: "read", arguments: { path: "b.ts" } }],
+      // A call is held until the next one arrives or the answer ends, so the last carries the usage.
+      [3, { type: "tool_call_request", call_id: "call-1", name: "read", arguments: { path: "a.ts" } }],
+      [
+        4,
+        {
+          type: "tool_call_request",
+          call_id: "call-2",
+          name: "read",
+          arguments: { path: "b.ts" },
+          metadata: {
+            usage: {
+              input_tokens: 12,
+              output_tokens: 7,
+              cache_read_input_tokens: 3,
+              cache_creation_input_tokens: 0,
+              reasoning_tokens: 2,
+            },
+          },
+        },
+      ],
+    ]);
+  });
+
+  it("flushes a held call when the stream fails or is given up", () => {
+    const call = { type: "tool-call", id: "c", name: "run", arguments: {} } as const;
+    const failed = fold([call, { type: "error", error: { kind: "network", message: "cut" } }]);
+    expect(failed.drafts.map((entry) => entry.draft.type)).toEqual(["tool_call_request"]);
+    const state = foldStreamEvent(createStreamFold(), call).state;
+    expect(interruptStreamFold(state).drafts).toEqual([
+      { type: "tool_call_request", call_id: "c", name: "run", arguments: {} },
     ]);
   });
 
@@ -106,7 +134,7 @@ describe("foldStreamEvent", () => {
       call_id: "c",
       name: "run",
       arguments: {},
-      metadata: { invalid_arguments: "{not json" },
+      metadata: { invalid_arguments: "{not json", usage: expect.objectContaining({ input_tokens: 12 }) },
     });
   });
 

@@ -107,12 +107,17 @@ describe("runTurn", () => {
     expect(result).toMatchObject({ cycles: 2, stoppedAtCycleCap: false });
     expect(store.appends.map((append) => append.map((event) => event.type))).toEqual([
       ["turn_start", "chat_request"],
-      // The text block completes when the tool call arrives: both are stored in that moment.
-      ["chat_response", "tool_call_request"],
+      // The text block completes when the tool call arrives; the call is held until the answer
+      // ends, so that it carries the request's usage.
+      ["chat_response"],
+      ["tool_call_request"],
       ["tool_call_response", "config_delta"],
       ["chat_response"],
     ]);
-    expect(store.appends[2]![0]).toMatchObject({ call_id: "t1", content: "noted x", is_error: false });
+    expect((store.appends[2]![0] as { metadata?: Record<string, unknown> }).metadata?.usage).toMatchObject({
+      tools: ["note"],
+    });
+    expect(store.appends[3]![0]).toMatchObject({ call_id: "t1", content: "noted x", is_error: false });
     // What the loop appended is what the conversation now holds.
     expect(store.load(CONVERSATION).events).toEqual(store.appends.flat());
     // The follow-up request carries the call and its result, and tool_choice is not forced.

@@ -8,6 +8,7 @@ import { describeRange, describeSizedRange } from "../../core/present/labels.js"
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import type { SummaryLosses } from "../../core/summary/check.js";
 import { formatLosses as formatLossLines } from "../../core/present/summary-check-text.js";
+import { describeContextChange } from "../../core/advisor/context-gauge.js";
 import { formatTokenCount } from "../../core/conversation/tokens.js";
 import type { CompactionRunResult, RunSegment } from "./run.js";
 
@@ -51,6 +52,8 @@ export function renderRunText(result: CompactionRunResult): string {
         `  whole conversation: ${formatTokenCount(result.totals.before)} → ${formatTokenCount(result.totals.after)} tokens`,
       );
     }
+    if (result.context !== undefined)
+      lines.push("", describeContextChange(result.context.before, result.context.after));
   }
   for (const segment of result.segments) {
     const losses = formatLosses(segment);
@@ -124,5 +127,14 @@ export function runToJson(id: string, result: CompactionRunResult): Record<strin
     })),
     timeline: [...result.timeline],
     tokens: result.totals ?? null,
+    context:
+      result.context === undefined
+        ? null
+        : {
+            before: result.context.before.tokens,
+            after: result.context.after.tokens,
+            source_before: result.context.before.source,
+            source_after: result.context.after.source,
+          },
   };
 }

@@ -11,13 +11,14 @@
  * a re-run sees the proposal already applied and finishes without asking again.
  *
  * `--abort` archives the review and switches back without asking; it never touches the source.
- * Either way an archived source (seed D66: `--continue` applies to it normally) stays archived and
+ * Either way an archived source (docs/review.md: `--continue` applies to it normally) stays archived and
  * nothing is made active: an archived conversation is never the active one.
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.
  */
 import { buildPinEvent, planPin } from "../../core/conversation/pins.js";
-import type { Compaction, Pin } from "../../core/conversation/events.js";
+import type { Compaction, ConversationEvent, Pin } from "../../core/conversation/events.js";
+import { realizePlan } from "../../core/compaction/realize.js";
 import type { Keeping } from "../../core/compaction/keeping.js";
 import {
   type ContinueDecision,
@@ -129,6 +130,14 @@ export async function continueReview(
     readonly showPrompt: (text: string) => void;
     /** What the compaction keeps for a source with this metadata (facts block, keep rules). */
     readonly keeping?: (meta: Readonly<Record<string, unknown>>) => Keeping;
+    /**
+     * What the compactions would do to the source's next request, in words (docs/context.md);
+     * absent: not said.
+     */
+    readonly describeEffect?: (
+      sourceEvents: readonly ConversationEvent[],
+      compactions: readonly Compaction[],
+    ) => Promise<string | undefined>;
   },
 ): Promise<ContinueOutcome> {
   const { review, sourceId } = loadActiveReview(store, "--continue");
@@ -145,8 +154,16 @@ export async function continueReview(
       return { kind: "finished", proposal: decision.proposal } as const;
     if (decision.kind !== "apply") throw refusalError(decision);
     const { describeSummaryLosses } = await import("../../tools/propose-compaction.js");
-    const losses = describeSummaryLosses(store.load(sourceId).events, decision.proposal);
-    options.showPrompt([decision.prompt, ...(losses.length === 0 ? [] : ["", ...losses])].join("\n"));
+    const current = store.load(sourceId);
+    const losses = describeSummaryLosses(current.events, decision.proposal);
+    const effect = await describeProposalEffect(decision.proposal, reviewId, current, options);
+    options.showPrompt(
+      [
+        decision.prompt,
+        ...(effect === undefined ? [] : ["", effect]),
+        ...(losses.length === 0 ? [] : ["", ...losses]),
+      ].join("\n"),
+    );
     if (!options.yes) {
       if (options.confirm === undefined) {
         throw new CxcError("usage", "refusing to apply the proposal without confirmation", {
@@ -191,6 +208,27 @@ export async function continueReview(
       : {}),
   });
   return { ...settled, reviewId, sourceId, sourceArchived };
+}
+
+/** The proposal's effect on the source's next request, as `describeEffect` words it. */
+async function describeProposalEffect(
+  proposal: ReviewProposal,
+  reviewId: string,
+  source: LoadedConversation,
+  options: Parameters<typeof continueReview>[1],
+): Promise<string | undefined> {
+  if (options.describeEffect === undefined) return undefined;
+  const plan = reviewCompactionPlan(
+    proposal,
+    reviewId,
+    source.events,
+    timestampNow(),
+    options.keeping?.(source.meta),
+  );
+  if (plan.kind !== "planned") return undefined;
+  let counter = 0;
+  const compactions = realizePlan(plan, [], { newEventId: () => `preview-${++counter}`, now: timestampNow });
+  return options.describeEffect(source.events, compactions);
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */

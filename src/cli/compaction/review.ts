@@ -311,6 +311,17 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
     const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
     outcome = await continueReview(context.store, {
       keeping: (meta) => keepingFor(config.values, meta),
+      describeEffect: async (events, compactions) => {
+        const { compactionEffect, measureNextRequest } = await import("../../query/compaction-effect.js");
+        const { describeContextChange } = await import("../../core/advisor/context-gauge.js");
+        const { measure } = await measureNextRequest(events, {
+          config: config.values,
+          env: context.env,
+          countTokens: await context.store.tokenCounter(),
+        });
+        const effect = compactionEffect(measure, events, compactions);
+        return describeContextChange(effect.before, effect.after);
+      },
       yes: flags.yes === true || flags.confirm === false,
       // The summary is model output: sanitized before it reaches the terminal.
       showPrompt: (text) => context.block(text),

@@ -7,6 +7,7 @@
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
  */
+import type { NextRequestContext } from "../../core/advisor/next-request.js";
 import type { Keeping } from "../../core/compaction/keeping.js";
 import { type CompactionPlan, type CompactionSegment, planCompaction } from "../../core/compaction/plan.js";
 import { previewCompactions, savesAlmostNothing } from "../../core/compaction/preview.js";
@@ -72,6 +73,10 @@ export type CompactionRunResult =
       readonly timeline: readonly string[];
       /** Whole projected view before and after (a dry run only). */
       readonly totals?: { readonly before: number; readonly after: number };
+      /** The events the dry run previewed (never appended). */
+      readonly previewed?: readonly Compaction[];
+      /** The context of the next request before and after (a dry run; core/advisor/next-request.ts). */
+      readonly context?: { readonly before: NextRequestContext; readonly after: NextRequestContext };
     };
 
 /** A plan that either compacts something or selected nothing. */
@@ -176,6 +181,7 @@ export function previewPlan(
     dryRun: true,
     segments,
     totals: preview.totals,
+    previewed: placeholders,
     ...timelineOf(events, segments, true),
   };
 }

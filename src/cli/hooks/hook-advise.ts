@@ -26,10 +26,10 @@ import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { extractRangeFacts } from "../../core/summary/range-facts.js";
 import { groupTurns } from "../../core/conversation/turns.js";
-import { lookupModelLimits } from "../../llm/models.js";
+import { dropsEarlierReasoning, lookupModelLimits } from "../../llm/models.js";
 import type { LlmClient } from "../../llm/types.js";
 import { createAdvisor } from "../../query/advisor-hook.js";
-import { newEventId, timestampNow } from "../../store/index.js";
+import { loadPlainTokenCounter, newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
 import { noteUnknownRecords, readInPart } from "./hook-restore.js";
@@ -100,9 +100,10 @@ export async function adviseInAgent(
     // Said once per session: the record remembers it across the hook's processes.
     ...(unavailable === undefined || toldBefore ? {} : { decisionUnavailable: unavailable }),
     contextWindow,
-    contextTokens: () => usage.tokens,
-    // Not used with the reported count; a cheap bound for what the advisor might still measure.
-    countTokens: (text) => Math.ceil(text.length / 3),
+    // The context of the next request from the usage Claude Code recorded in the transcript
+    // (core/advisor/next-request.ts): its own system prompt and tools are in it.
+    countTokens: await loadPlainTokenCounter(),
+    requests: { dropsEarlierReasoning: dropsEarlierReasoning(usage.model ?? "", "anthropic") },
     clock: { now: timestampNow, newEventId },
     state: { load: store.load, save: (state) => store.save({ ...store.load(), ...state }) },
     print: (text) => printed.push(text),

@@ -39,6 +39,8 @@ import { type Advisor, createAdvisor } from "../../query/advisor-hook.js";
 import { createCompactNowTool } from "../../tools/compact-now.js";
 import { createShouldICompactTool } from "../../tools/should-i-compact.js";
 import type { Tool, ToolCallContext } from "../../tools/tool.js";
+import { dropsEarlierReasoning } from "../../llm/models.js";
+import { loadPlainTokenCounter } from "../../store/index.js";
 import { loadConfig } from "../config.js";
 import { createPiDecisionClient } from "./decision-client.js";
 import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
@@ -69,6 +71,36 @@ function storedState(branch: readonly PiEntry[]): AdvisorState {
   return {};
 }
 
+/** Whether pi's current model's provider drops earlier turns' reasoning (by pi's `api`). */
+function piDropsEarlierReasoning(model: PiModel | undefined): boolean {
+  if (model === undefined) return true;
+  if (model.api === "anthropic-messages") return dropsEarlierReasoning(model.id, "anthropic");
+  if (model.api.startsWith("google")) return dropsEarlierReasoning(model.id, "google");
+  return dropsEarlierReasoning(model.id, model.api === "openai-responses" ? "responses" : "chat");
+}
+
+/**
+ * An upper bound of the context of the next request that costs no conversion: the last usage pi
+ * recorded (input, cache reads and writes, output) and the entries after it at a token a byte on
+ * the largest scale cxc accepts; without usage, every entry so.
+ */
+export function piContextBound(branch: readonly PiEntry[]): number {
+  let added = 0;
+  for (let index = branch.length - 1; index >= 0; index--) {
+    const entry = branch[index]!;
+    const message = entry.message as { role?: unknown; usage?: Record<string, unknown> } | undefined;
+    const usage = entry.type === "message" && message?.role === "assistant" ? message.usage : undefined;
+    if (usage !== undefined) {
+      const count = (value: unknown) => (typeof value === "number" && value > 0 ? value : 0);
+      const reported =
+        count(usage.input) + count(usage.output) + count(usage.cacheRead) + count(usage.cacheWrite);
+      if (reported > 0) return reported + Math.ceil(added * 2.5);
+    }
+    added += Buffer.byteLength(JSON.stringify(entry), "utf8");
+  }
+  return added;
+}
+
 /** The pi extension; see the module comment. */
 export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
   const env = withPackageVariables(process.env);
@@ -91,10 +123,18 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
   const stateStore = {
     load: () => state,
     save: (next: AdvisorState): void => {
-      const changed = next.last_announced !== state.last_announced || next.warned !== state.warned;
+      const changed =
+        next.last_announced !== state.last_announced ||
+        next.warned !== state.warned ||
+        next.compactions_seen !== state.compactions_seen;
       state = next;
       // Only what must survive a restart; the decision calls' usage stays in memory.
-      if (changed) pi.appendEntry(STATE_ENTRY, { last_announced: next.last_announced, warned: next.warned });
+      if (changed)
+        pi.appendEntry(STATE_ENTRY, {
+          last_announced: next.last_announced,
+          warned: next.warned,
+          compactions_seen: next.compactions_seen,
+        });
     },
   };
 
@@ -128,9 +168,10 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       decisionClient: client,
       ...(unavailable === undefined || told ? {} : { decisionUnavailable: unavailable }),
       contextWindow: usage?.contextWindow ?? ctx.model?.contextWindow,
-      contextTokens: () => ctx.getContextUsage()?.tokens ?? undefined,
-      // pi's count is used; this is only the advisor's fallback estimate (pi's own heuristic).
-      countTokens: (text) => Math.ceil(text.length / 4),
+      // The context of the next request from the usage pi recorded in the session
+      // (core/advisor/next-request.ts), counted as `cxc conversation stats` counts it.
+      countTokens: await loadPlainTokenCounter(),
+      requests: { dropsEarlierReasoning: piDropsEarlierReasoning(ctx.model) },
       clock: { now: () => new Date().toISOString(), newEventId: () => `cxc-${Date.now().toString(36)}` },
       state: stateStore,
       print: (text) => notify(ctx, text),
@@ -208,9 +249,8 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
 
   pi.on("turn_end", async (event, ctx) => {
     if (advisedThisPrompt) return;
-    const tokens = ctx.getContextUsage()?.tokens;
-    // Below the notice line nothing is converted and nobody is asked.
-    if (tokens === null || tokens === undefined || tokens < settings.lines.notice) return;
+    // Below the notice line by a bound read off pi's entries, nothing is converted and nobody is asked.
+    if (piContextBound(ctx.sessionManager.getBranch()) < settings.lines.notice) return;
     try {
       const advisor = await advisorFor(ctx);
       const before = state.last_announced;

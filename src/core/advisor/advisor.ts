@@ -180,6 +180,11 @@ export interface AdvisorState {
   readonly warned?: boolean;
   /** What the decision calls cost so far, as the providers reported it (`cxc conversation stats`). */
   readonly decision_usage?: DecisionUsage;
+  /**
+   * The compactions in force when `last_announced` was announced: a compaction since (cxc's, or an
+   * agent's own) makes the next announcement fresh.
+   */
+  readonly compactions_seen?: number;
 }
 
 /** The decision model's calls for one conversation and their reported tokens. */
@@ -210,8 +215,11 @@ export interface TierInput {
   readonly lines: TokenLines;
   /** Undefined when no decision model answered: the tier then follows the token lines only. */
   readonly signals?: AdvisorSignals;
-  /** Turns a compaction could cover now (0: nothing to compact yet). */
-  readonly compactableTurns: number;
+  /**
+   * Turns and cycles a compaction could cover now: earlier turns, and the current turn's cycles
+   * before its last (0: nothing to compact yet).
+   */
+  readonly compactable: number;
 }
 
 /** A tier and the one-line reason for it. */
@@ -234,7 +242,7 @@ function quieter(tier: Tier): Tier {
 /** Maps answers and lines to a tier; the silences are checked before the token count. */
 export function decideTier(input: TierInput): TierDecision {
   const { signals } = input;
-  if (input.compactableTurns <= 0) return { tier: "silent", reason: "nothing to compact yet" };
+  if (input.compactable <= 0) return { tier: "silent", reason: "nothing to compact yet" };
   if (signals === undefined) {
     const tier = lineTier(input.tokens, input.lines);
     const reason = tier === "silent" ? "below the notice line" : `past the ${tier} line`;
@@ -264,14 +272,17 @@ export interface AnnouncementState {
 
 /**
  * Whether a tier is announced, and the state after. Silent is never announced; the same tier is
- * never announced twice in a row; any other tier (an escalation included) is. A compaction
- * clears the state (`clearAnnouncements`).
+ * never announced twice in a row, nor a quieter one after a louder (the context only eases off);
+ * an escalation to a louder tier is. A compaction, or the context falling below the notice line,
+ * clears the state (`clearAnnouncements`), so the next crossing is news again.
  */
 export function decideAnnouncement(
   state: AnnouncementState,
   tier: Tier,
 ): { announce: boolean; state: AnnouncementState } {
-  if (tier === "silent" || tier === state.lastAnnounced) return { announce: false, state };
+  if (tier === "silent") return { announce: false, state };
+  if (state.lastAnnounced !== undefined && TIERS.indexOf(tier) <= TIERS.indexOf(state.lastAnnounced))
+    return { announce: false, state };
   return { announce: true, state: { lastAnnounced: tier } };
 }
 
@@ -426,12 +437,31 @@ const TIER_HEADLINES: Readonly<Record<Tier, string>> = {
   silent: "",
   notice: "Context is growing",
   recommend: "Recommended: compact now",
-  request: "Compaction requested: the context is nearly full",
+  request: "Compaction requested: the context is past the request line you set",
 };
 
+/** From this share of the model's window on, the context is "nearly full". */
+export const NEARLY_FULL_FRACTION = 0.85;
+
+/**
+ * The headline of a tier: the words follow the number, so "nearly full" is said only when the
+ * context is near the window (`NEARLY_FULL_FRACTION`), never of a line set far below it.
+ */
+export function tierHeadline(tier: Tier, tokens: number, contextWindow: number | undefined): string {
+  const nearlyFull =
+    contextWindow !== undefined && contextWindow > 0 && tokens >= contextWindow * NEARLY_FULL_FRACTION;
+  if (tier === "request" && nearlyFull) return "Compaction requested: the context is nearly full";
+  return TIER_HEADLINES[tier];
+}
+
 /** The one stderr line of an announced tier. */
-export function renderAdvice(decision: TierDecision, liveCount: string): string {
-  return `advisor: ${TIER_HEADLINES[decision.tier]}. Context is at ${liveCount}; ${decision.reason}.`;
+export function renderAdvice(
+  decision: TierDecision,
+  liveCount: string,
+  measure: { readonly tokens: number; readonly contextWindow: number | undefined },
+): string {
+  const headline = tierHeadline(decision.tier, measure.tokens, measure.contextWindow);
+  return `advisor: ${headline}. Context is at ${liveCount}; ${decision.reason}.`;
 }
 
 /**
@@ -451,9 +481,14 @@ export function renderAdviceHint(
 }
 
 /** The message steered into the running loop at recommend and request. */
-export function renderSteeringMessage(decision: TierDecision, liveCount: string): string {
+export function renderSteeringMessage(
+  decision: TierDecision,
+  liveCount: string,
+  measure: { readonly tokens: number; readonly contextWindow: number | undefined },
+): string {
+  const headline = tierHeadline(decision.tier, measure.tokens, measure.contextWindow);
   return (
-    `[cxc advisor] ${TIER_HEADLINES[decision.tier]}. Context is at ${liveCount}; ${decision.reason}. ` +
+    `[cxc advisor] ${headline}. Context is at ${liveCount}; ${decision.reason}. ` +
     "Call compact_now with a short note on what you are doing and what the summary must keep, " +
     "then continue the current request."
   );

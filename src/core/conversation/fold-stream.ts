@@ -14,10 +14,12 @@
  * - a Gemini thought signature (`thoughtSignature` on a text or reasoning delta or a tool call) is
  *   kept in the metadata of the event it came with (`google_thought_signature`).
  *
- * `message-end` flushes the open block and attaches the response's usage to it when it is a
- * message (the convention `core/conversation/tokens.ts` reads: `metadata.usage` on the turn's last answer). An
- * `error`, or the shell giving up (Ctrl-C), flushes the open block marked `interrupted`, so a
- * partial answer is kept and visibly partial.
+ * A tool call is held back until the next draft completes or the stream ends (calls come last, so
+ * that is at once), so that `message-end` can attach the response's usage to the last event of
+ * every answer, whether it ends with text or a tool call (the convention
+ * `core/conversation/tokens.ts` reads: `metadata.usage` on the last event of each request's answer).
+ * An `error`, or the shell giving up (Ctrl-C), flushes the held call and the open block, the block
+ * marked `interrupted`, so a partial answer is kept and visibly partial.
  *
  * The input type is structural: `src/llm`'s `LlmStreamEvent` fits it, and core never imports the
  * shell.
@@ -37,6 +39,7 @@ export interface StreamUsage {
   readonly outputTokens: number;
   readonly cacheReadTokens: number;
   readonly cacheWriteTokens: number;
+  readonly reasoningTokens?: number;
 }
 
 /** The stream events the fold understands; `src/llm`'s `LlmStreamEvent` is assignable to it. */
@@ -104,6 +107,8 @@ export interface StreamFoldState {
   /** True once `message-end` or `error` was seen; later events are ignored. */
   readonly ended: boolean;
   readonly usage: StreamUsage | undefined;
+  /** A completed tool call, held until the next draft completes or the stream ends (see above). */
+  readonly held?: EventDraft;
 }
 
 /** How a stream finished, once it has. */
@@ -128,6 +133,36 @@ export function createStreamFold(): StreamFoldState {
 /** Folds one stream event. */
 export function foldStreamEvent(state: StreamFoldState, event: FoldableStreamEvent): FoldStep {
   if (state.ended) return { state, drafts: [] };
+  if (event.type === "message-end") return finishFold(state, event);
+  if (event.type === "error") {
+    return {
+      state: { ...state, open: undefined, held: undefined, ended: true },
+      drafts: [...heldDraft(state), ...closeBlock(state.open, { interrupted: true })],
+      outcome: { kind: "failed", error: event.error },
+    };
+  }
+  return holdLast(foldBlock(state, event));
+}
+
+/** The held draft, as a list. */
+function heldDraft(state: StreamFoldState): EventDraft[] {
+  return state.held === undefined ? [] : [state.held];
+}
+
+/** Emits every completed draft but a last tool call, which is held (see the module comment). */
+function holdLast(step: FoldStep): FoldStep {
+  if (step.drafts.length === 0) return step;
+  const all = [...heldDraft(step.state), ...step.drafts];
+  const last = all[all.length - 1]!;
+  if (last.type !== "tool_call_request")
+    return { ...step, state: { ...step.state, held: undefined }, drafts: all };
+  return { ...step, state: { ...step.state, held: last }, drafts: all.slice(0, -1) };
+}
+
+function foldBlock(
+  state: StreamFoldState,
+  event: Exclude<FoldableStreamEvent, { type: "message-end" | "error" }>,
+): FoldStep {
   switch (event.type) {
     case "text-delta":
       return appendToBlock(state, "message", event.text, event.thoughtSignature);
@@ -159,16 +194,6 @@ export function foldStreamEvent(state: StreamFoldState, event: FoldableStreamEve
       return flushThen(state, [toolCallDraft(event)]);
     case "usage":
       return { state: { ...state, usage: event.usage }, drafts: [] };
-    case "message-end":
-      return finishFold(state, event);
-    case "error": {
-      const drafts = closeBlock(state.open, { interrupted: true });
-      return {
-        state: { ...state, open: undefined, ended: true },
-        drafts,
-        outcome: { kind: "failed", error: event.error },
-      };
-    }
   }
 }
 
@@ -179,8 +204,8 @@ export function foldStreamEvent(state: StreamFoldState, event: FoldableStreamEve
 export function interruptStreamFold(state: StreamFoldState): FoldStep {
   if (state.ended) return { state, drafts: [] };
   return {
-    state: { ...state, open: undefined, ended: true },
-    drafts: closeBlock(state.open, { interrupted: true }),
+    state: { ...state, open: undefined, held: undefined, ended: true },
+    drafts: [...heldDraft(state), ...closeBlock(state.open, { interrupted: true })],
   };
 }
 
@@ -233,11 +258,12 @@ function finishFold(
   event: Extract<FoldableStreamEvent, { type: "message-end" }>,
 ): FoldStep {
   const usage = event.usage;
-  const drafts = closeBlock(state.open, {}).map((draft) =>
-    draft.type === "chat_response" && draft.message !== undefined
-      ? { ...draft, metadata: { ...(draft.metadata ?? {}), [USAGE_KEY]: toStoredUsage(usage) } }
-      : draft,
-  );
+  const drafts = [...heldDraft(state), ...closeBlock(state.open, {})];
+  const last = drafts.length - 1;
+  if (last >= 0) {
+    const draft = drafts[last]!;
+    drafts[last] = { ...draft, metadata: { ...(draft.metadata ?? {}), [USAGE_KEY]: toStoredUsage(usage) } };
+  }
   const outcome: StreamOutcome =
     event.providerReason === undefined
       ? { kind: "finished", finishReason: event.finishReason }
@@ -252,6 +278,7 @@ export function toStoredUsage(usage: StreamUsage): Record<string, number> {
     output_tokens: usage.outputTokens,
     cache_read_input_tokens: usage.cacheReadTokens,
     cache_creation_input_tokens: usage.cacheWriteTokens,
+    ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
   };
 }
 

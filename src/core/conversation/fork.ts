@@ -111,6 +111,16 @@ function slicesOf(indices: readonly number[]): TurnSlice[] {
  * gives) out of `events`, each copied event getting the id `newId` gives for its old one. Inputs
  * are not modified.
  */
+/** A turn event without the usage it carried (`metadata.usage`). */
+function withoutUsage<T extends ConversationEvent>(event: T): T {
+  const metadata = (event as { metadata?: Record<string, unknown> }).metadata;
+  if (metadata?.usage === undefined) return event;
+  const { usage: _usage, ...rest } = metadata;
+  const copied = { ...event, metadata: rest } as T & { metadata?: Record<string, unknown> };
+  if (Object.keys(rest).length === 0) delete copied.metadata;
+  return copied;
+}
+
 export function copyEventsForFork(
   events: readonly ConversationEvent[],
   selection: TurnSlice | readonly TurnSlice[],
@@ -135,7 +145,8 @@ export function copyEventsForFork(
     const index = indices[position]!;
     const beforeTail = position < tailStart;
     if (isTurnEvent(event)) {
-      if (keeps(index)) copy(event);
+      // Usage reported after turns the fork leaves out describes a context the fork never sends.
+      if (keeps(index)) copy(droppedBefore(index, slices) > 0 ? withoutUsage(event) : event);
       return;
     }
     switch (event.type) {

@@ -31,20 +31,33 @@ export type TokenCounter = (text: string) => number;
 export type TokensByKind = Record<TokenKind, number>;
 
 /**
- * Usage a provider reported, stored as `metadata.usage` on the LAST `chat_response` of a turn
- * (Anthropic's field names; the OpenAI adapter maps `prompt_tokens`/`completion_tokens` onto
- * `input_tokens`/`output_tokens` and cached prompt tokens onto `cache_read_input_tokens`).
+ * Usage a provider reported for one request, stored as `metadata.usage` on the last event cxc
+ * stored of that request's answer (its text, reasoning or last tool call; Anthropic's field names;
+ * the OpenAI adapters map `prompt_tokens`/`input_tokens` onto `input_tokens` less the cached part,
+ * which goes to `cache_read_input_tokens`). The importers of Claude Code, pi and Codex sessions put
+ * each request's usage on the event it belongs to the same way, with `reported_by` naming the agent.
  *
- * Convention: these numbers describe the turn's final model call. Its prompt
- * (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`) is everything before the
- * final answer, and `output_tokens` is the final answer, so their sum is the size of the context at
- * the end of the turn as the provider counts it, including the system prompt and tool definitions.
+ * Convention: the prompt (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`)
+ * is everything the request sent, system prompt and tool definitions included, and `output_tokens`
+ * the answer (its reasoning included, `reasoning_tokens` of it where the provider says), so their
+ * sum is the context after that request as the provider counts it (see core/advisor/next-request.ts).
  */
 export interface ProviderUsage {
   readonly input_tokens: number;
   readonly output_tokens: number;
   readonly cache_read_input_tokens?: number;
   readonly cache_creation_input_tokens?: number;
+  /** The part of `output_tokens` spent on reasoning, where the provider reports it. */
+  readonly reasoning_tokens?: number;
+  /** The agent whose session recorded it (`claude-code`, `pi`, `codex`); absent: a request cxc made. */
+  readonly reported_by?: string;
+  /** The tools a request cxc made offered (their names), when it offered any. */
+  readonly tools?: readonly string[];
+  /**
+   * The agent's id of the request (Claude Code's message id, Codex's response id): an agent may
+   * record one request's usage on several of its records, and a sum counts it once.
+   */
+  readonly request?: string;
 }
 
 /** The tokens of one turn. */
@@ -171,18 +184,19 @@ function renderToolCall(event: ToolCallRequest): string {
   return `${event.name} ${JSON.stringify(event.arguments)}`;
 }
 
-/** The usage on the turn's last `chat_response`, when it has the numeric fields it needs. */
+/** The usage of the turn's last request that reported one. */
 export function findTurnUsage(turn: Turn): ProviderUsage | undefined {
   for (let position = turn.events.length - 1; position >= 0; position--) {
-    const event = turn.events[position]!;
-    if (event.type !== "chat_response") continue;
-    return parseUsage(event.metadata?.usage);
+    const usage = readEventUsage(turn.events[position]!);
+    if (usage !== undefined) return usage;
   }
   return undefined;
 }
 
-/** The usage a `chat_response` carries in `metadata.usage`, when it has the numeric fields it needs. */
-export function readResponseUsage(event: ChatResponse): ProviderUsage | undefined {
+/** The usage an event carries in `metadata.usage`, when it has the numeric fields it needs. */
+export function readEventUsage(event: {
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}): ProviderUsage | undefined {
   return parseUsage(event.metadata?.usage);
 }
 
@@ -192,12 +206,20 @@ function parseUsage(value: unknown): ProviderUsage | undefined {
   const isCount = (field: unknown) => typeof field === "number" && Number.isFinite(field) && field >= 0;
   if (!isCount(record.input_tokens) || !isCount(record.output_tokens)) return undefined;
   const optional = (field: unknown) => (isCount(field) ? (field as number) : 0);
-  return {
+  const usage: ProviderUsage = {
     input_tokens: record.input_tokens as number,
     output_tokens: record.output_tokens as number,
     cache_read_input_tokens: optional(record.cache_read_input_tokens),
     cache_creation_input_tokens: optional(record.cache_creation_input_tokens),
+    ...(isCount(record.reasoning_tokens) ? { reasoning_tokens: record.reasoning_tokens as number } : {}),
+    ...(typeof record.reported_by === "string" ? { reported_by: record.reported_by } : {}),
+    ...(typeof record.request === "string" ? { request: record.request } : {}),
+    ...(Array.isArray(record.tools) && record.tools.every((name) => typeof name === "string")
+      ? { tools: record.tools as string[] }
+      : {}),
   };
+  // A usage of nothing is a placeholder (an export writes zeros where the format needs a usage).
+  return reportedContextTokens(usage) > 0 ? usage : undefined;
 }
 
 /** The context size a usage record describes (see `ProviderUsage`). */

@@ -369,6 +369,49 @@ export function reasoningDraft(
   return draft;
 }
 
+/** The token counts an agent recorded for one request, in cxc's terms (see `ProviderUsage`). */
+export interface AgentUsageCounts {
+  /** Input neither read from nor written to the prompt cache. */
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  /** The part of `output` spent on reasoning, where the agent recorded it. */
+  readonly reasoning?: number;
+  /** The agent's id of the request (a message or response id), when it records one. */
+  readonly request?: string;
+}
+
+/** A count in an agent's record: a finite number of zero or more, else 0. */
+export function tokenCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/**
+ * Puts the usage an agent recorded for a request on the last event of that request's answer: the
+ * last response draft (`chat_response`, `tool_call_request`) still in the list, when no request of
+ * a later turn or tool result came after it. Counts of nothing (an export's placeholders, the
+ * zeros an agent writes after compacting) are no usage. True when it was put.
+ */
+export function attachAgentUsage(drafts: DraftList, agent: string, counts: AgentUsageCounts): boolean {
+  if (counts.input + counts.output + counts.cacheRead + counts.cacheWrite <= 0) return false;
+  const last = drafts.drafts.at(-1)?.draft;
+  if (last === undefined || (last.type !== "chat_response" && last.type !== "tool_call_request"))
+    return false;
+  setMetadata(last, "usage", {
+    input_tokens: counts.input,
+    output_tokens: counts.output,
+    cache_read_input_tokens: counts.cacheRead,
+    cache_creation_input_tokens: counts.cacheWrite,
+    ...(counts.reasoning === undefined || counts.reasoning <= 0
+      ? {}
+      : { reasoning_tokens: counts.reasoning }),
+    reported_by: agent,
+    ...(counts.request === undefined ? {} : { request: counts.request }),
+  });
+  return true;
+}
+
 /** Sets `metadata[key]` on a draft. */
 export function setMetadata(draft: EventDraft, key: string, value: unknown): void {
   const metadata = isRecord(draft.metadata) ? draft.metadata : {};

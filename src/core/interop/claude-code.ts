@@ -29,6 +29,7 @@ import {
   type AgentImport,
   type AgentImportSummary,
   agentCompactionDraft,
+  attachAgentUsage,
   count,
   DraftList,
   type EventDraft,
@@ -47,6 +48,7 @@ import {
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
+  tokenCount,
 } from "./agent-session.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
@@ -640,6 +642,7 @@ class ClaudeCodeMapper {
       blocks.push({ type: "text", text: message.content });
     }
     const pinned = pinnedBlocks(raw);
+    const before = this.drafts.drafts.length;
     for (const [index, block] of blocks.entries()) {
       if (block.type === "text" && typeof block.text === "string") {
         if (block.text !== "")
@@ -674,7 +677,22 @@ class ClaudeCodeMapper {
         this.leftOut(block, where);
       }
     }
+    if (this.drafts.drafts.length > before && isRecord(message.usage)) this.usage(message);
     this.promptOpen = false;
+  }
+
+  /** The usage Claude Code recorded for the request, on the last event of this record. */
+  private usage(message: Json): void {
+    const usage = message.usage as Json;
+    const details = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
+    attachAgentUsage(this.drafts, "claude-code", {
+      input: tokenCount(usage.input_tokens),
+      output: tokenCount(usage.output_tokens),
+      cacheRead: tokenCount(usage.cache_read_input_tokens),
+      cacheWrite: tokenCount(usage.cache_creation_input_tokens),
+      reasoning: tokenCount(details.thinking_tokens),
+      ...(typeof message.id === "string" ? { request: message.id } : {}),
+    });
   }
 
   private system(record: ChainRecord): void {

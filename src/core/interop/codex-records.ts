@@ -20,11 +20,13 @@ import {
 } from "../provider-keys.js";
 import {
   agentCompactionDraft,
+  attachAgentUsage,
   count,
   DraftList,
   type EventDraft,
   modelDelta,
   setMetadata,
+  tokenCount,
 } from "./agent-session.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
@@ -62,6 +64,8 @@ export class CodexMapper {
   private turnPending = false;
   /** The prompt of the open turn. */
   private openPrompt: string | undefined;
+  /** The rollout records each request's usage (`token_usage_record`, Codex 0.169 and later). */
+  private usageRecords = false;
 
   constructor(
     private readonly provider: string,
@@ -86,11 +90,36 @@ export class CodexMapper {
         return OK;
       case "event_msg":
         if (payload.type === "task_started" || payload.type === "turn_started") this.turnPending = true;
+        // Older Codex records a request's usage only in its `token_count` event.
+        else if (payload.type === "token_count" && !this.usageRecords && isRecord(payload.info))
+          this.usage(payload.info.last_token_usage);
+        break;
+      case "token_usage_record":
+        this.usageRecords = true;
+        this.usage(payload.usage, typeof payload.response_id === "string" ? payload.response_id : undefined);
         break;
     }
     if (BOOKKEEPING.has(record.type as string)) count(this.skipped, record.type as string);
     else count(this.unknown, String(record.type));
     return OK;
+  }
+
+  /**
+   * A request's usage, on the last event of its answer. Codex counts cached input inside
+   * `input_tokens`, as the Responses API does; cxc keeps them apart.
+   */
+  private usage(usage: unknown, request?: string): void {
+    if (!isRecord(usage)) return;
+    const cached = tokenCount(usage.cached_input_tokens);
+    const written = tokenCount(usage.cache_write_input_tokens);
+    attachAgentUsage(this.drafts, "codex", {
+      input: Math.max(0, tokenCount(usage.input_tokens) - cached - written),
+      output: tokenCount(usage.output_tokens),
+      cacheRead: cached,
+      cacheWrite: written,
+      reasoning: tokenCount(usage.reasoning_output_tokens),
+      ...(request === undefined ? {} : { request }),
+    });
   }
 
   private responseItem(item: Json, ts: string, where: string): InteropResult<void> {

@@ -18,13 +18,14 @@
  *   holding `firstKeptEntryId` (a turn pi split is kept whole); with no turn before it, the
  *   summary is the session's first request, as pi sends it.
  */
-import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import { ANTHROPIC_SIGNATURE_KEY, PI_SIGNATURE_KEY } from "../provider-keys.js";
 import type { ConversationEvent } from "../conversation/events.js";
 import {
   type AgentImport,
   type AgentImportSummary,
   agentCompactionDraft,
   agentTimestamp,
+  attachAgentUsage,
   count,
   DraftList,
   type EventDraft,
@@ -43,12 +44,12 @@ import {
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
+  tokenCount,
 } from "./agent-session.js";
 import { type InteropResult, interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 
-/** Metadata key of a pi thinking signature from a provider other than Anthropic. */
-export const PI_SIGNATURE_KEY = "pi_thinking_signature";
+export { PI_SIGNATURE_KEY };
 /** Metadata key naming what pi message or entry a `chat_request` was made from (`bashExecution`, …). */
 export const PI_SOURCE_KEY = "pi_source";
 /** Metadata key holding pi's own summary text on a `chat_request` made from a compaction. */
@@ -472,6 +473,7 @@ class PiMapper {
       this.setModel(`${message.provider}/${message.model}`, ts, where);
     }
     const blocks = Array.isArray(message.content) ? message.content : [];
+    const before = this.drafts.drafts.length;
     for (const block of blocks) {
       if (!isRecord(block)) continue;
       if (block.type === "text" && typeof block.text === "string") {
@@ -500,6 +502,16 @@ class PiMapper {
       } else {
         this.leftOut(block, where);
       }
+    }
+    const usage = message.usage;
+    if (this.drafts.drafts.length > before && isRecord(usage)) {
+      // pi's `input` is the input neither read from nor written to the cache, as cxc keeps it.
+      attachAgentUsage(this.drafts, "pi", {
+        input: tokenCount(usage.input),
+        output: tokenCount(usage.output),
+        cacheRead: tokenCount(usage.cacheRead),
+        cacheWrite: tokenCount(usage.cacheWrite),
+      });
     }
   }
 

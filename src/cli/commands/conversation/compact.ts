@@ -314,9 +314,14 @@ async function runCompact(
     const plan = planRun(events, { ...runOptions, keeping: keepingFor(config.values, conversation.meta) });
     // Token counts are cached with the conversation (in the file store, tokens.cache.json beside
     // the log, safe to delete), so a repeated preview does not tokenize the whole conversation again.
+    const countTokens = await context.store.tokenCounter(id);
     result =
       plan.kind === "planned"
-        ? previewPlan(events, plan, await context.store.tokenCounter(id))
+        ? await withContextEffect(previewPlan(events, plan, countTokens), events, {
+            config: config.values,
+            env: context.env,
+            countTokens,
+          })
         : { kind: "nothing", message: plan.message, reason: explain(events, plan.why) };
   } else {
     const { applyCompaction, lockedTarget } = await import("../../../query/compaction/apply.js");
@@ -359,6 +364,18 @@ async function runCompact(
   }
   await warnOfLittleSavings(context, result);
   return { id, text: renderRunText(result), json: runToJson(id, result) };
+}
+
+/** The dry run's result with the context of the next request before and after (docs/context.md). */
+async function withContextEffect(
+  result: CompactionRunResult,
+  events: readonly ConversationEvent[],
+  options: Parameters<typeof import("../../../query/compaction-effect.js").measureNextRequest>[1],
+): Promise<CompactionRunResult> {
+  if (result.kind !== "planned" || result.previewed === undefined) return result;
+  const { compactionEffect, measureNextRequest } = await import("../../../query/compaction-effect.js");
+  const { measure } = await measureNextRequest(events, options);
+  return { ...result, context: compactionEffect(measure, events, result.previewed) };
 }
 
 /** A rule that saves under 1 % of its turns' tokens is said on stderr (it still applies). */

@@ -21,7 +21,7 @@ export function registerExport(conversation: Command): void {
   conversation
     .command("export")
     .description(
-      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code, pi, Codex or Gemini CLI session",
+      "export a conversation as a jp directory, a request body, a cxc document, or a session of Claude Code, pi, Codex, Gemini CLI or opencode",
     )
     .argument(
       "[ID]",
@@ -65,15 +65,21 @@ export function registerExport(conversation: Command): void {
           now,
         });
         // Recorded, so the session resumed in the agent can come back: `import FILE --update`.
-        await recordAgentExport(context.store, id, {
-          agent,
-          sessionId: written.sessionId,
-          path: written.path,
-          lines: written.lines,
-          now,
-        });
+        if (written.lines !== undefined) {
+          await recordAgentExport(context.store, id, {
+            agent,
+            sessionId: written.sessionId,
+            path: written.path,
+            lines: written.lines,
+            now,
+          });
+        }
         for (const warning of written.warnings) context.warn(warning);
         const resume = resumeCommand(written.resume, written.cwd, context.cwd);
+        const importing =
+          written.importCommand === undefined
+            ? undefined
+            : resumeCommand(written.importCommand, written.cwd, context.cwd);
         const inScripts =
           written.resumeInScripts === undefined
             ? undefined
@@ -85,12 +91,14 @@ export function registerExport(conversation: Command): void {
             path: written.path,
             session_id: written.sessionId,
             cwd: written.cwd,
+            ...(importing === undefined ? {} : { import: importing }),
             resume,
             ...(inScripts === undefined ? {} : { resume_in_scripts: inScripts }),
           });
           return;
         }
         context.out(`Exported ${id} to ${written.path}`);
+        if (importing !== undefined) context.out(`Import it into opencode with: ${importing}`);
         if (written.agentPath !== undefined) {
           const { AGENT_NAMES } = await import("../../../core/interop/agents.js");
           context.info(

@@ -31,7 +31,7 @@ export function registerImport(conversation: Command): void {
   conversation
     .command("import")
     .description(
-      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex and Gemini CLI sessions",
+      "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex, Gemini CLI and opencode sessions",
     )
     .argument("<PATH>", "a file or directory, or - for standard input")
     .addOption(
@@ -69,6 +69,13 @@ export function registerImport(conversation: Command): void {
             { hint: "name the agent's session file, or --from claude-code|pi|codex|gemini" },
           );
         }
+        if (agent === "opencode") {
+          throw new CxcError(
+            "usage",
+            "--update brings back a Claude Code, pi, Codex or Gemini CLI session file; opencode keeps its sessions in its database",
+            { hint: "import the opencode session again as a conversation of its own (without --update)" },
+          );
+        }
         for (const [flag, given] of [
           ["--skip-existing", options.skipExisting],
           ["--title", options.title],
@@ -86,7 +93,7 @@ export function registerImport(conversation: Command): void {
             hint: "pass the session file's path, or the folder that holds the sessions",
           });
         }
-        const batch = await readAgentImport(path, agent);
+        const batch = await readAgentImport(path, agent, context.env);
         const outcomes = await saveAgentImport(context.store, batch, {
           skipExisting: options.skipExisting ?? false,
         });
@@ -255,7 +262,8 @@ async function reportAgentImport(
     context.out(`Left out ${counted(batch.subagentFiles, "subagent transcript")} (side chains).`);
   }
   if (batch.emptyFiles > 0) {
-    context.out(`Left out ${counted(batch.emptyFiles, "file")} without a single prompt.`);
+    const unit = batch.agent === "opencode" ? "session" : "file";
+    context.out(`Left out ${counted(batch.emptyFiles, unit)} without a single prompt.`);
   }
   if (batch.duplicateFiles > 0) {
     context.out(

@@ -9,9 +9,11 @@
  * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
  * many.
  *
- * The first line is the context gauge (core/advisor/context-gauge.ts): the context used against the
- * model's window, what the compactions in force save and what the deferred ones will save. A
- * conversation imported from an agent or jp ends with where it came from.
+ * The first line is the context gauge (core/advisor/context-gauge.ts): the context of the next
+ * request (core/advisor/next-request.ts) against the model's window, where the figure comes from,
+ * what the compactions in force save and what the deferred ones save from the next turn; then
+ * cxc's own estimate beside it while the two differ, or why the figure is an estimate.
+ * A conversation imported from an agent or jp ends with where it came from.
  */
 import type { Command } from "commander";
 import type { DecisionUsage } from "../../../core/advisor/advisor.js";
@@ -20,6 +22,7 @@ import type { KeptCost } from "../../../core/compaction/keeping.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { ProjectedTurn } from "../../../core/conversation/projection.js";
 import type { TokenSummary } from "../../../core/conversation/tokens.js";
+import { conversationSource } from "../../../core/interop/agents.js";
 import { describeOwnTurnRange, formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
 
@@ -51,8 +54,7 @@ export function registerStats(conversation: Command): void {
         countTokens,
       );
       const gauge = await contextGauge(context, conversation.events, countTokens);
-      const { measureProviderScale } = await import("../../../core/advisor/context-gauge.js");
-      const scale = gauge.scale ?? measureProviderScale(conversation.events, countTokens);
+      const scale = gauge.scale;
       const { keptCost } = await import("../../../core/compaction/keeping.js");
       const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
@@ -72,7 +74,7 @@ export function registerStats(conversation: Command): void {
           ...statsToJson(id, raw, projected, view.turns, scale),
           source,
           source_file: sourceFile ?? null,
-          context: gaugeToJson(gauge),
+          context: gaugeToJson(gauge, conversation.meta),
           kept: {
             pinned_messages: kept.pinned.messages,
             pinned_tokens: kept.pinned.tokens,
@@ -85,6 +87,8 @@ export function registerStats(conversation: Command): void {
       }
       const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
+      const aside = await describeFigure(gauge, conversation.meta);
+      if (aside !== undefined) context.out(aside);
       const text = await renderStatsText(raw, projected, labels, scale, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
       if (source !== "cxc") {
@@ -95,24 +99,111 @@ export function registerStats(conversation: Command): void {
     });
 }
 
-/** The gauge against the window of the model the next turn would use (as `cxc q` picks it). */
+/**
+ * The gauge against the window of the model the next turn would use (as `cxc q` picks it), with
+ * the system prompt and tools `cxc q` sends, cxc's own estimate and the provider's scale.
+ */
 async function contextGauge(
   context: CliContext,
   events: readonly ConversationEvent[],
   countTokens: (text: string) => number,
 ): Promise<ContextGauge> {
   const { measureContextGauge, nextTurnModel } = await import("../../../query/context-window.js");
+  const { conversationOverhead } = await import("../../../query/request-overhead.js");
   const { loadConfig } = await import("../../config.js");
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
   const modelId = await nextTurnModel(events, config.values, context.env);
-  return measureContextGauge(events, { modelId, config: config.values, env: context.env, countTokens });
+  const overhead = await conversationOverhead(events, config.values, context.env);
+  return measureContextGauge(events, {
+    modelId,
+    config: config.values,
+    env: context.env,
+    countTokens,
+    overhead,
+    withEstimate: true,
+    withScale: true,
+  });
 }
 
-function gaugeToJson(gauge: ContextGauge): Record<string, unknown> {
+/**
+ * Beside the gauge: while the figure is an agent's own count (an imported session cxc has not taken
+ * a turn on), cxc's own estimate when it differs; or why the figure is an estimate.
+ */
+async function describeFigure(
+  gauge: ContextGauge,
+  meta: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
+  const { formatTokenCount } = await import("../../../core/conversation/tokens.js");
+  const why = await estimateExplanation(gauge, meta);
+  if (why !== undefined) return `  ${why}`;
+  const derivation = describeDerivation(gauge, formatTokenCount);
+  if (derivation !== undefined) return `  ${derivation}`;
+  const estimate = gauge.estimate;
+  if (gauge.reportedBy === undefined || estimate === undefined || !differs(estimate, gauge.tokens))
+    return undefined;
+  return (
+    `  cxc's own estimate: ${formatTokenCount(estimate)} tokens ` +
+    "(the conversation alone: the agent's system prompt and tools are not in its session file)"
+  );
+}
+
+/**
+ * `= 34.6k reported by the last request − 1.1k of reasoning the provider does not send again −
+ * 31.3k saved by what changed since (×0.90)`: where a figure from usage that is not the reported
+ * one as it is came from (undefined for one that is).
+ */
+function describeDerivation(gauge: ContextGauge, format: (count: number) => string): string | undefined {
+  const derivation = gauge.derivation;
+  if (derivation === undefined || (derivation.reasoningDropped === 0 && derivation.netSaving === 0))
+    return undefined;
+  const parts = [`= ${format(derivation.reported)} reported by the last request`];
+  if (derivation.reasoningDropped !== 0)
+    parts.push(
+      `${format(derivation.reasoningDropped)} of its turn's reasoning the provider does not send again`,
+    );
+  if (derivation.netSaving > 0) parts.push(`${format(derivation.netSaving)} saved by what changed since`);
+  const scale = gauge.scale === undefined ? "" : ` (on the provider's scale, ×${gauge.scale.toFixed(2)})`;
+  const added = derivation.netSaving < 0 ? ` + ${format(-derivation.netSaving)} added since${scale}` : "";
+  return `${parts.join(" − ")}${derivation.netSaving > 0 ? scale : ""}${added}`;
+}
+
+/** Whether two figures differ by more than rounding and tokenizers explain away (5 %). */
+function differs(estimate: number, figure: number): boolean {
+  return Math.abs(estimate - figure) > Math.max(1, figure * 0.05);
+}
+
+/** Why the figure is an estimate, for people (undefined when it is not one). */
+async function estimateExplanation(
+  gauge: ContextGauge,
+  meta: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
+  if (gauge.tokensSource !== "estimated") return undefined;
+  if (gauge.estimateReason === "other-context")
+    return "estimated: the last usage reported describes another context (a fork keeps its original's), so cxc counted the system prompt, tools and conversation itself";
+  const { sourceName } = await import("../../../core/interop/agents.js");
+  const source = conversationSource(meta);
+  if (source !== "cxc" && source !== "jp")
+    return (
+      `estimated: this session was imported before cxc kept each request's usage, so ${sourceName(source)}'s own count is not here; ` +
+      "importing the session file again brings it (docs/context.md)"
+    );
+  return "estimated: no request of this conversation has reported usage yet, so cxc counted the system prompt, tools and conversation itself";
+}
+
+function gaugeToJson(gauge: ContextGauge, meta: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return {
     tokens: gauge.tokens,
     tokens_source: gauge.tokensSource,
+    reported_by: gauge.reportedBy ?? null,
+    estimate: gauge.estimate ?? null,
+    estimate_reason: gauge.estimateReason ?? null,
+    reported: gauge.derivation?.reported ?? null,
+    reasoning_dropped: gauge.derivation?.reasoningDropped ?? null,
+    net_saving: gauge.derivation?.netSaving ?? null,
+    factor: gauge.scale ?? null,
+    imported_without_usage:
+      gauge.tokensSource === "estimated" && gauge.estimateReason === "no-usage" && isAgentImport(meta),
     window: gauge.window.tokens,
     window_source: gauge.window.source,
     percent: Math.round(gauge.percent * 10) / 10,
@@ -121,6 +212,11 @@ function gaugeToJson(gauge: ContextGauge): Record<string, unknown> {
     deferred_compactions: gauge.deferredCompactions,
     deferred_saving: gauge.deferredSaving,
   };
+}
+
+function isAgentImport(meta: Readonly<Record<string, unknown>>): boolean {
+  const source = conversationSource(meta);
+  return source !== "cxc" && source !== "jp";
 }
 
 function corrected(tokens: number, factor: number | undefined): number {

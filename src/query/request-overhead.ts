@@ -1,0 +1,69 @@
+/**
+ * The system prompt and tool definitions `cxc q` sends with a conversation's requests, for the
+ * context of the next request outside a turn (`stats`, the dry run, the review): the system prompt
+ * the conversation recorded (an imported jp conversation's, a review's), else
+ * `assistant.instructions`; the tools the last request offered (their names ride on its usage),
+ * else those `cxc q` offers without `-t` (configured local commands and built-ins enabled by
+ * configuration). Tools that no longer exist are left out.
+ */
+import type { ConfigTable } from "../core/config.js";
+import { lastUsage } from "../core/advisor/next-request.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
+import { recordedSettings } from "../core/conversation/settings.js";
+import { applyReviewConfig } from "../core/compaction/review.js";
+import type { RequestOverhead } from "./context-window.js";
+import { readQuerySettings } from "./settings.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The overhead of the next request of `events`; see the module comment. */
+export async function conversationOverhead(
+  events: readonly ConversationEvent[],
+  config: ConfigTable,
+  env: Env,
+): Promise<RequestOverhead> {
+  let settings: ReturnType<typeof readQuerySettings> | undefined;
+  try {
+    settings = readQuerySettings(applyReviewConfig(config, events));
+  } catch {
+    // A broken setting is reported where it is used; the overhead goes without it.
+  }
+  const system = recordedSettings(events).system ?? settings?.instructions;
+  const base = lastUsage(events);
+  const named = base?.usage.reported_by === undefined ? base?.usage.tools : undefined;
+  const configured = settings?.tools ?? {};
+  // Nothing names a tool and none is configured: no tool is offered, and nothing is loaded.
+  if ((named === undefined || named.length === 0) && Object.keys(configured).length === 0)
+    return system === undefined ? { tools: [] } : { system, tools: [] };
+  const tools = await offeredTools(configured, config, env, named);
+  return system === undefined ? { tools } : { system, tools };
+}
+
+async function offeredTools(
+  configured: ConfigTable,
+  config: ConfigTable,
+  env: Env,
+  named: readonly string[] | undefined,
+): Promise<RequestOverhead["tools"]> {
+  const { createBuiltinRegistry } = await import("../tools/registry.js");
+  const { gateAdvisorTools, registerAdvisorTools } = await import("./auto-compact.js");
+  const { selectTools, toolDefinitions } = await import("./tool-selection.js");
+  try {
+    const gate = gateAdvisorTools(config, env, configured, []);
+    const registry = registerAdvisorTools(createBuiltinRegistry(), {}, { enabled: gate.enabled });
+    const base = { registry, configured: gate.tools, env };
+    if (named === undefined || named.length === 0) return toolDefinitions(selectTools(base));
+    const everything = toolDefinitions(
+      selectTools({
+        ...base,
+        directives: named
+          .filter((name) => registry.get(name) !== undefined || Object.hasOwn(gate.tools, name))
+          .map((name) => ({ name, enable: true })),
+      }),
+    );
+    return everything.filter((tool) => named.includes(tool.name));
+  } catch {
+    // A tool configuration that no longer loads: the definitions cannot be known.
+    return [];
+  }
+}
