@@ -5,13 +5,15 @@
  * writes on stdin. The silent path reads the configuration and the transcript's tail only, so the
  * two sizes should cost the same, and at most 2× `node -e 0` (the target). For contrast, a run
  * above the notice line on the 1 MB transcript (token lines only, no decision model): it converts
- * the whole transcript to build the advice.
+ * the whole transcript to build the advice. And the restore at `SessionStart compact` on a 200 MB
+ * transcript, with its peak memory: a hook converts at most the transcript's last 16 MiB
+ * (src/cli/hooks/transcript.ts), so its time and memory stay those of a 16 MiB file.
  *
  * The transcripts are generated here, not committed: prompt and answer records of Claude Code's
  * shape in one chain, each answer with a usage of a few thousand tokens.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CXC_BIN, median, settings } from "./lib.mjs";
@@ -21,10 +23,15 @@ const TARGET = 2;
 
 /** A transcript of about `megabytes` MB; the last answer reports `tokens` of context. */
 function writeTranscript(path, megabytes, tokens) {
-  const lines = [];
+  writeFileSync(path, "");
+  let lines = [];
   let bytes = 0;
   let parent = null;
   for (let turn = 0; bytes < megabytes * 1e6; turn++) {
+    if (lines.length >= 20_000) {
+      appendFileSync(path, `${lines.join("\n")}\n`);
+      lines = [];
+    }
     const ts = new Date(Date.UTC(2026, 0, 1) + turn * 1000).toISOString();
     const user = {
       type: "user",
@@ -32,7 +39,11 @@ function writeTranscript(path, megabytes, tokens) {
       parentUuid: parent,
       sessionId: "bench",
       timestamp: ts,
-      message: { role: "user", content: `Turn ${turn}: ${"please look at the parser again ".repeat(12)}` },
+      // Now and then a rule the restore keeps.
+      message: {
+        role: "user",
+        content: `${turn % 1000 === 7 ? "Never touch the migrations folder. " : ""}Turn ${turn}: ${"please look at the parser again ".repeat(12)}`,
+      },
     };
     const answer = {
       type: "assistant",
@@ -57,7 +68,32 @@ function writeTranscript(path, megabytes, tokens) {
       bytes += line.length + 1;
     }
   }
-  writeFileSync(path, `${lines.join("\n")}\n`);
+  appendFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/** The size of the restore's transcript, in MB. */
+const RESTORE_MB = 200;
+
+/** One run under GNU time: wall time in milliseconds and peak resident memory in MB. */
+function timeAndMemory(commandLine, options) {
+  const scratch = mkdtempSync(join(tmpdir(), "cxc-bench-rss-"));
+  try {
+    const output = join(scratch, "time.txt");
+    const started = performance.now();
+    const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", output, ...commandLine], {
+      env: options.env,
+      input: options.input,
+      stdio: ["pipe", "pipe", "pipe"],
+      encoding: "utf8",
+    });
+    const elapsed = performance.now() - started;
+    if (result.status !== 0 || !result.stdout.includes("cxc kept these facts")) {
+      throw new Error(`the restore failed or was empty: ${result.stderr.slice(0, 300)}`);
+    }
+    return { elapsed, megabytes: Number(readFileSync(output, "utf8").trim()) / 1024 };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** One run's wall time in milliseconds, with `input` on stdin; throws when it fails. */
@@ -149,6 +185,28 @@ export async function run({ runs, log }) {
         else loudBaseline.push(time);
       }
     }
+    // The restore on a big transcript: rounds of its own, beside node -e 0, with peak memory.
+    const restoreRuns = Math.min(runs, 5);
+    const restore = { samples: [], baseline: [], memory: [] };
+    const bigPath = join(scratch, "transcript-big.jsonl");
+    if (existsSync("/usr/bin/time")) {
+      log(`writing a ${RESTORE_MB} MB transcript; timing the restore × ${restoreRuns} runs …`);
+      writeTranscript(bigPath, RESTORE_MB, 2000);
+      const input = JSON.stringify({
+        hook_event_name: "SessionStart",
+        source: "compact",
+        session_id: "bench-restore",
+        transcript_path: bigPath,
+        cwd: scratch,
+      });
+      for (let round = 0; round < restoreRuns; round++) {
+        restore.baseline.push(timeWithInput(commands[0].commandLine, commands[0].options));
+        const { elapsed, megabytes } = timeAndMemory(hook, { env, input });
+        restore.samples.push(elapsed);
+        restore.memory.push(megabytes);
+      }
+      rmSync(bigPath, { force: true });
+    }
     const base = median(samples[0]);
     const results = commands.map((command, index) => ({
       name: command.name,
@@ -162,6 +220,16 @@ export async function run({ runs, log }) {
       samples: samples[index].map((value) => Math.round(value * 10) / 10),
       ...(command.target === undefined ? {} : { target: command.target }),
     }));
+    if (restore.samples.length > 0) {
+      results.push({
+        name: `cxc hook claude-code, SessionStart compact, the restore (${RESTORE_MB} MB transcript; peak ${Math.round(median(restore.memory))} MB)`,
+        median: median(restore.samples),
+        ratio: median(restore.samples) / median(restore.baseline),
+        pairedRatio: median(restore.samples.map((value, round) => value / restore.baseline[round])),
+        samples: restore.samples.map((value) => Math.round(value * 10) / 10),
+        peakMegabytes: median(restore.memory),
+      });
+    }
     return { results };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

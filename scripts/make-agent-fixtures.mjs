@@ -4,13 +4,16 @@
  *
  *   npm ci --prefix agents                       # once: installs Claude Code, pi and Gemini CLI
  *   npm ci --prefix agents/codex                 # once: installs Codex
- *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi|codex|gemini] [--keep]
+ *   npm ci --prefix agents/opencode              # once: installs opencode (see .ci/run for its env)
+ *   node scripts/make-agent-fixtures.mjs [--agent claude-code|pi|codex|gemini|opencode] [--keep]
  *
  * Each agent runs offline in a temporary HOME against the loopback fake provider, which plays
  * the model from the scripts below: a multi-turn session with tool calls (parallel ones, a failing
  * one), a thinking block, and the agent's own compaction (`claude -p /compact`; pi's `compact`
  * RPC command; Codex's automatic compaction, told its window is small; Gemini CLI's compression,
- * after a reply that reports over half its window), then one more turn. The session file the agent wrote is then made committable:
+ * after a reply that reports over half its window; opencode's automatic compaction, its window
+ * made small), then one more turn. opencode keeps its sessions in a SQLite database: its fixture is
+ * the document `opencode export` prints (`session.json`), which `opencode import` reads back. The session file the agent wrote is then made committable:
  *
  * - records holding the agent's own text (Claude Code's system prompt, tool, skill and agent
  *   descriptions: `api-request*` records and those attachments) are dropped, and the records that
@@ -643,16 +646,146 @@ async function replayGemini(content, scenario) {
 
 // ---------------------------------------------------------------------------------------------
 
-const makers = { "claude-code": makeClaudeCode, pi: makePi, codex: makeCodex, gemini: makeGemini };
+// ---------------------------------------------------------------------------------------------
+// opencode
+
+const OPENCODE_SUMMARY =
+  "The user listed the files, read notes.txt (remember the milk) and found no changelog.";
+
+async function makeOpencode() {
+  const opencode = binary("opencode");
+  const { root, place } = makePlace("opencode");
+  const fake = await startFakeProvider({
+    routes: [
+      { bodyIncludes: agents.OPENCODE_TITLE_PROMPT, reply: text("Notes and the changelog") },
+      { bodyIncludes: agents.OPENCODE_COMPACT_PROMPT, reply: text(OPENCODE_SUMMARY) },
+    ],
+  });
+  agents.writeOpencodeConfig(place.home, fake.url, { context: 20000, output: 4096 });
+  const env = agents.opencodeEnvironment(place);
+  const run = async (args) => {
+    const result = await agents.runAgent(opencode, args, { cwd: place.cwd, env });
+    check(result.code === 0, `opencode exited ${result.code}: ${result.stderr.slice(-500)}`);
+    return result.stdout;
+  };
+  const scenario = {
+    agent: "opencode",
+    version: await versionOf(opencode, env),
+    model: agents.OPENCODE_MODEL,
+    prompts: [
+      "Never touch the migrations folder. What do my notes and my todo list say?",
+      "Is there a changelog?",
+      "What should I do first?",
+    ],
+    answers: [
+      "Your notes say to remember the milk; the todo list says to write the parser, then add tests.",
+      "There is no CHANGELOG.md.",
+      "Write the parser first.",
+    ],
+    continued: "Carrying on after the compaction.",
+    thinking: { text: "Read both files at once.", signature: "sig-fixture-opencode" },
+    toolCalls: [
+      { id: "toolu_fixture_notes", name: "read", input: { filePath: join(place.cwd, "notes.txt") } },
+      { id: "toolu_fixture_todo", name: "read", input: { filePath: join(place.cwd, "todo.md") } },
+      {
+        id: "toolu_fixture_changelog",
+        name: "bash",
+        input: { command: "cat CHANGELOG.md", description: "Read the changelog" },
+      },
+    ],
+    summary: OPENCODE_SUMMARY,
+  };
+  const call = (spec) => ({ type: "tool-call", id: spec.id, name: spec.name, arguments: spec.input });
+  const [notes, todo, changelog] = scenario.toolCalls;
+  fake.enqueue(
+    { blocks: [{ type: "thinking", ...scenario.thinking }, call(notes), call(todo)] },
+    text(scenario.answers[0]),
+  );
+  await run(["run", ...scenario.prompts[0].split(" ")]);
+  const sessions = JSON.parse(await run(["session", "list", "--format", "json"]));
+  const sessionId = sessions[0].id;
+  // The answer reports most of the (small) window: opencode compacts, then goes on by itself.
+  fake.enqueue(
+    { blocks: [call(changelog)] },
+    { ...text(scenario.answers[1]), usage: { inputTokens: 18000 } },
+    text(scenario.continued),
+  );
+  await run(["run", "--session", sessionId, ...scenario.prompts[1].split(" ")]);
+  fake.enqueue(text(scenario.answers[2]));
+  await run(["run", "--session", sessionId, ...scenario.prompts[2].split(" ")]);
+  check(fake.remaining() === 0, `${fake.remaining()} scripted replies were not used`);
+  const last = messagesText(fake.requests.at(-1));
+  check(last.includes(OPENCODE_SUMMARY), "opencode's request after compacting lacks its summary");
+  check(
+    !last.includes("remember the milk\n"),
+    "opencode's request after compacting still carries tool output",
+  );
+  await fake.close();
+  const exported = await run(["export", sessionId]);
+  const document = JSON.parse(exported.slice(exported.indexOf("{")));
+  check(
+    document.messages.some((message) => message.parts.some((part) => part.type === "compaction")),
+    "opencode did not compact",
+  );
+  const content = agents.toPlaceholders(`${JSON.stringify(document, null, 2)}\n`, place);
+  assertNoMachinePaths(content, root, "the opencode fixture");
+  const fixtureScenario = JSON.parse(
+    agents.toPlaceholders(JSON.stringify({ ...scenario, sessionId }), place),
+  );
+  await replayOpencode(content, fixtureScenario);
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
+  return { content, scenario: fixtureScenario, file: "session.json" };
+}
+
+/** Imports the fixture into another HOME (`opencode import`), resumes it, and checks the request. */
+async function replayOpencode(content, scenario) {
+  const { root, place } = makePlace("opencode-replay");
+  const fake = await startFakeProvider({
+    replies: [text("Replayed.")],
+    routes: [{ bodyIncludes: agents.OPENCODE_TITLE_PROMPT, reply: text("t") }],
+  });
+  agents.writeOpencodeConfig(place.home, fake.url);
+  const env = agents.opencodeEnvironment(place);
+  const file = join(root, "session.json");
+  writeFileSync(file, agents.fromPlaceholders(content, place));
+  const imported = await agents.runAgent(binary("opencode"), ["import", file], { cwd: place.cwd, env });
+  check(
+    imported.code === 0 && imported.stdout.includes(scenario.sessionId),
+    `opencode import failed: ${imported.stderr.slice(-500)}`,
+  );
+  const result = await agents.runAgent(
+    binary("opencode"),
+    ["run", "--session", scenario.sessionId, "Anything", "else?"],
+    {
+      cwd: place.cwd,
+      env,
+    },
+  );
+  await fake.close();
+  check(result.code === 0, `the replayed session did not resume: ${result.stderr.slice(-500)}`);
+  const sent = messagesText(fake.requests.filter((request) => request.route === undefined).at(-1));
+  check(sent.includes(OPENCODE_SUMMARY), "the resumed request lacks opencode's summary");
+  check(sent.includes(scenario.answers[2]), "the resumed request lacks the last answer");
+  check(!sent.includes(scenario.answers[0]), "the resumed request still carries the compacted turns");
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
+}
+
+const makers = {
+  "claude-code": makeClaudeCode,
+  pi: makePi,
+  codex: makeCodex,
+  gemini: makeGemini,
+  opencode: makeOpencode,
+};
 const chosen = options.agent === undefined ? Object.keys(makers) : [options.agent];
 for (const agent of chosen) {
   const make = makers[agent];
   if (make === undefined)
     throw new Error(`--agent must be one of ${Object.keys(makers).join(", ")}, not ${agent}`);
-  const { content, scenario } = await make();
+  const { content, scenario, file = "session.jsonl" } = await make();
   const directory = join(projectRoot, "fixtures", "agents", agent);
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "session.jsonl"), content);
+  writeFileSync(join(directory, file), content);
   writeFileSync(join(directory, "scenario.json"), `${JSON.stringify(scenario, null, 2)}\n`);
-  console.log(`${agent}: fixtures/agents/${agent}/session.jsonl (${Buffer.byteLength(content)} bytes)`);
+  console.log(`${agent}: fixtures/agents/${agent}/${file} (${Buffer.byteLength(content)} bytes)`);
 }

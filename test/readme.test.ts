@@ -27,6 +27,9 @@ const NOT_RUN: Readonly<Record<string, string>> = {
     "installs the checkout and runs the suite this test belongs to",
   "npm ci": "installs the very checkout under test (CI runs it first)",
   "npm ci --prefix agents": "installs the agents the interop tests use (CI runs it first)",
+  "npm ci --prefix agents/codex": "installs Codex for the interop tests (CI runs it first)",
+  "npm ci --prefix agents/opencode":
+    "installs opencode and a newer Node for the interop tests (CI runs it first)",
   "npm run typecheck": "a step of CI of its own (.ci/run)",
   "npm run lint": "a step of CI of its own (.ci/run)",
   "npm test": "the suite this test belongs to",

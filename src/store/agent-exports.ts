@@ -5,9 +5,10 @@
  * (claude-code-export.ts, pi-export.ts, codex-export.ts, gemini-export.ts). See
  * docs/import-export.md.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
 import type { AgentSessionExport } from "../core/interop/agent-export.js";
 import {
   claudeCodeProjectFolder,
@@ -20,6 +21,7 @@ import {
 import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
 import { exportCodexSession } from "../core/interop/codex-export.js";
 import { exportGeminiSession, geminiSessionFileName } from "../core/interop/gemini-export.js";
+import { exportOpencodeSession } from "../core/interop/opencode-export.js";
 import type { InteropResult } from "../core/interop/jp.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { CxcError, usageError } from "../errors.js";
@@ -51,8 +53,15 @@ export interface AgentExportResult {
   readonly resumeInScripts?: readonly string[];
   /** Where the agent looks for the session, when the file was written elsewhere (`--output`). */
   readonly agentPath?: string;
+  /** The command that brings the written file into the agent first (opencode's `import`), when cxc did not run it. */
+  readonly importCommand?: readonly string[];
   readonly nativeSummaries: number;
   readonly warnings: readonly string[];
+  /**
+   * The lines written, for a session file of lines (what `import --update` finds the session still
+   * begins with); absent for opencode's, which goes into its database.
+   */
+  readonly lines?: readonly string[];
 }
 
 const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-5" };
@@ -62,6 +71,7 @@ export function writeAgentExport(
   conversation: LoadedConversation,
   request: AgentExportRequest,
 ): AgentExportResult {
+  if (request.agent === "opencode") return writeOpencodeExport(conversation, request);
   const origin = conversation.meta[ORIGIN_META_KEY];
   const originCwd =
     typeof origin === "object" && origin !== null && typeof (origin as { cwd?: unknown }).cwd === "string"
@@ -157,6 +167,7 @@ export function writeAgentExport(
     ...(agentPath !== undefined && agentPath !== path ? { agentPath } : {}),
     nativeSummaries: session.value.nativeSummaries,
     warnings: session.value.warnings,
+    lines: session.value.lines,
   };
 }
 
@@ -186,6 +197,133 @@ function piAgentDirectory(env: Environment): string {
   if (configured)
     return configured.startsWith("~/") ? join(env.HOME ?? homedir(), configured.slice(2)) : configured;
   return join(env.HOME ?? homedir(), ".pi", "agent");
+}
+
+/** The opencode version a new session says made it: the conversation's, else the one cxc tests with. */
+const OPENCODE_VERSION = "1.18.33";
+
+/**
+ * The projected view as a new opencode session, brought in by opencode's own `opencode import`
+ * (run in the session's folder, which opencode records as the session's): the document is
+ * written to a private temporary file, imported, and removed. opencode's import is not atomic, so
+ * a failed one has its half-made session deleted again (`opencode session delete`, the new id
+ * only). With `--output`, or without `opencode` on PATH, the document is written (never over a
+ * file) and the import is left to the user.
+ */
+function writeOpencodeExport(
+  conversation: LoadedConversation,
+  request: AgentExportRequest,
+): AgentExportResult {
+  const origin = conversation.meta[ORIGIN_META_KEY] as
+    | { agent?: unknown; cwd?: unknown; version?: unknown }
+    | undefined;
+  const recorded = typeof origin?.cwd === "string" ? origin.cwd : undefined;
+  const cwd = recorded !== undefined && isDirectory(recorded) ? recorded : request.cwd;
+  const model = chooseModel(request.model, conversation);
+  const now = Date.parse(request.now);
+  const ids = opencodeIds(Number.isNaN(now) ? Date.now() : now);
+  const sessionId = ids.session();
+  const session = exportOpencodeSession(conversation.events, {
+    sessionId,
+    directory: cwd,
+    title: conversation.meta.title ?? "Exported from cxc",
+    timestamp: request.now,
+    version:
+      origin?.agent === "opencode" && typeof origin.version === "string" ? origin.version : OPENCODE_VERSION,
+    providerID: model.provider,
+    modelID: model.model,
+    newId: ids.next,
+  });
+  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
+  const text = `${JSON.stringify(session.value.document, null, 2)}\n`;
+  const base = {
+    sessionId,
+    cwd,
+    resume: ["opencode", "--session", sessionId],
+    resumeInScripts: ["opencode", "run", "--session", sessionId, "…"],
+    nativeSummaries: session.value.nativeSummaries,
+    warnings: session.value.warnings,
+  };
+  const opencode = request.output === undefined ? onPath("opencode", request.env.PATH ?? "") : undefined;
+  if (opencode === undefined) {
+    const path = request.output ?? join(request.cwd, `opencode-${sessionId}.json`);
+    writeNewFile(path, text);
+    return { ...base, path, importCommand: ["opencode", "import", path] };
+  }
+  const folder = mkdtempSync(join(tmpdir(), "cxc-opencode-"));
+  const file = join(folder, `${sessionId}.json`);
+  try {
+    createFileAtomic(file, text);
+    const run = (args: string[]) =>
+      execFileSync(opencode, args, {
+        cwd,
+        env: request.env as NodeJS.ProcessEnv,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+        timeout: 120_000,
+      });
+    try {
+      const output = run(["import", file]);
+      if (!output.includes(sessionId)) throw new Error(output.trim() || "it printed nothing");
+    } catch (error) {
+      try {
+        run(["session", "delete", sessionId]);
+      } catch {
+        // Nothing was made, or opencode cannot say: either way nothing else is touched.
+      }
+      const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
+      throw new CxcError(
+        "store-unreadable",
+        `opencode import failed: ${stderr.split("\n").at(-1) || (error as Error).message}`,
+        {
+          hint: "pass --output FILE to write the session and import it yourself with `opencode import FILE`",
+        },
+      );
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return { ...base, path: `${sessionId} (opencode's database)` };
+}
+
+/** opencode's ids: `<prefix>_` + 12 hex digits of (time × 4096 + a counter), inverted for sessions, + 14 random base-62 characters. */
+function opencodeIds(start: number): { session: () => string; next: (kind: "msg" | "prt") => string } {
+  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  const random = () =>
+    [...nodeCrypto().randomBytes(14)].map((byte) => alphabet[byte % alphabet.length]).join("");
+  let counter = 0;
+  const stamp = (descending: boolean) => {
+    counter += 1;
+    let value = BigInt(start) * 4096n + BigInt(counter);
+    if (descending) value = ~value & 0xffffffffffffn;
+    return value.toString(16).padStart(12, "0").slice(-12);
+  };
+  return {
+    session: () => `ses_${stamp(true)}${random()}`,
+    next: (kind) => `${kind}_${stamp(false)}${random()}`,
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** An executable of that name on a PATH, or undefined. */
+function onPath(name: string, path: string): string | undefined {
+  for (const directory of path.split(delimiter)) {
+    if (directory === "") continue;
+    const candidate = join(directory, name);
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not there.
+    }
+  }
+  return undefined;
 }
 
 /** The model a Gemini CLI session names on its replies when the conversation had no Gemini model. */

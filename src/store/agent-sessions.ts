@@ -22,12 +22,14 @@ import {
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
 import { CodexSessionReader } from "../core/interop/codex.js";
 import { GeminiSessionReader } from "../core/interop/gemini.js";
+import { convertOpencodeSession, opencodeConversation } from "../core/interop/opencode.js";
 import type { InteropResult } from "../core/interop/jp.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 import { TurnTally } from "../core/conversation/turns.js";
 import { lockedImport } from "./import.js";
+import { isOpencodeDocument, opencodeDatabase, openOpencodeSource } from "./opencode-source.js";
 import type { StagedConversation, Store } from "./port.js";
 
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat } from "../core/interop/agent-session.js";
@@ -53,6 +55,8 @@ export interface AgentImportBatch {
   /** Files of a folder left out: without a single prompt, or holding a session another file holds. */
   readonly emptyFiles: number;
   readonly duplicateFiles: number;
+  /** Closes what the batch holds open (opencode's database), once it is converted. */
+  readonly release?: () => void;
 }
 
 /** What became of one session file. */
@@ -75,6 +79,7 @@ export interface AgentImportOutcome {
  * PATH is something else (a cxc log, a jp directory, a JSON document).
  */
 export function detectAgentPath(path: string): AgentFormat | undefined {
+  if (opencodeDatabase(path) !== undefined || isOpencodeDocument(path)) return "opencode";
   const files = sessionFilesOf(path);
   const first = files?.[0];
   if (first === undefined) return undefined;
@@ -90,7 +95,12 @@ export function detectAgentPath(path: string): AgentFormat | undefined {
  * agent-session.ts). Throws a `CxcError` naming the file (and line) on the first problem, before
  * anything is written.
  */
-export async function readAgentImport(path: string, agent: AgentFormat): Promise<AgentImportBatch> {
+export async function readAgentImport(
+  path: string,
+  agent: AgentFormat,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<AgentImportBatch> {
+  if (agent === "opencode") return readOpencodeImport(path, env);
   const files = sessionFilesOf(path);
   if (files === undefined) throw new CxcError("import-invalid", `${path}: no such file or directory`);
   if (files.length === 0) {
@@ -149,6 +159,84 @@ export async function readAgentImport(path: string, agent: AgentFormat): Promise
 }
 
 /**
+ * opencode's sessions: every session of its database (a subagent's, which has a parent, is a side
+ * chain, counted and left out), or the one session of an `opencode export` document. Only the
+ * sessions' rows are read here; each session's messages and parts when it is converted.
+ */
+function readOpencodeImport(
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+): AgentImportBatch {
+  if (!existsSync(path)) throw new CxcError("import-invalid", `${path}: no such file or directory`);
+  const source = openOpencodeSource(path, env);
+  const files: AgentFileImport[] = [];
+  let subagents = 0;
+  let empty = 0;
+  for (const info of source.sessions) {
+    if (typeof info.parentID === "string") {
+      subagents += 1;
+      continue;
+    }
+    if (!source.prompted.has(String(info.id))) {
+      empty += 1;
+      continue;
+    }
+    const sessionId = String(info.id);
+    const label = source.path.endsWith(".json") ? source.path : `${source.path}#${sessionId}`;
+    const identity = opencodeConversation(info, label);
+    if (!identity.ok) throw new CxcError("import-invalid", identity.error);
+    const conversation = identity.value;
+    const origin = {
+      ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>),
+      file: resolve(source.path),
+    };
+    const plan: SessionPlan = {
+      conversation,
+      lines: 0,
+      warnings: [],
+      wants: () => false,
+      convert: () => ({
+        addLine: () => ({ ok: true, value: [] }),
+        finish: () => {
+          const document = source.load(sessionId);
+          return document.ok ? convertOpencodeSession(document.value, label) : document;
+        },
+      }),
+    };
+    files.push({
+      file: label,
+      conversation: {
+        ...conversation,
+        sourceId: label,
+        extra: { ...conversation.extra, [ORIGIN_META_KEY]: origin },
+      },
+      plan,
+    });
+  }
+  if (files.length === 0) {
+    source.close();
+    const only = [
+      subagents > 0 ? `${subagents} of subagents` : "",
+      empty > 0 ? `${empty} without a prompt` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    throw new CxcError(
+      "import-invalid",
+      `${path}: holds no opencode sessions to import${only === "" ? "" : ` (only ${only})`}`,
+    );
+  }
+  return {
+    agent: "opencode",
+    files,
+    subagentFiles: subagents,
+    emptyFiles: empty,
+    duplicateFiles: 0,
+    release: () => source.close(),
+  };
+}
+
+/**
  * The project folder of a Gemini CLI session file: Gemini keeps its sessions in
  * `~/.gemini/tmp/<project>/chats/` and the folder's path in `~/.gemini/tmp/<project>/.project_root`.
  */
@@ -194,8 +282,26 @@ export async function saveAgentImport(
   options: { skipExisting: boolean },
 ): Promise<AgentImportOutcome[]> {
   const conversations = batch.files.map((file) => file.conversation);
+  try {
+    return await saveBatch(store, batch, conversations, options);
+  } finally {
+    batch.release?.();
+  }
+}
+
+function saveBatch(
+  store: Pick<Store, "locate" | "locked" | "stage">,
+  batch: AgentImportBatch,
+  conversations: AgentFileImport["conversation"][],
+  options: { skipExisting: boolean },
+): Promise<AgentImportOutcome[]> {
   return lockedImport(store, conversations, options, () => {
-    const staged: { conversation: StagedConversation; title: string | undefined; updatedAt: string }[] = [];
+    const staged: {
+      conversation: StagedConversation;
+      title: string | undefined;
+      updatedAt: string;
+      extra: Record<string, unknown>;
+    }[] = [];
     try {
       const outcomes: AgentImportOutcome[] = [];
       for (const { file, conversation, plan } of batch.files) {
@@ -214,6 +320,7 @@ export async function saveAgentImport(
                 conversation: target,
                 title: undefined as string | undefined,
                 updatedAt: conversation.createdAt,
+                extra: conversation.extra,
               };
         if (entry !== undefined) staged.push(entry);
         const tally = new TurnTally();
@@ -232,6 +339,13 @@ export async function saveAgentImport(
         if (entry !== undefined) {
           entry.title = title;
           entry.updatedAt = updatedAt;
+          // Where the log holds the session's events (all of it, from the start): `import
+          // --update` appends the ones after them (agent-update.ts).
+          const origin = conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>;
+          entry.extra = {
+            ...conversation.extra,
+            [ORIGIN_META_KEY]: { ...origin, session_events: [[0, events]] },
+          };
         }
         outcomes.push({
           file,
@@ -245,8 +359,8 @@ export async function saveAgentImport(
           warnings,
         });
       }
-      for (const { conversation, title, updatedAt } of staged) {
-        conversation.commit({ updatedAt, ...(title === undefined ? {} : { title }) });
+      for (const { conversation, title, updatedAt, extra } of staged) {
+        conversation.commit({ updatedAt, ...(title === undefined ? {} : { title }), extra });
       }
       return outcomes;
     } finally {
@@ -326,16 +440,20 @@ function firstBytes(file: string): string | undefined {
 /** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
 function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
   if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
-  const reader =
-    agent === "claude-code"
-      ? new ClaudeCodeSessionReader(file)
-      : agent === "pi"
-        ? new PiSessionReader(file)
-        : agent === "gemini"
-          ? new GeminiSessionReader(file)
-          : new CodexSessionReader(file);
+  const reader = sessionReader(file, agent);
   const read = feedLines(file, reader);
   return read.ok ? reader.finish() : read;
+}
+
+/** A new reader (pass 1) of `agent`'s session lines, naming `file` in its messages. */
+export function sessionReader(file: string, agent: AgentFormat): SessionIndexer {
+  return agent === "claude-code"
+    ? new ClaudeCodeSessionReader(file)
+    : agent === "pi"
+      ? new PiSessionReader(file)
+      : agent === "gemini"
+        ? new GeminiSessionReader(file)
+        : new CodexSessionReader(file);
 }
 
 /** A Gemini CLI session written as one JSON document (`session-….json`): one parse. */
@@ -380,23 +498,29 @@ function feedLines(
  * Pass 2: streams the file again, feeding the lines the plan wants to its converter and each
  * batch of events it hands out to `take` (so they are written as they come, never all held).
  */
-function convertSessionFile(
+export function convertSessionFile(
   file: string,
   plan: SessionPlan,
-  take: (events: readonly ConversationEvent[]) => void,
+  take: (events: readonly ConversationEvent[], lines: readonly number[]) => void,
 ): InteropResult<SessionEnd> {
   const converter = plan.convert();
   // Events are handed on in batches of about this many, so writes are few and large.
   const BATCH = 512;
   let batch: ConversationEvent[] = [];
+  /** The line read when each event of the batch was handed out (what `--update` names). */
+  let lines: number[] = [];
   const convert = (line: string, number: number): InteropResult<void> => {
     if (!plan.wants(number)) return { ok: true, value: undefined };
     const converted = converter.addLine(line, number);
     if (!converted.ok) return converted;
-    for (const event of converted.value) batch.push(event);
+    for (const event of converted.value) {
+      batch.push(event);
+      lines.push(number);
+    }
     if (batch.length >= BATCH) {
-      take(batch);
+      take(batch, lines);
       batch = [];
+      lines = [];
     }
     return { ok: true, value: undefined };
   };
@@ -411,7 +535,7 @@ function convertSessionFile(
   }
   const end = converter.finish();
   if (!end.ok) return end;
-  take([...batch, ...end.value.events]);
+  take([...batch, ...end.value.events], [...lines, ...end.value.events.map(() => plan.lines)]);
   return end;
 }
 

@@ -17,6 +17,7 @@ const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "
 const PI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "pi", "session.jsonl");
 const CODEX_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex", "session.jsonl");
 const GEMINI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "gemini", "session.jsonl");
+const OPENCODE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "opencode", "session.json");
 const CLAUDE_SESSION = "3b513450-3d6c-443e-9a7e-01eceba20536";
 
 const homes: TempHome[] = [];
@@ -138,6 +139,37 @@ describe("import from Claude Code and pi", () => {
     });
     expect(exported.exitCode, exported.stderr).toBe(0);
     expect((JSON.parse(exported.stdout) as { cwd: string }).cwd).toBe("/home/user/elsewhere");
+  });
+
+  it("imports a document opencode export printed, detected, and refuses a broken one, writing nothing", async () => {
+    const home = freshHome();
+    const result = await home.run(["conversation", "import", OPENCODE_FIXTURE]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Imported opencode session .*session\.json as \w{13} \(Notes and the changelog, 4 turns\)\n {2}12 messages read: 4 turns, 1 compaction of opencode's as an overlay; left out: \d+ skipped records \([^)]+\), no records of unknown types, no side-chain records, no abandoned branches\n/,
+    );
+    expect((await home.run(["conversation", "ls"])).stdout).toMatch(
+      / 4 .* opencode +Notes and the changelog/,
+    );
+    const other = freshHome();
+    const document = JSON.parse(readFileSync(OPENCODE_FIXTURE, "utf8")) as {
+      messages: { info: Record<string, unknown> }[];
+    };
+    document.messages[2]!.info.role = "system";
+    const broken = join(other.cwd, "broken.json");
+    writeFileSync(broken, JSON.stringify(document));
+    const refused = await other.run(["conversation", "import", broken]);
+    expect(refused.exitCode).toBe(1);
+    expect(errorLines(refused.stderr).error).toMatch(
+      /broken\.json: message 3: its role must be user or assistant$/,
+    );
+    const database = join(other.cwd, "opencode.db");
+    writeFileSync(database, "SQLite format 3\u0000 but not a database");
+    const notDatabase = await other.run(["conversation", "import", database, "--from", "opencode"]);
+    expect(notDatabase.exitCode).toBe(1);
+    expect(
+      existsSync(join(other.home, "conversations")) ? readdirSync(join(other.home, "conversations")) : [],
+    ).toEqual([]);
   });
 
   it("refuses a Gemini CLI session with a bad line in the middle, or no prompt, and writes nothing", async () => {
@@ -335,6 +367,55 @@ describe("export to Claude Code, pi, Codex and Gemini CLI", () => {
     expect(readFileSync(output, "utf8")).toBe("mine\n");
   });
 
+  it("writes an opencode session for `opencode import` when opencode is not on PATH, never over a file", async () => {
+    const home = freshHome();
+    const id = await imported(home, OPENCODE_FIXTURE);
+    const env = { PATH: "/usr/bin:/bin" };
+    const result = await home.run(["conversation", "export", id, "--to", "opencode", "--format", "json"], {
+      env,
+      cwd: home.cwd,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const written = JSON.parse(result.stdout) as {
+      path: string;
+      session_id: string;
+      import: string;
+      resume: string;
+    };
+    expect(written.session_id).toMatch(/^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    expect(written.path).toBe(join(home.cwd, `opencode-${written.session_id}.json`));
+    // The session's recorded folder is not on this machine: the session is the current folder's.
+    expect(written.import).toBe(`opencode import ${written.path}`);
+    expect(written.resume).toBe(`opencode --session ${written.session_id}`);
+    const document = JSON.parse(readFileSync(written.path, "utf8")) as {
+      info: Record<string, unknown>;
+      messages: { info: Record<string, unknown>; parts: Record<string, unknown>[] }[];
+    };
+    expect(document.info).toMatchObject({
+      id: written.session_id,
+      directory: home.cwd,
+      title: "Notes and the changelog",
+    });
+    // opencode orders messages and parts by id: they grow.
+    const ids = document.messages.flatMap((message) => [
+      message.info.id as string,
+      ...message.parts.map((part) => part.id as string),
+    ]);
+    const messageIds = document.messages.map((message) => message.info.id as string);
+    expect([...messageIds].sort()).toEqual(messageIds);
+    expect(new Set(ids).size).toBe(ids.length);
+    // opencode's own summary opens it, in the shape of its own compaction.
+    expect(document.messages[0]!.parts).toEqual([expect.objectContaining({ type: "compaction" })]);
+    expect(document.messages[1]!.info).toMatchObject({ summary: true, agent: "compaction" });
+    const output = join(home.cwd, "mine.json");
+    writeFileSync(output, "mine\n");
+    const refused = await home.run(["conversation", "export", id, "--to", "opencode", "--output", output], {
+      env,
+    });
+    expect(refused.exitCode).toBe(2);
+    expect(readFileSync(output, "utf8")).toBe("mine\n");
+  });
+
   it("writes a Codex rollout under CODEX_HOME's dated sessions folder, with both ways to resume it", async () => {
     const home = freshHome();
     const id = await imported(home, CODEX_FIXTURE);
@@ -442,5 +523,77 @@ describe("continuing an imported Codex session in cxc", () => {
     } finally {
       await provider.close();
     }
+  });
+});
+
+describe("import --update", () => {
+  it("appends what a grown session holds beyond the conversation, and says so", async () => {
+    const home = freshHome();
+    const lines = readFileSync(CLAUDE_FIXTURE, "utf8").split("\n");
+    const file = join(home.cwd, `${CLAUDE_SESSION}.jsonl`);
+    writeFileSync(file, `${lines.slice(0, 30).join("\n")}\n`);
+    const imported = await home.run(["conversation", "import", file]);
+    const id = /as (\w{13}) /.exec(imported.stdout)![1]!;
+    writeFileSync(file, lines.join("\n"));
+    const updated = await home.run(["conversation", "import", file, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      new RegExp(
+        `^Updated ${id} \\(imported from it\\) from .*: \\d+ events appended \\(1 new turn, now 3 turns\\)\\.\\n$`,
+      ),
+    );
+    const json = await home.run(["--format", "json", "conversation", "import", file, "--update"]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      id,
+      file,
+      via: "import",
+      appended_events: 0,
+      new_turns: 0,
+      turns: 3,
+    });
+  });
+
+  it("refuses what it cannot bring back, and writes nothing", async () => {
+    const home = freshHome();
+    const file = join(home.cwd, "session.jsonl");
+    copyFileSync(PI_FIXTURE, file);
+    const cases: [string[], number, RegExp][] = [
+      [
+        [file, "--update"],
+        1,
+        /^no conversation came from .*session\.jsonl: it was neither imported from this pi session nor exported to it$/,
+      ],
+      [
+        [join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp"), "--update"],
+        2,
+        /^--update brings back a Claude Code, pi, Codex or Gemini CLI session; this is not one$/,
+      ],
+      [[file, "--update", "--title", "x"], 2, /^--update cannot be used with --title$/],
+      [[claudeProject(home), "--update"], 2, /^--update takes one session file; .* holds 2$/],
+    ];
+    const before = snapshotTree(home.home);
+    for (const [args, exitCode, error] of cases) {
+      const result = await home.run(["conversation", "import", ...args]);
+      expect(result.exitCode, args.join(" ")).toBe(exitCode);
+      expect(errorLines(result.stderr).error).toMatch(error);
+    }
+    expect(snapshotTree(home.home)).toEqual(before);
+  });
+
+  it("refuses an exported session whose exported lines changed, naming the first", async () => {
+    const home = freshHome();
+    const imported = await home.run(["conversation", "import", PI_FIXTURE]);
+    const id = /as (\w{13}) /.exec(imported.stdout)![1]!;
+    const output = join(home.cwd, "out.jsonl");
+    const exported = await home.run(["conversation", "export", id, "--to", "pi", "--output", output]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const lines = readFileSync(output, "utf8").split("\n");
+    lines[3] = lines[3]!.replace(/"text":"/, '"text":"EDITED ');
+    writeFileSync(output, lines.join("\n"));
+    const result = await home.run(["conversation", "import", output, "--update"]);
+    expect(result.exitCode).toBe(1);
+    expect(errorLines(result.stderr).error).toBe(
+      `${output}: line 4 is not the line cxc exported there (the session's first ${lines.length - 1} lines are the compacted view of ${id}); --update only appends what came after them`,
+    );
   });
 });

@@ -38,6 +38,11 @@ describe("the versions cxc was tested with", () => {
     expect(TESTED_VERSIONS["claude-code"]).toBe(pins["@anthropic-ai/claude-code"]);
     expect(TESTED_VERSIONS.codex).toBe(codex["@openai/codex"]);
     expect(TESTED_VERSIONS.pi).toBe(String(PI_SESSION_VERSION));
+    expect(TESTED_VERSIONS.gemini).toBe(pins["@google/gemini-cli"]);
+    const opencode = JSON.parse(
+      readFileSync(join(PROJECT_ROOT, "agents", "opencode", "package.json"), "utf8"),
+    ).optionalDependencies;
+    expect(TESTED_VERSIONS.opencode).toBe(opencode["opencode-linux-x64"]);
     // The fixtures the pinned agents wrote carry those versions.
     expect(importClaudeCodeSession(fixture("claude-code"), "s.jsonl")).toMatchObject({
       ok: true,

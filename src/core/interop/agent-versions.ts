@@ -14,13 +14,16 @@ import { AGENT_NAMES, type AgentFormat } from "./agents.js";
 
 /**
  * What the readers were checked against: the versions the interop tests run (agents/package.json,
- * agents/codex/package.json; test/core/agent-versions.test.ts holds them equal), and for pi the
- * session format its pinned version writes.
+ * agents/codex/package.json, agents/opencode/package.json; test/core/agent-versions.test.ts holds
+ * them equal), and for pi the session format its pinned version writes.
  */
 export const TESTED_VERSIONS: Readonly<Partial<Record<AgentFormat, string>>> = {
   "claude-code": "2.1.332",
   codex: "0.169.0",
   pi: "3",
+  // Gemini CLI's sessions carry no version; opencode's carry the version that wrote them.
+  gemini: "0.61.0",
+  opencode: "1.18.33",
 };
 
 /** Compares dotted versions part by part, numbers as numbers (`2.10.0` > `2.9.9`); 0 when equal. */

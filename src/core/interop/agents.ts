@@ -5,7 +5,7 @@
  */
 
 /** The agents whose session files cxc reads and writes. */
-export const AGENT_FORMATS = ["claude-code", "pi", "codex", "gemini"] as const;
+export const AGENT_FORMATS = ["claude-code", "pi", "codex", "gemini", "opencode"] as const;
 export type AgentFormat = (typeof AGENT_FORMATS)[number];
 
 /** How each agent is named in messages. */
@@ -14,6 +14,7 @@ export const AGENT_NAMES: Readonly<Record<AgentFormat, string>> = {
   pi: "pi",
   codex: "Codex",
   gemini: "Gemini CLI",
+  opencode: "opencode",
 };
 
 /** The agents cxc writes sessions for: all it reads. */

@@ -440,6 +440,7 @@ export class GeminiSessionReader implements SessionIndexer {
     const turnOf = new Map<string, number>();
     const skipped = { ...this.skipped };
     const unknown = { ...this.unknown };
+    const unknownFields: Record<string, number> = {};
     let model: string | undefined;
     let firstPrompt: string | undefined;
     let compactions = 0;
@@ -510,7 +511,7 @@ export class GeminiSessionReader implements SessionIndexer {
       } else if (NOTICES.has(record.type as string)) {
         count(skipped, `${record.type} notice`);
       } else {
-        count(unknown, `message ${String(record.type)}`);
+        count(unknownFields, `message ${String(record.type)}`);
       }
     }
     placeCompressions(Number.POSITIVE_INFINITY);
@@ -528,6 +529,7 @@ export class GeminiSessionReader implements SessionIndexer {
       compactions,
       skipped,
       unknown,
+      unknownFields,
       sideChainRecords: 0,
       abandonedBranches,
       abandonedRecords,

@@ -21,7 +21,7 @@ export function registerExport(conversation: Command): void {
   conversation
     .command("export")
     .description(
-      "export a conversation as a jp directory, a request body, a cxc document, or a Claude Code, pi, Codex or Gemini CLI session",
+      "export a conversation as a jp directory, a request body, a cxc document, or a session of Claude Code, pi, Codex, Gemini CLI or opencode",
     )
     .argument(
       "[ID]",
@@ -44,7 +44,8 @@ export function registerExport(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { loadInterop } = await import("../../../store/index.js");
-      const { renderExport, writeAgentExport, writeExportFile, writeJpExport } = await loadInterop();
+      const { recordAgentExport, renderExport, writeAgentExport, writeExportFile, writeJpExport } =
+        await loadInterop();
       const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const loaded = context.store.load(id);
@@ -54,16 +55,31 @@ export function registerExport(conversation: Command): void {
         : undefined;
       if (agent !== undefined) {
         const { timestampNow } = await import("../../../store/index.js");
+        const now = timestampNow();
         const written = writeAgentExport(loaded, {
           agent,
           ...(options.output === undefined ? {} : { output: resolve(context.cwd, options.output) }),
           ...(options.model === undefined ? {} : { model: options.model }),
           cwd: context.cwd,
           env: context.env,
-          now: timestampNow(),
+          now,
         });
+        // Recorded, so the session resumed in the agent can come back: `import FILE --update`.
+        if (written.lines !== undefined) {
+          await recordAgentExport(context.store, id, {
+            agent,
+            sessionId: written.sessionId,
+            path: written.path,
+            lines: written.lines,
+            now,
+          });
+        }
         for (const warning of written.warnings) context.warn(warning);
         const resume = resumeCommand(written.resume, written.cwd, context.cwd);
+        const importing =
+          written.importCommand === undefined
+            ? undefined
+            : resumeCommand(written.importCommand, written.cwd, context.cwd);
         const inScripts =
           written.resumeInScripts === undefined
             ? undefined
@@ -75,12 +91,14 @@ export function registerExport(conversation: Command): void {
             path: written.path,
             session_id: written.sessionId,
             cwd: written.cwd,
+            ...(importing === undefined ? {} : { import: importing }),
             resume,
             ...(inScripts === undefined ? {} : { resume_in_scripts: inScripts }),
           });
           return;
         }
         context.out(`Exported ${id} to ${written.path}`);
+        if (importing !== undefined) context.out(`Import it into opencode with: ${importing}`);
         if (written.agentPath !== undefined) {
           const { AGENT_NAMES } = await import("../../../core/interop/agents.js");
           context.info(

@@ -1,0 +1,345 @@
+/**
+ * opencode end to end, with the real agent (agents/opencode, installed by .ci/run) against the
+ * loopback fake provider's Anthropic wire: a five-turn session (a file read, a failing command, a
+ * sentence the user says must hold, and opencode's own automatic compaction after the second) is
+ * made with `opencode run`, read from its SQLite database (through opencode's own `opencode db`
+ * under this Node, and through `node:sqlite` under a Node that has it: the same conversation),
+ * compacted with `-k r+t:..-2` and `-k s:..-2`, exported through `opencode import`, and resumed with
+ * `opencode run --session`, whose request carries the compacted view, smaller by what the dry runs
+ * promised; a database a running process holds locked is one error, nothing imported.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentPlace,
+  agentBinary,
+  dryRunWhole,
+  fillerText,
+  messageTexts,
+  nodeWithSqlite,
+  OPENCODE_COMPACT_PROMPT,
+  OPENCODE_TITLE_PROMPT,
+  opencodeDatabase,
+  opencodeEnvironment,
+  runAgent,
+  writeOpencodeConfig,
+} from "../helpers/agents.js";
+import { CXC_BIN, makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+
+const OWN_SUMMARY =
+  "OWN-SUMMARY: the user said never to touch the migrations folder; the notes say remember the milk.";
+const RULE = "Never touch the migrations folder.";
+const PROMPTS = [
+  `${RULE} What do my notes say?`,
+  "Is there a changelog?",
+  "What is in big.txt?",
+  "And in data.txt?",
+  "What should I do first?",
+];
+const ANSWERS = [
+  "Your notes say: remember the milk.",
+  "There is no CHANGELOG.md.",
+  "big.txt is a table of parser entries.",
+  "data.txt is a table of lexer entries.",
+  "Write the parser first.",
+];
+const CONTINUED = "Carrying on after the compaction.";
+const BIG = fillerText("parser", 150);
+const DATA = fillerText("lexer", 150);
+
+let fake: FakeProvider;
+let root: string;
+let place: AgentPlace;
+let opencode: string;
+/** A folder holding only `opencode` (agents/opencode/.bin also holds a Node), put on cxc's PATH. */
+let opencodeBin: string;
+let cxcHome: TempHome;
+let sessionId: string;
+
+function cxcEnv(): Record<string, string> {
+  const env = opencodeEnvironment(place);
+  return { ...env, PATH: `${opencodeBin}:${env.PATH}` };
+}
+
+function cxc(args: string[], home: TempHome = cxcHome) {
+  return home.run(args, { cwd: place.cwd, env: cxcEnv() });
+}
+
+/** `opencode run` (with `--session <id>` to continue one); the words of the prompt as arguments. */
+async function opencodeRun(prompt: string, session?: string): Promise<void> {
+  const args = ["run", ...(session === undefined ? [] : ["--session", session]), ...prompt.split(" ")];
+  const result = await runAgent(opencode, args, { cwd: place.cwd, env: opencodeEnvironment(place) });
+  expect(result.code, `opencode: ${result.stderr.slice(-800)}`).toBe(0);
+}
+
+/** The newest session's id (`opencode session list`). */
+async function newestSession(): Promise<string> {
+  const listed = await runAgent(opencode, ["session", "list", "--format", "json"], {
+    cwd: place.cwd,
+    env: opencodeEnvironment(place),
+  });
+  const sessions = JSON.parse(listed.stdout) as { id: string; created: number }[];
+  return sessions.sort((left, right) => right.created - left.created)[0]!.id;
+}
+
+type Message = { role: string; content: unknown };
+
+/** Resumes a session and returns the messages opencode sent for the new prompt. */
+async function resumeMessages(id: string): Promise<Message[]> {
+  fake.enqueue(textReply("Nothing else."));
+  const before = fake.requests.length;
+  await opencodeRun("Anything else?", id);
+  const turns = fake.requests.slice(before).filter((request) => request.route === undefined);
+  expect(turns).toHaveLength(1);
+  return (turns[0]!.body as { messages: Message[] }).messages;
+}
+
+/** The text of the messages without the new prompt. */
+function texts(messages: readonly Message[]): string[] {
+  return messageTexts(messages).filter((text) => text !== "Anything else?");
+}
+
+const tokensOf = (messages: readonly Message[]) =>
+  texts(messages).reduce((sum, text) => sum + countTokens(text), 0);
+
+function importedId(stdout: string): string {
+  const match = / as ([0-9a-z]{13}) /.exec(stdout);
+  if (match === null) throw new Error(`no conversation id in:\n${stdout}`);
+  return match[1]!;
+}
+
+function exportedSession(stdout: string): string {
+  const match = /Continue it with: (?:cd \S+ && )?opencode --session (ses_\w+)/.exec(stdout);
+  if (match === null) throw new Error(`no resume command in:\n${stdout}`);
+  return match[1]!;
+}
+
+beforeAll(async () => {
+  const binary = agentBinary(PROJECT_ROOT, "opencode");
+  if (binary === undefined) throw new Error("opencode is not installed: run npm ci --prefix agents/opencode");
+  opencode = binary;
+  root = mkdtempSync(join(tmpdir(), "cxc-opencode-e2e-"));
+  place = { home: join(root, "home"), cwd: join(root, "project") };
+  mkdirSync(place.cwd, { recursive: true });
+  opencodeBin = join(root, "bin");
+  mkdirSync(opencodeBin);
+  symlinkSync(opencode, join(opencodeBin, "opencode"));
+  writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
+  writeFileSync(join(place.cwd, "big.txt"), `${BIG}\n`);
+  writeFileSync(join(place.cwd, "data.txt"), `${DATA}\n`);
+  fake = await startFakeProvider({
+    routes: [
+      { bodyIncludes: OPENCODE_TITLE_PROMPT, reply: textReply("Notes and the changelog") },
+      { bodyIncludes: OPENCODE_COMPACT_PROMPT, reply: textReply(OWN_SUMMARY) },
+    ],
+  });
+  // A small window: a reply reporting 18,000 input tokens makes opencode compact after it.
+  writeOpencodeConfig(place.home, fake.url, { context: 20_000, output: 4096 });
+  cxcHome = makeTempHome();
+
+  const read = (file: string, id: string) =>
+    ({ type: "tool-call", id, name: "read", arguments: { filePath: join(place.cwd, file) } }) as const;
+  const script: FakeReply[][] = [
+    [
+      {
+        blocks: [
+          { type: "thinking", text: "The notes are in notes.txt.", signature: "sig-opencode-1" },
+          read("notes.txt", "toolu_notes"),
+        ],
+      },
+      textReply(ANSWERS[0]!),
+    ],
+    [
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "toolu_changelog",
+            name: "bash",
+            arguments: { command: "cat CHANGELOG.md", description: "Read the changelog" },
+          },
+        ],
+      },
+      textReply(ANSWERS[1]!, { usage: { inputTokens: 18_000 } }),
+      // After its compaction opencode goes on by itself ("Continue if you have next steps…").
+      textReply(CONTINUED),
+    ],
+    [{ blocks: [read("big.txt", "toolu_big")] }, textReply(ANSWERS[2]!)],
+    [{ blocks: [read("data.txt", "toolu_data")] }, textReply(ANSWERS[3]!)],
+    [textReply(ANSWERS[4]!)],
+  ];
+  fake.enqueue(...script[0]!);
+  await opencodeRun(PROMPTS[0]!);
+  sessionId = await newestSession();
+  for (const turn of [1, 2, 3, 4]) {
+    fake.enqueue(...script[turn]!);
+    await opencodeRun(PROMPTS[turn]!, sessionId);
+  }
+  expect(fake.remaining()).toBe(0);
+  expect(fake.requests.some((request) => request.route === 1)).toBe(true);
+}, 180_000);
+
+afterAll(async () => {
+  await fake?.close();
+  cxcHome?.cleanup();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+describe("opencode sessions, end to end with the real agent", () => {
+  let conversation: string;
+
+  it("imports the session whole from opencode's database, its compaction as an overlay, the same through either reader", async () => {
+    const database = opencodeDatabase(place);
+    const result = await cxc(["conversation", "import", database]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    conversation = importedId(result.stdout);
+    expect(result.stdout).toContain(`Imported opencode session ${database}#${sessionId} as ${conversation}`);
+    expect(result.stdout).toMatch(/messages read: 6 turns, 1 compaction of opencode's as an overlay/);
+    const shown = JSON.parse(
+      (await cxc(["conversation", "show", conversation, "--format", "json"])).stdout,
+    ) as {
+      turns: number;
+      source: string;
+      compactions: { from_turn: number; to_turn: number; summary: string; note: string }[];
+    };
+    expect(shown).toMatchObject({ turns: 6, source: "opencode" });
+    expect(shown.compactions).toEqual([
+      expect.objectContaining({
+        from_turn: 1,
+        to_turn: 2,
+        summary: OWN_SUMMARY,
+        note: "opencode's own compaction",
+      }),
+    ]);
+    const raw = (await cxc(["conversation", "print", conversation, "--style", "full"])).stdout;
+    for (const text of [
+      ...PROMPTS,
+      ...ANSWERS,
+      CONTINUED,
+      "remember the milk",
+      "No such file",
+      "parser line 150",
+    ]) {
+      expect(raw, text).toContain(text);
+    }
+    const view = (await cxc(["conversation", "print", conversation, "--compacted", "--style", "full"]))
+      .stdout;
+    expect(view).toContain(OWN_SUMMARY);
+    expect(view).not.toContain(ANSWERS[0]);
+    expect((await cxc(["conversation", "ls"])).stdout).toMatch(
+      new RegExp(`${conversation}\\s+6\\s+.*opencode`),
+    );
+
+    // cxc's own reader (node:sqlite) gives the very same conversation.
+    const node = nodeWithSqlite(PROJECT_ROOT);
+    if (node === undefined) return;
+    const other = makeTempHome();
+    try {
+      const { execa } = await import("execa");
+      const direct = await execa(node, [CXC_BIN, "--format", "json", "conversation", "import", database], {
+        cwd: place.cwd,
+        env: { ...other.env, ...opencodeEnvironment(place) },
+        extendEnv: false,
+        reject: false,
+      });
+      expect(direct.exitCode, String(direct.stderr)).toBe(0);
+      const printed = (home: TempHome, id: string) =>
+        home.run(["--format", "json", "conversation", "print", id], { env: opencodeEnvironment(place) });
+      const [ours, theirs] = await Promise.all([
+        printed(cxcHome, conversation),
+        printed(other, conversation),
+      ]);
+      expect(JSON.parse(theirs.stdout)).toEqual(JSON.parse(ours.stdout));
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it("exports cxc's compacted view through opencode import, and opencode resumes it smaller by what the dry runs promised", async () => {
+    const baseline = await cxc(["conversation", "export", conversation, "--to", "opencode"]);
+    expect(baseline.exitCode, baseline.stderr).toBe(0);
+    const before = await resumeMessages(exportedSession(baseline.stdout));
+    // opencode's own summary opens the baseline, in the shape of its own compaction.
+    expect(texts(before).slice(0, 2)).toEqual(["What did we do so far?", OWN_SUMMARY]);
+
+    const dryRun = async (spec: string[]) =>
+      dryRunWhole(
+        (await cxc(["conversation", "compact", conversation, ...spec, "--dry-run", "--format", "json"]))
+          .stdout,
+      );
+    const strip = ["-k", "r+t:..-2"];
+    const plan1 = await dryRun(strip);
+    expect((await cxc(["conversation", "compact", conversation, ...strip, "-y"])).exitCode).toBe(0);
+    const summarize = ["-k", "s:..-2", "-m", "builtin/digest"];
+    const plan2 = await dryRun(summarize);
+    expect(plan2.before).toBe(plan1.after);
+    expect((await cxc(["conversation", "compact", conversation, ...summarize, "-y"])).exitCode).toBe(0);
+
+    const exported = await cxc(["conversation", "export", conversation, "--to", "opencode"]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const after = await resumeMessages(exportedSession(exported.stdout));
+    const sent = JSON.stringify(after);
+    expect(texts(after)[0]).toBe("What did we do so far?");
+    expect(texts(after)[1]).toContain("## Digest of turns 1..4");
+    expect(sent).toContain(RULE);
+    for (const kept of [PROMPTS[3]!, ANSWERS[3]!, "lexer line 150", PROMPTS[4]!, ANSWERS[4]!]) {
+      expect(sent).toContain(kept);
+    }
+    for (const gone of [OWN_SUMMARY, "parser line 150", ANSWERS[0]!, CONTINUED])
+      expect(sent).not.toContain(gone);
+
+    const promised = plan1.before - plan1.after + (plan2.before - plan2.after);
+    const measured = tokensOf(before) - tokensOf(after);
+    console.log(
+      `opencode: dry runs promised ${promised} tokens (-k r+t:..-2 ${plan1.before - plan1.after}, -k s:..-2 ${plan2.before - plan2.after}); the resumed request is smaller by ${measured} (${tokensOf(before)} → ${tokensOf(after)})`,
+    );
+    expect(promised).toBeGreaterThan(1000);
+    expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
+  });
+
+  it("refuses a database a running process holds locked, in one error, and imports nothing", async () => {
+    const node = nodeWithSqlite(PROJECT_ROOT);
+    if (node === undefined) return;
+    const holder: ChildProcess = spawn(
+      node,
+      [
+        "-e",
+        `const { DatabaseSync } = require("node:sqlite");
+         const db = new DatabaseSync(process.argv[1]);
+         db.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; SELECT count(*) FROM session;");
+         db.exec("UPDATE session SET title = title WHERE 0");
+         process.stdout.write("locked\\n");
+         setInterval(() => {}, 1000);`,
+        opencodeDatabase(place),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise((resolve) => holder.stdout!.once("data", resolve));
+      const other = makeTempHome();
+      try {
+        const { execa } = await import("execa");
+        const result = await execa(node, [CXC_BIN, "conversation", "import", opencodeDatabase(place)], {
+          cwd: place.cwd,
+          env: { ...other.env, ...opencodeEnvironment(place) },
+          extendEnv: false,
+          reject: false,
+        });
+        expect(result.exitCode).toBe(1);
+        expect(String(result.stderr)).toMatch(
+          /^cxc: error: .*opencode\.db: the database is locked \(a running opencode is writing to it\); nothing was imported\n/,
+        );
+        expect((await other.run(["conversation", "ls", "--format", "json"])).stdout.trim()).toBe("[]");
+      } finally {
+        other.cleanup();
+      }
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+});
