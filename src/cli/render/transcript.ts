@@ -292,6 +292,9 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
     case "pin_reset":
       if (!SHOWS.compactions.has(style)) return [];
       return [`${colors.label("[pin reset]", "other")} retires ${formatCount(event.retires.length, "pin")}`];
+    case "usage":
+      // Bookkeeping of an earlier answer (its request's usage, learnt later): nothing to read.
+      return [];
     case "unknown":
       if (!SHOWS.other.has(style)) return [];
       return [`[${clean(String(event.raw.type))}] (an event kind this cxc does not know)`];

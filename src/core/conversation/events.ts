@@ -8,8 +8,9 @@
  *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
  * - global entries, which belong to no turn's content and never open one: `config_delta`,
  *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
- *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), and unknown kinds
- *   written by a newer cxc, which are kept and written back verbatim.
+ *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `usage` (the usage a
+ *   request reported, learnt after its answer was stored: an update of an imported agent session),
+ *   and unknown kinds written by a newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
@@ -271,6 +272,19 @@ function buildEventSchemas() {
     retires: z.array(z.string()),
   });
 
+  /**
+   * The usage a request reported, for the event `event` (the last of that request's answer),
+   * learnt after the event was stored: `import --update` brings an agent's usage to a session
+   * imported before cxc kept it. Read as that event's `metadata.usage` (the event's own wins);
+   * never part of the view.
+   */
+  const UsageSchema = z.looseObject({
+    ...base,
+    type: z.literal("usage"),
+    event: z.string().check(z.minLength(1)),
+    usage: z.record(z.string(), z.unknown()),
+  });
+
   return {
     TurnStartSchema,
     ChatRequestSchema,
@@ -291,6 +305,7 @@ function buildEventSchemas() {
     PinPartSchema,
     PinSchema,
     PinResetSchema,
+    UsageSchema,
   };
 }
 
@@ -307,6 +322,7 @@ export const KNOWN_EVENT_TYPES = [
   "compaction_reset",
   "pin",
   "pin_reset",
+  "usage",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
@@ -348,6 +364,7 @@ function builtSchemas(): BuiltSchemas {
         compaction_reset: schemas.CompactionResetSchema,
         pin: schemas.PinSchema,
         pin_reset: schemas.PinResetSchema,
+        usage: schemas.UsageSchema,
       },
     };
   }
@@ -388,6 +405,7 @@ export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
 export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
 export type Pin = z.infer<EventSchemas["PinSchema"]>;
 export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
+export type UsageReport = z.infer<EventSchemas["UsageSchema"]>;
 
 /**
  * An event of a kind this cxc does not know. Held as its raw JSON object and written back
@@ -410,7 +428,8 @@ export type KnownEvent =
   | Compaction
   | CompactionReset
   | Pin
-  | PinReset;
+  | PinReset
+  | UsageReport;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
@@ -434,11 +453,25 @@ export type TurnEvent =
   | InquiryRequest
   | InquiryResponse;
 
-/** The overlays projection reads and consumes: compactions, pins and their resets. */
-const OVERLAY_TYPES: ReadonlySet<string> = new Set(["compaction", "compaction_reset", "pin", "pin_reset"]);
+/**
+ * The entries projection consumes: the overlays it reads (compactions, pins and their resets) and
+ * the usage records of earlier answers.
+ */
+const OVERLAY_TYPES: ReadonlySet<string> = new Set([
+  "compaction",
+  "compaction_reset",
+  "pin",
+  "pin_reset",
+  "usage",
+]);
 
-/** True for an overlay (a compaction, a pin or a reset of either): never part of the projected view. */
-export function isOverlay(event: ConversationEvent): event is Compaction | CompactionReset | Pin | PinReset {
+/**
+ * True for an overlay (a compaction, a pin or a reset of either) or a usage record: never part of
+ * the projected view.
+ */
+export function isOverlay(
+  event: ConversationEvent,
+): event is Compaction | CompactionReset | Pin | PinReset | UsageReport {
   return OVERLAY_TYPES.has(event.type);
 }
 

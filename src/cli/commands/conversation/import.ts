@@ -307,6 +307,7 @@ async function reportUpdate(
       file: outcome.file,
       via: outcome.via,
       appended_events: outcome.appended,
+      usage_backfilled: outcome.usage,
       new_turns: outcome.newTurns,
       turns: outcome.turns,
     });
@@ -314,8 +315,13 @@ async function reportUpdate(
   }
   const { formatCount } = await import("../../../core/present/labels.js");
   const via = outcome.via === "import" ? "imported from it" : "exported to it";
+  // Usage a session imported before cxc kept it did not bring (docs/context.md).
+  const usage =
+    outcome.usage === 0
+      ? ""
+      : ` The usage of ${formatCount(outcome.usage, "request")} it held came in too: its context figure is the agent's own count.`;
   if (outcome.appended === 0) {
-    context.out(`Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.`);
+    context.out(`Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.${usage}`);
     return;
   }
   const turns =
@@ -323,6 +329,6 @@ async function reportUpdate(
       ? "more of its last turn"
       : `${formatCount(outcome.newTurns, "new turn")}, now ${formatCount(outcome.turns, "turn")}`;
   context.out(
-    `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).`,
+    `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).${usage}`,
   );
 }
