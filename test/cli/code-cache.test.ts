@@ -132,7 +132,7 @@ describe("dist/", () => {
       "hook.cjs",
       "hook-jobs.cjs",
       "pi/extension.js",
-      ...["ajv", "anthropic", "execa", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
+      ...["ajv", "anthropic", "execa", "google", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
     ];
     expect(filesUnder(DIST)).toEqual(bundles.flatMap((bundle) => [bundle, `${bundle}.map`]).sort());
   });

@@ -185,6 +185,7 @@ describe("planCompaction ranges", () => {
     expect(plan(createEventBuilder().turns(1))).toEqual({
       kind: "nothing-to-compact",
       message: "Nothing to compact.",
+      why: [{ kind: "outside", ruleIndex: 0 }],
     });
   });
 

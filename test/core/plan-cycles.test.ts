@@ -236,6 +236,7 @@ describe("planning observation masking", () => {
     ).toEqual({
       kind: "nothing-to-compact",
       message: "Nothing to compact.",
+      why: [{ kind: "outside", ruleIndex: 0 }],
     });
   });
 

@@ -11,7 +11,7 @@
  * a re-run sees the proposal already applied and finishes without asking again.
  *
  * `--abort` archives the review and switches back without asking; it never touches the source.
- * Either way an archived source (seed D66: `--continue` applies to it normally) stays archived and
+ * Either way an archived source (docs/review.md: `--continue` applies to it normally) stays archived and
  * nothing is made active: an archived conversation is never the active one.
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.

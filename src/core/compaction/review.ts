@@ -285,7 +285,7 @@ export function validateProposal(
     ["to_turn", toTurn],
   ] as const) {
     if (value !== undefined && value > turnCount) {
-      // The seed's sentence (D66): "the conversation has 20 turns, `to_turn` was 25".
+      // The review's wording (docs/review.md): "the conversation has 20 turns, `to_turn` was 25".
       problems.push(
         `the conversation has ${turnCount} ${turnCount === 1 ? "turn" : "turns"}, \`${name}\` was ${value}`,
       );
