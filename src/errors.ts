@@ -38,6 +38,9 @@ export type CxcErrorCode =
   | "store-read-only"
   | "lock-timeout"
   | "import-invalid"
+  // `import --update`: the session changed where the conversation holds it, or its new records
+  // would land in a turn of the conversation's own
+  | "import-conflict"
   // compaction
   | "nothing-to-compact"
   | "not-pinned"

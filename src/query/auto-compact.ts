@@ -305,8 +305,10 @@ export function describeAutoCompaction(
   });
   const saved = Math.round(savedFraction(record) * 100);
   const when = request.atOnce ? "in force now" : "takes effect at the next turn";
-  const numbers = compactions.map((_, index) => activeBefore + index + 1).reverse();
-  const undo = numbers.map((number) => `\`cxc conversation compact --reset=${number}\``).join(", then ");
+  // One reset retires them all: one step to undo, and one `--undo-reset` to bring them back.
+  const first = activeBefore + 1;
+  const last = activeBefore + compactions.length;
+  const undo = `\`cxc conversation compact --reset=${first === last ? first : `${first}..${last}`}\``;
   return (
     `auto-compact: ${WHY_TEXT[request.why]}; recorded ${parts.join(" and ")} ` +
     `(${formatTokenCount(record.tokens_before)} → ${formatTokenCount(record.tokens_after)} tokens, saved ${saved}%; ` +

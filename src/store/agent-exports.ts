@@ -57,6 +57,11 @@ export interface AgentExportResult {
   readonly importCommand?: readonly string[];
   readonly nativeSummaries: number;
   readonly warnings: readonly string[];
+  /**
+   * The lines written, for a session file of lines (what `import --update` finds the session still
+   * begins with); absent for opencode's, which goes into its database.
+   */
+  readonly lines?: readonly string[];
 }
 
 const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-5" };
@@ -162,6 +167,7 @@ export function writeAgentExport(
     ...(agentPath !== undefined && agentPath !== path ? { agentPath } : {}),
     nativeSummaries: session.value.nativeSummaries,
     warnings: session.value.warnings,
+    lines: session.value.lines,
   };
 }
 

@@ -296,7 +296,12 @@ function saveBatch(
   options: { skipExisting: boolean },
 ): Promise<AgentImportOutcome[]> {
   return lockedImport(store, conversations, options, () => {
-    const staged: { conversation: StagedConversation; title: string | undefined; updatedAt: string }[] = [];
+    const staged: {
+      conversation: StagedConversation;
+      title: string | undefined;
+      updatedAt: string;
+      extra: Record<string, unknown>;
+    }[] = [];
     try {
       const outcomes: AgentImportOutcome[] = [];
       for (const { file, conversation, plan } of batch.files) {
@@ -315,6 +320,7 @@ function saveBatch(
                 conversation: target,
                 title: undefined as string | undefined,
                 updatedAt: conversation.createdAt,
+                extra: conversation.extra,
               };
         if (entry !== undefined) staged.push(entry);
         const tally = new TurnTally();
@@ -333,6 +339,13 @@ function saveBatch(
         if (entry !== undefined) {
           entry.title = title;
           entry.updatedAt = updatedAt;
+          // Where the log holds the session's events (all of it, from the start): `import
+          // --update` appends the ones after them (agent-update.ts).
+          const origin = conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>;
+          entry.extra = {
+            ...conversation.extra,
+            [ORIGIN_META_KEY]: { ...origin, session_events: [[0, events]] },
+          };
         }
         outcomes.push({
           file,
@@ -346,8 +359,8 @@ function saveBatch(
           warnings,
         });
       }
-      for (const { conversation, title, updatedAt } of staged) {
-        conversation.commit({ updatedAt, ...(title === undefined ? {} : { title }) });
+      for (const { conversation, title, updatedAt, extra } of staged) {
+        conversation.commit({ updatedAt, ...(title === undefined ? {} : { title }), extra });
       }
       return outcomes;
     } finally {
@@ -427,16 +440,20 @@ function firstBytes(file: string): string | undefined {
 /** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
 function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
   if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
-  const reader =
-    agent === "claude-code"
-      ? new ClaudeCodeSessionReader(file)
-      : agent === "pi"
-        ? new PiSessionReader(file)
-        : agent === "gemini"
-          ? new GeminiSessionReader(file)
-          : new CodexSessionReader(file);
+  const reader = sessionReader(file, agent);
   const read = feedLines(file, reader);
   return read.ok ? reader.finish() : read;
+}
+
+/** A new reader (pass 1) of `agent`'s session lines, naming `file` in its messages. */
+export function sessionReader(file: string, agent: AgentFormat): SessionIndexer {
+  return agent === "claude-code"
+    ? new ClaudeCodeSessionReader(file)
+    : agent === "pi"
+      ? new PiSessionReader(file)
+      : agent === "gemini"
+        ? new GeminiSessionReader(file)
+        : new CodexSessionReader(file);
 }
 
 /** A Gemini CLI session written as one JSON document (`session-….json`): one parse. */
@@ -481,23 +498,29 @@ function feedLines(
  * Pass 2: streams the file again, feeding the lines the plan wants to its converter and each
  * batch of events it hands out to `take` (so they are written as they come, never all held).
  */
-function convertSessionFile(
+export function convertSessionFile(
   file: string,
   plan: SessionPlan,
-  take: (events: readonly ConversationEvent[]) => void,
+  take: (events: readonly ConversationEvent[], lines: readonly number[]) => void,
 ): InteropResult<SessionEnd> {
   const converter = plan.convert();
   // Events are handed on in batches of about this many, so writes are few and large.
   const BATCH = 512;
   let batch: ConversationEvent[] = [];
+  /** The line read when each event of the batch was handed out (what `--update` names). */
+  let lines: number[] = [];
   const convert = (line: string, number: number): InteropResult<void> => {
     if (!plan.wants(number)) return { ok: true, value: undefined };
     const converted = converter.addLine(line, number);
     if (!converted.ok) return converted;
-    for (const event of converted.value) batch.push(event);
+    for (const event of converted.value) {
+      batch.push(event);
+      lines.push(number);
+    }
     if (batch.length >= BATCH) {
-      take(batch);
+      take(batch, lines);
       batch = [];
+      lines = [];
     }
     return { ok: true, value: undefined };
   };
@@ -512,7 +535,7 @@ function convertSessionFile(
   }
   const end = converter.finish();
   if (!end.ok) return end;
-  take([...batch, ...end.value.events]);
+  take([...batch, ...end.value.events], [...lines, ...end.value.events.map(() => plan.lines)]);
   return end;
 }
 

@@ -273,6 +273,12 @@ export abstract class StoreBase implements Store {
           holding("saveAdvisorState");
           this.saveAdvisorStateHeld(id, state);
         },
+        updateMeta: (change) => {
+          holding("updateMeta");
+          const updated = change(this.readMeta(id));
+          this.writeMeta(id, updated);
+          return updated;
+        },
       };
       try {
         return await action(conversation);

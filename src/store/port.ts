@@ -197,6 +197,8 @@ export interface LockedConversation {
   append(events: readonly ConversationEvent[], now?: string): ConversationMeta;
   /** Replaces the advisor record (atomically). */
   saveAdvisorState(state: AdvisorState): void;
+  /** Replaces metadata fields (atomically), with the lock already held. */
+  updateMeta(change: (meta: ConversationMeta) => ConversationMeta): ConversationMeta;
 }
 
 /** The whole store. */

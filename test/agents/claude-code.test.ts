@@ -173,6 +173,8 @@ afterAll(async () => {
 describe("Claude Code sessions, end to end with the real agent", () => {
   let conversation: string;
   let file: string;
+  /** The session the compacted view was exported to, resumed once in Claude Code. */
+  let compactedExport: string;
 
   it("imports the agent's own session: turns, tool output, and its compaction as an overlay", async () => {
     file = join(claudeProjectDirectory(place), `${sessionId}.jsonl`);
@@ -291,7 +293,8 @@ describe("Claude Code sessions, end to end with the real agent", () => {
 
     const exported = await cxc(["conversation", "export", conversation, "--to", "claude-code"]);
     expect(exported.exitCode, exported.stderr).toBe(0);
-    const after = await resumeMessages(exportedSessionId(exported.stdout));
+    compactedExport = exportedSessionId(exported.stdout);
+    const after = await resumeMessages(compactedExport);
     const sent = JSON.stringify(after);
     // The review's summary opens it, the digest of turn 3 follows; turn 4's tool call is stripped.
     const has = (text: string) => sent.includes(JSON.stringify(text).slice(1, -1));
@@ -321,5 +324,54 @@ describe("Claude Code sessions, end to end with the real agent", () => {
     );
     expect(promisedByDryRuns).toBeGreaterThan(3000);
     expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
+  });
+
+  it("brings the exported session, resumed in Claude Code, back onto its conversation with import --update", async () => {
+    // The compacted view went out; Claude Code answered one more prompt in it (the test above).
+    const exportedFile = join(claudeProjectDirectory(place), `${compactedExport}.jsonl`);
+    const before = JSON.parse(
+      (await cxc(["conversation", "print", conversation, "--format", "json"])).stdout,
+    ) as {
+      turns: { events: { id: string }[] }[];
+    };
+    const turns = JSON.parse(
+      (await cxc(["conversation", "show", conversation, "--format", "json"])).stdout,
+    ).turns;
+    const updated = await cxc(["conversation", "import", exportedFile, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      new RegExp(
+        `^Updated ${conversation} \\(exported to it\\) from .*: \\d+ events appended \\(1 new turn, now ${turns + 1} turns\\)\\.\\n$`,
+      ),
+    );
+    // Only the new turn came: the view's records stand for turns the conversation has.
+    const raw = (await cxc(["conversation", "print", conversation, "--turn", `${turns + 1}`])).stdout;
+    expect(raw).toContain("Anything else?");
+    expect(raw).toContain("Nothing else.");
+    const after = JSON.parse(
+      (await cxc(["conversation", "print", conversation, "--format", "json"])).stdout,
+    ) as {
+      turns: { events: { id: string }[] }[];
+    };
+    const ids = (document: typeof before) =>
+      document.turns.flatMap((turn) => turn.events.map((event) => event.id));
+    expect(ids(after).slice(0, ids(before).length)).toEqual(ids(before));
+    // The compactions, the review's summary among them, are kept.
+    expect((await cxc(["conversation", "show", conversation])).stdout).toContain(
+      "agreed in compaction review",
+    );
+    const again = await cxc(["conversation", "import", exportedFile, "--update"]);
+    expect(again.stdout).toMatch(/^Nothing new in .*: \w+ \(exported to it\) holds all of it\.\n$/);
+  });
+
+  it("appends a turn the original session grew by, keeping what cxc recorded", async () => {
+    fake.enqueue(textReply("Then the lexer."));
+    await claudeRun("And after that?", ["--resume", sessionId]);
+    const updated = await cxc(["conversation", "import", file, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(new RegExp(`^Updated ${conversation} \\(imported from it\\) from `));
+    const last = (await cxc(["conversation", "print", conversation, "--last", "1"])).stdout;
+    expect(last).toContain("And after that?");
+    expect(last).toContain("Then the lexer.");
   });
 });

@@ -237,6 +237,8 @@ afterAll(async () => {
 
 describe("Codex sessions, end to end with the real agent", () => {
   let conversation: string;
+  /** The session the compacted view was exported to, resumed once in Codex. */
+  let compactedExport: string;
 
   it("imports the agent's own session: turns, tool output, and its compaction as an overlay", async () => {
     const original = readFileSync(rollout, "utf8");
@@ -397,7 +399,8 @@ describe("Codex sessions, end to end with the real agent", () => {
 
     const exported = await cxc(["conversation", "export", conversation, "--to", "codex"]);
     expect(exported.exitCode, exported.stderr).toBe(0);
-    const after = await resumeInput(exportedSession(exported.stdout));
+    compactedExport = exportedSession(exported.stdout);
+    const after = await resumeInput(compactedExport);
     const sent = JSON.stringify(conversationItems(after));
     const has = (text: string) => sent.includes(JSON.stringify(text).slice(1, -1));
     for (const kept of [REVIEW_SUMMARY, "## Digest of turns 3..3", "[compacted] exec_command: success"]) {
@@ -426,6 +429,25 @@ describe("Codex sessions, end to end with the real agent", () => {
     );
     expect(promisedByDryRuns).toBeGreaterThan(3000);
     expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
+  });
+
+  it("brings the exported session, resumed in Codex, back onto its conversation with import --update", async () => {
+    const turns = JSON.parse(
+      (await cxc(["conversation", "show", conversation, "--format", "json"])).stdout,
+    ).turns;
+    const file = rolloutOf(compactedExport);
+    const updated = await cxc(["conversation", "import", file, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      new RegExp(
+        `^Updated ${conversation} \\(exported to it\\) from .*: \\d+ events appended \\(1 new turn, now ${turns + 1} turns\\)\\.\\n$`,
+      ),
+    );
+    const raw = (await cxc(["conversation", "print", conversation, "--last", "1"])).stdout;
+    expect(raw).toContain("Anything else?");
+    expect(raw).toContain("Nothing else.");
+    const again = await cxc(["conversation", "import", file, "--update"]);
+    expect(again.stdout).toMatch(/^Nothing new in .*: \w+ \(exported to it\) holds all of it\.\n$/);
   });
 
   it("masks a long single-turn session with -k r+t:-5calls, and Codex resumes the masked view", async () => {

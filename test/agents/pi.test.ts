@@ -179,6 +179,8 @@ afterAll(async () => {
 
 describe("pi sessions, end to end with the real agent", () => {
   let conversation: string;
+  /** The session file the compacted view was exported to, resumed once in pi. */
+  let compactedExport: string;
 
   it("imports the agent's own session: turns, tool output, and its compaction as an overlay", async () => {
     const original = readFileSync(sessionFile, "utf8");
@@ -300,7 +302,8 @@ describe("pi sessions, end to end with the real agent", () => {
     const exported = await cxc(["conversation", "export", conversation, "--to", "pi"]);
     expect(exported.exitCode, exported.stderr).toBe(0);
     expect(exported.stdout).toContain("Continue it with: pi --session ");
-    const after = await resumeMessages(exportedFile(exported.stdout));
+    compactedExport = exportedFile(exported.stdout);
+    const after = await resumeMessages(compactedExport);
     const sent = JSON.stringify(after);
     const has = (text: string) => sent.includes(JSON.stringify(text).slice(1, -1));
     for (const kept of [REVIEW_SUMMARY, "## Digest of turns 3..3", "[compacted] bash: success"]) {
@@ -329,5 +332,23 @@ describe("pi sessions, end to end with the real agent", () => {
     );
     expect(promisedByDryRuns).toBeGreaterThan(3000);
     expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
+  });
+
+  it("brings the exported session, resumed in pi, back onto its conversation with import --update", async () => {
+    const turns = JSON.parse(
+      (await cxc(["conversation", "show", conversation, "--format", "json"])).stdout,
+    ).turns;
+    const updated = await cxc(["conversation", "import", compactedExport, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      new RegExp(
+        `^Updated ${conversation} \\(exported to it\\) from .*: \\d+ events appended \\(1 new turn, now ${turns + 1} turns\\)\\.\\n$`,
+      ),
+    );
+    const raw = (await cxc(["conversation", "print", conversation, "--last", "1"])).stdout;
+    expect(raw).toContain("Anything else?");
+    expect(raw).toContain("Nothing else.");
+    const again = await cxc(["conversation", "import", compactedExport, "--update"]);
+    expect(again.stdout).toMatch(/^Nothing new in .*: \w+ \(exported to it\) holds all of it\.\n$/);
   });
 });

@@ -366,7 +366,7 @@ describe("compact_now", () => {
     };
     expect(cutQuestion.tool_choice.name).toBe("pick_live_from");
     expect(harness.printed.join("\n")).toContain(
-      "cxc conversation compact --reset=2`, then `cxc conversation compact --reset=1",
+      "auto-compact: to undo it run `cxc conversation compact --reset=1..2`.",
     );
     // Deferred: this turn's view is unchanged; the next turn sees the summary and turns 3.. verbatim.
     expect(projectConversation(harness.events).turns.every((turn) => turn.origin.kind === "kept")).toBe(true);

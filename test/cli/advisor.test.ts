@@ -216,8 +216,9 @@ enable = true
     expect(result.exitCode).toBe(0);
     expect(result.stderr).not.toContain("warning");
     expect(result.stderr).toContain("the assistant called compact_now");
+    // Recorded as automatic compaction, said on stderr, one step to undo.
     expect(result.stderr).toContain(
-      "`cxc conversation compact --reset=2`, then `cxc conversation compact --reset=1`",
+      "cxc: auto-compact: to undo it run `cxc conversation compact --reset=1..2`.\n",
     );
     const recorded = home.events().filter((event) => event.type === "compaction");
     expect(recorded).toHaveLength(2);
@@ -228,9 +229,16 @@ enable = true
       recipe: TEST_MODEL,
     });
 
-    const undo = await home.home.run(["conversation", "compact", "--reset=2"], { env: home.env });
-    expect(undo.exitCode).toBe(0);
-    expect(undo.stdout + undo.stderr).toContain("Removed compaction 2");
+    const undo = await home.home.run(["conversation", "compact", "--reset=1..2"], { env: home.env });
+    expect(undo.exitCode, undo.stderr).toBe(0);
+    expect(undo.stdout).toBe("Removed compactions 1..2 (turns 1..1; turns 1..1).\n");
+    const shown = JSON.parse(
+      (await home.home.run(["--format", "json", "conversation", "show"], { env: home.env })).stdout,
+    );
+    expect(shown.compactions).toEqual([]);
+    // One reset: one step brings both back.
+    const back = await home.home.run(["conversation", "compact", "--undo-reset"], { env: home.env });
+    expect(back.stdout).toContain("2 compactions come back");
   });
 
   it("cuts inside a turn when the advisor picks a cycle: the rest of that turn stays verbatim", async () => {

@@ -525,3 +525,75 @@ describe("continuing an imported Codex session in cxc", () => {
     }
   });
 });
+
+describe("import --update", () => {
+  it("appends what a grown session holds beyond the conversation, and says so", async () => {
+    const home = freshHome();
+    const lines = readFileSync(CLAUDE_FIXTURE, "utf8").split("\n");
+    const file = join(home.cwd, `${CLAUDE_SESSION}.jsonl`);
+    writeFileSync(file, `${lines.slice(0, 30).join("\n")}\n`);
+    const imported = await home.run(["conversation", "import", file]);
+    const id = /as (\w{13}) /.exec(imported.stdout)![1]!;
+    writeFileSync(file, lines.join("\n"));
+    const updated = await home.run(["conversation", "import", file, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      new RegExp(
+        `^Updated ${id} \\(imported from it\\) from .*: \\d+ events appended \\(1 new turn, now 3 turns\\)\\.\\n$`,
+      ),
+    );
+    const json = await home.run(["--format", "json", "conversation", "import", file, "--update"]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      id,
+      file,
+      via: "import",
+      appended_events: 0,
+      new_turns: 0,
+      turns: 3,
+    });
+  });
+
+  it("refuses what it cannot bring back, and writes nothing", async () => {
+    const home = freshHome();
+    const file = join(home.cwd, "session.jsonl");
+    copyFileSync(PI_FIXTURE, file);
+    const cases: [string[], number, RegExp][] = [
+      [
+        [file, "--update"],
+        1,
+        /^no conversation came from .*session\.jsonl: it was neither imported from this pi session nor exported to it$/,
+      ],
+      [
+        [join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp"), "--update"],
+        2,
+        /^--update brings back a Claude Code, pi, Codex or Gemini CLI session; this is not one$/,
+      ],
+      [[file, "--update", "--title", "x"], 2, /^--update cannot be used with --title$/],
+      [[claudeProject(home), "--update"], 2, /^--update takes one session file; .* holds 2$/],
+    ];
+    const before = snapshotTree(home.home);
+    for (const [args, exitCode, error] of cases) {
+      const result = await home.run(["conversation", "import", ...args]);
+      expect(result.exitCode, args.join(" ")).toBe(exitCode);
+      expect(errorLines(result.stderr).error).toMatch(error);
+    }
+    expect(snapshotTree(home.home)).toEqual(before);
+  });
+
+  it("refuses an exported session whose exported lines changed, naming the first", async () => {
+    const home = freshHome();
+    const imported = await home.run(["conversation", "import", PI_FIXTURE]);
+    const id = /as (\w{13}) /.exec(imported.stdout)![1]!;
+    const output = join(home.cwd, "out.jsonl");
+    const exported = await home.run(["conversation", "export", id, "--to", "pi", "--output", output]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const lines = readFileSync(output, "utf8").split("\n");
+    lines[3] = lines[3]!.replace(/"text":"/, '"text":"EDITED ');
+    writeFileSync(output, lines.join("\n"));
+    const result = await home.run(["conversation", "import", output, "--update"]);
+    expect(result.exitCode).toBe(1);
+    expect(errorLines(result.stderr).error).toBe(
+      `${output}: line 4 is not the line cxc exported there (the session's first ${lines.length - 1} lines are the compacted view of ${id}); --update only appends what came after them`,
+    );
+  });
+});

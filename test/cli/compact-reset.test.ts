@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { TempHome } from "../helpers/cli.js";
 import { errorLines } from "./conversation-helpers.js";
-import { compactionsOf, homeWithSample, logBytes, readEvents } from "./compact-helpers.js";
+import { compactionsOf, homeWithSample, logBytes, readEvents, SAMPLE_ID } from "./compact-helpers.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
@@ -46,6 +46,32 @@ describe("cxc conversation compact --reset", () => {
       /^Undid the reset made (just now|\d+ seconds? ago): 1 compaction comes back \(turns 3\.\.5\)\.\n$/,
     );
     expect(await activeRanges()).toEqual(["1:1..2", "2:3..5", "3:7..9"]);
+  });
+
+  it("retires the compactions from A to B with --reset=A..B, in one reset one --undo-reset undoes", async () => {
+    home = await homeWithSample();
+    for (const turns of ["1..2", "3..5", "7..9"]) {
+      expect((await home.run(["conversation", "compact", "-r", "--turn", turns])).exitCode).toBe(0);
+    }
+    const reset = await home.run(["conversation", "compact", "--reset=2..3"]);
+    expect(reset.exitCode, reset.stderr).toBe(0);
+    expect(reset.stdout).toBe("Removed compactions 2..3 (turns 3..5; turns 7..9).\n");
+    expect(readEvents(home).filter((event) => event.type === "compaction_reset")).toHaveLength(1);
+    expect(await activeRanges()).toEqual(["1:1..2"]);
+    const undo = await home.run(["conversation", "compact", "--undo-reset"]);
+    expect(undo.stdout).toContain("2 compactions come back (turns 3..5, 7..9)");
+    expect(await activeRanges()).toEqual(["1:1..2", "2:3..5", "3:7..9"]);
+    const before = logBytes(home);
+    for (const [value, error] of [
+      ["0..2", "compaction indices are 1-based; `0` is not a valid index"],
+      ["3..1", "invalid compaction range '3..1': 3 is after 1"],
+      ["2..9", `conversation ${SAMPLE_ID}: compaction 9 out of range (conversation has 3 compaction events)`],
+    ] as const) {
+      const bad = await home.run(["conversation", "compact", `--reset=${value}`]);
+      expect(bad.exitCode, value).not.toBe(0);
+      expect(errorLines(bad.stderr).error).toBe(error);
+    }
+    expect(logBytes(home)).toBe(before);
   });
 
   it("retires everything with a bare --reset, and treats `--reset ID` as the target", async () => {

@@ -36,6 +36,7 @@ export async function recordingStore(...conversations: CreateOptions[]): Promise
           return meta;
         },
         saveAdvisorState: (state) => conversation.saveAdvisorState(state),
+        updateMeta: (change) => conversation.updateMeta(change),
       }),
     );
   const holding = <T>(id: string, action: (conversation: LockedConversation) => T | Promise<T>) =>

@@ -75,7 +75,7 @@ export type CompactRequest =
       readonly note?: string;
       readonly dryRun: boolean;
     }
-  | { readonly kind: "reset"; readonly index?: number; readonly dryRun: boolean }
+  | { readonly kind: "reset"; readonly index?: number; readonly last?: number; readonly dryRun: boolean }
   | { readonly kind: "undo-reset"; readonly dryRun: boolean };
 
 /** `--flag` spellings for messages, keyed by the flags' property names. */
@@ -135,7 +135,12 @@ export function parseCompactFlags(flags: CompactFlags, now: string): CompactRequ
     if (flags.reset === true) return { kind: "reset", dryRun };
     const index = parseCompactionIndex(flags.reset);
     if (!index.ok) throw new CxcError("invalid-range", index.message, { hint: RESET_HINT });
-    return { kind: "reset", index: index.index, dryRun };
+    return {
+      kind: "reset",
+      index: index.index,
+      ...(index.last === undefined ? {} : { last: index.last }),
+      dryRun,
+    };
   }
   const policy = POLICY_FLAGS.find((name) => given(flags, name));
   if (policy !== undefined && flags.compact !== undefined) throw conflict(policy, "compact");
@@ -151,7 +156,8 @@ export function parseCompactFlags(flags: CompactFlags, now: string): CompactRequ
   };
 }
 
-const RESET_HINT = "--reset=N takes the 1-based number `cxc conversation show` lists";
+const RESET_HINT =
+  "--reset=N takes the 1-based number `cxc conversation show` lists (--reset=A..B: those from A to B)";
 
 function parseNote(note: string | undefined): string | undefined {
   if (note === undefined) return undefined;

@@ -32,9 +32,12 @@ export interface ResetOutcome {
 /** Plans `--reset` / `--reset=N`; an index past the active compactions is a usage error. */
 export function resetCompactions(
   events: readonly ConversationEvent[],
-  options: { index?: number; dryRun: boolean; id: string; ts: string },
+  options: { index?: number; last?: number; dryRun: boolean; id: string; ts: string },
 ): ResetOutcome {
-  const plan = planReset(events, options.index === undefined ? {} : { index: options.index });
+  const plan = planReset(events, {
+    ...(options.index === undefined ? {} : { index: options.index }),
+    ...(options.last === undefined ? {} : { last: options.last }),
+  });
   if (!plan.ok) {
     if (plan.kind === "nothing-to-remove") return { message: plan.message, ...NOTHING };
     throw new CxcError("invalid-range", plan.message, {
@@ -43,6 +46,7 @@ export function resetCompactions(
   }
   const message = describeReset(plan.removed, {
     ...(options.index === undefined ? {} : { index: options.index }),
+    ...(options.last === undefined ? {} : { last: options.last }),
     dryRun: options.dryRun,
   });
   const compactionIds = plan.removed.map((compaction) => compaction.id);

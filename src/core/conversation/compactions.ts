@@ -68,18 +68,29 @@ export type ResetPlan =
   | { ok: false; kind: "nothing-to-remove" | "out-of-range"; message: string };
 
 /** Plans `--reset` (every active compaction) or `--reset=N` (the N-th active one, 1-based). */
-export function planReset(events: readonly ConversationEvent[], options: { index?: number } = {}): ResetPlan {
+export function planReset(
+  events: readonly ConversationEvent[],
+  options: { index?: number; last?: number } = {},
+): ResetPlan {
   const active = activeCompactions(events);
   if (options.index !== undefined) {
-    const target = active[options.index - 1];
-    if (options.index < 1 || target === undefined) {
-      return {
-        ok: false,
-        kind: "out-of-range",
-        message: `compaction ${options.index} out of range (conversation has ${formatCount(active.length, "compaction event")})`,
-      };
+    // `--reset=A..B` retires the compactions numbered A to B in one reset (one step to undo).
+    const last = options.last ?? options.index;
+    for (const number of [options.index, last]) {
+      if (number < 1 || active[number - 1] === undefined) {
+        return {
+          ok: false,
+          kind: "out-of-range",
+          message: `compaction ${number} out of range (conversation has ${formatCount(active.length, "compaction event")})`,
+        };
+      }
     }
-    return { ok: true, retires: [target.compaction.id], removed: [target.compaction] };
+    const targets = active.slice(options.index - 1, last);
+    return {
+      ok: true,
+      retires: targets.map((entry) => entry.compaction.id),
+      removed: targets.map((entry) => entry.compaction),
+    };
   }
   if (active.length === 0) {
     return { ok: false, kind: "nothing-to-remove", message: "No compaction events to remove." };
@@ -149,11 +160,16 @@ export function buildResetEvent(
 /** Parses the value of `--reset=N` (1-based), with jp's texts. */
 export function parseCompactionIndex(
   text: string,
-): { ok: true; index: number } | { ok: false; message: string } {
-  if (!/^\d+$/.test(text)) return { ok: false, message: `invalid compaction index '${text}'` };
-  const index = Number(text);
-  if (index === 0) return { ok: false, message: "compaction indices are 1-based; `0` is not a valid index" };
-  return { ok: true, index };
+): { ok: true; index: number; last?: number } | { ok: false; message: string } {
+  const range = /^(\d+)\.\.(\d+)$/.exec(text);
+  if (!/^\d+$/.test(text) && range === null)
+    return { ok: false, message: `invalid compaction index '${text}'` };
+  const [index, last] = range === null ? [Number(text), undefined] : [Number(range[1]), Number(range[2])];
+  if (index === 0 || last === 0)
+    return { ok: false, message: "compaction indices are 1-based; `0` is not a valid index" };
+  if (last !== undefined && last < index)
+    return { ok: false, message: `invalid compaction range '${text}': ${index} is after ${last}` };
+  return last === undefined || last === index ? { ok: true, index } : { ok: true, index, last };
 }
 
 /**
@@ -163,10 +179,13 @@ export function parseCompactionIndex(
  */
 export function describeReset(
   removed: readonly Compaction[],
-  options: { index?: number; dryRun: boolean },
+  options: { index?: number; last?: number; dryRun: boolean },
 ): string {
   const verb = options.dryRun ? "Would remove" : "Removed";
   const first = removed[0];
+  if (options.index !== undefined && options.last !== undefined) {
+    return `${verb} compactions ${options.index}..${options.last} (${removed.map(describeCompactionRange).join("; ")}).`;
+  }
   if (options.index !== undefined && first !== undefined) {
     return `${verb} compaction ${options.index} (${describeCompactionRange(first)}).`;
   }

@@ -92,7 +92,7 @@ export function registerCompact(conversation: Command): void {
     .addOption(
       new Option(
         "--reset [N]",
-        "retire all compactions in force, or only the N-th as `show` numbers them (`=` required: --reset=2); a reset is recorded and can be undone with --undo-reset",
+        "retire all compactions in force, or only the N-th as `show` numbers them, or those from A to B (`=` required: --reset=2, --reset=3..4); a reset is recorded and can be undone with --undo-reset",
       ),
     )
     .option("--undo-reset", "undo the latest reset, bringing back what it retired")
@@ -244,6 +244,7 @@ async function runReset(
         ? resetCompactions(events, {
             ...ids,
             ...(request.index === undefined ? {} : { index: request.index }),
+            ...(request.last === undefined ? {} : { last: request.last }),
           })
         : undoLatestReset(events, ids);
     if (result.event !== undefined) conversation.append([result.event]);

@@ -44,7 +44,8 @@ export function registerExport(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { loadInterop } = await import("../../../store/index.js");
-      const { renderExport, writeAgentExport, writeExportFile, writeJpExport } = await loadInterop();
+      const { recordAgentExport, renderExport, writeAgentExport, writeExportFile, writeJpExport } =
+        await loadInterop();
       const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const loaded = context.store.load(id);
@@ -54,14 +55,25 @@ export function registerExport(conversation: Command): void {
         : undefined;
       if (agent !== undefined) {
         const { timestampNow } = await import("../../../store/index.js");
+        const now = timestampNow();
         const written = writeAgentExport(loaded, {
           agent,
           ...(options.output === undefined ? {} : { output: resolve(context.cwd, options.output) }),
           ...(options.model === undefined ? {} : { model: options.model }),
           cwd: context.cwd,
           env: context.env,
-          now: timestampNow(),
+          now,
         });
+        // Recorded, so the session resumed in the agent can come back: `import FILE --update`.
+        if (written.lines !== undefined) {
+          await recordAgentExport(context.store, id, {
+            agent,
+            sessionId: written.sessionId,
+            path: written.path,
+            lines: written.lines,
+            now,
+          });
+        }
         for (const warning of written.warnings) context.warn(warning);
         const resume = resumeCommand(written.resume, written.cwd, context.cwd);
         const importing =

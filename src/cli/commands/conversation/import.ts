@@ -7,6 +7,9 @@
  *
  * Importing one conversation makes it the active one, as `new` does, and says so; importing
  * several makes none active and names the one to `use` (the one updated last).
+ *
+ * `--update` brings an agent's session that grew back onto the conversation it came from (imported
+ * from it, or exported to it and resumed), appending only what is new (src/store/agent-update.ts).
  */
 import { Option, type Command } from "commander";
 import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js";
@@ -21,6 +24,7 @@ interface ImportOptions {
   from?: (typeof DOCUMENT_FORMATS)[number] | AgentFormat;
   skipExisting?: boolean;
   title?: string;
+  update?: boolean;
 }
 
 export function registerImport(conversation: Command): void {
@@ -38,6 +42,10 @@ export function registerImport(conversation: Command): void {
     )
     .option("--skip-existing", "leave conversations that were imported before, import the rest")
     .option("--title <TITLE>", "a title for a conversation imported from a messages array")
+    .option(
+      "--update",
+      "an agent's session that grew: append what is new to the conversation it came from (imported from it, or exported to it and resumed)",
+    )
     .action(async (path: string, options: ImportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
@@ -53,6 +61,32 @@ export function registerImport(conversation: Command): void {
         : from === undefined && path !== "-"
           ? detectAgentPath(path)
           : undefined;
+      if (options.update === true) {
+        if (agent === undefined) {
+          throw new CxcError(
+            "usage",
+            "--update brings back a Claude Code, pi, Codex or Gemini CLI session; this is not one",
+            { hint: "name the agent's session file, or --from claude-code|pi|codex|gemini" },
+          );
+        }
+        if (agent === "opencode") {
+          throw new CxcError(
+            "usage",
+            "--update brings back a Claude Code, pi, Codex or Gemini CLI session file; opencode keeps its sessions in its database",
+            { hint: "import the opencode session again as a conversation of its own (without --update)" },
+          );
+        }
+        for (const [flag, given] of [
+          ["--skip-existing", options.skipExisting],
+          ["--title", options.title],
+        ] as const) {
+          if (given !== undefined && given !== false)
+            throw new CxcError("usage", `--update cannot be used with ${flag}`);
+        }
+        if (path === "-") throw new CxcError("usage", "--update reads a session file, not standard input");
+        await reportUpdate(context, await loadInterop(), path, agent);
+        return;
+      }
       if (agent !== undefined) {
         if (path === "-") {
           throw new CxcError("usage", `--from ${agent} reads a session file or folder, not standard input`, {
@@ -255,5 +289,40 @@ function summarize(outcomes: readonly { skipped: boolean; archived: boolean }[],
     (archived > 0 ? ` (${archived} archived)` : "") +
     (skipped > 0 ? `; skipped ${skipped} that already existed` : "") +
     (active.id === undefined ? "." : `; ${active.id} is now the active conversation.`)
+  );
+}
+
+/** `--update`: appends, then says what came in (or that nothing did). */
+async function reportUpdate(
+  context: CliContext,
+  interop: Awaited<ReturnType<typeof import("../../../store/index.js")["loadInterop"]>>,
+  path: string,
+  agent: AgentFormat,
+): Promise<void> {
+  const outcome = await interop.updateFromAgentSession(context.store, path, agent);
+  for (const warning of outcome.warnings) context.warn(warning);
+  if (context.json) {
+    context.outJson({
+      id: outcome.id,
+      file: outcome.file,
+      via: outcome.via,
+      appended_events: outcome.appended,
+      new_turns: outcome.newTurns,
+      turns: outcome.turns,
+    });
+    return;
+  }
+  const { formatCount } = await import("../../../core/present/labels.js");
+  const via = outcome.via === "import" ? "imported from it" : "exported to it";
+  if (outcome.appended === 0) {
+    context.out(`Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.`);
+    return;
+  }
+  const turns =
+    outcome.newTurns === 0
+      ? "more of its last turn"
+      : `${formatCount(outcome.newTurns, "new turn")}, now ${formatCount(outcome.turns, "turn")}`;
+  context.out(
+    `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).`,
   );
 }
