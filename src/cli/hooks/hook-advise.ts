@@ -1,7 +1,8 @@
 /**
  * The advisor inside Claude Code, at `Stop` (Gemini CLI: `AfterAgent`), once the transcript's
- * reported usage reached the notice line (run-hook.ts decides that). It is cxc's advisor (src/query/advisor-hook.ts) over the
- * transcript as cxc imports it, with the count Claude Code reported:
+ * reported usage reached the notice line (run-hook.ts decides that). It is cxc's advisor
+ * (src/compaction/advisor.ts) over the transcript as cxc imports it, with the count the agent
+ * reported:
  *
  * - with a decision model configured (`conversation.compaction.advisor.model`, `CXC_ADVISOR_MODEL`),
  *   the four questions and the tier table; without one, the token lines only, and the first
@@ -17,19 +18,23 @@
  * (transcript.ts), the output sanitized (hook-protocol.ts), a hand run that records nothing, and a
  * session record that cannot be written logged instead of losing the advice.
  */
-import { CUT_POINT_CONFIDENCE, cutPointCandidates, readAdvisorSettings } from "../../core/advisor/advisor.js";
+import {
+  CUT_POINT_CONFIDENCE,
+  cutPointCandidates,
+  readAdvisorSettings,
+} from "../../compaction/core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
-import { ASSUMED_CONTEXT_WINDOW } from "../../core/advisor/context-gauge.js";
-import { compactFocus, renderHookAdvice } from "../../core/advisor/hook-advice.js";
+import { ASSUMED_CONTEXT_WINDOW } from "../../compaction/core/advisor/context-gauge.js";
+import { compactFocus, renderHookAdvice } from "../../compaction/core/advisor/hook-advice.js";
 import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
 import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { importGeminiSession } from "../../core/interop/gemini.js";
-import { extractRangeFacts } from "../../core/summary/range-facts.js";
+import { extractRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { groupTurns } from "../../core/conversation/turns.js";
 import { dropsEarlierReasoning, lookupModelLimits } from "../../llm/models.js";
 import type { LlmClient } from "../../llm/types.js";
-import { createAdvisor } from "../../query/advisor-hook.js";
+import { createAdvisor } from "../../compaction/advisor.js";
 import { loadPlainTokenCounter, newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
@@ -117,7 +122,7 @@ export async function adviseInAgent(
     ...(unavailable === undefined || toldBefore ? {} : { decisionUnavailable: unavailable }),
     contextWindow,
     // The context of the next request from the usage Claude Code recorded in the transcript
-    // (core/advisor/next-request.ts): its own system prompt and tools are in it.
+    // (compaction/core/advisor/next-request.ts): its own system prompt and tools are in it.
     countTokens: await loadPlainTokenCounter(),
     requests: {
       dropsEarlierReasoning: dropsEarlierReasoning(

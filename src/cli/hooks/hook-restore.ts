@@ -6,7 +6,7 @@
  * In the pinned Claude Code this hook runs after `PreCompact` and before the summary reaches the
  * transcript, so the transcript holds exactly the history being compacted; Codex runs it before
  * its next request. cxc converts the transcript as it does on import and extracts the range facts
- * of its raw turns (src/core/summary/range-facts.ts): the user's binding sentences verbatim and the
+ * of its raw turns (src/compaction/core/summary/range-facts.ts): the user's binding sentences verbatim and the
  * files the tool calls modified. The files read are left out (Claude Code re-reads and
  * re-attaches the files it was working on). The whole raw history is covered, not only what came
  * after an earlier compaction: a rule said in the first turn must hold after every compaction,
@@ -37,7 +37,7 @@ import {
 } from "../../core/conversation/summary-message.js";
 import { importCodexSession } from "../../core/interop/codex.js";
 import { importGeminiSession } from "../../core/interop/gemini.js";
-import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
+import { extractRangeFacts, renderRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
 import { hookStatePath, loadHookState, logHookNote, saveHookState } from "./state.js";

@@ -18,7 +18,7 @@
  * agent and never writes into the agent's files. The two jobs load their code only when needed,
  * so the silent path stays as light as reading a file's tail.
  */
-import { readAdvisorSettings } from "../../core/advisor/settings.js";
+import { readAdvisorSettings } from "../../compaction/core/advisor/settings.js";
 import {
   geminiRequestSummary,
   type HookInput,

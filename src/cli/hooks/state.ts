@@ -20,7 +20,7 @@
 import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import type { AdvisorState } from "../../core/advisor/advisor.js";
+import type { AdvisorState } from "../../compaction/core/advisor/advisor.js";
 import { sessionFileName } from "../../core/interop/hook-protocol.js";
 import { ensureDirectory } from "../../store/index.js";
 
