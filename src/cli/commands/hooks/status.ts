@@ -41,6 +41,7 @@ export function registerHooksStatus(hooks: Command): void {
       const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
       const { hookLogPath, isNoteLine } = await import("../../hooks/state.js");
       const { readSettingsText } = await import("../../hooks/settings-file.js");
+      const { opencodePluginPaths } = await import("../../hooks/opencode-plugin.js");
       const rows = [];
       for (const agent of HOOK_AGENTS) {
         const scopes = [
@@ -57,12 +58,21 @@ export function registerHooksStatus(hooks: Command): void {
           } catch (error) {
             problem = (error as Error).message;
           }
-          const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
-          if (found !== undefined && !found.ok) problem = found.error.replace(`${file} `, "");
-          const installed = found?.ok ? found.value : [];
-          const missing = [...new Set(installed.flatMap((hook) => commandPaths(hook.command)))].filter(
-            (path) => !existsSync(path),
-          );
+          let installed: { event: string; matcher?: string; command: string }[] = [];
+          let paths: string[] = [];
+          if (agent === "opencode") {
+            const named = text === undefined ? undefined : opencodePluginPaths(text);
+            if (text !== undefined && named === undefined)
+              problem = "not cxc's plugin file (a file of yours)";
+            installed = named === undefined ? [] : [{ event: "plugin", command: file }];
+            paths = named ?? [];
+          } else {
+            const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
+            if (found !== undefined && !found.ok) problem = found.error.replace(`${file} `, "");
+            installed = found?.ok ? [...found.value] : [];
+            paths = installed.flatMap((hook) => commandPaths(hook.command));
+          }
+          const missing = [...new Set(paths)].filter((path) => !existsSync(path));
           rows.push({
             agent,
             scope: scope.kind,

@@ -1,7 +1,7 @@
 /**
- * `cxc hooks uninstall [--agent claude-code|codex|gemini] [--user | --project [DIR] | --local [DIR]]`:
- * removes cxc's hook entries from the agent's settings file, and the lists and table they leave
- * empty, so a file cxc installed into is as it was before (docs/inside-agents.md). Nothing else
+ * `cxc hooks uninstall [--agent claude-code|codex|gemini|opencode] [--user | --project [DIR] | --local
+ * [DIR]]`: removes cxc's hook entries from the agent's settings file, and the lists and table they
+ * leave empty (opencode: cxc's plugin file, and the `plugins/` folder it leaves empty), so a file cxc installed into is as it was before (docs/inside-agents.md). Nothing else
  * is touched; a file the agent would read otherwise is refused and left as it is. When the file
  * holds none of cxc's hooks but another of the agent's files does, the hint names the flags that
  * reach it.
@@ -26,6 +26,10 @@ export function registerHooksUninstall(hooks: Command): void {
     const { editSettingsFile, readSettingsText } = await import("../../hooks/settings-file.js");
     const { CxcError } = await import("../../../errors.js");
     const path = settingsPath(agent, scope, context.env, context.cwd);
+    if (agent === "opencode") {
+      await uninstallPlugin(context, path, flags);
+      return;
+    }
     const { result } = editSettingsFile(
       path,
       (text) =>
@@ -76,4 +80,31 @@ export function registerHooksUninstall(hooks: Command): void {
     }
   });
   markLightweight(command);
+}
+
+/** opencode: removes cxc's plugin file (never a file of the user's). */
+async function uninstallPlugin(context: CliContext, path: string, flags: string): Promise<void> {
+  const { removePluginFile } = await import("../../hooks/opencode-plugin.js");
+  const { readSettingsText } = await import("../../hooks/settings-file.js");
+  const { CxcError } = await import("../../../errors.js");
+  const outcome = removePluginFile(path, readSettingsText(path));
+  if (outcome.error !== undefined) {
+    throw new CxcError("agent-settings", `${outcome.error}; nothing was changed`, {
+      hint: `remove it yourself if it is cxc's, or leave it; \`cxc hooks uninstall ${flags}\` only removes cxc's own file`,
+    });
+  }
+  if (context.json) {
+    context.outJson({
+      agent: "opencode",
+      file: path,
+      changed: outcome.removed,
+      events: outcome.removed ? ["plugin"] : [],
+    });
+    return;
+  }
+  context.out(
+    outcome.removed
+      ? `Removed cxc's opencode plugin ${path}.`
+      : `No cxc opencode plugin at ${path}; nothing changed.`,
+  );
 }
