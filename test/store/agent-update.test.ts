@@ -199,3 +199,43 @@ describe("import --update over the agents' real sessions", () => {
     expect(store.load(id).events).toEqual(before);
   });
 });
+
+describe("usage brought in by --update", () => {
+  it("gives a conversation imported before cxc kept usage the usage the agent recorded, beside the log", async () => {
+    const file = join(FIXTURES, "claude-code/session.jsonl");
+    const store = freshStore();
+    const id = await importFile(store, file, "claude-code");
+    const withUsage = store.load(id).events;
+    const reported = withUsage.filter(
+      (event) => event.type !== "unknown" && event.metadata?.usage !== undefined,
+    );
+    expect(reported.length).toBeGreaterThan(0);
+    // As an import before cxc kept usage wrote it: the same events, no usage.
+    const path = join(root, `store-${stores}`, "conversations", id, "events.jsonl");
+    const lines = readFileSync(path, "utf8").split("\n");
+    writeFileSync(
+      path,
+      lines
+        .map((line, index) => {
+          if (index === 0 || line === "") return line;
+          const event = JSON.parse(line) as { metadata?: Record<string, unknown> };
+          if (event.metadata?.usage === undefined) return line;
+          const { usage: _usage, ...metadata } = event.metadata;
+          return JSON.stringify(
+            Object.keys(metadata).length === 0 ? { ...event, metadata: undefined } : { ...event, metadata },
+          );
+        })
+        .join("\n"),
+    );
+    const logBefore = readFileSync(path, "utf8");
+    expect(
+      store.load(id).events.some((event) => event.type !== "unknown" && event.metadata?.usage !== undefined),
+    ).toBe(false);
+    const outcome = await updateFromAgentSession(store, file, "claude-code");
+    expect(outcome).toMatchObject({ appended: 0, usageBackfilled: reported.length });
+    // The log is as it was; the loaded events carry the agent's usage again.
+    expect(readFileSync(path, "utf8")).toBe(logBefore);
+    expect(store.load(id).events).toEqual(withUsage);
+    expect((await updateFromAgentSession(store, file, "claude-code")).usageBackfilled).toBe(0);
+  });
+});
