@@ -193,15 +193,15 @@ function share(present, total) {
 async function main() {
   const { modules, remove } = await buildSourceModules({
     jp: "core/interop/jp.ts",
-    plan: "core/compaction/plan.ts",
-    event: "core/compaction/event.ts",
-    keeping: "core/compaction/keeping.ts",
-    spec: "core/compaction/spec.ts",
+    plan: "compaction/core/plan.ts",
+    event: "compaction/core/event.ts",
+    keeping: "compaction/core/keeping.ts",
+    spec: "compaction/core/spec.ts",
     projection: "core/conversation/projection.ts",
     cycles: "core/conversation/cycles.ts",
     turns: "core/conversation/turns.ts",
-    digest: "core/summary/digest.ts",
-    facts: "core/summary/range-facts.ts",
+    digest: "compaction/core/summary/digest.ts",
+    facts: "compaction/core/summary/range-facts.ts",
     counter: "store/token-counter.ts",
     ...Object.fromEntries(AGENTS.map((agent) => [agent.name, agent.module])),
   });

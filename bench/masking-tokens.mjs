@@ -115,9 +115,9 @@ async function main() {
   }
   const { modules, remove } = await buildSourceModules({
     jp: "core/interop/jp.ts",
-    plan: "core/compaction/plan.ts",
-    spec: "core/compaction/spec.ts",
-    rules: "core/compaction/rules.ts",
+    plan: "compaction/core/plan.ts",
+    spec: "compaction/core/spec.ts",
+    rules: "compaction/core/rules.ts",
     projection: "core/conversation/projection.ts",
     tokens: "core/conversation/tokens.ts",
     turns: "core/conversation/turns.ts",

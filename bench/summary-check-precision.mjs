@@ -1,5 +1,5 @@
 /**
- * The precision of the summary check (src/core/summary/check.ts) on the jp corpus: how many of the
+ * The precision of the summary check (src/compaction/core/summary/check.ts) on the jp corpus: how many of the
  * items it reports are real losses, judged by hand, and how many it reports per summary.
  *
  *   node bench/summary-check-precision.mjs                 every labelled sample, with its precision
@@ -31,7 +31,7 @@ import { join } from "node:path";
 import { buildSourceModules, PROJECT_ROOT } from "./lib.mjs";
 
 const SAMPLE_SIZE = 100;
-/** How many items a report shows (core/present/summary-check-text.ts, SHOWN_LOSSES). */
+/** How many items a report shows (compaction/core/summary/summary-check-text.ts, SHOWN_LOSSES). */
 const SHOWN = 10;
 const LABELS_PATH = join(PROJECT_ROOT, "bench", "data", "summary-check-labels.json");
 const WORKSPACES = [
@@ -87,8 +87,8 @@ function shortSummary(turns, range) {
 
 async function loadCorpus() {
   const { modules, remove } = await buildSourceModules({
-    check: "core/summary/check.ts",
-    digest: "core/summary/digest.ts",
+    check: "compaction/core/summary/check.ts",
+    digest: "compaction/core/summary/digest.ts",
     turns: "core/conversation/turns.ts",
     jp: "core/interop/jp.ts",
   });

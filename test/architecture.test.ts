@@ -69,12 +69,20 @@ describe("architecture of src/", () => {
         checkLayering(
           changed(
             "src/tools/should-i-compact.ts",
-            'import type { Advisor } from "../query/advisor-hook.js";',
+            'import type { QueryRequest } from "../query/run-query.js";',
           ),
         ),
       ),
     ).toEqual([
-      "src/tools/should-i-compact.ts:1: imports src/query/advisor-hook.ts from an outer layer (tools → query)",
+      "src/tools/should-i-compact.ts:1: imports src/query/run-query.ts from an outer layer (tools → query)",
+    ]);
+    expect(messages(checkCorePurity(changed("src/compaction/core/plan.ts", 'import "node:fs";')))).toEqual([
+      "src/compaction/core/plan.ts:1: imports the node built-in node:fs",
+    ]);
+    expect(
+      messages(checkLayering(changed("src/compaction/summaries.ts", 'import "../tools/registry.js";'))),
+    ).toEqual([
+      "src/compaction/summaries.ts:1: imports src/tools/registry.ts from an outer layer (compaction → tools)",
     ]);
     expect(messages(checkStoreEntry(changed("src/tools/compact.ts", 'import "../store/meta.js";')))).toEqual([
       "src/tools/compact.ts:1: imports src/store/meta.ts: outside src/store, import the store's port src/store/index.ts",
@@ -172,7 +180,7 @@ describe("the architecture rules", () => {
       "src/core/turns.ts:1: imports the node built-in node:fs",
       "src/core/turns.ts:2: imports the node built-in path",
       "src/core/turns.ts:3: imports the package ulid",
-      "src/core/turns.ts:4: imports ../store/index.js: core imports only core and shared",
+      "src/core/turns.ts:4: imports ../store/index.js: core imports only the pure layer (core, compaction/core) and shared",
     ]);
   });
 
@@ -211,6 +219,29 @@ describe("the architecture rules", () => {
       "src/errors.ts:1: imports src/core/events.ts from an outer layer (shared → core)",
       "src/llm/client.ts:1: imports src/store/file.ts from a folder of the same rank (llm → store)",
       "src/tools/tool.ts:1: imports src/query/loop.ts from an outer layer (tools → query)",
+    ]);
+  });
+
+  it("check the compaction slice: its core is pure and below its shell, its shell below tools", () => {
+    const tree = fixture({
+      ...CLEAN,
+      "src/compaction/core/plan.ts":
+        'import "node:fs";\nimport { count } from "../../core/turns.js";\nimport "../apply.js";\nexport const n = Date.now() + count([]);',
+      "src/compaction/apply.ts":
+        'import "./core/plan.js";\nimport "../store/index.js";\nimport "../llm/client.js";\nimport "../tools/tool.js";',
+      "src/core/turns.ts":
+        'import "../compaction/core/plan.js";\nexport const count = (events: unknown[]) => events.length;',
+      "src/store/file.ts": 'import "../compaction/apply.js";\nimport "../compaction/core/plan.js";',
+    });
+    expect(messages(checkCorePurity(tree))).toEqual([
+      "src/compaction/core/plan.ts:1: imports the node built-in node:fs",
+      "src/compaction/core/plan.ts:3: imports ../apply.js: compaction/core imports only the pure layer (core, compaction/core) and shared",
+      "src/compaction/core/plan.ts:4: reads the clock (Date.now)",
+    ]);
+    expect(messages(checkLayering(tree))).toEqual([
+      "src/store/file.ts:1: imports src/compaction/apply.ts from an outer layer (store → compaction)",
+      "src/compaction/core/plan.ts:3: imports src/compaction/apply.ts from an outer layer (compaction/core → compaction)",
+      "src/compaction/apply.ts:4: imports src/tools/tool.ts from an outer layer (compaction → tools)",
     ]);
   });
 

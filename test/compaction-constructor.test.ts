@@ -1,6 +1,6 @@
 /**
  * One constructor builds every `compaction` event (`buildCompactionEvent` in
- * src/core/compaction/event.ts): no other source file writes a compaction literal or casts a value
+ * src/compaction/core/event.ts): no other source file writes a compaction literal or casts a value
  * to `Compaction` (docs/architecture.md, "Rules the code keeps").
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const CONSTRUCTOR = "src/core/compaction/event.ts";
+const CONSTRUCTOR = "src/compaction/core/event.ts";
 
 /**
  * Files that write another agent's own record named `compaction` — not a cxc event — each with

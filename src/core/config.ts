@@ -338,7 +338,7 @@ export function listConfigLeaves(merged: MergedConfig): ConfigLeaf[] {
  */
 export const DEFAULT_CONFIG: ConfigTable = {
   // `conversation.compaction.summary.fallback` has no default here: unset, a model the user asked
-  // for aborts and an unattended run falls back (core/summary/summarizer.ts, `fallbackFor`).
+  // for aborts and an unattended run falls back (compaction/core/summary/summarizer.ts, `fallbackFor`).
   providers: {
     ollama: { base_url: "http://localhost:11434/v1" },
   },

@@ -10,7 +10,7 @@
  *   once (the live turn is always kept); otherwise the advisor may steer the agent.
  * - On a context-overflow error: compact at once; the loop then retries the request once.
  *
- * The plan (core/advisor/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a summary of
+ * The plan (compaction/core/advisor/advisor.ts `buildAutoRules`): strip reasoning and tool calls, then a summary of
  * everything before the live work (the range ends at the advisor's cut), as two events, applied by
  * the compaction pipeline (compaction/apply.ts: the one summarizer choice and fallback setting; the
  * events record their own sizes); the turn loop stores them. A compaction that
@@ -18,7 +18,7 @@
  * automatic compaction records in its metadata). Every automatic compaction prints what it did and
  * how to undo it. Failures are swallowed through the advisor's warn-once reporting.
  */
-import { keepingFor } from "./compaction/keeping.js";
+import { keepingFor } from "../compaction/keeping.js";
 import {
   AUTO_METADATA_KEY,
   type AutoRecord,
@@ -34,27 +34,31 @@ import {
   readAdvisorSettings,
   readAutoSettings,
   savedFraction,
-} from "../core/advisor/advisor.js";
+} from "../compaction/core/advisor/advisor.js";
 import type { ConfigTable } from "../core/config.js";
 import { activeCompactions } from "../core/conversation/compactions.js";
 import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
-import { planCompaction } from "../core/compaction/plan.js";
+import { planCompaction } from "../compaction/core/plan.js";
 import type { Bound } from "../core/position/bound.js";
 import { compactionPolicies } from "../core/conversation/cycles.js";
 import { describeCompactionRange, describePolicies } from "../core/present/labels.js";
 import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import { countTurns } from "../core/conversation/turns.js";
 import type { LlmClient } from "../llm/types.js";
-import { checkNoOpenReview } from "../core/compaction/review.js";
+import { checkNoOpenReview } from "../compaction/core/review/review.js";
 import { usageError } from "../errors.js";
 import type { LockedConversation, Store } from "../store/index.js";
 import { COMPACT_NOW_NAME, createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
-import { contextOfNextRequest } from "../core/advisor/next-request.js";
-import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } from "./advisor-hook.js";
-import { applyCompaction, collectingTarget, type SummaryEnvironment } from "./compaction/apply.js";
-import { overheadCounter, type RequestOverhead, resolveNextRequestModel } from "./context-window.js";
+import { contextOfNextRequest } from "../compaction/core/advisor/next-request.js";
+import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } from "../compaction/advisor.js";
+import { applyCompaction, collectingTarget, type SummaryEnvironment } from "../compaction/apply.js";
+import {
+  overheadCounter,
+  type RequestOverhead,
+  resolveNextRequestModel,
+} from "../compaction/context-window.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
@@ -72,7 +76,7 @@ export interface CompactionHooksOptions {
   readonly print: (text: string) => void;
   /** Counts tokens: the projected context and the sizes an automatic compaction records. */
   readonly countTokens: TokenCounter;
-  /** The requests' system prompt and tools, and the provider's reasoning rule (core/advisor/next-request.ts). */
+  /** The requests' system prompt and tools, and the provider's reasoning rule (compaction/core/advisor/next-request.ts). */
   readonly requests?: {
     readonly overhead?: RequestOverhead;
     readonly dropsEarlierReasoning?: boolean;
@@ -375,7 +379,7 @@ export interface PrepareOptions {
   readonly conversation: LockedConversation;
   readonly compactNowEnabled: boolean;
   readonly maxOutputTokens?: number;
-  /** The turn's system prompt and tool definitions (core/advisor/next-request.ts). */
+  /** The turn's system prompt and tool definitions (compaction/core/advisor/next-request.ts). */
   readonly overhead?: RequestOverhead;
   readonly clock: TurnClock;
   readonly info: (text: string) => void;

@@ -1,10 +1,10 @@
 /**
  * `cxc q -k[=SPEC]`: compaction before the turn, so the new turn is never in range.
  *
- * Each `-k SPEC` is parsed with the `-k` DSL (core/compaction/spec.ts); a bare `-k` stands for the
+ * Each `-k SPEC` is parsed with the `-k` DSL (compaction/core/spec.ts); a bare `-k` stands for the
  * configured rules (`conversation.compaction.rules`, else the built-in default rule). The rules
  * are planned by the core planner against the conversation as stored and applied by the
- * compaction pipeline (src/query/compaction/apply.ts): summaries by the summarizer the one rule
+ * compaction pipeline (src/compaction/apply.ts): summaries by the summarizer the one rule
  * picks (the rule's model, else the assistant model the user chose with `-m` or configured, else
  * `builtin/digest`), the fallback setting when a model fails, one `compaction` event per planned
  * segment (`source: user`), all in a single append.
@@ -18,18 +18,18 @@ import {
   describeSpecError,
   parseCompactSpec,
   specToRule,
-} from "../core/compaction/spec.js";
+} from "../compaction/core/spec.js";
 import { type ConfigTable, lookupConfig } from "../core/config.js";
 import type { Compaction } from "../core/conversation/events.js";
 import type { TokenCounter } from "../core/conversation/tokens.js";
 import { describeCompactionRanges } from "../core/present/labels.js";
-import { planCompaction } from "../core/compaction/plan.js";
-import { type CompactionRule, configuredRules, readCompactionRules } from "../core/compaction/rules.js";
+import { planCompaction } from "../compaction/core/plan.js";
+import { type CompactionRule, configuredRules, readCompactionRules } from "../compaction/core/rules.js";
 import { CxcError, usageError } from "../errors.js";
 import { newEventId, timestampNow } from "../store/index.js";
 import type { LockedConversation } from "../store/index.js";
-import { keepingFor } from "./compaction/keeping.js";
-import { applyCompaction, expectRunnable, lockedTarget, type PipelineReport } from "./compaction/apply.js";
+import { keepingFor } from "../compaction/keeping.js";
+import { applyCompaction, expectRunnable, lockedTarget, type PipelineReport } from "../compaction/apply.js";
 
 /** One `-k` occurrence: `true` for a bare `-k`, else its SPEC text. */
 export type CompactFlag = true | string;

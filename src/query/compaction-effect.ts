@@ -1,11 +1,11 @@
 /**
- * What compactions would do to the context of the next request (core/advisor/next-request.ts),
+ * What compactions would do to the context of the next request (compaction/core/advisor/next-request.ts),
  * where a person decides whether to compact: the dry run, the review's confirmation and the
  * `compact` tool's approval. One measure of the next request (its model, window, reasoning rule,
  * system prompt and tools) applied to the conversation as it is and with the compactions added.
  */
-import type { ContextWindow } from "../core/advisor/context-gauge.js";
-import { contextOfNextRequest, type NextRequestContext } from "../core/advisor/next-request.js";
+import type { ContextWindow } from "../compaction/core/advisor/context-gauge.js";
+import { contextOfNextRequest, type NextRequestContext } from "../compaction/core/advisor/next-request.js";
 import type { ConfigTable } from "../core/config.js";
 import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
 import type { TokenCounter } from "../core/conversation/tokens.js";
@@ -14,7 +14,7 @@ import {
   overheadCounter,
   type RequestOverhead,
   resolveNextRequestModel,
-} from "./context-window.js";
+} from "../compaction/context-window.js";
 import { conversationOverhead } from "./request-overhead.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -7,11 +7,11 @@
  * configuration). Tools that no longer exist are left out.
  */
 import type { ConfigTable } from "../core/config.js";
-import { lastUsage } from "../core/advisor/next-request.js";
+import { lastUsage } from "../compaction/core/advisor/next-request.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import { recordedSettings } from "../core/conversation/settings.js";
-import { applyReviewConfig } from "../core/compaction/review.js";
-import type { RequestOverhead } from "./context-window.js";
+import { applyReviewConfig } from "../compaction/core/review/review.js";
+import type { RequestOverhead } from "../compaction/context-window.js";
 import { readQuerySettings } from "./settings.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -6,15 +6,15 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { keepingFor } from "./compaction/keeping.js";
+import { keepingFor } from "../compaction/keeping.js";
 import { copyEventsForFork, selectTurnSlice } from "../core/conversation/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import { type RecordedSettings, recordedSettings } from "../core/conversation/settings.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import { titleFromPrompt } from "../core/interop/agent-session.js";
 import { describeJpTools } from "../core/interop/jp-config.js";
-import { applyReviewConfig } from "../core/compaction/review.js";
-import { configuredAssistantModel } from "../core/summary/summarizer.js";
+import { applyReviewConfig } from "../compaction/core/review/review.js";
+import { configuredAssistantModel } from "../compaction/core/summary/summarizer.js";
 import { countTurns } from "../core/conversation/turns.js";
 import { CxcError, ExitCode, usageError } from "../errors.js";
 import type { RetryNotice } from "../llm/retry.js";
@@ -28,12 +28,12 @@ import {
   prepareTurnCompaction,
   registerAdvisorTools,
 } from "./auto-compact.js";
-import type { PipelineReport } from "./compaction/apply.js";
+import type { PipelineReport } from "../compaction/apply.js";
 import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
 import type { ToolCallContext } from "../tools/tool.js";
-import type { RequestOverhead } from "./context-window.js";
+import type { RequestOverhead } from "../compaction/context-window.js";
 import { selectTools, type ToolDirective, toolDefinitions } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
 
@@ -260,10 +260,10 @@ async function describeGauge(
   conversationId: string,
   overhead: RequestOverhead,
 ): Promise<string> {
-  const { describeContextGauge } = await import("../core/advisor/context-gauge.js");
-  const { measureContextGauge } = await import("./context-window.js");
+  const { describeContextGauge } = await import("../compaction/core/advisor/context-gauge.js");
+  const { measureContextGauge } = await import("../compaction/context-window.js");
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
-  // and what a compaction changed is counted once and kept (core/advisor/context-gauge.ts).
+  // and what a compaction changed is counted once and kept (compaction/core/advisor/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
   const gauge = await measureContextGauge(events, {
     modelId,
@@ -358,7 +358,7 @@ function startConversation(store: Store, ui: QueryUi, title: string | undefined)
 /**
  * `-m`, else the model this conversation last used, else the configured or default one. The
  * default may come from an API key in the environment; `chosenModel` is the model the user chose
- * (everything but that default), the one summaries may use (core/summary/summarizer.ts).
+ * (everything but that default), the one summaries may use (compaction/core/summary/summarizer.ts).
  */
 async function chooseModel(
   request: QueryRequest,

@@ -16,7 +16,7 @@
  * A failed or interrupted stream keeps what arrived (marked `interrupted`) and ends the turn with
  * a `CxcError`; tool failures never end the turn, they are answers for the model.
  */
-import type { Keeping } from "../core/compaction/keeping.js";
+import type { Keeping } from "../compaction/core/keeping.js";
 import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../core/conversation/events.js";
 import {
   createStreamFold,
@@ -297,7 +297,7 @@ async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallReq
 
 /**
  * The answer's usage also names the tools its request offered, so the context of the next request
- * can count their definitions as this request did (core/advisor/next-request.ts).
+ * can count their definitions as this request did (compaction/core/advisor/next-request.ts).
  */
 function withOfferedTools(draft: EventDraft, offered: readonly string[]): EventDraft {
   const metadata = (draft.metadata ?? {}) as Readonly<Record<string, unknown>>;

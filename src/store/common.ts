@@ -4,9 +4,9 @@
  * (with the fields older versions kept in `meta.json`, which are still read). Both stores extend
  * `StoreBase`, so the rules behind the port are written once.
  */
-import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import { type ConversationEvent, isTurnEvent } from "../core/conversation/events.js";
-import type { ReviewRecord } from "../core/compaction/open-reviews.js";
+import type { ReviewRecord } from "../compaction/core/review/open-reviews.js";
 import { countTurns, TurnTally } from "../core/conversation/turns.js";
 import { CxcError } from "../errors.js";
 import { CONVERSATION_ID_PATTERN, newConversationId, timestampNow } from "./ids.js";

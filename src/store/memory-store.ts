@@ -10,7 +10,7 @@
  * `sharing` see the same conversations under their own session, like two processes with
  * different `CXC_SESSION`s.
  */
-import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import { type ConversationEvent, LOG_FORMAT_VERSION, parseEvent } from "../core/conversation/events.js";
 import { TurnTally } from "../core/conversation/turns.js";
 import { CxcError } from "../errors.js";

@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import { CxcError } from "../errors.js";
 import { parseStoreJson, unreadable, writeFileAtomic } from "./files.js";
 import type { ReviewFile } from "./review-record.js";

@@ -18,9 +18,9 @@
  *
  * Types only; the entry module (index.ts) re-exports them with the factories.
  */
-import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
-import type { ReviewRecord } from "../core/compaction/open-reviews.js";
+import type { ReviewRecord } from "../compaction/core/review/open-reviews.js";
 import type { TokenCounter } from "../core/conversation/tokens.js";
 
 /** Environment variables (`process.env` or a test's own). */

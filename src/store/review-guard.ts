@@ -4,7 +4,7 @@
  * `--undo-reset` included) and `q -k` refuse to touch it. Dry runs and ordinary chat do not call
  * the guard.
  */
-import { checkNoOpenReview } from "../core/compaction/open-reviews.js";
+import { checkNoOpenReview } from "../compaction/core/review/open-reviews.js";
 import { CxcError } from "../errors.js";
 import type { StoreReader } from "./port.js";
 

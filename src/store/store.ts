@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { AdvisorState } from "../core/advisor/advisor.js";
+import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import { TurnTally } from "../core/conversation/turns.js";
 import { CxcError } from "../errors.js";

@@ -12,10 +12,10 @@
  * (built by core's one constructor) as effects; the turn loop stores them in the same append as
  * the tool response.
  *
- * Planning, validation and every text live in the pure `core/compaction/compact-tool.ts`; this module adds
+ * Planning, validation and every text live in the pure `compaction/core/tool/compact-tool.ts`; this module adds
  * only the token counter, the temporary files, and the `Tool` shape.
  */
-import { describeContextChange } from "../core/advisor/context-gauge.js";
+import { describeContextChange } from "../compaction/core/advisor/context-gauge.js";
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
@@ -30,9 +30,9 @@ import {
   planCompactCall,
   renderApprovalPreview,
   renderDroppedContent,
-} from "../core/compaction/compact-tool.js";
+} from "../compaction/core/tool/compact-tool.js";
 import { compactArgumentsEditing } from "./compact-editing.js";
-import { checkNoOpenReview } from "../core/compaction/review.js";
+import { checkNoOpenReview } from "../compaction/core/review/review.js";
 import type { StoreReader } from "../store/index.js";
 import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
 

@@ -3,7 +3,7 @@
  * the conversation under review. Disabled by default; the configuration entry a review writes at
  * fork time enables it there, and nowhere else.
  *
- * Every call is validated against the source conversation as it stands (src/core/compaction/review.ts): the
+ * Every call is validated against the source conversation as it stands (src/compaction/core/review/review.ts): the
  * source is read without its lock, because an open review admits no compaction writes and new turns
  * only widen the valid range; `--continue` re-validates under the lock. A valid call returns the
  * proposal rendered for display, an invalid one the problems, as a tool error the model corrects.
@@ -21,9 +21,9 @@ import {
   type ReviewProposal,
   renderProposalResult,
   validateProposal,
-} from "../core/compaction/review.js";
-import { checkSummary } from "../core/summary/check.js";
-import { formatLosses } from "../core/present/summary-check-text.js";
+} from "../compaction/core/review/review.js";
+import { checkSummary } from "../compaction/core/summary/check.js";
+import { formatLosses } from "../compaction/core/summary/summary-check-text.js";
 import { groupTurns } from "../core/conversation/turns.js";
 import { zodArguments } from "./arguments.js";
 import type { Tool, ToolCallContext } from "./tool.js";

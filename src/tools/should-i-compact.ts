@@ -7,7 +7,7 @@
  * reads it through a getter. A failure (no advisor, a decision model that fails or times out) is
  * thrown, which the turn loop turns into a tool error.
  */
-import type { Verdict } from "../core/advisor/advisor.js";
+import type { Verdict } from "../compaction/core/advisor/advisor.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import { NO_ARGUMENTS } from "./arguments.js";
 import type { Tool, ToolOutcome } from "./tool.js";
@@ -21,7 +21,7 @@ const DESCRIPTION = [
   "lines, the four signals it was based on, and the next step.",
 ].join("\n");
 
-/** What the tool needs of the run's advisor (src/query/advisor-hook.ts). */
+/** What the tool needs of the run's advisor (src/compaction/advisor.ts). */
 export interface VerdictSource {
   /** The verdict on `events`; throws when the decision model fails. */
   verdict(events: readonly ConversationEvent[], signal: AbortSignal): Promise<Verdict>;

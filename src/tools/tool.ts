@@ -6,8 +6,8 @@
  * append as the tool's response, so they land together or not at all (the compact tool records its
  * compactions this way). Tools never write to the store themselves.
  */
-import type { NextRequestContext } from "../core/advisor/next-request.js";
-import type { Keeping } from "../core/compaction/keeping.js";
+import type { NextRequestContext } from "../compaction/core/advisor/next-request.js";
+import type { Keeping } from "../compaction/core/keeping.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import type { StoreReader } from "../store/index.js";
 import type { ToolArguments } from "./arguments.js";
@@ -38,7 +38,7 @@ export interface ToolCallContext {
   readonly keeping?: Keeping;
   /**
    * The context of the next request of these events, measured as the turn's gauge measures it
-   * (core/advisor/next-request.ts); absent where no turn runs.
+   * (compaction/core/advisor/next-request.ts); absent where no turn runs.
    */
   readonly measureNextRequest?: (events: readonly ConversationEvent[]) => NextRequestContext;
   /** Ids and timestamps for effect events. */

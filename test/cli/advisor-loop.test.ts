@@ -12,11 +12,11 @@ import {
   type AutoSettings,
   DEFAULT_TOKEN_LINES,
   type TokenLines,
-} from "../../src/core/advisor/advisor.js";
+} from "../../src/compaction/core/advisor/advisor.js";
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createLlmClient } from "../../src/llm/registry.js";
-import { type Advisor, type AdvisorState, createAdvisor } from "../../src/query/advisor-hook.js";
+import { type Advisor, type AdvisorState, createAdvisor } from "../../src/compaction/advisor.js";
 import { TurnApprovals } from "../../src/query/approval.js";
 import { createCompactionHooks } from "../../src/query/auto-compact.js";
 import type { ToolSelection } from "../../src/query/tool-selection.js";

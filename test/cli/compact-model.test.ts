@@ -7,7 +7,7 @@
  * nothing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_SUMMARY_INSTRUCTIONS, FACTS_NOTICE } from "../../src/llm/summarize.js";
+import { DEFAULT_SUMMARY_INSTRUCTIONS, FACTS_NOTICE } from "../../src/compaction/model-summarizer.js";
 import type { TempHome } from "../helpers/cli.js";
 import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { loadSample } from "../helpers/sample.js";
@@ -49,7 +49,7 @@ describe("compact -s with a model", () => {
     expect(digest.exitCode, digest.stderr).toBe(0);
     const digestText = compactionsOf(home)[0]!.summary!.summary;
     provider.enqueue(textReply("A summary over the view."));
-    // The same window rule for every summary, not only a review's draft (src/query/compaction/summaries.ts).
+    // The same window rule for every summary, not only a review's draft (src/compaction/summaries.ts).
     const small = ["-c", 'providers.anthropic.models.claude-sonnet-4-6={"context_window": 2000}'];
     const result = await home.run(["conversation", "compact", ...small, "-s", "--turn", "3..8"], {
       env: anthropicEnv(),

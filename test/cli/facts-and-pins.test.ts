@@ -8,8 +8,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationEvent, TurnEvent } from "../../src/core/conversation/events.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";
-import { extractRangeFacts } from "../../src/core/summary/range-facts.js";
-import { FACTS_NOTICE } from "../../src/llm/summarize.js";
+import { extractRangeFacts } from "../../src/compaction/core/summary/range-facts.js";
+import { FACTS_NOTICE } from "../../src/compaction/model-summarizer.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";

@@ -6,8 +6,8 @@
  */
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { realizePlan } from "../../src/core/compaction/realize.js";
-import { type ReviewProposal, reviewCompactionPlan } from "../../src/core/compaction/review.js";
+import { realizePlan } from "../../src/compaction/core/realize.js";
+import { type ReviewProposal, reviewCompactionPlan } from "../../src/compaction/core/review/review.js";
 import type { TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
-import { applyReviewConfig, REVIEW_CONFIG_METADATA_KEY } from "../../src/core/compaction/review.js";
+import { applyReviewConfig, REVIEW_CONFIG_METADATA_KEY } from "../../src/compaction/core/review/review.js";
 import {
   buildReviewConfigDelta,
   chooseOpeningRule,

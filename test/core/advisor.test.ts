@@ -24,7 +24,7 @@ import {
   readAutoSettings,
   readAutoTrigger,
   type Tier,
-} from "../../src/core/advisor/advisor.js";
+} from "../../src/compaction/core/advisor/advisor.js";
 import type { Compaction } from "../../src/core/conversation/events.js";
 
 const LINES = DEFAULT_TOKEN_LINES;

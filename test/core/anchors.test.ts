@@ -10,7 +10,7 @@ import {
   excerptStart,
   normalizeQuoteText,
   resolveAnchor,
-} from "../../src/core/compaction/anchors.js";
+} from "../../src/compaction/core/tool/anchors.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createEventBuilder } from "../helpers/builders.js";

@@ -6,8 +6,8 @@ import {
   describeSpecError,
   parseCompactSpec,
   specToRule,
-} from "../../src/core/compaction/spec.js";
-import { DEFAULT_COMPACTION_RULE } from "../../src/core/compaction/rules.js";
+} from "../../src/compaction/core/spec.js";
+import { DEFAULT_COMPACTION_RULE } from "../../src/compaction/core/rules.js";
 import { type Bound, OPEN_END, OPEN_START } from "../../src/core/position/bound.js";
 
 /** Turn `number` (1-based, as written), covered on either side. */

@@ -5,13 +5,13 @@
  * unless it starts inside it.
  */
 import { describe, expect, it } from "vitest";
-import { resolveAnchor } from "../../src/core/compaction/anchors.js";
+import { resolveAnchor } from "../../src/compaction/core/tool/anchors.js";
 import {
   type CompactToolPlan,
   type CompactToolRule,
   parseCompactArguments,
   planCompactCall,
-} from "../../src/core/compaction/compact-tool.js";
+} from "../../src/compaction/core/tool/compact-tool.js";
 import { compactionPolicies, HEAD, layoutCycles } from "../../src/core/conversation/cycles.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";

@@ -15,7 +15,7 @@ import {
   planCompactCall,
   renderApprovalPreview,
   renderDroppedContent,
-} from "../../src/core/compaction/compact-tool.js";
+} from "../../src/compaction/core/tool/compact-tool.js";
 import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { buildLlmRequest } from "../../src/core/conversation/request.js";

@@ -13,7 +13,7 @@ import {
   planUndoReset,
 } from "../../src/core/conversation/compactions.js";
 import { type ConversationEvent, parseEvent, serializeEvent } from "../../src/core/conversation/events.js";
-import { buildCompactionEvent } from "../../src/core/compaction/event.js";
+import { buildCompactionEvent } from "../../src/compaction/core/event.js";
 import { countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 

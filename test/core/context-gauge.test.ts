@@ -6,8 +6,8 @@ import {
   computeContextGauge,
   describeContextGauge,
   tokenDifference,
-} from "../../src/core/advisor/context-gauge.js";
-import { measureProviderScale } from "../../src/core/advisor/next-request.js";
+} from "../../src/compaction/core/advisor/context-gauge.js";
+import { measureProviderScale } from "../../src/compaction/core/advisor/next-request.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import type { TokenCounter } from "../../src/core/conversation/tokens.js";

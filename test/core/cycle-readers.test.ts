@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { describeReset } from "../../src/core/conversation/compactions.js";
 import { HEAD, TURN_END } from "../../src/core/conversation/cycles.js";
-import { digestTurns } from "../../src/core/summary/digest.js";
+import { digestTurns } from "../../src/compaction/core/summary/digest.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { copyEventsForFork } from "../../src/core/conversation/fork.js";
 import { exportJpConversation } from "../../src/core/interop/jp-export.js";
@@ -19,15 +19,15 @@ import {
   describeSpan,
   rangeSlug,
 } from "../../src/core/present/labels.js";
-import type { CompactionSegment } from "../../src/core/compaction/plan.js";
+import type { CompactionSegment } from "../../src/compaction/core/plan.js";
 import { inTurnSummaryContent, projectConversation } from "../../src/core/conversation/projection.js";
-import { DEFAULT_KEEPING, factsBlock } from "../../src/core/compaction/keeping.js";
-import { summaryTurns } from "../../src/core/summary/summarizer.js";
+import { DEFAULT_KEEPING, factsBlock } from "../../src/compaction/core/keeping.js";
+import { summaryTurns } from "../../src/compaction/core/summary/summarizer.js";
 import {
   existingTimelineSegments,
   formatTimeline,
   plannedTimelineSegment,
-} from "../../src/core/present/timeline.js";
+} from "../../src/compaction/core/timeline.js";
 import { countTurnTokens } from "../../src/core/conversation/tokens.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";

@@ -6,7 +6,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collectArgumentPaths, collectCommandPaths, digestTurns } from "../../src/core/summary/digest.js";
+import {
+  collectArgumentPaths,
+  collectCommandPaths,
+  digestTurns,
+} from "../../src/compaction/core/summary/digest.js";
 import {
   ADVISOR_AUTHOR,
   type ConversationEvent,

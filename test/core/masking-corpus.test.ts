@@ -13,11 +13,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import { parseCompactSpec, specToRule } from "../../src/compaction/core/spec.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { importJpConversation } from "../../src/core/interop/jp.js";
-import { buildCompactionEvent } from "../../src/core/compaction/event.js";
-import { planCompaction } from "../../src/core/compaction/plan.js";
+import { buildCompactionEvent } from "../../src/compaction/core/event.js";
+import { planCompaction } from "../../src/compaction/core/plan.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { summarizeTokens } from "../../src/core/conversation/tokens.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";

@@ -1,5 +1,5 @@
 /**
- * The context of the next request (core/advisor/next-request.ts): reported, reported-adjusted and
+ * The context of the next request (compaction/core/advisor/next-request.ts): reported, reported-adjusted and
  * estimated, by the rules of docs/context.md. Counts are one token per character, so every number
  * can be worked out by hand.
  */
@@ -8,7 +8,7 @@ import {
   boundContextOfNextRequest,
   contextOfNextRequest,
   measureProviderScale,
-} from "../../src/core/advisor/next-request.js";
+} from "../../src/compaction/core/advisor/next-request.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import type { TokenCounter } from "../../src/core/conversation/tokens.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";

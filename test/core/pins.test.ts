@@ -5,11 +5,11 @@
  * rule that only touches pinned messages is nothing to compact; forks.
  */
 import { describe, expect, it } from "vitest";
-import { readKeeping, readKeepRules } from "../../src/core/compaction/keeping.js";
-import { type CompactionPlan, planCompaction } from "../../src/core/compaction/plan.js";
-import { realizePlan } from "../../src/core/compaction/realize.js";
-import type { CompactionRule } from "../../src/core/compaction/rules.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+import { readKeeping, readKeepRules } from "../../src/compaction/core/keeping.js";
+import { type CompactionPlan, planCompaction } from "../../src/compaction/core/plan.js";
+import { realizePlan } from "../../src/compaction/core/realize.js";
+import type { CompactionRule } from "../../src/compaction/core/rules.js";
+import { parseCompactSpec, specToRule } from "../../src/compaction/core/spec.js";
 import {
   type ConversationEvent,
   type Pin,

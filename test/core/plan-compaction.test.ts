@@ -6,20 +6,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { applyRange, type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
-import { buildCompactionEvent, withoutDeferral } from "../../src/core/compaction/event.js";
-import { fitSummary, summarySpansOf } from "../../src/core/compaction/overlap.js";
+import { buildCompactionEvent, withoutDeferral } from "../../src/compaction/core/event.js";
+import { fitSummary, summarySpansOf } from "../../src/compaction/core/overlap.js";
 import {
   type CompactionPlan,
   type CompactionSegment,
   type PlanCompactionOptions,
   planCompaction,
-} from "../../src/core/compaction/plan.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+} from "../../src/compaction/core/plan.js";
+import { parseCompactSpec, specToRule } from "../../src/compaction/core/spec.js";
 import { HEAD, TURN_END } from "../../src/core/conversation/cycles.js";
 import { type ConversationEvent, eventSchemas } from "../../src/core/conversation/events.js";
 import type { Bound } from "../../src/core/position/bound.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
-import { type CompactionRule, DEFAULT_COMPACTION_RULE } from "../../src/core/compaction/rules.js";
+import { type CompactionRule, DEFAULT_COMPACTION_RULE } from "../../src/compaction/core/rules.js";
 import { createEventBuilder, type EventBuilder, eventsOfType, tickTime } from "../helpers/builders.js";
 
 const NOW = "2026-01-01T12:00:00Z";

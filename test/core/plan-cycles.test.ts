@@ -6,20 +6,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { applyRange, type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
-import { buildCompactionEvent } from "../../src/core/compaction/event.js";
+import { buildCompactionEvent } from "../../src/compaction/core/event.js";
 import {
   type CompactionPlan,
   type CompactionSegment,
   type PlanCompactionOptions,
   planCompaction,
   ruleRange,
-} from "../../src/core/compaction/plan.js";
+} from "../../src/compaction/core/plan.js";
 import {
   type CompactionRule,
   DEFAULT_COMPACTION_RULE,
   readCompactionRules,
-} from "../../src/core/compaction/rules.js";
-import { parseCompactSpec, specToRule } from "../../src/core/compaction/spec.js";
+} from "../../src/compaction/core/rules.js";
+import { parseCompactSpec, specToRule } from "../../src/compaction/core/spec.js";
 import { type ConversationEvent, parseEvent } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import { type Bound, isCycleBound, isPreciseRange, OPEN_START } from "../../src/core/position/bound.js";

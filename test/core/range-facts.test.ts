@@ -1,5 +1,5 @@
 /**
- * The facts of a range of raw turns (src/core/summary/range-facts.ts): files read and modified
+ * The facts of a range of raw turns (src/compaction/core/summary/range-facts.ts): files read and modified
  * from the tool calls of every agent cxc imports, read on the real sessions of fixtures/agents/
  * and the real jp workspace, and in the shapes the converters store; the user's binding
  * sentences verbatim; selection inside turns; and the block within its budget.
@@ -19,7 +19,7 @@ import {
   type RangeFacts,
   renderRangeFacts,
   toolCallFiles,
-} from "../../src/core/summary/range-facts.js";
+} from "../../src/compaction/core/summary/range-facts.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { COMMITTED_JP_WORKSPACE, jpConversationDirectories } from "../helpers/jp-fixtures.js";

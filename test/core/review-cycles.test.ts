@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
-import { realizePlan } from "../../src/core/compaction/realize.js";
+import { realizePlan } from "../../src/compaction/core/realize.js";
 import {
   buildReviewHistory,
   compactionMatchesProposal,
@@ -17,7 +17,7 @@ import {
   renderProposalResult,
   reviewCompactionPlan,
   validateProposal,
-} from "../../src/core/compaction/review.js";
+} from "../../src/compaction/core/review/review.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
 import { agentTurn, cycleCompaction } from "../helpers/cycles.js";
 

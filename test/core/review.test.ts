@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Compaction, ConversationEvent } from "../../src/core/conversation/events.js";
-import { realizePlan } from "../../src/core/compaction/realize.js";
+import { realizePlan } from "../../src/compaction/core/realize.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import {
   buildOpeningProposal,
@@ -24,7 +24,7 @@ import {
   type ReviewProposal,
   reviewCompactionPlan,
   validateProposal,
-} from "../../src/core/compaction/review.js";
+} from "../../src/compaction/core/review/review.js";
 import { countTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder, type EventBuilder } from "../helpers/builders.js";
 
@@ -63,7 +63,7 @@ function proposalCall(
   return [request, build.toolResponse(request.call_id, result, options.isError ?? false)];
 }
 
-/** The event the pipeline builds from an agreed proposal's plan (src/query/compaction/apply.ts). */
+/** The event the pipeline builds from an agreed proposal's plan (src/compaction/apply.ts). */
 function reviewEvent(
   proposal: ReviewProposal,
   sourceEvents: readonly ConversationEvent[],

@@ -15,8 +15,8 @@ import {
   readCompactionRules,
   TOOL_CALLS_MODE_CHOICES,
   toolCallsPolicyFor,
-} from "../../src/core/compaction/rules.js";
-import { ruleRange } from "../../src/core/compaction/plan.js";
+} from "../../src/compaction/core/rules.js";
+import { ruleRange } from "../../src/compaction/core/plan.js";
 
 describe("tool call modes", () => {
   it("parses the canonical names (tool_calls_mode_parse)", () => {

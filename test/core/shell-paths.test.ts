@@ -1,9 +1,9 @@
 /**
- * The files a shell command certainly reads or changes (src/core/summary/shell-paths.ts): what
+ * The files a shell command certainly reads or changes (src/compaction/core/summary/shell-paths.ts): what
  * the words say for sure, and nothing where an expansion, a pattern or a `cd` makes it uncertain.
  */
 import { describe, expect, it } from "vitest";
-import { commandFiles, commandText, patchFiles } from "../../src/core/summary/shell-paths.js";
+import { commandFiles, commandText, patchFiles } from "../../src/compaction/core/summary/shell-paths.js";
 
 describe("commandFiles", () => {
   it("reads the files of the readers, past their options and the values those take", () => {

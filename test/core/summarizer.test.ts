@@ -2,14 +2,14 @@
  * The one rule that picks a summarizer, the fallback setting, and the digest behind the port.
  */
 import { describe, expect, it } from "vitest";
-import { digestTurns } from "../../src/core/summary/digest.js";
+import { digestTurns } from "../../src/compaction/core/summary/digest.js";
 import {
   chooseSummarizer,
   configuredAssistantModel,
   fallbackFor,
   digestSummarizer,
   readSummaryFallback,
-} from "../../src/core/summary/summarizer.js";
+} from "../../src/compaction/core/summary/summarizer.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";
 import { createEventBuilder } from "../helpers/builders.js";
 

@@ -1,14 +1,14 @@
 /** The summary check: what a summary of a range does not mention, ranked, on strong signals only. */
 import { describe, expect, it } from "vitest";
 import { ADVISOR_AUTHOR, type TurnEvent } from "../../src/core/conversation/events.js";
-import { findConstraints } from "../../src/core/summary/facts.js";
+import { findConstraints } from "../../src/compaction/core/summary/facts.js";
 import {
   checkSummary,
   findIdentifiers,
   findQuantities,
   type LostItem,
-} from "../../src/core/summary/check.js";
-import { formatLosses, formatLostItem } from "../../src/core/present/summary-check-text.js";
+} from "../../src/compaction/core/summary/check.js";
+import { formatLosses, formatLostItem } from "../../src/compaction/core/summary/summary-check-text.js";
 import { groupTurns, type Turn } from "../../src/core/conversation/turns.js";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";

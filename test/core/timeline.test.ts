@@ -3,13 +3,13 @@
  * word: a single kept turn is `Kept turn 1.`, every other range `turns A..B`.
  */
 import { describe, expect, it } from "vitest";
-import type { CompactionSegment } from "../../src/core/compaction/plan.js";
+import type { CompactionSegment } from "../../src/compaction/core/plan.js";
 import {
   existingTimelineSegments,
   formatTimeline,
   plannedSegmentLabel,
   type TimelineSegment,
-} from "../../src/core/present/timeline.js";
+} from "../../src/compaction/core/timeline.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const fresh = (from: number, to: number, label?: string): TimelineSegment => ({

@@ -160,21 +160,36 @@ export function resolveInTree(tree: SourceTree, from: string, specifier: string)
 // ---------------------------------------------------------------------------------------------
 // Layers
 
-/** Shell folders, outermost first, with their rank; a file may import only lower ranks. */
+/**
+ * Layers, outermost first, with their rank; a file may import only lower ranks. The compaction
+ * slice (src/compaction) is cut through them: its shell (the files directly in src/compaction)
+ * ranks between tools and (llm, store), and its core (src/compaction/core) is pure, a part of the
+ * pure layer with src/core (PURE_LAYERS).
+ */
 export const LAYER_RANKS: Readonly<Record<string, number>> = {
-  cli: 4,
-  query: 3,
-  tools: 2,
+  cli: 5,
+  query: 4,
+  tools: 3,
+  compaction: 2,
   llm: 1,
   store: 1,
   core: 0,
+  "compaction/core": 0,
 };
 
-/** The folder of `src/<folder>/…`, `shared` for a file directly in `src/`, undefined outside `src/`. */
+/** The pure layer: no I/O, clock, randomness or SDK; its folders import each other (in no cycle). */
+export const PURE_LAYERS: ReadonlySet<string> = new Set(["core", "compaction/core"]);
+
+/**
+ * The layer of `src/<folder>/…` (`compaction/core` for the slice's core), `shared` for a file
+ * directly in `src/`, undefined outside `src/`.
+ */
 export function layerOf(file: string): string | undefined {
   const parts = file.split("/");
   if (parts[0] !== "src") return undefined;
-  return parts.length === 2 ? "shared" : parts[1];
+  if (parts.length === 2) return "shared";
+  if (parts[1] === "compaction" && parts[2] === "core" && parts.length > 3) return "compaction/core";
+  return parts[1];
 }
 
 function isBuiltin(specifier: string): boolean {
@@ -217,24 +232,27 @@ export function importEdges(tree: SourceTree): { edges: Edge[]; unresolved: Viol
 const CORE_PACKAGES = new Set(["zod", "jsonc-parser"]);
 
 /**
- * src/core (and the shared leaves in src/) is pure: it imports only core and the shared leaves, no
- * node built-in, no package beyond CORE_PACKAGES, and reads no clock, randomness or process.
+ * The pure layer (src/core, the compaction slice's core) and the shared leaves in src/ are pure:
+ * they import only the pure layer and the shared leaves, no node built-in, no package beyond
+ * CORE_PACKAGES, and read no clock, randomness or process.
  */
 export function checkCorePurity(tree: SourceTree): Violation[] {
   const violations: Violation[] = [];
   for (const [file, text] of tree) {
     const layer = layerOf(file);
-    if (layer !== "core" && layer !== "shared") continue;
+    const pure = layer !== undefined && PURE_LAYERS.has(layer);
+    if (!pure && layer !== "shared") continue;
     for (const record of readImports(file, text)) {
       const where = { file, line: record.line };
       if (record.specifier.startsWith(".")) {
         const target = resolveInTree(tree, file, record.specifier);
         const targetLayer = target === undefined ? undefined : layerOf(target);
-        const allowed = layer === "core" ? ["core", "shared"] : ["shared"];
+        const allowed = pure ? [...PURE_LAYERS, "shared"] : ["shared"];
         if (targetLayer === undefined || !allowed.includes(targetLayer)) {
+          const names = pure ? "the pure layer (core, compaction/core) and shared" : "shared";
           violations.push({
             ...where,
-            message: `imports ${record.specifier}: ${layer} imports only ${allowed.join(" and ")}`,
+            message: `imports ${record.specifier}: ${layer} imports only ${names}`,
           });
         }
       } else if (isBuiltin(record.specifier)) {
@@ -298,7 +316,8 @@ function isReference(node: ts.Identifier): boolean {
 
 /**
  * Nothing imports upward: a shell file imports its own folder, lower ranks (LAYER_RANKS) and the
- * shared leaves in `src/`; folders of one rank (llm and store) do not import each other.
+ * shared leaves in `src/`; folders of one rank (llm and store) do not import each other, except
+ * the folders of the pure layer.
  */
 export function checkLayering(tree: SourceTree): Violation[] {
   const violations: Violation[] = [];
@@ -308,6 +327,7 @@ export function checkLayering(tree: SourceTree): Violation[] {
     const source = layerOf(from);
     const target = layerOf(to);
     if (source === undefined || target === undefined || source === target || target === "shared") continue;
+    if (PURE_LAYERS.has(source) && PURE_LAYERS.has(target)) continue;
     const sourceRank = source === "shared" ? -1 : LAYER_RANKS[source];
     const targetRank = LAYER_RANKS[target];
     if (sourceRank === undefined || targetRank === undefined) {

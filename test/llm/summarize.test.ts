@@ -6,7 +6,7 @@ import {
   buildSummaryRequestText,
   DEFAULT_SUMMARY_INSTRUCTIONS,
   summarizeWithModel,
-} from "../../src/llm/summarize.js";
+} from "../../src/compaction/model-summarizer.js";
 import type { LlmClient } from "../../src/llm/types.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { errorReply, type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";

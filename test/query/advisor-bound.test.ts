@@ -9,10 +9,10 @@ import {
   boundContextOfNextRequest,
   contextOfNextRequest,
   lastUsage,
-} from "../../src/core/advisor/next-request.js";
+} from "../../src/compaction/core/advisor/next-request.js";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import type { TokenCounter } from "../../src/core/conversation/tokens.js";
-import { utf8ByteBound } from "../../src/query/advisor-hook.js";
+import { utf8ByteBound } from "../../src/compaction/advisor.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { loadSample } from "../helpers/sample.js";

@@ -3,7 +3,7 @@
  * with a notice, whatever triggered it.
  */
 import { describe, expect, it } from "vitest";
-import { readAutoSettings } from "../../src/core/advisor/advisor.js";
+import { readAutoSettings } from "../../src/compaction/core/advisor/advisor.js";
 import { compactAutomatically } from "../../src/query/auto-compact.js";
 import { createEventBuilder } from "../helpers/builders.js";
 

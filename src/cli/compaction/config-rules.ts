@@ -4,14 +4,14 @@
  * the explicit rules from `-r/-t/-s` and `-k` (explicit rules replace the configured ones unless a
  * bare `-k` asks for both), with `-m` pointing every summary rule at one model.
  */
-import { combineRules } from "../../core/compaction/spec.js";
+import { combineRules } from "../../compaction/core/spec.js";
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
 import {
   type CompactionRule,
   configuredRules,
   overrideSummaryModel,
   readCompactionRules,
-} from "../../core/compaction/rules.js";
+} from "../../compaction/core/rules.js";
 import { CxcError } from "../../errors.js";
 import type { ExplicitRules } from "./options.js";
 

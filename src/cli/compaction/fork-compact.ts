@@ -1,14 +1,14 @@
 /**
  * `cxc conversation fork -k[=SPEC]`: compacts the events of a new fork before it is created, with
- * the same rules, planner and pipeline as `compact -k` (src/query/compaction/apply.ts), but quietly:
+ * the same rules, planner and pipeline as `compact -k` (src/compaction/apply.ts), but quietly:
  * no timeline, no progress, no notices, no summary copies; a model that failed is still said on
  * stderr.
  * A summary that fails under `fallback = "abort"` stops the fork, so a fork is never created
  * half-compacted.
  */
 import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
-import { applyCompaction, collectingTarget } from "../../query/compaction/apply.js";
-import { keepingFor } from "../../query/compaction/keeping.js";
+import { applyCompaction, collectingTarget } from "../../compaction/apply.js";
+import { keepingFor } from "../../compaction/keeping.js";
 import { newEventId, timestampNow } from "../../store/index.js";
 import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";

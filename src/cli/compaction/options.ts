@@ -12,7 +12,7 @@
  * here into one range that replaces, side by side, the range of every rule of the run
  * (`applyRange`): the planner knows nothing of flags.
  */
-import { describeSpecError, parseCompactSpec, specToRule } from "../../core/compaction/spec.js";
+import { describeSpecError, parseCompactSpec, specToRule } from "../../compaction/core/spec.js";
 import { parseCompactionIndex } from "../../core/conversation/compactions.js";
 import type { Bound, BoundRange } from "../../core/position/bound.js";
 import {
@@ -28,7 +28,7 @@ import {
   parseToolCallsMode,
   TOOL_CALLS_MODE_CHOICES,
   type ToolCallsMode,
-} from "../../core/compaction/rules.js";
+} from "../../compaction/core/rules.js";
 import { CxcError, usageError } from "../../errors.js";
 
 /** The longest `--note` a compaction records (docs/file-format.md). */

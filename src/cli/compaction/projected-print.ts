@@ -9,7 +9,7 @@
  */
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
 import type { RecordedSettings } from "../../core/conversation/settings.js";
-import { configuredAssistantModel } from "../../core/summary/summarizer.js";
+import { configuredAssistantModel } from "../../compaction/core/summary/summarizer.js";
 import type { ConversationEvent } from "../../core/conversation/events.js";
 import { describeSpan, describeTurnRange } from "../../core/present/labels.js";
 import {

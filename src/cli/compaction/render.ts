@@ -6,9 +6,9 @@
  */
 import { describeRange, describeSizedRange } from "../../core/present/labels.js";
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
-import type { SummaryLosses } from "../../core/summary/check.js";
-import { formatLosses as formatLossLines } from "../../core/present/summary-check-text.js";
-import { describeContextChange } from "../../core/advisor/context-gauge.js";
+import type { SummaryLosses } from "../../compaction/core/summary/check.js";
+import { formatLosses as formatLossLines } from "../../compaction/core/summary/summary-check-text.js";
+import { describeContextChange } from "../../compaction/core/advisor/context-gauge.js";
 import { formatTokenCount } from "../../core/conversation/tokens.js";
 import type { CompactionRunResult, RunSegment } from "./run.js";
 

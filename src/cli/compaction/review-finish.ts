@@ -5,7 +5,7 @@
  * `--continue` locks the review and (when it exists) the source, reads the latest proposal,
  * re-validates it against the source, prints it with how far the source has grown, asks (unless
  * `--yes`), appends the `compaction` to the source through the compaction pipeline
- * (src/query/compaction/apply.ts), and only then — after both locks are released,
+ * (src/compaction/apply.ts), and only then — after both locks are released,
  * since archiving takes the review's lock itself — archives the review and switches back. Apply
  * comes before archive, so a crash in between leaves the compaction applied and the review open;
  * a re-run sees the proposal already applied and finishes without asking again.
@@ -18,17 +18,17 @@
  */
 import { buildPinEvent, planPin } from "../../core/conversation/pins.js";
 import type { Compaction, ConversationEvent, Pin } from "../../core/conversation/events.js";
-import { realizePlan } from "../../core/compaction/realize.js";
-import type { Keeping } from "../../core/compaction/keeping.js";
+import { realizePlan } from "../../compaction/core/realize.js";
+import type { Keeping } from "../../compaction/core/keeping.js";
 import {
   type ContinueDecision,
   notAReviewRefusal,
   planContinue,
   type ReviewProposal,
   reviewCompactionPlan,
-} from "../../core/compaction/review.js";
+} from "../../compaction/core/review/review.js";
 import { CxcError } from "../../errors.js";
-import { applyCompaction, expectRunnable, lockedTarget } from "../../query/compaction/apply.js";
+import { applyCompaction, expectRunnable, lockedTarget } from "../../compaction/apply.js";
 import {
   type LoadedConversation,
   type LockedConversation,

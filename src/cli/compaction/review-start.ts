@@ -4,7 +4,7 @@
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured
  * rule with a `summary`, else the built-in default range); run the summarizer once (the
- * compaction pipeline, src/query/compaction/apply.ts, into a conversation never stored); fork the
+ * compaction pipeline, src/compaction/apply.ts, into a conversation never stored); fork the
  * source into the review — `[turn N]` markers, the source's compactions dropped when the raw events
  * fit the review model's window and kept otherwise, a `config_delta` turning every inherited tool
  * off and `propose_compaction` on with the review instructions and the review model — and write
@@ -21,13 +21,13 @@ import {
   type ProposalValidation,
   REVIEW_CONFIG_METADATA_KEY,
   validateProposal,
-} from "../../core/compaction/review.js";
+} from "../../compaction/core/review/review.js";
 import {
   type CompactionRule,
   DEFAULT_KEEP_FIRST,
   DEFAULT_KEEP_LAST,
   overrideSummaryModel,
-} from "../../core/compaction/rules.js";
+} from "../../compaction/core/rules.js";
 import { summarizeTokens } from "../../core/conversation/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../../core/conversation/turns.js";
 import { CxcError } from "../../errors.js";
@@ -43,9 +43,9 @@ import { copyEventsForFork } from "../../core/conversation/fork.js";
 import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
 import { planRun } from "./run.js";
-import { applyCompaction, collectingTarget, type PipelineReport } from "../../query/compaction/apply.js";
-import { knownContextWindow } from "../../query/context-window.js";
-import type { PlannedCompaction } from "../../core/compaction/plan.js";
+import { applyCompaction, collectingTarget, type PipelineReport } from "../../compaction/apply.js";
+import { knownContextWindow } from "../../compaction/context-window.js";
+import type { PlannedCompaction } from "../../compaction/core/plan.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */

@@ -5,7 +5,7 @@
  * usage error, exit 2), runs the mode and prints the outcome. stdout carries the result; the next
  * steps, the confirmation text and the prompt go to stderr.
  */
-import { renderProposalLine } from "../../core/compaction/review.js";
+import { renderProposalLine } from "../../compaction/core/review/review.js";
 import type { ConfigTable } from "../../core/config.js";
 import { CxcError, ExitCode, usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
@@ -255,7 +255,7 @@ async function checkReviewModel(
 ): Promise<void> {
   const { chooseReviewModel } = await import("./review-start.js");
   const { stickyModel } = await import("../../query/settings.js");
-  const { configuredAssistantModel } = await import("../../core/summary/summarizer.js");
+  const { configuredAssistantModel } = await import("../../compaction/core/summary/summarizer.js");
   const { createLlmClient, selectDefaultModel } = await import("../../llm/registry.js");
   const chosen =
     chooseReviewModel(config, flagModel).id ??
@@ -307,13 +307,13 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
   let outcome: Awaited<ReturnType<typeof continueReview>>;
   try {
     const { loadConfig } = await import("../config.js");
-    const { keepingFor } = await import("../../query/compaction/keeping.js");
+    const { keepingFor } = await import("../../compaction/keeping.js");
     const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
     outcome = await continueReview(context.store, {
       keeping: (meta) => keepingFor(config.values, meta),
       describeEffect: async (events, compactions) => {
         const { compactionEffect, measureNextRequest } = await import("../../query/compaction-effect.js");
-        const { describeContextChange } = await import("../../core/advisor/context-gauge.js");
+        const { describeContextChange } = await import("../../compaction/core/advisor/context-gauge.js");
         const { measure } = await measureNextRequest(events, {
           config: config.values,
           env: context.env,

@@ -1,18 +1,18 @@
 /**
  * One `compact` run over a snapshot of a conversation (docs/compaction-model.md, "One compact run", steps 5–8), without the
  * store: plan the rules, preview the plan (`--dry-run`: ranges, labels, tokens before and after),
- * and turn what the compaction pipeline applied (src/query/compaction/apply.ts: summaries, events,
+ * and turn what the compaction pipeline applied (src/compaction/apply.ts: summaries, events,
  * one append under the lock) into the timeline and the summary checks that `render.ts` prints.
  *
  * Every event written has `source: "user"`, the `--note`, and for a summary `source: derived` with
  * the `recipe` (the model id or `builtin/digest`).
  */
-import type { NextRequestContext } from "../../core/advisor/next-request.js";
-import type { Keeping } from "../../core/compaction/keeping.js";
-import { type CompactionPlan, type CompactionSegment, planCompaction } from "../../core/compaction/plan.js";
-import { previewCompactions, savesAlmostNothing } from "../../core/compaction/preview.js";
-import { needsSummary, realizePlan } from "../../core/compaction/realize.js";
-import type { CompactionRule } from "../../core/compaction/rules.js";
+import type { NextRequestContext } from "../../compaction/core/advisor/next-request.js";
+import type { Keeping } from "../../compaction/core/keeping.js";
+import { type CompactionPlan, type CompactionSegment, planCompaction } from "../../compaction/core/plan.js";
+import { previewCompactions, savesAlmostNothing } from "../../compaction/core/preview.js";
+import { needsSummary, realizePlan } from "../../compaction/core/realize.js";
+import type { CompactionRule } from "../../compaction/core/rules.js";
 import { layoutCycles } from "../../core/conversation/cycles.js";
 import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
 import type { TokenCounter } from "../../core/conversation/tokens.js";
@@ -24,11 +24,11 @@ import {
   plannedSegmentLabel,
   plannedTimelineSegment,
   type TimelineSegment,
-} from "../../core/present/timeline.js";
-import type { SummaryLosses } from "../../core/summary/check.js";
-import { DIGEST_RECIPE, digestTurns } from "../../core/summary/digest.js";
+} from "../../compaction/core/timeline.js";
+import type { SummaryLosses } from "../../compaction/core/summary/check.js";
+import { DIGEST_RECIPE, digestTurns } from "../../compaction/core/summary/digest.js";
 import { CxcError } from "../../errors.js";
-import type { ApplyOutcome } from "../../query/compaction/apply.js";
+import type { ApplyOutcome } from "../../compaction/apply.js";
 import { applyRange } from "./options.js";
 
 /** The inputs of a run. */
@@ -52,7 +52,7 @@ export interface RunSegment {
   readonly summary?: { readonly modelId: string; readonly path?: string; readonly losses: SummaryLosses };
   /** Estimated tokens of the turns it covers, before and after (a dry run only). */
   readonly tokens?: { readonly before: number; readonly after: number };
-  /** True when it saves less than 1 % of its turns' tokens (core/compaction/preview.ts). */
+  /** True when it saves less than 1 % of its turns' tokens (compaction/core/preview.ts). */
   readonly savesLittle?: boolean;
 }
 
@@ -75,7 +75,7 @@ export type CompactionRunResult =
       readonly totals?: { readonly before: number; readonly after: number };
       /** The events the dry run previewed (never appended). */
       readonly previewed?: readonly Compaction[];
-      /** The context of the next request before and after (a dry run; core/advisor/next-request.ts). */
+      /** The context of the next request before and after (a dry run; compaction/core/advisor/next-request.ts). */
       readonly context?: { readonly before: NextRequestContext; readonly after: NextRequestContext };
     };
 
@@ -114,7 +114,7 @@ function timelineOf(
 }
 
 /**
- * The result of a real run, from what the pipeline applied (src/query/compaction/apply.ts); with
+ * The result of a real run, from what the pipeline applied (src/compaction/apply.ts); with
  * a token counter, each compaction's saving is judged on the same preview the dry run shows.
  */
 export function appliedResult(outcome: ApplyOutcome, countTokens?: TokenCounter): CompactionRunResult {
@@ -148,7 +148,7 @@ export function appliedResult(outcome: ApplyOutcome, countTokens?: TokenCounter)
 const EMPTY_LOSSES: SummaryLosses = { items: [], checked: 0 };
 
 /**
- * The dry-run preview (core/compaction/preview.ts): every planned segment with its label and the
+ * The dry-run preview (compaction/core/preview.ts): every planned segment with its label and the
  * estimated tokens of the turns it covers before and after it. A summary's size is estimated with
  * the digest (no model is called).
  */

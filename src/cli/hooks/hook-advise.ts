@@ -1,7 +1,8 @@
 /**
- * The advisor inside Claude Code, at `Stop`, once the transcript's reported usage reached the
- * notice line (run-hook.ts decides that). It is cxc's advisor (src/query/advisor-hook.ts) over the
- * transcript as cxc imports it, with the count Claude Code reported:
+ * The advisor inside Claude Code, at `Stop` (Gemini CLI: `AfterAgent`), once the transcript's
+ * reported usage reached the notice line (run-hook.ts decides that). It is cxc's advisor
+ * (src/compaction/advisor.ts) over the transcript as cxc imports it, with the count the agent
+ * reported:
  *
  * - with a decision model configured (`conversation.compaction.advisor.model`, `CXC_ADVISOR_MODEL`),
  *   the four questions and the tier table; without one, the token lines only, and the first
@@ -17,18 +18,23 @@
  * (transcript.ts), the output sanitized (hook-protocol.ts), a hand run that records nothing, and a
  * session record that cannot be written logged instead of losing the advice.
  */
-import { CUT_POINT_CONFIDENCE, cutPointCandidates, readAdvisorSettings } from "../../core/advisor/advisor.js";
+import {
+  CUT_POINT_CONFIDENCE,
+  cutPointCandidates,
+  readAdvisorSettings,
+} from "../../compaction/core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
-import { ASSUMED_CONTEXT_WINDOW } from "../../core/advisor/context-gauge.js";
-import { compactFocus, renderHookAdvice } from "../../core/advisor/hook-advice.js";
+import { ASSUMED_CONTEXT_WINDOW } from "../../compaction/core/advisor/context-gauge.js";
+import { compactFocus, renderHookAdvice } from "../../compaction/core/advisor/hook-advice.js";
 import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
 import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
-import { extractRangeFacts } from "../../core/summary/range-facts.js";
+import { importGeminiSession } from "../../core/interop/gemini.js";
+import { extractRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { groupTurns } from "../../core/conversation/turns.js";
 import { dropsEarlierReasoning, lookupModelLimits } from "../../llm/models.js";
 import type { LlmClient } from "../../llm/types.js";
-import { createAdvisor } from "../../query/advisor-hook.js";
+import { createAdvisor } from "../../compaction/advisor.js";
 import { loadPlainTokenCounter, newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
@@ -47,11 +53,23 @@ import { readTranscript } from "./transcript.js";
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
 
-/** The window of Claude Code's model, from cxc's table (dated names match their family). */
-function windowOf(model: string | undefined): number {
-  if (model === undefined) return ASSUMED_CONTEXT_WINDOW;
-  return lookupModelLimits({ provider: "anthropic", model }).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
+/** The provider of each agent's models, for cxc's table of windows. */
+function providerOf(run: HookRun): "anthropic" | "openai" | "google" {
+  return run.agent === "gemini" ? "google" : run.agent === "codex" ? "openai" : "anthropic";
 }
+
+/** The window of the agent's model, from cxc's table (dated names match their family). */
+function windowOf(run: HookRun, model: string | undefined): number {
+  if (model === undefined) return ASSUMED_CONTEXT_WINDOW;
+  return lookupModelLimits({ provider: providerOf(run), model }).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
+}
+
+/**
+ * Gemini CLI's `/compress` takes no instructions: the line to type is the command alone, and the
+ * facts a focus would ask to keep are added after its summary by the `BeforeModel` hook.
+ */
+const GEMINI_COMPRESS =
+  "/compress (cxc's hook adds the user's instructions and the files read and modified after Gemini's summary)";
 
 /** The advice for one `Stop`, as the hook's stdout ("" when nothing is announced). */
 export async function adviseInAgent(
@@ -63,7 +81,10 @@ export async function adviseInAgent(
   const { settings } = readAdvisorSettings(config, run.env);
   const transcript = readTranscript(input.transcriptPath);
   if (transcript.skipped > 0) logHookNote(run.env, run.agent, input.event, readInPart(transcript));
-  const imported = importClaudeCodeSession(transcript.text, input.transcriptPath);
+  const imported =
+    run.agent === "gemini"
+      ? importGeminiSession(transcript.text, input.transcriptPath)
+      : importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
   noteUnknownRecords(run, input, imported.value.summary);
   const events = imported.value.conversation.events;
@@ -93,7 +114,7 @@ export async function adviseInAgent(
     skipped === undefined ? initial.said_unavailable === true : initial.said_skipped === skipped.at;
   const printed: string[] = [];
   const notes: string[] = [];
-  const contextWindow = windowOf(usage.model);
+  const contextWindow = windowOf(run, usage.model);
   const advisor = createAdvisor({
     settings,
     decisionClient,
@@ -101,9 +122,14 @@ export async function adviseInAgent(
     ...(unavailable === undefined || toldBefore ? {} : { decisionUnavailable: unavailable }),
     contextWindow,
     // The context of the next request from the usage Claude Code recorded in the transcript
-    // (core/advisor/next-request.ts): its own system prompt and tools are in it.
+    // (compaction/core/advisor/next-request.ts): its own system prompt and tools are in it.
     countTokens: await loadPlainTokenCounter(),
-    requests: { dropsEarlierReasoning: dropsEarlierReasoning(usage.model ?? "", "anthropic") },
+    requests: {
+      dropsEarlierReasoning: dropsEarlierReasoning(
+        usage.model ?? "",
+        run.agent === "gemini" ? "google" : "anthropic",
+      ),
+    },
     clock: { now: timestampNow, newEventId },
     state: { load: store.load, save: (state) => store.save({ ...store.load(), ...state }) },
     print: (text) => printed.push(text),
@@ -120,6 +146,7 @@ export async function adviseInAgent(
     });
   }
   if (printed.length === 0) return notes.length === 0 ? "" : systemMessageOutput(notes.join("\n"));
+  if (run.agent === "gemini") return systemMessageOutput(renderHookAdvice(printed, GEMINI_COMPRESS, notes));
   const turns = groupTurns(events);
   const facts = extractRangeFacts(turns, input.cwd === undefined ? {} : { cwd: input.cwd });
   let liveFrom: string | undefined;

@@ -6,7 +6,7 @@
  * In the pinned Claude Code this hook runs after `PreCompact` and before the summary reaches the
  * transcript, so the transcript holds exactly the history being compacted; Codex runs it before
  * its next request. cxc converts the transcript as it does on import and extracts the range facts
- * of its raw turns (src/core/summary/range-facts.ts): the user's binding sentences verbatim and the
+ * of its raw turns (src/compaction/core/summary/range-facts.ts): the user's binding sentences verbatim and the
  * files the tool calls modified. The files read are left out (Claude Code re-reads and
  * re-attaches the files it was working on). The whole raw history is covered, not only what came
  * after an earlier compaction: a rule said in the first turn must hold after every compaction,
@@ -21,7 +21,12 @@
  * export marked pinned where they stood (core/conversation/summary-message.ts).
  */
 import type { ConfigTable } from "../../core/config.js";
-import { type HookInput, sessionContextOutput } from "../../core/interop/hook-protocol.js";
+import {
+  beforeModelContextOutput,
+  geminiCompressionSummaries,
+  type HookInput,
+  sessionContextOutput,
+} from "../../core/interop/hook-protocol.js";
 import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 import { type ConversationEvent, isTurnEvent, type ToolCallRequest } from "../../core/conversation/events.js";
@@ -31,7 +36,8 @@ import {
   renderPinnedMessages,
 } from "../../core/conversation/summary-message.js";
 import { importCodexSession } from "../../core/interop/codex.js";
-import { extractRangeFacts, renderRangeFacts } from "../../core/summary/range-facts.js";
+import { importGeminiSession } from "../../core/interop/gemini.js";
+import { extractRangeFacts, renderRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
 import { hookStatePath, loadHookState, logHookNote, saveHookState } from "./state.js";
@@ -90,13 +96,75 @@ export async function restoreAfterCompaction(
   input: HookInput,
   config: ConfigTable,
 ): Promise<string> {
-  const event = `${input.event} ${input.source ?? ""}`.trim();
   const transcript = readTranscript(input.transcriptPath, { keepHead: run.agent === "codex" });
+  const restored = restoreText(run, input, config, transcript);
+  return restored === "" ? "" : sessionContextOutput(restored);
+}
+
+/**
+ * The restore inside Gemini CLI, at `BeforeModel` when the request opens with Gemini's compression
+ * (run-hook.ts finds it): the same facts and pinned messages, added after Gemini's summary in this
+ * request and every later one until the next compression. Gemini CLI has no event after it
+ * compresses and no hook that adds to the history there, so the facts go into each request
+ * instead of the history; they are built once per compression (the session's record keeps them
+ * with the summary) and handed back from the record after that. A summary Gemini did not
+ * write in this session file (one a resumed cxc export opens with, which carries cxc's own facts)
+ * gets none.
+ */
+export async function restoreInGeminiRequest(
+  run: HookRun,
+  input: HookInput,
+  summary: { readonly index: number; readonly text: string },
+  config: ConfigTable,
+): Promise<string> {
+  const path = hookStatePath(run.env, run.agent, input.sessionId);
+  const state = loadHookState(path);
+  // Gemini sends its context message and the summary as one content: the summary ends it.
+  const known = state.gemini_restore;
+  let restored = known !== undefined && summary.text.endsWith(known.summary) ? known.text : undefined;
+  if (restored === undefined) {
+    const transcript = readTranscript(input.transcriptPath, { keepHead: true });
+    const own = [...geminiCompressionSummaries(transcript.text)].find(
+      (recorded) => recorded !== "" && summary.text.endsWith(recorded),
+    );
+    restored = own === undefined ? "" : restoreText(run, input, config, transcript);
+    if (run.handRun !== true) {
+      try {
+        saveHookState(path, {
+          ...loadHookState(path),
+          gemini_restore: { summary: own ?? summary.text, text: restored },
+        });
+      } catch (error) {
+        // Built again at the next request: slower, never wrong.
+        logHookNote(
+          run.env,
+          run.agent,
+          input.event,
+          `cannot record the restore in ${path} (${(error as Error).message})`,
+        );
+      }
+    }
+  }
+  return restored === "" || input.llmRequest === undefined
+    ? ""
+    : beforeModelContextOutput(input.llmRequest, summary.index, restored);
+}
+
+/** The facts and pinned messages of the transcript as one block ("" when there are none). */
+function restoreText(
+  run: HookRun,
+  input: HookInput,
+  config: ConfigTable,
+  transcript: TranscriptText,
+): string {
+  const event = `${input.event} ${input.source ?? ""}`.trim();
   if (transcript.skipped > 0) logHookNote(run.env, run.agent, event, readInPart(transcript));
   const imported =
     run.agent === "codex"
       ? importCodexSession(transcript.text, input.transcriptPath)
-      : importClaudeCodeSession(transcript.text, input.transcriptPath);
+      : run.agent === "gemini"
+        ? importGeminiSession(transcript.text, input.transcriptPath)
+        : importClaudeCodeSession(transcript.text, input.transcriptPath);
   if (!imported.ok) throw new Error(imported.error);
   noteUnknownRecords(run, input, imported.value.summary);
   const facts = extractRangeFacts(
@@ -104,9 +172,10 @@ export async function restoreAfterCompaction(
     input.cwd === undefined ? {} : { cwd: input.cwd },
   );
   const budget = restoreBudget(config);
-  const kept = { ...facts, filesRead: [] };
+  // Claude Code and Codex re-read the files they were working on; Gemini CLI does not.
+  const kept = run.agent === "gemini" ? facts : { ...facts, filesRead: [] };
   const rendered = renderRangeFacts(kept, { maxCharacters: budget, heading: HEADING });
-  const factCount = kept.filesModified.length + kept.bindingSentences.length;
+  const factCount = kept.filesModified.length + kept.bindingSentences.length + kept.filesRead.length;
   if (rendered.text === "" && factCount > 0) {
     logHookNote(
       run.env,
@@ -117,8 +186,7 @@ export async function restoreAfterCompaction(
   }
   const pinned = pinnedInTranscript(imported.value.conversation.events);
   if (rendered.text === "" && pinned.length === 0) return "";
-  const restored = [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
-  return sessionContextOutput(restored);
+  return [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
 }
 
 /**

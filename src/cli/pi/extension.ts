@@ -1,7 +1,7 @@
 /**
  * cxc's compaction advisor as a pi extension (dist/pi/extension.js; `package.json` declares it
  * as a pi package, so `pi install npm:cxc`, `pi install <cxc checkout>` and `pi -e <checkout>`
- * load it). It is cxc's advisor (src/query/advisor-hook.ts) over the pi session converted as
+ * load it). It is cxc's advisor (src/compaction/advisor.ts) over the pi session converted as
  * `cxc conversation import` converts one, with pi's own count of the context and pi's own model
  * API; docs/inside-agents.md describes it for users.
  *
@@ -31,11 +31,11 @@ import {
   moveCutEarlier,
   readAdvisorSettings,
   withPackageVariables,
-} from "../../core/advisor/advisor.js";
+} from "../../compaction/core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
-import { quoteRequest } from "../../core/advisor/hook-advice.js";
+import { quoteRequest } from "../../compaction/core/advisor/hook-advice.js";
 import type { LlmClient } from "../../llm/types.js";
-import { type Advisor, createAdvisor } from "../../query/advisor-hook.js";
+import { type Advisor, createAdvisor } from "../../compaction/advisor.js";
 import { createCompactNowTool } from "../../tools/compact-now.js";
 import { createShouldICompactTool } from "../../tools/should-i-compact.js";
 import type { Tool, ToolCallContext } from "../../tools/tool.js";
@@ -169,7 +169,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       ...(unavailable === undefined || told ? {} : { decisionUnavailable: unavailable }),
       contextWindow: usage?.contextWindow ?? ctx.model?.contextWindow,
       // The context of the next request from the usage pi recorded in the session
-      // (core/advisor/next-request.ts), counted as `cxc conversation stats` counts it.
+      // (compaction/core/advisor/next-request.ts), counted as `cxc conversation stats` counts it.
       countTokens: await loadPlainTokenCounter(),
       requests: { dropsEarlierReasoning: piDropsEarlierReasoning(ctx.model) },
       clock: { now: () => new Date().toISOString(), newEventId: () => `cxc-${Date.now().toString(36)}` },

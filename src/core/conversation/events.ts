@@ -143,7 +143,7 @@ function buildEventSchemas() {
     recipe: z.optional(z.string()),
     /**
      * The facts block cxc built from the raw events of the range when it wrote the summary (files
-     * read and modified, the user's binding sentences verbatim; core/summary/range-facts.ts).
+     * read and modified, the user's binding sentences verbatim; compaction/core/summary/range-facts.ts).
      * Projection shows it after the summary text, which stays as it was written. Absent on the
      * agents' own imported summaries and on those an older cxc wrote.
      */

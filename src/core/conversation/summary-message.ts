@@ -15,7 +15,7 @@
  *   …
  *   ```
  *
- * The facts block is stored with the compaction (`summary.facts`, core/summary/range-facts.ts);
+ * The facts block is stored with the compaction (`summary.facts`, compaction/core/summary/range-facts.ts);
  * the pinned messages are the raw messages of the summarized range that pins or keep rules hold
  * (pins.ts), each fenced by more backticks than any run inside it, in stream order. The pinned
  * section is always last, so it runs to the end of the message.

@@ -7,7 +7,7 @@
  *
  * Local counts are estimates: providers tokenize differently and add framing per message. The
  * provider's usage (see `ProviderUsage` for the convention) puts them on the provider's scale
- * (`plausibleScale`; the context gauge, core/advisor/context-gauge.ts, measures it).
+ * (`plausibleScale`; the context gauge, compaction/core/advisor/context-gauge.ts, measures it).
  */
 import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
 import { IN_TURN_SUMMARY_HEADING, SUMMARY_REQUEST_TEXT } from "./projection.js";
@@ -40,7 +40,7 @@ export type TokensByKind = Record<TokenKind, number>;
  * Convention: the prompt (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`)
  * is everything the request sent, system prompt and tool definitions included, and `output_tokens`
  * the answer (its reasoning included, `reasoning_tokens` of it where the provider says), so their
- * sum is the context after that request as the provider counts it (see core/advisor/next-request.ts).
+ * sum is the context after that request as the provider counts it (see compaction/core/advisor/next-request.ts).
  */
 export interface ProviderUsage {
   readonly input_tokens: number;

@@ -11,7 +11,7 @@
  * See docs/import-export.md for the mappings.
  */
 import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../conversation/events.js";
-import { buildCompactionEvent } from "../compaction/event.js";
+import { buildCompactionEvent } from "../../compaction/core/event.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat } from "./agents.js";
 import type { ImportedConversation, InteropResult } from "./jp.js";

@@ -610,7 +610,7 @@ export class GeminiSessionReader implements SessionIndexer {
     for (const result of results) drafts.add(result, where);
     const usage = usageOf(record.tokens);
     const last = responses.at(-1);
-    // Gemini CLI's own count: its system prompt and tools are in it (core/advisor/next-request.ts).
+    // Gemini CLI's own count: its system prompt and tools are in it (compaction/core/advisor/next-request.ts).
     if (usage !== undefined && last !== undefined)
       setMetadata(last, "usage", { ...usage, reported_by: "gemini" });
   }

@@ -16,8 +16,8 @@ export function registerConfigShow(config: Command): void {
       const { listConfigLeaves, lookupConfig } = await import("../../../core/config.js");
       const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
       for (const warning of effective.warnings) context.warn(warning);
-      const { advisorDefaultLeaves } = await import("../../../core/advisor/advisor.js");
-      const { SUMMARY_FALLBACK_KEY } = await import("../../../core/summary/summarizer.js");
+      const { advisorDefaultLeaves } = await import("../../../compaction/core/advisor/advisor.js");
+      const { SUMMARY_FALLBACK_KEY } = await import("../../../compaction/core/summary/summarizer.js");
       // Defaults that live in their readers, not in a layer; listed where nothing sets them.
       const set = (key: string) => lookupConfig(effective.values, key) !== undefined;
       const readerDefaults = [

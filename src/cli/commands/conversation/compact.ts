@@ -12,7 +12,7 @@ import { CxcError, usageError } from "../../../errors.js";
 import type { CompactFlags, CompactRequest } from "../../compaction/options.js";
 import type { CompactionRunResult } from "../../compaction/run.js";
 import type { EffectiveConfig } from "../../config.js";
-import type { NothingWhy } from "../../../core/compaction/plan.js";
+import type { NothingWhy } from "../../../compaction/core/plan.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
 import { attachedValue, collectAttached } from "../../flag-values.js";
@@ -286,7 +286,7 @@ async function runCompact(
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
   const rules = buildEffectiveRules(config.values, request.explicit, request.model);
   const { applyRange } = await import("../../compaction/options.js");
-  const { describeNothingToCompact } = await import("../../../core/present/nothing-to-compact.js");
+  const { describeNothingToCompact } = await import("../../../compaction/core/nothing-to-compact.js");
   const { countTurns } = await import("../../../core/conversation/turns.js");
   const { lookupConfig } = await import("../../../core/config.js");
   const { capitalize } = await import("../../../core/present/labels.js");
@@ -300,7 +300,7 @@ async function runCompact(
         request.explicit.rules.length === 0 &&
         lookupConfig(config.values, "conversation.compaction.rules") === undefined,
     });
-  const { keepingFor } = await import("../../../query/compaction/keeping.js");
+  const { keepingFor } = await import("../../../compaction/keeping.js");
   const runOptions = {
     rules,
     range: request.range,
@@ -325,7 +325,7 @@ async function runCompact(
           })
         : { kind: "nothing", message: plan.message, reason: explain(events, plan.why) };
   } else {
-    const { applyCompaction, lockedTarget } = await import("../../../query/compaction/apply.js");
+    const { applyCompaction, lockedTarget } = await import("../../../compaction/apply.js");
     const { assertNoOpenReview } = await import("../../../store/index.js");
     const { startProgress } = await import("../../compaction/progress.js");
     const { withInterrupts } = await import("../../interrupt.js");

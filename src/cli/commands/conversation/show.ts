@@ -28,7 +28,7 @@ export function registerShow(conversation: Command): void {
       const id = await resolveConversation(context, idArgument);
       const conversation = context.store.load(id);
       for (const warning of conversation.warnings) context.warn(warning);
-      const { findOpenReviews } = await import("../../../core/compaction/open-reviews.js");
+      const { findOpenReviews } = await import("../../../compaction/core/review/open-reviews.js");
       const review = context.store.reviewInfo(id);
       const proposal =
         review === undefined || conversation.archived
@@ -65,7 +65,7 @@ async function currentProposal(
   sourceId: string,
 ): Promise<ReviewProposalDetails | undefined> {
   const { findLatestProposal, renderProposalLine, validateProposal } = await import(
-    "../../../core/compaction/review.js"
+    "../../../compaction/core/review/review.js"
   );
   const recorded = findLatestProposal(reviewEvents);
   if (recorded === undefined || context.store.locate(sourceId) === undefined) return undefined;
@@ -75,7 +75,7 @@ async function currentProposal(
   const { proposal, turnCount } = validation;
   let checkItems = 0;
   if (proposal.summary !== undefined) {
-    const { checkSummary } = await import("../../../core/summary/check.js");
+    const { checkSummary } = await import("../../../compaction/core/summary/check.js");
     const { groupTurns } = await import("../../../core/conversation/turns.js");
     const range = {
       from: proposal.fromTurn - 1,

@@ -9,16 +9,16 @@
  * turn whose older tool results are masked (replaced by placeholders, docs/compaction.md) says how
  * many.
  *
- * The first line is the context gauge (core/advisor/context-gauge.ts): the context of the next
- * request (core/advisor/next-request.ts) against the model's window, where the figure comes from,
+ * The first line is the context gauge (compaction/core/advisor/context-gauge.ts): the context of the next
+ * request (compaction/core/advisor/next-request.ts) against the model's window, where the figure comes from,
  * what the compactions in force save and what the deferred ones save from the next turn; then
  * cxc's own estimate beside it while the two differ, or why the figure is an estimate.
  * A conversation imported from an agent or jp ends with where it came from.
  */
 import type { Command } from "commander";
-import type { DecisionUsage } from "../../../core/advisor/advisor.js";
-import type { ContextGauge } from "../../../core/advisor/context-gauge.js";
-import type { KeptCost } from "../../../core/compaction/keeping.js";
+import type { DecisionUsage } from "../../../compaction/core/advisor/advisor.js";
+import type { ContextGauge } from "../../../compaction/core/advisor/context-gauge.js";
+import type { KeptCost } from "../../../compaction/core/keeping.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { ProjectedTurn } from "../../../core/conversation/projection.js";
 import type { TokenSummary } from "../../../core/conversation/tokens.js";
@@ -55,7 +55,7 @@ export function registerStats(conversation: Command): void {
       );
       const gauge = await contextGauge(context, conversation.events, countTokens);
       const scale = gauge.scale;
-      const { keptCost } = await import("../../../core/compaction/keeping.js");
+      const { keptCost } = await import("../../../compaction/core/keeping.js");
       const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
@@ -85,7 +85,7 @@ export function registerStats(conversation: Command): void {
         });
         return;
       }
-      const { describeContextGauge } = await import("../../../core/advisor/context-gauge.js");
+      const { describeContextGauge } = await import("../../../compaction/core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
       const aside = await describeFigure(gauge, conversation.meta);
       if (aside !== undefined) context.out(aside);
@@ -108,7 +108,7 @@ async function contextGauge(
   events: readonly ConversationEvent[],
   countTokens: (text: string) => number,
 ): Promise<ContextGauge> {
-  const { measureContextGauge, nextTurnModel } = await import("../../../query/context-window.js");
+  const { measureContextGauge, nextTurnModel } = await import("../../../compaction/context-window.js");
   const { conversationOverhead } = await import("../../../query/request-overhead.js");
   const { loadConfig } = await import("../../config.js");
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });

@@ -1,5 +1,5 @@
 /**
- * `cxc hooks install [--agent claude-code|codex] [--user | --project [DIR] | --local [DIR]]
+ * `cxc hooks install [--agent claude-code|codex|gemini] [--user | --project [DIR] | --local [DIR]]
  * [--dry-run]`: adds cxc's hook entries to the agent's settings file (docs/inside-agents.md). Every
  * other byte stays; a second install changes nothing; a file the agent would read otherwise is
  * refused and left as it is (src/core/interop/agent-hooks.ts, src/cli/hooks/settings-file.ts).
@@ -94,6 +94,19 @@ export function registerHooksInstall(hooks: Command): void {
               ? "; `--local` writes .claude/settings.local.json instead, Claude Code's file for this machine only"
               : ""),
         );
+      }
+      if (agent === "gemini") {
+        const { geminiHooksSwitchedOff } = await import("../../hooks/agent-settings.js");
+        if (geminiHooksSwitchedOff(result.text)) {
+          context.warn(
+            `${path} switches Gemini CLI's hooks off (hooksConfig.enabled is false): cxc's hooks run once it is true; cxc leaves that setting to you`,
+          );
+        }
+        if (scope.kind === "project") {
+          context.hint(
+            "Gemini CLI runs a project's hooks only in a folder you trust (its folder-trust prompt, or /permissions)",
+          );
+        }
       }
       if (agent === "codex") {
         context.hint(

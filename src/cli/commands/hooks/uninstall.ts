@@ -1,5 +1,5 @@
 /**
- * `cxc hooks uninstall [--agent claude-code|codex] [--user | --project [DIR] | --local [DIR]]`:
+ * `cxc hooks uninstall [--agent claude-code|codex|gemini] [--user | --project [DIR] | --local [DIR]]`:
  * removes cxc's hook entries from the agent's settings file, and the lists and table they leave
  * empty, so a file cxc installed into is as it was before (docs/inside-agents.md). Nothing else
  * is touched; a file the agent would read otherwise is refused and left as it is. When the file
