@@ -550,7 +550,6 @@ describe("import --update", () => {
       appended_events: 0,
       new_turns: 0,
       turns: 3,
-      usage_backfilled: 0,
     });
   });
 
