@@ -75,8 +75,6 @@ export interface AgentUpdateOutcome {
   /** Turns the appended events start, and the conversation's turns now. */
   readonly newTurns: number;
   readonly turns: number;
-  /** Events brought in before cxc kept usage that now have the usage the agent recorded. */
-  readonly usageBackfilled: number;
   readonly warnings: readonly string[];
 }
 
@@ -186,18 +184,13 @@ function align(
   held: readonly ConversationEvent[],
   session: readonly ConversationEvent[],
   from: number,
-):
-  | { readonly next: number; readonly fresh: ConversationEvent[]; readonly matches: readonly number[] }
-  | { readonly differs: number } {
+): { readonly next: number; readonly fresh: ConversationEvent[] } | { readonly differs: number } {
   let next = from;
-  /** The session's event each held event is (by index). */
-  const matches: number[] = [];
   for (const [index, event] of held.entries()) {
     if (event.type === "config_delta") continue;
     const wanted = comparable(event);
     while (next < session.length && session[next]!.type === "config_delta") next += 1;
     if (next >= session.length || comparable(session[next]!) !== wanted) return { differs: index };
-    matches[index] = next;
     next += 1;
   }
   const settings = new Map<number, string>();
@@ -208,7 +201,6 @@ function align(
     const wanted = comparable(event);
     const found = [...settings].find(([, text]) => text === wanted);
     if (found === undefined) return { differs: index };
-    matches[index] = found[0];
     settings.delete(found[0]);
   }
   const fresh = [
@@ -217,7 +209,7 @@ function align(
       .slice(next)
       .filter((event, offset) => event.type !== "config_delta" || settings.has(next + offset)),
   ];
-  return { next, fresh, matches };
+  return { next, fresh };
 }
 
 /**
@@ -266,26 +258,9 @@ export async function updateFromAgentSession(
     const aligned = align(held, converted.events, from);
     if ("differs" in aligned) throw differs(loaded, held, positions, aligned.differs, converted);
     const fresh = aligned.fresh;
-    // Usage the agent recorded for requests brought in before cxc kept it: recorded now.
-    const usage: Record<string, unknown> = {};
-    held.forEach((event, index) => {
-      const now = converted.events[aligned.matches[index]!];
-      const reported = now?.type === "unknown" ? undefined : now?.metadata?.usage;
-      if (event.type !== "unknown" && reported !== undefined && event.metadata?.usage === undefined)
-        usage[event.id] = reported;
-    });
-    const backfilled = Object.keys(usage).length;
-    const outcome = {
-      agent,
-      file,
-      id: target.id,
-      via: target.via,
-      usageBackfilled: backfilled,
-      warnings: end.value.warnings,
-    } as const;
-    if (fresh.length > 0) refuseMisplacedContinuation(loaded, fresh, positions.at(-1), target, file);
-    if (backfilled > 0) locked.recordUsage(usage);
+    const outcome = { agent, file, id: target.id, via: target.via, warnings: end.value.warnings } as const;
     if (fresh.length === 0) return { ...outcome, appended: 0, newTurns: 0, turns: countTurns(loaded.events) };
+    refuseMisplacedContinuation(loaded, fresh, positions.at(-1), target, file);
     // The readers derive ids from positions in the session: one the log has already gets a new id.
     const ids = new Set(loaded.events.map(idOf));
     const appended = fresh.map((event) =>

@@ -142,8 +142,6 @@ export abstract class StoreBase implements Store {
   ): ConversationMeta;
   /** Replaces the advisor record of `id`; only a `LockedConversation` calls it, under the lock. */
   protected abstract saveAdvisorStateHeld(id: string, state: AdvisorState): void;
-  /** Adds usage by event id to the conversation's usage record (the lock is held). */
-  protected abstract recordUsageHeld(id: string, byEvent: Readonly<Record<string, unknown>>): void;
   abstract archive(id: string, now?: string): Promise<void>;
   abstract unarchive(id: string): Promise<boolean>;
   abstract remove(id: string): Promise<void>;
@@ -281,10 +279,6 @@ export abstract class StoreBase implements Store {
           this.writeMeta(id, updated);
           return updated;
         },
-        recordUsage: (byEvent) => {
-          holding("recordUsage");
-          this.recordUsageHeld(id, byEvent);
-        },
       };
       try {
         return await action(conversation);
@@ -313,21 +307,4 @@ export abstract class StoreBase implements Store {
       return updated;
     });
   }
-}
-
-/**
- * The events with the usage recorded beside the log (`USAGE_FILE`) merged into the `metadata.usage`
- * of the events it names that have none of their own.
- */
-export function withRecordedUsage(
-  events: readonly ConversationEvent[],
-  record: Readonly<Record<string, unknown>>,
-): ConversationEvent[] {
-  if (Object.keys(record).length === 0) return [...events];
-  return events.map((event) => {
-    if (event.type === "unknown") return event;
-    const usage = record[event.id];
-    if (usage === undefined || event.metadata?.usage !== undefined) return event;
-    return { ...event, metadata: { ...event.metadata, usage } } as ConversationEvent;
-  });
 }

@@ -24,7 +24,6 @@ import {
   reviewInfoFrom,
   reviewSourceFrom,
   StoreBase,
-  withRecordedUsage,
 } from "./common.js";
 import { timestampNow } from "./ids.js";
 import { defaultLockTimeout } from "./lock.js";
@@ -54,8 +53,6 @@ interface StoredConversation {
   archived: boolean;
   review?: ReviewInfo;
   advisor?: AdvisorState;
-  /** Usage recorded beside the log, by event id (`recordUsage`). */
-  usage?: Record<string, unknown>;
   readonly counts: CountCache;
   /** Bumped by every append. */
   revision: number;
@@ -162,13 +159,7 @@ export class MemoryStore extends StoreBase {
       if (!parsed.ok) throw new CxcError("internal", `a stored event no longer parses: ${parsed.error}`);
       return parsed.event;
     });
-    return {
-      header: found.header,
-      events: withRecordedUsage(events, found.usage ?? {}),
-      warnings: [],
-      meta: { ...found.meta },
-      archived: found.archived,
-    };
+    return { header: found.header, events, warnings: [], meta: { ...found.meta }, archived: found.archived };
   }
 
   readMeta(id: string): ConversationMeta {
@@ -217,11 +208,6 @@ export class MemoryStore extends StoreBase {
 
   protected saveAdvisorStateHeld(id: string, state: AdvisorState): void {
     this.#found(id).advisor = { ...state };
-  }
-
-  protected recordUsageHeld(id: string, byEvent: Readonly<Record<string, unknown>>): void {
-    const found = this.#found(id);
-    found.usage = { ...found.usage, ...byEvent };
   }
 
   async tokenCounter(id?: string): Promise<CachingTokenCounter> {

@@ -18,7 +18,7 @@ import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import { CxcError } from "../errors.js";
 import { parseStoreJson, unreadable, writeFileAtomic } from "./files.js";
 import type { ReviewFile } from "./review-record.js";
-import { ADVISOR_FILE, META_FILE, REVIEW_FILE, USAGE_FILE } from "./paths.js";
+import { ADVISOR_FILE, META_FILE, REVIEW_FILE } from "./paths.js";
 import type { ConversationMeta } from "./port.js";
 
 export function readMeta(directory: string): ConversationMeta {
@@ -110,18 +110,6 @@ export function readAdvisorRecord(directory: string): unknown {
 
 export function writeAdvisorRecord(directory: string, state: AdvisorState): void {
   writeJson(join(directory, ADVISOR_FILE), state);
-}
-
-/** The usage record of the conversation in `directory` (`USAGE_FILE`): usage by event id. */
-export function readUsageRecord(directory: string): Record<string, unknown> {
-  const record = readRecord(join(directory, USAGE_FILE));
-  return typeof record === "object" && record !== null && !Array.isArray(record)
-    ? (record as Record<string, unknown>)
-    : {};
-}
-
-export function writeUsageRecord(directory: string, record: Readonly<Record<string, unknown>>): void {
-  writeJson(join(directory, USAGE_FILE), record);
 }
 
 /**

@@ -55,8 +55,3 @@ export const META_FILE = "meta.json";
 export const REVIEW_FILE = "review.json";
 /** What the compaction advisor remembers about the conversation. */
 export const ADVISOR_FILE = "advisor.json";
-/**
- * Usage an agent recorded for events imported before cxc kept it, by event id (`import --update`
- * brings it): merged into those events' `metadata.usage` as they are loaded; the log is not changed.
- */
-export const USAGE_FILE = "usage.json";

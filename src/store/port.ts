@@ -199,11 +199,6 @@ export interface LockedConversation {
   saveAdvisorState(state: AdvisorState): void;
   /** Replaces metadata fields (atomically), with the lock already held. */
   updateMeta(change: (meta: ConversationMeta) => ConversationMeta): ConversationMeta;
-  /**
-   * Records usage an agent reported for events already stored without it, by event id (kept beside
-   * the log and merged into those events' `metadata.usage` as they are loaded; see `USAGE_FILE`).
-   */
-  recordUsage(byEvent: Readonly<Record<string, unknown>>): void;
 }
 
 /** The whole store. */

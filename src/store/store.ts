@@ -26,7 +26,6 @@ import {
   reviewInfoFrom,
   reviewSourceFrom,
   StoreBase,
-  withRecordedUsage,
 } from "./common.js";
 import { isDebrisName, sweepDebris } from "./debris.js";
 import { syncDirectory, unreadable } from "./files.js";
@@ -38,12 +37,10 @@ import {
   readAdvisorRecord,
   readMeta,
   readReviewRecord,
-  readUsageRecord,
   withoutKey,
   writeAdvisorRecord,
   writeMeta,
   writeReviewRecord,
-  writeUsageRecord,
 } from "./meta.js";
 import { archiveDirectory, conversationsDirectory, EVENTS_FILE, resolveStoreLocation } from "./paths.js";
 import type {
@@ -197,8 +194,7 @@ export class ConversationStore extends StoreBase {
     return this.#read(id, (found) => {
       const log = readLog(found.directory);
       const meta = readMeta(found.directory);
-      const events = withRecordedUsage(log.events, readUsageRecord(found.directory));
-      return { ...log, events, meta, archived: found.archived, directory: found.directory };
+      return { ...log, meta, archived: found.archived, directory: found.directory };
     });
   }
 
@@ -261,11 +257,6 @@ export class ConversationStore extends StoreBase {
 
   protected saveAdvisorStateHeld(id: string, state: AdvisorState): void {
     writeAdvisorRecord(this.#found(id).directory, state);
-  }
-
-  protected recordUsageHeld(id: string, byEvent: Readonly<Record<string, unknown>>): void {
-    const { directory } = this.#found(id);
-    writeUsageRecord(directory, { ...readUsageRecord(directory), ...byEvent });
   }
 
   async tokenCounter(id?: string): Promise<CachingTokenCounter> {

@@ -37,7 +37,6 @@ export async function recordingStore(...conversations: CreateOptions[]): Promise
         },
         saveAdvisorState: (state) => conversation.saveAdvisorState(state),
         updateMeta: (change) => conversation.updateMeta(change),
-        recordUsage: (byEvent) => conversation.recordUsage(byEvent),
       }),
     );
   const holding = <T>(id: string, action: (conversation: LockedConversation) => T | Promise<T>) =>

@@ -309,15 +309,8 @@ async function reportUpdate(
       appended_events: outcome.appended,
       new_turns: outcome.newTurns,
       turns: outcome.turns,
-      usage_backfilled: outcome.usageBackfilled,
     });
     return;
-  }
-  if (outcome.usageBackfilled > 0) {
-    const { formatCount } = await import("../../../core/present/labels.js");
-    context.info(
-      `${formatCount(outcome.usageBackfilled, "request")} brought in before cxc kept usage now ${outcome.usageBackfilled === 1 ? "has" : "have"} the usage the agent recorded.`,
-    );
   }
   const { formatCount } = await import("../../../core/present/labels.js");
   const via = outcome.via === "import" ? "imported from it" : "exported to it";

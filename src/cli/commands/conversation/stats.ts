@@ -186,7 +186,7 @@ async function estimateExplanation(
   if (source !== "cxc" && source !== "jp")
     return (
       `estimated: this session was imported before cxc kept each request's usage, so ${sourceName(source)}'s own count is not here; ` +
-      "`cxc conversation import FILE --update` brings it (docs/context.md)"
+      "importing the session file again brings it (docs/context.md)"
     );
   return "estimated: no request of this conversation has reported usage yet, so cxc counted the system prompt, tools and conversation itself";
 }
