@@ -11,6 +11,7 @@ import { importCodexSession } from "../../core/interop/codex.js";
 import { importGeminiSession } from "../../core/interop/gemini.js";
 import type { HookInput } from "../../core/interop/hook-protocol.js";
 import { convertOpencodeSession } from "../../core/interop/opencode.js";
+import { loadOpencodeSource } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { logHookNote } from "./state.js";
 import { readTranscript, type TranscriptText } from "./transcript.js";
@@ -37,7 +38,7 @@ export async function loadHookSession(
 ): Promise<HookSession> {
   const event = `${input.event} ${input.source ?? ""}`.trim();
   if (run.agent === "opencode") {
-    const { openOpencodeSource } = await import("../../store/opencode-source.js");
+    const { openOpencodeSource } = await loadOpencodeSource();
     const source = openOpencodeSource(input.transcriptPath, run.env);
     try {
       const document = source.load(input.sessionId);

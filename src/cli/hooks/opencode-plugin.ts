@@ -18,7 +18,11 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { SettingsEdit } from "../../core/interop/agent-hooks.js";
-import type { HookScope } from "./agent-settings.js";
+
+/** Which folder: the user's, or a project's (as `agent-settings.ts`'s `HookScope`). */
+type PluginScope =
+  | { readonly kind: "user" }
+  | { readonly kind: "project" | "local"; readonly directory: string };
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -43,7 +47,7 @@ function configDirectory(env: Environment): string {
 }
 
 /** Where cxc's plugin file goes for `scope`. */
-export function opencodePluginPath(scope: HookScope, env: Environment, cwd: string): string {
+export function opencodePluginPath(scope: PluginScope, env: Environment, cwd: string): string {
   if (scope.kind === "user") return join(configDirectory(env), "plugins", "cxc.js");
   return join(resolve(cwd, scope.directory), ".opencode", "plugins", "cxc.js");
 }
