@@ -18,6 +18,7 @@
  * automatic compaction records in its metadata). Every automatic compaction prints what it did and
  * how to undo it. Failures are swallowed through the advisor's warn-once reporting.
  */
+import { cutNote } from "../compaction/core/tool/compact-tool.js";
 import { keepingFor } from "../compaction/keeping.js";
 import {
   AUTO_METADATA_KEY,
@@ -269,8 +270,10 @@ async function applyCut(
   turn: number,
 ): Promise<Compaction[]> {
   const now = options.clock.now();
-  const note = (request.note ?? WHY_TEXT[request.why]).slice(0, 200);
-  const rules = buildAutoRules(request.note, options.auto.rules).map((rule) => ({
+  // compact_now's note, cut as the `compact` tool cuts one (the call's arguments keep it whole).
+  const focus = request.note === undefined ? undefined : cutNote(request.note);
+  const note = focus ?? WHY_TEXT[request.why];
+  const rules = buildAutoRules(focus, options.auto.rules).map((rule) => ({
     ...rule,
     keep_last: cutBound(cut),
   }));

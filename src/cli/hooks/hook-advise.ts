@@ -33,9 +33,6 @@ import {
 } from "../../compaction/core/advisor/hook-advice.js";
 import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
 import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
-import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
-import { importCodexSession } from "../../core/interop/codex.js";
-import { importGeminiSession } from "../../core/interop/gemini.js";
 import { extractRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { groupTurns } from "../../core/conversation/turns.js";
 import { dropsEarlierReasoning, lookupModelLimits } from "../../llm/models.js";
@@ -44,24 +41,34 @@ import { createAdvisor } from "../../compaction/advisor.js";
 import { loadPlainTokenCounter, newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
-import { noteUnknownRecords, readInPart } from "./hook-restore.js";
+import { noteUnknownRecords } from "./hook-restore.js";
+import { loadHookSession } from "./hook-sessions.js";
 import {
   type DecisionFailure,
   type HookSessionState,
   hookStatePath,
   loadHookState,
   logHookFailure,
-  logHookNote,
   saveHookState,
 } from "./state.js";
-import { readTranscript } from "./transcript.js";
 
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
 
-/** The provider of each agent's models, for cxc's table of windows. */
-function providerOf(run: HookRun): "anthropic" | "openai" | "google" {
-  return run.agent === "gemini" ? "google" : run.agent === "codex" ? "openai" : "anthropic";
+/**
+ * The provider and model of the agent's usage, for cxc's table of windows: opencode names both
+ * (`provider/model`), the others use one provider's models.
+ */
+function modelOf(run: HookRun, model: string | undefined): { provider: string; model: string } | undefined {
+  if (model === undefined) return undefined;
+  if (run.agent === "opencode") {
+    const slash = model.indexOf("/");
+    return slash <= 0 ? undefined : { provider: model.slice(0, slash), model: model.slice(slash + 1) };
+  }
+  return {
+    provider: run.agent === "gemini" ? "google" : run.agent === "codex" ? "openai" : "anthropic",
+    model,
+  };
 }
 
 /**
@@ -70,19 +77,32 @@ function providerOf(run: HookRun): "anthropic" | "openai" | "google" {
  */
 function windowOf(run: HookRun, usage: ReportedUsage): number {
   if (usage.window !== undefined) return usage.window;
-  if (usage.model === undefined) return ASSUMED_CONTEXT_WINDOW;
-  return (
-    lookupModelLimits({ provider: providerOf(run), model: usage.model }).contextWindow ??
-    ASSUMED_CONTEXT_WINDOW
-  );
+  const id = modelOf(run, usage.model);
+  if (id === undefined) return ASSUMED_CONTEXT_WINDOW;
+  return lookupModelLimits(id).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
+}
+
+/** The wire the agent's model speaks, for what its requests keep of earlier reasoning. */
+function wireOf(provider: string | undefined): "anthropic" | "responses" | "chat" | "google" {
+  if (provider === "google") return "google";
+  if (provider === "openai") return "responses";
+  return provider === undefined || provider === "anthropic" ? "anthropic" : "chat";
 }
 
 /**
- * Gemini CLI's `/compress` takes no instructions: the line to type is the command alone, and the
- * facts a focus would ask to keep are added after its summary by the `BeforeModel` hook.
+ * The line to type where the agent's command takes no instructions (Gemini CLI's `/compress`,
+ * opencode's `/compact`): the command alone; the facts a focus would ask to keep are added after
+ * the agent's summary by cxc's hook or plugin.
  */
-const GEMINI_COMPRESS =
-  "/compress (cxc's hook adds the user's instructions and the files read and modified after Gemini's summary)";
+const COMPACT_COMMANDS: Partial<Record<HookRun["agent"], string>> = {
+  gemini:
+    "/compress (cxc's hook adds the user's instructions and the files read and modified after Gemini's summary)",
+  // Codex's /compact takes no instructions either: cxc's restore after it brings back what its
+  // summary drops.
+  codex: "/compact (cxc's hook adds the user's instructions and the files read and modified after Codex's summary)",
+  opencode:
+    "/compact (cxc's plugin adds the user's instructions and the files read and modified after opencode's summary)",
+};
 
 /** The advice for one `Stop`, as the hook's stdout ("" when nothing is announced). */
 export async function adviseInAgent(
@@ -92,17 +112,9 @@ export async function adviseInAgent(
   usage: ReportedUsage,
 ): Promise<string> {
   const { settings } = readAdvisorSettings(config, run.env);
-  const transcript = readTranscript(input.transcriptPath, { keepHead: run.agent === "codex" });
-  if (transcript.skipped > 0) logHookNote(run.env, run.agent, input.event, readInPart(transcript));
-  const imported =
-    run.agent === "gemini"
-      ? importGeminiSession(transcript.text, input.transcriptPath)
-      : run.agent === "codex"
-        ? importCodexSession(transcript.text, input.transcriptPath)
-        : importClaudeCodeSession(transcript.text, input.transcriptPath);
-  if (!imported.ok) throw new Error(imported.error);
-  noteUnknownRecords(run, input, imported.value.summary);
-  const events = imported.value.conversation.events;
+  const session = await loadHookSession(run, input);
+  noteUnknownRecords(run, input, session.summary);
+  const events = session.events;
   const statePath = hookStatePath(run.env, run.agent, input.sessionId);
   const store = sessionRecord(run, statePath);
   const initial = store.load();
@@ -141,8 +153,8 @@ export async function adviseInAgent(
     countTokens: await loadPlainTokenCounter(),
     requests: {
       dropsEarlierReasoning: dropsEarlierReasoning(
-        usage.model ?? "",
-        run.agent === "gemini" ? "google" : run.agent === "codex" ? "responses" : "anthropic",
+        modelOf(run, usage.model)?.model ?? "",
+        wireOf(modelOf(run, usage.model)?.provider),
       ),
     },
     clock: { now: timestampNow, newEventId },
@@ -161,10 +173,8 @@ export async function adviseInAgent(
     });
   }
   if (printed.length === 0) return notes.length === 0 ? "" : systemMessageOutput(notes.join("\n"));
-  if (run.agent === "gemini") return systemMessageOutput(renderHookAdvice(printed, GEMINI_COMPRESS, notes));
-  // Codex's /compact takes no instructions: the advice says when, and cxc's restore after it
-  // brings back what its summary drops.
-  if (run.agent === "codex") return systemMessageOutput(renderHookAdvice(printed, "/compact", notes));
+  const command = COMPACT_COMMANDS[run.agent];
+  if (command !== undefined) return systemMessageOutput(renderHookAdvice(printed, command, notes));
   const turns = groupTurns(events);
   const facts = extractRangeFacts(turns, input.cwd === undefined ? {} : { cwd: input.cwd });
   let liveFrom: LiveFrom | undefined;

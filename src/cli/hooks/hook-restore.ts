@@ -23,11 +23,12 @@
 import type { ConfigTable } from "../../core/config.js";
 import {
   beforeModelContextOutput,
+  contextOutput,
   geminiCompressionSummaries,
   type HookInput,
   sessionContextOutput,
 } from "../../core/interop/hook-protocol.js";
-import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../core/interop/claude-code.js";
+import { CXC_PINNED_KEY } from "../../core/interop/claude-code.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 import { type ConversationEvent, isTurnEvent, type ToolCallRequest } from "../../core/conversation/events.js";
 import {
@@ -35,15 +36,14 @@ import {
   pinnedSectionOf,
   renderPinnedMessages,
 } from "../../core/conversation/summary-message.js";
-import { importCodexSession } from "../../core/interop/codex.js";
-import { importGeminiSession } from "../../core/interop/gemini.js";
 import { extractRangeFacts, renderRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
 import { hookStatePath, loadHookState, logHookNote, saveHookState } from "./state.js";
 import type { AgentImportSummary } from "../../core/interop/agent-session.js";
 import { describeUnknown } from "../../core/interop/agent-versions.js";
-import { readTranscript, type TranscriptText } from "./transcript.js";
+import { type HookSession, loadHookSession } from "./hook-sessions.js";
+import { readTranscript } from "./transcript.js";
 
 /**
  * Logs, once per session, what the reader did not know of the transcript (records of a newer
@@ -62,12 +62,6 @@ export function noteUnknownRecords(run: HookRun, input: HookInput, summary: Agen
   } catch {
     // Said again next time: a repeated note, nothing worse.
   }
-}
-
-/** The note for a transcript read from its end only. */
-export function readInPart(transcript: TranscriptText): string {
-  const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  return `the transcript is ${mib(transcript.size)}: read its last ${mib(transcript.size - transcript.skipped)}, so what came before (${mib(transcript.skipped)}) is not covered`;
 }
 
 /** The restore's budget when none is configured. */
@@ -96,9 +90,38 @@ export async function restoreAfterCompaction(
   input: HookInput,
   config: ConfigTable,
 ): Promise<string> {
-  const transcript = readTranscript(input.transcriptPath, { keepHead: run.agent === "codex" });
-  const restored = restoreText(run, input, config, transcript);
+  const restored = restoreText(run, input, config, await loadHookSession(run, input));
   return restored === "" ? "" : sessionContextOutput(restored);
+}
+
+/**
+ * The restore inside opencode, asked by cxc's plugin (src/cli/opencode/plugin.ts): at
+ * `experimental.chat.messages.transform` when the request holds opencode's summary, the facts and
+ * pinned messages the plugin adds after it; at `experimental.session.compacting`, the same for
+ * opencode's summarizer prompt, only when `hooks.restore.compaction_prompt` is true. The session
+ * is read from opencode's database.
+ */
+export async function restoreInOpencode(
+  run: HookRun,
+  input: HookInput,
+  config: ConfigTable,
+): Promise<string> {
+  if (input.event === "experimental.session.compacting" && !restoreInCompactionPrompt(config)) return "";
+  const restored = restoreText(run, input, config, await loadHookSession(run, input));
+  return restored === "" ? "" : contextOutput(input.event, restored);
+}
+
+/** `hooks.restore.compaction_prompt`: the facts given to the agent's summarizer too (opencode). */
+export function restoreInCompactionPrompt(config: ConfigTable): boolean {
+  const hooks = config.hooks;
+  const restore =
+    typeof hooks === "object" && hooks !== null && !Array.isArray(hooks) ? hooks.restore : undefined;
+  return (
+    typeof restore === "object" &&
+    restore !== null &&
+    !Array.isArray(restore) &&
+    restore.compaction_prompt === true
+  );
 }
 
 /**
@@ -127,7 +150,8 @@ export async function restoreInGeminiRequest(
     const own = [...geminiCompressionSummaries(transcript.text)].find(
       (recorded) => recorded !== "" && summary.text.endsWith(recorded),
     );
-    restored = own === undefined ? "" : restoreText(run, input, config, transcript);
+    restored =
+      own === undefined ? "" : restoreText(run, input, config, await loadHookSession(run, input, transcript));
     if (run.handRun !== true) {
       try {
         saveHookState(path, {
@@ -150,30 +174,17 @@ export async function restoreInGeminiRequest(
     : beforeModelContextOutput(input.llmRequest, summary.index, restored);
 }
 
-/** The facts and pinned messages of the transcript as one block ("" when there are none). */
-function restoreText(
-  run: HookRun,
-  input: HookInput,
-  config: ConfigTable,
-  transcript: TranscriptText,
-): string {
+/** The facts and pinned messages of the session as one block ("" when there are none). */
+function restoreText(run: HookRun, input: HookInput, config: ConfigTable, session: HookSession): string {
   const event = `${input.event} ${input.source ?? ""}`.trim();
-  if (transcript.skipped > 0) logHookNote(run.env, run.agent, event, readInPart(transcript));
-  const imported =
-    run.agent === "codex"
-      ? importCodexSession(transcript.text, input.transcriptPath)
-      : run.agent === "gemini"
-        ? importGeminiSession(transcript.text, input.transcriptPath)
-        : importClaudeCodeSession(transcript.text, input.transcriptPath);
-  if (!imported.ok) throw new Error(imported.error);
-  noteUnknownRecords(run, input, imported.value.summary);
+  noteUnknownRecords(run, input, session.summary);
   const facts = extractRangeFacts(
-    groupTurns(imported.value.conversation.events),
+    groupTurns(session.events),
     input.cwd === undefined ? {} : { cwd: input.cwd },
   );
   const budget = restoreBudget(config);
-  // Claude Code and Codex re-read the files they were working on; Gemini CLI does not.
-  const kept = run.agent === "gemini" ? facts : { ...facts, filesRead: [] };
+  // Claude Code and Codex re-read the files they were working on; Gemini CLI and opencode do not.
+  const kept = run.agent === "gemini" || run.agent === "opencode" ? facts : { ...facts, filesRead: [] };
   const rendered = renderRangeFacts(kept, { maxCharacters: budget, heading: HEADING });
   const factCount = kept.filesModified.length + kept.bindingSentences.length + kept.filesRead.length;
   if (rendered.text === "" && factCount > 0) {
@@ -184,7 +195,7 @@ function restoreText(
       `hooks.restore.max_characters is ${budget}, too small for the restore's heading (${HEADING.length} characters) and one fact: all ${factCount} facts were left out; raise it (the default is ${DEFAULT_RESTORE_CHARACTERS})`,
     );
   }
-  const pinned = pinnedInTranscript(imported.value.conversation.events);
+  const pinned = pinnedInTranscript(session.events);
   if (rendered.text === "" && pinned.length === 0) return "";
   return [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
 }

@@ -8,6 +8,8 @@
  *   request, against the advisor's notice line. Below it, it prints nothing, having read only the
  *   transcript's tail and the configuration; at the line and above, the advisor's tier is shown to
  *   the user (hook-advise.ts).
+ * - opencode, through cxc's plugin (src/cli/opencode/plugin.ts): `session.idle` advises with the
+ *   usage the plugin saw; the restore is asked when a request holds opencode's summary.
  * - `SessionStart` with source `compact`: the facts of the conversation being compacted, as
  *   context for the model after the agent's own summary (hook-restore.ts). Gemini CLI has no event
  *   after it compresses: its `BeforeModel` request is looked at instead, and one that opens with
@@ -27,6 +29,7 @@ import {
   lastGeminiUsage,
   lastReportedUsage,
   parseHookInput,
+  type ReportedUsage,
 } from "../../core/interop/hook-protocol.js";
 import { loadConfig } from "../config.js";
 import { logHookFailure } from "./state.js";
@@ -44,6 +47,7 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     const input = parsed.input;
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
     if (run.agent === "gemini") return await geminiEvent(run, input);
+    if (run.agent === "opencode") return await opencodeEvent(run, input);
     if (input.event === "Stop") return await advise(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
@@ -75,15 +79,41 @@ async function geminiEvent(run: HookRun, input: HookInput): Promise<string> {
   );
 }
 
-/** The `Stop` (`AfterAgent`) job: silent below the notice line; see the module comment. */
+/**
+ * What cxc's opencode plugin asks (src/cli/opencode/plugin.ts): `session.idle` advises, with the
+ * usage the plugin saw; `experimental.chat.messages.transform` and
+ * `experimental.session.compacting` restore, from opencode's database.
+ */
+async function opencodeEvent(run: HookRun, input: HookInput): Promise<string> {
+  if (input.event === "session.idle") return await advise(run, input);
+  if (
+    input.event !== "experimental.chat.messages.transform" &&
+    input.event !== "experimental.session.compacting"
+  )
+    return "";
+  const { restoreInOpencode } = await import("./jobs.js");
+  return await restoreInOpencode(run, input, loadConfig({ cwd: input.cwd ?? run.cwd, env: run.env }).values);
+}
+
+/** The agent's last reported usage: its transcript's tail, or what the plugin handed over. */
+function reportedUsage(run: HookRun, input: HookInput): ReportedUsage | undefined {
+  if (run.agent === "opencode") {
+    return input.contextTokens === undefined || input.contextTokens === 0
+      ? undefined
+      : { tokens: input.contextTokens, ...(input.model === undefined ? {} : { model: input.model }) };
+  }
+  return searchTail(
+    input.transcriptPath,
+    run.agent === "gemini" ? lastGeminiUsage : run.agent === "codex" ? lastCodexUsage : lastReportedUsage,
+  );
+}
+
+/** The `Stop` (`AfterAgent`, `session.idle`) job: silent below the notice line; see the module comment. */
 async function advise(run: HookRun, input: HookInput): Promise<string> {
   const config = loadConfig({ cwd: input.cwd ?? run.cwd, env: run.env }).values;
   const { settings } = readAdvisorSettings(config, run.env);
   if (!settings.enabled) return "";
-  const usage = searchTail(
-    input.transcriptPath,
-    run.agent === "gemini" ? lastGeminiUsage : run.agent === "codex" ? lastCodexUsage : lastReportedUsage,
-  );
+  const usage = reportedUsage(run, input);
   if (usage === undefined || usage.tokens < settings.lines.notice) return "";
   const { adviseInAgent } = await import("./jobs.js");
   return adviseInAgent(run, input, config, usage);

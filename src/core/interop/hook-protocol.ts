@@ -33,6 +33,12 @@ export interface HookInput {
    * text of each content, `{role, content}`), which the hook may hand back changed.
    */
   readonly llmRequest?: Readonly<Record<string, unknown>>;
+  /**
+   * cxc's opencode plugin: the context of the session's last request as opencode's provider
+   * reported it (input, cache and output tokens), and its model (`provider/model`).
+   */
+  readonly contextTokens?: number;
+  readonly model?: string;
 }
 
 /** Reads a hook's stdin, or says what is wrong with it. */
@@ -58,6 +64,13 @@ export function parseHookInput(text: string): { ok: true; input: HookInput } | {
   const cwd = field("cwd");
   const source = field("source");
   const compactSummary = field("compact_summary");
+  const model = field("model");
+  const contextTokens =
+    typeof record.context_tokens === "number" &&
+    Number.isFinite(record.context_tokens) &&
+    record.context_tokens >= 0
+      ? record.context_tokens
+      : undefined;
   const llmRequest =
     typeof record.llm_request === "object" &&
     record.llm_request !== null &&
@@ -74,6 +87,8 @@ export function parseHookInput(text: string): { ok: true; input: HookInput } | {
       ...(source === undefined ? {} : { source }),
       ...(compactSummary === undefined ? {} : { compactSummary }),
       ...(llmRequest === undefined ? {} : { llmRequest }),
+      ...(contextTokens === undefined ? {} : { contextTokens }),
+      ...(model === undefined ? {} : { model }),
     },
   };
 }
@@ -195,8 +210,13 @@ export function systemMessageOutput(message: string): string {
  * agent may show it), as JSON without a raw control byte.
  */
 export function sessionContextOutput(context: string): string {
+  return contextOutput("SessionStart", context);
+}
+
+/** The same output for another event (cxc's opencode plugin reads it), sanitized alike. */
+export function contextOutput(event: string, context: string): string {
   return stringifyJson({
-    hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sanitizeTerminalText(context) },
+    hookSpecificOutput: { hookEventName: event, additionalContext: sanitizeTerminalText(context) },
   });
 }
 

@@ -24,7 +24,7 @@ export function withScopeOptions(command: Command): Command {
     .option("--agent <agent>", `the agent: ${HOOK_AGENTS.join(", ")}`, "claude-code")
     .option(
       "--project [dir]",
-      "the project's shared settings (DIR/.claude/settings.json, Codex: DIR/.codex/hooks.json, Gemini CLI: DIR/.gemini/settings.json; default DIR: the working directory)",
+      "the project's shared settings (DIR/.claude/settings.json, Codex: DIR/.codex/hooks.json, Gemini CLI: DIR/.gemini/settings.json, opencode: DIR/.opencode/plugins/cxc.js; default DIR: the working directory)",
     )
     .option(
       "--local [dir]",
@@ -32,7 +32,7 @@ export function withScopeOptions(command: Command): Command {
     )
     .option(
       "--user",
-      "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json; the default)",
+      "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.config/opencode/plugins/cxc.js; the default)",
     );
 }
 
