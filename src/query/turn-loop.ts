@@ -17,6 +17,7 @@
  * a `CxcError`; tool failures never end the turn, they are answers for the model.
  */
 import type { Keeping } from "../compaction/core/keeping.js";
+import type { CompactionEnvironment } from "../compaction/environment.js";
 import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../core/conversation/events.js";
 import {
   createStreamFold,
@@ -79,7 +80,7 @@ export interface TurnDisplay {
 
 /**
  * Optional points where the compaction advisor and automatic compaction join the loop (see
- * src/query/auto-compact.ts). Each returns events for the loop to store (a steering message, a
+ * src/compaction/automatic.ts). Each returns events for the loop to store (a steering message, a
  * compaction); hooks swallow their own failures.
  */
 export interface TurnHooks {
@@ -127,6 +128,8 @@ export interface TurnOptions {
   readonly hooks?: TurnHooks;
   /** What compactions keep by construction (the `compact` tool's plans). */
   readonly keeping?: Keeping;
+  /** The process's compaction environment, for the tools that compact. */
+  readonly compaction?: CompactionEnvironment;
   /** The context of the next request, as this turn measures it (the `compact` tool's approval). */
   readonly measureNextRequest?: ToolCallContext["measureNextRequest"];
 }
@@ -386,6 +389,7 @@ async function executeCall(
     cwd: options.cwd,
     store: readOnly(options.store),
     ...(options.keeping === undefined ? {} : { keeping: options.keeping }),
+    ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
     ...(options.measureNextRequest === undefined ? {} : { measureNextRequest: options.measureNextRequest }),
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),

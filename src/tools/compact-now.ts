@@ -5,16 +5,17 @@
  *
  * It never compacts inside the tool: compacting here would change the context under the loop that
  * is running the call. The successful call, stored in the conversation like any other, is the
- * schedule; at the end of the turn the automatic-compaction hook (src/query/auto-compact.ts) finds
+ * schedule; at the end of the turn the automatic-compaction hook (src/compaction/automatic.ts) finds
  * it and records the compaction, which activates when the next turn starts. A bad note is a tool
  * error and schedules nothing.
  */
 import * as z from "zod";
+import { COMPACT_NOW_NAME } from "../compaction/core/advisor/advisor.js";
 import { zodArguments } from "./arguments.js";
 import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name (the end-of-turn hook looks for successful calls of it). */
-export const COMPACT_NOW_NAME = "compact_now";
+export { COMPACT_NOW_NAME };
 
 /** The longest note kept (a compaction's `note` holds at most 200 characters). */
 export const COMPACT_NOW_NOTE_MAX = 200;

@@ -12,8 +12,10 @@
  * (built by core's one constructor) as effects; the turn loop stores them in the same append as
  * the tool response.
  *
- * Planning, validation and every text live in the pure `compaction/core/tool/compact-tool.ts`; this module adds
- * only the token counter, the temporary files, and the `Tool` shape.
+ * Planning, validation and every text live in the pure `compaction/core/tool/compact-tool.ts`, the
+ * call is prepared like every compaction request (`prepare`) and recorded by the one compaction
+ * step (`compact`, src/compaction/compact.ts); this module adds only the token counter, the
+ * temporary files, and the `Tool` shape.
  */
 import { describeContextChange } from "../compaction/core/advisor/context-gauge.js";
 import { rangeSlug } from "../core/present/labels.js";
@@ -27,10 +29,12 @@ import {
   describeRecordedCall,
   summarizeRecordedCall,
   parseCompactArguments,
-  planCompactCall,
   renderApprovalPreview,
   renderDroppedContent,
 } from "../compaction/core/tool/compact-tool.js";
+import { compact } from "../compaction/compact.js";
+import { type PlannedPreparation, prepare } from "../compaction/core/prepare.js";
+import { type CompactionEnvironment, createCompactionEnvironment } from "../compaction/environment.js";
 import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../compaction/core/review/review.js";
 import type { StoreReader } from "../store/index.js";
@@ -71,20 +75,41 @@ export interface CompactToolOptions {
 
 type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
 
-async function planCall(
+/** The call's rules prepared against the conversation (src/compaction/core/prepare.ts), or why not. */
+async function prepareCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "store" | "keeping">,
-  ids: { newEventId: () => string; now: string },
-): Promise<CompactToolPlan> {
+  context: Pick<ToolCallContext, "events" | "store" | "keeping" | "now">,
+): Promise<
+  (PlannedPreparation & { readonly call: PlannedCall }) | { readonly ok: false; readonly message: string }
+> {
   const parsed = parseCompactArguments(argumentsObject);
   if (!parsed.ok) return parsed;
-  const { events, store } = context;
-  const countTokens = await store.tokenCounter();
-  return planCompactCall(events, parsed.rules, {
-    countTokens,
-    ...ids,
-    ...(context.keeping === undefined ? {} : { keeping: context.keeping }),
-  });
+  const countTokens = await context.store.tokenCounter();
+  const preparation = prepare(
+    context.events,
+    { kind: "tool", rules: parsed.rules },
+    {
+      now: context.now(),
+      countTokens,
+      ...(context.keeping === undefined ? {} : { keeping: context.keeping }),
+    },
+  );
+  if (preparation.kind !== "planned") return { ok: false, message: preparation.message };
+  return { ...preparation, call: { ok: true, ...preparation.tool! } };
+}
+
+/** The turn's compaction environment; its clock is the call's. */
+function environmentOf(context: ToolCallContext): CompactionEnvironment {
+  return (
+    context.compaction ??
+    createCompactionEnvironment({
+      config: {},
+      env: {},
+      report: { info: () => undefined, warn: () => undefined },
+      counter: () => context.store.tokenCounter(),
+      clock: context,
+    })
+  );
 }
 
 /**
@@ -122,14 +147,10 @@ function describeInvalidCall(message: string): string {
  */
 export async function precheckCompactCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "now" | "store">,
+  context: Pick<ToolCallContext, "events" | "now" | "store" | "keeping">,
 ): Promise<ToolOutcome | undefined> {
-  let counter = 0;
-  const plan = await planCall(argumentsObject, context, {
-    newEventId: () => `precheck-${++counter}`,
-    now: context.now(),
-  });
-  return plan.ok ? undefined : { content: plan.message, isError: true };
+  const prepared = await prepareCall(argumentsObject, context);
+  return "call" in prepared ? undefined : { content: prepared.message, isError: true };
 }
 
 /**
@@ -169,13 +190,9 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     },
 
     async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
-      // Placeholder ids: these events are only looked at, never stored.
-      let counter = 0;
-      const plan = await planCall(argumentsObject, context, {
-        newEventId: () => `preview-${++counter}`,
-        now: context.now(),
-      });
-      if (!plan.ok) return describeInvalidCall(plan.message);
+      const prepared = await prepareCall(argumentsObject, context);
+      if (!("call" in prepared)) return describeInvalidCall(prepared.message);
+      const plan = prepared.call;
       const previews = writePreviewFiles(plan, context.conversationId, writePreview);
       const preview = withContextChange(renderApprovalPreview(plan, previews.paths), plan, context);
       return previews.problem === undefined ? preview : `${preview}\n(no preview file: ${previews.problem})`;
@@ -184,16 +201,15 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
       const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      const plan = await planCall(argumentsObject, context, {
-        newEventId: () => context.newEventId(),
-        now: context.now(),
-      });
-      if (!plan.ok) return { content: plan.message, isError: true };
+      const prepared = await prepareCall(argumentsObject, context);
+      if (!("call" in prepared)) return { content: prepared.message, isError: true };
+      // The compactions are the call's effects: the turn loop stores them with its response.
+      const report = await compact(prepared, environmentOf(context));
       return {
-        content: describeRecordedCall(plan),
-        display: summarizeRecordedCall(plan),
+        content: describeRecordedCall(prepared.call),
+        display: summarizeRecordedCall(prepared.call),
         isError: false,
-        effects: plan.rules.map((planned) => planned.compaction),
+        effects: report.kind === "compacted" ? report.compactions : [],
       };
     },
   };

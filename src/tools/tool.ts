@@ -8,6 +8,7 @@
  */
 import type { NextRequestContext } from "../compaction/core/advisor/next-request.js";
 import type { Keeping } from "../compaction/core/keeping.js";
+import type { CompactionEnvironment } from "../compaction/environment.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import type { StoreReader } from "../store/index.js";
 import type { ToolArguments } from "./arguments.js";
@@ -36,6 +37,8 @@ export interface ToolCallContext {
   readonly store: StoreReader;
   /** What compactions keep by construction (facts blocks, keep rules); absent: the defaults. */
   readonly keeping?: Keeping;
+  /** The process's compaction environment (src/compaction/environment.ts); absent: the call's clock alone. */
+  readonly compaction?: CompactionEnvironment;
   /**
    * The context of the next request of these events, measured as the turn's gauge measures it
    * (compaction/core/advisor/next-request.ts); absent where no turn runs.

@@ -44,6 +44,7 @@ export function realizePlan(
       ...(summary === undefined ? {} : { summary }),
       ...(options.deferredUntilTurn === undefined ? {} : { deferredUntilTurn: options.deferredUntilTurn }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+      ...(plan.origin === undefined ? {} : { origin: plan.origin }),
     });
   });
 }

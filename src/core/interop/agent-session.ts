@@ -11,7 +11,7 @@
  * See docs/import-export.md for the mappings.
  */
 import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../conversation/events.js";
-import { buildCompactionEvent } from "../../compaction/core/event.js";
+import { prepare, realize } from "../../compaction/core/prepare.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat } from "./agents.js";
 import type { ImportedConversation, InteropResult } from "./jp.js";
@@ -262,8 +262,9 @@ export function titleFromPrompt(prompt: string | undefined): string | undefined 
 
 /**
  * The agent's own compaction as a draft overlay: turns 0..`toTurn` (0-based) replaced by the
- * agent's summary, supplied by the agent's model. Built by the one compaction constructor; the id
- * comes with the other drafts' in `finishEvents`.
+ * agent's summary, supplied by the agent's model. An `imported` request of the compaction slice,
+ * prepared and realized as every compaction is (the agent decided the range, so the events are not
+ * read); the id comes with the other drafts' in `finishEvents`.
  */
 export function agentCompactionDraft(compaction: {
   readonly ts: string;
@@ -273,16 +274,10 @@ export function agentCompactionDraft(compaction: {
   readonly note: string;
   readonly origin: CompactionOrigin;
 }): EventDraft {
-  const { id: _placeholder, ...draft } = buildCompactionEvent(
-    { from: 0, to: compaction.toTurn, supplied: { text: compaction.summary, author: "assistant" } },
-    {
-      id: "",
-      ts: compaction.ts,
-      source: compaction.source,
-      note: compaction.note,
-      origin: compaction.origin,
-    },
-  );
+  const preparation = prepare([], { kind: "imported", ...compaction }, { now: compaction.ts });
+  if (preparation.kind !== "planned") throw new Error("an imported compaction always plans");
+  const [event] = realize(preparation, [], { newEventId: () => "", now: () => compaction.ts }).compactions;
+  const { id: _placeholder, ...draft } = event!;
   return draft;
 }
 

@@ -74,6 +74,11 @@ export type Bound =
     }
   /** The cut after the turn in progress at a moment (before every turn when none was). */
   | { readonly kind: "time"; readonly time: TimePoint }
+  /**
+   * The cut before the first turn that started at or after a moment (`fork --from/--until`): a
+   * turn starting at the very moment is after it, where `time` puts it before.
+   */
+  | { readonly kind: "started"; readonly time: TimePoint }
   /** The cut after every compaction in force (`last-compaction`). */
   | { readonly kind: "after-last-compaction" };
 
@@ -146,6 +151,12 @@ export function turnAtTime(turnStarts: readonly string[], time: string): number 
   return found;
 }
 
+/** The first turn whose start is at or after `time`; the turn count when none is. */
+function firstTurnFrom(turnStarts: readonly string[], time: string): number {
+  const before = turnStarts.findIndex((start) => compareTimestamps(start, time) >= 0);
+  return before < 0 ? turnStarts.length : before;
+}
+
 /** The moment a time bound is read at, or undefined when it cannot be told (no turns, overflow). */
 function momentOf(facts: PositionFacts, time: TimePoint): string | undefined {
   if ("at" in time) return time.at;
@@ -205,6 +216,10 @@ function turnStart(facts: PositionFacts, bound: Bound | undefined): number | und
       const active = turnAtTime(facts.turnStarts, moment);
       return within(active === undefined ? 0 : active + 1);
     }
+    case "started": {
+      const moment = momentOf(facts, bound.time);
+      return moment === undefined ? undefined : within(firstTurnFrom(facts.turnStarts, moment));
+    }
     case "after-last-compaction":
       return within(facts.afterLastCompaction);
   }
@@ -224,6 +239,10 @@ function turnEnd(facts: PositionFacts, bound: Bound | undefined): number | undef
       const moment = momentOf(facts, bound.time);
       const active = moment === undefined ? undefined : turnAtTime(facts.turnStarts, moment);
       return active === undefined ? undefined : clamped(active);
+    }
+    case "started": {
+      const moment = momentOf(facts, bound.time);
+      return moment === undefined ? undefined : clamped(firstTurnFrom(facts.turnStarts, moment) - 1);
     }
     case "after-last-compaction":
       return clamped(facts.afterLastCompaction - 1);

@@ -401,6 +401,9 @@ export function buildAutoRules(note?: string, configured?: readonly CompactionRu
   });
 }
 
+/** The `compact_now` tool's name: its successful calls schedule automatic compaction (src/tools/compact-now.ts). */
+export const COMPACT_NOW_NAME = "compact_now";
+
 /** The calls of tool `name` among `events` whose responses succeeded (e.g. this turn's `compact_now`). */
 export function findSucceededCalls(
   events: readonly ConversationEvent[],
