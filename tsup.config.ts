@@ -9,7 +9,7 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/cxc.cjs: the whole CLI, commander and zod in one bundle. Modules imported dynamically
 //   inside it are still evaluated only when used.
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
-// - dist/hook.cjs: `cxc hook claude-code|codex`, what an agent runs as its hook, without the
+// - dist/hook.cjs: `cxc hook claude-code|codex|gemini`, what an agent runs as its hook, without the
 //   command-line parser; its silent path (below the advisor's notice line) reads the
 //   configuration and a transcript's tail. Its jobs are dist/hook-jobs.cjs, required like an
 //   island when there is work.
@@ -36,7 +36,7 @@ const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports:
   ajv: { entry: "src/tools/islands/ajv.ts", bundle: "islands/ajv", exports: ["Ajv"] },
   // The hook's jobs (src/cli/hooks/jobs.ts) beside the bundles, so the SDK islands they import
   // resolve from dist/ as from every other bundle.
-  "./jobs.js": { entry: "src/cli/hooks/jobs.ts", bundle: "hook-jobs", exports: ["adviseInAgent", "restoreAfterCompaction"] },
+  "./jobs.js": { entry: "src/cli/hooks/jobs.ts", bundle: "hook-jobs", exports: ["adviseInAgent", "restoreAfterCompaction", "restoreInGeminiRequest", "restoreInOpencode"] },
 };
 
 /**
@@ -91,8 +91,28 @@ const piExtension: Options = {
   },
 };
 
+/**
+ * dist/opencode/plugin.js: cxc's opencode plugin (src/cli/opencode/plugin.ts), an ES module opencode
+ * loads in its own runtime. It holds no cxc code: each job runs `cxc hook opencode`.
+ */
+const opencodePlugin: Options = {
+  entry: { "opencode/plugin": "src/cli/opencode/plugin.ts" },
+  outDir: "dist",
+  clean: ["opencode"],
+  format: ["esm"],
+  splitting: false,
+  target: "node20",
+  platform: "node",
+  sourcemap: true,
+  dts: false,
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+  },
+};
+
 export default defineConfig([
   piExtension,
+  opencodePlugin,
   {
   entry: {
     cxc: "src/cli/main.ts",

@@ -20,13 +20,13 @@ const DIST = path.join(__dirname, "..", "dist");
 /**
  * dist/list.cjs when the first two words of the command line are `conversation|c` and `ls|list`
  * (global options before them are skipped with their values), dist/hook.cjs for exactly
- * `hook claude-code` or `hook codex` (what an agent runs as its hook), else the whole CLI.
+ * `hook claude-code`, `hook codex` or `hook gemini` (what an agent runs as its hook), else the whole CLI.
  * list.cjs builds the same program with that one command, so nothing that reaches `ls` behaves
  * differently; it just loads a fraction of the code. hook.cjs runs the same hook function the
  * whole CLI's `cxc hook` runs.
  */
 function bundleFor(args) {
-  if (args.length === 2 && args[0] === "hook" && (args[1] === "claude-code" || args[1] === "codex")) {
+  if (args.length === 2 && args[0] === "hook" && ["claude-code", "codex", "gemini"].includes(args[1])) {
     return "hook.cjs";
   }
   const words = [];

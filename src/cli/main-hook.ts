@@ -1,5 +1,5 @@
 /**
- * The entry of dist/hook.cjs: `cxc hook claude-code|codex`, the command an agent runs as its hook
+ * The entry of dist/hook.cjs: `cxc hook claude-code|codex|gemini`, the command an agent runs as its hook
  * (src/cli/hooks/run-hook.ts). bin/cxc.cjs runs it for exactly those two words, so a hook loads
  * neither the command-line parser nor the other commands; `cxc hook --help`, `cxc hook <other>`
  * and anything with more words go through the whole CLI, which runs the same function.
@@ -40,6 +40,9 @@ export function readHookStdin(): Promise<string> {
     timer.unref();
     process.stdin.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
+      // A whole object ends with "}" (and perhaps a line break): only then is the input scanned,
+      // so a request of megabytes (Gemini CLI's BeforeModel) is not scanned once per chunk.
+      if (!/\}\s*$/.test(chunk.toString("latin1", Math.max(0, chunk.length - 16)))) return;
       const text = Buffer.concat(chunks).toString("utf8");
       const end = firstJsonValueEnd(text);
       if (typeof end === "number") done(text.slice(0, end));
@@ -58,7 +61,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.env,
       agent === "" ? "(none)" : agent,
       "input",
-      `cxc has no hook for the agent ${JSON.stringify(agent)}: the agent's settings run \`cxc hook ${agent}\`; the agents are ${HOOK_AGENTS.join(" and ")} (run \`cxc hooks install\` again)`,
+      `cxc has no hook for the agent ${JSON.stringify(agent)}: the agent's settings run \`cxc hook ${agent}\`; the agents are ${HOOK_AGENTS.join(", ")} (run \`cxc hooks install\` again)`,
     );
     return;
   }

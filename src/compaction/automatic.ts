@@ -42,6 +42,7 @@ import {
 } from "./core/advisor/advisor.js";
 import { contextOfNextRequest } from "./core/advisor/next-request.js";
 import { prepare } from "./core/prepare.js";
+import { cutNote } from "./core/tool/compact-tool.js";
 import type { CompactionEnvironment } from "./environment.js";
 
 /**
@@ -244,14 +245,16 @@ async function applyCut(
   options: CompactionHooksOptions,
 ): Promise<{ compactions: readonly Compaction[]; record?: AutoRecord }> {
   const environment = options.compaction;
+  // compact_now's note, cut as the `compact` tool cuts one (the call's arguments keep it whole).
+  const focus = request.note === undefined ? undefined : cutNote(request.note);
   const preparation = prepare(
     events,
     {
       kind: "cut",
       cut,
       ...(options.auto.rules === undefined ? {} : { rules: options.auto.rules }),
-      note: (request.note ?? WHY_TEXT[request.why]).slice(0, 200),
-      ...(request.note === undefined ? {} : { focus: request.note }),
+      note: focus ?? WHY_TEXT[request.why],
+      ...(focus === undefined ? {} : { focus }),
       atOnce: request.atOnce,
     },
     environment.settings(),

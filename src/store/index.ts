@@ -82,6 +82,11 @@ export async function loadPlainTokenCounter(): Promise<CachingTokenCounter> {
   return loadTokenCounter();
 }
 
+/** opencode's database read (opencode-source.ts), loaded on first use: cxc's opencode hook reads one session. */
+export async function loadOpencodeSource(): Promise<typeof import("./opencode-source.js")> {
+  return import("./opencode-source.js");
+}
+
 /** Import from and export to other formats (import.ts, export.ts), loaded on first use. */
 export async function loadInterop(): Promise<typeof import("./interop.js")> {
   return import("./interop.js");

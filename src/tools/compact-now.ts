@@ -6,19 +6,21 @@
  * It never compacts inside the tool: compacting here would change the context under the loop that
  * is running the call. The successful call, stored in the conversation like any other, is the
  * schedule; at the end of the turn the automatic-compaction hook (src/compaction/automatic.ts) finds
- * it and records the compaction, which activates when the next turn starts. A bad note is a tool
- * error and schedules nothing.
+ * it and records the compaction, which activates when the next turn starts. A missing or empty note
+ * is a tool error and schedules nothing; a note longer than a compaction's is cut, as the `compact`
+ * tool cuts its notes, and the result says so.
  */
 import * as z from "zod";
 import { COMPACT_NOW_NAME } from "../compaction/core/advisor/advisor.js";
+import { cutNote, NOTE_MAX_LENGTH } from "../compaction/core/tool/compact-tool.js";
 import { zodArguments } from "./arguments.js";
 import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name (the end-of-turn hook looks for successful calls of it). */
 export { COMPACT_NOW_NAME };
 
-/** The longest note kept (a compaction's `note` holds at most 200 characters). */
-export const COMPACT_NOW_NOTE_MAX = 200;
+/** The longest note kept (a compaction's `note` holds at most 200 characters); longer ones are cut. */
+export const COMPACT_NOW_NOTE_MAX = NOTE_MAX_LENGTH;
 
 const DESCRIPTION = [
   "Schedule a compaction of this conversation for the end of the current turn. Earlier turns are",
@@ -33,23 +35,20 @@ const CompactNowArgumentsSchema = z.strictObject({
     .refine((note) => note.trim() !== "", {
       error: "compact_now needs a non-empty `note` string; nothing was scheduled.",
     })
-    .refine((note) => note.length <= COMPACT_NOW_NOTE_MAX, {
-      error: (issue) =>
-        `The note has ${(issue.input as string).length} characters; at most ${COMPACT_NOW_NOTE_MAX} are allowed. Nothing was scheduled.`,
-    })
     .describe(
-      `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters).`,
+      `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters; longer notes are cut).`,
     ),
 });
 
 /** The tool's arguments (their JSON Schema, and the check of a call). */
 export const COMPACT_NOW_ARGUMENTS = zodArguments(CompactNowArgumentsSchema);
 
-function scheduled(note: string): ToolOutcome {
+function scheduled(note: string, cut: boolean): ToolOutcome {
   const result = {
     scheduled: true,
     when: "at the end of this turn",
     note,
+    ...(cut ? { note_cut: `the note was cut to ${COMPACT_NOW_NOTE_MAX} characters` } : {}),
     next_step: "Finish your reply. Compaction runs when the turn ends, then continue.",
   };
   return { content: JSON.stringify(result, null, 2), isError: false };
@@ -67,7 +66,8 @@ export function createCompactNowTool(): Tool {
     async run(argumentsObject): Promise<ToolOutcome> {
       const parsed = CompactNowArgumentsSchema.safeParse(argumentsObject);
       if (!parsed.success) return { content: parsed.error.issues[0]!.message, isError: true };
-      return scheduled(parsed.data.note.trim());
+      const note = cutNote(parsed.data.note);
+      return scheduled(note, note !== parsed.data.note.trim());
     },
   };
 }

@@ -330,6 +330,35 @@ describe("the advisor at the end of each turn", () => {
 });
 
 describe("compact_now", () => {
+  it("cuts a long note as the compact tool cuts one, in the result and in the compaction", async () => {
+    const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
+    for (const label of ["one", "two", "three"]) {
+      provider.enqueue(textReply(`answer ${label}`));
+      await harness.turn(`task ${label}`);
+    }
+    const tools: ToolSelection = { tools: [{ tool: createCompactNowTool(), run: "unattended" }] };
+    const long = `keep ${"the list of files and the plan ".repeat(12)}`;
+    provider.enqueue(
+      toolCall("compact_now", { note: long }),
+      textReply("Finishing my reply."),
+      liveFrom(1, 0.1), // unsure: the planned cut stands
+    );
+    const stored = await harness.turn("task four", { tools });
+    const response = stored.find((event) => event.type === "tool_call_response") as {
+      content: string;
+      is_error: boolean;
+    };
+    expect(response.is_error).toBe(false);
+    const result = JSON.parse(response.content) as { note: string; note_cut: string };
+    expect(result.note).toHaveLength(200);
+    expect(result.note.endsWith("…")).toBe(true);
+    expect(long.startsWith(result.note.slice(0, -1))).toBe(true);
+    expect(result.note_cut).toBe("the note was cut to 200 characters");
+    const recorded = compactions(harness.events);
+    expect(recorded.length).toBeGreaterThan(0);
+    for (const compaction of recorded) expect(compaction.note).toBe(result.note);
+  });
+
   it("schedules the compaction for the end of the turn; the advisor's cut keeps the live work verbatim", async () => {
     const harness = makeHarness({ lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 } });
     for (const label of ["one", "two", "three", "four"]) {

@@ -132,6 +132,7 @@ describe("dist/", () => {
       "hook.cjs",
       "hook-jobs.cjs",
       "pi/extension.js",
+      "opencode/plugin.js",
       ...["ajv", "anthropic", "execa", "google", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
     ];
     expect(filesUnder(DIST)).toEqual(bundles.flatMap((bundle) => [bundle, `${bundle}.map`]).sort());

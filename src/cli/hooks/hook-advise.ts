@@ -1,7 +1,8 @@
 /**
- * The advisor inside Claude Code, at `Stop`, once the transcript's reported usage reached the
- * notice line (run-hook.ts decides that). It is cxc's advisor (src/compaction/advisor.ts) over the
- * transcript as cxc imports it, with the count Claude Code reported:
+ * The advisor inside Claude Code, at `Stop` (Gemini CLI: `AfterAgent`), once the transcript's
+ * reported usage reached the notice line (run-hook.ts decides that). It is cxc's advisor
+ * (src/compaction/advisor.ts) over the transcript as cxc imports it, with the count the agent
+ * reported:
  *
  * - with a decision model configured (`conversation.compaction.advisor.model`, `CXC_ADVISOR_MODEL`),
  *   the four questions and the tier table; without one, the token lines only, and the first
@@ -27,7 +28,6 @@ import { ASSUMED_CONTEXT_WINDOW } from "../../compaction/core/advisor/context-ga
 import { compactFocus, renderHookAdvice } from "../../compaction/core/advisor/hook-advice.js";
 import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
 import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
-import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
 import { extractRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { groupTurns } from "../../core/conversation/turns.js";
 import { dropsEarlierReasoning, lookupModelLimits } from "../../llm/models.js";
@@ -36,26 +36,61 @@ import { createAdvisor } from "../../compaction/advisor.js";
 import { loadPlainTokenCounter, newEventId, timestampNow } from "../../store/index.js";
 import type { HookRun } from "./hook-run.js";
 import { recordingFailures, skippedDecision, skippedMessage } from "./decision-skip.js";
-import { noteUnknownRecords, readInPart } from "./hook-restore.js";
+import { noteUnknownRecords } from "./hook-restore.js";
+import { loadHookSession } from "./hook-sessions.js";
 import {
   type DecisionFailure,
   type HookSessionState,
   hookStatePath,
   loadHookState,
   logHookFailure,
-  logHookNote,
   saveHookState,
 } from "./state.js";
-import { readTranscript } from "./transcript.js";
 
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
 
-/** The window of Claude Code's model, from cxc's table (dated names match their family). */
-function windowOf(model: string | undefined): number {
-  if (model === undefined) return ASSUMED_CONTEXT_WINDOW;
-  return lookupModelLimits({ provider: "anthropic", model }).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
+/**
+ * The provider and model of the agent's usage, for cxc's table of windows: opencode names both
+ * (`provider/model`), the others use one provider's models.
+ */
+function modelOf(run: HookRun, model: string | undefined): { provider: string; model: string } | undefined {
+  if (model === undefined) return undefined;
+  if (run.agent === "opencode") {
+    const slash = model.indexOf("/");
+    return slash <= 0 ? undefined : { provider: model.slice(0, slash), model: model.slice(slash + 1) };
+  }
+  return {
+    provider: run.agent === "gemini" ? "google" : run.agent === "codex" ? "openai" : "anthropic",
+    model,
+  };
 }
+
+/** The window of the agent's model, from cxc's table (dated names match their family). */
+function windowOf(run: HookRun, model: string | undefined): number {
+  const id = modelOf(run, model);
+  if (id === undefined) return ASSUMED_CONTEXT_WINDOW;
+  return lookupModelLimits(id).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
+}
+
+/** The wire the agent's model speaks, for what its requests keep of earlier reasoning. */
+function wireOf(provider: string | undefined): "anthropic" | "responses" | "chat" | "google" {
+  if (provider === "google") return "google";
+  if (provider === "openai") return "responses";
+  return provider === undefined || provider === "anthropic" ? "anthropic" : "chat";
+}
+
+/**
+ * The line to type where the agent's command takes no instructions (Gemini CLI's `/compress`,
+ * opencode's `/compact`): the command alone; the facts a focus would ask to keep are added after
+ * the agent's summary by cxc's hook or plugin.
+ */
+const COMPACT_COMMANDS: Partial<Record<HookRun["agent"], string>> = {
+  gemini:
+    "/compress (cxc's hook adds the user's instructions and the files read and modified after Gemini's summary)",
+  opencode:
+    "/compact (cxc's plugin adds the user's instructions and the files read and modified after opencode's summary)",
+};
 
 /** The advice for one `Stop`, as the hook's stdout ("" when nothing is announced). */
 export async function adviseInAgent(
@@ -65,12 +100,9 @@ export async function adviseInAgent(
   usage: ReportedUsage,
 ): Promise<string> {
   const { settings } = readAdvisorSettings(config, run.env);
-  const transcript = readTranscript(input.transcriptPath);
-  if (transcript.skipped > 0) logHookNote(run.env, run.agent, input.event, readInPart(transcript));
-  const imported = importClaudeCodeSession(transcript.text, input.transcriptPath);
-  if (!imported.ok) throw new Error(imported.error);
-  noteUnknownRecords(run, input, imported.value.summary);
-  const events = imported.value.conversation.events;
+  const session = await loadHookSession(run, input);
+  noteUnknownRecords(run, input, session.summary);
+  const events = session.events;
   const statePath = hookStatePath(run.env, run.agent, input.sessionId);
   const store = sessionRecord(run, statePath);
   const initial = store.load();
@@ -97,7 +129,7 @@ export async function adviseInAgent(
     skipped === undefined ? initial.said_unavailable === true : initial.said_skipped === skipped.at;
   const printed: string[] = [];
   const notes: string[] = [];
-  const contextWindow = windowOf(usage.model);
+  const contextWindow = windowOf(run, usage.model);
   const advisor = createAdvisor({
     settings,
     decisionClient,
@@ -107,7 +139,12 @@ export async function adviseInAgent(
     // The context of the next request from the usage Claude Code recorded in the transcript
     // (compaction/core/advisor/next-request.ts): its own system prompt and tools are in it.
     countTokens: await loadPlainTokenCounter(),
-    requests: { dropsEarlierReasoning: dropsEarlierReasoning(usage.model ?? "", "anthropic") },
+    requests: {
+      dropsEarlierReasoning: dropsEarlierReasoning(
+        modelOf(run, usage.model)?.model ?? "",
+        wireOf(modelOf(run, usage.model)?.provider),
+      ),
+    },
     clock: { now: timestampNow, newEventId },
     state: { load: store.load, save: (state) => store.save({ ...store.load(), ...state }) },
     print: (text) => printed.push(text),
@@ -124,6 +161,8 @@ export async function adviseInAgent(
     });
   }
   if (printed.length === 0) return notes.length === 0 ? "" : systemMessageOutput(notes.join("\n"));
+  const command = COMPACT_COMMANDS[run.agent];
+  if (command !== undefined) return systemMessageOutput(renderHookAdvice(printed, command, notes));
   const turns = groupTurns(events);
   const facts = extractRangeFacts(turns, input.cwd === undefined ? {} : { cwd: input.cwd });
   let liveFrom: string | undefined;

@@ -21,8 +21,14 @@
  * export marked pinned where they stood (core/conversation/summary-message.ts).
  */
 import type { ConfigTable } from "../../core/config.js";
-import { type HookInput, sessionContextOutput } from "../../core/interop/hook-protocol.js";
-import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../core/interop/claude-code.js";
+import {
+  beforeModelContextOutput,
+  contextOutput,
+  geminiCompressionSummaries,
+  type HookInput,
+  sessionContextOutput,
+} from "../../core/interop/hook-protocol.js";
+import { CXC_PINNED_KEY } from "../../core/interop/claude-code.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 import { type ConversationEvent, isTurnEvent, type ToolCallRequest } from "../../core/conversation/events.js";
 import {
@@ -30,14 +36,14 @@ import {
   pinnedSectionOf,
   renderPinnedMessages,
 } from "../../core/conversation/summary-message.js";
-import { importCodexSession } from "../../core/interop/codex.js";
 import { extractRangeFacts, renderRangeFacts } from "../../compaction/core/summary/range-facts.js";
 import { assignTurnIndices, groupTurns } from "../../core/conversation/turns.js";
 import type { HookRun } from "./hook-run.js";
 import { hookStatePath, loadHookState, logHookNote, saveHookState } from "./state.js";
 import type { AgentImportSummary } from "../../core/interop/agent-session.js";
 import { describeUnknown } from "../../core/interop/agent-versions.js";
-import { readTranscript, type TranscriptText } from "./transcript.js";
+import { type HookSession, loadHookSession } from "./hook-sessions.js";
+import { readTranscript } from "./transcript.js";
 
 /**
  * Logs, once per session, what the reader did not know of the transcript (records of a newer
@@ -56,12 +62,6 @@ export function noteUnknownRecords(run: HookRun, input: HookInput, summary: Agen
   } catch {
     // Said again next time: a repeated note, nothing worse.
   }
-}
-
-/** The note for a transcript read from its end only. */
-export function readInPart(transcript: TranscriptText): string {
-  const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  return `the transcript is ${mib(transcript.size)}: read its last ${mib(transcript.size - transcript.skipped)}, so what came before (${mib(transcript.skipped)}) is not covered`;
 }
 
 /** The restore's budget when none is configured. */
@@ -90,23 +90,103 @@ export async function restoreAfterCompaction(
   input: HookInput,
   config: ConfigTable,
 ): Promise<string> {
+  const restored = restoreText(run, input, config, await loadHookSession(run, input));
+  return restored === "" ? "" : sessionContextOutput(restored);
+}
+
+/**
+ * The restore inside opencode, asked by cxc's plugin (src/cli/opencode/plugin.ts): at
+ * `experimental.chat.messages.transform` when the request holds opencode's summary, the facts and
+ * pinned messages the plugin adds after it; at `experimental.session.compacting`, the same for
+ * opencode's summarizer prompt, only when `hooks.restore.compaction_prompt` is true. The session
+ * is read from opencode's database.
+ */
+export async function restoreInOpencode(
+  run: HookRun,
+  input: HookInput,
+  config: ConfigTable,
+): Promise<string> {
+  if (input.event === "experimental.session.compacting" && !restoreInCompactionPrompt(config)) return "";
+  const restored = restoreText(run, input, config, await loadHookSession(run, input));
+  return restored === "" ? "" : contextOutput(input.event, restored);
+}
+
+/** `hooks.restore.compaction_prompt`: the facts given to the agent's summarizer too (opencode). */
+export function restoreInCompactionPrompt(config: ConfigTable): boolean {
+  const hooks = config.hooks;
+  const restore =
+    typeof hooks === "object" && hooks !== null && !Array.isArray(hooks) ? hooks.restore : undefined;
+  return (
+    typeof restore === "object" &&
+    restore !== null &&
+    !Array.isArray(restore) &&
+    restore.compaction_prompt === true
+  );
+}
+
+/**
+ * The restore inside Gemini CLI, at `BeforeModel` when the request opens with Gemini's compression
+ * (run-hook.ts finds it): the same facts and pinned messages, added after Gemini's summary in this
+ * request and every later one until the next compression. Gemini CLI has no event after it
+ * compresses and no hook that adds to the history there, so the facts go into each request
+ * instead of the history; they are built once per compression (the session's record keeps them
+ * with the summary) and handed back from the record after that. A summary Gemini did not
+ * write in this session file (one a resumed cxc export opens with, which carries cxc's own facts)
+ * gets none.
+ */
+export async function restoreInGeminiRequest(
+  run: HookRun,
+  input: HookInput,
+  summary: { readonly index: number; readonly text: string },
+  config: ConfigTable,
+): Promise<string> {
+  const path = hookStatePath(run.env, run.agent, input.sessionId);
+  const state = loadHookState(path);
+  // Gemini sends its context message and the summary as one content: the summary ends it.
+  const known = state.gemini_restore;
+  let restored = known !== undefined && summary.text.endsWith(known.summary) ? known.text : undefined;
+  if (restored === undefined) {
+    const transcript = readTranscript(input.transcriptPath, { keepHead: true });
+    const own = [...geminiCompressionSummaries(transcript.text)].find(
+      (recorded) => recorded !== "" && summary.text.endsWith(recorded),
+    );
+    restored =
+      own === undefined ? "" : restoreText(run, input, config, await loadHookSession(run, input, transcript));
+    if (run.handRun !== true) {
+      try {
+        saveHookState(path, {
+          ...loadHookState(path),
+          gemini_restore: { summary: own ?? summary.text, text: restored },
+        });
+      } catch (error) {
+        // Built again at the next request: slower, never wrong.
+        logHookNote(
+          run.env,
+          run.agent,
+          input.event,
+          `cannot record the restore in ${path} (${(error as Error).message})`,
+        );
+      }
+    }
+  }
+  return restored === "" || input.llmRequest === undefined
+    ? ""
+    : beforeModelContextOutput(input.llmRequest, summary.index, restored);
+}
+
+/** The facts and pinned messages of the session as one block ("" when there are none). */
+function restoreText(run: HookRun, input: HookInput, config: ConfigTable, session: HookSession): string {
   const event = `${input.event} ${input.source ?? ""}`.trim();
-  const transcript = readTranscript(input.transcriptPath, { keepHead: run.agent === "codex" });
-  if (transcript.skipped > 0) logHookNote(run.env, run.agent, event, readInPart(transcript));
-  const imported =
-    run.agent === "codex"
-      ? importCodexSession(transcript.text, input.transcriptPath)
-      : importClaudeCodeSession(transcript.text, input.transcriptPath);
-  if (!imported.ok) throw new Error(imported.error);
-  noteUnknownRecords(run, input, imported.value.summary);
+  noteUnknownRecords(run, input, session.summary);
   const facts = extractRangeFacts(
-    groupTurns(imported.value.conversation.events),
+    groupTurns(session.events),
     input.cwd === undefined ? {} : { cwd: input.cwd },
   );
   const budget = restoreBudget(config);
-  const kept = { ...facts, filesRead: [] };
+  // Claude Code and Codex re-read the files they were working on; Gemini CLI and opencode do not.
+  const kept = run.agent === "gemini" || run.agent === "opencode" ? facts : { ...facts, filesRead: [] };
   const rendered = renderRangeFacts(kept, { maxCharacters: budget, heading: HEADING });
-  const factCount = kept.filesModified.length + kept.bindingSentences.length;
+  const factCount = kept.filesModified.length + kept.bindingSentences.length + kept.filesRead.length;
   if (rendered.text === "" && factCount > 0) {
     logHookNote(
       run.env,
@@ -115,10 +195,9 @@ export async function restoreAfterCompaction(
       `hooks.restore.max_characters is ${budget}, too small for the restore's heading (${HEADING.length} characters) and one fact: all ${factCount} facts were left out; raise it (the default is ${DEFAULT_RESTORE_CHARACTERS})`,
     );
   }
-  const pinned = pinnedInTranscript(imported.value.conversation.events);
+  const pinned = pinnedInTranscript(session.events);
   if (rendered.text === "" && pinned.length === 0) return "";
-  const restored = [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
-  return sessionContextOutput(restored);
+  return [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
 }
 
 /**

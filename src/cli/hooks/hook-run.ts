@@ -5,7 +5,7 @@
  */
 
 /** The agents cxc has hooks for. */
-export const HOOK_AGENTS = ["claude-code", "codex"] as const;
+export const HOOK_AGENTS = ["claude-code", "codex", "gemini", "opencode"] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** One run of the hook. */

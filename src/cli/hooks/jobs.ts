@@ -4,4 +4,4 @@
  * not even compile the advisor, the converters or the schemas.
  */
 export { adviseInAgent } from "./hook-advise.js";
-export { restoreAfterCompaction } from "./hook-restore.js";
+export { restoreAfterCompaction, restoreInGeminiRequest, restoreInOpencode } from "./hook-restore.js";

@@ -1,14 +1,19 @@
 /**
- * `cxc hook claude-code` and `cxc hook codex`: what runs when the agent calls cxc's hook
- * (docs/inside-agents.md). It reads the agent's hook input, does one of two jobs, and returns
- * what to print on stdout:
+ * `cxc hook claude-code`, `cxc hook codex` and `cxc hook gemini`: what runs when the agent calls
+ * cxc's hook (docs/inside-agents.md). It reads the agent's hook input, does one of two jobs, and
+ * returns what to print on stdout:
  *
- * - `Stop` (Claude Code): the context gauge from the transcript's last reported usage against the
- *   model's window. Below the advisor's notice line it prints nothing, having read only the
- *   transcript's tail and the configuration; at the line and above, the advisor's tier is shown to
- *   the user (hook-advise.ts).
+ * - `Stop` (Claude Code), `AfterAgent` (Gemini CLI): the context gauge from the transcript's last
+ *   reported usage against the model's window. Below the advisor's notice line it prints nothing,
+ *   having read only the transcript's tail and the configuration; at the line and above, the
+ *   advisor's tier is shown to the user (hook-advise.ts).
+ * - opencode, through cxc's plugin (src/cli/opencode/plugin.ts): `session.idle` advises with the
+ *   usage the plugin saw; the restore is asked when a request holds opencode's summary.
  * - `SessionStart` with source `compact`: the facts of the conversation being compacted, as
- *   context for the model after the agent's own summary (hook-restore.ts).
+ *   context for the model after the agent's own summary (hook-restore.ts). Gemini CLI has no event
+ *   after it compresses: its `BeforeModel` request is looked at instead, and one that opens with
+ *   Gemini's compression gets the facts after the summary; any other goes out as it is, having
+ *   cost the hook one parse of its input.
  *
  * It fails open: any error (garbage on stdin, no transcript, a bad configuration, a model that
  * fails) gives no output and one line in the state directory's `hooks.log`. It never blocks the
@@ -16,7 +21,14 @@
  * so the silent path stays as light as reading a file's tail.
  */
 import { readAdvisorSettings } from "../../compaction/core/advisor/settings.js";
-import { type HookInput, lastReportedUsage, parseHookInput } from "../../core/interop/hook-protocol.js";
+import {
+  geminiRequestSummary,
+  type HookInput,
+  lastGeminiUsage,
+  lastReportedUsage,
+  parseHookInput,
+  type ReportedUsage,
+} from "../../core/interop/hook-protocol.js";
 import { loadConfig } from "../config.js";
 import { logHookFailure } from "./state.js";
 import type { HookRun } from "./hook-run.js";
@@ -33,6 +45,8 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     const input = parsed.input;
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
     if (input.event === "Stop" && run.agent === "claude-code") return await advise(run, input);
+    if (run.agent === "gemini") return await geminiEvent(run, input);
+    if (run.agent === "opencode") return await opencodeEvent(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
       return await restoreAfterCompaction(
@@ -48,12 +62,53 @@ export async function runAgentHook(run: HookRun): Promise<string> {
   }
 }
 
-/** The `Stop` job: silent below the notice line; see the module comment. */
+/** Gemini CLI's events: `AfterAgent` advises, `BeforeModel` restores after a compression. */
+async function geminiEvent(run: HookRun, input: HookInput): Promise<string> {
+  if (input.event === "AfterAgent") return await advise(run, input);
+  if (input.event !== "BeforeModel" || input.llmRequest === undefined) return "";
+  const summary = geminiRequestSummary(input.llmRequest);
+  if (summary === undefined) return "";
+  const { restoreInGeminiRequest } = await import("./jobs.js");
+  return await restoreInGeminiRequest(
+    run,
+    input,
+    summary,
+    loadConfig({ cwd: input.cwd ?? run.cwd, env: run.env }).values,
+  );
+}
+
+/**
+ * What cxc's opencode plugin asks (src/cli/opencode/plugin.ts): `session.idle` advises, with the
+ * usage the plugin saw; `experimental.chat.messages.transform` and
+ * `experimental.session.compacting` restore, from opencode's database.
+ */
+async function opencodeEvent(run: HookRun, input: HookInput): Promise<string> {
+  if (input.event === "session.idle") return await advise(run, input);
+  if (
+    input.event !== "experimental.chat.messages.transform" &&
+    input.event !== "experimental.session.compacting"
+  )
+    return "";
+  const { restoreInOpencode } = await import("./jobs.js");
+  return await restoreInOpencode(run, input, loadConfig({ cwd: input.cwd ?? run.cwd, env: run.env }).values);
+}
+
+/** The agent's last reported usage: its transcript's tail, or what the plugin handed over. */
+function reportedUsage(run: HookRun, input: HookInput): ReportedUsage | undefined {
+  if (run.agent === "opencode") {
+    return input.contextTokens === undefined || input.contextTokens === 0
+      ? undefined
+      : { tokens: input.contextTokens, ...(input.model === undefined ? {} : { model: input.model }) };
+  }
+  return searchTail(input.transcriptPath, run.agent === "gemini" ? lastGeminiUsage : lastReportedUsage);
+}
+
+/** The `Stop` (`AfterAgent`, `session.idle`) job: silent below the notice line; see the module comment. */
 async function advise(run: HookRun, input: HookInput): Promise<string> {
   const config = loadConfig({ cwd: input.cwd ?? run.cwd, env: run.env }).values;
   const { settings } = readAdvisorSettings(config, run.env);
   if (!settings.enabled) return "";
-  const usage = searchTail(input.transcriptPath, lastReportedUsage);
+  const usage = reportedUsage(run, input);
   if (usage === undefined || usage.tokens < settings.lines.notice) return "";
   const { adviseInAgent } = await import("./jobs.js");
   return adviseInAgent(run, input, config, usage);

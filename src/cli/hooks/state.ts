@@ -9,7 +9,8 @@
  *   before) and a new one is started. A log that cannot be written is told on stderr, which the
  *   agent keeps in its transcript.
  * - `hooks/<agent>/<session>.json`: the advisor's record for one agent session (the last tier
- *   announced, whether a failure or the missing decision model was already told), replaced
+ *   announced, whether a failure or the missing decision model was already told; in Gemini CLI,
+ *   the restore built for its last compression), replaced
  *   atomically. `cxc hooks status --reset` removes them.
  * - `hooks/decision-model.json`: the last failure of the decision model (which model, when, why):
  *   the advice leaves the model out for a while after it (hook-advise.ts).
@@ -93,6 +94,11 @@ export interface HookSessionState extends AdvisorState {
   readonly said_skipped?: string;
   /** The note last logged about records of kinds cxc does not know (so it is logged once). */
   readonly said_unknown?: string;
+  /**
+   * Gemini CLI: the restore built for its last compression, with that compression's summary (the
+   * hook hands it back in every request until the next compression; hook-restore.ts).
+   */
+  readonly gemini_restore?: { readonly summary: string; readonly text: string };
 }
 
 /** The directory of the sessions' records. */

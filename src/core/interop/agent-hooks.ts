@@ -484,3 +484,16 @@ export const CODEX_HOOKS_SETTINGS: SettingsDialect = {
   comments: false,
   duplicates: "refused",
 };
+
+/**
+ * Gemini CLI's `settings.json`, as the pinned Gemini CLI (agents/) reads it: comments stripped,
+ * then `JSON.parse`, so a byte-order mark and an empty file make the file unreadable to it, and a
+ * key twice keeps the last.
+ */
+export const GEMINI_SETTINGS: SettingsDialect = {
+  agent: "Gemini CLI",
+  bom: false,
+  emptyIsNone: false,
+  comments: true,
+  duplicates: "last",
+};

@@ -1,6 +1,7 @@
 /**
- * What an agent hands a hook command, and what the hook hands back, for `cxc hook claude-code`
- * and `cxc hook codex` (both agents speak the same hook protocol). Pure.
+ * What an agent hands a hook command, and what the hook hands back, for `cxc hook claude-code`,
+ * `cxc hook codex` (both speak Claude Code's hook protocol) and `cxc hook gemini` (Gemini CLI's,
+ * the same input fields; its own events and outputs). Pure.
  *
  * - The input is one JSON object on stdin: `hook_event_name`, `session_id`, `transcript_path`,
  *   `cwd`, and per event `source` (`SessionStart`: `startup`, `resume`, `clear`, `compact`),
@@ -27,6 +28,17 @@ export interface HookInput {
   readonly source?: string;
   /** `PostCompact`: the summary the agent wrote. */
   readonly compactSummary?: string;
+  /**
+   * Gemini CLI's `BeforeModel`: the request about to go out, in its hook format (`messages`: the
+   * text of each content, `{role, content}`), which the hook may hand back changed.
+   */
+  readonly llmRequest?: Readonly<Record<string, unknown>>;
+  /**
+   * cxc's opencode plugin: the context of the session's last request as opencode's provider
+   * reported it (input, cache and output tokens), and its model (`provider/model`).
+   */
+  readonly contextTokens?: number;
+  readonly model?: string;
 }
 
 /** Reads a hook's stdin, or says what is wrong with it. */
@@ -52,6 +64,19 @@ export function parseHookInput(text: string): { ok: true; input: HookInput } | {
   const cwd = field("cwd");
   const source = field("source");
   const compactSummary = field("compact_summary");
+  const model = field("model");
+  const contextTokens =
+    typeof record.context_tokens === "number" &&
+    Number.isFinite(record.context_tokens) &&
+    record.context_tokens >= 0
+      ? record.context_tokens
+      : undefined;
+  const llmRequest =
+    typeof record.llm_request === "object" &&
+    record.llm_request !== null &&
+    !Array.isArray(record.llm_request)
+      ? (record.llm_request as Record<string, unknown>)
+      : undefined;
   return {
     ok: true,
     input: {
@@ -61,6 +86,9 @@ export function parseHookInput(text: string): { ok: true; input: HookInput } | {
       ...(cwd === undefined ? {} : { cwd }),
       ...(source === undefined ? {} : { source }),
       ...(compactSummary === undefined ? {} : { compactSummary }),
+      ...(llmRequest === undefined ? {} : { llmRequest }),
+      ...(contextTokens === undefined ? {} : { contextTokens }),
+      ...(model === undefined ? {} : { model }),
     },
   };
 }
@@ -127,7 +155,159 @@ export function systemMessageOutput(message: string): string {
  * agent may show it), as JSON without a raw control byte.
  */
 export function sessionContextOutput(context: string): string {
+  return contextOutput("SessionStart", context);
+}
+
+/** The same output for another event (cxc's opencode plugin reads it), sanitized alike. */
+export function contextOutput(event: string, context: string): string {
   return stringifyJson({
-    hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sanitizeTerminalText(context) },
+    hookSpecificOutput: { hookEventName: event, additionalContext: sanitizeTerminalText(context) },
+  });
+}
+
+/**
+ * The last reported usage in the tail of a Gemini CLI session file: the last `gemini` message
+ * carrying `tokens` (its `input` counts the cached tokens; the context is `input` plus `output`
+ * and `thoughts`), and its model. A compression after it (Gemini's summary acknowledged in a
+ * `$set.messages`) makes it stale: undefined then.
+ */
+export function lastGeminiUsage(tail: string): ReportedUsage | undefined {
+  const lines = tail.split("\n");
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index]!.trim();
+    if (line === "") continue;
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (typeof record !== "object" || record === null) continue;
+    if (isGeminiCompression(line)) return undefined;
+    if (record.type !== "gemini") continue;
+    const tokens = record.tokens as Record<string, unknown> | undefined;
+    if (typeof tokens !== "object" || tokens === null) continue;
+    const count = (key: string): number => {
+      const value = tokens[key];
+      return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+    };
+    const total = count("input") + count("output") + count("thoughts");
+    if (total === 0) continue;
+    return { tokens: total, ...(typeof record.model === "string" ? { model: record.model } : {}) };
+  }
+  return undefined;
+}
+
+/** Gemini CLI's acknowledgement after its compression summary (see interop/gemini.ts). */
+const GEMINI_ACK = "Got it. Thanks for the additional context!";
+
+/** Whether a session line is a `$set.messages` holding Gemini's compression (its acknowledgement). */
+export function isGeminiCompression(line: string): boolean {
+  return line.startsWith('{"$set":{') && line.includes('"messages"') && line.includes(GEMINI_ACK);
+}
+
+type HookMessage = { readonly role: unknown; readonly content: unknown };
+
+/** The messages of a `BeforeModel` request (`llm_request.messages`), the objects only. */
+function requestMessages(request: Readonly<Record<string, unknown>>): HookMessage[] {
+  return Array.isArray(request.messages)
+    ? request.messages.filter(
+        (message): message is HookMessage => typeof message === "object" && message !== null,
+      )
+    : [];
+}
+
+/**
+ * Gemini CLI's compression at the head of a `BeforeModel` request: the summary (the user message
+ * before Gemini's acknowledgement; its `<state_snapshot>`, or cxc's framed summary in a session
+ * cxc exported) and its position. Undefined for a request whose history was not compressed.
+ */
+export function geminiRequestSummary(
+  request: Readonly<Record<string, unknown>>,
+): { readonly index: number; readonly text: string } | undefined {
+  const messages = requestMessages(request);
+  const ack = messages.findIndex(
+    (message, index) =>
+      index > 0 &&
+      message.role === "model" &&
+      typeof message.content === "string" &&
+      message.content.trim() === GEMINI_ACK &&
+      messages[index - 1]!.role === "user",
+  );
+  if (ack < 0) return undefined;
+  const summary = messages[ack - 1]!.content;
+  return typeof summary === "string" ? { index: ack - 1, text: summary } : undefined;
+}
+
+/**
+ * The summaries of the compressions Gemini CLI recorded in a session file (each a `$set.messages`
+ * rewrite holding its acknowledgement): the text of the user message before it, its parts joined
+ * as Gemini hands them to hooks. A summary a resumed export opens with is not among them.
+ */
+export function geminiCompressionSummaries(text: string): Set<string> {
+  const summaries = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (!isGeminiCompression(line)) continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const messages = (record as { $set?: { messages?: unknown } }).$set?.messages;
+    if (!Array.isArray(messages)) continue;
+    messages.forEach((message: unknown, index) => {
+      if (
+        index === 0 ||
+        !isMessageOf(message, "gemini") ||
+        contentText(message.content).trim() !== GEMINI_ACK
+      )
+        return;
+      const before: unknown = messages[index - 1];
+      if (isMessageOf(before, "user")) summaries.add(contentText(before.content));
+    });
+  }
+  return summaries;
+}
+
+function isMessageOf(value: unknown, type: string): value is { type: string; content?: unknown } {
+  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === type;
+}
+
+/** A recorded message's text: a string, or its parts' texts (not thoughts) joined. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) =>
+      typeof part === "object" &&
+      part !== null &&
+      typeof (part as { text?: unknown }).text === "string" &&
+      (part as { thought?: unknown }).thought !== true
+        ? (part as { text: string }).text
+        : "",
+    )
+    .join("");
+}
+
+/**
+ * Gemini CLI's `BeforeModel` output that adds `context` after the summary at `index` (see
+ * `geminiRequestSummary`), for this request only. Only the messages up to the summary are handed
+ * back: Gemini replaces the text of as many contents as messages come back, in order, and keeps
+ * every content after them as it was, so the conversation after the summary goes out untouched.
+ */
+export function beforeModelContextOutput(
+  request: Readonly<Record<string, unknown>>,
+  index: number,
+  context: string,
+): string {
+  const messages = requestMessages(request).slice(0, index + 1);
+  const edited = messages.map((message, position) =>
+    position === index
+      ? { ...message, content: `${String(message.content)}\n\n${sanitizeTerminalText(context)}` }
+      : message,
+  );
+  return stringifyJson({
+    hookSpecificOutput: { hookEventName: "BeforeModel", llm_request: { messages: edited } },
   });
 }

@@ -1,6 +1,7 @@
 /**
- * `cxc hooks install [--agent claude-code|codex] [--user | --project [DIR] | --local [DIR]]
- * [--dry-run]`: adds cxc's hook entries to the agent's settings file (docs/inside-agents.md). Every
+ * `cxc hooks install [--agent claude-code|codex|gemini|opencode] [--user | --project [DIR] | --local
+ * [DIR]] [--dry-run]`: adds cxc's hook entries to the agent's settings file, or for opencode writes
+ * cxc's plugin file into its `plugins/` folder (docs/inside-agents.md). Every
  * other byte stays; a second install changes nothing; a file the agent would read otherwise is
  * refused and left as it is (src/core/interop/agent-hooks.ts, src/cli/hooks/settings-file.ts).
  * `--dry-run` prints the file as it would be and writes nothing. Every hint repeats the flags that
@@ -41,16 +42,32 @@ export function registerHooksInstall(hooks: Command): void {
       const { AGENT_LABELS, EVENT_PURPOSES, hookCommand, hookEntries, settingsOptions, settingsPath } =
         await import("../../hooks/agent-settings.js");
       const { installHooks } = await import("../../../core/interop/agent-hooks.js");
+      const { installPluginEdit, opencodePluginText } = await import("../../hooks/opencode-plugin.js");
       const { editSettingsFile } = await import("../../hooks/settings-file.js");
       const { CxcError } = await import("../../../errors.js");
       const path = settingsPath(agent, scope, context.env, context.cwd);
-      const entries = hookEntries(agent, hookCommand(agent, process.execPath, cxcBin()));
+      // opencode's entry is a plugin file of cxc's own; the others', entries in a settings file.
+      const entries =
+        agent === "opencode"
+          ? [{ event: "plugin" }]
+          : hookEntries(agent, hookCommand(agent, process.execPath, cxcBin()));
+      const plugin = agent === "opencode" ? opencodePluginText(process.execPath, cxcBin()) : undefined;
       const { result } = editSettingsFile(
         path,
-        (text) => installHooks(text, entries, settingsOptions(agent, path)),
+        (text) =>
+          agent === "opencode"
+            ? installPluginEdit(text, plugin!, path)
+            : installHooks(
+                text,
+                hookEntries(agent, hookCommand(agent, process.execPath, cxcBin())),
+                settingsOptions(agent, path),
+              ),
         (error) =>
           new CxcError("agent-settings", `${error}; nothing was changed`, {
-            hint: `fix the file (or move it aside), then run \`cxc hooks install ${flags}\` again`,
+            hint:
+              agent === "opencode"
+                ? `move it aside, then run \`cxc hooks install ${flags}\` again`
+                : `fix the file (or move it aside), then run \`cxc hooks install ${flags}\` again`,
           }),
         { write: options.dryRun !== true },
       );
@@ -58,7 +75,7 @@ export function registerHooksInstall(hooks: Command): void {
       const what = entries
         .map(
           (entry) =>
-            `${entry.event}${entry.matcher === undefined ? "" : ` ${entry.matcher}`} (${EVENT_PURPOSES[entry.event]})`,
+            `${entry.event}${"matcher" in entry && entry.matcher !== undefined ? ` ${entry.matcher}` : ""} (${EVENT_PURPOSES[entry.event]})`,
         )
         .join(", ");
       if (context.json) {
@@ -86,7 +103,11 @@ export function registerHooksInstall(hooks: Command): void {
         context.out(`cxc's ${label} hooks are already installed in ${path}; nothing changed.`);
         return;
       }
-      context.out(`Installed cxc's ${label} hooks in ${path}: ${what}.`);
+      context.out(
+        agent === "opencode"
+          ? `Installed cxc's opencode plugin as ${path}: ${what}.`
+          : `Installed cxc's ${label} hooks in ${path}: ${what}.`,
+      );
       if (scope.kind === "project") {
         context.warn(
           `${path} is usually committed with the project, and it now holds this machine's paths to Node and cxc` +
@@ -94,6 +115,22 @@ export function registerHooksInstall(hooks: Command): void {
               ? "; `--local` writes .claude/settings.local.json instead, Claude Code's file for this machine only"
               : ""),
         );
+      }
+      if (agent === "gemini") {
+        const { geminiHooksSwitchedOff } = await import("../../hooks/agent-settings.js");
+        if (geminiHooksSwitchedOff(result.text)) {
+          context.warn(
+            `${path} switches Gemini CLI's hooks off (hooksConfig.enabled is false): cxc's hooks run once it is true; cxc leaves that setting to you`,
+          );
+        }
+        if (scope.kind === "project") {
+          context.hint(
+            "Gemini CLI runs a project's hooks only in a folder you trust (its folder-trust prompt, or /permissions)",
+          );
+        }
+      }
+      if (agent === "opencode") {
+        context.hint("opencode loads it when it starts; a running opencode needs a restart");
       }
       if (agent === "codex") {
         context.hint(

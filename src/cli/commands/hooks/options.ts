@@ -21,16 +21,19 @@ export interface ScopeOptions {
 /** Adds `--agent`, `--project [DIR]`, `--local [DIR]` and `--user`. */
 export function withScopeOptions(command: Command): Command {
   return command
-    .option("--agent <agent>", `the agent: ${HOOK_AGENTS.join(" or ")}`, "claude-code")
+    .option("--agent <agent>", `the agent: ${HOOK_AGENTS.join(", ")}`, "claude-code")
     .option(
       "--project [dir]",
-      "the project's shared settings (DIR/.claude/settings.json, Codex: DIR/.codex/hooks.json; default DIR: the working directory)",
+      "the project's shared settings (DIR/.claude/settings.json, Codex: DIR/.codex/hooks.json, Gemini CLI: DIR/.gemini/settings.json, opencode: DIR/.opencode/plugins/cxc.js; default DIR: the working directory)",
     )
     .option(
       "--local [dir]",
       "the project's settings for this machine only (Claude Code: DIR/.claude/settings.local.json)",
     )
-    .option("--user", "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json; the default)");
+    .option(
+      "--user",
+      "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.config/opencode/plugins/cxc.js; the default)",
+    );
 }
 
 /** The agent named by `--agent`; anything else is a usage error. */
@@ -39,7 +42,7 @@ export function readAgent(options: ScopeOptions): HookAgent {
   if (!(HOOK_AGENTS as readonly string[]).includes(agent)) {
     throw usageError(
       `--agent ${agent} is not an agent cxc has hooks for`,
-      `use --agent ${HOOK_AGENTS.join(" or --agent ")}`,
+      `use --agent ${HOOK_AGENTS.join(", --agent ")}`,
     );
   }
   return agent as HookAgent;

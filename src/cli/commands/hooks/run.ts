@@ -1,5 +1,5 @@
 /**
- * `cxc hook claude-code|codex`: the command an agent runs as its hook (installed by `cxc hooks
+ * `cxc hook claude-code|codex|gemini`: the command an agent runs as its hook (installed by `cxc hooks
  * install`). It reads the agent's hook input on stdin and prints the hook's output; it always
  * exits 0 and logs failures to the state directory's `hooks.log` (src/cli/hooks/run-hook.ts).
  * bin/cxc.cjs runs exactly these words through dist/hook.cjs, which skips the command-line
@@ -14,7 +14,7 @@ export function registerHookRun(program: Command): void {
     .description(
       "run as an agent's hook: reads the agent's hook input on stdin (installed by `cxc hooks install`)",
     )
-    .argument("<agent>", "claude-code or codex")
+    .argument("<agent>", "claude-code, codex or gemini")
     .action(async (agent: string) => {
       const { main } = await import("../../main-hook.js");
       await main(["hook", agent]);

@@ -1,6 +1,7 @@
 /**
- * `cxc hooks status [--reset SESSION|all]`: for each agent, which of its settings files (the
- * user's, and the working directory's project and local ones) hold cxc's hooks, whether the
+ * `cxc hooks status [--all [--project DIR]] [--reset SESSION|all]`: for each agent, which of its
+ * settings files (the user's, and the working directory's project and local ones) hold cxc's hooks
+ * (`--all`: everything cxc put into the five agents, opencode's plugin and pi's package too), whether the
  * programs those commands run still exist, and what the hooks' log says: its failures and its
  * notes (docs/inside-agents.md). `--reset` forgets what the advice recorded of one agent session
  * (or of all, and the decision model's last failure too), so its next `Stop` announces as if new:
@@ -27,11 +28,20 @@ export function registerHooksStatus(hooks: Command): void {
       "--reset <session>",
       "forget what the advice recorded of an agent session (its id, or `all`), so it announces as if new",
     )
-    .action(async (options: { reset?: string }, command: Command) => {
+    .option(
+      "--all",
+      "everything cxc put into the five agents (hooks, opencode's plugin, pi's package), the user's files and the project's",
+    )
+    .option("--project <dir>", "with --all: the project's files in DIR (default: the working directory)")
+    .action(async (options: { reset?: string; all?: boolean; project?: string }, command: Command) => {
       const context = CliContext.from(command);
       context.format();
       if (options.reset !== undefined) {
         await resetSessions(context, options.reset);
+        return;
+      }
+      if (options.all === true) {
+        await statusAll(context, options.project ?? ".");
         return;
       }
       const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
@@ -41,6 +51,7 @@ export function registerHooksStatus(hooks: Command): void {
       const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
       const { hookLogPath, isNoteLine } = await import("../../hooks/state.js");
       const { readSettingsText } = await import("../../hooks/settings-file.js");
+      const { opencodePluginPaths } = await import("../../hooks/opencode-plugin.js");
       const rows = [];
       for (const agent of HOOK_AGENTS) {
         const scopes = [
@@ -57,12 +68,21 @@ export function registerHooksStatus(hooks: Command): void {
           } catch (error) {
             problem = (error as Error).message;
           }
-          const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
-          if (found !== undefined && !found.ok) problem = found.error.replace(`${file} `, "");
-          const installed = found?.ok ? found.value : [];
-          const missing = [...new Set(installed.flatMap((hook) => commandPaths(hook.command)))].filter(
-            (path) => !existsSync(path),
-          );
+          let installed: { event: string; matcher?: string; command: string }[] = [];
+          let paths: string[] = [];
+          if (agent === "opencode") {
+            const named = text === undefined ? undefined : opencodePluginPaths(text);
+            if (text !== undefined && named === undefined)
+              problem = "not cxc's plugin file (a file of yours)";
+            installed = named === undefined ? [] : [{ event: "plugin", command: file }];
+            paths = named ?? [];
+          } else {
+            const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
+            if (found !== undefined && !found.ok) problem = found.error.replace(`${file} `, "");
+            installed = found?.ok ? [...found.value] : [];
+            paths = installed.flatMap((hook) => commandPaths(hook.command));
+          }
+          const missing = [...new Set(paths)].filter((path) => !existsSync(path));
           rows.push({
             agent,
             scope: scope.kind,
@@ -129,6 +149,75 @@ export function registerHooksStatus(hooks: Command): void {
       context.outUntrusted(lines.join("\n"));
     });
   markLightweight(command);
+}
+
+/** The hooks' log: its failures and notes apart, and whether older lines were moved aside. */
+async function hookLog(context: CliContext) {
+  const { hookLogPath, isNoteLine } = await import("../../hooks/state.js");
+  const file = hookLogPath(context.env);
+  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+  return {
+    file,
+    failures: lines.filter((line) => !isNoteLine(line)),
+    notes: lines.filter(isNoteLine),
+    rotated: existsSync(`${file}.1`),
+  };
+}
+
+/**
+ * `--all`: everything cxc put into the five agents, in the user's files and the project's
+ * (src/cli/hooks/everything.ts); the places that hold nothing of cxc's are counted, not listed.
+ */
+async function statusAll(context: CliContext, directory: string): Promise<void> {
+  const { agentLabel, inspectPlace, installPlaces } = await import("../../hooks/everything.js");
+  const reports = installPlaces(context.env, context.cwd, directory).map((place) =>
+    inspectPlace(place, context.env),
+  );
+  const log = await hookLog(context);
+  if (context.json) {
+    context.outJson({
+      all: true,
+      places: reports.map(({ agent, scope, file, kind, exists, items, missing, problem, foreign }) => ({
+        agent,
+        scope: scope.kind,
+        file,
+        kind,
+        exists,
+        installed: items,
+        missing_programs: missing,
+        ...(problem === undefined ? {} : { problem }),
+        ...(foreign === true ? { foreign: true } : {}),
+      })),
+      log: { file: log.file, failures: log.failures.length, notes: log.notes.length },
+    });
+    return;
+  }
+  const lines: string[] = [];
+  for (const report of reports) {
+    const where = `${agentLabel(report.agent)}, ${report.scope.kind} (${report.file})`;
+    if (report.problem !== undefined) lines.push(`${where}: ${report.problem}`);
+    else if (report.foreign === true) lines.push(`${where}: a file of yours, not cxc's; left alone`);
+    else if (report.items.length > 0) {
+      lines.push(
+        `${where}: ${report.kind === "hooks" ? "hooks: " : report.kind === "package" ? "package: " : ""}${report.items.join(", ")}`,
+      );
+      for (const path of report.missing) lines.push(`  ${path} no longer exists`);
+    }
+  }
+  const found = reports.filter((report) => report.items.length > 0).length;
+  const checked = `checked ${reports.length} files of Claude Code, Codex, Gemini CLI, opencode and pi, the user's and ${directory === "." ? "the working directory's" : `${directory}'s`}`;
+  lines.push(
+    found === 0
+      ? `cxc is in none of the agents (${checked}).`
+      : `cxc is in ${found} ${found === 1 ? "place" : "places"} (${checked}); \`cxc hooks uninstall --all\` removes ${found === 1 ? "it" : "them all"}.`,
+  );
+  lines.push("cxc installs no MCP server entry and switches no agent setting on, so there are none to list.");
+  lines.push(
+    log.failures.length === 0
+      ? `Hook log (${log.file}): no failures`
+      : `Hook log (${log.file}): ${log.failures.length} ${log.failures.length === 1 ? "failure" : "failures"}, the last: ${log.failures.at(-1)}`,
+  );
+  context.outUntrusted(lines.join("\n"));
 }
 
 /** `--reset`: removes the records of one session (of either agent), or of all. */

@@ -1,7 +1,7 @@
 /**
- * `cxc hooks uninstall [--agent claude-code|codex] [--user | --project [DIR] | --local [DIR]]`:
- * removes cxc's hook entries from the agent's settings file, and the lists and table they leave
- * empty, so a file cxc installed into is as it was before (docs/inside-agents.md). Nothing else
+ * `cxc hooks uninstall [--agent claude-code|codex|gemini|opencode] [--user | --project [DIR] | --local
+ * [DIR]]` (or `--all [--project DIR]`: everything cxc put into the five agents, everything.ts): removes cxc's hook entries from the agent's settings file, and the lists and table they
+ * leave empty (opencode: cxc's plugin file, and the `plugins/` folder it leaves empty), so a file cxc installed into is as it was before (docs/inside-agents.md). Nothing else
  * is touched; a file the agent would read otherwise is refused and left as it is. When the file
  * holds none of cxc's hooks but another of the agent's files does, the hint names the flags that
  * reach it.
@@ -13,67 +13,193 @@ import { readAgent, readScope, type ScopeOptions, scopeFlags, withScopeOptions }
 export function registerHooksUninstall(hooks: Command): void {
   const command = withScopeOptions(
     hooks.command("uninstall").description("remove cxc's hooks from an agent's settings"),
-  ).action(async (options: ScopeOptions, command: Command) => {
-    const context = CliContext.from(command);
-    context.format();
-    const agent = readAgent(options);
-    const scope = readScope(options, agent, context.cwd);
-    const flags = scopeFlags(agent, scope);
-    const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
-      "../../hooks/agent-settings.js"
-    );
-    const { findHooks, uninstallHooks } = await import("../../../core/interop/agent-hooks.js");
-    const { editSettingsFile, readSettingsText } = await import("../../hooks/settings-file.js");
-    const { CxcError } = await import("../../../errors.js");
-    const path = settingsPath(agent, scope, context.env, context.cwd);
-    const { result } = editSettingsFile(
-      path,
-      (text) =>
-        text === undefined
-          ? { ok: true, text: "", changed: false, events: [] }
-          : uninstallHooks(text, settingsOptions(agent, path)),
-      (error) =>
-        new CxcError("agent-settings", `${error}; nothing was changed`, {
-          hint: `fix the file (or remove cxc's entries by hand), then run \`cxc hooks uninstall ${flags}\` again`,
-        }),
-    );
-    if (context.json) {
-      context.outJson({
-        agent,
-        scope: scope.kind,
-        file: path,
-        changed: result.changed,
-        events: result.events,
-      });
-      return;
-    }
-    const label = AGENT_LABELS[agent];
-    if (result.changed) {
-      context.out(`Removed cxc's ${label} hooks from ${path}: ${result.events.join(", ")}.`);
-      return;
-    }
-    context.out(`No cxc ${label} hooks in ${path}; nothing changed.`);
-    // Where they are instead, if in another of the agent's files for this directory.
-    const others = [
-      { kind: "user" } as const,
-      { kind: "project", directory: "." } as const,
-      ...(hasLocalSettings(agent) ? [{ kind: "local", directory: "." } as const] : []),
-    ].filter((other) => settingsPath(agent, other, context.env, context.cwd) !== path);
-    for (const other of others) {
-      const file = settingsPath(agent, other, context.env, context.cwd);
-      let text: string | undefined;
-      try {
-        text = readSettingsText(file);
-      } catch {
-        continue;
-      }
-      const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
-      if (found?.ok && found.value.length > 0) {
-        context.hint(
-          `cxc's ${label} hooks are in ${file}: \`cxc hooks uninstall ${scopeFlags(agent, other)}\``,
+  )
+    .option(
+      "--all",
+      "remove everything cxc put into the five agents (hooks, opencode's plugin, pi's package), the user's files and the project's (--project DIR)",
+    )
+    .action(async (options: ScopeOptions & { all?: boolean }, command: Command) => {
+      const context = CliContext.from(command);
+      context.format();
+      if (options.all === true) {
+        const { usageError } = await import("../../../errors.js");
+        const named = ["agent", "local", "user"].filter(
+          (name) => command.getOptionValueSource(name) === "cli",
         );
+        if (named.length > 0) {
+          throw usageError(
+            `--all takes every agent's files, the user's and one project's: it does not go with --${named.join(" or --")}`,
+            "give --all alone, or with --project DIR for another project than the working directory",
+          );
+        }
+        await uninstallAll(context, typeof options.project === "string" ? options.project : ".");
+        return;
       }
-    }
-  });
+      const agent = readAgent(options);
+      const scope = readScope(options, agent, context.cwd);
+      const flags = scopeFlags(agent, scope);
+      const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
+        "../../hooks/agent-settings.js"
+      );
+      const { findHooks, uninstallHooks } = await import("../../../core/interop/agent-hooks.js");
+      const { editSettingsFile, readSettingsText } = await import("../../hooks/settings-file.js");
+      const { CxcError } = await import("../../../errors.js");
+      const path = settingsPath(agent, scope, context.env, context.cwd);
+      if (agent === "opencode") {
+        await uninstallPlugin(context, path, flags);
+        return;
+      }
+      const { result } = editSettingsFile(
+        path,
+        (text) =>
+          text === undefined
+            ? { ok: true, text: "", changed: false, events: [] }
+            : uninstallHooks(text, settingsOptions(agent, path)),
+        (error) =>
+          new CxcError("agent-settings", `${error}; nothing was changed`, {
+            hint: `fix the file (or remove cxc's entries by hand), then run \`cxc hooks uninstall ${flags}\` again`,
+          }),
+      );
+      if (context.json) {
+        context.outJson({
+          agent,
+          scope: scope.kind,
+          file: path,
+          changed: result.changed,
+          events: result.events,
+        });
+        return;
+      }
+      const label = AGENT_LABELS[agent];
+      if (result.changed) {
+        context.out(`Removed cxc's ${label} hooks from ${path}: ${result.events.join(", ")}.`);
+        return;
+      }
+      context.out(`No cxc ${label} hooks in ${path}; nothing changed.`);
+      // Where they are instead, if in another of the agent's files for this directory.
+      const others = [
+        { kind: "user" } as const,
+        { kind: "project", directory: "." } as const,
+        ...(hasLocalSettings(agent) ? [{ kind: "local", directory: "." } as const] : []),
+      ].filter((other) => settingsPath(agent, other, context.env, context.cwd) !== path);
+      for (const other of others) {
+        const file = settingsPath(agent, other, context.env, context.cwd);
+        let text: string | undefined;
+        try {
+          text = readSettingsText(file);
+        } catch {
+          continue;
+        }
+        const found = text === undefined ? undefined : findHooks(text, settingsOptions(agent, file));
+        if (found?.ok && found.value.length > 0) {
+          context.hint(
+            `cxc's ${label} hooks are in ${file}: \`cxc hooks uninstall ${scopeFlags(agent, other)}\``,
+          );
+        }
+      }
+    });
   markLightweight(command);
+}
+
+/**
+ * `--all`: everything cxc put into the five agents (src/cli/hooks/everything.ts). Every file is
+ * read first; one the agent would not read is one error naming each such file, and nothing is
+ * changed anywhere. Then each of cxc's entries is taken out as `uninstall` takes it out, every
+ * other byte kept.
+ */
+async function uninstallAll(context: CliContext, directory: string): Promise<void> {
+  const { agentLabel, inspectPlace, installPlaces, removalEdit } = await import("../../hooks/everything.js");
+  const { removePluginFile } = await import("../../hooks/opencode-plugin.js");
+  const { editSettingsFile, readSettingsText } = await import("../../hooks/settings-file.js");
+  const { CxcError } = await import("../../../errors.js");
+  const { resolve } = await import("node:path");
+  const { statSync } = await import("node:fs");
+  const project = resolve(context.cwd, directory);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(project).isDirectory();
+  } catch {
+    isDirectory = false;
+  }
+  if (!isDirectory) {
+    const { usageError } = await import("../../../errors.js");
+    throw usageError(
+      `${project} is not a directory`,
+      "check the path (the default is the working directory)",
+    );
+  }
+  const reports = installPlaces(context.env, context.cwd, directory).map((place) =>
+    inspectPlace(place, context.env),
+  );
+  const problems = reports.filter((report) => report.problem !== undefined);
+  if (problems.length > 0) {
+    throw new CxcError(
+      "agent-settings",
+      `${problems.map((report) => `${report.file}: ${report.problem}`).join("; ")}; nothing was changed`,
+      { hint: "fix or move aside the files named, then run `cxc hooks uninstall --all` again" },
+    );
+  }
+  const removed: { agent: string; scope: string; file: string; items: readonly string[] }[] = [];
+  for (const report of reports) {
+    if (report.items.length === 0) continue;
+    if (report.kind === "plugin") {
+      const outcome = removePluginFile(report.file, readSettingsText(report.file));
+      if (outcome.removed)
+        removed.push({ agent: report.agent, scope: report.scope.kind, file: report.file, items: ["plugin"] });
+      continue;
+    }
+    const { result } = editSettingsFile(
+      report.file,
+      removalEdit(report, context.env),
+      (error) => new CxcError("agent-settings", `${error}; the files listed before it were changed already`),
+    );
+    if (result.changed) {
+      removed.push({
+        agent: report.agent,
+        scope: report.scope.kind,
+        file: report.file,
+        items: result.events,
+      });
+    }
+  }
+  if (context.json) {
+    context.outJson({ all: true, removed, checked: reports.length });
+    return;
+  }
+  if (removed.length === 0) {
+    context.out(`cxc is in none of the agents (checked ${reports.length} files); nothing changed.`);
+    return;
+  }
+  const lines = removed.map(
+    (entry) =>
+      `Removed from ${agentLabel(entry.agent as Parameters<typeof agentLabel>[0])}, ${entry.scope} (${entry.file}): ${entry.items.join(", ")}`,
+  );
+  context.out(lines.join("\n"));
+}
+
+/** opencode: removes cxc's plugin file (never a file of the user's). */
+async function uninstallPlugin(context: CliContext, path: string, flags: string): Promise<void> {
+  const { removePluginFile } = await import("../../hooks/opencode-plugin.js");
+  const { readSettingsText } = await import("../../hooks/settings-file.js");
+  const { CxcError } = await import("../../../errors.js");
+  const outcome = removePluginFile(path, readSettingsText(path));
+  if (outcome.error !== undefined) {
+    throw new CxcError("agent-settings", `${outcome.error}; nothing was changed`, {
+      hint: `remove it yourself if it is cxc's, or leave it; \`cxc hooks uninstall ${flags}\` only removes cxc's own file`,
+    });
+  }
+  if (context.json) {
+    context.outJson({
+      agent: "opencode",
+      file: path,
+      changed: outcome.removed,
+      events: outcome.removed ? ["plugin"] : [],
+    });
+    return;
+  }
+  context.out(
+    outcome.removed
+      ? `Removed cxc's opencode plugin ${path}.`
+      : `No cxc opencode plugin at ${path}; nothing changed.`,
+  );
 }
