@@ -274,8 +274,12 @@ export function validateProposal(
   argumentsObject: Readonly<Record<string, unknown>>,
   source: ProposalSource,
 ): ProposalValidation {
+  return validateReadProposal(readProposalArguments(argumentsObject), source);
+}
+
+/** `validateProposal` of a call's fields as the tool's check read them (proposal-arguments.ts). */
+export function validateReadProposal(read: ReadArguments, source: ProposalSource): ProposalValidation {
   if (source.kind !== "found") return refuseSource(source);
-  const read = readProposalArguments(argumentsObject);
   const problems: string[] = [...read.unknown];
   for (const field of ["from_turn", "to_turn"] as const) {
     const problem = read.problems[field];
