@@ -22,7 +22,11 @@ import {
   renderProposalResult,
   validateReadProposal,
 } from "../compaction/core/review/review.js";
-import { type ReadArguments, readProposalArguments } from "../compaction/core/review/proposal-arguments.js";
+import {
+  type ReadArguments,
+  readProposalArguments,
+  reviewCycleRange,
+} from "../compaction/core/review/proposal-arguments.js";
 import { checkSummary } from "../compaction/core/summary/check.js";
 import { formatLosses } from "../compaction/core/summary/summary-check-text.js";
 import { groupTurns } from "../core/conversation/turns.js";
@@ -68,13 +72,7 @@ export function describeSummaryLosses(
   options: { readonly forModel?: boolean } = {},
 ): string[] {
   if (proposal.summary === undefined) return [];
-  const range = {
-    from: proposal.fromTurn - 1,
-    to: proposal.toTurn - 1,
-    ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
-    ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
-  };
-  const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary);
+  const losses = checkSummary(groupTurns(sourceEvents), reviewCycleRange(proposal), proposal.summary);
   const lines = formatLosses(losses, {
     title: `The summary of ${describeReviewRange(proposal)}`,
   });
