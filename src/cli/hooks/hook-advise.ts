@@ -99,7 +99,8 @@ const COMPACT_COMMANDS: Partial<Record<HookRun["agent"], string>> = {
     "/compress (cxc's hook adds the user's instructions and the files read and modified after Gemini's summary)",
   // Codex's /compact takes no instructions either: cxc's restore after it brings back what its
   // summary drops.
-  codex: "/compact (cxc's hook adds the user's instructions and the files read and modified after Codex's summary)",
+  codex:
+    "/compact (cxc's hook adds the user's instructions and the files read and modified after Codex's summary)",
   opencode:
     "/compact (cxc's plugin adds the user's instructions and the files read and modified after opencode's summary)",
 };
