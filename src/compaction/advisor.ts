@@ -402,10 +402,15 @@ class AdvisorRuntime implements Advisor {
     signal: AbortSignal,
   ): Promise<LiveFromPick | undefined> {
     const client = this.#options.decisionClient;
-    if (!this.settings.cutPoint || client === undefined || candidates.length < 2) return undefined;
+    // Only turns the conversation has are offered (pi's cut inside its last turn once asked
+    // about "turn 5" of 4).
+    const layout = layoutCycles(events);
+    const turns = candidates.filter((turn) => turn >= 0 && turn < layout.cycleCounts.length);
+    if (!this.settings.cutPoint || client === undefined || turns.length === 0) return undefined;
+    // One turn offered is a choice only among its cycles.
+    if (turns.length === 1 && (layout.cycleCounts[turns[0]!] ?? 0) < 2) return undefined;
     try {
-      const offered = candidates.map((turn) => turn + 1).join(", ");
-      const layout = layoutCycles(events);
+      const offered = turns.map((turn) => turn + 1).join(", ");
       const cycleOf = new Map<string, number>();
       events.forEach((event, position) => {
         if (isTurnEvent(event) && layout.cycles[position]! > 0)
@@ -420,7 +425,7 @@ class AdvisorRuntime implements Advisor {
       const answers = await callDecisionTool(client, request, this.#callOptions(signal));
       const answer = LiveFromAnswerSchema.parse(answers);
       const turn = answer.live_from_turn - 1;
-      if (!candidates.includes(turn)) return undefined;
+      if (!turns.includes(turn)) return undefined;
       const cycle = answer.live_from_cycle == null ? undefined : answer.live_from_cycle - 1;
       // A cycle the turn does not have is a guess: the turn alone is taken.
       const known = cycle !== undefined && cycle < (layout.cycleCounts[turn] ?? 0);
