@@ -24,7 +24,6 @@ import {
   describeLiveCount,
   LIVE_FROM_TOOL,
   type LiveFromPick,
-  LiveFromAnswerSchema,
   addDecisionUsage,
   parseAdvisorAnswers,
   renderAdvice,
@@ -199,10 +198,11 @@ export function renderDecisionTranscript(
 }
 
 function decisionRequest(transcript: string, question: string, tool: ToolDefinition): LlmRequest {
+  const { name, description, parameters } = tool;
   return {
     system: DECISION_SYSTEM,
     messages: [{ role: "user", parts: [{ type: "text", text: `${transcript}\n\n${question}` }] }],
-    tools: [tool],
+    tools: [{ name, description, parameters }],
     toolChoice: { type: "tool", name: tool.name },
     // Room for a reasoning model to think before it calls the tool.
     maxOutputTokens: 4096,
@@ -454,7 +454,9 @@ class AdvisorRuntime implements Advisor {
         LIVE_FROM_TOOL,
       );
       const answers = await callDecisionTool(client, request, this.#callOptions(signal));
-      const answer = LiveFromAnswerSchema.parse(answers);
+      const checked = LIVE_FROM_TOOL.check(answers);
+      if (!checked.ok) return undefined;
+      const answer = checked.value;
       const turn = answer.live_from_turn - 1;
       if (!turns.includes(turn)) return undefined;
       const cycle = answer.live_from_cycle == null ? undefined : answer.live_from_cycle - 1;
