@@ -221,7 +221,7 @@ describe("cxc's advisor inside the real pi", () => {
     expect(String(after.content)).toContain(`- "${BINDING}" (turn 1)`);
     // The advisor's record, as a custom entry pi does not send to the model.
     expect(entries.some((entry) => entry.type === "custom" && entry.customType === "cxc-advisor")).toBe(true);
-  });
+  }, 120_000);
 
   it("keeps today's form behind pi_facts = summary: cxc has pi's summarizer write the summary and adds the facts to it", async () => {
     const other: AgentPlace = { home: join(root, "home-summary"), cwd: place.cwd };
@@ -257,7 +257,7 @@ describe("cxc's advisor inside the real pi", () => {
     expect(compaction.summary).toContain(`- "${BINDING}" (turn 1)`);
     expect(compaction.fromHook).toBe(true);
     expect(entries.some((entry) => entry.customType === "cxc-facts")).toBe(false);
-  });
+  }, 120_000);
 
   it("warns when the notice line sits below pi's keepRecentTokens (20000 unless pi's settings say otherwise)", async () => {
     const other: AgentPlace = { home: join(root, "home-keep"), cwd: place.cwd };
@@ -285,7 +285,7 @@ describe("cxc's advisor inside the real pi", () => {
     }
     // The main session's pi keeps 1 recent token: no warning there.
     expect(notices.join("\n")).not.toContain("keepRecentTokens");
-  });
+  }, 120_000);
 
   it("loads from `pi install <checkout>` in another HOME, and registers nothing when disabled", async () => {
     const other: AgentPlace = { home: join(root, "home-installed"), cwd: place.cwd };
