@@ -55,12 +55,19 @@ export interface ZodTool<T> {
   check(value: unknown): SchemaCheck<T>;
 }
 
-/** A tool definition whose parameters and check come from `schema`. */
+/**
+ * A tool definition whose parameters and check come from `schema`. The JSON Schema is derived
+ * the first time it is read: most runs never send the tool.
+ */
 export function zodTool<T>(name: string, description: string, schema: z.ZodType<T>): ZodTool<T> {
+  let parameters: Record<string, unknown> | undefined;
   return {
     name,
     description,
-    parameters: jsonSchemaOf(schema),
+    get parameters() {
+      parameters ??= jsonSchemaOf(schema);
+      return parameters;
+    },
     schema,
     check: (value) => checkWith(schema, value),
   };

@@ -45,7 +45,10 @@ export function zodArguments<A>(
   ) => issues[0]?.message ?? "invalid arguments",
 ): ToolArguments<A> {
   return {
-    schema: jsonSchemaOf(schema),
+    // Derived the first time it is read: most turns offer the built-in tools to no model.
+    get schema() {
+      return lazySchema(schema);
+    },
     check: async (argumentsObject) => {
       const checked = checkWith(schema, argumentsObject);
       if (checked.ok) return checked;
@@ -53,6 +56,18 @@ export function zodArguments<A>(
       return { ok: false, problems, message: message(problems, checked.issues) };
     },
   };
+}
+
+const derived = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The JSON Schema of `schema`, derived once, the first time a tool's schema is read. */
+export function lazySchema(schema: z.ZodType): Record<string, unknown> {
+  let json = derived.get(schema);
+  if (json === undefined) {
+    json = jsonSchemaOf(schema);
+    derived.set(schema, json);
+  }
+  return json;
 }
 
 /**

@@ -21,7 +21,7 @@ import { describeContextChange } from "../compaction/core/advisor/context-gauge.
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
-import { jsonSchemaOf, type ToolArguments } from "./arguments.js";
+import { lazySchema, type ToolArguments } from "./arguments.js";
 import {
   COMPACT_TOOL_NAME,
   CompactToolArgumentsSchema,
@@ -68,7 +68,9 @@ const DESCRIPTION = [
  * gives the validated rules.
  */
 export const COMPACT_TOOL_ARGUMENTS: ToolArguments<readonly CompactToolRule[]> = {
-  schema: jsonSchemaOf(CompactToolArgumentsSchema),
+  get schema() {
+    return lazySchema(CompactToolArgumentsSchema);
+  },
   check: async (argumentsObject) => {
     const parsed = parseCompactArguments(argumentsObject);
     return parsed.ok

@@ -30,7 +30,7 @@ import {
 import { checkSummary } from "../compaction/core/summary/check.js";
 import { formatLosses } from "../compaction/core/summary/summary-check-text.js";
 import { groupTurns } from "../core/conversation/turns.js";
-import { jsonSchemaOf, type ToolArguments } from "./arguments.js";
+import { lazySchema, type ToolArguments } from "./arguments.js";
 import type { Tool, ToolCallContext } from "./tool.js";
 
 /**
@@ -40,7 +40,9 @@ import type { Tool, ToolCallContext } from "./tool.js";
  * the model hears of all of them at once.
  */
 export const PROPOSE_COMPACTION_ARGUMENTS: ToolArguments<ReadArguments> = {
-  schema: jsonSchemaOf(ProposalArgumentsSchema),
+  get schema() {
+    return lazySchema(ProposalArgumentsSchema);
+  },
   check: async (argumentsObject) => ({ ok: true, value: readProposalArguments(argumentsObject) }),
 };
 

@@ -1,6 +1,6 @@
 /**
  * The compaction advisor and automatic compaction, the decisions only. Pure: no clock, no model,
- * no disk. The shell (src/compaction/advisor.ts, src/query/auto-compact.ts) measures the context,
+ * no disk. The shell (src/compaction/advisor.ts, src/compaction/automatic.ts) measures the context,
  * asks the decision model and stores what is decided here.
  *
  * - Settings: `conversation.compaction.auto` here; `conversation.compaction.advisor` (with
