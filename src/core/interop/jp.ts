@@ -24,6 +24,7 @@ import {
   eventParseOptions,
   eventSchemasByKind,
   type KnownEventType,
+  markSchemaChecked,
 } from "../conversation/events.js";
 import { countTurns } from "../conversation/turns.js";
 import {
@@ -290,7 +291,9 @@ export function validateEvent(
   if (parsed.success) {
     const event = parsed.data as ConversationEvent;
     const problem = eventProblem(event);
-    return problem === undefined ? { ok: true, value: event } : interopError(`${where}: ${problem}`);
+    if (problem !== undefined) return interopError(`${where}: ${problem}`);
+    markSchemaChecked(event);
+    return { ok: true, value: event };
   }
   return interopError(`${where}: ${describeFieldIssue(parsed.error.issues[0], value)}`);
 }
