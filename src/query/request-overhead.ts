@@ -46,7 +46,7 @@ async function offeredTools(
   named: readonly string[] | undefined,
 ): Promise<RequestOverhead["tools"]> {
   const { createBuiltinRegistry } = await import("../tools/registry.js");
-  const { gateAdvisorTools, registerAdvisorTools } = await import("./auto-compact.js");
+  const { gateAdvisorTools, registerAdvisorTools } = await import("./advisor.js");
   const { selectTools, toolDefinitions } = await import("./tool-selection.js");
   try {
     const gate = gateAdvisorTools(config, env, configured, []);

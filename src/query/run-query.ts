@@ -6,7 +6,6 @@
  * Everything that touches the terminal (the display, the approval prompt, $EDITOR, stdin) comes in
  * through `QueryUi`, so this module knows the order of things and nothing about ttys.
  */
-import { keepingFor } from "../compaction/keeping.js";
 import { copyEventsForFork, selectTurnSlice } from "../core/conversation/fork.js";
 import type { ConfigTable } from "../core/config.js";
 import { type RecordedSettings, recordedSettings } from "../core/conversation/settings.js";
@@ -27,9 +26,9 @@ import {
   gateAdvisorTools,
   prepareTurnCompaction,
   registerAdvisorTools,
-} from "./auto-compact.js";
-import type { PipelineReport } from "../compaction/apply.js";
-import { type CompactFlag, compactBeforeTurn } from "./compact-hook.js";
+} from "./advisor.js";
+import { createCompactionEnvironment, type PipelineReport } from "../compaction/environment.js";
+import { type CompactFlag, compactBeforeTurn, measureNextRequest, readCompactFlags } from "./compaction.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
 import type { ToolCallContext } from "../tools/tool.js";
@@ -105,6 +104,8 @@ export async function runQuery(
 ): Promise<TurnResult | undefined> {
   const { store, ui } = environment;
   checkFlags(request);
+  // `-k` is read before anything is created, as every surface reads it.
+  const compactRules = request.compact.length > 0 ? readCompactFlags(request.compact) : undefined;
   const message = await readMessage(request.message, ui);
   if (message.trim().length === 0) {
     ui.info("The message is empty; nothing was sent.");
@@ -149,34 +150,36 @@ export async function runQuery(
     tools: toolDefinitions(tools),
   };
   const conversationId = materializeTarget(target, request, message, store, ui);
+  const clock = { now: () => timestampNow(), newEventId: () => newEventId() };
+  // Compaction's environment (src/compaction/), once for `-k`, automatic compaction and the tools.
+  const compaction = createCompactionEnvironment({
+    config: environment.config,
+    env: environment.env,
+    report: {
+      info: (text) => ui.info(text),
+      warn: (text) => ui.warn(text),
+      ...(ui.progress === undefined ? {} : { progress: ui.progress }),
+    },
+    counter: (id) => store.tokenCounter(id ?? conversationId),
+    ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
+    clock,
+  });
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
   try {
     return await store.locked(conversationId, "cxc q", async (conversation) => {
-      if (request.compact.length > 0) {
+      if (compactRules !== undefined) {
         assertNoOpenReview(store, conversationId);
-        const result = await compactBeforeTurn(conversation, request.compact, environment.config, {
-          env: environment.env,
-          ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
-          signal: controller.signal,
-          countTokens: await store.tokenCounter(conversationId),
-          report: {
-            info: (text) => ui.info(text),
-            warn: (text) => ui.warn(text),
-            ...(ui.progress === undefined ? {} : { progress: ui.progress }),
-          },
-        });
-        ui.info(result.message);
+        ui.info(await compactBeforeTurn(conversation, compactRules, compaction, controller.signal));
       }
       const loaded = reloadIfChanged(store, conversationId, snapshot);
       for (const warning of loaded.warnings) ui.warn(warning);
-      const clock = { now: () => timestampNow(), newEventId: () => newEventId() };
       // The compaction advisor and automatic compaction (docs/advisor.md) join the loop as hooks.
-      const compaction = await prepareTurnCompaction({
+      const turnCompaction = await prepareTurnCompaction({
         config: environment.config,
         env: environment.env,
         assistant: client,
-        ...(chosenModel === undefined ? {} : { chosenModel }),
+        compaction,
         store,
         conversation,
         compactNowEnabled: tools.tools.some(({ tool }) => tool.name === "compact_now"),
@@ -187,7 +190,7 @@ export async function runQuery(
         hint: (text) => ui.hint(text),
         warn: (text) => ui.warn(text),
       });
-      advisorHolder.current = compaction.advisor;
+      advisorHolder.current = turnCompaction.advisor;
       const result = await runTurn({
         store,
         conversation,
@@ -204,8 +207,9 @@ export async function runQuery(
         signal: controller.signal,
         clock,
         cwd: environment.cwd,
-        hooks: compaction.hooks,
-        keeping: keepingFor(environment.config, loaded.meta),
+        hooks: turnCompaction.hooks,
+        keeping: compaction.keeping(loaded.meta),
+        compaction,
         ...(tools.tools.some(({ tool }) => tool.name === "compact")
           ? {
               measureNextRequest: await nextRequestMeasure(
@@ -241,7 +245,6 @@ async function nextRequestMeasure(
   environment: QueryEnvironment,
   conversationId: string,
 ): Promise<NonNullable<ToolCallContext["measureNextRequest"]>> {
-  const { measureNextRequest } = await import("./compaction-effect.js");
   const { measure } = await measureNextRequest(events, {
     config: environment.config,
     env: environment.env,

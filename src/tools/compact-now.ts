@@ -5,18 +5,19 @@
  *
  * It never compacts inside the tool: compacting here would change the context under the loop that
  * is running the call. The successful call, stored in the conversation like any other, is the
- * schedule; at the end of the turn the automatic-compaction hook (src/query/auto-compact.ts) finds
+ * schedule; at the end of the turn the automatic-compaction hook (src/compaction/automatic.ts) finds
  * it and records the compaction, which activates when the next turn starts. A missing or empty note
  * is a tool error and schedules nothing; a note longer than a compaction's is cut, as the `compact`
  * tool cuts its notes, and the result says so.
  */
 import * as z from "zod";
+import { COMPACT_NOW_NAME } from "../compaction/core/advisor/advisor.js";
 import { cutNote, NOTE_MAX_LENGTH } from "../compaction/core/tool/compact-tool.js";
 import { zodArguments } from "./arguments.js";
 import type { Tool, ToolOutcome } from "./tool.js";
 
 /** The tool's name (the end-of-turn hook looks for successful calls of it). */
-export const COMPACT_NOW_NAME = "compact_now";
+export { COMPACT_NOW_NAME };
 
 /** The longest note kept (a compaction's `note` holds at most 200 characters); longer ones are cut. */
 export const COMPACT_NOW_NOTE_MAX = NOTE_MAX_LENGTH;
@@ -39,7 +40,9 @@ const CompactNowArgumentsSchema = z.strictObject({
     ),
 });
 
-/** The tool's arguments (their JSON Schema, and the check of a call). */
+type CompactNowArguments = z.output<typeof CompactNowArgumentsSchema>;
+
+/** The tool's arguments (their JSON Schema, and the check of a call; a problem's own message). */
 export const COMPACT_NOW_ARGUMENTS = zodArguments(CompactNowArgumentsSchema);
 
 function scheduled(note: string, cut: boolean): ToolOutcome {
@@ -54,7 +57,7 @@ function scheduled(note: string, cut: boolean): ToolOutcome {
 }
 
 /** Builds the `compact_now` tool. */
-export function createCompactNowTool(): Tool {
+export function createCompactNowTool(): Tool<CompactNowArguments> {
   return {
     name: COMPACT_NOW_NAME,
     description: DESCRIPTION,
@@ -62,11 +65,9 @@ export function createCompactNowTool(): Tool {
     source: "builtin",
     // Offered only when named; it merely schedules, so once enabled it runs without asking.
     defaults: { enable: "explicit", run: "unattended" },
-    async run(argumentsObject): Promise<ToolOutcome> {
-      const parsed = CompactNowArgumentsSchema.safeParse(argumentsObject);
-      if (!parsed.success) return { content: parsed.error.issues[0]!.message, isError: true };
-      const note = cutNote(parsed.data.note);
-      return scheduled(note, note !== parsed.data.note.trim());
+    async run({ note: given }): Promise<ToolOutcome> {
+      const note = cutNote(given);
+      return scheduled(note, note !== given.trim());
     },
   };
 }

@@ -12,25 +12,30 @@
  * (built by core's one constructor) as effects; the turn loop stores them in the same append as
  * the tool response.
  *
- * Planning, validation and every text live in the pure `compaction/core/tool/compact-tool.ts`; this module adds
- * only the token counter, the temporary files, and the `Tool` shape.
+ * Planning, validation and every text live in the pure `compaction/core/tool/compact-tool.ts`, the
+ * call is prepared like every compaction request (`prepare`) and recorded by the one compaction
+ * step (`compact`, src/compaction/compact.ts); this module adds only the token counter, the
+ * temporary files, and the `Tool` shape.
  */
 import { describeContextChange } from "../compaction/core/advisor/context-gauge.js";
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
-import { zodArguments } from "./arguments.js";
+import { lazySchema, type ToolArguments } from "./arguments.js";
 import {
   COMPACT_TOOL_NAME,
   CompactToolArgumentsSchema,
   type CompactToolPlan,
+  type CompactToolRule,
   describeRecordedCall,
   summarizeRecordedCall,
   parseCompactArguments,
-  planCompactCall,
   renderApprovalPreview,
   renderDroppedContent,
 } from "../compaction/core/tool/compact-tool.js";
+import { compact } from "../compaction/compact.js";
+import { type PlannedPreparation, prepare } from "../compaction/core/prepare.js";
+import { type CompactionEnvironment, createCompactionEnvironment } from "../compaction/environment.js";
 import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../compaction/core/review/review.js";
 import type { StoreReader } from "../store/index.js";
@@ -57,8 +62,22 @@ const DESCRIPTION = [
   "summary entirely but may not split one.",
 ].join("\n");
 
-/** The tool's arguments: the JSON Schema the model is shown, derived from the schema that checks calls. */
-export const COMPACT_TOOL_ARGUMENTS = zodArguments(CompactToolArgumentsSchema);
+/**
+ * The tool's arguments: the JSON Schema the model is shown and the check of a call, both from the
+ * one schema (compact-tool-arguments.ts: its fields, then the rules' cross-field checks), which
+ * gives the validated rules.
+ */
+export const COMPACT_TOOL_ARGUMENTS: ToolArguments<readonly CompactToolRule[]> = {
+  get schema() {
+    return lazySchema(CompactToolArgumentsSchema);
+  },
+  check: async (argumentsObject) => {
+    const parsed = parseCompactArguments(argumentsObject);
+    return parsed.ok
+      ? { ok: true, value: parsed.rules }
+      : { ok: false, message: parsed.message, problems: parsed.message.split("\n- ").slice(1) };
+  },
+};
 
 /** Writes one preview file and returns its path; throws when it cannot. */
 export type PreviewWriter = (stem: string, text: string) => string;
@@ -71,20 +90,39 @@ export interface CompactToolOptions {
 
 type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
 
-async function planCall(
-  argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "store" | "keeping">,
-  ids: { newEventId: () => string; now: string },
-): Promise<CompactToolPlan> {
-  const parsed = parseCompactArguments(argumentsObject);
-  if (!parsed.ok) return parsed;
-  const { events, store } = context;
-  const countTokens = await store.tokenCounter();
-  return planCompactCall(events, parsed.rules, {
-    countTokens,
-    ...ids,
-    ...(context.keeping === undefined ? {} : { keeping: context.keeping }),
-  });
+/** The call's rules prepared against the conversation (src/compaction/core/prepare.ts), or why not. */
+async function prepareCall(
+  rules: readonly CompactToolRule[],
+  context: Pick<ToolCallContext, "events" | "store" | "keeping" | "now">,
+): Promise<
+  (PlannedPreparation & { readonly call: PlannedCall }) | { readonly ok: false; readonly message: string }
+> {
+  const countTokens = await context.store.tokenCounter();
+  const preparation = prepare(
+    context.events,
+    { kind: "tool", rules },
+    {
+      now: context.now(),
+      countTokens,
+      ...(context.keeping === undefined ? {} : { keeping: context.keeping }),
+    },
+  );
+  if (preparation.kind !== "planned") return { ok: false, message: preparation.message };
+  return { ...preparation, call: { ok: true, ...preparation.tool! } };
+}
+
+/** The turn's compaction environment; its clock is the call's. */
+function environmentOf(context: ToolCallContext): CompactionEnvironment {
+  return (
+    context.compaction ??
+    createCompactionEnvironment({
+      config: {},
+      env: {},
+      report: { info: () => undefined, warn: () => undefined },
+      counter: () => context.store.tokenCounter(),
+      clock: context,
+    })
+  );
 }
 
 /**
@@ -122,14 +160,12 @@ function describeInvalidCall(message: string): string {
  */
 export async function precheckCompactCall(
   argumentsObject: Readonly<Record<string, unknown>>,
-  context: Pick<ToolCallContext, "events" | "now" | "store">,
+  context: Pick<ToolCallContext, "events" | "now" | "store" | "keeping">,
 ): Promise<ToolOutcome | undefined> {
-  let counter = 0;
-  const plan = await planCall(argumentsObject, context, {
-    newEventId: () => `precheck-${++counter}`,
-    now: context.now(),
-  });
-  return plan.ok ? undefined : { content: plan.message, isError: true };
+  const checked = await COMPACT_TOOL_ARGUMENTS.check(argumentsObject);
+  if (!checked.ok) return { content: checked.message, isError: true };
+  const prepared = await prepareCall(checked.value, context);
+  return "call" in prepared ? undefined : { content: prepared.message, isError: true };
 }
 
 /**
@@ -151,7 +187,7 @@ function withContextChange(preview: string, plan: PlannedCall, context: ToolCall
 }
 
 /** Builds the `compact` tool. */
-export function createCompactTool(options: CompactToolOptions = {}): Tool {
+export function createCompactTool(options: CompactToolOptions = {}): Tool<readonly CompactToolRule[]> {
   const writePreview: PreviewWriter =
     options.writePreview ?? ((stem, text) => writeScratchFile(process.env, stem, text));
   return {
@@ -162,42 +198,40 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     defaults: { enable: "explicit", run: "ask" },
     editing: compactArgumentsEditing,
 
-    async precheck(argumentsObject, context: ToolCallContext): Promise<ToolOutcome | undefined> {
+    async precheck(rules, context: ToolCallContext): Promise<ToolOutcome | undefined> {
       const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      return precheckCompactCall(argumentsObject, context);
+      const prepared = await prepareCall(rules, context);
+      return "call" in prepared ? undefined : { content: prepared.message, isError: true };
     },
 
-    async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
-      // Placeholder ids: these events are only looked at, never stored.
-      let counter = 0;
-      const plan = await planCall(argumentsObject, context, {
-        newEventId: () => `preview-${++counter}`,
-        now: context.now(),
-      });
-      if (!plan.ok) return describeInvalidCall(plan.message);
+    describeInvalid: describeInvalidCall,
+
+    async describeCall(rules, context: ToolCallContext): Promise<string> {
+      const prepared = await prepareCall(rules, context);
+      if (!("call" in prepared)) return describeInvalidCall(prepared.message);
+      const plan = prepared.call;
       const previews = writePreviewFiles(plan, context.conversationId, writePreview);
       const preview = withContextChange(renderApprovalPreview(plan, previews.paths), plan, context);
       return previews.problem === undefined ? preview : `${preview}\n(no preview file: ${previews.problem})`;
     },
 
-    async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
+    async run(rules, context: ToolCallContext): Promise<ToolOutcome> {
       const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      const plan = await planCall(argumentsObject, context, {
-        newEventId: () => context.newEventId(),
-        now: context.now(),
-      });
-      if (!plan.ok) return { content: plan.message, isError: true };
+      const prepared = await prepareCall(rules, context);
+      if (!("call" in prepared)) return { content: prepared.message, isError: true };
+      // The compactions are the call's effects: the turn loop stores them with its response.
+      const report = await compact(prepared, environmentOf(context));
       return {
-        content: describeRecordedCall(plan),
-        display: summarizeRecordedCall(plan),
+        content: describeRecordedCall(prepared.call),
+        display: summarizeRecordedCall(prepared.call),
         isError: false,
-        effects: plan.rules.map((planned) => planned.compaction),
+        effects: report.kind === "compacted" ? report.compactions : [],
       };
     },
   };
 }
 
 /** The `compact` tool with its default options, for the built-in registry. */
-export const compactTool: Tool = createCompactTool();
+export const compactTool = createCompactTool();

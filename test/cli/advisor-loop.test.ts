@@ -18,7 +18,8 @@ import { projectConversation } from "../../src/core/conversation/projection.js";
 import { createLlmClient } from "../../src/llm/registry.js";
 import { type Advisor, type AdvisorState, createAdvisor } from "../../src/compaction/advisor.js";
 import { TurnApprovals } from "../../src/query/approval.js";
-import { createCompactionHooks } from "../../src/query/auto-compact.js";
+import { createCompactionHooks } from "../../src/compaction/automatic.js";
+import { createCompactionEnvironment } from "../../src/compaction/environment.js";
 import type { ToolSelection } from "../../src/query/tool-selection.js";
 import type { TurnDisplay } from "../../src/query/turn-loop.js";
 import { createCompactNowTool } from "../../src/tools/compact-now.js";
@@ -187,16 +188,17 @@ function makeHarness(
     auto: { enabled: false, trigger: { kind: "fraction", fraction: 0.8 }, keepLast: 1, ...options.auto },
     contextWindow: options.contextWindow,
     ...(options.reserveTokens === undefined ? {} : { reserveTokens: options.reserveTokens }),
-    clock,
     print: (text) => harness.printed.push(text),
     countTokens: countCharacters,
     reportFailure: (message) => advisor.reportFailure(message),
     // No assistant model is configured here: summaries are written by builtin/digest.
-    summaries: {
+    compaction: createCompactionEnvironment({
       config: {},
       env: {},
       report: { info: (text) => harness.notices.push(text), warn: (text) => harness.warned.push(text) },
-    },
+      counter: async () => countCharacters,
+      clock,
+    }),
   });
   let store: RecordingStore | undefined;
   harness.turn = async (message, turnOptions = {}) => {

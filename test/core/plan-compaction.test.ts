@@ -5,7 +5,8 @@
  * planner rules with their final ranges: those tests go through it.
  */
 import { describe, expect, it } from "vitest";
-import { applyRange, type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
+import { type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
+import { applyRange } from "../../src/compaction/core/request.js";
 import { buildCompactionEvent, withoutDeferral } from "../../src/compaction/core/event.js";
 import { fitSummary, summarySpansOf } from "../../src/compaction/core/overlap.js";
 import {

@@ -5,7 +5,8 @@
  * from its segments.
  */
 import { describe, expect, it } from "vitest";
-import { applyRange, type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
+import { type CompactFlags, parseRangeFlags } from "../../src/cli/compaction/options.js";
+import { applyRange } from "../../src/compaction/core/request.js";
 import { buildCompactionEvent } from "../../src/compaction/core/event.js";
 import {
   type CompactionPlan,

@@ -296,6 +296,21 @@ describe("compact --from and --to", () => {
     expect(turnsOf(events, { end: at("2025-01-01T00:00:00Z") })).toBeUndefined();
     expect(turnsOf(events, { start: at(tickTime(50)) })).toBeUndefined();
   });
+
+  it("resolves fork's window: the turns started at or after --from and before --until", () => {
+    const events = streamWithTurns(4); // starts at 0s, 3s, 6s, 9s
+    const started = (time: string): Bound => ({ kind: "started", time: { at: time } });
+    // A turn starting at the very moment is in `--from`'s window and out of `--until`'s.
+    expect(turnsOf(events, { start: started(tickTime(3)) })).toEqual({ from: 1, to: 3 });
+    expect(turnsOf(events, { end: started(tickTime(3)) })).toEqual({ from: 0, to: 0 });
+    expect(turnsOf(events, { start: started(tickTime(4)), end: started(tickTime(9)) })).toEqual({
+      from: 2,
+      to: 2,
+    });
+    expect(turnsOf(events, { end: started(tickTime(0)) })).toBeUndefined();
+    expect(turnsOf(events, { start: started(tickTime(10)) })).toBeUndefined();
+    expect(turnsOf(events, { start: started(tickTime(6)), end: started(tickTime(6)) })).toBeUndefined();
+  });
 });
 
 describe("--first, --last and --turn", () => {

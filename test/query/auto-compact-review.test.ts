@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { readAutoSettings } from "../../src/compaction/core/advisor/advisor.js";
-import { compactAutomatically } from "../../src/query/auto-compact.js";
+import { compactAutomatically } from "../../src/compaction/automatic.js";
+import { createCompactionEnvironment } from "../../src/compaction/environment.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function options(refusal: (() => string | undefined) | undefined, printed: string[]) {
@@ -16,14 +17,19 @@ function options(refusal: (() => string | undefined) | undefined, printed: strin
       keepLast: 1,
     },
     contextWindow: 200_000,
-    clock: {
-      now: () => "2026-11-30T10:00:00.000Z",
-      newEventId: () => `01AUTOTEST${String(++counter).padStart(16, "0")}`,
-    },
     print: (text: string) => printed.push(text),
     countTokens: (text: string) => Math.ceil(text.length / 4),
     reportFailure: () => {},
-    summaries: { config: {}, env: {}, report: { info: () => {}, warn: () => {} } },
+    compaction: createCompactionEnvironment({
+      config: {},
+      env: {},
+      report: { info: () => {}, warn: () => {} },
+      counter: async () => (text: string) => Math.ceil(text.length / 4),
+      clock: {
+        now: () => "2026-11-30T10:00:00.000Z",
+        newEventId: () => `01AUTOTEST${String(++counter).padStart(16, "0")}`,
+      },
+    }),
     ...(refusal === undefined ? {} : { refusal }),
   };
 }

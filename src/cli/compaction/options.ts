@@ -12,7 +12,8 @@
  * here into one range that replaces, side by side, the range of every rule of the run
  * (`applyRange`): the planner knows nothing of flags.
  */
-import { describeSpecError, parseCompactSpec, specToRule } from "../../compaction/core/spec.js";
+import type { ExplicitRules } from "../../compaction/core/request.js";
+import { ruleFlags } from "../../compaction/environment.js";
 import { parseCompactionIndex } from "../../core/conversation/compactions.js";
 import type { Bound, BoundRange } from "../../core/position/bound.js";
 import {
@@ -22,13 +23,6 @@ import {
   parseKeep,
   parseTurnSpan,
 } from "../../core/position/parse.js";
-import {
-  buildFlagRule,
-  type CompactionRule,
-  parseToolCallsMode,
-  TOOL_CALLS_MODE_CHOICES,
-  type ToolCallsMode,
-} from "../../compaction/core/rules.js";
 import { CxcError, usageError } from "../../errors.js";
 
 /** The longest `--note` a compaction records (docs/file-format.md). */
@@ -54,14 +48,6 @@ export interface CompactFlags {
   readonly reset?: string | true;
   readonly undoReset?: boolean;
   readonly yes?: boolean;
-}
-
-/** The rules a run uses before they are combined with the configured ones. */
-export interface ExplicitRules {
-  /** `-r/-t/-s` and `-k SPEC` rules, in that order. */
-  readonly rules: readonly CompactionRule[];
-  /** True when a bare `-k` asked for the configured rules as well. */
-  readonly useConfigRules: boolean;
 }
 
 /** What one `compact` invocation will do. */
@@ -148,7 +134,7 @@ export function parseCompactFlags(flags: CompactFlags, now: string): CompactRequ
   const note = parseNote(flags.note);
   return {
     kind: "compact",
-    explicit: parseExplicitRules(flags),
+    explicit: ruleFlags(flags),
     range,
     ...(flags.model === undefined ? {} : { model: parseModelFlag(flags.model) }),
     ...(note === undefined ? {} : { note }),
@@ -175,46 +161,6 @@ function parseNote(note: string | undefined): string | undefined {
 function parseModelFlag(model: string): string {
   if (model.trim().length === 0) throw usageError("--model needs a model id, e.g. -m builtin/digest");
   return model.trim();
-}
-
-/** `-r/-t/-s` (one ad-hoc rule) and the `-k` specs. */
-export function parseExplicitRules(
-  flags: Pick<CompactFlags, "reasoning" | "tools" | "summarize" | "compact">,
-): ExplicitRules {
-  const rules: CompactionRule[] = [];
-  let toolCalls: ToolCallsMode | undefined;
-  if (flags.tools !== undefined) {
-    const mode =
-      flags.tools === true ? ({ ok: true, value: "strip" } as const) : parseToolCallsMode(flags.tools);
-    if (!mode.ok) {
-      throw new CxcError(
-        "invalid-spec",
-        `invalid value '${flags.tools}' for --tools: ${TOOL_CALLS_MODE_CHOICES}`,
-      );
-    }
-    toolCalls = mode.value;
-  }
-  const flagRule = buildFlagRule({
-    ...(flags.reasoning ? { reasoning: true } : {}),
-    ...(toolCalls === undefined ? {} : { toolCalls }),
-    ...(flags.summarize === undefined ? {} : { summarize: flags.summarize }),
-  });
-  if (flagRule !== undefined) rules.push(flagRule);
-  let useConfigRules = false;
-  for (const value of flags.compact ?? []) {
-    if (value === "") {
-      useConfigRules = true;
-      continue;
-    }
-    const spec = parseCompactSpec(value);
-    if (!spec.ok) {
-      throw new CxcError("invalid-spec", describeSpecError(value, spec.message), {
-        hint: "a SPEC is POLICIES[:RANGE], e.g. -k r+t:..-2 or -k s:2..10 (see docs/compaction.md)",
-      });
-    }
-    rules.push(specToRule(spec.value));
-  }
-  return { rules, useConfigRules };
 }
 
 function parseCount(flag: string, value: string | true): number {
@@ -323,13 +269,4 @@ export function parseRangeFlags(flags: CompactFlags, now: string): BoundRange {
   const start = keepFirst ?? selected?.start ?? from;
   const end = keepLast ?? selected?.end ?? to;
   return { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
-}
-
-/** Every rule with the flags' range on the sides the flags give. */
-export function applyRange(rules: readonly CompactionRule[], range: BoundRange): CompactionRule[] {
-  return rules.map((rule) => ({
-    ...rule,
-    ...(range.start === undefined ? {} : { keep_first: range.start }),
-    ...(range.end === undefined ? {} : { keep_last: range.end }),
-  }));
 }

@@ -4,8 +4,8 @@
  *
  * `--continue` locks the review and (when it exists) the source, reads the latest proposal,
  * re-validates it against the source, prints it with how far the source has grown, asks (unless
- * `--yes`), appends the `compaction` to the source through the compaction pipeline
- * (src/compaction/apply.ts), and only then — after both locks are released,
+ * `--yes`), appends the `compaction` (and the proposal's pins) to the source through the one
+ * compaction step (src/compaction/compact.ts), and only then — after both locks are released,
  * since archiving takes the review's lock itself — archives the review and switches back. Apply
  * comes before archive, so a crash in between leaves the compaction applied and the review open;
  * a re-run sees the proposal already applied and finishes without asking again.
@@ -16,27 +16,18 @@
  * Either way the review record keeps how the review ended (`applied` or `aborted`), written in
  * the step that archives it, so `show` and `ls` can tell later.
  */
-import { buildPinEvent, planPin } from "../../core/conversation/pins.js";
-import type { Compaction, ConversationEvent, Pin } from "../../core/conversation/events.js";
-import { realizePlan } from "../../compaction/core/realize.js";
-import type { Keeping } from "../../compaction/core/keeping.js";
+import type { Compaction, ConversationEvent } from "../../core/conversation/events.js";
+import { compact, runnable } from "../../compaction/compact.js";
+import { prepare } from "../../compaction/core/prepare.js";
+import type { CompactionEnvironment } from "../../compaction/environment.js";
 import {
   type ContinueDecision,
   notAReviewRefusal,
   planContinue,
   type ReviewProposal,
-  reviewCompactionPlan,
 } from "../../compaction/core/review/review.js";
 import { CxcError } from "../../errors.js";
-import { applyCompaction, expectRunnable, lockedTarget } from "../../compaction/apply.js";
-import {
-  type LoadedConversation,
-  type LockedConversation,
-  newEventId,
-  type ReviewOutcome,
-  type Store,
-  timestampNow,
-} from "../../store/index.js";
+import type { LoadedConversation, LockedConversation, ReviewOutcome, Store } from "../../store/index.js";
 
 /** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
 export type ConfirmApply = ((prompt: string) => Promise<boolean>) | undefined;
@@ -128,8 +119,8 @@ export async function continueReview(
     readonly confirm: ConfirmApply;
     readonly yes: boolean;
     readonly showPrompt: (text: string) => void;
-    /** What the compaction keeps for a source with this metadata (facts block, keep rules). */
-    readonly keeping?: (meta: Readonly<Record<string, unknown>>) => Keeping;
+    /** The command's compaction environment (what a compaction keeps, ids and time). */
+    readonly compaction: CompactionEnvironment;
     /**
      * What the compactions would do to the source's next request, in words (docs/context.md);
      * absent: not said.
@@ -154,9 +145,15 @@ export async function continueReview(
       return { kind: "finished", proposal: decision.proposal } as const;
     if (decision.kind !== "apply") throw refusalError(decision);
     const { describeSummaryLosses } = await import("../../tools/propose-compaction.js");
-    const current = store.load(sourceId);
+    // Both locks are held: the source cannot change between this preparation and the append.
+    const current = locked!.load();
+    const request = { kind: "review", proposal: decision.proposal, reviewId } as const;
+    const preparation = runnable(prepare(current.events, request, options.compaction.settings(current.meta)));
     const losses = describeSummaryLosses(current.events, decision.proposal);
-    const effect = await describeProposalEffect(decision.proposal, reviewId, current, options);
+    const effect =
+      options.describeEffect === undefined || preparation.kind !== "planned"
+        ? undefined
+        : await options.describeEffect(current.events, preparation.estimated);
     options.showPrompt(
       [
         decision.prompt,
@@ -172,28 +169,9 @@ export async function continueReview(
       }
       if (!(await options.confirm("Apply?"))) return { kind: "declined" } as const;
     }
-    // Both locks are held: the pipeline appends to the source through its lock, the proposal's
-    // pins in the same append (those not in force already).
-    const source = lockedTarget(locked!);
-    const pins: Pin[] = [];
-    for (const position of decision.proposal.keep ?? []) {
-      const planned = planPin([...source.events, ...pins], position);
-      if (planned.ok && planned.kind === "new")
-        pins.push(buildPinEvent(position, { id: newEventId(), ts: timestampNow() }));
-    }
-    const target = {
-      ...source,
-      append: (compactions: readonly Compaction[]) => locked!.append([...pins, ...compactions]),
-    };
-    const applied = await applyCompaction(target, {
-      plan: (events, meta) =>
-        expectRunnable(
-          reviewCompactionPlan(decision.proposal, reviewId, events, timestampNow(), options.keeping?.(meta)),
-        ),
-      newEventId: () => newEventId(),
-      now: () => timestampNow(),
-    });
-    const compactionId = applied.kind === "applied" ? applied.segments[0]?.compaction.id : undefined;
+    // The proposal's pins (those not in force already) go in the same append as its compaction.
+    const report = await compact(preparation, options.compaction, { into: locked! });
+    const compactionId = report.kind === "compacted" ? report.compactions[0]?.id : undefined;
     return {
       kind: "applied",
       proposal: decision.proposal,
@@ -208,27 +186,6 @@ export async function continueReview(
       : {}),
   });
   return { ...settled, reviewId, sourceId, sourceArchived };
-}
-
-/** The proposal's effect on the source's next request, as `describeEffect` words it. */
-async function describeProposalEffect(
-  proposal: ReviewProposal,
-  reviewId: string,
-  source: LoadedConversation,
-  options: Parameters<typeof continueReview>[1],
-): Promise<string | undefined> {
-  if (options.describeEffect === undefined) return undefined;
-  const plan = reviewCompactionPlan(
-    proposal,
-    reviewId,
-    source.events,
-    timestampNow(),
-    options.keeping?.(source.meta),
-  );
-  if (plan.kind !== "planned") return undefined;
-  let counter = 0;
-  const compactions = realizePlan(plan, [], { newEventId: () => `preview-${++counter}`, now: timestampNow });
-  return options.describeEffect(source.events, compactions);
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */

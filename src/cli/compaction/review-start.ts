@@ -4,7 +4,7 @@
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured
  * rule with a `summary`, else the built-in default range); run the summarizer once (the
- * compaction pipeline, src/compaction/apply.ts, into a conversation never stored); fork the
+ * one compaction step, src/compaction/compact.ts, into events never stored); fork the
  * source into the review — `[turn N]` markers, the source's compactions dropped when the raw events
  * fit the review model's window and kept otherwise, a `config_delta` turning every inherited tool
  * off and `propose_compaction` on with the review instructions and the review model — and write
@@ -22,12 +22,11 @@ import {
   REVIEW_CONFIG_METADATA_KEY,
   validateProposal,
 } from "../../compaction/core/review/review.js";
-import {
-  type CompactionRule,
-  DEFAULT_KEEP_FIRST,
-  DEFAULT_KEEP_LAST,
-  overrideSummaryModel,
-} from "../../compaction/core/rules.js";
+import type { CompactionRule } from "../../compaction/core/rules.js";
+import { compact, runnable } from "../../compaction/compact.js";
+import { prepare } from "../../compaction/core/prepare.js";
+import { openingRule } from "../../compaction/core/request.js";
+import { type CompactionEnvironment, configuredRulesOf } from "../../compaction/environment.js";
 import { summarizeTokens } from "../../core/conversation/tokens.js";
 import { countTurns, groupTurns, type Turn } from "../../core/conversation/turns.js";
 import { CxcError } from "../../errors.js";
@@ -40,12 +39,8 @@ import {
   timestampNow,
 } from "../../store/index.js";
 import { copyEventsForFork } from "../../core/conversation/fork.js";
-import { readConfiguredRules } from "./config-rules.js";
 import { buildReviewInstructions } from "./review-instructions.js";
-import { planRun } from "./run.js";
-import { applyCompaction, collectingTarget, type PipelineReport } from "../../compaction/apply.js";
 import { knownContextWindow } from "../../compaction/context-window.js";
-import type { PlannedCompaction } from "../../compaction/core/plan.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 
 /** The digest recipe cannot hold a discussion, so `-m builtin/digest` only picks the summarizer. */
@@ -58,16 +53,14 @@ const HISTORY_SHARE_OF_WINDOW = 0.8;
 export interface StartReviewOptions {
   readonly store: Store;
   readonly sourceId: string;
-  readonly config: ConfigTable;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The command's compaction environment: configuration, the draft's summary, copies, progress. */
+  readonly compaction: CompactionEnvironment;
   /** The range the range flags give the opening proposal. */
   readonly range: BoundRange;
   /** `-m`: the review model, and the summarizer of the draft. */
   readonly model?: string;
   /** `-s CONTEXT`: what the draft summary should focus on. */
   readonly summaryContext?: string;
-  /** Notices, fallbacks and progress of the draft's summary (stderr). */
-  readonly report: PipelineReport;
   /** Aborted by Ctrl-C: the draft stops and no review is created. */
   readonly signal?: AbortSignal;
 }
@@ -89,14 +82,7 @@ export interface StartedReview {
 
 /** The rule of the opening proposal: always a summary (see the module comment). */
 export function chooseOpeningRule(config: ConfigTable, model?: string, context?: string): CompactionRule {
-  const configured = readConfiguredRules(config).find((rule) => rule.summary !== undefined);
-  const summary = configured?.summary ?? {};
-  const rule: CompactionRule = {
-    keep_first: configured?.keep_first ?? DEFAULT_KEEP_FIRST,
-    keep_last: configured?.keep_last ?? DEFAULT_KEEP_LAST,
-    summary: context === undefined ? summary : { ...summary, context },
-  };
-  return model === undefined ? rule : overrideSummaryModel([rule], model)[0]!;
+  return openingRule(configuredRulesOf(config), model, context);
 }
 
 /** `conversation.compaction.review.model` (a table like `assistant.model`), with `-m` on top. */
@@ -161,41 +147,10 @@ async function fitsWindow(
 }
 
 /**
- * The draft of the opening proposal: the first segment of the plan, summarized by the compaction
- * pipeline into a conversation that is never stored (its summary rule, its context-window rule and
- * its fallback setting, as for every other summary).
+ * Plans the opening range and writes the draft: the first piece of the range, summarized by the
+ * one compaction step into events that are never stored (its summary rule, its context-window rule
+ * and its fallback setting, as for every other summary); throws when there is nothing to review.
  */
-async function generateDraft(
-  events: readonly ConversationEvent[],
-  plan: PlannedCompaction,
-  options: StartReviewOptions,
-): Promise<{ readonly text: string; readonly summarizer: string; readonly path?: string }> {
-  const target = collectingTarget(events);
-  const applied = await applyCompaction(target, {
-    plan: () => ({ ...plan, segments: plan.segments.slice(0, 1) }),
-    summaries: {
-      config: options.config,
-      env: options.env,
-      report: options.report,
-      countTokens: await options.store.tokenCounter(),
-      // A private copy of the draft, so the whole of it is one file away.
-      copies: { conversationId: options.sourceId },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    },
-    newEventId: () => newEventId(),
-    now: () => timestampNow(),
-  });
-  const path = applied.kind === "applied" ? applied.segments[0]?.summary?.path : undefined;
-  if (options.signal?.aborted) throw new CxcError("interrupted", "interrupted; no review was started");
-  const summary = target.applied[0] === undefined ? undefined : compactionPolicies(target.applied[0]).summary;
-  return {
-    text: summary?.summary ?? "",
-    summarizer: summary?.recipe ?? DIGEST_MODEL,
-    ...(path === undefined ? {} : { path }),
-  };
-}
-
-/** Plans the opening range and writes the draft; throws when there is nothing to review. */
 async function draftOpeningProposal(
   events: readonly ConversationEvent[],
   options: StartReviewOptions,
@@ -204,24 +159,35 @@ async function draftOpeningProposal(
   draftedBy: string;
   draftPath?: string;
 }> {
+  const environment = options.compaction;
   // The model the review talks to writes the draft when one is configured; `-m` names both.
-  const draftModel = options.model ?? chooseReviewModel(options.config, undefined).id;
-  const rule = chooseOpeningRule(options.config, draftModel, options.summaryContext);
-  const plan = planRun(events, { rules: [rule], range: options.range, now: timestampNow() });
-  const segment = plan.kind === "planned" ? plan.segments[0] : undefined;
-  if (plan.kind !== "planned" || segment === undefined) {
+  const draftModel = options.model ?? chooseReviewModel(environment.config, undefined).id;
+  const rule = openingRule(environment.configuredRules(), draftModel, options.summaryContext);
+  const preparation = runnable(
+    prepare(events, { kind: "draft", rule, range: options.range }, { now: environment.clock.now() }),
+  );
+  if (preparation.kind !== "planned") {
     throw new CxcError("nothing-to-compact", "Nothing to review: the range selects no turns.", {
       hint: "choose a range with --from/--to, --keep-first/--keep-last, --first/--last or --turn",
     });
   }
-  const draft = await generateDraft(events, plan, options);
+  const segment = preparation.plan.segments[0]!;
+  const report = await compact(preparation, environment, {
+    // A private copy of the draft, so the whole of it is one file away.
+    conversationId: options.sourceId,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  if (options.signal?.aborted) throw new CxcError("interrupted", "interrupted; no review was started");
+  const drafted = report.kind === "compacted" ? report.segments[0] : undefined;
+  const summary = drafted === undefined ? undefined : compactionPolicies(drafted.compaction).summary;
+  const path = drafted?.summary?.path;
   const validation = validateProposal(
     {
       from_turn: segment.from + 1,
       to_turn: segment.to + 1,
       ...(segment.fromCycle === undefined ? {} : { from_cycle: segment.fromCycle + 1 }),
       ...(segment.toCycle === undefined ? {} : { to_cycle: segment.toCycle + 1 }),
-      summary: draft.text,
+      summary: summary?.summary ?? "",
     },
     { kind: "found", id: options.sourceId, events },
   );
@@ -233,8 +199,8 @@ async function draftOpeningProposal(
   }
   return {
     validation,
-    draftedBy: draft.summarizer,
-    ...(draft.path === undefined ? {} : { draftPath: draft.path }),
+    draftedBy: summary?.recipe ?? DIGEST_MODEL,
+    ...(path === undefined ? {} : { draftPath: path }),
   };
 }
 
@@ -248,22 +214,21 @@ export async function startReview(options: StartReviewOptions): Promise<StartedR
       throw new CxcError("nothing-to-compact", "Nothing to review: the conversation has no turns.");
     }
     const { validation, draftedBy, draftPath } = await draftOpeningProposal(source.events, options);
-    const reviewModel = chooseReviewModel(options.config, options.model);
+    const { config, env } = options.compaction;
+    const reviewModel = chooseReviewModel(config, options.model);
     const windowModel =
       reviewModel.id ??
       stickyModel(source.events) ??
-      (lookupConfig(options.config, "assistant.model.id") as string | undefined);
+      (lookupConfig(config, "assistant.model.id") as string | undefined);
     const window =
-      windowModel === DIGEST_MODEL
-        ? undefined
-        : await knownContextWindow(windowModel, options.config, options.env);
+      windowModel === DIGEST_MODEL ? undefined : await knownContextWindow(windowModel, config, env);
     const rawEvents = await fitsWindow(groupTurns(source.events), window, store);
     const turnCount = countTurns(source.events);
     const history = buildReviewHistory(source.events, { keepCompactions: !rawEvents });
     const copied = copyEventsForFork(history, { start: 0, end: turnCount }, () => newEventId()).events;
     const stamp = () => ({ id: newEventId(), ts: timestampNow() });
     const delta = buildReviewConfigDelta({
-      inheritedTools: inheritedToolNames(options.config),
+      inheritedTools: inheritedToolNames(config),
       instructions: buildReviewInstructions({ sourceId, turnCount, rawEvents }),
       model: reviewModel,
     });

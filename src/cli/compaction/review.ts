@@ -134,15 +134,14 @@ async function runInteractive(
 ): Promise<void> {
   const { parseRangeFlags } = await import("./options.js");
   const { timestampNow } = await import("../../store/index.js");
-  const { loadConfig } = await import("../config.js");
+  const { commandCompaction } = await import("./environment.js");
   const { startReview } = await import("./review-start.js");
-  const { startProgress } = await import("./progress.js");
   const range = parseRangeFlags(flags, timestampNow());
-  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
-  for (const warning of config.warnings) context.warn(warning);
+  // The draft's private copy and its progress, as `compact`'s summaries have them.
+  const compaction = commandCompaction(context, { copies: true });
   const sourceId = context.store.resolveTarget(idArgument);
   refuseReviewOfReview(context, sourceId);
-  await checkReviewModel(context, config.values, sourceId, flags.model?.trim());
+  await checkReviewModel(context, compaction.config, sourceId, flags.model?.trim());
   const focus = typeof flags.summarize === "string" ? flags.summarize.trim() : "";
   const { withInterrupts } = await import("../interrupt.js");
   const started = await withInterrupts((signal) =>
@@ -150,16 +149,10 @@ async function runInteractive(
       signal,
       store: context.store,
       sourceId,
-      config: config.values,
-      env: context.env,
+      compaction,
       range,
       ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
       ...(focus === "" ? {} : { summaryContext: focus }),
-      report: {
-        info: (text) => context.info(text),
-        warn: (text) => context.warn(text),
-        progress: (label) => startProgress(process.stderr, label),
-      },
     }),
   );
   const { proposal, turnCount } = started.validation;
@@ -306,16 +299,15 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
   const terminal = flags.yes === true || flags.confirm === false ? undefined : openPromptTerminal();
   let outcome: Awaited<ReturnType<typeof continueReview>>;
   try {
-    const { loadConfig } = await import("../config.js");
-    const { keepingFor } = await import("../../compaction/keeping.js");
-    const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+    const { commandCompaction } = await import("./environment.js");
+    const compaction = commandCompaction(context, { configWarnings: false });
     outcome = await continueReview(context.store, {
-      keeping: (meta) => keepingFor(config.values, meta),
+      compaction,
       describeEffect: async (events, compactions) => {
-        const { compactionEffect, measureNextRequest } = await import("../../query/compaction-effect.js");
+        const { compactionEffect, measureNextRequest } = await import("../../query/compaction.js");
         const { describeContextChange } = await import("../../compaction/core/advisor/context-gauge.js");
         const { measure } = await measureNextRequest(events, {
-          config: config.values,
+          config: compaction.config,
           env: context.env,
           countTokens: await context.store.tokenCounter(),
         });

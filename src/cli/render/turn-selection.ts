@@ -1,6 +1,6 @@
 /**
  * The turn selectors of `print` and `fork`: `--first N`, `--last N` and `--turn N|A..B|A..|..B|..`
- * (print), and fork's time thresholds. Thin parsers into the one position algebra
+ * (print), and fork's time window (`--from/--until`). Thin parsers into the one position algebra
  * (core/position/): the same grammar and the same resolver as `compact`'s, so an out-of-range
  * `--turn` end is the same error, never clamped (jp's rule): `turn 100 out of range (conversation
  * has 5 turns)`. Turn numbers are 1-based on the command line and 0-based in storage; ranges are
@@ -8,7 +8,12 @@
  */
 import type { TurnSlice } from "../../core/conversation/fork.js";
 import type { ConversationEvent } from "../../core/conversation/events.js";
-import { type BoundRange, describePositions, resolveBoundRange } from "../../core/position/bound.js";
+import {
+  type Bound,
+  type BoundRange,
+  describePositions,
+  resolveBoundRange,
+} from "../../core/position/bound.js";
 import { parseTimePoint } from "../../core/position/duration.js";
 import { firstTurns, lastTurns, parseTurnSpan } from "../../core/position/parse.js";
 import { CxcError } from "../../errors.js";
@@ -108,19 +113,22 @@ function parseTimeThreshold(
   });
 }
 
-/** `--from`/`--until` as a time window (either end may be absent), each end parsed as above. */
+/**
+ * `--from`/`--until` as a range of the one position algebra (either end may be absent), each end
+ * parsed as above: the turns that started at or after `--from` and before `--until`.
+ */
 export function parseTimeWindow(
   options: { readonly from?: string; readonly until?: string },
   now: string,
   store: { resolveId(target: string): string; readMeta(id: string): { readonly created_at: string } },
-): { from?: string; until?: string } {
+): TurnSelection {
   const createdAt = (id: string): string => store.readMeta(store.resolveId(id)).created_at;
+  const started = (flag: string, text: string): Bound => ({
+    kind: "started",
+    time: { at: parseTimeThreshold(flag, text, now, createdAt) },
+  });
   return {
-    ...(options.from === undefined
-      ? {}
-      : { from: parseTimeThreshold("--from", options.from, now, createdAt) }),
-    ...(options.until === undefined
-      ? {}
-      : { until: parseTimeThreshold("--until", options.until, now, createdAt) }),
+    ...(options.from === undefined ? {} : { start: started("--from", options.from) }),
+    ...(options.until === undefined ? {} : { end: started("--until", options.until) }),
   };
 }

@@ -23,7 +23,8 @@ function describeKeep(bound: Bound, side: "start" | "end"): string | undefined {
       const at = `turn ${bound.turn + 1}${bound.cycle === undefined ? "" : `, cycle ${bound.cycle + 1}`}`;
       return side === "start" ? `everything before ${at}` : `everything after ${at}`;
     }
-    case "time": {
+    case "time":
+    case "started": {
       const time = bound.time;
       const when =
         "at" in time

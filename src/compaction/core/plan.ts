@@ -27,7 +27,11 @@ import {
   resolveBoundRange,
 } from "../../core/position/bound.js";
 import { type CycleSpan, HEAD, spanOfRange, TURN_END } from "../../core/conversation/cycles.js";
-import type { CompactionSource, ConversationEvent } from "../../core/conversation/events.js";
+import type {
+  CompactionOrigin,
+  CompactionSource,
+  ConversationEvent,
+} from "../../core/conversation/events.js";
 import { pinnedMessages } from "../../core/conversation/pins.js";
 import { groupTurns, type Turn } from "../../core/conversation/turns.js";
 import type { CompactionShape } from "./event.js";
@@ -77,6 +81,8 @@ export type CompactionPlan =
       readonly segments: readonly CompactionSegment[];
       readonly source: CompactionSource;
       readonly note?: string;
+      /** Another agent's own compaction, read from its session file. */
+      readonly origin?: CompactionOrigin;
     }
   | {
       readonly kind: "nothing-to-compact";

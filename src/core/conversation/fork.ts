@@ -68,32 +68,6 @@ export function selectForkTurns(
   return slicesOf(kept);
 }
 
-/**
- * The turns that started in `[from, until)` (RFC 3339; either end open), jp's `fork --from/--until`.
- * A turn's start is its first event's time. cxc keeps or drops whole turns, so a fork never holds
- * half a turn (jp filters single events, then repairs what that cut).
- */
-export function turnsStartedBetween(
-  events: readonly ConversationEvent[],
-  range: { from?: string; until?: string },
-): number[] {
-  const indices = assignTurnIndices(events);
-  const starts = new Map<number, string>();
-  events.forEach((event, position) => {
-    const index = indices[position]!;
-    if (isTurnEvent(event) && !starts.has(index)) starts.set(index, event.ts);
-  });
-  const fromMs = range.from === undefined ? undefined : Date.parse(range.from);
-  const untilMs = range.until === undefined ? undefined : Date.parse(range.until);
-  return [...starts.entries()]
-    .filter(([, ts]) => {
-      const at = Date.parse(ts);
-      return (fromMs === undefined || at >= fromMs) && (untilMs === undefined || at < untilMs);
-    })
-    .map(([index]) => index)
-    .sort((left, right) => left - right);
-}
-
 /** Sorted turn indices as maximal runs. */
 function slicesOf(indices: readonly number[]): TurnSlice[] {
   const slices: TurnSlice[] = [];

@@ -74,6 +74,11 @@ export type Bound =
     }
   /** The cut after the turn in progress at a moment (before every turn when none was). */
   | { readonly kind: "time"; readonly time: TimePoint }
+  /**
+   * The cut before the first turn that started at or after a moment (`fork --from/--until`): a
+   * turn starting at the very moment is after it, where `time` puts it before.
+   */
+  | { readonly kind: "started"; readonly time: TimePoint }
   /** The cut after every compaction in force (`last-compaction`). */
   | { readonly kind: "after-last-compaction" };
 
@@ -146,6 +151,12 @@ export function turnAtTime(turnStarts: readonly string[], time: string): number 
   return found;
 }
 
+/** The first turn whose start is at or after `time`; the turn count when none is. */
+function firstTurnFrom(turnStarts: readonly string[], time: string): number {
+  const before = turnStarts.findIndex((start) => compareTimestamps(start, time) >= 0);
+  return before < 0 ? turnStarts.length : before;
+}
+
 /** The moment a time bound is read at, or undefined when it cannot be told (no turns, overflow). */
 function momentOf(facts: PositionFacts, time: TimePoint): string | undefined {
   if ("at" in time) return time.at;
@@ -175,17 +186,49 @@ export function describeCycleOutOfRange(turn: number, cycleCount: number, cycle:
   return `turn ${turn + 1} has ${formatCount(cycleCount, "cycle")}; there is no cycle ${cycle + 1}`;
 }
 
-/** The first problem of a bound (see Bound), worded once for every surface. */
+/** A bound that names a turn (or a cycle of it). */
+export type TurnBound = Extract<Bound, { kind: "turn" }>;
+
+/** What is wrong with a turn bound: the turn (exact) or the cycle is not in the conversation. */
+export type BoundProblem =
+  | { readonly kind: "turn"; readonly turn: number; readonly turnCount: number }
+  | { readonly kind: "cycle"; readonly turn: number; readonly cycle: number; readonly cycleCount: number };
+
+/**
+ * The problem of a turn bound against the conversation (see Bound), as data: every surface
+ * resolves with this check, and one that names its own fields (the review's) words it itself.
+ */
+export function boundProblem(facts: PositionFacts, bound: TurnBound): BoundProblem | undefined {
+  if (bound.exact && bound.turn >= facts.turnCount)
+    return { kind: "turn", turn: bound.turn, turnCount: facts.turnCount };
+  if (bound.cycle === undefined || bound.lenient || bound.turn >= facts.turnCount) return undefined;
+  const cycleCount = facts.cycles().cycleCounts[bound.turn] ?? 0;
+  return bound.cycle >= cycleCount
+    ? { kind: "cycle", turn: bound.turn, cycle: bound.cycle, cycleCount }
+    : undefined;
+}
+
+/** The first problem of a range's bounds (see Bound), worded once for every surface. */
 function checkExact(facts: PositionFacts, range: BoundRange): string | undefined {
   for (const bound of [range.start, range.end]) {
     if (bound?.kind !== "turn") continue;
-    if (bound.exact && bound.turn >= facts.turnCount)
-      return describeTurnOutOfRange(bound.turn, facts.turnCount);
-    if (bound.cycle === undefined || bound.lenient || bound.turn >= facts.turnCount) continue;
-    const count = facts.cycles().cycleCounts[bound.turn] ?? 0;
-    if (bound.cycle >= count) return describeCycleOutOfRange(bound.turn, count, bound.cycle);
+    const problem = boundProblem(facts, bound);
+    if (problem?.kind === "turn") return describeTurnOutOfRange(problem.turn, problem.turnCount);
+    if (problem?.kind === "cycle")
+      return describeCycleOutOfRange(problem.turn, problem.cycleCount, problem.cycle);
   }
   return undefined;
+}
+
+/**
+ * The positions two turn bounds name, read without the conversation: from the first's head (or
+ * its cycle) to the last's end (or its cycle).
+ */
+export function spanOfTurnBounds(start: TurnBound, end: TurnBound): CycleSpan {
+  return {
+    from: { turn: start.turn, cycle: start.cycle ?? HEAD },
+    to: { turn: end.turn, cycle: end.cycle ?? TURN_END },
+  };
 }
 
 /** The first whole turn a start bound covers, or undefined for nothing. */
@@ -204,6 +247,10 @@ function turnStart(facts: PositionFacts, bound: Bound | undefined): number | und
       if (moment === undefined) return undefined;
       const active = turnAtTime(facts.turnStarts, moment);
       return within(active === undefined ? 0 : active + 1);
+    }
+    case "started": {
+      const moment = momentOf(facts, bound.time);
+      return moment === undefined ? undefined : within(firstTurnFrom(facts.turnStarts, moment));
     }
     case "after-last-compaction":
       return within(facts.afterLastCompaction);
@@ -224,6 +271,10 @@ function turnEnd(facts: PositionFacts, bound: Bound | undefined): number | undef
       const moment = momentOf(facts, bound.time);
       const active = moment === undefined ? undefined : turnAtTime(facts.turnStarts, moment);
       return active === undefined ? undefined : clamped(active);
+    }
+    case "started": {
+      const moment = momentOf(facts, bound.time);
+      return moment === undefined ? undefined : clamped(firstTurnFrom(facts.turnStarts, moment) - 1);
     }
     case "after-last-compaction":
       return clamped(facts.afterLastCompaction - 1);

@@ -11,8 +11,7 @@ import { type Command, Option } from "commander";
 import { CxcError, usageError } from "../../../errors.js";
 import type { CompactFlags, CompactRequest } from "../../compaction/options.js";
 import type { CompactionRunResult } from "../../compaction/run.js";
-import type { EffectiveConfig } from "../../config.js";
-import type { NothingWhy } from "../../../compaction/core/plan.js";
+import type { CompactionEnvironment } from "../../../compaction/environment.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
 import { attachedValue, collectAttached } from "../../flag-values.js";
@@ -133,14 +132,14 @@ export function registerCompact(conversation: Command): void {
       for (const id of ids) review.refuseCompactionOfReview(context, id);
       // jp compacts several conversations in one call, one after another, each under its lock.
       const results: CompactOutcome[] = [];
-      let config: EffectiveConfig | undefined;
+      let environment: CompactionEnvironment | undefined;
       for (const id of ids) {
         if (request.kind !== "compact") {
           results.push(await runReset(context, id, request));
           continue;
         }
-        config ??= await loadCompactConfig(context);
-        results.push(await runCompact(context, id, request, config));
+        environment ??= await compactionEnvironment(context);
+        results.push(await runCompact(context, id, request, environment));
       }
       if (format === "json") {
         const documents = results.map((result) => result.json);
@@ -267,98 +266,59 @@ async function runReset(
   };
 }
 
-async function loadCompactConfig(context: CliContext): Promise<EffectiveConfig> {
-  const { loadConfig } = await import("../../config.js");
-  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
-  for (const warning of config.warnings) context.warn(warning);
-  return config;
+/** The command's compaction environment: summary copies, summary checks, progress. */
+async function compactionEnvironment(context: CliContext): Promise<CompactionEnvironment> {
+  const { commandCompaction } = await import("../../compaction/environment.js");
+  return commandCompaction(context, { copies: true, checkLosses: true });
 }
 
+/** `compact` of one conversation: a dry run, or the rules carried out under its lock. */
 async function runCompact(
   context: CliContext,
   id: string,
   request: Extract<CompactRequest, { kind: "compact" }>,
-  config: EffectiveConfig,
+  environment: CompactionEnvironment,
 ): Promise<CompactOutcome> {
-  const ids = await import("../../../store/index.js");
-  const { buildEffectiveRules } = await import("../../compaction/config-rules.js");
-  const { appliedResult, planRun, previewPlan } = await import("../../compaction/run.js");
+  const { prepare } = await import("../../../compaction/core/prepare.js");
+  const { appliedResult, dryRunResult } = await import("../../compaction/run.js");
   const { renderRunText, runToJson } = await import("../../compaction/render.js");
-  const rules = buildEffectiveRules(config.values, request.explicit, request.model);
-  const { applyRange } = await import("../../compaction/options.js");
-  const { describeNothingToCompact } = await import("../../../compaction/core/nothing-to-compact.js");
-  const { countTurns } = await import("../../../core/conversation/turns.js");
-  const { lookupConfig } = await import("../../../core/config.js");
   const { capitalize } = await import("../../../core/present/labels.js");
-  // Why nothing was compacted, from the rules the plan saw and the turns it saw.
-  const explain = (events: readonly ConversationEvent[], why: readonly NothingWhy[] | undefined): string =>
-    describeNothingToCompact({
-      rules: applyRange(rules, request.range),
-      why,
-      turnCount: countTurns(events),
-      defaultRule:
-        request.explicit.rules.length === 0 &&
-        lookupConfig(config.values, "conversation.compaction.rules") === undefined,
-    });
-  const { keepingFor } = await import("../../../compaction/keeping.js");
-  const runOptions = {
-    rules,
+  const rules = environment.rules(request.explicit, {
     range: request.range,
-    now: ids.timestampNow(),
+    ...(request.model === undefined ? {} : { model: request.model }),
     ...(request.note === undefined ? {} : { note: request.note }),
-  };
+  });
+  const countTokens = await environment.counter(id);
   let result: CompactionRunResult;
   if (request.dryRun) {
+    const { runnable } = await import("../../../compaction/compact.js");
     const conversation = context.store.load(id);
     for (const warning of conversation.warnings) context.warn(warning);
     const events = conversation.events;
-    const plan = planRun(events, { ...runOptions, keeping: keepingFor(config.values, conversation.meta) });
-    // Token counts are cached with the conversation (in the file store, tokens.cache.json beside
-    // the log, safe to delete), so a repeated preview does not tokenize the whole conversation again.
-    const countTokens = await context.store.tokenCounter(id);
-    result =
-      plan.kind === "planned"
-        ? await withContextEffect(previewPlan(events, plan, countTokens), events, {
-            config: config.values,
-            env: context.env,
-            countTokens,
-          })
-        : { kind: "nothing", message: plan.message, reason: explain(events, plan.why) };
+    const preparation = runnable(
+      prepare(events, rules, environment.settings(conversation.meta, countTokens)),
+    );
+    result = await withContextEffect(dryRunResult(preparation), events, {
+      config: environment.config,
+      env: context.env,
+      countTokens,
+    });
   } else {
-    const { applyCompaction, lockedTarget } = await import("../../../compaction/apply.js");
+    const { compact } = await import("../../../compaction/compact.js");
     const { assertNoOpenReview } = await import("../../../store/index.js");
-    const { startProgress } = await import("../../compaction/progress.js");
     const { withInterrupts } = await import("../../interrupt.js");
-    const countTokens = await context.store.tokenCounter(id);
-    const applied = await withInterrupts((signal) =>
+    const warnings: string[] = [];
+    const report = await withInterrupts((signal) =>
       context.store.locked(id, "compact", (conversation) => {
         assertNoOpenReview(context.store, id);
-        return applyCompaction(lockedTarget(conversation), {
-          plan: (events, meta) =>
-            planRun(events, { ...runOptions, keeping: keepingFor(config.values, meta) }),
-          summaries: {
-            config: config.values,
-            env: context.env,
-            signal,
-            report: {
-              info: (text) => context.info(text),
-              warn: (text) => context.warn(text),
-              progress: (label) => startProgress(process.stderr, label),
-            },
-            copies: { conversationId: id },
-            checkLosses: true,
-            countTokens,
-          },
-          newEventId: () => ids.newEventId(),
-          now: () => ids.timestampNow(),
-        });
+        const loaded = conversation.load();
+        warnings.push(...loaded.warnings);
+        const preparation = prepare(loaded.events, rules, environment.settings(loaded.meta, countTokens));
+        return compact(preparation, environment, { into: conversation, signal });
       }),
     );
-    for (const warning of applied.warnings) context.warn(warning);
-    result =
-      applied.kind === "nothing"
-        ? { kind: "nothing", message: applied.message, reason: explain(applied.events, applied.why) }
-        : appliedResult(applied, countTokens);
+    for (const warning of warnings) context.warn(warning);
+    result = appliedResult(report);
   }
   if (result.kind === "nothing" && result.reason !== undefined && !context.json) {
     context.info(`${capitalize(result.reason)}.`);
@@ -371,10 +331,10 @@ async function runCompact(
 async function withContextEffect(
   result: CompactionRunResult,
   events: readonly ConversationEvent[],
-  options: Parameters<typeof import("../../../query/compaction-effect.js").measureNextRequest>[1],
+  options: Parameters<typeof import("../../../query/compaction.js").measureNextRequest>[1],
 ): Promise<CompactionRunResult> {
   if (result.kind !== "planned" || result.previewed === undefined) return result;
-  const { compactionEffect, measureNextRequest } = await import("../../../query/compaction-effect.js");
+  const { compactionEffect, measureNextRequest } = await import("../../../query/compaction.js");
   const { measure } = await measureNextRequest(events, options);
   return { ...result, context: compactionEffect(measure, events, result.previewed) };
 }

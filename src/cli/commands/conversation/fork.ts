@@ -46,11 +46,11 @@ export function registerFork(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: ForkOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { copyEventsForFork, selectForkTurns, turnsStartedBetween } = await import(
-        "../../../core/conversation/fork.js"
-      );
+      const { copyEventsForFork, selectForkTurns } = await import("../../../core/conversation/fork.js");
       const { newEventId, timestampNow } = await import("../../../store/index.js");
-      const { parseForkCount, parseTimeWindow } = await import("../../render/turn-selection.js");
+      const { parseForkCount, parseTimeWindow, resolveTurnSelection } = await import(
+        "../../render/turn-selection.js"
+      );
       const { resolveConversation } = await import("../../targets.js");
       const sourceId = await resolveConversation(context, idArgument);
       const range = parseTimeWindow(options, timestampNow(), context.store);
@@ -60,15 +60,28 @@ export function registerFork(conversation: Command): void {
       };
       const source = context.store.load(sourceId);
       for (const warning of source.warnings) context.warn(warning);
-      // jp's order: the time filter first, then the first and last turns of what it left.
-      const slices = selectForkTurns(turnsStartedBetween(source.events, range), counts);
+      // jp's order: the time filter first (the turns started in the window, through the one
+      // resolver), then the first and last turns of what it left.
+      const window = resolveTurnSelection(range, source.events);
+      const started = Array.from({ length: window.end - window.start }, (_, offset) => window.start + offset);
+      const slices = selectForkTurns(started, counts);
       const forked = copyEventsForFork(source.events, slices, () => newEventId());
       if (options.compact !== undefined) {
-        // Compacts the new fork after filtering, quietly (jp's `fork -k`): only a failed summary model is said.
-        const { compactForkEvents } = await import("../../compaction/fork-compact.js");
-        forked.events.push(
-          ...(await compactForkEvents(context, forked.events, options.compact, source.meta)),
+        // The new fork compacted before it is created, with the rules of `compact -k` and quietly
+        // (jp's `fork -k`): only a failed summary model is said, and a summary that fails under
+        // `fallback = "abort"` stops the fork, so it is never created half-compacted.
+        const { ruleFlags } = await import("../../../compaction/environment.js");
+        const { commandCompaction } = await import("../../compaction/environment.js");
+        const { prepare } = await import("../../../compaction/core/prepare.js");
+        const { compact } = await import("../../../compaction/compact.js");
+        const request = ruleFlags({ compact: options.compact });
+        const environment = commandCompaction(context, { quiet: true });
+        const settings = environment.settings(source.meta);
+        const report = await compact(
+          prepare(forked.events, environment.rules(request), settings),
+          environment,
         );
+        if (report.kind === "compacted") forked.events.push(...report.compactions);
       }
       const title = `Fork of ${source.meta.title ?? sourceId}`;
       const meta = context.store.create({ title, events: forked.events, extra: { forked_from: sourceId } });

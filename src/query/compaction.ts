@@ -1,21 +1,56 @@
 /**
- * What compactions would do to the context of the next request (compaction/core/advisor/next-request.ts),
- * where a person decides whether to compact: the dry run, the review's confirmation and the
- * `compact` tool's approval. One measure of the next request (its model, window, reasoning rule,
- * system prompt and tools) applied to the conversation as it is and with the compactions added.
+ * Compaction in `cxc q`, the turn's adapter to the compaction slice (src/compaction/):
+ *
+ * - `q -k[=SPEC]` compacts before the turn, so the new turn is never in range: the `-k` flags are
+ *   read like every surface's (`ruleFlags`), a bare `-k` stands for the configured rules, and the
+ *   one compaction step appends under the turn's lock (the caller holds it from before this until
+ *   the turn ends);
+ * - what compactions would do to the context of the next request (compaction/core/advisor/next-request.ts),
+ *   measured with the system prompt and tools `cxc q` sends: the dry run, the review's
+ *   confirmation and the `compact` tool's approval.
  */
 import type { ContextWindow } from "../compaction/core/advisor/context-gauge.js";
 import { contextOfNextRequest, type NextRequestContext } from "../compaction/core/advisor/next-request.js";
-import type { ConfigTable } from "../core/config.js";
-import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
-import type { TokenCounter } from "../core/conversation/tokens.js";
+import { prepare } from "../compaction/core/prepare.js";
+import type { ExplicitRules } from "../compaction/core/request.js";
+import { compact } from "../compaction/compact.js";
 import {
   nextTurnModel,
   overheadCounter,
   type RequestOverhead,
   resolveNextRequestModel,
 } from "../compaction/context-window.js";
+import { type CompactionEnvironment, ruleFlags } from "../compaction/environment.js";
+import type { ConfigTable } from "../core/config.js";
+import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
+import type { TokenCounter } from "../core/conversation/tokens.js";
+import type { LockedConversation } from "../store/index.js";
 import { conversationOverhead } from "./request-overhead.js";
+
+/** One `-k` occurrence: `true` for a bare `-k`, else its SPEC text. */
+export type CompactFlag = true | string;
+
+/** The `-k` flags as rules; a bad SPEC is a usage error (worded as every surface words it). */
+export function readCompactFlags(flags: readonly CompactFlag[]): ExplicitRules {
+  return ruleFlags({ compact: flags.map((flag) => (flag === true ? "" : flag)) });
+}
+
+/** Compacts the conversation of the turn with the `-k` rules; returns the line to show. */
+export async function compactBeforeTurn(
+  conversation: LockedConversation,
+  rules: ExplicitRules,
+  environment: CompactionEnvironment,
+  signal?: AbortSignal,
+): Promise<string> {
+  const loaded = conversation.load();
+  const request = environment.rules(rules);
+  const preparation = prepare(loaded.events, request, environment.settings(loaded.meta));
+  const report = await compact(preparation, environment, {
+    into: conversation,
+    ...(signal ? { signal } : {}),
+  });
+  return report.kind === "nothing" ? report.message : `Compacted ${report.ranges} before this turn.`;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
