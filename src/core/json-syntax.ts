@@ -190,8 +190,10 @@ export function nestsDeeperThan(text: string, limit: number, options: { lines?: 
 /** Whether `text` holds at most `limit` opening brackets (`{`, `[`), inside strings or not. */
 function fewOpeners(text: string, limit: number): boolean {
   let count = 0;
-  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1)) if (++count > limit) return false;
-  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1)) if (++count > limit) return false;
+  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1))
+    if (++count > limit) return false;
+  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1))
+    if (++count > limit) return false;
   return true;
 }
 

@@ -94,7 +94,7 @@ describe("importing an agent session into the file store", () => {
     const batch = await readAgentImport(file, "claude-code");
     const [outcome] = await saveAgentImport(store, batch, { skipExisting: false });
     const expected = importClaudeCodeSession(readFileSync(file, "utf8"), file);
-    if (!expected.ok) throw new Error(expected.error);
+    if (!expected.ok) throw new Error(expected.message);
     expect(store.load(outcome!.id).events).toEqual(expected.value.conversation.events);
     expect(JSON.stringify(expected.value.conversation.events)).toContain(big);
   });
