@@ -1,5 +1,6 @@
 /**
- * The result type of the core's parsers: a value, or one user-facing message saying what is wrong.
+ * The result type of the core's parsers and converters (the readers and writers of other agents'
+ * formats too): a value, or one user-facing message saying what is wrong (and where).
  */
 
 /** A success value or a user-facing error message. */

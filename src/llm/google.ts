@@ -14,7 +14,6 @@
  * retries of its own (cxc retries, retry.ts). Its errors carry the HTTP status and the body as
  * JSON text; `googleErrorFields` turns them into the fields the classifier reads.
  */
-import { randomUUID } from "node:crypto";
 import type { GenerateContentResponse, GoogleGenAI } from "@google/genai";
 import { sanitizeLine } from "../core/present/sanitize.js";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
@@ -154,7 +153,8 @@ function mapChunk(chunk: GenerateContentResponse, state: StreamState): LlmStream
       const name = call.name ?? "";
       state.sawToolCall = true;
       state.calls += 1;
-      state.tag ??= chunk.responseId ?? randomUUID().slice(0, 8);
+      // The global Web Crypto, reached only here: node:crypto is not loaded with every provider.
+      state.tag ??= chunk.responseId ?? globalThis.crypto.randomUUID().slice(0, 8);
       const args = call.args;
       const valid = typeof args === "object" && args !== null && !Array.isArray(args);
       events.push({

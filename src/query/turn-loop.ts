@@ -38,7 +38,7 @@ import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/conversation/r
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
 import { type LockedConversation, readOnly, type StoreReader } from "../store/index.js";
-import type { ToolCallContext, ToolOutcome } from "../tools/tool.js";
+import { checkArguments, describeToolCall, type ToolCallContext, type ToolOutcome } from "../tools/tool.js";
 import type { TurnApprovals } from "./approval.js";
 import { providerError } from "./provider-errors.js";
 import { recallLeftOutNotice, recallRefusedEvent } from "./recall.js";
@@ -436,20 +436,28 @@ async function executeCall(
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),
   };
-  const rejected = await selected.tool.precheck?.(call.arguments, context);
+  // The arguments are checked once, by the tool's one definition, before anything else sees them:
+  // a call whose arguments fail is answered at once, nobody is asked.
+  const tool = selected.tool;
+  const checked = await checkArguments(tool, call.arguments);
+  if (!checked.ok) return notRun(checked.outcome);
+  const rejected = await tool.precheck?.(checked.value, context);
   if (rejected !== undefined) return notRun(rejected);
-  const describeCall = selected.tool.describeCall?.bind(selected.tool);
-  const detail = describeCall ? await describeCall(call.arguments, context) : undefined;
+  const detail =
+    tool.describeCall === undefined ? undefined : await tool.describeCall(checked.value, context);
   const decision = await options.approvals.decide(
     {
       name: call.name,
-      source: selected.tool.source,
+      source: tool.source,
       arguments: call.arguments,
       ...(detail === undefined ? {} : { detail }),
-      ...(selected.tool.editing === undefined ? {} : { editing: selected.tool.editing }),
-      ...(describeCall === undefined
+      ...(tool.editing === undefined ? {} : { editing: tool.editing }),
+      ...(tool.describeCall === undefined
         ? {}
-        : { redescribe: (edited: Readonly<Record<string, unknown>>) => describeCall(edited, context) }),
+        : {
+            redescribe: async (edited: Readonly<Record<string, unknown>>) =>
+              (await describeToolCall(tool, edited, context)) ?? "",
+          }),
     },
     selected.run,
   );
@@ -459,12 +467,20 @@ async function executeCall(
     return { outcome, end: decision.byUser ? "declined" : "not-run" };
   }
   options.display.toolRunning(call);
+  const edited = decision.arguments !== call.arguments;
+  // The model should know it was not its own arguments that ran.
+  const noted = (outcome: ToolOutcome): ToolOutcome =>
+    edited
+      ? {
+          ...outcome,
+          content: `[The user edited the arguments before running: ${JSON.stringify(decision.arguments)}]\n${outcome.content}`,
+        }
+      : outcome;
   try {
-    const outcome = await selected.tool.run(decision.arguments, context);
-    if (decision.arguments === call.arguments) return { outcome, end: "ran" };
-    // The model should know it was not its own arguments that ran.
-    const note = `[The user edited the arguments before running: ${JSON.stringify(decision.arguments)}]\n`;
-    return { outcome: { ...outcome, content: note + outcome.content }, end: "ran" };
+    // Edited arguments are other arguments: checked in their turn.
+    const value = edited ? await checkArguments(tool, decision.arguments) : checked;
+    if (!value.ok) return { outcome: noted(value.outcome), end: "ran" };
+    return { outcome: noted(await tool.run(value.value, context)), end: "ran" };
   } catch (error) {
     return {
       outcome: { isError: true, content: `Tool ${call.name} failed: ${(error as Error).message}` },

@@ -22,12 +22,12 @@ import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
 import { exportCodexSession } from "../core/interop/codex-export.js";
 import { exportGeminiSession, geminiSessionFileName } from "../core/interop/gemini-export.js";
 import { exportOpencodeSession } from "../core/interop/opencode-export.js";
-import type { InteropResult } from "../core/interop/jp.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { CxcError, usageError } from "../errors.js";
 import { createFileAtomic, ensureDirectory } from "./files.js";
 import { nodeCrypto } from "./lazy-crypto.js";
 import type { Environment, LoadedConversation } from "./port.js";
+import type { Parsed } from "../core/parsed.js";
 
 /** What `export --to claude-code|pi|codex` decides and what it wrote. */
 export interface AgentExportRequest {
@@ -80,7 +80,7 @@ export function writeAgentExport(
   const cwd = originCwd ?? request.cwd;
   const model = chooseModel(request.model, conversation);
   const sessionId = nodeCrypto().randomUUID();
-  let session: InteropResult<AgentSessionExport>;
+  let session: Parsed<AgentSessionExport>;
   let path: string;
   let agentPath: string | undefined;
   /** A folder to create, with a file in it, before the session (Gemini CLI's project marker). */
@@ -146,7 +146,7 @@ export function writeAgentExport(
     agentPath = join(codexHome(request.env), "sessions", ...codexRolloutPath(request.now, sessionId));
     path = request.output ?? agentPath;
   }
-  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
+  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.message}`);
   const text = session.value.lines.map((line) => `${line}\n`).join("");
   if (marker !== undefined) writeNewFile(marker.path, marker.text);
   writeNewFile(path, text);
@@ -234,7 +234,7 @@ function writeOpencodeExport(
     modelID: model.model,
     newId: ids.next,
   });
-  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.error}`);
+  if (!session.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${session.message}`);
   const text = `${JSON.stringify(session.value.document, null, 2)}\n`;
   const base = {
     sessionId,

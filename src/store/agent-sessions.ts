@@ -23,7 +23,6 @@ import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
 import { CodexSessionReader } from "../core/interop/codex.js";
 import { GeminiSessionReader } from "../core/interop/gemini.js";
 import { convertOpencodeSession, opencodeConversation } from "../core/interop/opencode.js";
-import type { InteropResult } from "../core/interop/jp.js";
 import { PiSessionReader } from "../core/interop/pi.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
@@ -31,6 +30,7 @@ import { TurnTally } from "../core/conversation/turns.js";
 import { lockedImport } from "./import.js";
 import { isOpencodeDocument, opencodeDatabase, openOpencodeSource } from "./opencode-source.js";
 import type { StagedConversation, Store } from "./port.js";
+import type { Parsed } from "../core/parsed.js";
 
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat } from "../core/interop/agent-session.js";
 export { type AgentExportRequest, type AgentExportResult, writeAgentExport } from "./agent-exports.js";
@@ -113,7 +113,7 @@ export async function readAgentImport(
   let emptyFiles = 0;
   for (const file of files) {
     const plan = indexSessionFile(file, agent);
-    if (!plan.ok) throw new CxcError("import-invalid", plan.error);
+    if (!plan.ok) throw new CxcError("import-invalid", plan.message);
     if (plan.value.empty) {
       if (!folder) {
         throw new CxcError(
@@ -184,7 +184,7 @@ function readOpencodeImport(
     const sessionId = String(info.id);
     const label = source.path.endsWith(".json") ? source.path : `${source.path}#${sessionId}`;
     const identity = opencodeConversation(info, label);
-    if (!identity.ok) throw new CxcError("import-invalid", identity.error);
+    if (!identity.ok) throw new CxcError("import-invalid", identity.message);
     const conversation = identity.value;
     const origin = {
       ...(conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>),
@@ -334,7 +334,7 @@ function saveBatch(
             if (event.type !== "unknown" && compareTimestamps(event.ts, updatedAt) > 0) updatedAt = event.ts;
           }
         });
-        if (!end.ok) throw new CxcError("import-invalid", end.error);
+        if (!end.ok) throw new CxcError("import-invalid", end.message);
         const { title, summary, warnings } = end.value;
         if (entry !== undefined) {
           entry.title = title;
@@ -438,7 +438,7 @@ function firstBytes(file: string): string | undefined {
 }
 
 /** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
-function indexSessionFile(file: string, agent: AgentFormat): InteropResult<SessionPlan> {
+function indexSessionFile(file: string, agent: AgentFormat): Parsed<SessionPlan> {
   if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
   const reader = sessionReader(file, agent);
   const read = feedLines(file, reader);
@@ -457,17 +457,17 @@ export function sessionReader(file: string, agent: AgentFormat): SessionIndexer 
 }
 
 /** A Gemini CLI session written as one JSON document (`session-….json`): one parse. */
-function indexGeminiDocument(file: string): InteropResult<SessionPlan> {
+function indexGeminiDocument(file: string): Parsed<SessionPlan> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    return { ok: false, error: `${file}: cannot read it (${(error as Error).message})` };
+    return { ok: false, message: `${file}: cannot read it (${(error as Error).message})` };
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     return {
       ok: false,
-      error: `${file}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
+      message: `${file}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
     };
   }
   let document: unknown;
@@ -475,17 +475,14 @@ function indexGeminiDocument(file: string): InteropResult<SessionPlan> {
     document = JSON.parse(text);
   } catch (error) {
     const reason = (error as Error).message.replace(/\s*in JSON at position \d+.*$/s, "");
-    return { ok: false, error: `${file}: not valid JSON (${reason}); not a Gemini CLI session` };
+    return { ok: false, message: `${file}: not valid JSON (${reason}); not a Gemini CLI session` };
   }
   const reader = new GeminiSessionReader(file);
   const read = reader.addDocument(document);
   return read.ok ? reader.finish() : read;
 }
 
-function feedLines(
-  file: string,
-  reader: Pick<SessionIndexer, "addLine" | "addFinalFragment">,
-): InteropResult<void> {
+function feedLines(file: string, reader: Pick<SessionIndexer, "addLine" | "addFinalFragment">): Parsed<void> {
   return eachLine(file, {
     last: Number.POSITIVE_INFINITY,
     checks: () => true,
@@ -502,14 +499,14 @@ export function convertSessionFile(
   file: string,
   plan: SessionPlan,
   take: (events: readonly ConversationEvent[], lines: readonly number[]) => void,
-): InteropResult<SessionEnd> {
+): Parsed<SessionEnd> {
   const converter = plan.convert();
   // Events are handed on in batches of about this many, so writes are few and large.
   const BATCH = 512;
   let batch: ConversationEvent[] = [];
   /** The line read when each event of the batch was handed out (what `--update` names). */
   let lines: number[] = [];
-  const convert = (line: string, number: number): InteropResult<void> => {
+  const convert = (line: string, number: number): Parsed<void> => {
     if (!plan.wants(number)) return { ok: true, value: undefined };
     const converted = converter.addLine(line, number);
     if (!converted.ok) return converted;
@@ -550,18 +547,18 @@ function eachLine(
   options: {
     readonly last: number;
     readonly checks: (number: number) => boolean;
-    readonly visit: (line: string, number: number) => InteropResult<void>;
-    readonly visitFragment: (fragment: string, number: number) => InteropResult<void>;
+    readonly visit: (line: string, number: number) => Parsed<void>;
+    readonly visitFragment: (fragment: string, number: number) => Parsed<void>;
   },
-): InteropResult<void> {
+): Parsed<void> {
   let number = 0;
-  const take = (text: string, visit: typeof options.visit): InteropResult<void> => {
+  const take = (text: string, visit: typeof options.visit): Parsed<void> => {
     number += 1;
     const line = text.endsWith("\r") ? text.slice(0, -1) : text;
     if (options.checks(number) && nestsDeeperThan(line, MAX_JSON_DEPTH)) {
       return {
         ok: false,
-        error: `${file}:${number}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
+        message: `${file}:${number}: nested more than ${MAX_JSON_DEPTH} levels deep, which no session needs`,
       };
     }
     return visit(line, number);
@@ -585,7 +582,7 @@ function eachLine(
     }
     rest += decoder.end();
   } catch (error) {
-    return { ok: false, error: `${file}: cannot read it (${(error as Error).message})` };
+    return { ok: false, message: `${file}: cannot read it (${(error as Error).message})` };
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }

@@ -245,7 +245,7 @@ export async function updateFromAgentSession(
     converted.events.push(...events);
     converted.lines.push(...lines);
   });
-  if (!end.ok) throw new CxcError("import-invalid", end.error);
+  if (!end.ok) throw new CxcError("import-invalid", end.message);
   return store.locked(target.id, "import --update", (locked) => {
     const loaded = locked.load();
     const from = target.via === "export" ? viewLength(loaded, converted, file, agent, target.entry) : 0;
@@ -344,7 +344,7 @@ function viewLength(
     }
   }
   const head = importSessionText(`${lines.slice(0, entry.lines).join("\n")}\n`, sessionReader(file, agent));
-  if (!head.ok) throw new CxcError("import-invalid", head.error);
+  if (!head.ok) throw new CxcError("import-invalid", head.message);
   const aligned = align(head.value.conversation.events, converted.events, 0);
   if ("differs" in aligned) {
     throw new CxcError(

@@ -61,7 +61,7 @@ export function writeJpExport(conversation: LoadedConversation, parent: string):
     meta: conversation.meta,
     events: conversation.events,
   });
-  if (!result.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${result.error}`);
+  if (!result.ok) throw new CxcError("internal", `conversation ${conversation.meta.id}: ${result.message}`);
   const files = result.value;
   const directory = join(parent, files.directoryName);
   if (existsSync(directory)) {

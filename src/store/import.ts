@@ -150,7 +150,7 @@ function readJpConversation(directory: string, archived: boolean): ImportedConve
     events: parseJsonFile(eventsPath),
     archived,
   });
-  if (!result.ok) throw new CxcError("import-invalid", `${eventsPath}: ${result.error}`);
+  if (!result.ok) throw new CxcError("import-invalid", `${eventsPath}: ${result.message}`);
   return result.value;
 }
 
@@ -216,11 +216,11 @@ function readMessages(
   let warnings: string[] = [];
   if (format === "openai") {
     const result = importOpenAiMessages(value, source);
-    if (!result.ok) throw new CxcError("import-invalid", `${label}: ${result.error}`);
+    if (!result.ok) throw new CxcError("import-invalid", `${label}: ${result.message}`);
     events = result.value;
   } else {
     const result = importAnthropicMessages(value, source);
-    if (!result.ok) throw new CxcError("import-invalid", `${label}: ${result.error}`);
+    if (!result.ok) throw new CxcError("import-invalid", `${label}: ${result.message}`);
     events = result.value.events;
     warnings = result.value.warnings.map((warning) => `${label}: ${warning}`);
   }

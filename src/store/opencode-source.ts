@@ -15,9 +15,9 @@ import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { checkOpencodeDocument, type OpencodeDocument } from "../core/interop/opencode.js";
-import type { InteropResult } from "../core/interop/jp.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
+import type { Parsed } from "../core/parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -33,7 +33,7 @@ export interface OpencodeSource {
   /** The ids of the sessions holding a user message (the others hold nothing to import). */
   readonly prompted: ReadonlySet<string>;
   /** A session's messages and parts, in the export's shape. */
-  load(sessionId: string): InteropResult<OpencodeDocument>;
+  load(sessionId: string): Parsed<OpencodeDocument>;
   close(): void;
 }
 
@@ -98,7 +98,7 @@ function openDocument(path: string): OpencodeSource {
     throw new CxcError("import-invalid", `${path}: not valid JSON (${reason}); not an opencode session`);
   }
   const document = checkOpencodeDocument(value, path);
-  if (!document.ok) throw new CxcError("import-invalid", document.error);
+  if (!document.ok) throw new CxcError("import-invalid", document.message);
   const info = document.value.info;
   const prompted = document.value.messages.some((message) => message.info.role === "user");
   return {
@@ -318,14 +318,14 @@ function sessionInfo(row: Record<string, unknown>): Json {
 }
 
 /** A session's rows in the shape of `opencode export`. */
-function loadSession(reader: RowReader, path: string, info: Json): InteropResult<OpencodeDocument> {
+function loadSession(reader: RowReader, path: string, info: Json): Parsed<OpencodeDocument> {
   const label = `${path}#${String(info.id)}`;
-  const parse = (row: Record<string, unknown>, what: string): InteropResult<Json> => {
+  const parse = (row: Record<string, unknown>, what: string): Parsed<Json> => {
     const text = typeof row.data === "string" ? row.data : "";
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return {
         ok: false,
-        error: `${label}: ${what} ${String(row.id)} is nested more than ${MAX_JSON_DEPTH} levels deep`,
+        message: `${label}: ${what} ${String(row.id)} is nested more than ${MAX_JSON_DEPTH} levels deep`,
       };
     }
     try {
@@ -335,7 +335,7 @@ function loadSession(reader: RowReader, path: string, info: Json): InteropResult
     } catch {
       // Said below.
     }
-    return { ok: false, error: `${label}: the data of ${what} ${String(row.id)} is not a JSON object` };
+    return { ok: false, message: `${label}: the data of ${what} ${String(row.id)} is not a JSON object` };
   };
   const messages: { info: Json; parts: Json[] }[] = [];
   const byId = new Map<string, Json[]>();

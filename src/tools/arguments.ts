@@ -1,79 +1,93 @@
 /**
  * A tool's arguments as one object: the JSON Schema the model is shown, and the check a call's
- * arguments must pass, from one source so the two cannot drift. Built-in tools derive the JSON
- * Schema from the zod schema that validates their calls (`zodArguments`); local command tools give a
- * JSON Schema in configuration, which ajv checks (`jsonSchemaArguments`, loaded on first use).
+ * arguments must pass, which gives the tool its typed arguments, from one source so the two cannot
+ * drift. Built-in tools derive both from the zod schema that validates their calls (`zodArguments`,
+ * on core/zod-schema.ts, as the advisor's forced tools do); local command tools give a JSON Schema
+ * in configuration, which ajv checks (`jsonSchemaArguments`, loaded on first use). The turn loop
+ * checks a call's arguments once, before anything else sees them (tool.ts, `checkArguments`).
  */
 import type { ValidateFunction } from "ajv";
-import * as z from "zod";
+import type * as z from "zod";
+import { checkWith, describeIssues, jsonSchemaOf } from "../core/zod-schema.js";
+
+export { describeIssues, jsonSchemaOf } from "../core/zod-schema.js";
 
 /** The outcome of checking a call's arguments. */
-export type ArgumentsCheck =
-  | { readonly ok: true; readonly value: Record<string, unknown> }
+export type ArgumentsCheck<A> =
+  | { readonly ok: true; readonly value: A }
   | {
       readonly ok: false;
+      /** What the model is told (the tool result). */
+      readonly message: string;
+      /** The problems, one line each. */
       readonly problems: readonly string[];
       /** Set when the schema itself cannot be used (a local tool's, as configured). */
       readonly invalidSchema?: string;
     };
 
-/** A tool's arguments (see the module comment). */
-export interface ToolArguments {
+/** A tool's arguments (see the module comment); `A` is what a call that passes is, typed. */
+export interface ToolArguments<A = Readonly<Record<string, unknown>>> {
   /** The JSON Schema of the arguments object, as sent to the model. */
   readonly schema: Readonly<Record<string, unknown>>;
-  /** Checks a call's arguments: the arguments to run with (defaults filled in), or the problems. */
-  check(argumentsObject: Readonly<Record<string, unknown>>): Promise<ArgumentsCheck>;
+  /** Checks a call's arguments: the typed arguments to run with (defaults filled in), or why not. */
+  check(argumentsObject: Readonly<Record<string, unknown>>): Promise<ArgumentsCheck<A>>;
 }
 
-/** `rules[0].keep_first`, or `arguments` for the object itself. */
-function describePath(path: readonly PropertyKey[]): string {
-  const text = path
-    .map((part, position) =>
-      typeof part === "number" ? `[${part}]` : `${position === 0 ? "" : "."}${String(part)}`,
-    )
-    .join("");
-  return text === "" ? "arguments" : text;
-}
-
-/** The problems of a failed zod check, one line each, at most `limit`. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], limit = 6): string[] {
-  return issues.slice(0, limit).map((issue) => `${describePath(issue.path)}: ${issue.message}`);
-}
-
-/** The JSON Schema of a zod schema as a provider takes it: no dialect line, no safe-integer caps. */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
-    io: "input",
-    override: ({ jsonSchema }) => {
-      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
-      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
-    },
-  }) as Record<string, unknown>;
-  return json;
-}
-
-/** A built-in tool's arguments, validated by `schema` (see the module comment). */
-export function zodArguments(schema: z.ZodType<Record<string, unknown>>): ToolArguments {
+/**
+ * A built-in tool's arguments, checked by `schema`; `message` words the problems for the model
+ * (default: the first one).
+ */
+export function zodArguments<A>(
+  schema: z.ZodType<A>,
+  message: (problems: readonly string[], issues: readonly z.core.$ZodIssue[]) => string = (
+    _problems,
+    issues,
+  ) => issues[0]?.message ?? "invalid arguments",
+): ToolArguments<A> {
   return {
-    schema: jsonSchemaOf(schema),
+    // Derived the first time it is read: most turns offer the built-in tools to no model.
+    get schema() {
+      return lazySchema(schema);
+    },
     check: async (argumentsObject) => {
-      const parsed = schema.safeParse(argumentsObject);
-      return parsed.success
-        ? { ok: true, value: parsed.data }
-        : { ok: false, problems: describeIssues(parsed.error.issues) };
+      const checked = checkWith(schema, argumentsObject);
+      if (checked.ok) return checked;
+      const problems = describeIssues(checked.issues);
+      return { ok: false, problems, message: message(problems, checked.issues) };
     },
   };
 }
 
-/** The schema of a tool that takes no arguments. */
-export const NO_ARGUMENTS: ToolArguments = zodArguments(z.strictObject({}));
+const derived = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The JSON Schema of `schema`, derived once, the first time a tool's schema is read. */
+export function lazySchema(schema: z.ZodType): Record<string, unknown> {
+  let json = derived.get(schema);
+  if (json === undefined) {
+    json = jsonSchemaOf(schema);
+    derived.set(schema, json);
+  }
+  return json;
+}
+
+/**
+ * The arguments of a tool that takes none: shown to the model as an empty object, and never
+ * refused (a stray field changes nothing).
+ */
+export const NO_ARGUMENTS: ToolArguments<Readonly<Record<string, never>>> = {
+  schema: { type: "object", properties: {}, additionalProperties: false },
+  check: async () => ({ ok: true, value: {} }),
+};
 
 /**
  * A local command tool's arguments: the JSON Schema of its configuration, checked by ajv, compiled
  * on the first call (ajv is an island, loaded only then). A schema ajv cannot compile fails every
- * call with `invalidSchema`.
+ * call with `invalidSchema`. `name` is the tool's, for the messages.
  */
-export function jsonSchemaArguments(schema: Readonly<Record<string, unknown>>): ToolArguments {
+export function jsonSchemaArguments(
+  schema: Readonly<Record<string, unknown>>,
+  name = "the tool",
+): ToolArguments {
   let validate: Promise<ValidateFunction> | undefined;
   return {
     schema,
@@ -84,7 +98,13 @@ export function jsonSchemaArguments(schema: Readonly<Record<string, unknown>>): 
         compiled = await validate;
       } catch (error) {
         validate = undefined;
-        return { ok: false, problems: [], invalidSchema: (error as Error).message };
+        const invalidSchema = (error as Error).message;
+        return {
+          ok: false,
+          problems: [],
+          invalidSchema,
+          message: `conversation.tools.${name}.parameters is not a valid JSON Schema: ${invalidSchema}`,
+        };
       }
       // useDefaults fills in schema defaults, so validate a copy.
       const value = structuredClone(argumentsObject) as Record<string, unknown>;
@@ -93,9 +113,15 @@ export function jsonSchemaArguments(schema: Readonly<Record<string, unknown>>): 
         (error) =>
           `${error.instancePath === "" ? "arguments" : error.instancePath} ${error.message ?? "invalid"}`,
       );
-      return { ok: false, problems };
+      return { ok: false, problems, message: `Invalid arguments for ${name}:${describeProblems(problems)}` };
     },
   };
+}
+
+/** The problems after `Invalid arguments for NAME:`: one on the same line, several as a list. */
+export function describeProblems(problems: readonly string[]): string {
+  if (problems.length === 0) return " they do not match the schema";
+  return problems.length === 1 ? ` ${problems[0]}` : problems.map((problem) => `\n- ${problem}`).join("");
 }
 
 async function compileSchema(schema: Readonly<Record<string, unknown>>): Promise<ValidateFunction> {

@@ -40,7 +40,9 @@ const CompactNowArgumentsSchema = z.strictObject({
     ),
 });
 
-/** The tool's arguments (their JSON Schema, and the check of a call). */
+type CompactNowArguments = z.output<typeof CompactNowArgumentsSchema>;
+
+/** The tool's arguments (their JSON Schema, and the check of a call; a problem's own message). */
 export const COMPACT_NOW_ARGUMENTS = zodArguments(CompactNowArgumentsSchema);
 
 function scheduled(note: string, cut: boolean): ToolOutcome {
@@ -55,7 +57,7 @@ function scheduled(note: string, cut: boolean): ToolOutcome {
 }
 
 /** Builds the `compact_now` tool. */
-export function createCompactNowTool(): Tool {
+export function createCompactNowTool(): Tool<CompactNowArguments> {
   return {
     name: COMPACT_NOW_NAME,
     description: DESCRIPTION,
@@ -63,11 +65,9 @@ export function createCompactNowTool(): Tool {
     source: "builtin",
     // Offered only when named; it merely schedules, so once enabled it runs without asking.
     defaults: { enable: "explicit", run: "unattended" },
-    async run(argumentsObject): Promise<ToolOutcome> {
-      const parsed = CompactNowArgumentsSchema.safeParse(argumentsObject);
-      if (!parsed.success) return { content: parsed.error.issues[0]!.message, isError: true };
-      const note = cutNote(parsed.data.note);
-      return scheduled(note, note !== parsed.data.note.trim());
+    async run({ note: given }): Promise<ToolOutcome> {
+      const note = cutNote(given);
+      return scheduled(note, note !== given.trim());
     },
   };
 }

@@ -21,11 +21,12 @@ import { describeContextChange } from "../compaction/core/advisor/context-gauge.
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
 import { writeScratchFile } from "../store/index.js";
-import { zodArguments } from "./arguments.js";
+import { lazySchema, type ToolArguments } from "./arguments.js";
 import {
   COMPACT_TOOL_NAME,
   CompactToolArgumentsSchema,
   type CompactToolPlan,
+  type CompactToolRule,
   describeRecordedCall,
   summarizeRecordedCall,
   parseCompactArguments,
@@ -61,8 +62,22 @@ const DESCRIPTION = [
   "summary entirely but may not split one.",
 ].join("\n");
 
-/** The tool's arguments: the JSON Schema the model is shown, derived from the schema that checks calls. */
-export const COMPACT_TOOL_ARGUMENTS = zodArguments(CompactToolArgumentsSchema);
+/**
+ * The tool's arguments: the JSON Schema the model is shown and the check of a call, both from the
+ * one schema (compact-tool-arguments.ts: its fields, then the rules' cross-field checks), which
+ * gives the validated rules.
+ */
+export const COMPACT_TOOL_ARGUMENTS: ToolArguments<readonly CompactToolRule[]> = {
+  get schema() {
+    return lazySchema(CompactToolArgumentsSchema);
+  },
+  check: async (argumentsObject) => {
+    const parsed = parseCompactArguments(argumentsObject);
+    return parsed.ok
+      ? { ok: true, value: parsed.rules }
+      : { ok: false, message: parsed.message, problems: parsed.message.split("\n- ").slice(1) };
+  },
+};
 
 /** Writes one preview file and returns its path; throws when it cannot. */
 export type PreviewWriter = (stem: string, text: string) => string;
@@ -77,17 +92,15 @@ type PlannedCall = Extract<CompactToolPlan, { ok: true }>;
 
 /** The call's rules prepared against the conversation (src/compaction/core/prepare.ts), or why not. */
 async function prepareCall(
-  argumentsObject: Readonly<Record<string, unknown>>,
+  rules: readonly CompactToolRule[],
   context: Pick<ToolCallContext, "events" | "store" | "keeping" | "now">,
 ): Promise<
   (PlannedPreparation & { readonly call: PlannedCall }) | { readonly ok: false; readonly message: string }
 > {
-  const parsed = parseCompactArguments(argumentsObject);
-  if (!parsed.ok) return parsed;
   const countTokens = await context.store.tokenCounter();
   const preparation = prepare(
     context.events,
-    { kind: "tool", rules: parsed.rules },
+    { kind: "tool", rules },
     {
       now: context.now(),
       countTokens,
@@ -149,7 +162,9 @@ export async function precheckCompactCall(
   argumentsObject: Readonly<Record<string, unknown>>,
   context: Pick<ToolCallContext, "events" | "now" | "store" | "keeping">,
 ): Promise<ToolOutcome | undefined> {
-  const prepared = await prepareCall(argumentsObject, context);
+  const checked = await COMPACT_TOOL_ARGUMENTS.check(argumentsObject);
+  if (!checked.ok) return { content: checked.message, isError: true };
+  const prepared = await prepareCall(checked.value, context);
   return "call" in prepared ? undefined : { content: prepared.message, isError: true };
 }
 
@@ -172,7 +187,7 @@ function withContextChange(preview: string, plan: PlannedCall, context: ToolCall
 }
 
 /** Builds the `compact` tool. */
-export function createCompactTool(options: CompactToolOptions = {}): Tool {
+export function createCompactTool(options: CompactToolOptions = {}): Tool<readonly CompactToolRule[]> {
   const writePreview: PreviewWriter =
     options.writePreview ?? ((stem, text) => writeScratchFile(process.env, stem, text));
   return {
@@ -183,14 +198,17 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
     defaults: { enable: "explicit", run: "ask" },
     editing: compactArgumentsEditing,
 
-    async precheck(argumentsObject, context: ToolCallContext): Promise<ToolOutcome | undefined> {
+    async precheck(rules, context: ToolCallContext): Promise<ToolOutcome | undefined> {
       const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      return precheckCompactCall(argumentsObject, context);
+      const prepared = await prepareCall(rules, context);
+      return "call" in prepared ? undefined : { content: prepared.message, isError: true };
     },
 
-    async describeCall(argumentsObject, context: ToolCallContext): Promise<string> {
-      const prepared = await prepareCall(argumentsObject, context);
+    describeInvalid: describeInvalidCall,
+
+    async describeCall(rules, context: ToolCallContext): Promise<string> {
+      const prepared = await prepareCall(rules, context);
       if (!("call" in prepared)) return describeInvalidCall(prepared.message);
       const plan = prepared.call;
       const previews = writePreviewFiles(plan, context.conversationId, writePreview);
@@ -198,10 +216,10 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
       return previews.problem === undefined ? preview : `${preview}\n(no preview file: ${previews.problem})`;
     },
 
-    async run(argumentsObject, context: ToolCallContext): Promise<ToolOutcome> {
+    async run(rules, context: ToolCallContext): Promise<ToolOutcome> {
       const underReview = openReviewRefusal(context.store, context.conversationId);
       if (underReview !== undefined) return { content: underReview, isError: true };
-      const prepared = await prepareCall(argumentsObject, context);
+      const prepared = await prepareCall(rules, context);
       if (!("call" in prepared)) return { content: prepared.message, isError: true };
       // The compactions are the call's effects: the turn loop stores them with its response.
       const report = await compact(prepared, environmentOf(context));
@@ -216,4 +234,4 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool {
 }
 
 /** The `compact` tool with its default options, for the built-in registry. */
-export const compactTool: Tool = createCompactTool();
+export const compactTool = createCompactTool();

@@ -228,21 +228,12 @@ export function createLocalCommandTool(
       hint: prepared.hint,
     });
   }
-  const toolArguments = jsonSchemaArguments(config.parameters ?? EMPTY_SCHEMA);
+  const toolArguments = jsonSchemaArguments(config.parameters ?? EMPTY_SCHEMA, name);
+  // The arguments are checked (defaults filled in) before the call gets here (tool.ts).
   const run = async (
-    argumentsObject: Readonly<Record<string, unknown>>,
+    checked: Readonly<Record<string, unknown>>,
     context: ToolCallContext,
   ): Promise<ToolOutcome> => {
-    const read = await toolArguments.check(argumentsObject);
-    if (!read.ok && read.invalidSchema !== undefined) {
-      return {
-        isError: true,
-        content: `conversation.tools.${name}.parameters is not a valid JSON Schema: ${read.invalidSchema}`,
-      };
-    }
-    if (!read.ok)
-      return { isError: true, content: `Invalid arguments for ${name}:${describeProblems(read.problems)}` };
-    const checked = read.value;
     const values = placeholderValues(prepared.command.placeholders, checked);
     const refusal = refuseValues(name, config, values);
     if (refusal !== undefined) return { isError: true, content: refusal };
@@ -295,12 +286,6 @@ function refuseValues(
     }
   }
   return undefined;
-}
-
-/** The schema's problems: one after the colon, several one per line. */
-function describeProblems(problems: readonly string[]): string {
-  if (problems.length === 0) return " they do not match the schema";
-  return problems.length === 1 ? ` ${problems[0]}` : problems.map((problem) => `\n- ${problem}`).join("");
 }
 
 function commandText(command: string | readonly string[]): string {

@@ -20,16 +20,31 @@ import {
   type ProposalSource,
   type ReviewProposal,
   renderProposalResult,
-  validateProposal,
+  validateReadProposal,
 } from "../compaction/core/review/review.js";
+import {
+  type ReadArguments,
+  readProposalArguments,
+  reviewCycleRange,
+} from "../compaction/core/review/proposal-arguments.js";
 import { checkSummary } from "../compaction/core/summary/check.js";
 import { formatLosses } from "../compaction/core/summary/summary-check-text.js";
 import { groupTurns } from "../core/conversation/turns.js";
-import { zodArguments } from "./arguments.js";
+import { lazySchema, type ToolArguments } from "./arguments.js";
 import type { Tool, ToolCallContext } from "./tool.js";
 
-/** The tool's arguments: the JSON Schema the model is shown, derived from the schema that checks calls. */
-export const PROPOSE_COMPACTION_ARGUMENTS = zodArguments(ProposalArgumentsSchema);
+/**
+ * The tool's arguments: the JSON Schema the model is shown and the check of a call, both from the
+ * one schema (proposal-arguments.ts). The check reads the fields one by one and never refuses: a
+ * field's problem is reported with the problems that need the source (`validateReadProposal`), so
+ * the model hears of all of them at once.
+ */
+export const PROPOSE_COMPACTION_ARGUMENTS: ToolArguments<ReadArguments> = {
+  get schema() {
+    return lazySchema(ProposalArgumentsSchema);
+  },
+  check: async (argumentsObject) => ({ ok: true, value: readProposalArguments(argumentsObject) }),
+};
 
 const DESCRIPTION =
   "Record the compaction proposal agreed in this review, replacing the previous one. Turn numbers are the " +
@@ -59,13 +74,7 @@ export function describeSummaryLosses(
   options: { readonly forModel?: boolean } = {},
 ): string[] {
   if (proposal.summary === undefined) return [];
-  const range = {
-    from: proposal.fromTurn - 1,
-    to: proposal.toTurn - 1,
-    ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
-    ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
-  };
-  const losses = checkSummary(groupTurns(sourceEvents), range, proposal.summary);
+  const losses = checkSummary(groupTurns(sourceEvents), reviewCycleRange(proposal), proposal.summary);
   const lines = formatLosses(losses, {
     title: `The summary of ${describeReviewRange(proposal)}`,
   });
@@ -78,7 +87,7 @@ export function describeSummaryLosses(
 }
 
 /** The tool as registered in the built-in registry. */
-export const proposeCompactionTool: Tool = {
+export const proposeCompactionTool: Tool<ReadArguments> = {
   name: PROPOSE_COMPACTION_TOOL_NAME,
   description: DESCRIPTION,
   arguments: PROPOSE_COMPACTION_ARGUMENTS,
@@ -86,12 +95,12 @@ export const proposeCompactionTool: Tool = {
   // Recording a proposal changes nothing outside the review, so it needs no approval.
   defaults: { enable: false, run: "unattended" },
   async describeCall(argumentsObject, context) {
-    const validation = validateProposal(argumentsObject, readSource(context.conversationId, context));
+    const validation = validateReadProposal(argumentsObject, readSource(context.conversationId, context));
     return validation.ok ? renderProposalResult(validation).split("\n")[0]! : validation.message;
   },
   async run(argumentsObject, context) {
     const source = readSource(context.conversationId, context);
-    const validation = validateProposal(argumentsObject, source);
+    const validation = validateReadProposal(argumentsObject, source);
     if (!validation.ok) return { content: validation.message, isError: true };
     const losses =
       source.kind === "found"

@@ -224,7 +224,7 @@ export type RecallSource = (context: ToolCallContext) => Promise<RecallAnalysis>
  * Builds the tool with the given settings, over the call's own conversation (`cxc q`: the events of
  * its context) or over `source`.
  */
-export function createRecallTool(settings: RecallSettings, source?: RecallSource): Tool {
+export function createRecallTool(settings: RecallSettings, source?: RecallSource): Tool<RecallCall> {
   return {
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
@@ -232,12 +232,11 @@ export function createRecallTool(settings: RecallSettings, source?: RecallSource
     source: "builtin",
     // Read-only: never asks. Offered by `conversation.recall.enabled`, not by `conversation.tools`.
     defaults: { enable: true, run: "unattended" },
-    async run(argumentsObject, context): Promise<ToolOutcome> {
-      const parsed = RecallArgumentsSchema.safeParse(argumentsObject);
-      if (!parsed.success) return failure(parsed.error.issues[0]!.message);
+    // The arguments arrive checked (tool.ts, `checkArguments`).
+    async run(call, context): Promise<ToolOutcome> {
       const analysis =
         source === undefined ? analyzeRecall(context.events, recallOptions(settings)) : await source(context);
-      return runRecall(analysis, parsed.data, settings);
+      return runRecall(analysis, call, settings);
     },
   };
 }

@@ -28,7 +28,9 @@ export interface VerdictSource {
 }
 
 /** Builds the tool; `getAdvisor` returns the run's advisor, or undefined when it is disabled. */
-export function createShouldICompactTool(getAdvisor: () => VerdictSource | undefined): Tool {
+export function createShouldICompactTool(
+  getAdvisor: () => VerdictSource | undefined,
+): Tool<Readonly<Record<string, never>>> {
   return {
     name: SHOULD_I_COMPACT_NAME,
     description: DESCRIPTION,

@@ -85,13 +85,17 @@ export interface ToolOutcome {
   readonly display?: string;
 }
 
-/** A tool cxc can offer to a model. */
-export interface Tool {
+/** A tool cxc can offer to a model; `A` is its arguments once checked (arguments.ts). */
+export interface Tool<A = unknown> {
   readonly name: string;
   /** Sent to the model. */
   readonly description: string;
-  /** The arguments: their JSON Schema (sent to the model) and the check of a call (arguments.ts). */
-  readonly arguments: ToolArguments;
+  /**
+   * The arguments: their JSON Schema (sent to the model) and the check of a call, which gives the
+   * typed arguments every method below receives (arguments.ts). A call that fails it is answered
+   * at once, with the check's message (`checkArguments`).
+   */
+  readonly arguments: ToolArguments<A>;
   readonly source: ToolSource;
   /**
    * Used when configuration says nothing. A built-in tool with `enable: false` exists only where
@@ -108,18 +112,48 @@ export interface Tool {
    * call that cannot be carried out, such as an unresolvable quote), so the model corrects itself
    * without the user having to decline. Undefined means the call may be put to the user.
    */
-  precheck?(
-    argumentsObject: Readonly<Record<string, unknown>>,
-    context: ToolCallContext,
-  ): Promise<ToolOutcome | undefined>;
+  precheck?(argumentsObject: A, context: ToolCallContext): Promise<ToolOutcome | undefined>;
   /**
    * What the call would do, resolved against the conversation, for the approval prompt. When a
    * tool gives it, the prompt shows it instead of the call's JSON.
    */
-  describeCall?(
-    argumentsObject: Readonly<Record<string, unknown>>,
-    context: ToolCallContext,
-  ): Promise<string>;
+  describeCall?(argumentsObject: A, context: ToolCallContext): Promise<string>;
+  /**
+   * What the approval prompt shows for arguments that fail the check (edited ones, say); absent:
+   * the check's message under the tool's name.
+   */
+  describeInvalid?(message: string): string;
   /** Runs the call. Expected failures are returned with `isError`, not thrown. */
-  run(argumentsObject: Readonly<Record<string, unknown>>, context: ToolCallContext): Promise<ToolOutcome>;
+  run(argumentsObject: A, context: ToolCallContext): Promise<ToolOutcome>;
+}
+
+/** A call's arguments checked, once: the typed arguments, or the answer the model gets instead. */
+export async function checkArguments<A>(
+  tool: Tool<A>,
+  argumentsObject: Readonly<Record<string, unknown>>,
+): Promise<{ readonly ok: true; readonly value: A } | { readonly ok: false; readonly outcome: ToolOutcome }> {
+  const checked = await tool.arguments.check(argumentsObject);
+  return checked.ok ? checked : { ok: false, outcome: { content: checked.message, isError: true } };
+}
+
+/** What the approval prompt shows for a call's arguments (the tool's description, or why they fail). */
+export async function describeToolCall<A>(
+  tool: Tool<A>,
+  argumentsObject: Readonly<Record<string, unknown>>,
+  context: ToolCallContext,
+): Promise<string | undefined> {
+  if (tool.describeCall === undefined) return undefined;
+  const checked = await tool.arguments.check(argumentsObject);
+  if (checked.ok) return tool.describeCall(checked.value, context);
+  return tool.describeInvalid?.(checked.message) ?? `${tool.name} — not run: ${checked.message}`;
+}
+
+/** Checks a call's arguments, then runs it (no approval): the pi extension, and tests. */
+export async function callTool<A>(
+  tool: Tool<A>,
+  argumentsObject: Readonly<Record<string, unknown>>,
+  context: ToolCallContext,
+): Promise<ToolOutcome> {
+  const checked = await checkArguments(tool, argumentsObject);
+  return checked.ok ? tool.run(checked.value, context) : checked.outcome;
 }

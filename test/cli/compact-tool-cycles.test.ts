@@ -45,7 +45,7 @@ const OUTPUTS: Record<string, string> = {
 };
 
 /** A read-only file tool the model uses in this turn. */
-const readLog: Tool = {
+const readLog: Tool<Readonly<Record<string, unknown>>> = {
   name: "read_log",
   description: "Read a log file.",
   arguments: jsonSchemaArguments({

@@ -28,7 +28,7 @@ import { writeScratchFile } from "../../src/store/scratch.js";
 import { createCompactTool, precheckCompactCall } from "../../src/tools/compact.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import type { RunMode } from "../../src/tools/tool.js";
+import { describeToolCall, type RunMode } from "../../src/tools/tool.js";
 import { recordingStore, runHeldTurn } from "../helpers/memory-store.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
@@ -386,7 +386,8 @@ describe("enabling the tool", () => {
     const tool = createCompactTool({
       writePreview: (stem, text) => writeScratchFile({ XDG_CACHE_HOME: previewRoot }, stem, text),
     });
-    const detail = await tool.describeCall!(
+    const detail = await describeToolCall(
+      tool,
       { rules: [] },
       {
         conversationId: "c",

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
 import { createMemoryStore, type StoreReader } from "../../src/store/index.js";
 import { compactTool } from "../../src/tools/compact.js";
-import type { ToolCallContext } from "../../src/tools/tool.js";
+import { callTool, checkArguments, type ToolCallContext } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function contextFor(
@@ -38,7 +38,7 @@ describe("the compact tool and an open review", () => {
   it("records compactions when no review is open", async () => {
     const store = await createMemoryStore();
     const source = store.create({ events });
-    const outcome = await compactTool.run(args, contextFor(store, source.id, events));
+    const outcome = await callTool(compactTool, args, contextFor(store, source.id, events));
     expect(outcome.isError, outcome.content).toBe(false);
     expect(outcome.effects?.length).toBe(1);
   });
@@ -47,7 +47,13 @@ describe("the compact tool and an open review", () => {
     const store = await createMemoryStore();
     const source = store.create({ events });
     const review = store.create({ reviewOf: source.id });
-    for (const call of [compactTool.run, compactTool.precheck!]) {
+    const run = (argumentsObject: typeof args, context: ToolCallContext) =>
+      callTool(compactTool, argumentsObject, context);
+    const precheck = async (argumentsObject: typeof args, context: ToolCallContext) => {
+      const checked = await checkArguments(compactTool, argumentsObject);
+      return checked.ok ? compactTool.precheck!(checked.value, context) : checked.outcome;
+    };
+    for (const call of [run, precheck]) {
       const outcome = await call(args, contextFor(store, source.id, events));
       expect(outcome?.isError).toBe(true);
       expect(outcome?.content).toContain(review.id);
@@ -60,7 +66,7 @@ describe("the compact tool and an open review", () => {
     const source = store.create({ events });
     const review = store.create({ reviewOf: source.id });
     await store.archive(review.id);
-    const outcome = await compactTool.run(args, contextFor(store, source.id, events));
+    const outcome = await callTool(compactTool, args, contextFor(store, source.id, events));
     expect(outcome.isError, outcome.content).toBe(false);
   });
 });

@@ -18,7 +18,7 @@ import { selectTools } from "../../src/query/tool-selection.js";
 import { createMemoryStore, type Store } from "../../src/store/index.js";
 import { proposeCompactionTool as tool } from "../../src/tools/propose-compaction.js";
 import { createBuiltinRegistry } from "../../src/tools/registry.js";
-import type { ToolCallContext } from "../../src/tools/tool.js";
+import { callTool, type ToolCallContext } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 const build = createEventBuilder();
@@ -54,7 +54,8 @@ describe("propose_compaction", () => {
   });
 
   it("returns the rendered proposal for a valid call", async () => {
-    const outcome = await tool.run(
+    const outcome = await callTool(
+      tool,
       { from_turn: 1, to_turn: 17, summary: "S" },
       context(await reviewOf(sourceEvents)),
     );
@@ -70,14 +71,15 @@ describe("propose_compaction", () => {
       ...build.turns(2),
     ];
     const store = await reviewOf(events);
-    const vague = await tool.run({ from_turn: 1, to_turn: 2, summary: "We talked." }, context(store));
+    const vague = await callTool(tool, { from_turn: 1, to_turn: 2, summary: "We talked." }, context(store));
     expect(vague.content.split("\n").slice(2)).toEqual([
       "The summary of turns 1..2 does not mention these 2 items:",
       "  identifier  retryCount — named by the user in turn 1",
       "  number      3 retries — the user's, turn 1",
       "If any of these matter for the rest of the work, call propose_compaction again with a summary that includes them.",
     ]);
-    const thorough = await tool.run(
+    const thorough = await callTool(
+      tool,
       {
         from_turn: 1,
         to_turn: 2,
@@ -93,7 +95,8 @@ describe("propose_compaction", () => {
   });
 
   it("returns the problem as a tool error", async () => {
-    const outcome = await tool.run(
+    const outcome = await callTool(
+      tool,
       { from_turn: 1, to_turn: 25, summary: "S" },
       context(await reviewOf(sourceEvents)),
     );
@@ -106,7 +109,7 @@ describe("propose_compaction", () => {
   it("is an error where no source is recorded", async () => {
     const store = await createMemoryStore();
     store.create({ id: "review1" });
-    const outcome = await tool.run({ from_turn: 1, to_turn: 2, summary: "S" }, context(store));
+    const outcome = await callTool(tool, { from_turn: 1, to_turn: 2, summary: "S" }, context(store));
     expect(outcome.isError).toBe(true);
     expect(outcome.content).toContain("not a compaction review");
   });
@@ -114,7 +117,7 @@ describe("propose_compaction", () => {
   it("is an error when the source under review was removed", async () => {
     const store = await reviewOf(sourceEvents);
     await store.remove("src");
-    const outcome = await tool.run({ from_turn: 1, to_turn: 2, summary: "S" }, context(store));
+    const outcome = await callTool(tool, { from_turn: 1, to_turn: 2, summary: "S" }, context(store));
     expect(outcome.isError).toBe(true);
     expect(outcome.content).toContain("src");
   });

@@ -110,7 +110,7 @@ describe("a newer Codex", () => {
     };
     rest.splice(2, 0, { timestamp: "2026-12-01T12:00:00.000Z", type: "world_model", payload: { x: 1 } });
     const newer = importCodexSession(jsonl([newerMeta, ...rest]), "r.jsonl");
-    if (!newer.ok) throw new Error(newer.error);
+    if (!newer.ok) throw new Error(newer.message);
     expect(newer.value.summary).toMatchObject({
       version: "0.300.1",
       unknown: { world_model: 1 },
@@ -133,9 +133,9 @@ describe("a newer pi session format", () => {
 
   it("is read as format 3, not refused, and what it holds that cxc does not know is named", () => {
     const imported = importPiSession(jsonl(newer), "p.jsonl");
-    if (!imported.ok) throw new Error(imported.error);
+    if (!imported.ok) throw new Error(imported.message);
     const plain = importPiSession(fixture("pi"), "p.jsonl");
-    if (!plain.ok) throw new Error(plain.error);
+    if (!plain.ok) throw new Error(plain.message);
     expect(imported.value.summary).toMatchObject({ version: "4", unknown: { hologram: 1 } });
     expect(imported.value.conversation.extra.origin).toMatchObject({ version: 4 });
     expect(imported.value.summary.turns).toBe(plain.value.summary.turns);

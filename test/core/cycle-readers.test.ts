@@ -134,7 +134,7 @@ describe("validating a cycle-precise compaction", () => {
     const { type: _type, ...fields } = backwards;
     expect(validateEvent({ type: "compaction", ...fields }, "event 7")).toEqual({
       ok: false,
-      error: "event 7: cycles.from 5 is after cycles.to 3 in turn 2 (a range runs forwards)",
+      message: "event 7: cycles.from 5 is after cycles.to 3 in turn 2 (a range runs forwards)",
     });
     const across = cycleCompaction(build, { from: 1, to: 2, fromCycle: 5, toCycle: 3, tools: "strip" });
     expect(eventProblem(across)).toBeUndefined();
@@ -277,7 +277,7 @@ describe("forks and jp export of cycle-precise compactions", () => {
       cycleCompaction(build, { id: "summary", from: 2, to: 2, fromCycle: 0, toCycle: 1, summary: "s" }),
     ];
     const exported = exportJpConversation({ createdAt: "2026-01-01T00:00:00Z", meta: {}, events });
-    if (!exported.ok) throw new Error(exported.error);
+    if (!exported.ok) throw new Error(exported.message);
     const compactions = exported.value.events.filter((entry) => entry.type === "compaction");
     const at = expect.any(String);
     expect(compactions).toEqual([

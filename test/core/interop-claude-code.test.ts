@@ -36,14 +36,14 @@ const scenario = JSON.parse(fixture("scenario.json")) as {
 
 function load(text = session, label = "session.jsonl") {
   const result = importClaudeCodeSession(text, label);
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
 function errorOf(text: string, label = "bad.jsonl"): string {
   const result = importClaudeCodeSession(text, label);
   if (result.ok) throw new Error("expected an error");
-  return result.error;
+  return result.message;
 }
 
 const records = () =>
@@ -65,7 +65,7 @@ function exportSession(events: readonly ConversationEvent[]) {
     model: "claude-sonnet-4-5",
     newUuid: counterUuids(),
   });
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 

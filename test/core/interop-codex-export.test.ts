@@ -29,7 +29,7 @@ const parse = (lines: readonly string[]) => lines.map((line) => JSON.parse(line)
 
 function imported(): ConversationEvent[] {
   const result = importCodexSession(fixture, "rollout.jsonl");
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return [...result.value.conversation.events];
 }
 
@@ -38,7 +38,7 @@ function exported(
   options: Partial<typeof OPTIONS> & { provider?: string } = {},
 ) {
   const result = exportCodexSession(events, { ...OPTIONS, ...options });
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
@@ -86,7 +86,7 @@ describe("Codex export", () => {
     const session = exported(events);
     expect(session.warnings).toEqual([]);
     const back = importCodexSession(`${session.lines.join("\n")}\n`, "exported.jsonl");
-    if (!back.ok) throw new Error(back.error);
+    if (!back.ok) throw new Error(back.message);
     const strip = (list: readonly ConversationEvent[]) =>
       groupTurns(list).map((turn) =>
         turn.events.flatMap((event) => {
@@ -159,7 +159,7 @@ describe("Codex export", () => {
       }),
     ].join("\n");
     const read = importCodexSession(`${text}\n`, "r.jsonl");
-    if (!read.ok) throw new Error(read.error);
+    if (!read.ok) throw new Error(read.message);
     const records = parse(exported(read.value.conversation.events).lines);
     expect(
       records.filter((record) => record.type === "response_item").map((record) => record.payload),
@@ -170,7 +170,7 @@ describe("Codex export", () => {
     ]);
     expect(exportCodexSession([], { ...OPTIONS, sessionId: "" })).toEqual({
       ok: false,
-      error: "the new session needs an id",
+      message: "the new session needs an id",
     });
   });
 });

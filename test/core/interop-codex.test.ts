@@ -35,14 +35,14 @@ const toJsonl = (items: unknown[]) => `${items.map((item) => JSON.stringify(item
 
 function load(text = session) {
   const result = importCodexSession(text, "rollout.jsonl");
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
 function failure(text: string): string {
   const result = importCodexSession(text, "rollout.jsonl");
   if (result.ok) throw new Error("expected the import to fail");
-  return result.error;
+  return result.message;
 }
 
 describe("Codex import of the real fixture", () => {

@@ -58,7 +58,7 @@ const lines = (...records: unknown[]) => `${records.map((record) => JSON.stringi
 
 function imported(text: string) {
   const result = importGeminiSession(text, "session.jsonl");
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
@@ -240,7 +240,7 @@ describe("Gemini CLI sessions", () => {
     );
     expect(bad).toEqual({
       ok: false,
-      error: expect.stringMatching(/^s\.jsonl:2: not valid JSON \(.*\); not a Gemini CLI session line$/),
+      message: expect.stringMatching(/^s\.jsonl:2: not valid JSON \(.*\); not a Gemini CLI session line$/),
     });
     const truncated = imported(
       `${lines(HEADER, user("u1", "hello"), reply("g1", { content: "hi" }), { kind: "telemetry", detail: 1 })}{"id":"g2","type":"gem`,
@@ -252,12 +252,12 @@ describe("Gemini CLI sessions", () => {
     expect(texts(truncated.conversation.events).slice(1)).toEqual(["user: hello", "assistant: hi"]);
     expect(importGeminiSession(lines(user("u1", "x")), "s.jsonl")).toEqual({
       ok: false,
-      error:
+      message:
         "s.jsonl:1: not a Gemini CLI session: the first record must be its header (`sessionId`, `projectHash`)",
     });
     expect(importGeminiSession(lines(HEADER, { id: "u1", type: "user", content: "x" }), "s.jsonl")).toEqual({
       ok: false,
-      error: "s.jsonl:2: a user message needs a `timestamp`",
+      message: "s.jsonl:2: a user message needs a `timestamp`",
     });
     const reader = new GeminiSessionReader("s.jsonl");
     reader.addLine(JSON.stringify(HEADER));
@@ -274,7 +274,7 @@ describe("Gemini CLI sessions", () => {
       }).ok,
     ).toBe(true);
     const plan = reader.finish();
-    if (!plan.ok) throw new Error(plan.error);
+    if (!plan.ok) throw new Error(plan.message);
     const end = plan.value.convert().finish();
     expect(end.ok && texts(end.value.events).slice(1)).toEqual(["user: old prompt", "assistant: old answer"]);
   });
@@ -302,7 +302,7 @@ describe("Gemini CLI sessions", () => {
       model: "gemini-2.5-pro",
       newId: () => `m${++id}`,
     });
-    if (!written.ok) throw new Error(written.error);
+    if (!written.ok) throw new Error(written.message);
     const records = written.value.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records[0]).toEqual({
       sessionId: "new-session",

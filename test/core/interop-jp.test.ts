@@ -36,7 +36,7 @@ function b64(text: string): string {
 
 function importOrThrow(source: JpConversationSource): ImportedConversation {
   const result = importJpConversation(source);
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
@@ -46,7 +46,7 @@ function exportOrThrow(conversation: ImportedConversation) {
     meta: { ...conversation.extra, ...(conversation.title ? { title: conversation.title } : {}) },
     events: conversation.events,
   });
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
@@ -176,7 +176,7 @@ describe("jp import", () => {
     };
     const result = importJpConversation(broken);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toMatch(/^entry 0 \(tool_call_response\): .*call_id/);
+    if (!result.ok) expect(result.message).toMatch(/^entry 0 \(tool_call_response\): .*call_id/);
     const badTime = importJpConversation({
       ...sample,
       events: [{ timestamp: "yesterday", type: "turn_start" }],
@@ -188,7 +188,7 @@ describe("jp import", () => {
   it("refuses hostile data with one sentence instead of an exception", () => {
     expect(importJpConversation({ ...sample, directoryName: "99999999999999999999999-x" })).toEqual({
       ok: false,
-      error: "the directory name '99999999999999999999999-x' gives a creation time out of range",
+      message: "the directory name '99999999999999999999999-x' gives a creation time out of range",
     });
     const backwards = importJpConversation({
       ...sample,
@@ -196,7 +196,7 @@ describe("jp import", () => {
     });
     expect(backwards).toEqual({
       ok: false,
-      error: "entry 0 (compaction): from_turn 5 is after to_turn 2 (a range runs forwards)",
+      message: "entry 0 (compaction): from_turn 5 is after to_turn 2 (a range runs forwards)",
     });
     for (const timestamp of [
       "2025-02-30 10:00:00.0",
@@ -204,7 +204,7 @@ describe("jp import", () => {
       "2025-01-01 24:00:00.0+01:00",
     ]) {
       const result = importJpConversation({ ...sample, events: [{ type: "turn_start", timestamp }] });
-      expect(result, timestamp).toMatchObject({ ok: false, error: expect.stringContaining("`timestamp`") });
+      expect(result, timestamp).toMatchObject({ ok: false, message: expect.stringContaining("`timestamp`") });
     }
   });
 });

@@ -24,13 +24,13 @@ function counterSource(): NewEventSource {
 
 function importOpenAi(value: unknown): ConversationEvent[] {
   const result = importOpenAiMessages(value, counterSource());
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
 function importAnthropic(value: unknown): ConversationEvent[] {
   const result = importAnthropicMessages(value, counterSource());
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value.events;
 }
 
@@ -113,34 +113,34 @@ describe("OpenAI messages", () => {
     expect(importOpenAiMessages({ nope: true }, counterSource())).toMatchObject({ ok: false });
     expect(importOpenAiMessages([{ role: "wizard", content: "x" }], counterSource())).toEqual({
       ok: false,
-      error: "message 1: unsupported role 'wizard'",
+      message: "message 1: unsupported role 'wizard'",
     });
     expect(importOpenAiMessages([{ role: "tool", content: "x" }], counterSource())).toMatchObject({
       ok: false,
-      error: 'message 1: tool message has no "tool_call_id"',
+      message: 'message 1: tool message has no "tool_call_id"',
     });
     // The input's own field names, and that they are missing.
     expect(importOpenAiMessages([{ role: "user" }], counterSource())).toEqual({
       ok: false,
-      error: 'message 1: user message has no "content"',
+      message: 'message 1: user message has no "content"',
     });
     expect(importOpenAiMessages([{ content: "x" }], counterSource())).toEqual({
       ok: false,
-      error: 'message 1: message has no "role"',
+      message: 'message 1: message has no "role"',
     });
     const call = (toolCall: unknown) =>
       importOpenAiMessages([{ role: "assistant", content: null, tool_calls: [toolCall] }], counterSource());
     expect(call({ type: "function", function: { name: "x", arguments: "{}" } })).toEqual({
       ok: false,
-      error: 'message 1, tool call 1: tool call has no "id"',
+      message: 'message 1, tool call 1: tool call has no "id"',
     });
     expect(call({ id: "a", type: "function", function: { arguments: "{}" } })).toEqual({
       ok: false,
-      error: 'message 1, tool call 1: tool call has no "function.name"',
+      message: 'message 1, tool call 1: tool call has no "function.name"',
     });
     expect(call({ id: "a", function: "x" })).toEqual({
       ok: false,
-      error: 'message 1, tool call 1: tool call "function" must be an object',
+      message: 'message 1, tool call 1: tool call "function" must be an object',
     });
   });
 
@@ -148,13 +148,13 @@ describe("OpenAI messages", () => {
     const parts = (content: unknown) => importOpenAiMessages([{ role: "user", content }], counterSource());
     expect(parts([{ type: "text", text: 5 }])).toEqual({
       ok: false,
-      error: 'message 1: content part 1 "text" must be a string',
+      message: 'message 1: content part 1 "text" must be a string',
     });
     expect(parts([{ text: "no type" }])).toEqual({
       ok: false,
-      error: 'message 1: content part 1 has no "type"',
+      message: 'message 1: content part 1 has no "type"',
     });
-    expect(parts(["bare"])).toEqual({ ok: false, error: "message 1: content part 1 must be an object" });
+    expect(parts(["bare"])).toEqual({ ok: false, message: "message 1: content part 1 must be an object" });
     expect(
       parts([
         { type: "image_url", image_url: { url: "x" } },
@@ -247,35 +247,35 @@ describe("Anthropic messages", () => {
       importAnthropicMessages({ messages: [{ role: "user", content: 5 }] }, counterSource()),
     ).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/^message 1: `content`/),
+      message: expect.stringMatching(/^message 1: `content`/),
     });
     expect(importAnthropicMessages([{ role: "user", content: [{ text: "hi" }] }], counterSource())).toEqual({
       ok: false,
-      error: 'message 1, block 1 has no "type"',
+      message: 'message 1, block 1 has no "type"',
     });
     // A block of a known type names the field it lacks, as the input calls it.
     const assistant = (block: unknown) =>
       importAnthropicMessages([{ role: "assistant", content: [block] }], counterSource());
     expect(assistant({ type: "tool_use", name: "read", input: {} })).toEqual({
       ok: false,
-      error: 'message 1, block 1: tool_use has no "id"',
+      message: 'message 1, block 1: tool_use has no "id"',
     });
     expect(assistant({ type: "tool_use", id: "t1", name: "read", input: "x" })).toEqual({
       ok: false,
-      error: 'message 1, block 1: tool_use "input" must be an object',
+      message: 'message 1, block 1: tool_use "input" must be an object',
     });
     expect(assistant({ type: "thinking" })).toEqual({
       ok: false,
-      error: 'message 1, block 1: thinking has no "thinking"',
+      message: 'message 1, block 1: thinking has no "thinking"',
     });
     expect(
       importAnthropicMessages(
         [{ role: "user", content: [{ type: "tool_result", content: "x" }] }],
         counterSource(),
       ),
-    ).toEqual({ ok: false, error: 'message 1, block 1: tool_result has no "tool_use_id"' });
+    ).toEqual({ ok: false, message: 'message 1, block 1: tool_result has no "tool_use_id"' });
     expect(
       importAnthropicMessages({ system: [{ type: "text", text: 1 }], messages: [] }, counterSource()),
-    ).toEqual({ ok: false, error: 'system block 1 "text" must be a string' });
+    ).toEqual({ ok: false, message: 'system block 1 "text" must be a string' });
   });
 });

@@ -58,7 +58,7 @@ const session = (messages: OpencodeDocument["messages"], info: Json = {}): Openc
 
 function converted(document: OpencodeDocument) {
   const result = convertOpencodeSession(document, "db#ses_test");
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
@@ -191,15 +191,15 @@ describe("opencode sessions", () => {
   it("says what is wrong with a document, naming the message and part", () => {
     expect(checkOpencodeDocument({ info: { id: "nope" }, messages: [] }, "s.json")).toEqual({
       ok: false,
-      error: "s.json: an opencode session's `info.id` must be a session id (`ses_…`)",
+      message: "s.json: an opencode session's `info.id` must be a session id (`ses_…`)",
     });
     expect(checkOpencodeDocument(session([user("msg_1", [{ text: "no type" }])]), "s.json")).toEqual({
       ok: false,
-      error: "s.json: message 1, part 1: needs a string `type`",
+      message: "s.json: message 1, part 1: needs a string `type`",
     });
     expect(convertOpencodeSession(session([assistant("msg_1", [text("alone")])]), "s.json")).toEqual({
       ok: false,
-      error: "s.json: an opencode session without a single prompt; nothing to import",
+      message: "s.json: an opencode session without a single prompt; nothing to import",
     });
   });
 
@@ -208,7 +208,7 @@ describe("opencode sessions", () => {
       readFileSync(join(PROJECT_ROOT, "fixtures", "agents", "opencode", "session.json"), "utf8"),
     );
     const document = checkOpencodeDocument(fixture, "session.json");
-    if (!document.ok) throw new Error(document.error);
+    if (!document.ok) throw new Error(document.message);
     const original = converted(document.value);
     let counter = 0;
     const written = exportOpencodeSession(original.events, {
@@ -221,7 +221,7 @@ describe("opencode sessions", () => {
       modelID: "fake-model",
       newId: (kind) => `${kind}_${String(++counter).padStart(6, "0")}`,
     });
-    if (!written.ok) throw new Error(written.error);
+    if (!written.ok) throw new Error(written.message);
     const again = converted(written.value.document);
     // The view opencode sees: its own summary opens it (read back as the question and the summary
     // opencode sends), then the turns after.

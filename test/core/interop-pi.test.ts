@@ -37,14 +37,14 @@ const toJsonl = (items: unknown[]) => `${items.map((item) => JSON.stringify(item
 
 function load(text = session, label = "session.jsonl") {
   const result = importPiSession(text, label);
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value;
 }
 
 function errorOf(text: string, label = "bad.jsonl"): string {
   const result = importPiSession(text, label);
   if (result.ok) throw new Error("expected an error");
-  return result.error;
+  return result.message;
 }
 
 function exportSession(events: readonly ConversationEvent[]): Json[] {
@@ -57,7 +57,7 @@ function exportSession(events: readonly ConversationEvent[]): Json[] {
     model: "claude-fake",
     newId: () => (++counter).toString(16).padStart(8, "0"),
   });
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value.lines.map((line) => JSON.parse(line) as Json);
 }
 

@@ -27,16 +27,16 @@ function streamed(text: string, indexer: SessionIndexer) {
   for (const line of lines) expect(indexer.addLine(line)).toEqual({ ok: true, value: undefined });
   expect(indexer.addFinalFragment(fragment).ok).toBe(true);
   const plan = indexer.finish();
-  if (!plan.ok) throw new Error(plan.error);
+  if (!plan.ok) throw new Error(plan.message);
   const converter = plan.value.convert();
   const batches: ConversationEvent[][] = [];
   for (const [index, line] of [...lines, fragment].slice(0, plan.value.lines).entries()) {
     const converted = converter.addLine(line, index + 1);
-    if (!converted.ok) throw new Error(converted.error);
+    if (!converted.ok) throw new Error(converted.message);
     batches.push(converted.value);
   }
   const end = converter.finish();
-  if (!end.ok) throw new Error(end.error);
+  if (!end.ok) throw new Error(end.message);
   const { title, summary, warnings } = end.value;
   const result: AgentImport = {
     conversation: {
@@ -93,14 +93,14 @@ describe.each(agents)("$agent import in two passes", ({ agent, variants, whole, 
     const lines = text.trimEnd().split("\n");
     for (const line of lines) indexer.addLine(line);
     const plan = indexer.finish();
-    if (!plan.ok) throw new Error(plan.error);
+    if (!plan.ok) throw new Error(plan.message);
     const converter = plan.value.convert();
     const first = lines.findIndex((_, index) => plan.value.wants(index + 1));
     const other = lines.findIndex((_, index) => index > first && plan.value.wants(index + 1));
     const converted = converter.addLine(lines[other]!, first + 1);
     expect(converted).toEqual({
       ok: false,
-      error: `session.jsonl:${first + 1}: the file changed while cxc read it; import it again`,
+      message: `session.jsonl:${first + 1}: the file changed while cxc read it; import it again`,
     });
   });
 });

@@ -53,7 +53,7 @@ function loadCorpus(workspace: JpWorkspace): Conversation[] {
       events: readJson(join(folder.path, "events.json")),
       archived: folder.archived,
     });
-    if (!imported.ok) throw new Error(`${folder.name}: ${imported.error}`);
+    if (!imported.ok) throw new Error(`${folder.name}: ${imported.message}`);
     return { name: folder.name, events: imported.value.events };
   });
 }

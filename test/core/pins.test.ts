@@ -405,7 +405,7 @@ describe("exports", () => {
       codex: exportCodexSession(compacted, { sessionId: "s", cwd: "/p", timestamp: NOW, version: "0.169.0" }),
     };
     for (const [agent, exported] of Object.entries(sessions)) {
-      if (!exported.ok) throw new Error(`${agent}: ${exported.error}`);
+      if (!exported.ok) throw new Error(`${agent}: ${exported.message}`);
       const text = exported.value.lines.join("\n");
       expect(text, agent).toContain("[Facts of these turns, from their raw events]");
       expect(text, agent).toContain(JSON.stringify(`${PINNED_HEADING}\nturn 2, the result of `).slice(1, -1));
@@ -424,7 +424,7 @@ describe("exports", () => {
       })(),
       model: "m",
     });
-    if (!exported.ok) throw new Error(exported.error);
+    if (!exported.ok) throw new Error(exported.message);
     const marked = exported.value.lines
       .map((line) => JSON.parse(line))
       .filter((record) => record.cxcPinned !== undefined);
@@ -432,7 +432,7 @@ describe("exports", () => {
       ["and the docs", [0]],
     ]);
     const imported = importClaudeCodeSession(`${exported.value.lines.join("\n")}\n`, "s.jsonl");
-    if (!imported.ok) throw new Error(imported.error);
+    if (!imported.ok) throw new Error(imported.message);
     const back = imported.value.conversation.events.filter(
       (event) => event.type !== "unknown" && event.metadata?.[CXC_PINNED_KEY] === true,
     );

@@ -31,9 +31,9 @@ const agentFixture = (agent: string, name = "session.jsonl") =>
 function events(
   result:
     | { ok: true; value: { conversation: { events: readonly ConversationEvent[] } } }
-    | { ok: false; error: string },
+    | { ok: false; message: string },
 ) {
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value.conversation.events;
 }
 
@@ -52,7 +52,7 @@ function jpEvents(name: string): readonly ConversationEvent[] {
     ...(base === undefined ? {} : { baseConfig: base }),
     events: read("events.json"),
   });
-  if (!result.ok) throw new Error(result.error);
+  if (!result.ok) throw new Error(result.message);
   return result.value.events;
 }
 

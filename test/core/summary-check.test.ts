@@ -306,7 +306,7 @@ describe.each(JP_WORKSPACES)("on every conversation of the $name jp workspace", 
       events: readJson(join(directory.path, "events.json")),
       archived: directory.archived,
     });
-    if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
+    if (!imported.ok) throw new Error(`${directory.name}: ${imported.message}`);
     return { name: directory.name, turns: groupTurns(imported.value.events) };
   });
 

@@ -12,7 +12,7 @@ import type { ConfigTable } from "../../src/core/config.js";
 import { selectTools } from "../../src/query/tool-selection.js";
 import { createLocalCommandTool, parseLocalCommandConfig } from "../../src/tools/local-command.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import type { ToolCallContext } from "../../src/tools/tool.js";
+import { callTool, type ToolCallContext } from "../../src/tools/tool.js";
 import { createMemoryStore } from "../../src/store/index.js";
 import { caughtCxcError } from "../helpers/errors.js";
 
@@ -32,13 +32,13 @@ describe("createLocalCommandTool", () => {
     const tool = createLocalCommandTool("show", {
       command: 'printf "%s|" {{word}}; cat; printf "|%s" "$CXC_TOOL_NAME"',
     });
-    const outcome = await tool.run({ word: "it's" }, context);
+    const outcome = await callTool(tool, { word: "it's" }, context);
     expect(outcome).toEqual({ isError: false, content: `it's|{"word":"it's"}|show` });
   });
 
   it("runs the array form without a shell", async () => {
     const tool = createLocalCommandTool("echo", { command: ["echo", "{{text}}", "$HOME"] });
-    expect((await tool.run({ text: "a b; c" }, context)).content).toBe("a b; c $HOME\n");
+    expect((await callTool(tool, { text: "a b; c" }, context)).content).toBe("a b; c $HOME\n");
   });
 
   it("validates arguments before running, applying schema defaults", async () => {
@@ -50,8 +50,8 @@ describe("createLocalCommandTool", () => {
         additionalProperties: false,
       },
     });
-    expect(await tool.run({}, context)).toEqual({ isError: false, content: "7\n" });
-    const invalid = await tool.run({ n: "x", extra: 1 }, context);
+    expect(await callTool(tool, {}, context)).toEqual({ isError: false, content: "7\n" });
+    const invalid = await callTool(tool, { n: "x", extra: 1 }, context);
     expect(invalid.isError).toBe(true);
     expect(invalid.content).toContain("Invalid arguments for count:");
     expect(invalid.content).toContain("/n must be integer");
@@ -59,18 +59,18 @@ describe("createLocalCommandTool", () => {
 
   it("reports a schema that does not compile as a tool error naming the key", async () => {
     const tool = createLocalCommandTool("bad", { command: "true", parameters: { type: "nonsense" } });
-    const outcome = await tool.run({}, context);
+    const outcome = await callTool(tool, {}, context);
     expect(outcome).toMatchObject({ isError: true });
     expect(outcome.content).toContain("conversation.tools.bad.parameters is not a valid JSON Schema");
   });
 
   it("reports a non-zero exit, a timeout and output beyond the ceiling", async () => {
     const failing = createLocalCommandTool("f", { command: "echo out; exit 4" });
-    expect(await failing.run({}, context)).toEqual({ isError: true, content: "out\n[exit status 4]" });
+    expect(await callTool(failing, {}, context)).toEqual({ isError: true, content: "out\n[exit status 4]" });
     const slow = createLocalCommandTool("s", { command: "sleep 5", timeout_secs: 0.2 });
-    expect(await slow.run({}, context)).toEqual({ isError: true, content: "[timed out after 0.2s]" });
+    expect(await callTool(slow, {}, context)).toEqual({ isError: true, content: "[timed out after 0.2s]" });
     const loud = createLocalCommandTool("l", { command: "yes | head -c 100000", max_output_bytes: 1000 });
-    const outcome = await loud.run({}, context);
+    const outcome = await callTool(loud, {}, context);
     expect(outcome.isError).toBe(true);
     expect(outcome.content).toContain("[output cut at 1000 bytes");
     expect(outcome.content.length).toBeLessThan(1200);
@@ -142,7 +142,7 @@ describe("no value is ever parsed as shell syntax", () => {
     for (const [payloadName, payload] of Object.entries(PAYLOADS)) {
       it(`${payloadName} in ${formName}`, async () => {
         const tool = createLocalCommandTool("t", { command: form.command });
-        const outcome = await tool.run({ text: payload }, here);
+        const outcome = await callTool(tool, { text: payload }, here);
         expect(outcome).toEqual({ isError: false, content: form.print(payload) });
         expect(readdirSync(cwd)).toEqual(["a-file"]);
       });
@@ -166,18 +166,18 @@ describe("no value is ever parsed as shell syntax", () => {
       command: ["sort", "{{text}}"],
       positional: ["text"],
     });
-    expect(await positional.run({ text: "--output=PWNED" }, here)).toEqual({
+    expect(await callTool(positional, { text: "--output=PWNED" }, here)).toEqual({
       isError: true,
       content:
         "Invalid arguments for sort: /text must not start with '-' (it is passed to the command as a positional argument, not an option)",
     });
     const separated = createLocalCommandTool("sort", { command: ["sort", "--", "{{text}}"] });
-    const outcome = await separated.run({ text: "--output=PWNED" }, here);
+    const outcome = await callTool(separated, { text: "--output=PWNED" }, here);
     expect(outcome.isError).toBe(true);
     expect(outcome.content).toContain("--output=PWNED");
     expect(readdirSync(cwd)).toEqual(["a-file"]);
     const all = createLocalCommandTool("echo", { command: "echo {{a}} {{b}}", positional: true });
-    expect((await all.run({ a: "x", b: "-n" }, here)).content).toContain("/b must not start with '-'");
+    expect((await callTool(all, { a: "x", b: "-n" }, here)).content).toContain("/b must not start with '-'");
     expect(parseLocalCommandConfig("t", { command: "echo {{a}}", positional: ["b"] })).toMatchObject({
       problem: "conversation.tools.t.positional names 'b', which is not a placeholder of the command",
       hint: "its placeholders: a",
@@ -186,7 +186,7 @@ describe("no value is ever parsed as shell syntax", () => {
 
   it("refuses a value holding a NUL character as a tool error", async () => {
     const tool = createLocalCommandTool("t", { command: ["printf", "%s", "{{text}}"] });
-    expect(await tool.run({ text: "a\u0000b" }, here)).toEqual({
+    expect(await callTool(tool, { text: "a\u0000b" }, here)).toEqual({
       isError: true,
       content: "Invalid arguments for t: /text must not contain a NUL character",
     });
@@ -208,7 +208,7 @@ describe("the environment of a command", () => {
 
   it("is minimal: the base variables, LC_*, what `env` lists, and the CXC_ tool variables", async () => {
     const tool = createLocalCommandTool("env", { command: ["env"], env: ["FOO"] }, { env: parent });
-    const outcome = await tool.run({ x: 1 }, context);
+    const outcome = await callTool(tool, { x: 1 }, context);
     const names = outcome.content
       .trim()
       .split("\n")
@@ -226,7 +226,7 @@ describe("the environment of a command", () => {
     ]);
     expect(outcome.content).not.toContain("secret");
     const shell = createLocalCommandTool("env", { command: "env" }, { env: parent });
-    expect((await shell.run({}, context)).content).not.toContain("secret");
+    expect((await callTool(shell, {}, context)).content).not.toContain("secret");
   });
 
   it("refuses a tool that lists a provider key", () => {
@@ -251,7 +251,7 @@ describe("the environment of a command", () => {
     const selection = selectTools({ registry: new ToolRegistry(), configured, env: parent });
     const variables = async (name: string): Promise<string[]> => {
       const tool = selection.tools.find((entry) => entry.tool.name === name)!.tool;
-      const { content } = await tool.run({}, context);
+      const { content } = await callTool(tool, {}, context);
       return content
         .trim()
         .split("\n")

@@ -11,7 +11,7 @@ import {
   readRecallSettings,
   runRecall,
 } from "../../src/tools/recall.js";
-import type { ToolCallContext } from "../../src/tools/tool.js";
+import { callTool, type ToolCallContext } from "../../src/tools/tool.js";
 import { createEventBuilder } from "../helpers/builders.js";
 
 function hidden() {
@@ -57,8 +57,8 @@ describe("the recall tool", () => {
     const tool = createRecallTool(DEFAULT_RECALL_SETTINGS);
     expect(tool.defaults).toEqual({ enable: true, run: "unattended" });
     const context = { events: hidden() } as unknown as ToolCallContext;
-    expect(await tool.run({ page: 0, reference: "turn 1" }, context)).toMatchObject({ isError: true });
-    expect(await tool.run({ reference: "turn 1, call 1" }, context)).toMatchObject({ isError: false });
+    expect(await callTool(tool, { page: 0, reference: "turn 1" }, context)).toMatchObject({ isError: true });
+    expect(await callTool(tool, { reference: "turn 1, call 1" }, context)).toMatchObject({ isError: false });
   });
 
   it("reads its settings, refusing a budget under 4000 and what is not a list of patterns", () => {

@@ -63,7 +63,7 @@ function clock() {
 }
 
 /** A built-in tool that records a compaction as an effect of its call. */
-const noteTool: Tool = {
+const noteTool: Tool<Readonly<Record<string, unknown>>> = {
   name: "note",
   description: "records a note",
   arguments: jsonSchemaArguments({ type: "object" }),

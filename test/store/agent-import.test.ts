@@ -44,7 +44,7 @@ describe("importing an agent session into the file store", () => {
       const batch = await readAgentImport(file, agent);
       const [outcome] = await saveAgentImport(store, batch, { skipExisting: false });
       const expected = whole(readFileSync(file, "utf8"), file);
-      if (!expected.ok) throw new Error(expected.error);
+      if (!expected.ok) throw new Error(expected.message);
       const loaded = store.load(outcome!.id);
       expect(loaded.events).toEqual(expected.value.conversation.events);
       expect(outcome).toMatchObject({
@@ -79,7 +79,7 @@ describe("importing an agent session into the file store", () => {
           plan: {
             ...failing.plan,
             convert: () => ({
-              addLine: () => ({ ok: false as const, error: "session.jsonl:4: refused" }),
+              addLine: () => ({ ok: false as const, message: "session.jsonl:4: refused" }),
               finish: failing.plan.convert().finish,
             }),
           },

@@ -4,7 +4,7 @@
  * Under the source's lock (so a concurrent start or compaction cannot slip in): refuse when a
  * review of the source is open; plan the opening range (the range flags, else the first configured
  * rule with a `summary`, else the built-in default range); run the summarizer once (the
- * compaction pipeline, src/compaction/apply.ts, into a conversation never stored); fork the
+ * one compaction step, src/compaction/compact.ts, into events never stored); fork the
  * source into the review — `[turn N]` markers, the source's compactions dropped when the raw events
  * fit the review model's window and kept otherwise, a `config_delta` turning every inherited tool
  * off and `propose_compaction` on with the review instructions and the review model — and write

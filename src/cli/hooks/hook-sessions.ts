@@ -42,9 +42,9 @@ export async function loadHookSession(
     const source = openOpencodeSource(input.transcriptPath, run.env);
     try {
       const document = source.load(input.sessionId);
-      if (!document.ok) throw new Error(document.error);
+      if (!document.ok) throw new Error(document.message);
       const converted = convertOpencodeSession(document.value, `${source.path}#${input.sessionId}`);
-      if (!converted.ok) throw new Error(converted.error);
+      if (!converted.ok) throw new Error(converted.message);
       return { events: converted.value.events, summary: converted.value.summary };
     } finally {
       source.close();
@@ -58,6 +58,6 @@ export async function loadHookSession(
       : run.agent === "gemini"
         ? importGeminiSession(text.text, input.transcriptPath)
         : importClaudeCodeSession(text.text, input.transcriptPath);
-  if (!imported.ok) throw new Error(imported.error);
+  if (!imported.ok) throw new Error(imported.message);
   return { events: imported.value.conversation.events, summary: imported.value.summary, transcript: text };
 }

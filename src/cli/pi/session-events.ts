@@ -43,7 +43,7 @@ export function piSessionView(
     JSON.stringify(record),
   );
   const imported = importPiSession(`${lines.join("\n")}\n`, "pi session");
-  if (!imported.ok) throw new Error(imported.error);
+  if (!imported.ok) throw new Error(imported.message);
   const events = imported.value.conversation.events;
   const turns = groupTurns(events);
   const turnEntries: (string | undefined)[] = [];

@@ -1,8 +1,9 @@
 /**
  * A plan as events: the one step from a `CompactionPlan` to the `compaction` events it stands
- * for, once its summaries are written. Pure. The compaction pipeline
- * (src/compaction/apply.ts) writes the summaries a plan asks for and calls this; a plan
- * whose summaries are all supplied (the `compact` tool, an agreed review) needs nothing written.
+ * for, once its summaries are written. Pure. `realize` (prepare.ts) calls it for a preparation:
+ * the one compaction step (src/compaction/compact.ts) once it wrote the summaries a plan asks
+ * for, `prepare` itself for the estimated events; a plan whose summaries are all supplied (the
+ * `compact` tool, an agreed review, an agent's own) needs nothing written.
  */
 import type { Compaction, SummaryPolicy } from "../../core/conversation/events.js";
 import { buildCompactionEvent } from "./event.js";

@@ -14,9 +14,10 @@ import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../c
 import { prepare, realize } from "../../compaction/core/prepare.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat } from "./agents.js";
-import type { ImportedConversation, InteropResult } from "./jp.js";
+import type { ImportedConversation } from "./jp.js";
 import { interopError, validateEvent } from "./jp.js";
 import { deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 export { ANTHROPIC_SIGNATURE_KEY };
 export { AGENT_FORMATS, AGENT_NAMES, type AgentFormat, type ExportAgent, ORIGIN_META_KEY } from "./agents.js";
@@ -67,9 +68,9 @@ export function count(counts: Record<string, number>, key: string, by = 1): void
  */
 export function readFinalFragment(
   text: string,
-  addLine: (text: string) => InteropResult<void>,
+  addLine: (text: string) => Parsed<void>,
   leaveOut: () => void,
-): InteropResult<void> {
+): Parsed<void> {
   if (text.trim() === "") return { ok: true, value: undefined };
   try {
     JSON.parse(text);
@@ -93,7 +94,7 @@ export function parseRecordLine(
   text: string,
   where: string,
   agent: AgentFormat,
-): InteropResult<Record<string, unknown>> {
+): Parsed<Record<string, unknown>> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -115,14 +116,14 @@ export type EventDraft = Record<string, unknown> & { type: string; ts: string };
 /** Pass 1 over a session's lines: validates each and keeps an index of its records. */
 export interface SessionIndexer {
   /** Reads the next line (without its newline). */
-  addLine(text: string): InteropResult<void>;
+  addLine(text: string): Parsed<void>;
   /**
    * Reads text after the file's last newline: a line the agent may still have been writing.
    * Complete JSON is read as a line; anything else is left out with a warning.
    */
-  addFinalFragment(text: string): InteropResult<void>;
+  addFinalFragment(text: string): Parsed<void>;
   /** What the index says: the conversation's identity and the lines pass 2 converts. */
-  finish(): InteropResult<SessionPlan>;
+  finish(): Parsed<SessionPlan>;
 }
 
 /** What pass 1 found: who the conversation is, and how to convert it in pass 2. */
@@ -150,9 +151,9 @@ export interface SessionPlan {
 /** Pass 2: the lines the plan wants in, the conversation's events out, a few at a time. */
 export interface SessionConverter {
   /** Converts line `line` (1-based); returns the events that nothing later can change. */
-  addLine(text: string, line: number): InteropResult<ConversationEvent[]>;
+  addLine(text: string, line: number): Parsed<ConversationEvent[]>;
   /** The events still held, and what the conversation came to. */
-  finish(): InteropResult<SessionEnd>;
+  finish(): Parsed<SessionEnd>;
 }
 
 /** The end of pass 2. */
@@ -173,7 +174,7 @@ export function lastLine(lines: Iterable<number>): number {
 }
 
 /** Both passes over a whole session text; the conversation comes out whole. */
-export function importSessionText(text: string, indexer: SessionIndexer): InteropResult<AgentImport> {
+export function importSessionText(text: string, indexer: SessionIndexer): Parsed<AgentImport> {
   const lines = text.split("\n");
   const fragment = lines.pop() ?? "";
   for (const line of lines) {
@@ -216,7 +217,7 @@ export class EventFinisher {
 
   constructor(private readonly key: string) {}
 
-  finish(drafts: readonly { draft: EventDraft; where: string }[]): InteropResult<ConversationEvent[]> {
+  finish(drafts: readonly { draft: EventDraft; where: string }[]): Parsed<ConversationEvent[]> {
     const events: ConversationEvent[] = [];
     for (const { draft, where } of drafts) {
       const milliseconds = timestampMilliseconds(draft.ts);
@@ -234,7 +235,7 @@ export class EventFinisher {
 export function finishEvents(
   drafts: readonly { draft: EventDraft; where: string }[],
   key: string,
-): InteropResult<ConversationEvent[]> {
+): Parsed<ConversationEvent[]> {
   return new EventFinisher(key).finish(drafts);
 }
 

@@ -17,7 +17,6 @@
  */
 import type { ConversationEvent } from "../conversation/events.js";
 import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
-import type { InteropResult } from "./jp.js";
 import { validateEvent } from "./jp.js";
 import {
   contentProblem,
@@ -30,6 +29,7 @@ import {
   systemPromptEvent,
   systemPromptOf,
 } from "./openai-messages.js";
+import type { Parsed } from "../parsed.js";
 
 export { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 
@@ -42,10 +42,7 @@ export interface AnthropicImport {
 }
 
 /** Converts an Anthropic request body or messages array into validated cxc events. */
-export function importAnthropicMessages(
-  value: unknown,
-  source: NewEventSource,
-): InteropResult<AnthropicImport> {
+export function importAnthropicMessages(value: unknown, source: NewEventSource): Parsed<AnthropicImport> {
   const body: Json = Array.isArray(value) ? { messages: value } : isRecord(value) ? value : {};
   if (!Array.isArray(body.messages)) {
     return fail("expected a messages array or a request body with `messages`");
@@ -80,7 +77,7 @@ export function importAnthropicMessages(
   return { ok: true, value: { events, warnings } };
 }
 
-function blocksOf(content: unknown, where: string): InteropResult<Json[]> {
+function blocksOf(content: unknown, where: string): Parsed<Json[]> {
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
   if (!Array.isArray(content) || !content.every(isRecord)) {
     return fail(`${where}: \`content\` must be a string or an array of blocks`);
@@ -113,7 +110,7 @@ function blockProblem(block: Json): string | undefined {
   }
 }
 
-function importUserMessage(content: unknown, where: string, warnings: string[]): InteropResult<Json[]> {
+function importUserMessage(content: unknown, where: string, warnings: string[]): Parsed<Json[]> {
   const blocks = blocksOf(content, where);
   if (!blocks.ok) return blocks;
   const continuesTurn = blocks.value.some((block) => block.type === "tool_result");
@@ -141,7 +138,7 @@ function importUserMessage(content: unknown, where: string, warnings: string[]):
   return { ok: true, value: drafts };
 }
 
-function importAssistantMessage(content: unknown, where: string, warnings: string[]): InteropResult<Json[]> {
+function importAssistantMessage(content: unknown, where: string, warnings: string[]): Parsed<Json[]> {
   const blocks = blocksOf(content, where);
   if (!blocks.ok) return blocks;
   const drafts: Json[] = [];
@@ -248,6 +245,6 @@ function isRecord(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function fail(error: string): { ok: false; error: string } {
-  return { ok: false, error };
+function fail(message: string): { ok: false; message: string } {
+  return { ok: false, message };
 }

@@ -28,9 +28,10 @@ import {
   CLAUDE_CODE_SUMMARY_KEY,
 } from "./claude-code.js";
 import { pinnedMessages } from "../conversation/pins.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -52,7 +53,7 @@ export interface ClaudeCodeExportOptions {
 export function exportClaudeCodeSession(
   events: readonly ConversationEvent[],
   options: ClaudeCodeExportOptions,
-): InteropResult<AgentSessionExport> {
+): Parsed<AgentSessionExport> {
   if (options.sessionId === "") return interopError("the new session needs an id");
   const writer = new ChainWriter(options);
   const warnings: string[] = [];

@@ -50,9 +50,10 @@ import {
   titleFromPrompt,
   tokenCount,
 } from "./agent-session.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
+import type { Parsed } from "../parsed.js";
 
 /** Metadata key: Claude Code's context attachments that followed this event (records without chain fields). */
 export const CLAUDE_CODE_CONTEXT_KEY = "claude_code_context";
@@ -200,7 +201,7 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
 
   constructor(private readonly label: string) {}
 
-  addLine(text: string): InteropResult<void> {
+  addLine(text: string): Parsed<void> {
     this.line += 1;
     if (text.trim() === "") return { ok: true, value: undefined };
     const where = `${this.label}:${this.line}`;
@@ -226,7 +227,7 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
     return { ok: true, value: undefined };
   }
 
-  addFinalFragment(text: string): InteropResult<void> {
+  addFinalFragment(text: string): Parsed<void> {
     return readFinalFragment(
       text,
       (line) => this.addLine(line),
@@ -237,7 +238,7 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
     );
   }
 
-  private addChainRecord(record: Json, type: string, where: string): InteropResult<void> {
+  private addChainRecord(record: Json, type: string, where: string): Parsed<void> {
     const problem = chainRecordProblem(record, type);
     if (problem !== undefined) return interopError(`${where}: ${problem}`);
     if (record.isSidechain === true) {
@@ -280,7 +281,7 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
   }
 
   /** Finds the conversation's chain; the plan converts its records in pass 2. */
-  finish(): InteropResult<SessionPlan> {
+  finish(): Parsed<SessionPlan> {
     if (!this.hasMessages) {
       const first =
         this.firstType === undefined ? "the file is empty" : `line 1 is a '${this.firstType}' record`;
@@ -331,7 +332,7 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
   }
 
   /** The lines of the conversation's records (with their uuids), and what was left off the chain. */
-  private activeChain(): InteropResult<{
+  private activeChain(): Parsed<{
     included: Map<number, string>;
     abandonedRecords: number;
     abandonedBranches: number;
@@ -462,7 +463,7 @@ class ClaudeCodeConverter implements SessionConverter {
     this.finisher = new EventFinisher(plan.key);
   }
 
-  addLine(text: string, line: number): InteropResult<ConversationEvent[]> {
+  addLine(text: string, line: number): Parsed<ConversationEvent[]> {
     const uuid = this.plan.included.get(line);
     if (uuid === undefined) return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
@@ -479,7 +480,7 @@ class ClaudeCodeConverter implements SessionConverter {
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
 
-  finish(): InteropResult<SessionEnd> {
+  finish(): Parsed<SessionEnd> {
     this.mapper.end();
     const drafts = this.mapper.drafts;
     const events = this.finisher.finish(drafts.drafts.splice(0));
@@ -498,7 +499,7 @@ class ClaudeCodeConverter implements SessionConverter {
 }
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
-export function importClaudeCodeSession(text: string, label: string): InteropResult<AgentImport> {
+export function importClaudeCodeSession(text: string, label: string): Parsed<AgentImport> {
   return importSessionText(text, new ClaudeCodeSessionReader(label));
 }
 

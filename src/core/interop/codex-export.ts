@@ -24,8 +24,9 @@ import {
   viewMessages,
 } from "./agent-export.js";
 import { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { metadataOf } from "./openai-messages.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -47,7 +48,7 @@ export interface CodexExportOptions {
 export function exportCodexSession(
   events: readonly ConversationEvent[],
   options: CodexExportOptions,
-): InteropResult<AgentSessionExport> {
+): Parsed<AgentSessionExport> {
   if (options.sessionId === "") return interopError("the new session needs an id");
   const lines: string[] = [];
   const write = (type: string, payload: Json, ts: string) => {

@@ -28,8 +28,9 @@ import {
   setMetadata,
   tokenCount,
 } from "./agent-session.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 /** Metadata key marking a tool call Codex made with free-form input (`custom_tool_call`). */
 export const CODEX_CUSTOM_TOOL_KEY = "codex_custom_tool";
@@ -41,7 +42,7 @@ type Json = Record<string, unknown>;
  * one a newer Codex brought (counted as an unknown field; agent-versions.ts).
  */
 const KNOWN_PARTS = new Set(["input_text", "input_image", "input_file", "output_text", "refusal"]);
-const OK: InteropResult<void> = { ok: true, value: undefined };
+const OK: Parsed<void> = { ok: true, value: undefined };
 
 /** Records kept out on purpose: Codex's own bookkeeping. */
 const BOOKKEEPING = new Set(["event_msg", "world_state", "token_usage_record", "turn_context"]);
@@ -73,7 +74,7 @@ export class CodexMapper {
   ) {}
 
   /** Maps the next record (past `session_meta`); `ts` is its timestamp, normalized. */
-  add(record: Json, ts: string, where: string): InteropResult<void> {
+  add(record: Json, ts: string, where: string): Parsed<void> {
     const payload = record.payload as Json;
     switch (record.type) {
       case "response_item":
@@ -122,7 +123,7 @@ export class CodexMapper {
     });
   }
 
-  private responseItem(item: Json, ts: string, where: string): InteropResult<void> {
+  private responseItem(item: Json, ts: string, where: string): Parsed<void> {
     switch (item.type) {
       case "message":
         return this.message(item, ts, where);
@@ -192,7 +193,7 @@ export class CodexMapper {
     this.drafts.add(draft, where);
   }
 
-  private message(item: Json, ts: string, where: string): InteropResult<void> {
+  private message(item: Json, ts: string, where: string): Parsed<void> {
     if (!Array.isArray(item.content)) return interopError(`${where}: a message needs a \`content\` array`);
     switch (item.role) {
       case "developer":

@@ -32,8 +32,9 @@ import {
   titleFromPrompt,
 } from "./agent-session.js";
 import { CodexMapper } from "./codex-records.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 export { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
 
@@ -63,7 +64,7 @@ export class CodexSessionReader implements SessionIndexer {
 
   constructor(private readonly label: string) {}
 
-  addLine(text: string): InteropResult<void> {
+  addLine(text: string): Parsed<void> {
     this.line += 1;
     if (text.trim() === "") return { ok: true, value: undefined };
     const where = `${this.label}:${this.line}`;
@@ -91,7 +92,7 @@ export class CodexSessionReader implements SessionIndexer {
     return { ok: true, value: undefined };
   }
 
-  addFinalFragment(text: string): InteropResult<void> {
+  addFinalFragment(text: string): Parsed<void> {
     return readFinalFragment(
       text,
       (line) => this.addLine(line),
@@ -102,7 +103,7 @@ export class CodexSessionReader implements SessionIndexer {
     );
   }
 
-  finish(): InteropResult<SessionPlan> {
+  finish(): Parsed<SessionPlan> {
     const meta = this.meta;
     if (meta === undefined) return interopError(`${this.label}: not a Codex session: the file is empty`);
     const sessionId = meta.id as string;
@@ -161,7 +162,7 @@ class CodexConverter implements SessionConverter {
     this.finisher = new EventFinisher(plan.key);
   }
 
-  addLine(text: string, line: number): InteropResult<ConversationEvent[]> {
+  addLine(text: string, line: number): Parsed<ConversationEvent[]> {
     if (line <= this.plan.metaLine || text.trim() === "") return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
     const parsed = parseRecordLine(text, where, "codex");
@@ -180,7 +181,7 @@ class CodexConverter implements SessionConverter {
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
 
-  finish(): InteropResult<SessionEnd> {
+  finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
     if (mapper.drafts.turn < 0) {
       return interopError(`${this.plan.label}: a Codex session without a single prompt; nothing to import`);
@@ -214,6 +215,6 @@ class CodexConverter implements SessionConverter {
 }
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
-export function importCodexSession(text: string, label: string): InteropResult<AgentImport> {
+export function importCodexSession(text: string, label: string): Parsed<AgentImport> {
   return importSessionText(text, new CodexSessionReader(label));
 }

@@ -30,7 +30,8 @@ import {
   viewMessages,
 } from "./agent-export.js";
 import { GEMINI_COMPRESSION_ACK } from "./gemini.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -57,7 +58,7 @@ export function geminiSessionFileName(timestamp: string, sessionId: string): str
 export function exportGeminiSession(
   events: readonly ConversationEvent[],
   options: GeminiExportOptions,
-): InteropResult<AgentSessionExport> {
+): Parsed<AgentSessionExport> {
   if (options.sessionId === "") return interopError("the new session needs an id");
   const start = millisecondTimestamp(options.timestamp);
   const lines: string[] = [

@@ -51,11 +51,12 @@ import {
   setMetadata,
   titleFromPrompt,
 } from "./agent-session.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
-const OK: InteropResult<void> = { ok: true, value: undefined };
+const OK: Parsed<void> = { ok: true, value: undefined };
 
 /** The reply Gemini CLI's compression puts after its summary. */
 export const GEMINI_COMPRESSION_ACK = "Got it. Thanks for the additional context!";
@@ -160,7 +161,7 @@ export class GeminiSessionReader implements SessionIndexer {
 
   constructor(private readonly label: string) {}
 
-  addLine(text: string): InteropResult<void> {
+  addLine(text: string): Parsed<void> {
     this.line += 1;
     if (text.trim() === "") return OK;
     const where = `${this.label}:${this.line}`;
@@ -175,7 +176,7 @@ export class GeminiSessionReader implements SessionIndexer {
     return this.addRecord(value, where);
   }
 
-  addFinalFragment(text: string): InteropResult<void> {
+  addFinalFragment(text: string): Parsed<void> {
     return readFinalFragment(
       text,
       (line) => this.addLine(line),
@@ -190,7 +191,7 @@ export class GeminiSessionReader implements SessionIndexer {
    * A session in the single JSON document older Gemini CLI versions wrote (`session-….json`):
    * its metadata, then its messages, as if each were a line.
    */
-  addDocument(document: unknown): InteropResult<void> {
+  addDocument(document: unknown): Parsed<void> {
     if (!isRecord(document) || typeof document.sessionId !== "string") {
       return interopError(`${this.label}: not a Gemini CLI session: the document has no \`sessionId\``);
     }
@@ -209,7 +210,7 @@ export class GeminiSessionReader implements SessionIndexer {
     return OK;
   }
 
-  private addRecord(record: Json, where: string): InteropResult<void> {
+  private addRecord(record: Json, where: string): Parsed<void> {
     if (typeof record.$rewindTo === "string") return this.rewind(record.$rewindTo);
     if (typeof record.id === "string") return this.message(record, where, true);
     if (isRecord(record.$set)) return this.set(record.$set, where);
@@ -228,14 +229,14 @@ export class GeminiSessionReader implements SessionIndexer {
     return OK;
   }
 
-  private requireHeader(where: string): InteropResult<void> {
+  private requireHeader(where: string): Parsed<void> {
     if (this.header !== undefined) return OK;
     return interopError(
       `${where}: not a Gemini CLI session: the first record must be its header (\`sessionId\`, \`projectHash\`)`,
     );
   }
 
-  private message(record: Json, where: string, standalone: boolean): InteropResult<void> {
+  private message(record: Json, where: string, standalone: boolean): Parsed<void> {
     const header = this.requireHeader(where);
     if (!header.ok) return header;
     if (typeof record.type !== "string") return interopError(`${where}: a message needs a string \`type\``);
@@ -263,7 +264,7 @@ export class GeminiSessionReader implements SessionIndexer {
     return OK;
   }
 
-  private rewind(target: string): InteropResult<void> {
+  private rewind(target: string): Parsed<void> {
     const id = this.aliases.get(target) ?? target;
     const index = this.live.indexOf(id);
     const removed = index === -1 ? this.live : this.live.slice(index);
@@ -272,7 +273,7 @@ export class GeminiSessionReader implements SessionIndexer {
     return OK;
   }
 
-  private set(update: Json, where: string): InteropResult<void> {
+  private set(update: Json, where: string): Parsed<void> {
     if (typeof update.summary === "string" && update.summary.trim() !== "")
       this.title = update.summary.trim();
     if (!Array.isArray(update.messages)) return OK;
@@ -322,7 +323,7 @@ export class GeminiSessionReader implements SessionIndexer {
     list: { id: string; record: Json; known: boolean }[],
     summaryAt: number,
     where: string,
-  ): InteropResult<void> {
+  ): Parsed<void> {
     const position = this.messages.size;
     const summary = list[summaryAt]!;
     const ack = list[summaryAt + 1];
@@ -380,7 +381,7 @@ export class GeminiSessionReader implements SessionIndexer {
     return OK;
   }
 
-  finish(): InteropResult<SessionPlan> {
+  finish(): Parsed<SessionPlan> {
     const header = this.header;
     if (header === undefined)
       return interopError(`${this.label}: not a Gemini CLI session: the file is empty`);
@@ -435,7 +436,7 @@ export class GeminiSessionReader implements SessionIndexer {
   }
 
   /** Pass 2: the kept messages, in order, as events, with Gemini's compressions as overlays. */
-  private convert(key: string): InteropResult<SessionEnd> {
+  private convert(key: string): Parsed<SessionEnd> {
     const drafts = new DraftList();
     const turnOf = new Map<string, number>();
     const skipped = { ...this.skipped };
@@ -658,6 +659,6 @@ function usageOf(tokens: unknown): Record<string, number> | undefined {
 }
 
 /** Converts a whole session text (tests, small files; the shell streams large ones). */
-export function importGeminiSession(text: string, label: string): InteropResult<AgentImport> {
+export function importGeminiSession(text: string, label: string): Parsed<AgentImport> {
   return importSessionText(text, new GeminiSessionReader(label));
 }

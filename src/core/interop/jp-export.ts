@@ -16,7 +16,6 @@ import { composeSummaryMessage } from "../conversation/summary-message.js";
 import {
   BASE_CONFIG_MARKER,
   FLAT_CONFIG_MARKER,
-  type InteropResult,
   interopError,
   interopValue,
   METADATA_TIMESTAMPS,
@@ -24,6 +23,7 @@ import {
   UNDECODED_FIELD,
 } from "./jp.js";
 import { encodeLeaves, isRecord, rfc3339ToJpTimestamp, timestampMilliseconds } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 /** The three files of a jp conversation directory, as JSON values to pretty-print. */
 export interface JpConversationFiles {
@@ -48,7 +48,7 @@ export function renderJpJson(value: unknown): string {
 }
 
 /** Converts a cxc conversation into the three files of a jp conversation directory. */
-export function exportJpConversation(source: ExportSource): InteropResult<JpConversationFiles> {
+export function exportJpConversation(source: ExportSource): Parsed<JpConversationFiles> {
   const createdMilliseconds = timestampMilliseconds(source.createdAt);
   if (Number.isNaN(createdMilliseconds)) return interopError(`'${source.createdAt}' is not a timestamp`);
   // Retired compactions (and every reset) are left out: jp has no resets, so only what is in force goes.
@@ -137,7 +137,7 @@ type KnownExportable = Exclude<
 >;
 
 /** One cxc event in jp's shape and key order. */
-function exportEvent(event: KnownExportable): InteropResult<Record<string, unknown>> {
+function exportEvent(event: KnownExportable): Parsed<Record<string, unknown>> {
   const timestamp = rfc3339ToJpTimestamp(event.ts);
   if (timestamp === undefined) return interopError(`event ${event.id}: '${event.ts}' is not a timestamp`);
   const keep = new Set(Array.isArray(event[UNDECODED_FIELD]) ? (event[UNDECODED_FIELD] as string[]) : []);

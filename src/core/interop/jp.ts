@@ -17,6 +17,7 @@
  * Import is here; export is in `jp-export.ts`, jp's encodings (timestamps, base64 leaves, derived
  * ids) in `jp-encoding.ts`.
  */
+import type { Parsed } from "../parsed.js";
 import { JP_ID_META_KEY } from "./agents.js";
 import {
   type ConversationEvent,
@@ -34,9 +35,6 @@ import {
   jpTimestampToRfc3339,
   timestampMilliseconds,
 } from "./jp-encoding.js";
-
-/** A result of a conversion: the value, or one sentence naming what is wrong and where. */
-export type InteropResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** A conversation converted from another format, ready for `ConversationStore.create`. */
 export interface ImportedConversation {
@@ -79,7 +77,7 @@ export const UNDECODED_FIELD = "jp_undecoded";
 // Import
 
 /** Converts one jp conversation into cxc events and metadata. */
-export function importJpConversation(source: JpConversationSource): InteropResult<ImportedConversation> {
+export function importJpConversation(source: JpConversationSource): Parsed<ImportedConversation> {
   const deciseconds = parseDirectoryName(source.directoryName);
   if (deciseconds === undefined) {
     return interopError(
@@ -114,7 +112,7 @@ export function importJpConversation(source: JpConversationSource): InteropResul
   for (const [position, entry] of source.events.entries()) {
     const converted = importEntry(entry, `${key}:${position}`);
     const where = `entry ${position}${isRecord(entry) && typeof entry.type === "string" ? ` (${entry.type})` : ""}`;
-    if (!converted.ok) return interopError(`${where}: ${converted.error}`);
+    if (!converted.ok) return interopError(`${where}: ${converted.message}`);
     const checked = validateEvent(converted.value, where);
     if (!checked.ok) return checked;
     events.push(checked.value);
@@ -147,7 +145,7 @@ export function parseDirectoryName(name: string): number | undefined {
 /** The timestamp fields of jp's `metadata.json`, converted both ways. */
 export const METADATA_TIMESTAMPS = ["last_activated_at", "pinned_at", "archived_at", "expires_at"] as const;
 
-function importMetadata(value: unknown): InteropResult<Record<string, unknown>> {
+function importMetadata(value: unknown): Parsed<Record<string, unknown>> {
   if (value === undefined) return { ok: true, value: {} };
   if (!isRecord(value)) return interopError("metadata.json must hold a JSON object");
   const result: Record<string, unknown> = {};
@@ -166,7 +164,7 @@ function importMetadata(value: unknown): InteropResult<Record<string, unknown>> 
 }
 
 /** Builds the cxc shape of one jp entry (validation follows). */
-function importEntry(entry: unknown, idKey: string): InteropResult<Record<string, unknown>> {
+function importEntry(entry: unknown, idKey: string): Parsed<Record<string, unknown>> {
   if (!isRecord(entry)) return interopError("an entry must be a JSON object");
   if (typeof entry.type !== "string") return interopError("an entry needs a string `type`");
   const known = ["turn_start", "chat_request", "chat_response", "tool_call_request"];
@@ -198,10 +196,7 @@ function importEntry(entry: unknown, idKey: string): InteropResult<Record<string
   return { ok: true, value: event };
 }
 
-function importBody(
-  entry: Record<string, unknown>,
-  undecoded: string[],
-): InteropResult<Record<string, unknown>> {
+function importBody(entry: Record<string, unknown>, undecoded: string[]): Parsed<Record<string, unknown>> {
   switch (entry.type) {
     case "turn_start":
       return { ok: true, value: {} };
@@ -253,14 +248,14 @@ function importBody(
   }
 }
 
-function importConfigDelta(entry: Record<string, unknown>): InteropResult<Record<string, unknown>> {
+function importConfigDelta(entry: Record<string, unknown>): Parsed<Record<string, unknown>> {
   if ("delta" in entry) return { ok: true, value: { delta: entry.delta } };
   // The oldest jp files store the whole config inline on the first entry, with no `delta` key.
   const { type: _type, timestamp: _timestamp, ...flat } = entry;
   return { ok: true, value: { delta: flat, metadata: { [FLAT_CONFIG_MARKER]: true } } };
 }
 
-function importCompaction(entry: Record<string, unknown>): InteropResult<Record<string, unknown>> {
+function importCompaction(entry: Record<string, unknown>): Parsed<Record<string, unknown>> {
   const value: Record<string, unknown> = {
     from_turn: entry.from_turn,
     to_turn: entry.to_turn,
@@ -279,10 +274,7 @@ function importCompaction(entry: Record<string, unknown>): InteropResult<Record<
  * Validates a converted event against its own kind's schema (not the union), so the message names
  * the field at fault. Unknown entries pass through as they are.
  */
-export function validateEvent(
-  value: Record<string, unknown>,
-  where: string,
-): InteropResult<ConversationEvent> {
+export function validateEvent(value: Record<string, unknown>, where: string): Parsed<ConversationEvent> {
   if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
   const schema = eventSchemasByKind()[value.type as KnownEventType];
   if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
@@ -341,11 +333,11 @@ export function pickFields(
 }
 
 /** A failed conversion. */
-export function interopError(error: string): { ok: false; error: string } {
-  return { ok: false, error };
+export function interopError(message: string): { ok: false; message: string } {
+  return { ok: false, message };
 }
 
 /** A successful conversion. */
-export function interopValue<T>(value: T): InteropResult<T> {
+export function interopValue<T>(value: T): Parsed<T> {
   return { ok: true, value };
 }

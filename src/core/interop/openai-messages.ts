@@ -17,7 +17,8 @@
  */
 import type { ConversationEvent, ToolCallRequest, ToolCallResponse } from "../conversation/events.js";
 import { INTERRUPTED_TOOL_RESULT } from "../provider-keys.js";
-import { type InteropResult, validateEvent } from "./jp.js";
+import { validateEvent } from "./jp.js";
+import type { Parsed } from "../parsed.js";
 
 /** Where new events get their ids and timestamps (the shell passes a clock and an id source). */
 export interface NewEventSource {
@@ -36,17 +37,14 @@ export { INTERRUPTED_TOOL_RESULT } from "../provider-keys.js";
 type Json = Record<string, unknown>;
 
 /** The messages of a request body or bare array, or an error naming what is wrong. */
-export function extractMessages(value: unknown): InteropResult<readonly unknown[]> {
+export function extractMessages(value: unknown): Parsed<readonly unknown[]> {
   if (Array.isArray(value)) return { ok: true, value };
   if (isRecord(value) && Array.isArray(value.messages)) return { ok: true, value: value.messages };
-  return { ok: false, error: "expected a messages array or a request body with `messages`" };
+  return { ok: false, message: "expected a messages array or a request body with `messages`" };
 }
 
 /** Converts OpenAI messages into validated cxc events. */
-export function importOpenAiMessages(
-  value: unknown,
-  source: NewEventSource,
-): InteropResult<ConversationEvent[]> {
+export function importOpenAiMessages(value: unknown, source: NewEventSource): Parsed<ConversationEvent[]> {
   const messages = extractMessages(value);
   if (!messages.ok) return messages;
   const events: ConversationEvent[] = [];
@@ -66,7 +64,7 @@ export function importOpenAiMessages(
   return { ok: true, value: events };
 }
 
-function importMessage(message: Json, where: string): InteropResult<Json[]> {
+function importMessage(message: Json, where: string): Parsed<Json[]> {
   if (message.content === undefined && message.role !== "assistant" && typeof message.role === "string") {
     return fail(`${where}: ${message.role} message has no "content"`);
   }
@@ -109,7 +107,7 @@ function importMessage(message: Json, where: string): InteropResult<Json[]> {
   }
 }
 
-function importAssistant(message: Json, where: string): InteropResult<Json[]> {
+function importAssistant(message: Json, where: string): Parsed<Json[]> {
   const drafts: Json[] = [];
   const reasoning = message.reasoning_content ?? message.reasoning;
   if (typeof reasoning === "string" && reasoning !== "") drafts.push({ type: "chat_response", reasoning });
@@ -122,13 +120,13 @@ function importAssistant(message: Json, where: string): InteropResult<Json[]> {
   if (!Array.isArray(calls)) return fail(`${where}: \`tool_calls\` must be an array`);
   for (const [index, call] of calls.entries()) {
     const request = importToolCall(call);
-    if (!request.ok) return fail(`${where}, tool call ${index + 1}: ${request.error}`);
+    if (!request.ok) return fail(`${where}, tool call ${index + 1}: ${request.message}`);
     drafts.push(request.value);
   }
   return done(drafts);
 }
 
-function importToolCall(call: unknown): InteropResult<Json> {
+function importToolCall(call: unknown): Parsed<Json> {
   if (!isRecord(call)) return fail("must be an object");
   const problem =
     fieldProblem(call, "id", "string", "tool call") ??
@@ -342,10 +340,10 @@ function isRecord(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function fail(error: string): { ok: false; error: string } {
-  return { ok: false, error };
+function fail(message: string): { ok: false; message: string } {
+  return { ok: false, message };
 }
 
-function done<T>(value: T): InteropResult<T> {
+function done<T>(value: T): Parsed<T> {
   return { ok: true, value };
 }

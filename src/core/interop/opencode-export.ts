@@ -23,10 +23,11 @@ import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { formatCount } from "../present/labels.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { framedSummary, viewMessages } from "./agent-export.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { timestampMilliseconds } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
 import type { OpencodeDocument } from "./opencode.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -59,7 +60,7 @@ export interface OpencodeSessionExport {
 export function exportOpencodeSession(
   events: readonly ConversationEvent[],
   options: OpencodeExportOptions,
-): InteropResult<OpencodeSessionExport> {
+): Parsed<OpencodeSessionExport> {
   if (!options.sessionId.startsWith("ses_"))
     return interopError("the new session needs an opencode id (`ses_…`)");
   const sessionID = options.sessionId;

@@ -42,8 +42,9 @@ import {
   titleFromPrompt,
 } from "./agent-session.js";
 import type { ImportedConversation } from "./jp.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -74,7 +75,7 @@ function infoProblem(info: unknown): string | undefined {
 export function opencodeConversation(
   info: Json,
   label: string,
-): InteropResult<Omit<ImportedConversation, "events" | "title">> {
+): Parsed<Omit<ImportedConversation, "events" | "title">> {
   const problem = infoProblem(info);
   if (problem !== undefined) return interopError(`${label}: ${problem}`);
   const sessionId = info.id as string;
@@ -97,7 +98,7 @@ export function opencodeConversation(
 }
 
 /** Checks the shape of an `opencode export` document; says what is wrong, naming the message. */
-export function checkOpencodeDocument(value: unknown, label: string): InteropResult<OpencodeDocument> {
+export function checkOpencodeDocument(value: unknown, label: string): Parsed<OpencodeDocument> {
   if (!isRecord(value)) return interopError(`${label}: an opencode session is a JSON object`);
   const problem = infoProblem(value.info);
   if (problem !== undefined) return interopError(`${label}: ${problem}`);
@@ -128,7 +129,7 @@ function timeOf(value: Json, fallback: string): string {
 }
 
 /** Converts an opencode session (checked by `checkOpencodeDocument`) to events. */
-export function convertOpencodeSession(document: OpencodeDocument, label: string): InteropResult<SessionEnd> {
+export function convertOpencodeSession(document: OpencodeDocument, label: string): Parsed<SessionEnd> {
   const conversation = opencodeConversation(document.info, label);
   if (!conversation.ok) return conversation;
   const drafts = new DraftList();

@@ -13,10 +13,11 @@ import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conver
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { type AgentSessionExport, millisecondTimestamp, toolNames, viewMessages } from "./agent-export.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { timestampMilliseconds } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
 import { PI_SESSION_VERSION, PI_SIGNATURE_KEY, PI_SUMMARY_KEY } from "./pi.js";
+import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
 
@@ -49,7 +50,7 @@ const ZERO_USAGE = {
 export function exportPiSession(
   events: readonly ConversationEvent[],
   options: PiExportOptions,
-): InteropResult<AgentSessionExport> {
+): Parsed<AgentSessionExport> {
   if (options.sessionId === "") return interopError("the new session needs an id");
   const entries: Json[] = [
     {

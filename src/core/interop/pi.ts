@@ -46,8 +46,9 @@ import {
   titleFromPrompt,
   tokenCount,
 } from "./agent-session.js";
-import { type InteropResult, interopError } from "./jp.js";
+import { interopError } from "./jp.js";
 import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import type { Parsed } from "../parsed.js";
 
 export { PI_SIGNATURE_KEY };
 /** Metadata key naming what pi message or entry a `chat_request` was made from (`bashExecution`, …). */
@@ -107,7 +108,7 @@ export class PiSessionReader implements SessionIndexer {
 
   constructor(private readonly label: string) {}
 
-  addLine(text: string): InteropResult<void> {
+  addLine(text: string): Parsed<void> {
     this.line += 1;
     if (text.trim() === "") return { ok: true, value: undefined };
     const where = `${this.label}:${this.line}`;
@@ -138,7 +139,7 @@ export class PiSessionReader implements SessionIndexer {
     return { ok: true, value: undefined };
   }
 
-  addFinalFragment(text: string): InteropResult<void> {
+  addFinalFragment(text: string): Parsed<void> {
     return readFinalFragment(
       text,
       (line) => this.addLine(line),
@@ -149,7 +150,7 @@ export class PiSessionReader implements SessionIndexer {
     );
   }
 
-  private readHeader(record: Json, where: string): InteropResult<void> {
+  private readHeader(record: Json, where: string): Parsed<void> {
     if (record.type !== "session" || typeof record.id !== "string") {
       return interopError(
         `${where}: not a pi session: the first line must be pi's session header ({"type":"session",…}), not a '${String(record.type)}' record`,
@@ -169,7 +170,7 @@ export class PiSessionReader implements SessionIndexer {
   }
 
   /** Finds the active branch; the plan converts its entries in pass 2. */
-  finish(): InteropResult<SessionPlan> {
+  finish(): Parsed<SessionPlan> {
     const header = this.header;
     if (header === undefined) return interopError(`${this.label}: not a pi session: the file is empty`);
     const byId = new Map<string, IndexedEntry>();
@@ -289,7 +290,7 @@ class PiConverter implements SessionConverter {
     this.finisher = new EventFinisher(plan.key);
   }
 
-  addLine(text: string, line: number): InteropResult<ConversationEvent[]> {
+  addLine(text: string, line: number): Parsed<ConversationEvent[]> {
     const id = this.plan.included.get(line);
     if (id === undefined) return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
@@ -305,7 +306,7 @@ class PiConverter implements SessionConverter {
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
 
-  finish(): InteropResult<SessionEnd> {
+  finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
     const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
     if (!events.ok) return events;
@@ -328,7 +329,7 @@ class PiConverter implements SessionConverter {
 }
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
-export function importPiSession(text: string, label: string): InteropResult<AgentImport> {
+export function importPiSession(text: string, label: string): Parsed<AgentImport> {
   return importSessionText(text, new PiSessionReader(label));
 }
 

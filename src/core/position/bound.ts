@@ -186,17 +186,49 @@ export function describeCycleOutOfRange(turn: number, cycleCount: number, cycle:
   return `turn ${turn + 1} has ${formatCount(cycleCount, "cycle")}; there is no cycle ${cycle + 1}`;
 }
 
-/** The first problem of a bound (see Bound), worded once for every surface. */
+/** A bound that names a turn (or a cycle of it). */
+export type TurnBound = Extract<Bound, { kind: "turn" }>;
+
+/** What is wrong with a turn bound: the turn (exact) or the cycle is not in the conversation. */
+export type BoundProblem =
+  | { readonly kind: "turn"; readonly turn: number; readonly turnCount: number }
+  | { readonly kind: "cycle"; readonly turn: number; readonly cycle: number; readonly cycleCount: number };
+
+/**
+ * The problem of a turn bound against the conversation (see Bound), as data: every surface
+ * resolves with this check, and one that names its own fields (the review's) words it itself.
+ */
+export function boundProblem(facts: PositionFacts, bound: TurnBound): BoundProblem | undefined {
+  if (bound.exact && bound.turn >= facts.turnCount)
+    return { kind: "turn", turn: bound.turn, turnCount: facts.turnCount };
+  if (bound.cycle === undefined || bound.lenient || bound.turn >= facts.turnCount) return undefined;
+  const cycleCount = facts.cycles().cycleCounts[bound.turn] ?? 0;
+  return bound.cycle >= cycleCount
+    ? { kind: "cycle", turn: bound.turn, cycle: bound.cycle, cycleCount }
+    : undefined;
+}
+
+/** The first problem of a range's bounds (see Bound), worded once for every surface. */
 function checkExact(facts: PositionFacts, range: BoundRange): string | undefined {
   for (const bound of [range.start, range.end]) {
     if (bound?.kind !== "turn") continue;
-    if (bound.exact && bound.turn >= facts.turnCount)
-      return describeTurnOutOfRange(bound.turn, facts.turnCount);
-    if (bound.cycle === undefined || bound.lenient || bound.turn >= facts.turnCount) continue;
-    const count = facts.cycles().cycleCounts[bound.turn] ?? 0;
-    if (bound.cycle >= count) return describeCycleOutOfRange(bound.turn, count, bound.cycle);
+    const problem = boundProblem(facts, bound);
+    if (problem?.kind === "turn") return describeTurnOutOfRange(problem.turn, problem.turnCount);
+    if (problem?.kind === "cycle")
+      return describeCycleOutOfRange(problem.turn, problem.cycleCount, problem.cycle);
   }
   return undefined;
+}
+
+/**
+ * The positions two turn bounds name, read without the conversation: from the first's head (or
+ * its cycle) to the last's end (or its cycle).
+ */
+export function spanOfTurnBounds(start: TurnBound, end: TurnBound): CycleSpan {
+  return {
+    from: { turn: start.turn, cycle: start.cycle ?? HEAD },
+    to: { turn: end.turn, cycle: end.cycle ?? TURN_END },
+  };
 }
 
 /** The first whole turn a start bound covers, or undefined for nothing. */

@@ -77,13 +77,8 @@ async function currentProposal(
   if (proposal.summary !== undefined) {
     const { checkSummary } = await import("../../../compaction/core/summary/check.js");
     const { groupTurns } = await import("../../../core/conversation/turns.js");
-    const range = {
-      from: proposal.fromTurn - 1,
-      to: proposal.toTurn - 1,
-      ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
-      ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
-    };
-    checkItems = checkSummary(groupTurns(source), range, proposal.summary).items.length;
+    const { reviewCycleRange } = await import("../../../compaction/core/review/proposal-arguments.js");
+    checkItems = checkSummary(groupTurns(source), reviewCycleRange(proposal), proposal.summary).items.length;
   }
   return {
     text: renderProposalLine(proposal, turnCount).replace(/^Proposed: /, ""),

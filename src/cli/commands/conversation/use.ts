@@ -81,8 +81,15 @@ async function candidateFilter(
   }
   const { parseTimeWindow } = await import("../../render/turn-selection.js");
   const { timestampNow } = await import("../../../store/index.js");
+  // The window as fork reads it (bounds of the position algebra), each end the moment it names.
+  const window = parseTimeWindow(options, timestampNow(), context.store);
+  const moment = (bound: typeof window.start): string | undefined =>
+    bound?.kind === "started" && "at" in bound.time ? bound.time.at : undefined;
+  const from = moment(window.start);
+  const until = moment(window.end);
   return {
     ...(options.grep === undefined ? {} : { grep: options.grep }),
-    ...parseTimeWindow(options, timestampNow(), context.store),
+    ...(from === undefined ? {} : { from }),
+    ...(until === undefined ? {} : { until }),
   };
 }

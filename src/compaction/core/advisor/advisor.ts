@@ -1,6 +1,6 @@
 /**
  * The compaction advisor and automatic compaction, the decisions only. Pure: no clock, no model,
- * no disk. The shell (src/compaction/advisor.ts, src/query/auto-compact.ts) measures the context,
+ * no disk. The shell (src/compaction/advisor.ts, src/compaction/automatic.ts) measures the context,
  * asks the decision model and stores what is decided here.
  *
  * - Settings: `conversation.compaction.auto` here; `conversation.compaction.advisor` (with
@@ -14,6 +14,7 @@
  * - Automatic compaction: the trigger, the no-loop guard and the plan's rules.
  */
 import * as z from "zod";
+import { zodTool } from "../../../core/zod-schema.js";
 import {
   type EnvironmentRecord,
   makeLookup,
@@ -128,33 +129,27 @@ export const LiveFromAnswerSchema = z.object({
 });
 export type LiveFromAnswer = z.infer<typeof LiveFromAnswerSchema>;
 
-/** A JSON Schema for tool parameters, derived from the zod schema that validates the answer. */
-function toolParameters(schema: z.ZodType): Readonly<Record<string, unknown>> {
-  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
-  return parameters;
-}
-
-/** The decision tool the model is forced to call. */
-export const ADVISOR_QUESTIONS_TOOL = {
-  name: "answer_questions",
-  description: "Answer four questions about the work in this conversation, each as a number from 0 to 1.",
-  parameters: toolParameters(AdvisorAnswersSchema),
-} as const;
+/** The decision tool the model is forced to call (its parameters and check from one schema). */
+export const ADVISOR_QUESTIONS_TOOL = zodTool(
+  "answer_questions",
+  "Answer four questions about the work in this conversation, each as a number from 0 to 1.",
+  AdvisorAnswersSchema,
+);
 
 /** The cut-point tool the model is forced to call. */
-export const LIVE_FROM_TOOL = {
-  name: "pick_live_from",
-  description: "Pick the turn where the work that is still live starts, and how sure you are.",
-  parameters: toolParameters(LiveFromAnswerSchema),
-} as const;
+export const LIVE_FROM_TOOL = zodTool(
+  "pick_live_from",
+  "Pick the turn where the work that is still live starts, and how sure you are.",
+  LiveFromAnswerSchema,
+);
 
 /** Validates the decision call's arguments; a message names the first problem. */
 export function parseAdvisorAnswers(
   value: unknown,
 ): { ok: true; signals: AdvisorSignals } | { ok: false; message: string } {
-  const parsed = AdvisorAnswersSchema.safeParse(value);
-  if (parsed.success) return { ok: true, signals: parsed.data };
-  const issue = parsed.error.issues[0];
+  const checked = ADVISOR_QUESTIONS_TOOL.check(value);
+  if (checked.ok) return { ok: true, signals: checked.value };
+  const issue = checked.issues[0];
   return {
     ok: false,
     message: `invalid decision answers at ${issue?.path.join(".") || "root"}: ${issue?.message ?? ""}`,

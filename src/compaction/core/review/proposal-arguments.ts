@@ -8,8 +8,56 @@
  * does not have, summaries in the way) is checked in review.ts.
  */
 import * as z from "zod";
+import type { CycleRange } from "../../../core/conversation/cycles.js";
+import type { TurnBound } from "../../../core/position/bound.js";
 import { type MessagePosition, parseMessagePosition } from "../../../core/position/parse.js";
 import { parseToolCallsMode, type ToolCallsMode } from "../rules.js";
+
+/**
+ * An inclusive range of source turns, 1-based, as the tool's arguments and the stored proposal
+ * name it (the `[turn N]` markers); with cycles (1-based) it starts or ends inside a turn:
+ * `fromCycle` is the first compacted cycle of `fromTurn` (absent: from its start), `toCycle` the
+ * last compacted cycle of `toTurn` (absent: to its end).
+ */
+export interface ReviewTurnRange {
+  readonly fromTurn: number;
+  readonly toTurn: number;
+  readonly fromCycle?: number;
+  readonly toCycle?: number;
+}
+
+/**
+ * A review range as bounds of the one position algebra (0-based; `exact`: a turn the source does
+ * not have is an error): the one translation from the review's 1-based numbers, for the checks of
+ * a call, the range it covers, and the compaction `--continue` builds (docs/review.md).
+ */
+export function reviewBounds(range: ReviewTurnRange): { readonly start: TurnBound; readonly end: TurnBound } {
+  return {
+    start: {
+      kind: "turn",
+      turn: range.fromTurn - 1,
+      ...(range.fromCycle === undefined ? {} : { cycle: range.fromCycle - 1 }),
+      exact: true,
+    },
+    end: {
+      kind: "turn",
+      turn: range.toTurn - 1,
+      ...(range.toCycle === undefined ? {} : { cycle: range.toCycle - 1 }),
+      exact: true,
+    },
+  };
+}
+
+/** The raw range (0-based) a review range covers, its cycles included: a compaction's fields. */
+export function reviewCycleRange(range: ReviewTurnRange): CycleRange {
+  const { start, end } = reviewBounds(range);
+  return {
+    from: start.turn,
+    to: end.turn,
+    ...(start.cycle === undefined ? {} : { fromCycle: start.cycle }),
+    ...(end.cycle === undefined ? {} : { toCycle: end.cycle }),
+  };
+}
 
 /** `null` is "not given"; digits in a string are the number. */
 function readNumber(value: unknown): unknown {

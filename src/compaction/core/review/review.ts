@@ -40,29 +40,34 @@ import type {
 } from "../../../core/conversation/events.js";
 import { describeCompaction, describeOwnTurnRange, describeSpan } from "../../../core/present/labels.js";
 import type { ReviewRefusal } from "./open-reviews.js";
-import { describeCycleOutOfRange } from "../../../core/position/bound.js";
+import {
+  boundProblem,
+  describeCycleOutOfRange,
+  describePositions,
+  type PositionFacts,
+  spanOfTurnBounds,
+} from "../../../core/position/bound.js";
 import { fitSummary, summarySpansOf, suppliedPiece } from "../overlap.js";
 import { type CompactionPlan, planCompaction } from "../plan.js";
-import { type ReadArguments, type ReadProposal, readProposalArguments } from "./proposal-arguments.js";
+import {
+  type ReadArguments,
+  type ReadProposal,
+  readProposalArguments,
+  type ReviewTurnRange,
+  reviewBounds,
+  reviewCycleRange,
+} from "./proposal-arguments.js";
 import { type ToolCallsMode, toolCallsPolicyFor } from "../rules.js";
-import { countTurns } from "../../../core/conversation/turns.js";
+
+/** Review ranges name no time: any moment serves their checks. */
+const NO_TIME = "1970-01-01T00:00:00Z";
 
 /** The tool's name, as the model and the configuration spell it. */
 export const PROPOSE_COMPACTION_TOOL_NAME = "propose_compaction";
 
 export { PROPOSAL_FIELDS, ProposalArgumentsSchema } from "./proposal-arguments.js";
 
-/**
- * An inclusive range of source turns, 1-based; with cycles (1-based) it starts or ends inside a
- * turn: `fromCycle` is the first compacted cycle of `fromTurn` (absent: from its start),
- * `toCycle` the last compacted cycle of `toTurn` (absent: to its end).
- */
-export interface ReviewTurnRange {
-  readonly fromTurn: number;
-  readonly toTurn: number;
-  readonly fromCycle?: number;
-  readonly toCycle?: number;
-}
+export type { ReviewTurnRange } from "./proposal-arguments.js";
 
 /** A validated proposal. Turns are 1-based source turns; the range is final (already grown). */
 export interface ReviewProposal extends ReviewTurnRange {
@@ -163,7 +168,7 @@ function rangeOfSpan(span: CycleSpan, cycleCounts: readonly number[]): ReviewTur
 function readCycles(
   read: ReadArguments,
   range: ReviewTurnRange,
-  cycleCounts: readonly number[],
+  facts: PositionFacts,
   problems: string[],
 ): { fromCycle?: number; toCycle?: number } {
   for (const field of ["from_cycle", "to_cycle"] as const) {
@@ -172,13 +177,21 @@ function readCycles(
   }
   let fromCycle = read.fields.fromCycle;
   let toCycle = read.fields.toCycle;
-  for (const [name, turn, cycle] of [
-    ["from_cycle", range.fromTurn, fromCycle],
-    ["to_cycle", range.toTurn, toCycle],
+  const bounds = reviewBounds({
+    ...range,
+    ...(fromCycle === undefined ? {} : { fromCycle }),
+    ...(toCycle === undefined ? {} : { toCycle }),
+  });
+  for (const [name, bound] of [
+    ["from_cycle", bounds.start],
+    ["to_cycle", bounds.end],
   ] as const) {
-    const count = cycleCounts[turn - 1] ?? 0;
-    if (cycle !== undefined && cycle > count) {
-      problems.push(`\`${name}\`: ${describeCycleOutOfRange(turn - 1, count, cycle - 1)}`);
+    // The one resolver's check, the field named.
+    const problem = boundProblem(facts, bound);
+    if (problem?.kind === "cycle") {
+      problems.push(
+        `\`${name}\`: ${describeCycleOutOfRange(problem.turn, problem.cycleCount, problem.cycle)}`,
+      );
       if (name === "from_cycle") fromCycle = undefined;
       else toCycle = undefined;
     }
@@ -195,7 +208,7 @@ function readCycles(
   }
   // A range from the start of a turn that ends at the turn's last cycle ends with the turn; one
   // from a cycle always names its last cycle (the event records it).
-  const lastOfTo = cycleCounts[range.toTurn - 1] ?? 0;
+  const lastOfTo = facts.cycles().cycleCounts[bounds.end.turn] ?? 0;
   if (fromCycle === undefined && toCycle === lastOfTo) toCycle = undefined;
   if (fromCycle !== undefined && toCycle === undefined) {
     if (lastOfTo > 0) toCycle = lastOfTo;
@@ -209,10 +222,8 @@ function readCycles(
 
 /** The positions (0-based) a review range covers. */
 export function reviewRangeSpan(range: ReviewTurnRange): CycleSpan {
-  return {
-    from: { turn: range.fromTurn - 1, cycle: range.fromCycle === undefined ? HEAD : range.fromCycle - 1 },
-    to: { turn: range.toTurn - 1, cycle: range.toCycle === undefined ? TURN_END : range.toCycle - 1 },
-  };
+  const { start, end } = reviewBounds(range);
+  return spanOfTurnBounds(start, end);
 }
 
 /** A review range as the summary check names it: `turns 1..17`, or `turn 4, cycles 1..37`. */
@@ -274,8 +285,12 @@ export function validateProposal(
   argumentsObject: Readonly<Record<string, unknown>>,
   source: ProposalSource,
 ): ProposalValidation {
+  return validateReadProposal(readProposalArguments(argumentsObject), source);
+}
+
+/** `validateProposal` of a call's fields as the tool's check read them (proposal-arguments.ts). */
+export function validateReadProposal(read: ReadArguments, source: ProposalSource): ProposalValidation {
   if (source.kind !== "found") return refuseSource(source);
-  const read = readProposalArguments(argumentsObject);
   const problems: string[] = [...read.unknown];
   for (const field of ["from_turn", "to_turn"] as const) {
     const problem = read.problems[field];
@@ -283,14 +298,18 @@ export function validateProposal(
   }
   let fromTurn = read.fields.fromTurn;
   let toTurn = read.fields.toTurn;
-  const turnCount = countTurns(source.events);
+  const facts = describePositions(source.events, NO_TIME);
+  const turnCount = facts.turnCount;
   if (turnCount === 0) return { ok: false, message: "the conversation under review has no turns to compact" };
   for (const [name, value] of [
     ["from_turn", fromTurn],
     ["to_turn", toTurn],
   ] as const) {
-    if (value !== undefined && value > turnCount) {
-      // The review's wording (docs/review.md): "the conversation has 20 turns, `to_turn` was 25".
+    if (value === undefined) continue;
+    // The one resolver's check, in the review's wording (docs/review.md): "the conversation has
+    // 20 turns, `to_turn` was 25".
+    const { start } = reviewBounds({ fromTurn: value, toTurn: value });
+    if (boundProblem(facts, start)?.kind === "turn") {
       problems.push(
         `the conversation has ${turnCount} ${turnCount === 1 ? "turn" : "turns"}, \`${name}\` was ${value}`,
       );
@@ -303,10 +322,9 @@ export function validateProposal(
       `\`from_turn\` (${fromTurn}) is after \`to_turn\` (${toTurn}); the range must run forwards`,
     );
   }
-  const { cycleCounts } = layoutCycles(source.events);
   const cycles =
     fromTurn !== undefined && toTurn !== undefined
-      ? readCycles(read, { fromTurn, toTurn }, cycleCounts, problems)
+      ? readCycles(read, { fromTurn, toTurn }, facts, problems)
       : {};
   for (const field of ["summary", "reasoning", "tool_calls", "keep"] as const) {
     const problem = read.problems[field];
@@ -509,25 +527,10 @@ export function findLatestProposal(events: readonly ConversationEvent[]): Record
   return undefined;
 }
 
-/** The raw range (0-based) a proposal's event covers, its cycles included. */
-function proposalRange(proposal: ReviewTurnRange): {
-  from: number;
-  to: number;
-  fromCycle?: number;
-  toCycle?: number;
-} {
-  return {
-    from: proposal.fromTurn - 1,
-    to: proposal.toTurn - 1,
-    ...(proposal.fromCycle === undefined ? {} : { fromCycle: proposal.fromCycle - 1 }),
-    ...(proposal.toCycle === undefined ? {} : { toCycle: proposal.toCycle - 1 }),
-  };
-}
-
 /** True when `compaction` is exactly what `proposal` would write (range, policies, summary text). */
 export function compactionMatchesProposal(compaction: Compaction, proposal: ReviewProposal): boolean {
   const toolCalls = proposal.toolCalls === undefined ? undefined : toolCallsPolicyFor(proposal.toolCalls);
-  const range = proposalRange(proposal);
+  const range = reviewCycleRange(proposal);
   const policies = compactionPolicies(compaction);
   return (
     compaction.from_turn === range.from &&
@@ -645,22 +648,12 @@ export function reviewCompactionPlan(
   now: string,
   keeping?: Keeping,
 ): CompactionPlan {
-  const range = proposalRange(proposal);
+  const { start, end } = reviewBounds(proposal);
   return planCompaction(sourceEvents, {
     rules: [
       {
-        keep_first: {
-          kind: "turn",
-          turn: range.from,
-          ...(range.fromCycle === undefined ? {} : { cycle: range.fromCycle }),
-          exact: true,
-        },
-        keep_last: {
-          kind: "turn",
-          turn: range.to,
-          ...(range.toCycle === undefined ? {} : { cycle: range.toCycle }),
-          exact: true,
-        },
+        keep_first: start,
+        keep_last: end,
         ...(proposal.summary === undefined
           ? {}
           : { supplied: { text: proposal.summary, author: "assistant" } }),
