@@ -10,7 +10,8 @@
  *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
  *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `usage` (the usage a
  *   request reported, learnt after its answer was stored: an update of an imported agent session),
- *   and unknown kinds written by a newer cxc, which are kept and written back verbatim.
+ *   `recall_exclusion` (what the `recall` tool may never read), and unknown kinds written by a
+ *   newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
@@ -285,7 +286,33 @@ function buildEventSchemas() {
     usage: z.record(z.string(), z.unknown()),
   });
 
+  /**
+   * What recall may never read (docs/recall.md, "Keeping things out of recall"): turn `turn`
+   * (0-based) whole, or with `call` its call number `call` (1-based, in the order the turn made
+   * its calls); or every match of `pattern` (text, or `/regex/flags`) anywhere in the
+   * conversation. With `retires` it takes back earlier exclusions instead. An overlay like a pin:
+   * it never changes stored events, and the model never sees it.
+   */
+  const RecallExclusionSchema = z
+    .looseObject({
+      ...base,
+      type: z.literal("recall_exclusion"),
+      turn: z.optional(z.int().check(z.nonnegative())),
+      call: z.optional(z.int().check(z.positive())),
+      pattern: z.optional(z.string().check(z.minLength(1))),
+      retires: z.optional(z.array(z.string())),
+    })
+    .check(
+      z.refine(
+        (event) =>
+          [event.turn, event.pattern, event.retires].filter((value) => value !== undefined).length === 1 &&
+          (event.call === undefined || event.turn !== undefined),
+        { message: "recall_exclusion needs exactly one of turn (with call or not), pattern or retires" },
+      ),
+    );
+
   return {
+    RecallExclusionSchema,
     TurnStartSchema,
     ChatRequestSchema,
     ChatResponseSchema,
@@ -323,6 +350,7 @@ export const KNOWN_EVENT_TYPES = [
   "pin",
   "pin_reset",
   "usage",
+  "recall_exclusion",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
@@ -365,6 +393,7 @@ function builtSchemas(): BuiltSchemas {
         pin: schemas.PinSchema,
         pin_reset: schemas.PinResetSchema,
         usage: schemas.UsageSchema,
+        recall_exclusion: schemas.RecallExclusionSchema,
       },
     };
   }
@@ -406,6 +435,7 @@ export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
 export type Pin = z.infer<EventSchemas["PinSchema"]>;
 export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
 export type UsageReport = z.infer<EventSchemas["UsageSchema"]>;
+export type RecallExclusion = z.infer<EventSchemas["RecallExclusionSchema"]>;
 
 /**
  * An event of a kind this cxc does not know. Held as its raw JSON object and written back
@@ -429,7 +459,8 @@ export type KnownEvent =
   | CompactionReset
   | Pin
   | PinReset
-  | UsageReport;
+  | UsageReport
+  | RecallExclusion;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
@@ -454,8 +485,8 @@ export type TurnEvent =
   | InquiryResponse;
 
 /**
- * The entries projection consumes: the overlays it reads (compactions, pins and their resets) and
- * the usage records of earlier answers.
+ * The entries projection consumes: the overlays it reads (compactions, pins and their resets,
+ * recall exclusions) and the usage records of earlier answers.
  */
 const OVERLAY_TYPES: ReadonlySet<string> = new Set([
   "compaction",
@@ -463,15 +494,16 @@ const OVERLAY_TYPES: ReadonlySet<string> = new Set([
   "pin",
   "pin_reset",
   "usage",
+  "recall_exclusion",
 ]);
 
 /**
- * True for an overlay (a compaction, a pin or a reset of either) or a usage record: never part of
- * the projected view.
+ * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion) or a usage
+ * record: never part of the projected view.
  */
 export function isOverlay(
   event: ConversationEvent,
-): event is Compaction | CompactionReset | Pin | PinReset | UsageReport {
+): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion | UsageReport {
   return OVERLAY_TYPES.has(event.type);
 }
 

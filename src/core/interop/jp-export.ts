@@ -67,7 +67,8 @@ export function exportJpConversation(source: ExportSource): Parsed<JpConversatio
       event.type === "compaction_reset" ||
       event.type === "pin" ||
       event.type === "pin_reset" ||
-      event.type === "usage"
+      event.type === "usage" ||
+      event.type === "recall_exclusion"
     )
       continue;
     if (event.type === "compaction" && !inForce.has(event.id)) continue;
@@ -134,6 +135,7 @@ type KnownExportable = Exclude<
   | { type: "pin" }
   | { type: "pin_reset" }
   | { type: "usage" }
+  | { type: "recall_exclusion" }
 >;
 
 /** One cxc event in jp's shape and key order. */

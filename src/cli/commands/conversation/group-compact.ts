@@ -3,6 +3,7 @@
  */
 import type { Command } from "commander";
 import { registerCompact } from "./compact.js";
+import { registerForget } from "./forget.js";
 import { registerKeep } from "./keep.js";
 import { registerStats } from "./stats.js";
 import { registerUnkeep } from "./unkeep.js";
@@ -12,4 +13,5 @@ export function registerCompactCommands(conversation: Command): void {
   registerStats(conversation);
   registerKeep(conversation);
   registerUnkeep(conversation);
+  registerForget(conversation);
 }

@@ -59,7 +59,7 @@ export function registerPrint(conversation: Command): void {
       const resolved = resolveTurnSelection(selection, conversation.events);
       if (format === "anthropic" || format === "openai" || format === "responses" || format === "gemini") {
         // The projected view as a ready request body (compactions always applied).
-        const { selectProjectedTurns, buildRequestBody } = await import(
+        const { selectProjectedTurns, buildRequestBody, printedRecall } = await import(
           "../../compaction/projected-print.js"
         );
         const { loadConfig } = await import("../../config.js");
@@ -67,9 +67,11 @@ export function registerPrint(conversation: Command): void {
         const projected = selectProjectedTurns(conversation.events, resolved);
         const { recordedSettings } = await import("../../../core/conversation/settings.js");
         const recorded = recordedSettings(conversation.events);
-        context.outJson(await buildRequestBody(projected, format, config.values, recorded));
+        const recall = printedRecall(conversation.events, config.values);
+        context.outJson(await buildRequestBody(projected, format, config.values, recorded, recall));
         return;
       }
+      let recallIndex: readonly { reference: string; description: string }[] | undefined;
       let turns: TranscriptTurn[];
       if (options.compacted) {
         const { selectProjectedTurns, buildProjectedTranscript } = await import(
@@ -78,11 +80,25 @@ export function registerPrint(conversation: Command): void {
         const { pinnedMessages } = await import("../../../core/conversation/pins.js");
         const pinned = pinnedMessages(conversation.events).ids;
         turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved), pinned);
+        if (format === "json") {
+          // The recall index as `cxc q` sends it, beside the turns (never as an event of one).
+          const { loadConfig } = await import("../../config.js");
+          const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+          const { printedRecall } = await import("../../compaction/projected-print.js");
+          const recall = printedRecall(conversation.events, config.values);
+          if (recall !== undefined) recallIndex = recall.placement?.lines ?? [];
+        }
       } else turns = buildRawTranscript(conversation.events, resolved);
       await writeTranscript(
         context,
         format,
-        { id, title: conversation.meta.title ?? null, turnCount, turns },
+        {
+          id,
+          title: conversation.meta.title ?? null,
+          turnCount,
+          turns,
+          ...(recallIndex === undefined ? {} : { recallIndex }),
+        },
         { style: options.style ?? "default", pager: options.pager },
       );
     });
@@ -94,6 +110,8 @@ export interface PrintableTranscript {
   readonly title: string | null;
   readonly turnCount: number;
   readonly turns: readonly TranscriptTurn[];
+  /** `print --compacted --format json`: the recall index's lines (docs/recall.md). */
+  readonly recallIndex?: readonly { readonly reference: string; readonly description: string }[];
 }
 
 /**
@@ -113,6 +131,7 @@ export async function writeTranscript(
       title: transcript.title,
       turn_count: transcript.turnCount,
       turns: transcriptToJson(transcript.turns),
+      ...(transcript.recallIndex === undefined ? {} : { recall_index: transcript.recallIndex }),
     });
     return;
   }
