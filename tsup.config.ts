@@ -67,6 +67,12 @@ const islands: Plugin = {
 };
 
 /**
+ * tsup's `clean` empties all of dist/ (its list only adds patterns; a `!` one is kept): the types
+ * of the cxc/advisor entry, which `npm run build:types` writes (tsup.types.config.ts), stay.
+ */
+const KEEP_TYPES = "!advisor/index.d.ts";
+
+/**
  * dist/pi/extension.js: the pi extension (src/cli/pi/extension.ts), an ES module pi loads itself. pi's
  * own packages stay external: pi resolves them for its extensions at run time.
  */
@@ -74,7 +80,7 @@ const piExtension: Options = {
   entry: { "pi/extension": "src/cli/pi/extension.ts" },
   outDir: "dist",
   // The two builds run side by side: each cleans only what it writes.
-  clean: ["pi"],
+  clean: ["pi", KEEP_TYPES],
   format: ["esm"],
   // One file: pi loads it by path, and a chunk beside it would be one more file to resolve.
   splitting: false,
@@ -92,13 +98,35 @@ const piExtension: Options = {
 };
 
 /**
+ * dist/advisor/index.js: the package's `cxc/advisor` entry (src/cli/advisor-api.ts), an ES module
+ * for users' tests: `advise`, `pickLiveFrom` and the offline `mockDecisionClient`. Its type
+ * declarations are built apart (tsup.types.config.ts).
+ */
+const advisorApi: Options = {
+  entry: { "advisor/index": "src/cli/advisor-api.ts" },
+  outDir: "dist",
+  clean: ["advisor", KEEP_TYPES],
+  format: ["esm"],
+  splitting: false,
+  target: "node20",
+  platform: "node",
+  noExternal: [/^(?!gpt-tokenizer(\/|$))/],
+  sourcemap: true,
+  dts: false,
+  define: { CXC_EVENT_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint(eventSchemasByKind())) },
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+  },
+};
+
+/**
  * dist/opencode/plugin.js: cxc's opencode plugin (src/cli/opencode/plugin.ts), an ES module opencode
  * loads in its own runtime. It holds no cxc code: each job runs `cxc hook opencode`.
  */
 const opencodePlugin: Options = {
   entry: { "opencode/plugin": "src/cli/opencode/plugin.ts" },
   outDir: "dist",
-  clean: ["opencode"],
+  clean: ["opencode", KEEP_TYPES],
   format: ["esm"],
   splitting: false,
   target: "node20",
@@ -113,6 +141,7 @@ const opencodePlugin: Options = {
 export default defineConfig([
   piExtension,
   opencodePlugin,
+  advisorApi,
   {
   entry: {
     cxc: "src/cli/main.ts",
@@ -122,7 +151,7 @@ export default defineConfig([
   },
   outDir: "dist",
   // dist/ holds what the last build wrote and nothing else (dist/pi is the extension's build).
-  clean: ["*.cjs", "*.cjs.map", "islands"],
+  clean: ["*.cjs", "*.cjs.map", "islands", KEEP_TYPES],
   format: ["cjs"],
   outExtension: () => ({ js: ".cjs" }),
   target: "node20",

@@ -9,13 +9,24 @@
  * 4. the demo that ships in the package, run against the installed cxc;
  * 5. `pi install <the installed package>` into a temporary HOME (the pinned pi of agents/), as
  *    `pi install npm:cxc` installs it, and one offline pi run against the loopback fake provider
- *    whose request offers cxc's tools: pi loaded the extension.
+ *    whose request offers cxc's tools: pi loaded the extension;
+ * 6. the `cxc/advisor` entry, as a user's test imports it from a project that depends on the
+ *    installed package: `advise` with the offline mock gives the expected tier, and a TypeScript file
+ *    using it typechecks against the package's declarations.
  *
  * Everything is written under one temporary directory, removed at the end. Exits 1 naming the step
  * that failed.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -115,6 +126,61 @@ try {
 } finally {
   fake.kill();
 }
+
+// 6. cxc/advisor from a project that depends on the installed package (resolved through its
+//    `exports`), in JavaScript and in TypeScript.
+if (!existsSync(join(installed, "dist", "advisor", "index.d.ts"))) {
+  fail("cxc/advisor", "dist/advisor/index.d.ts is not in the package: run npm run build:types first");
+}
+const project = join(work, "project");
+mkdirSync(join(project, "node_modules"), { recursive: true });
+symlinkSync(installed, join(project, "node_modules", "cxc"), "dir");
+writeFileSync(join(project, "package.json"), '{ "type": "module", "private": true }\n');
+const usage = [
+  'import { advise, mockDecisionClient } from "cxc/advisor";',
+  "const ts = new Date(0).toISOString();",
+  "const turn = (n) => [",
+  '  { type: "turn_start", id: "t" + n, ts },',
+  '  { type: "chat_request", id: "q" + n, ts, content: "question " + n },',
+  '  { type: "chat_response", id: "a" + n, ts, message: "answer " + n },',
+  "];",
+  "const result = await advise({",
+  "  client: mockDecisionClient({ switched_gears: 0.9, at_boundary: 0.8, needs_history: 0, mid_operation: 0.1 }),",
+  "  events: [...turn(1), ...turn(2)],",
+  "  usage: { tokens: 105_000, pct: 52.5 },",
+  "});",
+  "console.log(result.decision.tier);",
+  "",
+].join("\n");
+writeFileSync(join(project, "advise.mjs"), usage);
+const tier = run("cxc/advisor", process.execPath, ["advise.mjs"], { cwd: project }).trim();
+if (tier !== "recommend") fail("cxc/advisor", `the mock's tier was ${tier}, expected recommend`);
+writeFileSync(
+  join(project, "advise.ts"),
+  usage
+    .replace(
+      "const turn = (n) => [",
+      'import type { ConversationEvent } from "cxc/advisor";\nconst turn = (n: number): ConversationEvent[] => [',
+    )
+    .replace(
+      "console.log(result.decision.tier);",
+      'const tier: "silent" | "notice" | "recommend" | "request" = result.decision.tier;\nconsole.log(tier);',
+    ),
+);
+writeFileSync(
+  join(project, "tsconfig.json"),
+  `${JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ["advise.ts"] }, null, 2)}\n`,
+);
+run(
+  "cxc/advisor's types",
+  process.execPath,
+  [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project],
+  {
+    cwd: project,
+  },
+);
+process.stdout.write("cxc/advisor: the offline mock gave recommend, and its types check\n");
+
 rmSync(work, { recursive: true, force: true });
 
 function writeScript() {

@@ -30,6 +30,7 @@ import {
   renderAdviceHint,
   renderSteeringMessage,
   type TierDecision,
+  type TokenLines,
   type Verdict,
 } from "./core/advisor/advisor.js";
 import { boundContextOfNextRequest, contextOfNextRequest } from "./core/advisor/next-request.js";
@@ -259,6 +260,46 @@ export async function callDecisionTool(
   }
 }
 
+const QUESTIONS_PROMPT = "Answer the four questions about the latest request and the work before it.";
+
+/**
+ * The four questions about the last turns of `turns`, in one forced call of `client`; the answers
+ * checked. Throws when the call fails or the answers are not four numbers from 0 to 1.
+ */
+export async function askAdvisorQuestions(
+  client: LlmClient,
+  turns: readonly ProjectedTurn[],
+  options: Parameters<typeof callDecisionTool>[2],
+): Promise<AdvisorSignals> {
+  const request = decisionRequest(renderDecisionTranscript(turns), QUESTIONS_PROMPT, ADVISOR_QUESTIONS_TOOL);
+  const parsed = parseAdvisorAnswers(await callDecisionTool(client, request, options));
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.signals;
+}
+
+/** `should_i_compact`'s verdict of a tier decided at `tokens` (`window`: for the percent). */
+export function toVerdict(
+  decision: TierDecision,
+  tokens: number,
+  lines: TokenLines,
+  window: number | undefined,
+  signals: AdvisorSignals | undefined,
+): Verdict {
+  const should = decision.tier === "recommend" || decision.tier === "request";
+  return {
+    should_compact: should,
+    tier: decision.tier,
+    reason: decision.reason,
+    context_tokens: tokens,
+    ...(window === undefined ? {} : { context_percent: Math.round((tokens / window) * 1000) / 10 }),
+    lines,
+    ...(signals === undefined ? {} : { signals }),
+    next_step: should
+      ? "Call compact_now with a short note to yourself, then continue the current request."
+      : "No compaction needed now; continue the current request.",
+  };
+}
+
 /** The advisor of one `cxc q` run. */
 export interface Advisor {
   readonly settings: AdvisorSettings;
@@ -283,8 +324,6 @@ export interface Advisor {
   /** Reports a swallowed failure: the first per conversation warns, later ones are silent. */
   reportFailure(message: string): void;
 }
-
-const QUESTIONS_PROMPT = "Answer the four questions about the latest request and the work before it.";
 
 /** The advisor of one run; see the module comment and the `Advisor` interface. */
 class AdvisorRuntime implements Advisor {
@@ -379,21 +418,13 @@ class AdvisorRuntime implements Advisor {
     const measure = this.measure(events, "same-turn");
     const signals = measure.compactable === 0 ? undefined : await this.#askSignals(measure, signal);
     this.#answered = signals;
-    const decision = this.#decide(measure, signals);
-    const should = decision.tier === "recommend" || decision.tier === "request";
-    const window = this.contextWindow;
-    return {
-      should_compact: should,
-      tier: decision.tier,
-      reason: decision.reason,
-      context_tokens: measure.tokens,
-      ...(window === undefined ? {} : { context_percent: Math.round((measure.tokens / window) * 1000) / 10 }),
-      lines: this.settings.lines,
-      ...(signals === undefined ? {} : { signals }),
-      next_step: should
-        ? "Call compact_now with a short note to yourself, then continue the current request."
-        : "No compaction needed now; continue the current request.",
-    };
+    return toVerdict(
+      this.#decide(measure, signals),
+      measure.tokens,
+      this.settings.lines,
+      this.contextWindow,
+      signals,
+    );
   }
 
   async pickLiveFrom(
@@ -402,10 +433,15 @@ class AdvisorRuntime implements Advisor {
     signal: AbortSignal,
   ): Promise<LiveFromPick | undefined> {
     const client = this.#options.decisionClient;
-    if (!this.settings.cutPoint || client === undefined || candidates.length < 2) return undefined;
+    // Only turns the conversation has are offered (pi's cut inside its last turn once asked
+    // about "turn 5" of 4).
+    const layout = layoutCycles(events);
+    const turns = candidates.filter((turn) => turn >= 0 && turn < layout.cycleCounts.length);
+    if (!this.settings.cutPoint || client === undefined || turns.length === 0) return undefined;
+    // One turn offered is a choice only among its cycles.
+    if (turns.length === 1 && (layout.cycleCounts[turns[0]!] ?? 0) < 2) return undefined;
     try {
-      const offered = candidates.map((turn) => turn + 1).join(", ");
-      const layout = layoutCycles(events);
+      const offered = turns.map((turn) => turn + 1).join(", ");
       const cycleOf = new Map<string, number>();
       events.forEach((event, position) => {
         if (isTurnEvent(event) && layout.cycles[position]! > 0)
@@ -422,7 +458,7 @@ class AdvisorRuntime implements Advisor {
       if (!checked.ok) return undefined;
       const answer = checked.value;
       const turn = answer.live_from_turn - 1;
-      if (!candidates.includes(turn)) return undefined;
+      if (!turns.includes(turn)) return undefined;
       const cycle = answer.live_from_cycle == null ? undefined : answer.live_from_cycle - 1;
       // A cycle the turn does not have is a guess: the turn alone is taken.
       const known = cycle !== undefined && cycle < (layout.cycleCounts[turn] ?? 0);
@@ -476,15 +512,7 @@ class AdvisorRuntime implements Advisor {
   async #askSignals(measure: ContextMeasure, signal: AbortSignal): Promise<AdvisorSignals> {
     const client = this.#options.decisionClient;
     if (client === undefined) throw new Error(this.#options.decisionUnavailable ?? "no decision model");
-    const request = decisionRequest(
-      renderDecisionTranscript(measure.turns),
-      QUESTIONS_PROMPT,
-      ADVISOR_QUESTIONS_TOOL,
-    );
-    const answers = await callDecisionTool(client, request, this.#callOptions(signal));
-    const parsed = parseAdvisorAnswers(answers);
-    if (!parsed.ok) throw new Error(parsed.message);
-    return parsed.signals;
+    return askAdvisorQuestions(client, measure.turns, this.#callOptions(signal));
   }
 
   #decide(measure: ContextMeasure, signals: AdvisorSignals | undefined): TierDecision {

@@ -5,7 +5,10 @@
  * `should_i_compact` call gets the verdict's fields; over a low notice line the advisor's steering
  * message reaches the next request; `compact_now` compacts at the end of the turn with its note
  * in pi's summary request; the advisor's confident cut point moves pi's `firstKeptEntryId`
- * earlier (read from pi's session file); the facts of the raw turns are added to pi's summary. Then
+ * earlier (read from pi's session file), the question offering only turns that exist; pi writes
+ * its summary and the facts of the raw turns follow it as a message the next request carries (or,
+ * with `pi_facts = summary`, are added to a summary cxc has pi's summarizer write); a notice line
+ * below pi's keepRecentTokens is warned about. Then
  * `pi install <checkout>` in another HOME loads it too, and a disabled advisor registers nothing.
  * One pi process drives the main session; each start costs seconds.
  */
@@ -34,7 +37,8 @@ const PI_SUMMARY_SYSTEM = "You are a context summarization assistant";
 const SUMMARY = "## Goal\nWork on the project.\n\n## Progress\n- some reading";
 const BINDING = "Never touch the migrations folder.";
 const NOTE = "mid-parser work; keep the list of open questions";
-const PROMPTS = [`${BINDING} What do my notes say?`, "Should we compact? Ask the advisor."];
+const PROMPTS = [`${BINDING} What do my notes say?`, "Should we compact? Ask the advisor.", "What next?"];
+const FACTS_HEADING = "## cxc: facts of the compacted turns, from their raw events";
 const LINES = {
   AE_PI_COMPACT_ADVISOR_NOTICE_TOKENS: "5",
   AE_PI_COMPACT_ADVISOR_RECOMMEND_TOKENS: "10",
@@ -97,7 +101,7 @@ afterAll(async () => {
 });
 
 describe("cxc's advisor inside the real pi", () => {
-  it("offers its tools, answers should_i_compact, steers over the notice line, and compact_now moves the cut and adds the check", async () => {
+  it("offers its tools, answers should_i_compact, steers over the notice line, compact_now moves the cut, and the facts follow pi's own summary", async () => {
     const rpc = new PiRpc(pi, ["--provider", PI_PROVIDER, "--model", PI_MODEL, "-e", PROJECT_ROOT], {
       cwd: place.cwd,
       env: { ...piEnvironment(place), ...LINES },
@@ -167,7 +171,20 @@ describe("cxc's advisor inside the real pi", () => {
       const summaryRequest = all.find((body) => body.includes(PI_SUMMARY_SYSTEM));
       expect(summaryRequest).toBeDefined();
       expect(summaryRequest).toContain(NOTE);
-      expect(all.some((body) => body.includes('"pick_live_from"'))).toBe(true);
+      // pi's cut splits the last turn (turn 2 of 2): the question offers that turn and its
+      // cycles, never a turn 3 that does not exist.
+      const pick = all.find((body) => body.includes('"pick_live_from"'));
+      expect(pick).toContain("Which of turns 2 starts the work");
+      expect(pick).toContain("[turn 2, cycle 2]");
+      // Prompt 3: the facts that followed pi's compaction reach the model, after pi's summary.
+      const third = fake.requests.length;
+      fake.enqueue(textReply("Onwards."));
+      await rpc.prompt(PROMPTS[2]!);
+      const next = messageTexts((turnRequests(third)[0]!.body as { messages: unknown }).messages).join("\n");
+      expect(next).toContain(SUMMARY);
+      expect(next).toContain(FACTS_HEADING);
+      expect(next.indexOf(FACTS_HEADING)).toBeGreaterThan(next.indexOf(SUMMARY));
+      expect(next).toContain(`- "${BINDING}" (turn 1)`);
     } finally {
       await rpc.close();
     }
@@ -191,15 +208,84 @@ describe("cxc's advisor inside the real pi", () => {
     expect(kept).toBe(prompts[1]);
     expect(text(kept)).toContain(PROMPTS[1]);
     expect(notices.join("\n")).toContain(`cxc advisor: the live work starts at "${PROMPTS[1]}"`);
-    // pi's summary, its file lists, and cxc's facts of the raw turns it replaced.
+    // pi's own summary with its file lists, written by pi (the cut point never changes how the
+    // summary is written); cxc's facts of the raw turns it replaced follow it, verbatim, as a
+    // message of their own.
     expect(compaction.summary.startsWith(SUMMARY)).toBe(true);
     expect(compaction.summary).toContain("<read-files>");
-    expect(compaction.summary).toContain("## cxc: facts of the compacted turns, from their raw events");
-    expect(compaction.summary).toContain(`- "${BINDING}" (turn 1)`);
-    expect(compaction.fromHook).toBe(true);
+    expect(compaction.summary).not.toContain(FACTS_HEADING);
+    expect(compaction.fromHook).toBe(false);
+    const after = entries[entries.indexOf(compaction as unknown as (typeof entries)[number]) + 1]!;
+    expect(after).toMatchObject({ type: "custom_message", customType: "cxc-facts", display: true });
+    expect(String(after.content)).toContain(FACTS_HEADING);
+    expect(String(after.content)).toContain(`- "${BINDING}" (turn 1)`);
     // The advisor's record, as a custom entry pi does not send to the model.
     expect(entries.some((entry) => entry.type === "custom" && entry.customType === "cxc-advisor")).toBe(true);
-  });
+  }, 120_000);
+
+  it("keeps today's form behind pi_facts = summary: cxc has pi's summarizer write the summary and adds the facts to it", async () => {
+    const other: AgentPlace = { home: join(root, "home-summary"), cwd: place.cwd };
+    writePiConfig(other.home, fake.url, { compaction: { keepRecentTokens: 1 } });
+    const rpc = new PiRpc(pi, ["--provider", PI_PROVIDER, "--model", PI_MODEL, "-e", PROJECT_ROOT], {
+      cwd: other.cwd,
+      env: { ...piEnvironment(other), ...LINES, CXC_ADVISOR_PI_FACTS: "summary" },
+    });
+    try {
+      fake.enqueue(
+        { blocks: [call("toolu_s_read", "read", { path: "notes.txt" })] },
+        textReply("Remember the milk."),
+      );
+      await rpc.prompt(PROMPTS[0]!);
+      fake.enqueue(textReply("Let us go on."));
+      await rpc.prompt(PROMPTS[2]!);
+      const response = await rpc.command({ type: "compact" });
+      expect(response.success, JSON.stringify(response)).toBe(true);
+    } finally {
+      await rpc.close();
+    }
+    const [name] = readdirSync(piSessionDirectory(other));
+    const entries = readFileSync(join(piSessionDirectory(other), name!), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const compaction = entries.find((entry) => entry.type === "compaction") as {
+      summary: string;
+      fromHook: boolean;
+    };
+    expect(compaction.summary.startsWith(SUMMARY)).toBe(true);
+    expect(compaction.summary).toContain(FACTS_HEADING);
+    expect(compaction.summary).toContain(`- "${BINDING}" (turn 1)`);
+    expect(compaction.fromHook).toBe(true);
+    expect(entries.some((entry) => entry.customType === "cxc-facts")).toBe(false);
+  }, 120_000);
+
+  it("warns when the notice line sits below pi's keepRecentTokens (20000 unless pi's settings say otherwise)", async () => {
+    const other: AgentPlace = { home: join(root, "home-keep"), cwd: place.cwd };
+    writePiConfig(other.home, fake.url);
+    const below = (event: PiRpcEvent): boolean =>
+      event.type === "extension_ui_request" &&
+      event.method === "notify" &&
+      String(event.message).includes("keepRecentTokens");
+    const rpc = new PiRpc(pi, ["--provider", PI_PROVIDER, "--model", PI_MODEL, "-e", PROJECT_ROOT], {
+      cwd: other.cwd,
+      env: { ...piEnvironment(other), ...LINES },
+    });
+    try {
+      fake.enqueue(textReply("Hello."));
+      await rpc.prompt("hi");
+      const notice = await rpc.waitFor(below, 5_000);
+      expect(notice.message).toBe(
+        "cxc advisor: the notice line (5 tokens) is below pi's keepRecentTokens (20000): a compaction advised " +
+          "there has little to drop; set the three lines (AE_PI_COMPACT_ADVISOR_NOTICE_TOKENS and the other two, " +
+          "or conversation.compaction.advisor) above it",
+      );
+      expect(notice.notifyType).toBe("warning");
+    } finally {
+      await rpc.close();
+    }
+    // The main session's pi keeps 1 recent token: no warning there.
+    expect(notices.join("\n")).not.toContain("keepRecentTokens");
+  }, 120_000);
 
   it("loads from `pi install <checkout>` in another HOME, and registers nothing when disabled", async () => {
     const other: AgentPlace = { home: join(root, "home-installed"), cwd: place.cwd };

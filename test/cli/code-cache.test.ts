@@ -125,7 +125,7 @@ describe("a rebuilt bundle", () => {
 });
 
 describe("dist/", () => {
-  it("holds the bundles and their source maps, nothing else", () => {
+  it("holds the bundles and their source maps, nothing else (and the cxc/advisor entry's types once built)", () => {
     const bundles = [
       "cxc.cjs",
       "list.cjs",
@@ -133,9 +133,13 @@ describe("dist/", () => {
       "hook-jobs.cjs",
       "pi/extension.js",
       "opencode/plugin.js",
+      "advisor/index.js",
       ...["ajv", "anthropic", "execa", "google", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
     ];
-    expect(filesUnder(DIST)).toEqual(bundles.flatMap((bundle) => [bundle, `${bundle}.map`]).sort());
+    // `npm run build:types` writes the entry's declarations; the build keeps them.
+    const types = "advisor/index.d.ts";
+    const files = filesUnder(DIST).filter((file) => file !== types);
+    expect(files).toEqual(bundles.flatMap((bundle) => [bundle, `${bundle}.map`]).sort());
   });
 
   it("carries the event schemas' fingerprint the build computed (src/store/log.ts)", () => {

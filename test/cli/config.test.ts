@@ -79,6 +79,7 @@ describe("cxc config show", () => {
       "assistant.model.id": ["ollama/from-flag", "-c"],
       "conversation.compaction.advisor.enabled": [false, "-c"],
       // The advisor's defaults, where nothing sets them (the decision model is the assistant's).
+      "conversation.compaction.advisor.choice_options": [null, "default"],
       "conversation.compaction.advisor.cut_point": [true, "default"],
       "conversation.compaction.advisor.max_turns": [12, "default"],
       "conversation.compaction.advisor.model": [null, "default"],
@@ -121,6 +122,7 @@ describe("cxc config show", () => {
         `# user file: ${home.env.XDG_CONFIG_HOME}/cxc/config.toml (from XDG_CONFIG_HOME; absent)`,
         `# store: ${home.home} (from CXC_HOME)`,
         'assistant.model.id                               = "anthropic/x"  # -c',
+        "conversation.compaction.advisor.choice_options   = (not declared: max_turns is 12)  # default",
         "conversation.compaction.advisor.cut_point        = true  # default",
         "conversation.compaction.advisor.enabled          = true  # default",
         "conversation.compaction.advisor.max_turns        = 12  # default",

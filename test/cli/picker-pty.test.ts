@@ -142,7 +142,7 @@ describe("narrowing the candidates", () => {
 
   it("`--from`/`--until` narrow by creation; several left open the picker at a terminal", async () => {
     const one = await home.run(["conversation", "use", "--from", "2026-02-01", "--until", "2026-02-20"]);
-    expect(one.stdout).toBe("Active conversation: 01bbbbbbbbbbb (Release notes)\n");
+    expect(one.stdout, one.stderr).toBe("Active conversation: 01bbbbbbbbbbb (Release notes)\n");
     const pty = atTerminal(["conversation", "use", "--from", "2026-02-01"]);
     const screen = await pty.waitFor(/Pick a conversation[\s\S]*turns/);
     expect(screen).toContain("Release notes");

@@ -24,6 +24,7 @@ import {
   readAutoSettings,
   readAutoTrigger,
   type Tier,
+  withPackageVariables,
 } from "../../src/compaction/core/advisor/advisor.js";
 import type { Compaction } from "../../src/core/conversation/events.js";
 
@@ -138,6 +139,28 @@ describe("readAdvisorSettings: the line set", () => {
     const read = readAdvisorSettings(advisor({ timeout_ms: "soon" }));
     expect(read.settings.timeoutMs).toBe(5000);
     expect(read.warnings[0]).toContain("timeout_ms");
+  });
+
+  it("offers the decision model's declared choice-option limit minus one turns, else 12 (MAX_TURNS)", () => {
+    expect(readAdvisorSettings({}).settings.maxTurns).toBe(12);
+    const declared = readAdvisorSettings(advisor({ choice_options: 8 }));
+    expect(declared.settings).toMatchObject({ maxTurns: 7, choiceOptions: 8 });
+    expect(declared.warnings).toEqual([]);
+    expect(readAdvisorSettings({}, { CXC_ADVISOR_CHOICE_OPTIONS: "5" }).settings.maxTurns).toBe(4);
+    // The package's own variable inside pi, below the limit: kept.
+    const env = withPackageVariables({ AE_PI_COMPACT_ADVISOR_MAX_TURNS: "3" });
+    expect(readAdvisorSettings(advisor({ choice_options: 8 }), env).settings.maxTurns).toBe(3);
+    // More turns than the model can list: the limit, said.
+    const over = readAdvisorSettings(advisor({ choice_options: 8, max_turns: 20 }));
+    expect(over.settings.maxTurns).toBe(7);
+    expect(over.warnings).toEqual([
+      "conversation.compaction.advisor.max_turns = 20 is more than the decision model's 8 choice options allow; using 7",
+    ]);
+    const bad = readAdvisorSettings(advisor({ choice_options: 1 }));
+    expect(bad.settings.maxTurns).toBe(12);
+    expect(bad.warnings).toEqual([
+      "conversation.compaction.advisor.choice_options = 1 is not a count of at least 2; treated as not declared",
+    ]);
   });
 });
 

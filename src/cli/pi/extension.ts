@@ -13,13 +13,18 @@
  * - `compact_now(note)` schedules; at `agent_end` the extension calls pi's `ctx.compact` with the
  *   note as the summarizer's focus. `should_i_compact` returns the verdict.
  * - `session_before_compact`: the advisor's cut point moves pi's `firstKeptEntryId` earlier onto
- *   the turn where the live work starts (only ever earlier; `cut_point = false` turns it off);
- *   then pi's own summarizer (`compact` of pi-coding-agent) writes the summary and cxc appends
- *   the facts of the raw turns it replaced (the user's binding sentences, the files read and
- *   modified). Where cxc cannot call the summarizer (no key pi can resolve), pi compacts as usual
- *   and the facts are shown to the user after it (`session_compact`).
+ *   the turn where the live work starts (only ever earlier; `cut_point = false` turns it off).
+ *   It never changes how the summary is written: pi writes it, as always (pi stays the owner of
+ *   its summarizer, its cut algorithm and its file lists; docs/inside-agents.md).
+ * - `session_compact`: the facts of the raw turns pi's summary replaced (the user's binding
+ *   sentences verbatim, the files read and modified that the summary does not name) follow pi's
+ *   compaction as a `cxc-facts` message in the session, which pi sends to the model from then on
+ *   (while pi's loop is still running, with the next prompt). `pi_facts = "summary"` keeps the
+ *   form before: cxc has pi's summarizer (`compact` of pi-coding-agent) write the summary and
+ *   appends the facts to it; `"off"`, nothing (pi-settings.ts).
  * - Settings are cxc's (`conversation.compaction.advisor`, `CXC_ADVISOR_*`) and the package's own
- *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing. The decision
+ *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing. A notice line
+ *   below pi's `keepRecentTokens` is warned about when the session starts. The decision
  *   model is pi's current model unless `advisor.model` names another of pi's (`provider/id`).
  *   A failure warns once, then the advisor keeps quiet; a hook never costs the user a turn.
  */
@@ -45,12 +50,15 @@ import { loadConfig } from "../config.js";
 import { createPiDecisionClient } from "./decision-client.js";
 import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
 import { piSessionView, turnOfEntry } from "./session-events.js";
+import { noticeBelowKeepRecent, piKeepRecentTokens, readPiFactsMode } from "./pi-settings.js";
 import { factsAddition } from "./summary-addition.js";
 
 /** The custom entry type that keeps the advisor's record in the session. */
 export const STATE_ENTRY = "cxc-advisor";
 /** The custom message type of the advisor's steering messages. */
 const STEER_TYPE = "cxc-advisor";
+/** The custom message type of the facts that follow pi's compaction. */
+export const FACTS_TYPE = "cxc-facts";
 
 function readConfig(): { values: ConfigTable; problem?: string } {
   try {
@@ -107,9 +115,11 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
   const config = readConfig();
   const { settings, warnings } = readAdvisorSettings(config.values, env);
   if (!settings.enabled) return;
+  const facts = readPiFactsMode(config.values, env);
   const startupNotes = [
     ...(config.problem === undefined ? [] : [`${config.problem}; using the defaults`]),
     ...warnings,
+    ...(facts.warning === undefined ? [] : [facts.warning]),
   ];
   let state: AdvisorState = {};
   let saidUnavailable = false;
@@ -240,6 +250,8 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
 
   pi.on("session_start", (_event, ctx) => {
     state = storedState(ctx.sessionManager.getBranch());
+    const below = noticeBelowKeepRecent(settings.lines.notice, piKeepRecentTokens(ctx.cwd, process.env));
+    if (below !== undefined) startupNotes.push(below);
     for (const note of startupNotes.splice(0)) notify(ctx, `advisor: ${note}`, "warning");
   });
 
@@ -330,6 +342,8 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
         // A failed pick leaves pi's cut: a compaction never fails because the advisor could not be asked.
       }
     }
+    // pi writes its summary itself unless the facts' form is the one inside it.
+    if (facts.mode !== "summary") return undefined;
     const model = ctx.model;
     if (model === undefined) return undefined;
     try {
@@ -362,7 +376,7 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
 
   pi.on("session_compact", (event, ctx) => {
     const entry = event.compactionEntry;
-    if (wroteSummary || typeof entry?.summary !== "string") return;
+    if (wroteSummary || facts.mode === "off" || typeof entry?.summary !== "string") return;
     try {
       const branch = ctx.sessionManager.getBranch();
       const session = view(ctx, branch);
@@ -370,9 +384,20 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       const to = (kept ?? session.turns.length) - 1;
       const addition =
         to < 0 ? undefined : factsAddition(session.turns, { from: 0, to }, entry.summary, ctx.cwd);
-      if (addition !== undefined) notify(ctx, addition.trim());
+      if (addition === undefined) return;
+      if (facts.mode === "summary") {
+        // cxc could not have pi's summarizer write the summary: the facts are only shown.
+        notify(ctx, addition.trim());
+        return;
+      }
+      // Verbatim, right after pi's compaction entry; while pi's loop still runs (a compaction at
+      // the end of a prompt), with the next prompt, so no turn is started for it.
+      pi.sendMessage(
+        { customType: FACTS_TYPE, content: addition.trim(), display: true },
+        (ctx.isIdle?.() ?? true) ? {} : { deliverAs: "nextTurn" },
+      );
     } catch {
-      // Only a report; nothing to undo.
+      // Only an addition; pi's compaction stands.
     }
   });
 }

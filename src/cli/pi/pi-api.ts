@@ -101,6 +101,8 @@ export interface PiContext {
   readonly modelRegistry: PiModelRegistry;
   readonly model: PiModel | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Whether pi's agent loop is not running (pi 0.73 has it; older ones may not). */
+  isIdle?(): boolean;
   getContextUsage(): { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
   compact(options?: {
     customInstructions?: string;

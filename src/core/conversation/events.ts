@@ -450,6 +450,24 @@ export function isTurnEvent(event: ConversationEvent): event is TurnEvent {
 export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string };
 
 /**
+ * The events the importers' validation returned (src/core/interop/jp.ts, `validateEvent`: the
+ * same per-kind schema `parseEvent` uses), as they came out of it: writing one of them
+ * (src/store/log.ts) need not validate it again. Only the object the schema returned is in it; a
+ * copy or a new event is validated when written.
+ */
+const schemaChecked = new WeakSet<object>();
+
+/** Records that `event` is a schema's output (see `schemaChecked`). */
+export function markSchemaChecked(event: ConversationEvent): void {
+  schemaChecked.add(event);
+}
+
+/** Whether `event` is a schema's output, not validated again when written. */
+export function isSchemaChecked(event: ConversationEvent): boolean {
+  return schemaChecked.has(event);
+}
+
+/**
  * Validates one parsed JSON value as an event. Unknown kinds are accepted and kept verbatim; a
  * malformed known kind is an error whose text names the first problem.
  */
@@ -531,10 +549,17 @@ export function eventId(event: ConversationEvent): string | undefined {
 
 /** Compares two RFC 3339 UTC timestamps of any fractional precision. */
 export function compareTimestamps(a: string, b: string): number {
+  // Both in `toISOString`'s form: the text orders as the time does.
+  if (a.length === 24 && b.length === 24 && ISO_MILLISECONDS.test(a) && ISO_MILLISECONDS.test(b)) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
   const left = normalizeTimestamp(a);
   const right = normalizeTimestamp(b);
   return left < right ? -1 : left > right ? 1 : 0;
 }
+
+/** `2026-12-01T10:12:32.954Z`: RFC 3339 UTC with milliseconds, as `toISOString` writes it. */
+const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** `2026-05-29T19:42:36.4673Z` → `2026-05-29T19:42:36.467300000Z`, for ordering only. */
 function normalizeTimestamp(value: string): string {

@@ -360,13 +360,14 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
     const included = new Set(onPath);
     const byMessageId = new Map<string, IndexedRecord[]>();
     const resultsByCall = new Map<string, IndexedRecord[]>();
+    const append = (map: Map<string, IndexedRecord[]>, key: string, record: IndexedRecord): void => {
+      const list = map.get(key);
+      if (list === undefined) map.set(key, [record]);
+      else list.push(record);
+    };
     for (const record of this.records) {
-      if (record.messageId !== undefined) {
-        byMessageId.set(record.messageId, [...(byMessageId.get(record.messageId) ?? []), record]);
-      }
-      for (const call of record.toolResults ?? []) {
-        resultsByCall.set(call, [...(resultsByCall.get(call) ?? []), record]);
-      }
+      if (record.messageId !== undefined) append(byMessageId, record.messageId, record);
+      for (const call of record.toolResults ?? []) append(resultsByCall, call, record);
     }
     for (const uuid of onPath) {
       const messageId = byUuid.get(uuid)!.messageId;

@@ -23,7 +23,7 @@ export function define(entry: Command): void {
       // Defaults that live in their readers, not in a layer; listed where nothing sets them.
       const set = (key: string) => lookupConfig(effective.values, key) !== undefined;
       const readerDefaults = [
-        ...advisorDefaultLeaves(),
+        ...advisorDefaultLeaves(effective.values, context.env),
         { key: SUMMARY_FALLBACK_KEY, value: null, note: "abort for a model you name, else digest" },
       ];
       const leaves: { key: string; value: unknown; origin: string; note?: string }[] = [

@@ -79,8 +79,15 @@ async function candidateFilter(
   if (options.grep !== undefined && options.grep === "") {
     throw new CxcError("usage", "the --grep text is empty", { hint: "e.g. --grep parser" });
   }
+  // The window as fork reads it (bounds of the position algebra), each end the moment it names.
+  const window = parseTimeWindow(options, timestampNow(), context.store);
+  const moment = (bound: typeof window.start): string | undefined =>
+    bound?.kind === "started" && "at" in bound.time ? bound.time.at : undefined;
+  const from = moment(window.start);
+  const until = moment(window.end);
   return {
     ...(options.grep === undefined ? {} : { grep: options.grep }),
-    ...parseTimeWindow(options, timestampNow(), context.store),
+    ...(from === undefined ? {} : { from }),
+    ...(until === undefined ? {} : { until }),
   };
 }

@@ -32,8 +32,13 @@ export interface AdvisorSettings {
   readonly timeoutMs: number;
   /** Whether the cut-point question is asked before an automatic compaction. */
   readonly cutPoint: boolean;
-  /** How many recent turns one cut-point question may offer. */
+  /**
+   * How many recent turns one cut-point question may offer: `max_turns`, else the decision
+   * model's declared choice-option limit minus one, else 12 (docs/advisor.md).
+   */
   readonly maxTurns: number;
+  /** The decision model's declared choice-option limit (`choice_options`), when one is. */
+  readonly choiceOptions?: number;
 }
 
 /** Settings plus the warnings reading them produced (bad values fall back; they never fail a turn). */
@@ -46,7 +51,23 @@ export interface ReadSettings<T> {
 export type EnvironmentRecord = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULT_ADVISOR_TIMEOUT_MS = 5000;
+/** `max_turns` when the decision model's choice-option limit is not declared. */
 export const DEFAULT_ADVISOR_MAX_TURNS = 12;
+
+/**
+ * The default of `max_turns` (docs/advisor.md, "`max_turns` and the choice-option limit"): the
+ * decision model's choice-option limit minus one where the limit is declared (`choice_options`,
+ * at least 2), else 12. cxc's own tables know no provider's limit; a small local decision model
+ * that lists at most a few options well is declared.
+ */
+export function defaultMaxTurns(choiceOptions: number | undefined): number {
+  return choiceOptions === undefined ? DEFAULT_ADVISOR_MAX_TURNS : Math.max(1, choiceOptions - 1);
+}
+
+function readChoiceOptions(value: unknown): number | undefined {
+  const number = readPositiveInteger(value);
+  return number !== undefined && number >= 2 ? number : undefined;
+}
 /** Reads one setting by its key. */
 export type Lookup = (key: string) => unknown;
 
@@ -141,12 +162,25 @@ export function readTokenLines(lookup: Lookup): { lines: TokenLines; warning?: s
  * The advisor's settings as they are when nothing is configured, for `cxc config show`: keys and
  * values, and the decision model, which is the assistant model (a `note`, not a value).
  */
-export function advisorDefaultLeaves(): { key: string; value: unknown; note?: string }[] {
+export function advisorDefaultLeaves(
+  config: unknown = {},
+  environment: EnvironmentRecord = {},
+): { key: string; value: unknown; note?: string }[] {
   const key = (name: string): string => `conversation.compaction.advisor.${name}`;
+  const { choiceOptions } = readAdvisorSettings(config, environment).settings;
   return [
+    {
+      key: key("choice_options"),
+      value: null,
+      note: `not declared: max_turns is ${DEFAULT_ADVISOR_MAX_TURNS}`,
+    },
     { key: key("cut_point"), value: true },
     { key: key("enabled"), value: true },
-    { key: key("max_turns"), value: DEFAULT_ADVISOR_MAX_TURNS },
+    {
+      key: key("max_turns"),
+      value: defaultMaxTurns(choiceOptions),
+      ...(choiceOptions === undefined ? {} : { note: `choice_options ${choiceOptions} minus one` }),
+    },
     { key: key("model"), value: null, note: "the assistant model" },
     { key: key("notice_tokens"), value: DEFAULT_TOKEN_LINES.notice },
     { key: key("recommend_tokens"), value: DEFAULT_TOKEN_LINES.recommend },
@@ -182,16 +216,28 @@ export function readAdvisorSettings(
       what,
     ),
     cutPoint: readSetting(lookup, "cut_point", readBoolean, true, warnings, what),
-    maxTurns: readSetting(
-      lookup,
-      "max_turns",
-      readPositiveInteger,
-      DEFAULT_ADVISOR_MAX_TURNS,
-      warnings,
-      what,
-    ),
+    maxTurns: DEFAULT_ADVISOR_MAX_TURNS,
   };
-  return { settings, warnings };
+  const declared = lookup("choice_options");
+  const choiceOptions = declared === undefined ? undefined : readChoiceOptions(declared);
+  if (declared !== undefined && choiceOptions === undefined) {
+    warnings.push(
+      `${what}.choice_options = ${JSON.stringify(declared)} is not a count of at least 2; treated as not declared`,
+    );
+  }
+  const fallback = defaultMaxTurns(choiceOptions);
+  let maxTurns = readSetting(lookup, "max_turns", readPositiveInteger, fallback, warnings, what);
+  if (choiceOptions !== undefined && maxTurns > choiceOptions - 1) {
+    warnings.push(
+      `${what}.max_turns = ${maxTurns} is more than the decision model's ${choiceOptions} choice options ` +
+        `allow; using ${choiceOptions - 1}`,
+    );
+    maxTurns = choiceOptions - 1;
+  }
+  return {
+    settings: { ...settings, maxTurns, ...(choiceOptions === undefined ? {} : { choiceOptions }) },
+    warnings,
+  };
 }
 
 /** The package's own variables (inside pi) and the cxc settings they stand for. */
