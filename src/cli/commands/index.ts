@@ -152,6 +152,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./conversation/unkeep.js"),
   },
   {
+    path: ["conversation", "forget"],
+    summary:
+      "keep a turn, a tool call or a pattern out of recall: the model can never read it back (default: the active conversation)",
+    term: "forget [options] [WORDS...]",
+    load: () => import("./conversation/forget.js"),
+  },
+  {
     path: ["config", "show"],
     summary: "print the effective configuration and where each value came from",
     term: "show",

@@ -30,6 +30,7 @@ import {
   selectProjectedTurns,
   buildRequestBody,
   buildProjectedTranscript,
+  printedRecall,
 } from "../../compaction/projected-print.js";
 import { loadConfig } from "../../config.js";
 import { recordedSettings } from "../../../core/conversation/settings.js";
@@ -77,18 +78,32 @@ export function define(entry: Command): void {
         const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
         const projected = selectProjectedTurns(conversation.events, resolved);
         const recorded = recordedSettings(conversation.events);
-        context.outJson(await buildRequestBody(projected, format, config.values, recorded));
+        const recall = printedRecall(conversation.events, config.values);
+        context.outJson(await buildRequestBody(projected, format, config.values, recorded, recall));
         return;
       }
+      let recallIndex: readonly { reference: string; description: string }[] | undefined;
       let turns: TranscriptTurn[];
       if (options.compacted) {
         const pinned = pinnedMessages(conversation.events).ids;
         turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved), pinned);
+        if (format === "json") {
+          // The recall index as `cxc q` sends it, beside the turns (never as an event of one).
+          const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+          const recall = printedRecall(conversation.events, config.values);
+          if (recall !== undefined) recallIndex = recall.placement?.lines ?? [];
+        }
       } else turns = buildRawTranscript(conversation.events, resolved);
       await writeTranscript(
         context,
         format,
-        { id, title: conversation.meta.title ?? null, turnCount, turns },
+        {
+          id,
+          title: conversation.meta.title ?? null,
+          turnCount,
+          turns,
+          ...(recallIndex === undefined ? {} : { recallIndex }),
+        },
         { style: options.style ?? "default", pager: options.pager },
       );
     });
@@ -100,6 +115,8 @@ export interface PrintableTranscript {
   readonly title: string | null;
   readonly turnCount: number;
   readonly turns: readonly TranscriptTurn[];
+  /** `print --compacted --format json`: the recall index's lines (docs/recall.md). */
+  readonly recallIndex?: readonly { readonly reference: string; readonly description: string }[];
 }
 
 /**
@@ -118,6 +135,7 @@ export async function writeTranscript(
       title: transcript.title,
       turn_count: transcript.turnCount,
       turns: transcriptToJson(transcript.turns),
+      ...(transcript.recallIndex === undefined ? {} : { recall_index: transcript.recallIndex }),
     });
     return;
   }
