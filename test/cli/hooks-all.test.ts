@@ -65,14 +65,20 @@ describe("cxc hooks status --all, uninstall --all", () => {
 
     const status = await home.run(["hooks", "status", "--all"], { cwd: home.cwd });
     expect(status.exitCode, status.stderr).toBe(0);
-    expect(status.stdout).toContain(`Claude Code, user (${claude}): hooks: Stop, SessionStart compact`);
+    expect(status.stdout).toContain(
+      `Claude Code, user (${claude}): hooks: Stop, SessionStart startup|resume|clear|compact`,
+    );
     expect(status.stdout).toContain(`Gemini CLI, user (${gemini}): hooks: AfterAgent, BeforeModel`);
-    expect(status.stdout).toContain(`Codex, project (${codex}): hooks: SessionStart compact`);
+    expect(status.stdout).toContain(
+      `Codex, project (${codex}): hooks: SessionStart startup|resume|clear|compact`,
+    );
     expect(status.stdout).toContain(`opencode, user (${plugin}): plugin`);
     expect(status.stdout).toContain(`pi, user (${pi}): package: npm:cxc, ${PROJECT_ROOT}`);
     expect(status.stdout).toContain(`pi, project (${piProject}): package: npm:cxc@0.1.0`);
     expect(status.stdout).toContain("cxc is in 6 places (checked 11 files");
-    expect(status.stdout).toContain("cxc installs no MCP server entry and switches no agent setting on");
+    expect(status.stdout).toContain(
+      "cxc's MCP server (recall) is registered through the agents' own commands",
+    );
 
     const removed = await home.run(["hooks", "uninstall", "--all"], { cwd: home.cwd });
     expect(removed.exitCode, removed.stderr).toBe(0);

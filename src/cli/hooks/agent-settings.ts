@@ -4,8 +4,8 @@
  *
  * | agent | user file | project file (`--project`) | local file (`--local`) | cxc's entries |
  * | --- | --- | --- | --- | --- |
- * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` matching `compact` (restore) |
- * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `SessionStart` matching `compact` (restore) |
+ * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
+ * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
  * | opencode | `~/.config/opencode/plugins/cxc.js` (`$XDG_CONFIG_HOME/opencode/…`) | `DIR/.opencode/plugins/cxc.js` | none | a plugin file (opencode-plugin.ts) |
  * | Gemini CLI | `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json`) | `DIR/.gemini/settings.json` | none | `AfterAgent` (advice), `BeforeModel` (restore) |
  *
@@ -49,7 +49,7 @@ export type SettingsAgent = Exclude<HookAgent, "opencode">;
 /** What each of cxc's entries does, for the commands' messages. */
 export const EVENT_PURPOSES: Readonly<Record<string, string>> = {
   Stop: "advice at the end of each turn",
-  SessionStart: "the restore after the agent compacts",
+  SessionStart: "the session for cxc mcp's recall; the restore after the agent compacts",
   AfterAgent: "advice at the end of each turn",
   BeforeModel: "the restore after Gemini CLI compresses, in each request after its summary",
   plugin: "advice at the end of each turn, the restore after opencode's summary",
@@ -107,15 +107,21 @@ export function hookCommand(agent: SettingsAgent, node: string, bin: string): st
   return cxcHookCommand(agent, node, bin);
 }
 
+/**
+ * The `SessionStart` sources cxc's entry runs for: every start records the session for `cxc mcp`
+ * (agent-process.ts); `compact` also restores.
+ */
+export const SESSION_START_MATCHER = "startup|resume|clear|compact";
+
 /** cxc's entries for `agent`. */
 export function hookEntries(agent: SettingsAgent, command: string): HookEntry[] {
   const restore: HookEntry = {
     event: "SessionStart",
-    matcher: "compact",
+    matcher: SESSION_START_MATCHER,
     command,
     timeout: HOOK_TIMEOUT_SECONDS,
   };
-  if (agent === "codex") return [{ event: "SessionStart", matcher: "compact", command }];
+  if (agent === "codex") return [{ event: "SessionStart", matcher: SESSION_START_MATCHER, command }];
   if (agent === "gemini") {
     return [
       { event: "AfterAgent", command, timeout: GEMINI_TIMEOUT_MS },

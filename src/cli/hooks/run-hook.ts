@@ -30,7 +30,7 @@ import {
   type ReportedUsage,
 } from "../../core/interop/hook-protocol.js";
 import { loadConfig } from "../config.js";
-import { logHookFailure } from "./state.js";
+import { logHookFailure, logHookNote } from "./state.js";
 import type { HookRun } from "./hook-run.js";
 import { searchTail } from "./transcript.js";
 
@@ -47,6 +47,8 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     if (input.event === "Stop" && run.agent === "claude-code") return await advise(run, input);
     if (run.agent === "gemini") return await geminiEvent(run, input);
     if (run.agent === "opencode") return await opencodeEvent(run, input);
+    if (input.event === "SessionStart" && (run.agent === "claude-code" || run.agent === "codex"))
+      await recordSession(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
       return await restoreAfterCompaction(
@@ -59,6 +61,31 @@ export async function runAgentHook(run: HookRun): Promise<string> {
   } catch (error) {
     logHookFailure(run.env, run.agent, event, (error as Error).message ?? String(error));
     return "";
+  }
+}
+
+/**
+ * Every `SessionStart` records the session under the agent's process id, for the `cxc mcp` server
+ * the same process runs (agent-process.ts). A failure is logged and the job goes on.
+ */
+async function recordSession(run: HookRun, input: HookInput): Promise<void> {
+  if (run.handRun === true) return;
+  try {
+    const { recordAgentSession } = await import("./agent-process.js");
+    if (recordAgentSession(run.env, run.agent, input) === undefined)
+      logHookNote(
+        run.env,
+        run.agent,
+        `SessionStart ${input.source ?? ""}`.trim(),
+        "cannot tell the agent's process: cxc mcp will not know this session",
+      );
+  } catch (error) {
+    logHookFailure(
+      run.env,
+      run.agent,
+      "SessionStart",
+      `cannot record the session for cxc mcp: ${(error as Error).message}`,
+    );
   }
 }
 
