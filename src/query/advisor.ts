@@ -23,6 +23,7 @@ import { createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
+import { createLlmClient } from "../llm/registry.js";
 
 /** Holds the run's advisor for the `should_i_compact` tool, which is built before the model is known. */
 export interface AdvisorHolder {
@@ -149,7 +150,6 @@ export async function prepareTurnCompaction(
     const model = advisorRead.settings.model;
     if (model !== undefined && model !== options.assistant.modelId) {
       try {
-        const { createLlmClient } = await import("../llm/registry.js");
         decisionClient = createLlmClient(model, { config: options.config, env: options.env, retry: false });
       } catch (error) {
         decisionClient = undefined;

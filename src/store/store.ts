@@ -56,6 +56,7 @@ import type {
   StoreLocation,
 } from "./port.js";
 import { readActivations, readActive, readSessionHistory, writeActive } from "./session.js";
+import { loadTokenCounter } from "./token-counter.js";
 
 /** A loaded conversation and the directory it was read from. */
 export interface LoadedFromFiles extends LoadedConversation {
@@ -261,8 +262,6 @@ export class ConversationStore extends StoreBase {
 
   async tokenCounter(id?: string): Promise<CachingTokenCounter> {
     const cacheDirectory = id === undefined ? undefined : this.#found(id).directory;
-    // Loaded here, not with the store: it brings node:crypto, which most commands never need.
-    const { loadTokenCounter } = await import("./token-counter.js");
     return loadTokenCounter(cacheDirectory === undefined ? {} : { cacheDirectory });
   }
 

@@ -14,7 +14,7 @@ import {
   startFakeProvider,
   textReply,
 } from "../helpers/fake-provider.js";
-import { makeQueryHome, type QueryHome, TEST_MODEL } from "../query/e2e.js";
+import { makeQueryHome, type QueryHome, RECALL_OFF, TEST_MODEL } from "../query/e2e.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { agentTurn } from "../helpers/cycles.js";
 import { seedConversation } from "./conversation-helpers.js";
@@ -67,12 +67,13 @@ describe("cxc q with the advisor", () => {
   it("prints one advice line per tier as the context crosses the lines, remembered across runs", async () => {
     // The provider reports what it counts (a quarter of the request body): the context figure.
     provider.countUsage(true);
+    // Recall off: its tool's definition would count towards these small lines.
     home.writeConfig(`
 [conversation.compaction.advisor]
 notice_tokens = 150
 recommend_tokens = 400
 request_tokens = 100000
-`);
+${RECALL_OFF}`);
     provider.enqueue(textReply(words(60)));
     const first = await home.q(["--new", words(60)]);
     expect(first.exitCode).toBe(0);

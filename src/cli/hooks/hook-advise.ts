@@ -46,6 +46,7 @@ import {
   logHookFailure,
   saveHookState,
 } from "./state.js";
+import { createLlmClient } from "../../llm/registry.js";
 
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
@@ -116,7 +117,6 @@ export async function adviseInAgent(
     unavailable = skippedMessage(skipped);
   } else {
     try {
-      const { createLlmClient } = await import("../../llm/registry.js");
       decisionClient = recordingFailures(
         createLlmClient(settings.model, { config, env: run.env, retry: false }),
         run.env,

@@ -8,7 +8,8 @@
  *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
  * - global entries, which belong to no turn's content and never open one: `config_delta`,
  *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
- *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), and unknown kinds
+ *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `recall_exclusion`
+ *   (what the `recall` tool may never read), and unknown kinds
  *   written by a newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
@@ -271,7 +272,33 @@ function buildEventSchemas() {
     retires: z.array(z.string()),
   });
 
+  /**
+   * What recall may never read (docs/recall.md, "Keeping things out of recall"): turn `turn`
+   * (0-based) whole, or with `call` its call number `call` (1-based, in the order the turn made
+   * its calls); or every match of `pattern` (text, or `/regex/flags`) anywhere in the
+   * conversation. With `retires` it takes back earlier exclusions instead. An overlay like a pin:
+   * it never changes stored events, and the model never sees it.
+   */
+  const RecallExclusionSchema = z
+    .looseObject({
+      ...base,
+      type: z.literal("recall_exclusion"),
+      turn: z.optional(z.int().check(z.nonnegative())),
+      call: z.optional(z.int().check(z.positive())),
+      pattern: z.optional(z.string().check(z.minLength(1))),
+      retires: z.optional(z.array(z.string())),
+    })
+    .check(
+      z.refine(
+        (event) =>
+          [event.turn, event.pattern, event.retires].filter((value) => value !== undefined).length === 1 &&
+          (event.call === undefined || event.turn !== undefined),
+        { message: "recall_exclusion needs exactly one of turn (with call or not), pattern or retires" },
+      ),
+    );
+
   return {
+    RecallExclusionSchema,
     TurnStartSchema,
     ChatRequestSchema,
     ChatResponseSchema,
@@ -307,6 +334,7 @@ export const KNOWN_EVENT_TYPES = [
   "compaction_reset",
   "pin",
   "pin_reset",
+  "recall_exclusion",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
@@ -348,6 +376,7 @@ function builtSchemas(): BuiltSchemas {
         compaction_reset: schemas.CompactionResetSchema,
         pin: schemas.PinSchema,
         pin_reset: schemas.PinResetSchema,
+        recall_exclusion: schemas.RecallExclusionSchema,
       },
     };
   }
@@ -388,6 +417,7 @@ export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
 export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
 export type Pin = z.infer<EventSchemas["PinSchema"]>;
 export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
+export type RecallExclusion = z.infer<EventSchemas["RecallExclusionSchema"]>;
 
 /**
  * An event of a kind this cxc does not know. Held as its raw JSON object and written back
@@ -410,7 +440,8 @@ export type KnownEvent =
   | Compaction
   | CompactionReset
   | Pin
-  | PinReset;
+  | PinReset
+  | RecallExclusion;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
@@ -435,10 +466,21 @@ export type TurnEvent =
   | InquiryResponse;
 
 /** The overlays projection reads and consumes: compactions, pins and their resets. */
-const OVERLAY_TYPES: ReadonlySet<string> = new Set(["compaction", "compaction_reset", "pin", "pin_reset"]);
+const OVERLAY_TYPES: ReadonlySet<string> = new Set([
+  "compaction",
+  "compaction_reset",
+  "pin",
+  "pin_reset",
+  "recall_exclusion",
+]);
 
-/** True for an overlay (a compaction, a pin or a reset of either): never part of the projected view. */
-export function isOverlay(event: ConversationEvent): event is Compaction | CompactionReset | Pin | PinReset {
+/**
+ * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion): never part of
+ * the projected view.
+ */
+export function isOverlay(
+  event: ConversationEvent,
+): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion {
   return OVERLAY_TYPES.has(event.type);
 }
 
@@ -448,6 +490,24 @@ export function isTurnEvent(event: ConversationEvent): event is TurnEvent {
 }
 
 export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string };
+
+/**
+ * The events the importers' validation returned (src/core/interop/jp.ts, `validateEvent`: the
+ * same per-kind schema `parseEvent` uses), as they came out of it: writing one of them
+ * (src/store/log.ts) need not validate it again. Only the object the schema returned is in it; a
+ * copy or a new event is validated when written.
+ */
+const schemaChecked = new WeakSet<object>();
+
+/** Records that `event` is a schema's output (see `schemaChecked`). */
+export function markSchemaChecked(event: ConversationEvent): void {
+  schemaChecked.add(event);
+}
+
+/** Whether `event` is a schema's output, not validated again when written. */
+export function isSchemaChecked(event: ConversationEvent): boolean {
+  return schemaChecked.has(event);
+}
 
 /**
  * Validates one parsed JSON value as an event. Unknown kinds are accepted and kept verbatim; a
@@ -531,10 +591,17 @@ export function eventId(event: ConversationEvent): string | undefined {
 
 /** Compares two RFC 3339 UTC timestamps of any fractional precision. */
 export function compareTimestamps(a: string, b: string): number {
+  // Both in `toISOString`'s form: the text orders as the time does.
+  if (a.length === 24 && b.length === 24 && ISO_MILLISECONDS.test(a) && ISO_MILLISECONDS.test(b)) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
   const left = normalizeTimestamp(a);
   const right = normalizeTimestamp(b);
   return left < right ? -1 : left > right ? 1 : 0;
 }
+
+/** `2026-12-01T10:12:32.954Z`: RFC 3339 UTC with milliseconds, as `toISOString` writes it. */
+const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** `2026-05-29T19:42:36.4673Z` → `2026-05-29T19:42:36.467300000Z`, for ordering only. */
 function normalizeTimestamp(value: string): string {

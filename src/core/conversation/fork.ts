@@ -136,6 +136,12 @@ export function copyEventsForFork(
       case "pin":
         if (keeps(event.turn)) copy({ ...event, turn: event.turn - droppedBefore(event.turn, slices) });
         return;
+      case "recall_exclusion":
+        // A fork keeps what its source kept out of recall: a pattern whole, a turn's or call's where
+        // that turn comes along.
+        if (event.turn === undefined) copy(event);
+        else if (keeps(event.turn)) copy({ ...event, turn: event.turn - droppedBefore(event.turn, slices) });
+        return;
       case "compaction_reset":
       case "pin_reset":
         // Mapped after the walk: a reset may name an event that comes later in the stream.
@@ -207,6 +213,8 @@ function remapResets(events: ConversationEvent[], newIds: ReadonlyMap<string, st
   let current = events.map((event) => {
     if (event.type === "compaction_reset" || event.type === "pin_reset")
       return { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) };
+    if (event.type === "recall_exclusion" && event.retires !== undefined)
+      return { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) };
     if (event.type === "compaction" && event.pinned_events !== undefined) {
       const pinned = event.pinned_events.flatMap((id) => newIds.get(id) ?? []);
       const copied: Compaction = { ...event, pinned_events: pinned };
@@ -220,13 +228,19 @@ function remapResets(events: ConversationEvent[], newIds: ReadonlyMap<string, st
     let changed = false;
     const next: ConversationEvent[] = [];
     for (const event of current) {
-      if (event.type !== "compaction_reset" && event.type !== "pin_reset") {
+      const resets =
+        event.type === "compaction_reset" || event.type === "pin_reset"
+          ? event.retires
+          : event.type === "recall_exclusion"
+            ? event.retires
+            : undefined;
+      if (resets === undefined) {
         next.push(event);
         continue;
       }
-      const retires = event.retires.filter((id) => present.has(id));
+      const retires = resets.filter((id) => present.has(id));
       if (retires.length === 0) changed = true;
-      else next.push(retires.length === event.retires.length ? event : { ...event, retires });
+      else next.push(retires.length === resets.length ? event : ({ ...event, retires } as ConversationEvent));
     }
     if (!changed) return next;
     current = next;

@@ -17,6 +17,12 @@ import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js
 import { CxcError } from "../../../errors.js";
 import type { AgentImportBatch, AgentImportOutcome } from "../../../store/index.js";
 import { CliContext } from "../../context.js";
+import { loadInterop, newConversationId, newEventId, timestampNow } from "../../../store/index.js";
+import { sanitizeTerminalText } from "../../../core/present/sanitize.js";
+import { agentImportJson, counted, describeAgentImport } from "../../render/agent-import.js";
+import { describeUnknown } from "../../../core/interop/agent-versions.js";
+import { AGENT_NAMES } from "../../../core/interop/agent-session.js";
+import { formatCount } from "../../../core/present/labels.js";
 
 /** The formats of one document or directory (the agents' sessions are the others). */
 const DOCUMENT_FORMATS = ["jp", "openai", "anthropic", "cxc"] as const;
@@ -28,9 +34,9 @@ interface ImportOptions {
   update?: boolean;
 }
 
-export function registerImport(conversation: Command): void {
-  conversation
-    .command("import")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description(
       "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex, Gemini CLI and opencode sessions",
     )
@@ -50,12 +56,8 @@ export function registerImport(conversation: Command): void {
     .action(async (path: string, options: ImportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { loadInterop, newConversationId, newEventId, timestampNow } = await import(
-        "../../../store/index.js"
-      );
       const { detectAgentPath, jpToolsWarning, readAgentImport, readImport, saveAgentImport, saveImported } =
         await loadInterop();
-      const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
       const from = options.from;
       const agent = isAgent(from)
         ? from
@@ -220,10 +222,6 @@ async function reportAgentImport(
   outcomes: readonly AgentImportOutcome[],
   active: Activation,
 ): Promise<void> {
-  const { agentImportJson, counted, describeAgentImport } = await import("../../render/agent-import.js");
-  const { describeUnknown } = await import("../../../core/interop/agent-versions.js");
-  const { AGENT_NAMES } = await import("../../../core/interop/agent-session.js");
-  const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
   const agent = AGENT_NAMES[batch.agent];
   if (context.json) {
     context.outJson(
@@ -295,7 +293,6 @@ async function reportUpdate(
   path: string,
   agent: AgentFormat,
 ): Promise<void> {
-  const { formatCount } = await import("../../../core/present/labels.js");
   type Outcome = Awaited<ReturnType<typeof interop.updateFromAgentSession>>;
   const asJson = (outcome: Outcome) => ({
     id: outcome.id,

@@ -239,7 +239,8 @@ function agentScale(
       event.type === "compaction" ||
       event.type === "compaction_reset" ||
       event.type === "pin" ||
-      event.type === "pin_reset"
+      event.type === "pin_reset" ||
+      event.type === "recall_exclusion"
     )
       break;
     if (!isTurnEvent(event)) continue;
