@@ -8,9 +8,10 @@
  *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
  * - global entries, which belong to no turn's content and never open one: `config_delta`,
  *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
- *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `recall_exclusion`
- *   (what the `recall` tool may never read), and unknown kinds
- *   written by a newer cxc, which are kept and written back verbatim.
+ *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `usage` (the usage a
+ *   request reported, learnt after its answer was stored: an update of an imported agent session),
+ *   `recall_exclusion` (what the `recall` tool may never read), and unknown kinds written by a
+ *   newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
@@ -273,6 +274,19 @@ function buildEventSchemas() {
   });
 
   /**
+   * The usage a request reported, for the event `event` (the last of that request's answer),
+   * learnt after the event was stored: `import --update` brings an agent's usage to a session
+   * imported before cxc kept it. Read as that event's `metadata.usage` (the event's own wins);
+   * never part of the view.
+   */
+  const UsageSchema = z.looseObject({
+    ...base,
+    type: z.literal("usage"),
+    event: z.string().check(z.minLength(1)),
+    usage: z.record(z.string(), z.unknown()),
+  });
+
+  /**
    * What recall may never read (docs/recall.md, "Keeping things out of recall"): turn `turn`
    * (0-based) whole, or with `call` its call number `call` (1-based, in the order the turn made
    * its calls); or every match of `pattern` (text, or `/regex/flags`) anywhere in the
@@ -318,6 +332,7 @@ function buildEventSchemas() {
     PinPartSchema,
     PinSchema,
     PinResetSchema,
+    UsageSchema,
   };
 }
 
@@ -334,6 +349,7 @@ export const KNOWN_EVENT_TYPES = [
   "compaction_reset",
   "pin",
   "pin_reset",
+  "usage",
   "recall_exclusion",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
@@ -376,6 +392,7 @@ function builtSchemas(): BuiltSchemas {
         compaction_reset: schemas.CompactionResetSchema,
         pin: schemas.PinSchema,
         pin_reset: schemas.PinResetSchema,
+        usage: schemas.UsageSchema,
         recall_exclusion: schemas.RecallExclusionSchema,
       },
     };
@@ -417,6 +434,7 @@ export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
 export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
 export type Pin = z.infer<EventSchemas["PinSchema"]>;
 export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
+export type UsageReport = z.infer<EventSchemas["UsageSchema"]>;
 export type RecallExclusion = z.infer<EventSchemas["RecallExclusionSchema"]>;
 
 /**
@@ -441,6 +459,7 @@ export type KnownEvent =
   | CompactionReset
   | Pin
   | PinReset
+  | UsageReport
   | RecallExclusion;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
@@ -465,22 +484,26 @@ export type TurnEvent =
   | InquiryRequest
   | InquiryResponse;
 
-/** The overlays projection reads and consumes: compactions, pins and their resets. */
+/**
+ * The entries projection consumes: the overlays it reads (compactions, pins and their resets,
+ * recall exclusions) and the usage records of earlier answers.
+ */
 const OVERLAY_TYPES: ReadonlySet<string> = new Set([
   "compaction",
   "compaction_reset",
   "pin",
   "pin_reset",
+  "usage",
   "recall_exclusion",
 ]);
 
 /**
- * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion): never part of
- * the projected view.
+ * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion) or a usage
+ * record: never part of the projected view.
  */
 export function isOverlay(
   event: ConversationEvent,
-): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion {
+): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion | UsageReport {
   return OVERLAY_TYPES.has(event.type);
 }
 

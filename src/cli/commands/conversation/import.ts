@@ -299,18 +299,24 @@ async function reportUpdate(
     file: outcome.file,
     via: outcome.via,
     appended_events: outcome.appended,
+    usage_backfilled: outcome.usage,
     new_turns: outcome.newTurns,
     turns: outcome.turns,
   });
   const line = (outcome: Outcome): string => {
     const via = outcome.via === "import" ? "imported from it" : "exported to it";
+    // Usage a session imported before cxc kept it did not bring (docs/context.md).
+    const usage =
+      outcome.usage === 0
+        ? ""
+        : ` The usage of ${formatCount(outcome.usage, "request")} it held came in too: its context figure is the agent's own count.`;
     if (outcome.appended === 0)
-      return `Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.`;
+      return `Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.${usage}`;
     const turns =
       outcome.newTurns === 0
         ? "more of its last turn"
         : `${formatCount(outcome.newTurns, "new turn")}, now ${formatCount(outcome.turns, "turn")}`;
-    return `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).`;
+    return `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).${usage}`;
   };
   if (agent === "opencode") {
     // opencode keeps every session in one database: each one a conversation came from.
