@@ -55,7 +55,7 @@ function shapes() {
 }
 
 /** Writes a Claude Code session of about `megabytes` MB; resolves with its size in bytes. */
-async function writeClaudeSession(path, megabytes) {
+export async function writeClaudeSession(path, megabytes) {
   const { prompt, call, result, answer } = shapes();
   const out = createWriteStream(path);
   const write = (record) =>
@@ -150,7 +150,7 @@ function codexShapes() {
 }
 
 /** Writes a Codex rollout of about `megabytes` MB; resolves with its size in bytes. */
-async function writeCodexSession(path, megabytes) {
+export async function writeCodexSession(path, megabytes) {
   const shapes = codexShapes();
   const out = createWriteStream(path);
   let bytes = 0;

@@ -38,6 +38,11 @@ const PROCESS_GROUPS = [
     title: "importing a large Claude Code session and Codex rollout",
     module: "./agent-import.mjs",
   },
+  {
+    name: "agent-load",
+    title: "importing a 50 MB session of each of the five agents, beside the floor and the agent's own load",
+    module: "./agent-load.mjs",
+  },
   { name: "hook", title: "the Claude Code Stop hook", module: "./hook.mjs" },
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];

@@ -161,6 +161,10 @@ export const MAX_JSON_DEPTH = 256;
  * that spans lines (a settings file).
  */
 export function nestsDeeperThan(text: string, limit: number, options: { lines?: boolean } = {}): boolean {
+  // Text with no more opening brackets than the limit cannot nest deeper: counted with the
+  // engine's own search, which skips the rest of the text far faster than the scan below reads it
+  // (a session's line holds a few dozen brackets in kilobytes of text).
+  if (fewOpeners(text, limit)) return false;
   const perLine = options.lines !== false;
   let depth = 0;
   let inString = false;
@@ -181,6 +185,16 @@ export function nestsDeeperThan(text: string, limit: number, options: { lines?: 
     }
   }
   return false;
+}
+
+/** Whether `text` holds at most `limit` opening brackets (`{`, `[`), inside strings or not. */
+function fewOpeners(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1))
+    if (++count > limit) return false;
+  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1))
+    if (++count > limit) return false;
+  return true;
 }
 
 /**

@@ -13,6 +13,10 @@ import type { LlmError, LlmErrorKind } from "./types.js";
 const CONTEXT_OVERFLOW_PATTERN =
   /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed|input token count \(\d+\) exceeds the maximum number of tokens/i;
 
+/** Phrases servers use when the model cannot take tools (Ollama, OpenAI-compatible servers). */
+const TOOLS_UNSUPPORTED_PATTERN =
+  /does not support tools|tools? (?:are|is) not supported|does not support (?:function|tool) calling|(?:function|tool) calling is not (?:enabled|supported)|tool use is not supported/i;
+
 /** Messages of low-level failures that mean the connection broke, not that the request was bad. */
 const NETWORK_PATTERN =
   /terminated|socket|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|network|fetch failed|premature close|other side closed/i;
@@ -157,6 +161,8 @@ function classifyKind(fields: ErrorFields): LlmErrorKind {
   // conversation is too big to send, which compaction fixes like any other overflow.
   if (status === 413 || fields.providerType === "request_too_large") return "context-overflow";
   if (isContextOverflow(fields)) return "context-overflow";
+  if (status !== undefined && status >= 400 && status < 500 && TOOLS_UNSUPPORTED_PATTERN.test(fields.message))
+    return "tools-unsupported";
   if (status !== undefined && status >= 400 && status < 500) return "invalid-request";
   const byType = fields.providerType === undefined ? undefined : PROVIDER_ERROR_TYPES[fields.providerType];
   if (byType !== undefined) return byType;
@@ -183,6 +189,7 @@ function describe(kind: LlmErrorKind, fields: ErrorFields): string {
     "rate-limit": "The provider is rate limiting requests",
     overloaded: "The provider is overloaded",
     "context-overflow": "The conversation does not fit the model's context window",
+    "tools-unsupported": "The model does not take tools",
     network: "The connection to the provider failed",
     aborted: "The request was aborted",
     timeout: "The provider did not answer in time",

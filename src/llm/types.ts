@@ -42,6 +42,7 @@ export type LlmErrorKind =
   | "rate-limit"
   | "overloaded"
   | "context-overflow"
+  | "tools-unsupported"
   | "network"
   | "aborted"
   | "timeout"

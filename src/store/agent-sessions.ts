@@ -564,27 +564,33 @@ function eachLine(
     return visit(line, number);
   };
   let descriptor: number | undefined;
-  let rest = "";
+  // The pieces of a line that spans reads, joined once it ends: a line of many megabytes (Gemini
+  // CLI rewrites its whole history as one line) is copied once, not once per read.
+  let pieces: string[] = [];
   try {
     descriptor = openSync(file, "r");
     const buffer = Buffer.allocUnsafe(1 << 16);
     const decoder = new StringDecoder("utf8");
     for (let read = readSync(descriptor, buffer); read > 0; read = readSync(descriptor, buffer)) {
-      const text = rest + decoder.write(buffer.subarray(0, read));
+      const text = decoder.write(buffer.subarray(0, read));
       let start = 0;
       for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
-        const taken = take(text.slice(start, end), options.visit);
+        const tail = text.slice(start, end);
+        const line = pieces.length === 0 ? tail : pieces.join("") + tail;
+        pieces = [];
+        const taken = take(line, options.visit);
         if (!taken.ok) return taken;
         start = end + 1;
         if (number >= options.last) return { ok: true, value: undefined };
       }
-      rest = text.slice(start);
+      if (start < text.length) pieces.push(text.slice(start));
     }
-    rest += decoder.end();
+    pieces.push(decoder.end());
   } catch (error) {
     return { ok: false, message: `${file}: cannot read it (${(error as Error).message})` };
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
+  const rest = pieces.join("");
   return rest === "" ? { ok: true, value: undefined } : take(rest, options.visitFragment);
 }

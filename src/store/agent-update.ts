@@ -27,7 +27,8 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type ConversationEvent, isTurnEvent } from "../core/conversation/events.js";
+import { type ConversationEvent, isTurnEvent, type UsageReport } from "../core/conversation/events.js";
+import { readEventUsage, usageReader } from "../core/conversation/tokens.js";
 import { countTurns } from "../core/conversation/turns.js";
 import {
   AGENT_NAMES,
@@ -39,7 +40,7 @@ import { formatCount } from "../core/present/labels.js";
 import { sanitizeLine } from "../core/present/sanitize.js";
 import { CxcError, usageError } from "../errors.js";
 import { convertSessionFile, readAgentImport, sessionReader } from "./agent-sessions.js";
-import { newEventId } from "./ids.js";
+import { newEventId, timestampNow } from "./ids.js";
 import { nodeCrypto } from "./lazy-crypto.js";
 import type { ConversationMeta, LoadedConversation, Store } from "./port.js";
 
@@ -72,6 +73,8 @@ export interface AgentUpdateOutcome {
   /** How the session leads back to the conversation. */
   readonly via: "import" | "export";
   readonly appended: number;
+  /** Requests whose usage the conversation now has for events it held (`usage` records). */
+  readonly usage: number;
   /** Turns the appended events start, and the conversation's turns now. */
   readonly newTurns: number;
   readonly turns: number;
@@ -184,13 +187,22 @@ function align(
   held: readonly ConversationEvent[],
   session: readonly ConversationEvent[],
   from: number,
-): { readonly next: number; readonly fresh: ConversationEvent[] } | { readonly differs: number } {
+):
+  | {
+      readonly next: number;
+      readonly fresh: ConversationEvent[];
+      /** Each held event's match in the session: [held index, session index]. */
+      readonly pairs: readonly (readonly [number, number])[];
+    }
+  | { readonly differs: number } {
   let next = from;
+  const pairs: [number, number][] = [];
   for (const [index, event] of held.entries()) {
     if (event.type === "config_delta") continue;
     const wanted = comparable(event);
     while (next < session.length && session[next]!.type === "config_delta") next += 1;
     if (next >= session.length || comparable(session[next]!) !== wanted) return { differs: index };
+    pairs.push([index, next]);
     next += 1;
   }
   const settings = new Map<number, string>();
@@ -209,7 +221,36 @@ function align(
       .slice(next)
       .filter((event, offset) => event.type !== "config_delta" || settings.has(next + offset)),
   ];
-  return { next, fresh };
+  return { next, fresh, pairs };
+}
+
+/**
+ * The usage the session records for events the conversation holds without one (imported before
+ * cxc kept usage): `usage` records naming them, so the context of the next request is the agent's
+ * own count again (docs/context.md).
+ */
+function usageBackfill(
+  held: readonly ConversationEvent[],
+  session: readonly ConversationEvent[],
+  pairs: readonly (readonly [number, number])[],
+  readHeld: (event: ConversationEvent & { id: string }) => unknown,
+  now: string,
+): UsageReport[] {
+  const records: UsageReport[] = [];
+  for (const [index, position] of pairs) {
+    const event = held[index]!;
+    const found = session[position]!;
+    if (!isTurnEvent(event) || !isTurnEvent(found) || readHeld(event) !== undefined) continue;
+    if (readEventUsage(found) === undefined) continue;
+    records.push({
+      type: "usage",
+      id: newEventId(),
+      ts: now,
+      event: event.id,
+      usage: { ...(found.metadata!.usage as object) },
+    });
+  }
+  return records;
 }
 
 /**
@@ -259,18 +300,36 @@ export async function updateFromAgentSession(
     if ("differs" in aligned) throw differs(loaded, held, positions, aligned.differs, converted);
     const fresh = aligned.fresh;
     const outcome = { agent, file, id: target.id, via: target.via, warnings: end.value.warnings } as const;
-    if (fresh.length === 0) return { ...outcome, appended: 0, newTurns: 0, turns: countTurns(loaded.events) };
+    const usage = usageBackfill(
+      held,
+      converted.events,
+      aligned.pairs,
+      usageReader(loaded.events),
+      timestampNow(),
+    );
+    // An agent may record one request's usage on several records: each request counts once.
+    const requests = new Set(usage.map((record) => String(record.usage.request ?? record.event))).size;
+    if (fresh.length === 0) {
+      if (usage.length > 0) locked.append(usage);
+      return { ...outcome, appended: 0, usage: requests, newTurns: 0, turns: countTurns(loaded.events) };
+    }
     refuseMisplacedContinuation(loaded, fresh, positions.at(-1), target, file);
     // The readers derive ids from positions in the session: one the log has already gets a new id.
     const ids = new Set(loaded.events.map(idOf));
     const appended = fresh.map((event) =>
       event.type === "unknown" || !ids.has(event.id) ? event : { ...event, id: newEventId() },
     );
-    const start = loaded.events.length;
-    locked.append(appended);
+    const start = loaded.events.length + usage.length;
+    locked.append([...usage, ...appended]);
     locked.updateMeta((meta) => recordRanges(meta, target, [...ranges, [start, appended.length]]));
     const newTurns = appended.filter((event) => event.type === "turn_start").length;
-    return { ...outcome, appended: appended.length, newTurns, turns: countTurns(loaded.events) + newTurns };
+    return {
+      ...outcome,
+      appended: appended.length,
+      usage: requests,
+      newTurns,
+      turns: countTurns(loaded.events) + newTurns,
+    };
   });
 }
 

@@ -46,6 +46,7 @@ import {
   type ConversationEvent,
   eventSchemasByKind,
   isKnownEventType,
+  isSchemaChecked,
   LOG_FORMAT_VERSION,
   parseEvent,
   serializeEvent,
@@ -125,9 +126,14 @@ export class StagedLog {
 export function serializeLines(events: readonly ConversationEvent[]): string {
   let text = "";
   for (const event of events) {
-    const parsed = parseEvent(serializeEvent(event));
-    if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
-    const line = JSON.stringify(serializeEvent(parsed.event));
+    // An event an importer's validation returned went through the same schema already.
+    let checked = event;
+    if (!isSchemaChecked(event)) {
+      const parsed = parseEvent(serializeEvent(event));
+      if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
+      checked = parsed.event;
+    }
+    const line = JSON.stringify(serializeEvent(checked));
     // What no load would accept is never written (the model's tool arguments are checked first).
     if (nestsDeeperThan(line, MAX_JSON_DEPTH))
       throw new CxcError("internal", `refusing to write an event ${TOO_DEEP}`);

@@ -65,6 +65,40 @@ describe("importing an agent session into the file store", () => {
     },
   );
 
+  it("reads lines that span many reads whole: a tool result of 3 MB, a record line of 12 MB", async () => {
+    const { store, files } = scratch();
+    const records = readFileSync(join(FIXTURES, "claude-code/session.jsonl"), "utf8").trim().split("\n");
+    const big = "0123456789abcdef".repeat(3 * 65_536);
+    const grown = records.map((line) => {
+      const record = JSON.parse(line) as { message?: { content?: unknown } };
+      const content = record.message?.content;
+      if (!Array.isArray(content) || !content.some((block) => block.type === "tool_result")) return line;
+      return JSON.stringify({
+        ...record,
+        message: {
+          ...record.message,
+          content: content.map((block) =>
+            block.type === "tool_result" ? { ...block, content: big } : block,
+          ),
+        },
+      });
+    });
+    // A bookkeeping record of 12 MB (Gemini CLI writes its whole history as one line): left out, read whole.
+    const file = join(files, "long-lines.jsonl");
+    writeFileSync(
+      file,
+      [...grown, JSON.stringify({ type: "file-history-snapshot", snapshot: { blob: big.repeat(4) } })].join(
+        "\n",
+      ) + "\n",
+    );
+    const batch = await readAgentImport(file, "claude-code");
+    const [outcome] = await saveAgentImport(store, batch, { skipExisting: false });
+    const expected = importClaudeCodeSession(readFileSync(file, "utf8"), file);
+    if (!expected.ok) throw new Error(expected.message);
+    expect(store.load(outcome!.id).events).toEqual(expected.value.conversation.events);
+    expect(JSON.stringify(expected.value.conversation.events)).toContain(big);
+  });
+
   it("a session that fails in pass 2 leaves nothing, not even the sessions before it", async () => {
     const { root, store } = scratch();
     const good = await readAgentImport(join(FIXTURES, "claude-code/session.jsonl"), "claude-code");

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { type ConversationEvent, isTurnEvent } from "../../src/core/conversation/events.js";
+import { usageReader } from "../../src/core/conversation/tokens.js";
 import { CxcError } from "../../src/errors.js";
 import { loadInterop, type Store } from "../../src/store/index.js";
 import { ConversationStore } from "../../src/store/store.js";
@@ -86,8 +87,20 @@ describe("import --update over the agents' real sessions", () => {
         // The same events, in the same order, save a setting the first part did not have yet (the
         // model, once the first reply names it): it comes after the events the first part had.
         // (Their ids come from their positions in the session, which the setting shifts.)
+        // Usage the first part did not have yet (a request's usage recorded after its answer) comes
+        // in as `usage` records naming the events: each event then reads the usage the whole
+        // import gives it.
+        const readUsage = usageReader(events);
+        const readExpected = usageReader(expected);
+        const usages = (list: readonly ConversationEvent[], read: typeof readUsage) =>
+          list.flatMap((event) => (isTurnEvent(event) ? [read(event) ?? null] : []));
+        expect(usages(events, readUsage), `${agent} cut after line ${lines}: usage`).toEqual(
+          usages(expected, readExpected),
+        );
         const turnsOnly = (list: readonly ConversationEvent[]) =>
-          withoutMetadata(list.filter((event) => event.type !== "config_delta")).map((event) => {
+          withoutMetadata(
+            list.filter((event) => event.type !== "config_delta" && event.type !== "usage"),
+          ).map((event) => {
             const { id: _id, ...rest } = event as Record<string, unknown>;
             return rest;
           });

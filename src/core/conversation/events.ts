@@ -8,8 +8,10 @@
  *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
  * - global entries, which belong to no turn's content and never open one: `config_delta`,
  *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
- *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), and unknown kinds
- *   written by a newer cxc, which are kept and written back verbatim.
+ *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `usage` (the usage a
+ *   request reported, learnt after its answer was stored: an update of an imported agent session),
+ *   `recall_exclusion` (what the `recall` tool may never read), and unknown kinds written by a
+ *   newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
@@ -310,7 +312,46 @@ function buildEventSchemas() {
     retires: z.array(z.string()),
   });
 
+  /**
+   * The usage a request reported, for the event `event` (the last of that request's answer),
+   * learnt after the event was stored: `import --update` brings an agent's usage to a session
+   * imported before cxc kept it. Read as that event's `metadata.usage` (the event's own wins);
+   * never part of the view.
+   */
+  const UsageSchema = z.looseObject({
+    ...base,
+    type: z.literal("usage"),
+    event: z.string().check(z.minLength(1)),
+    usage: z.record(z.string(), z.unknown()),
+  });
+
+  /**
+   * What recall may never read (docs/recall.md, "Keeping things out of recall"): turn `turn`
+   * (0-based) whole, or with `call` its call number `call` (1-based, in the order the turn made
+   * its calls); or every match of `pattern` (text, or `/regex/flags`) anywhere in the
+   * conversation. With `retires` it takes back earlier exclusions instead. An overlay like a pin:
+   * it never changes stored events, and the model never sees it.
+   */
+  const RecallExclusionSchema = z
+    .looseObject({
+      ...base,
+      type: z.literal("recall_exclusion"),
+      turn: z.optional(z.int().check(z.nonnegative())),
+      call: z.optional(z.int().check(z.positive())),
+      pattern: z.optional(z.string().check(z.minLength(1))),
+      retires: z.optional(z.array(z.string())),
+    })
+    .check(
+      z.refine(
+        (event) =>
+          [event.turn, event.pattern, event.retires].filter((value) => value !== undefined).length === 1 &&
+          (event.call === undefined || event.turn !== undefined),
+        { message: "recall_exclusion needs exactly one of turn (with call or not), pattern or retires" },
+      ),
+    );
+
   return {
+    RecallExclusionSchema,
     TurnStartSchema,
     ChatRequestSchema,
     ChatResponseSchema,
@@ -331,6 +372,7 @@ function buildEventSchemas() {
     PinPartSchema,
     PinSchema,
     PinResetSchema,
+    UsageSchema,
   };
 }
 
@@ -347,6 +389,8 @@ export const KNOWN_EVENT_TYPES = [
   "compaction_reset",
   "pin",
   "pin_reset",
+  "usage",
+  "recall_exclusion",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
@@ -388,6 +432,8 @@ function builtSchemas(): BuiltSchemas {
         compaction_reset: schemas.CompactionResetSchema,
         pin: schemas.PinSchema,
         pin_reset: schemas.PinResetSchema,
+        usage: schemas.UsageSchema,
+        recall_exclusion: schemas.RecallExclusionSchema,
       },
     };
   }
@@ -429,6 +475,8 @@ export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
 export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
 export type Pin = z.infer<EventSchemas["PinSchema"]>;
 export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
+export type UsageReport = z.infer<EventSchemas["UsageSchema"]>;
+export type RecallExclusion = z.infer<EventSchemas["RecallExclusionSchema"]>;
 
 /**
  * An event of a kind this cxc does not know. Held as its raw JSON object and written back
@@ -451,7 +499,9 @@ export type KnownEvent =
   | Compaction
   | CompactionReset
   | Pin
-  | PinReset;
+  | PinReset
+  | UsageReport
+  | RecallExclusion;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
@@ -475,11 +525,26 @@ export type TurnEvent =
   | InquiryRequest
   | InquiryResponse;
 
-/** The overlays projection reads and consumes: compactions, pins and their resets. */
-const OVERLAY_TYPES: ReadonlySet<string> = new Set(["compaction", "compaction_reset", "pin", "pin_reset"]);
+/**
+ * The entries projection consumes: the overlays it reads (compactions, pins and their resets,
+ * recall exclusions) and the usage records of earlier answers.
+ */
+const OVERLAY_TYPES: ReadonlySet<string> = new Set([
+  "compaction",
+  "compaction_reset",
+  "pin",
+  "pin_reset",
+  "usage",
+  "recall_exclusion",
+]);
 
-/** True for an overlay (a compaction, a pin or a reset of either): never part of the projected view. */
-export function isOverlay(event: ConversationEvent): event is Compaction | CompactionReset | Pin | PinReset {
+/**
+ * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion) or a usage
+ * record: never part of the projected view.
+ */
+export function isOverlay(
+  event: ConversationEvent,
+): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion | UsageReport {
   return OVERLAY_TYPES.has(event.type);
 }
 
@@ -498,6 +563,24 @@ function unknownFeature(requires: unknown): string | undefined {
   if (!Array.isArray(requires)) return undefined;
   const unknown = requires.find((feature) => !KNOWN_FEATURE_SET.has(feature));
   return unknown === undefined ? undefined : String(unknown);
+}
+
+/**
+ * The events the importers' validation returned (src/core/interop/jp.ts, `validateEvent`: the
+ * same per-kind schema `parseEvent` uses), as they came out of it: writing one of them
+ * (src/store/log.ts) need not validate it again. Only the object the schema returned is in it; a
+ * copy or a new event is validated when written.
+ */
+const schemaChecked = new WeakSet<object>();
+
+/** Records that `event` is a schema's output (see `schemaChecked`). */
+export function markSchemaChecked(event: ConversationEvent): void {
+  schemaChecked.add(event);
+}
+
+/** Whether `event` is a schema's output, not validated again when written. */
+export function isSchemaChecked(event: ConversationEvent): boolean {
+  return schemaChecked.has(event);
 }
 
 /**
@@ -590,10 +673,17 @@ export function eventId(event: ConversationEvent): string | undefined {
 
 /** Compares two RFC 3339 UTC timestamps of any fractional precision. */
 export function compareTimestamps(a: string, b: string): number {
+  // Both in `toISOString`'s form: the text orders as the time does.
+  if (a.length === 24 && b.length === 24 && ISO_MILLISECONDS.test(a) && ISO_MILLISECONDS.test(b)) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
   const left = normalizeTimestamp(a);
   const right = normalizeTimestamp(b);
   return left < right ? -1 : left > right ? 1 : 0;
 }
+
+/** `2026-12-01T10:12:32.954Z`: RFC 3339 UTC with milliseconds, as `toISOString` writes it. */
+const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** `2026-05-29T19:42:36.4673Z` → `2026-05-29T19:42:36.467300000Z`, for ordering only. */
 function normalizeTimestamp(value: string): string {

@@ -140,6 +140,12 @@ export interface RequestOptions {
   readonly tools?: readonly ToolDefinition[];
   readonly toolChoice?: ToolChoice;
   readonly maxOutputTokens?: number;
+  /**
+   * The recall index (recall.ts): one user text part just before the event `beforeEventId`, so in
+   * the user message that follows the hidden range; at the end, as a user message of its own,
+   * when no such event is among the turns.
+   */
+  readonly recallIndex?: { readonly beforeEventId?: string; readonly text: string };
 }
 
 type Role = LlmMessage["role"];
@@ -157,7 +163,16 @@ export function buildLlmRequest(
   options: RequestOptions = {},
 ): LlmRequest {
   const events = turns.flatMap((turn) => turn.events);
-  const parts = pairToolCalls(events.flatMap(toRoleParts));
+  const index = options.recallIndex;
+  const indexParts: RolePart[] =
+    index === undefined ? [] : [{ role: "user", part: { type: "text", text: index.text } }];
+  let placed = false;
+  const roleParts = events.flatMap((event) => {
+    if (index === undefined || placed || event.id !== index.beforeEventId) return toRoleParts(event);
+    placed = true;
+    return [...indexParts, ...toRoleParts(event)];
+  });
+  const parts = pairToolCalls(placed ? roleParts : [...roleParts, ...indexParts]);
   const request: { -readonly [K in keyof LlmRequest]: LlmRequest[K] } = {
     messages: mergeByRole(parts),
     tools: options.tools ?? [],

@@ -72,6 +72,11 @@ export class CodexMapper {
   private openPrompt: string | undefined;
   /** The rollout records each request's usage (`token_usage_record`, Codex 0.169 and later). */
   private usageRecords = false;
+  /**
+   * An answer of the conversation's came since the last usage: a usage with none before it is a
+   * request of Codex's own (its compaction's summary), not one of the conversation.
+   */
+  private answered = false;
 
   /**
    * @param history the events already handed out, for the facts of the turns an encrypted
@@ -126,7 +131,9 @@ export class CodexMapper {
    * `input_tokens`, as the Responses API does; cxc keeps them apart.
    */
   private usage(usage: unknown, request?: string): void {
-    if (!isRecord(usage)) return;
+    const answered = this.answered;
+    this.answered = false;
+    if (!isRecord(usage) || !answered) return;
     const cached = tokenCount(usage.cached_input_tokens);
     const written = tokenCount(usage.cache_write_input_tokens);
     attachAgentUsage(this.drafts, "codex", {
@@ -140,6 +147,8 @@ export class CodexMapper {
   }
 
   private responseItem(item: Json, ts: string, where: string): Parsed<void> {
+    const output = item.type === "function_call_output" || item.type === "custom_tool_call_output";
+    if (!output && (item.type !== "message" || item.role === "assistant")) this.answered = true;
     switch (item.type) {
       case "message":
         return this.message(item, ts, where);

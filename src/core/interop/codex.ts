@@ -21,19 +21,17 @@ import {
   agentTimestamp,
   EventFinisher,
   importSessionText,
-  incompleteLastLine,
-  ORIGIN_META_KEY,
   parseRecordLine,
-  readFinalFragment,
+  sessionConversation,
   type SessionConverter,
   type SessionEnd,
-  type SessionIndexer,
+  SessionLineIndexer,
   type SessionPlan,
   titleFromPrompt,
 } from "./agent-session.js";
 import { CodexMapper } from "./codex-records.js";
 import { interopError } from "./jp.js";
-import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 export { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
@@ -53,18 +51,18 @@ function recordProblem(record: Json): string | undefined {
  * Pass 1 over one Codex rollout (see agent-session.ts for the protocol): the `session_meta`
  * record, then every later line validated and forgotten.
  */
-export class CodexSessionReader implements SessionIndexer {
-  private line = 0;
+export class CodexSessionReader extends SessionLineIndexer {
   private lastRecord = 0;
   /** The line of the `session_meta` record (the first record; blank lines may come before it). */
   private metaLine = 0;
   private meta: Json | undefined;
   private metaTimestamp: string | undefined;
-  private readonly warnings: string[] = [];
   /** A `compacted` record holds OpenAI's encrypted compaction (pass 2 then keeps what it read). */
   private encrypted = false;
 
-  constructor(private readonly label: string) {}
+  constructor(label: string) {
+    super(label, "Codex");
+  }
 
   addLine(text: string): Parsed<void> {
     this.line += 1;
@@ -96,17 +94,6 @@ export class CodexSessionReader implements SessionIndexer {
     return { ok: true, value: undefined };
   }
 
-  addFinalFragment(text: string): Parsed<void> {
-    return readFinalFragment(
-      text,
-      (line) => this.addLine(line),
-      () => {
-        this.line += 1;
-        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "Codex"));
-      },
-    );
-  }
-
   finish(): Parsed<SessionPlan> {
     const meta = this.meta;
     if (meta === undefined) return interopError(`${this.label}: not a Codex session: the file is empty`);
@@ -124,13 +111,7 @@ export class CodexSessionReader implements SessionIndexer {
     return {
       ok: true,
       value: {
-        conversation: {
-          id: deriveConversationId(timestampMilliseconds(createdAt), key),
-          sourceId: key,
-          createdAt,
-          archived: false,
-          extra: { [ORIGIN_META_KEY]: origin },
-        },
+        conversation: sessionConversation(key, createdAt, origin),
         lines: lastRecord,
         warnings,
         wants: (line) => line > metaLine,

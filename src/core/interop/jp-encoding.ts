@@ -9,6 +9,9 @@ import { utcMilliseconds } from "../position/duration.js";
 // ---------------------------------------------------------------------------------------------
 // Timestamps and ids
 
+/** `2026-12-01T10:12:32.954Z`: RFC 3339 UTC with milliseconds, as `toISOString` writes it. */
+const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 const TIMESTAMP_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})[ Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})?$/;
 
@@ -56,6 +59,12 @@ export function rfc3339ToJpTimestamp(value: string): string | undefined {
 
 /** Milliseconds since the epoch of an RFC 3339 or jp timestamp (NaN when it is neither). */
 export function timestampMilliseconds(value: string): number {
+  // The form nearly every timestamp has (`toISOString`'s): the engine parses it, and printing it
+  // back proves the date real (Date.parse takes February 30 and 24:00).
+  if (value.length === 24 && ISO_MILLISECONDS.test(value)) {
+    const milliseconds = Date.parse(value);
+    if (!Number.isNaN(milliseconds) && new Date(milliseconds).toISOString() === value) return milliseconds;
+  }
   const normalized = jpTimestampToRfc3339(value);
   if (normalized === undefined) return Number.NaN;
   const match = TIMESTAMP_PATTERN.exec(normalized)!;

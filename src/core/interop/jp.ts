@@ -25,6 +25,7 @@ import {
   eventParseOptions,
   eventSchemasByKind,
   type KnownEventType,
+  markSchemaChecked,
 } from "../conversation/events.js";
 import { countTurns } from "../conversation/turns.js";
 import {
@@ -282,7 +283,9 @@ export function validateEvent(value: Record<string, unknown>, where: string): Pa
   if (parsed.success) {
     const event = parsed.data as ConversationEvent;
     const problem = eventProblem(event);
-    return problem === undefined ? { ok: true, value: event } : interopError(`${where}: ${problem}`);
+    if (problem !== undefined) return interopError(`${where}: ${problem}`);
+    markSchemaChecked(event);
+    return { ok: true, value: event };
   }
   return interopError(`${where}: ${describeFieldIssue(parsed.error.issues[0], value)}`);
 }

@@ -16,6 +16,12 @@ import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js
 import { CxcError } from "../../../errors.js";
 import type { AgentImportBatch, AgentImportOutcome } from "../../../store/index.js";
 import { CliContext } from "../../context.js";
+import { loadInterop, newConversationId, newEventId, timestampNow } from "../../../store/index.js";
+import { sanitizeTerminalText } from "../../../core/present/sanitize.js";
+import { agentImportJson, counted, describeAgentImport } from "../../render/agent-import.js";
+import { describeUnknown } from "../../../core/interop/agent-versions.js";
+import { AGENT_NAMES } from "../../../core/interop/agent-session.js";
+import { formatCount } from "../../../core/present/labels.js";
 
 /** The formats of one document or directory (the agents' sessions are the others). */
 const DOCUMENT_FORMATS = ["jp", "openai", "anthropic", "cxc"] as const;
@@ -27,9 +33,9 @@ interface ImportOptions {
   update?: boolean;
 }
 
-export function registerImport(conversation: Command): void {
-  conversation
-    .command("import")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description(
       "import conversations from jp, OpenAI or Anthropic messages, a cxc export, or Claude Code, pi, Codex, Gemini CLI and opencode sessions",
     )
@@ -49,12 +55,8 @@ export function registerImport(conversation: Command): void {
     .action(async (path: string, options: ImportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { loadInterop, newConversationId, newEventId, timestampNow } = await import(
-        "../../../store/index.js"
-      );
       const { detectAgentPath, jpToolsWarning, readAgentImport, readImport, saveAgentImport, saveImported } =
         await loadInterop();
-      const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
       const from = options.from;
       const agent = isAgent(from)
         ? from
@@ -224,10 +226,6 @@ async function reportAgentImport(
   outcomes: readonly AgentImportOutcome[],
   active: Activation,
 ): Promise<void> {
-  const { agentImportJson, counted, describeAgentImport } = await import("../../render/agent-import.js");
-  const { describeUnknown } = await import("../../../core/interop/agent-versions.js");
-  const { AGENT_NAMES } = await import("../../../core/interop/agent-session.js");
-  const { sanitizeTerminalText } = await import("../../../core/present/sanitize.js");
   const agent = AGENT_NAMES[batch.agent];
   if (context.json) {
     context.outJson(
@@ -307,15 +305,20 @@ async function reportUpdate(
       file: outcome.file,
       via: outcome.via,
       appended_events: outcome.appended,
+      usage_backfilled: outcome.usage,
       new_turns: outcome.newTurns,
       turns: outcome.turns,
     });
     return;
   }
-  const { formatCount } = await import("../../../core/present/labels.js");
   const via = outcome.via === "import" ? "imported from it" : "exported to it";
+  // Usage a session imported before cxc kept it did not bring (docs/context.md).
+  const usage =
+    outcome.usage === 0
+      ? ""
+      : ` The usage of ${formatCount(outcome.usage, "request")} it held came in too: its context figure is the agent's own count.`;
   if (outcome.appended === 0) {
-    context.out(`Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.`);
+    context.out(`Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.${usage}`);
     return;
   }
   const turns =
@@ -323,6 +326,6 @@ async function reportUpdate(
       ? "more of its last turn"
       : `${formatCount(outcome.newTurns, "new turn")}, now ${formatCount(outcome.turns, "turn")}`;
   context.out(
-    `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).`,
+    `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).${usage}`,
   );
 }
