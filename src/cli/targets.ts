@@ -17,6 +17,9 @@
 import { CxcError, usageError } from "../errors.js";
 import type { ConversationMeta } from "../store/index.js";
 import { type CliContext, noteImplicitTarget } from "./context.js";
+import { pickConversation } from "./terminal/picker.js";
+import { conversationSource, sourceName } from "../core/interop/agents.js";
+import { displayTitle } from "./render/conversation-summary.js";
 
 /** Which conversations a picker target offers. */
 export interface PickerFilter {
@@ -107,11 +110,6 @@ async function pickOne(
   if (candidates.length === 0) throw new CxcError("conversation-not-found", nothingToPick(filter, options));
   if (candidates.length === 1 && options.narrow !== undefined) return candidates[0]!.id;
   if (!canPick(context)) throw cannotPick();
-  const [{ pickConversation }, { conversationSource, sourceName }, { displayTitle }] = await Promise.all([
-    import("./terminal/picker.js"),
-    import("../core/interop/agents.js"),
-    import("./render/conversation-summary.js"),
-  ]);
   return pickConversation(
     candidates.map((meta) => ({
       id: meta.id,

@@ -13,6 +13,9 @@ import { recordedSettings } from "../core/conversation/settings.js";
 import { applyReviewConfig } from "../compaction/core/review/review.js";
 import type { RequestOverhead } from "../compaction/context-window.js";
 import { readQuerySettings } from "./settings.js";
+import { createBuiltinRegistry } from "../tools/registry.js";
+import { gateAdvisorTools, registerAdvisorTools } from "./advisor.js";
+import { selectTools, toolDefinitions } from "./tool-selection.js";
 import { isReviewConversation, modelsWithoutTools } from "./recall.js";
 import {
   RECALL_ARGUMENTS,
@@ -75,9 +78,6 @@ async function offeredTools(
   env: Env,
   named: readonly string[] | undefined,
 ): Promise<RequestOverhead["tools"]> {
-  const { createBuiltinRegistry } = await import("../tools/registry.js");
-  const { gateAdvisorTools, registerAdvisorTools } = await import("./advisor.js");
-  const { selectTools, toolDefinitions } = await import("./tool-selection.js");
   try {
     const gate = gateAdvisorTools(config, env, configured, []);
     const registry = registerAdvisorTools(createBuiltinRegistry(), {}, { enabled: gate.enabled });

@@ -36,6 +36,16 @@ import type { ToolCallContext } from "../tools/tool.js";
 import type { RequestOverhead } from "../compaction/context-window.js";
 import { selectTools, type ToolDirective, toolDefinitions } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
+import {
+  createLlmClient,
+  providerKeyVariables,
+  readLlmConfig,
+  resolveModel,
+  selectDefaultModel,
+} from "../llm/registry.js";
+import { describeContextGauge } from "../compaction/core/advisor/context-gauge.js";
+import { measureContextGauge } from "../compaction/context-window.js";
+import { describeRetry } from "../llm/retry.js";
 
 /** The parsed flags of `cxc q`. */
 export interface QueryRequest {
@@ -123,7 +133,6 @@ export async function runQuery(
   const system = recorded.system ?? settings.instructions;
   if (snapshot !== undefined) warnOfJpTools(snapshot.loaded, recorded, ui);
   const advisorHolder: AdvisorHolder = {};
-  const { providerKeyVariables } = await import("../llm/registry.js");
   // `recall` is offered by its own setting, beside the selected tools (src/query/recall.ts).
   const recallSettings = querySettingsOfRecall(environment.config);
   const inReview = isReviewConversation(history);
@@ -142,7 +151,6 @@ export async function runQuery(
     ...(recallNamed.forced === undefined ? {} : { forced: recallNamed.forced }),
   });
   const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
-  const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
   const recall = planTurnRecall({
     settings: recallSettings,
     history,
@@ -296,8 +304,6 @@ async function describeGauge(
   conversationId: string,
   overhead: RequestOverhead,
 ): Promise<string> {
-  const { describeContextGauge } = await import("../compaction/core/advisor/context-gauge.js");
-  const { measureContextGauge } = await import("../compaction/context-window.js");
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
   // and what a compaction changed is counted once and kept (compaction/core/advisor/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
@@ -401,8 +407,6 @@ async function chooseModel(
   previous: string | undefined,
   environment: QueryEnvironment,
 ): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
-  const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
-  const { describeRetry } = await import("../llm/retry.js");
   const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
     chosenModel ?? (await selectDefaultModel({ config: environment.config, env: environment.env }));

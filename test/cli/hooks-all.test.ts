@@ -70,7 +70,7 @@ describe("cxc hooks status --all, uninstall --all", () => {
     );
     expect(status.stdout).toContain(`Gemini CLI, user (${gemini}): hooks: AfterAgent, BeforeModel`);
     expect(status.stdout).toContain(
-      `Codex, project (${codex}): hooks: SessionStart startup|resume|clear|compact`,
+      `Codex, project (${codex}): hooks: Stop, SessionStart startup|resume|clear|compact`,
     );
     expect(status.stdout).toContain(`opencode, user (${plugin}): plugin`);
     expect(status.stdout).toContain(`pi, user (${pi}): package: npm:cxc, ${PROJECT_ROOT}`);

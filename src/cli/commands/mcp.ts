@@ -7,9 +7,9 @@ import type { Command } from "commander";
 import { usageError } from "../../errors.js";
 import { CliContext } from "../context.js";
 
-export function registerMcp(program: Command): void {
-  program
-    .command("mcp")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description(
       "an MCP server on stdio offering `recall` over the Claude Code or Codex session that started it (registered by `cxc hooks install`)",
     )

@@ -28,6 +28,11 @@ import { isReviewConversation, modelsWithoutTools, querySettingsOfRecall } from 
 import { RECALL_ARGUMENTS, RECALL_DESCRIPTION, RECALL_TOOL_NAME, recallOptions } from "../../tools/recall.js";
 import type { TranscriptTurn } from "../render/transcript.js";
 import type { ResolvedTurns } from "../render/turn-selection.js";
+import { toAnthropicRequest } from "../../llm/anthropic-request.js";
+import { toGeminiRequest } from "../../llm/google-request.js";
+import { isReasoningModel } from "../../llm/models.js";
+import { toResponsesRequest } from "../../llm/responses-request.js";
+import { toOpenAIRequest } from "../../llm/openai-request.js";
 
 /** The projected turns whose raw origin overlaps the selection (`end` exclusive, 0-based). */
 export function selectProjectedTurns(
@@ -180,22 +185,16 @@ export async function buildRequestBody(
   });
   const model = wireModel(config, format, recorded);
   if (format === "anthropic") {
-    const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;
   }
   if (format === "gemini") {
-    const { toGeminiRequest } = await import("../../llm/google-request.js");
-    const { isReasoningModel } = await import("../../llm/models.js");
     const reasoning = isReasoningModel({ provider: "google", model });
     return toGeminiRequest(request, { reasoning }) as unknown as Record<string, unknown>;
   }
   if (format === "responses") {
-    const { toResponsesRequest } = await import("../../llm/responses-request.js");
-    const { isReasoningModel } = await import("../../llm/models.js");
     const reasoning = isReasoningModel({ provider: "openai", model });
     const body = toResponsesRequest(request, model, { modelId: `openai/${model}`, reasoning });
     return body as unknown as Record<string, unknown>;
   }
-  const { toOpenAIRequest } = await import("../../llm/openai-request.js");
   return toOpenAIRequest(request, model) as unknown as Record<string, unknown>;
 }

@@ -5,7 +5,7 @@
  * | agent | user file | project file (`--project`) | local file (`--local`) | cxc's entries |
  * | --- | --- | --- | --- | --- |
  * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
- * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
+ * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
  * | opencode | `~/.config/opencode/plugins/cxc.js` (`$XDG_CONFIG_HOME/opencode/…`) | `DIR/.opencode/plugins/cxc.js` | none | a plugin file (opencode-plugin.ts) |
  * | Gemini CLI | `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json`) | `DIR/.gemini/settings.json` | none | `AfterAgent` (advice), `BeforeModel` (restore) |
  *
@@ -121,7 +121,11 @@ export function hookEntries(agent: SettingsAgent, command: string): HookEntry[] 
     command,
     timeout: HOOK_TIMEOUT_SECONDS,
   };
-  if (agent === "codex") return [{ event: "SessionStart", matcher: SESSION_START_MATCHER, command }];
+  if (agent === "codex")
+    return [
+      { event: "Stop", command },
+      { event: "SessionStart", matcher: SESSION_START_MATCHER, command },
+    ];
   if (agent === "gemini") {
     return [
       { event: "AfterAgent", command, timeout: GEMINI_TIMEOUT_MS },

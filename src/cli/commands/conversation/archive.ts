@@ -4,10 +4,11 @@
  */
 import type { Command } from "commander";
 import { CliContext } from "../../context.js";
+import { resolveConversation } from "../../targets.js";
 
-export function registerArchive(conversation: Command): void {
-  conversation
-    .command("archive")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("move a conversation to the archive (default: the active one)")
     .argument(
       "[ID]",
@@ -16,7 +17,6 @@ export function registerArchive(conversation: Command): void {
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const alreadyArchived = context.store.locate(id)?.archived ?? false;
       if (!alreadyArchived) await context.store.archive(id);

@@ -9,6 +9,13 @@
 import type { Command } from "commander";
 import { CxcError, usageError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
+import {
+  activeRecallExclusions,
+  describeRecallExclusion,
+  planRecallExclusion,
+} from "../../../core/conversation/recall.js";
+import { newEventId, timestampNow } from "../../../store/index.js";
+import { resolveConversation } from "../../targets.js";
 
 interface ForgetOptions {
   readonly call?: string;
@@ -26,9 +33,9 @@ function positiveNumber(text: string, what: string): number {
   return Number(text);
 }
 
-export function registerForget(conversation: Command): void {
-  conversation
-    .command("forget")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description(
       "keep a turn, a tool call or a pattern out of recall: the model can never read it back (default: the active conversation)",
     )
@@ -60,11 +67,6 @@ export function registerForget(conversation: Command): void {
       const idArgument = words.length > positional ? words[0] : undefined;
       const turn = positional === 1 ? positiveNumber(words[words.length - 1]!, "the turn") - 1 : undefined;
       const call = options.call === undefined ? undefined : positiveNumber(options.call, "--call");
-      const { activeRecallExclusions, describeRecallExclusion, planRecallExclusion } = await import(
-        "../../../core/conversation/recall.js"
-      );
-      const { newEventId, timestampNow } = await import("../../../store/index.js");
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       if (options.list === true) {
         const active = activeRecallExclusions(context.store.load(id).events);
