@@ -1,7 +1,7 @@
 /**
  * `cxc mcp` (docs/recall.md, "Inside Claude Code and Codex"): a stdio MCP server on the official
  * SDK that always lists `recall` and reads the transcript of the session its agent process
- * recorded at `SessionStart`, and no other. Each "agent" here is a process of its own
+ * recorded (cxc's hook at `Stop` and `SessionStart`), and no other. Each "agent" here is a process of its own
  * (test/helpers/mcp-agent.mjs) that runs cxc's hook through a shell and starts `cxc mcp` as its
  * child with the SDK's client, as Claude Code and Codex do; two of them run at once in one project.
  */
@@ -56,12 +56,18 @@ describe("cxc mcp", () => {
     const [a, b] = await Promise.all([
       agent({
         agent: "claude-code",
-        session: { session_id: "session-a", transcript_path: first, cwd: project, source: "startup" },
+        session: { session_id: "session-a", transcript_path: first, cwd: project },
         calls,
       }),
       agent({
         agent: "claude-code",
-        session: { session_id: "session-b", transcript_path: second, cwd: project, source: "startup" },
+        session: {
+          hook_event_name: "SessionStart",
+          source: "compact",
+          session_id: "session-b",
+          transcript_path: second,
+          cwd: project,
+        },
         calls,
       }),
     ]);
@@ -94,7 +100,7 @@ describe("cxc mcp", () => {
     expect(run.tools.map((tool) => tool.name)).toEqual(["recall"]);
     expect(run.results[0]!.isError).toBe(true);
     expect(run.results[0]!.text).toMatch(
-      /^recall: cxc does not know this session: no session is recorded for this codex process \(pid \d+\): cxc's SessionStart hook records it; install it with `cxc hooks install --agent codex`/,
+      /^recall: cxc does not know this session: no session is recorded yet for this codex process \(pid \d+\): cxc's hook records it at the end of each turn \(Stop\) and after a compaction/,
     );
     expect(run.results[1]).toMatchObject({ isError: true });
   });
@@ -103,7 +109,7 @@ describe("cxc mcp", () => {
     const first = transcript("first", "remember the milk");
     const run = await agent({
       agent: "claude-code",
-      session: { session_id: "session-a", transcript_path: first, cwd: project, source: "startup" },
+      session: { session_id: "session-a", transcript_path: first, cwd: project },
       calls: [{ query: "milk" }],
     });
     expect(run.results[0]!.text).toContain("remember the milk");
@@ -144,7 +150,7 @@ describe("cxc mcp", () => {
     const reference = call.slice(0, call.indexOf(":"));
     const run = await agent({
       agent: "claude-code",
-      session: { session_id: "session-a", transcript_path: first, cwd: project, source: "compact" },
+      session: { session_id: "session-a", transcript_path: first, cwd: project },
       calls: [{ reference }],
     });
     expect(run.results[0]!.isError).toBe(false);

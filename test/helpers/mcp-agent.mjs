@@ -1,9 +1,9 @@
 // Plays an agent (Claude Code or Codex) for `cxc mcp`'s tests: one process that runs cxc's
-// SessionStart hook through a shell, as the agent does, then starts `cxc mcp` as its own child
+// hook (`session.hook_event_name`: Stop or SessionStart) through a shell, as the agent does, then starts `cxc mcp` as its own child
 // with the official MCP SDK client, lists the tools and makes the calls given. Prints one JSON
 // document: { tools, results: [{ text, isError }] }.
 //
-// argv: JSON { bin, agent, session?: { session_id, transcript_path, cwd, source }, calls: [args] }
+// argv: JSON { bin, agent, session?: { hook_event_name?, session_id, transcript_path, cwd, source? }, calls: [args] }
 import { spawnSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const plan = JSON.parse(process.argv[2]);
 if (plan.session !== undefined) {
   const hook = spawnSync("/bin/sh", ["-c", `'${process.execPath}' '${plan.bin}' hook ${plan.agent}`], {
-    input: JSON.stringify({ hook_event_name: "SessionStart", ...plan.session }),
+    input: JSON.stringify({ hook_event_name: "Stop", ...plan.session }),
     env: process.env,
     encoding: "utf8",
   });

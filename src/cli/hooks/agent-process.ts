@@ -1,16 +1,20 @@
 /**
  * Which agent session a `cxc mcp` server serves (docs/recall.md, "Inside Claude Code and Codex").
  *
- * The agent runs cxc twice, both times as its own child: the `SessionStart` hook (through a shell
- * or not) and the MCP server. Neither is told the other's session by the agent, so the hook
- * records `session → transcript` under the agent's process id, and the server, a child of the
+ * The agent runs cxc twice, both times as its own child: the hooks (through a shell or not) and
+ * the MCP server. The server is not told its session by the agent, so the `Stop` hook (the end of
+ * every turn) and the `SessionStart` one (after a compaction) record `session → transcript` under
+ * the agent's process id, and the server, a child of the
  * same process, looks it up there. Two sessions in one project are two agent processes: each
  * server finds only its own. A record holds the agent process's start time too, so a process id
  * used again by a later process never finds a stale record.
  *
  * The agent process is the nearest ancestor that is not a shell. Linux reads `/proc`; elsewhere
  * `ps` is asked. Records live in the state directory, `mcp/<agent>-<pid>.json`, replaced
- * atomically; a `/clear` or a resume in the same process records the new session over the old.
+ * atomically; a `/clear` or a resume in the same process records the new session over the old at
+ * the end of its first turn. (A `SessionStart` entry for every start would know a session from its
+ * first request, but in the pinned Claude Code a `SessionStart` hook on `resume` kept the `Stop`
+ * hook's message from showing, so cxc does not install one.)
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -90,7 +94,7 @@ function recordPath(env: Environment, agent: string, pid: number): string {
   return join(recordsDirectory(env), `${agent}-${pid}.json`);
 }
 
-/** Records the session of the agent process above (the `SessionStart` hook). */
+/** Records the session of the agent process above (the `Stop` and `SessionStart` hooks). */
 export function recordAgentSession(
   env: Environment,
   agent: string,
@@ -132,13 +136,13 @@ export function lookupAgentSession(
   } catch {
     return {
       ok: false,
-      reason: `no session is recorded for this ${agent} process (pid ${owner.pid}): cxc's SessionStart hook records it; install it with \`cxc hooks install --agent ${agent}\`, then start a new session`,
+      reason: `no session is recorded yet for this ${agent} process (pid ${owner.pid}): cxc's hook records it at the end of each turn (Stop) and after a compaction; finish this turn and call again, or install the hooks with \`cxc hooks install --agent ${agent}\``,
     };
   }
   if (record.started !== owner.started)
     return {
       ok: false,
-      reason: `the session recorded for pid ${owner.pid} belongs to an earlier process; start a new session so cxc's SessionStart hook records this one`,
+      reason: `the session recorded for pid ${owner.pid} belongs to an earlier process; cxc's hook records this one at the end of this turn: call again then`,
     };
   return { ok: true, record };
 }

@@ -4,8 +4,8 @@
  *
  * | agent | user file | project file (`--project`) | local file (`--local`) | cxc's entries |
  * | --- | --- | --- | --- | --- |
- * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
- * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; restore after `compact`) |
+ * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` matching `compact` (restore) |
+ * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `SessionStart` matching `compact` (restore) |
  * | opencode | `~/.config/opencode/plugins/cxc.js` (`$XDG_CONFIG_HOME/opencode/…`) | `DIR/.opencode/plugins/cxc.js` | none | a plugin file (opencode-plugin.ts) |
  * | Gemini CLI | `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json`) | `DIR/.gemini/settings.json` | none | `AfterAgent` (advice), `BeforeModel` (restore) |
  *
@@ -49,7 +49,7 @@ export type SettingsAgent = Exclude<HookAgent, "opencode">;
 /** What each of cxc's entries does, for the commands' messages. */
 export const EVENT_PURPOSES: Readonly<Record<string, string>> = {
   Stop: "advice at the end of each turn",
-  SessionStart: "the session for cxc mcp's recall; the restore after the agent compacts",
+  SessionStart: "the restore after the agent compacts",
   AfterAgent: "advice at the end of each turn",
   BeforeModel: "the restore after Gemini CLI compresses, in each request after its summary",
   plugin: "advice at the end of each turn, the restore after opencode's summary",
@@ -107,24 +107,18 @@ export function hookCommand(agent: SettingsAgent, node: string, bin: string): st
   return cxcHookCommand(agent, node, bin);
 }
 
-/**
- * The `SessionStart` sources cxc's entry runs for: every start records the session for `cxc mcp`
- * (agent-process.ts); `compact` also restores.
- */
-export const SESSION_START_MATCHER = "startup|resume|clear|compact";
-
 /** cxc's entries for `agent`. */
 export function hookEntries(agent: SettingsAgent, command: string): HookEntry[] {
   const restore: HookEntry = {
     event: "SessionStart",
-    matcher: SESSION_START_MATCHER,
+    matcher: "compact",
     command,
     timeout: HOOK_TIMEOUT_SECONDS,
   };
   if (agent === "codex")
     return [
       { event: "Stop", command },
-      { event: "SessionStart", matcher: SESSION_START_MATCHER, command },
+      { event: "SessionStart", matcher: "compact", command },
     ];
   if (agent === "gemini") {
     return [

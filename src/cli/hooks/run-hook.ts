@@ -48,9 +48,9 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
     if (run.agent === "gemini") return await geminiEvent(run, input);
     if (run.agent === "opencode") return await opencodeEvent(run, input);
+    // The session of this agent process, for its `cxc mcp` server (agent-process.ts).
+    if (input.event === "Stop" || input.event === "SessionStart") await recordSession(run, input);
     if (input.event === "Stop") return await advise(run, input);
-    if (input.event === "SessionStart" && (run.agent === "claude-code" || run.agent === "codex"))
-      await recordSession(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
       return await restoreAfterCompaction(
@@ -67,8 +67,10 @@ export async function runAgentHook(run: HookRun): Promise<string> {
 }
 
 /**
- * Every `SessionStart` records the session under the agent's process id, for the `cxc mcp` server
- * the same process runs (agent-process.ts). A failure is logged and the job goes on.
+ * Each `Stop` (the end of every turn) and `SessionStart` (after a compaction) records the session
+ * under the agent's process id, for the `cxc mcp` server the same process runs (agent-process.ts):
+ * from the end of a session's first turn on, its server knows it. A failure is logged and the job
+ * goes on.
  */
 async function recordSession(run: HookRun, input: HookInput): Promise<void> {
   if (run.handRun === true) return;

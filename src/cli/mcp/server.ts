@@ -4,8 +4,9 @@
  * Code and Codex").
  *
  * - It always lists `recall`, so the agent's tool list never changes with a compaction.
- * - It learns its session from the record cxc's `SessionStart` hook made under the agent's process
- *   id (src/cli/hooks/agent-process.ts), at each call: a `/clear` or a resume is followed. It reads
+ * - It learns its session from the record cxc's hooks (`Stop`, `SessionStart` after a compaction)
+ *   made under the agent's process id (src/cli/hooks/agent-process.ts), at each call: a `/clear`
+ *   or a resume is followed. It reads
  *   that transcript and no other, read-only, converted as `cxc conversation import` converts it;
  *   what the agent's own compactions hid is what recall reads. A call made while it does not know
  *   its session is a tool error that says why.
