@@ -63,10 +63,10 @@ export interface LlmError {
   readonly message: string;
   /**
    * The server could not be reached at all: the connection was refused, the host name does not
-   * resolve, or there is no route to it. Never retried: no retry fixes a wrong URL or a server
+   * resolve, there is no route to it, or fetch refuses its port (one browsers block). Never retried: no retry fixes a wrong URL or a server
    * that is not running (registry.ts names the URL and where it came from).
    */
-  readonly unreachable?: "refused" | "unresolvable" | "no-route";
+  readonly unreachable?: "refused" | "unresolvable" | "no-route" | "blocked-port";
   /** What to do about it, when the message alone does not say (the shell's hint). */
   readonly hint?: string;
 }

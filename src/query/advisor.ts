@@ -5,7 +5,11 @@
  * registers the advisor's tools (`should_i_compact`, `compact_now`) while it is enabled.
  */
 import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } from "../compaction/advisor.js";
-import { createCompactionHooks } from "../compaction/automatic.js";
+import {
+  CONTEXT_FIGURE_NOTICE,
+  CONTEXT_FIGURE_NOTICE_TEXT,
+  createCompactionHooks,
+} from "../compaction/automatic.js";
 import { type RequestOverhead, resolveNextRequestModel } from "../compaction/context-window.js";
 import {
   COMPACT_NOW_NAME,
@@ -171,6 +175,10 @@ export async function prepareTurnCompaction(
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
       conversationId: options.conversation.id,
+      // Once per store, with the first advice given (never in a review: no advisor runs there).
+      onAdvice: () => {
+        if (options.store.claimNotice(CONTEXT_FIGURE_NOTICE)) options.info(CONTEXT_FIGURE_NOTICE_TEXT);
+      },
     });
   }
   const warnOnce = (message: string): void => {

@@ -86,6 +86,10 @@ ${RECALL_OFF}`);
     expect(second.stderr).toMatch(
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
+    // Once per store, with the first advice: the figure the lines are compared with changed.
+    const notice =
+      "cxc: the context figure now counts the system prompt and tools; token lines set for the old figure fire earlier (see the CHANGELOG)";
+    expect(second.stderr.split("\n").filter((line) => line === notice)).toHaveLength(1);
     const usage = { input_tokens: expect.any(Number), output_tokens: expect.any(Number) };
     expect(advisorRecord()).toEqual({
       last_announced: "notice",
@@ -107,6 +111,7 @@ ${RECALL_OFF}`);
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
+    expect(fourth.stderr).not.toContain("the context figure now counts");
     // The advice names the command that acts on it.
     expect(fourth.stderr).toContain(
       `\nhint: run \`cxc conversation compact ${home.activeId()}\` (\`--dry-run\` first shows what it does), or let the assistant do it: \`cxc q -t compact_now …\``,

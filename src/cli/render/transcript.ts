@@ -293,6 +293,9 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
     case "pin_reset":
       if (!SHOWS.compactions.has(style)) return [];
       return [`${colors.label("[pin reset]", "other")} retires ${formatCount(event.retires.length, "pin")}`];
+    case "usage":
+      // Bookkeeping of an earlier answer (its request's usage, learnt later): nothing to read.
+      return [];
     case "recall_exclusion":
       if (!SHOWS.compactions.has(style)) return [];
       return event.retires === undefined

@@ -108,6 +108,8 @@ export function copyEventsForFork(
   const tailStart = firstPositionOfTurn(events, indices, slices[slices.length - 1]?.end ?? 0);
   const kept: ConversationEvent[] = [];
   const newIds = new Map<string, string>();
+  /** The kept turn events whose usage still describes the fork's context (no turn dropped before). */
+  const usageKept = new Set<string>();
   let droppedCompactions = 0;
   const copy = <T extends ConversationEvent & { id: string }>(event: T): void => {
     const id = newId(event.id);
@@ -120,7 +122,10 @@ export function copyEventsForFork(
     const beforeTail = position < tailStart;
     if (isTurnEvent(event)) {
       // Usage reported after turns the fork leaves out describes a context the fork never sends.
-      if (keeps(index)) copy(droppedBefore(index, slices) > 0 ? withoutUsage(event) : event);
+      if (!keeps(index)) return;
+      const sameContext = droppedBefore(index, slices) === 0;
+      if (sameContext) usageKept.add(event.id);
+      copy(sameContext ? event : withoutUsage(event));
       return;
     }
     switch (event.type) {
@@ -146,6 +151,10 @@ export function copyEventsForFork(
       case "pin_reset":
         // Mapped after the walk: a reset may name an event that comes later in the stream.
         copy(event);
+        return;
+      case "usage":
+        // Usage learnt later for a kept event, under the same rule as the event's own.
+        if (usageKept.has(event.event)) copy({ ...event, event: newIds.get(event.event)! });
         return;
       case "unknown":
         if (beforeTail && keeps(index)) kept.push(event);

@@ -62,11 +62,12 @@ export function exportJpConversation(source: ExportSource): Parsed<JpConversatio
       entries.push({ ...event.raw });
       continue;
     }
-    // jp has no resets and no pins (the command says when pins are left out).
+    // jp has no resets and no pins (the command says when pins are left out), and keeps no usage.
     if (
       event.type === "compaction_reset" ||
       event.type === "pin" ||
       event.type === "pin_reset" ||
+      event.type === "usage" ||
       event.type === "recall_exclusion"
     )
       continue;
@@ -133,6 +134,7 @@ type KnownExportable = Exclude<
   | { type: "compaction_reset" }
   | { type: "pin" }
   | { type: "pin_reset" }
+  | { type: "usage" }
   | { type: "recall_exclusion" }
 >;
 

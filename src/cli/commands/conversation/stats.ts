@@ -182,11 +182,13 @@ async function estimateExplanation(
   if (gauge.estimateReason === "other-context")
     return "estimated: the last usage reported describes another context (a fork keeps its original's), so cxc counted the system prompt, tools and conversation itself";
   const source = conversationSource(meta);
-  if (source !== "cxc" && source !== "jp")
+  if (source !== "cxc" && source !== "jp") {
+    const file = agents.originFile(meta) ?? "FILE";
     return (
       `estimated: this session was imported before cxc kept each request's usage, so ${sourceName(source)}'s own count is not here; ` +
-      "importing the session file again brings it (docs/context.md)"
+      `\`cxc conversation import ${file} --update\` brings it`
     );
+  }
   return "estimated: no request of this conversation has reported usage yet, so cxc counted the system prompt, tools and conversation itself";
 }
 
