@@ -1,7 +1,8 @@
 /**
  * Process-level scenarios, timed side by side with `node -e 0` in the same run:
- * `cxc --version`, `cxc conversation ls` over 1,000 conversations, and `cxc conversation show` on
- * the largest conversation of the jp fixture workspace (imported with `cxc conversation import`).
+ * `cxc --version`, `cxc conversation ls` over 1,000 conversations, and `cxc conversation show` and
+ * `cxc conversation stats` on the largest conversation of the jp fixture workspace (imported with
+ * `cxc conversation import`).
  */
 import { readdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +26,7 @@ export const TARGETS = {
   "cxc --version": 2,
   "cxc conversation ls (1,000)": 2,
   "cxc conversation show (largest jp)": 3,
+  "cxc conversation stats (largest jp)": 3,
 };
 
 /**
@@ -110,6 +112,11 @@ export async function run({ runs, store, log }) {
     addScenario(commands, prepared, "cxc conversation show (largest jp)", ({ build, showing, imported }) =>
       imported.id
         ? { commandLine: cxcOf(build, "conversation", "show", imported.id), options: { env: showing.env } }
+        : undefined,
+    );
+    addScenario(commands, prepared, "cxc conversation stats (largest jp)", ({ build, showing, imported }) =>
+      imported.id
+        ? { commandLine: cxcOf(build, "conversation", "stats", imported.id), options: { env: showing.env } }
         : undefined,
     );
     const { imported } = prepared[0];

@@ -54,6 +54,7 @@ export type CxcErrorCode =
   | "provider-rate-limit"
   | "provider-overloaded"
   | "provider-context-overflow"
+  | "provider-tools-unsupported"
   | "provider-network"
   | "provider-error"
   | "summary-failed"

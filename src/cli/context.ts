@@ -16,6 +16,7 @@ import {
   type StoreListing,
   type StoreLocation,
 } from "../store/index.js";
+import { loadConfig } from "./config.js";
 
 /** The store of this process, opened before the first action that uses it. */
 let fileStore: Store | undefined;
@@ -49,7 +50,6 @@ export async function prepareForAction(command: Command): Promise<void> {
   // One rule for every command: the configuration files and the -c overlays are read and a
   // broken one is refused (exit 2, naming file, line and column), even by a command that uses no
   // setting, so `ls` never accepts what `q` rejects. Settings are checked where they are used.
-  const { loadConfig } = await import("./config.js");
   loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
 }
 

@@ -6,11 +6,12 @@
  * that reaches `ls` can tell.
  */
 import type { Command } from "commander";
-import { registerList } from "./commands/conversation/ls.js";
+import { define as defineList } from "./commands/conversation/ls.js";
 import { CONVERSATION_GROUP_DESCRIPTION, runProgram } from "./program.js";
 
 function registerListOnly(program: Command): void {
-  registerList(program.command("conversation").alias("c").description(CONVERSATION_GROUP_DESCRIPTION));
+  const conversation = program.command("conversation").alias("c").description(CONVERSATION_GROUP_DESCRIPTION);
+  defineList(conversation.command("ls").alias("list"));
 }
 
 /** Runs `cxc conversation ls …`; sets `process.exitCode` and never throws. */

@@ -10,6 +10,7 @@ import { sanitizeLine, sanitizeTerminalText, stringifyJson } from "../core/prese
 import { CxcError, ExitCode, errorMessage } from "../errors.js";
 import { implicitTarget, prepareForAction } from "./context.js";
 import { VERSION } from "./version.js";
+import { userConfigPath } from "./config.js";
 
 export { VERSION };
 
@@ -19,6 +20,14 @@ export const CONVERSATION_GROUP_DESCRIPTION =
 
 /** Registers commands on the program. */
 export type RegisterCommands = (program: Command) => void;
+
+/** The terms the help lists commands by that are still registry entries (commands/index.ts). */
+const listedTerms = new WeakMap<Command, string>();
+
+/** Lists `command` in its group's help as `term` (a registry entry whose module is not loaded). */
+export function listAs(command: Command, term: string): void {
+  listedTerms.set(command, term);
+}
 
 /**
  * What `cxc` alone prints (stdout, exit 0): how to start, rather than the whole help as an error.
@@ -74,7 +83,10 @@ export function buildProgram(registerCommands: RegisterCommands, options: { json
       ).default("text"),
     )
     .option("--no-color", "disable colours (also NO_COLOR)")
-    .configureHelp({ optionDescription: describeOption })
+    .configureHelp({
+      optionDescription: describeOption,
+      subcommandTerm: (command) => listedTerms.get(command) ?? commanderHelp.subcommandTerm(command),
+    })
     .showHelpAfterError(options.json ? false : `hint: ${USAGE_HINT}`)
     .enablePositionalOptions(false)
     .exitOverride();
@@ -128,7 +140,6 @@ export async function runProgram(argv: readonly string[], registerCommands: Regi
   }
   if (argv.length === 0) {
     // The user's configuration file where XDG_CONFIG_HOME puts it.
-    const { userConfigPath } = await import("./config.js");
     process.stdout.write(getStarted(userConfigPath(process.env)));
     return;
   }

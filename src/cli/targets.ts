@@ -15,8 +15,29 @@
  * (`noteImplicitTarget`), so an error of the command names the conversation it acted on.
  */
 import { CxcError, usageError } from "../errors.js";
-import type { ConversationMeta } from "../store/index.js";
+import type { ConversationMeta, LoadedConversation } from "../store/index.js";
 import { type CliContext, noteImplicitTarget } from "./context.js";
+import { pickConversation } from "./terminal/picker.js";
+import { conversationSource, sourceName } from "../core/interop/agents.js";
+import { displayTitle } from "./render/conversation-summary.js";
+
+/** What a command's `[ID]` argument takes (its help): which conversation the command acts on. */
+export const ID_ARGUMENT =
+  "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)";
+
+/**
+ * The conversation `idArgument` names (else the active one), loaded, with what its load warned
+ * about said on stderr: what `show`, `stats` and `print` start with.
+ */
+export async function loadConversation(
+  context: CliContext,
+  idArgument: string | undefined,
+): Promise<{ readonly id: string; readonly conversation: LoadedConversation }> {
+  const id = await resolveConversation(context, idArgument);
+  const conversation = context.store.load(id);
+  for (const warning of conversation.warnings) context.warn(warning);
+  return { id, conversation };
+}
 
 /** Which conversations a picker target offers. */
 export interface PickerFilter {
@@ -107,11 +128,6 @@ async function pickOne(
   if (candidates.length === 0) throw new CxcError("conversation-not-found", nothingToPick(filter, options));
   if (candidates.length === 1 && options.narrow !== undefined) return candidates[0]!.id;
   if (!canPick(context)) throw cannotPick();
-  const [{ pickConversation }, { conversationSource, sourceName }, { displayTitle }] = await Promise.all([
-    import("./terminal/picker.js"),
-    import("../core/interop/agents.js"),
-    import("./render/conversation-summary.js"),
-  ]);
   return pickConversation(
     candidates.map((meta) => ({
       id: meta.id,

@@ -24,6 +24,7 @@ import {
   type Verdict,
 } from "./core/advisor/advisor.js";
 import { contextOfNextRequest } from "./core/advisor/next-request.js";
+import { loadPlainTokenCounter } from "../store/index.js";
 
 /** The conversation asked about: cxc's events (a log's records, parsed). */
 export interface AdvisedConversation {
@@ -76,7 +77,6 @@ export async function advise(input: AdviseInput): Promise<AdviseResult> {
   const compactable = compactableUnits(view);
   let tokens = input.usage?.tokens;
   if (tokens === undefined) {
-    const { loadPlainTokenCounter } = await import("../store/index.js");
     tokens = contextOfNextRequest(events, { countTokens: await loadPlainTokenCounter() }).tokens;
   }
   const signals =

@@ -98,6 +98,8 @@ export interface AdvisorOptions {
   readonly hint: (text: string) => void;
   /** One warning on stderr (the first swallowed failure of a conversation). */
   readonly warn: (text: string) => void;
+  /** Called after an announced tier was printed (`cxc q` says its one-time notice then). */
+  readonly onAdvice?: () => void;
   /** Whether the agent can call `compact_now` this turn (steering names it only then). */
   readonly compactNowEnabled: boolean;
   /** The conversation advised, for the command the advice names. */
@@ -549,6 +551,7 @@ class AdvisorRuntime implements Advisor {
     const measure = { tokens, contextWindow: this.contextWindow };
     this.#options.print(renderAdvice(decision, liveCount, measure));
     if (next !== undefined) this.#options.hint(next);
+    this.#options.onAdvice?.();
     const loud = decision.tier === "recommend" || decision.tier === "request";
     if (!maySteer || !loud || !this.#options.compactNowEnabled) return [];
     const message: ChatRequest = {

@@ -20,7 +20,7 @@
  * advisor's warn-once reporting.
  */
 import { activeCompactions } from "../core/conversation/compactions.js";
-import { compactionPolicies } from "../core/conversation/cycles.js";
+import { compactionPolicies, layoutCycles } from "../core/conversation/cycles.js";
 import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
 import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import { countTurns } from "../core/conversation/turns.js";
@@ -60,6 +60,11 @@ export interface CompactionHooks {
     signal: AbortSignal,
   ): Promise<readonly ConversationEvent[]>;
 }
+
+/** The one-time notice of the context figure's change (docs/context.md), by name and words. */
+export const CONTEXT_FIGURE_NOTICE = "context-figure-counts-system-prompt-and-tools";
+export const CONTEXT_FIGURE_NOTICE_TEXT =
+  "the context figure now counts the system prompt and tools; token lines set for the old figure fire earlier (see the CHANGELOG)";
 
 /** Tokens kept free for the answer when judging whether the next request would overflow. */
 export const DEFAULT_OVERFLOW_RESERVE_TOKENS = 16_384;
@@ -213,7 +218,12 @@ export async function compactAutomatically(
     );
     return [];
   }
-  const planned = planAutoRange(turnCount, options.auto.keepLast);
+  const planned = planAutoRange(
+    turnCount,
+    options.auto.keepLast,
+    layoutCycles(events).cycleCounts,
+    options.auto.keepLastCycles,
+  );
   if (planned === undefined) {
     if (request.why !== "trigger")
       options.print(`auto-compact: nothing to compact yet (${WHY_TEXT[request.why]}).`);
@@ -231,7 +241,7 @@ export async function compactAutomatically(
   const cut = moveCutEarlier(planned, pick);
   const { compactions: recorded, record } = await applyCut(events, cut, request, options);
   if (recorded.length === 0 || record === undefined) return [];
-  const cutMoved = cut.to !== planned.to || cut.toCycle !== undefined;
+  const cutMoved = cut.to !== planned.to || cut.toCycle !== planned.toCycle;
   options.print(describeAutoCompaction(recorded, active.length, record, request, cutMoved));
   options.advisor?.clearAnnouncements();
   return recorded;

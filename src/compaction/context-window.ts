@@ -22,6 +22,8 @@ import type { ToolDefinition } from "../core/conversation/request.js";
 import type { TokenCounter } from "../core/conversation/tokens.js";
 import { configuredAssistantModel } from "./core/summary/summarizer.js";
 import { recordedSettings } from "../core/conversation/settings.js";
+import { readLlmConfig, resolveModel, selectDefaultModel } from "../llm/registry.js";
+import { dropsEarlierReasoning } from "../llm/models.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -45,9 +47,6 @@ export async function resolveNextRequestModel(
   env: Env,
 ): Promise<NextRequestModel> {
   if (modelId !== undefined) {
-    // Loaded on demand: the registry is the way to the provider SDKs.
-    const { readLlmConfig, resolveModel } = await import("../llm/registry.js");
-    const { dropsEarlierReasoning } = await import("../llm/models.js");
     try {
       const model = resolveModel(modelId, readLlmConfig(config), env);
       const drops = dropsEarlierReasoning(model.model, model.settings.api);
@@ -91,7 +90,6 @@ export async function nextTurnModel(
 ): Promise<string | undefined> {
   const chosen = recordedSettings(events).model ?? configuredAssistantModel(config);
   if (chosen !== undefined) return chosen;
-  const { selectDefaultModel } = await import("../llm/registry.js");
   try {
     return await selectDefaultModel({ config, env, probeOllama: async () => undefined });
   } catch {

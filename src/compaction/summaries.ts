@@ -41,6 +41,9 @@ import {
 import { CxcError, errorMessage } from "../errors.js";
 import { knownContextWindow } from "./context-window.js";
 import { writeScratchFile } from "../store/index.js";
+import { createLlmClient } from "../llm/registry.js";
+import { modelSummarizer } from "./model-summarizer.js";
+import { describeRetry } from "../llm/retry.js";
 
 /** A running progress indicator (the CLI's spinner). */
 export interface SummaryProgress {
@@ -117,10 +120,6 @@ async function modelSummarizerFor(
   modelId: string,
   environment: SummaryEnvironment,
 ): Promise<Summarizer | { readonly unavailable: string }> {
-  // Loaded on demand: the provider SDKs are slow to import and a digest run needs none.
-  const { createLlmClient } = await import("../llm/registry.js");
-  const { modelSummarizer } = await import("./model-summarizer.js");
-  const { describeRetry } = await import("../llm/retry.js");
   try {
     const client = createLlmClient(modelId, {
       config: environment.config,

@@ -13,6 +13,10 @@ import type { LlmError, LlmErrorKind } from "./types.js";
 const CONTEXT_OVERFLOW_PATTERN =
   /prompt is too long|context[ _-]?length|context window|maximum context|too many tokens|context_length_exceeded|exceeds? the (?:model's )?(?:maximum )?context|input length and `?max_tokens`? exceed|input token count \(\d+\) exceeds the maximum number of tokens/i;
 
+/** Phrases servers use when the model cannot take tools (Ollama, OpenAI-compatible servers). */
+const TOOLS_UNSUPPORTED_PATTERN =
+  /does not support tools|tools? (?:are|is) not supported|does not support (?:function|tool) calling|(?:function|tool) calling is not (?:enabled|supported)|tool use is not supported/i;
+
 /** Messages of low-level failures that mean the connection broke, not that the request was bad. */
 const NETWORK_PATTERN =
   /terminated|socket|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|network|fetch failed|premature close|other side closed/i;
@@ -49,6 +53,7 @@ const UNREACHABLE_WORDS: Readonly<Record<NonNullable<LlmError["unreachable"]>, s
   refused: "the connection was refused",
   unresolvable: "the host name does not resolve",
   "no-route": "there is no route to the host",
+  "blocked-port": "fetch never connects to this port (one of the ports browsers block, such as 6000)",
 };
 
 interface ErrorFields {
@@ -100,6 +105,7 @@ export function classifyLlmError(
 /**
  * Why the server could not be reached at all, from the error codes in the thrown value's causes
  * (fetch wraps the socket's error, `AggregateError` holds one per address tried), or undefined.
+ * fetch refuses the ports browsers block before it connects: its cause then says `bad port`.
  */
 function unreachableCause(thrown: unknown): LlmError["unreachable"] {
   const seen = new Set<unknown>();
@@ -108,9 +114,10 @@ function unreachableCause(thrown: unknown): LlmError["unreachable"] {
     const value = queue.shift();
     if (typeof value !== "object" || value === null || seen.has(value)) continue;
     seen.add(value);
-    const record = value as { code?: unknown; cause?: unknown; errors?: unknown };
+    const record = value as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
     if (typeof record.code === "string" && UNREACHABLE_CODES[record.code] !== undefined)
       return UNREACHABLE_CODES[record.code];
+    if (record.message === "bad port") return "blocked-port";
     queue.push(record.cause);
     if (Array.isArray(record.errors)) queue.push(...record.errors);
   }
@@ -157,6 +164,8 @@ function classifyKind(fields: ErrorFields): LlmErrorKind {
   // conversation is too big to send, which compaction fixes like any other overflow.
   if (status === 413 || fields.providerType === "request_too_large") return "context-overflow";
   if (isContextOverflow(fields)) return "context-overflow";
+  if (status !== undefined && status >= 400 && status < 500 && TOOLS_UNSUPPORTED_PATTERN.test(fields.message))
+    return "tools-unsupported";
   if (status !== undefined && status >= 400 && status < 500) return "invalid-request";
   const byType = fields.providerType === undefined ? undefined : PROVIDER_ERROR_TYPES[fields.providerType];
   if (byType !== undefined) return byType;
@@ -183,6 +192,7 @@ function describe(kind: LlmErrorKind, fields: ErrorFields): string {
     "rate-limit": "The provider is rate limiting requests",
     overloaded: "The provider is overloaded",
     "context-overflow": "The conversation does not fit the model's context window",
+    "tools-unsupported": "The model does not take tools",
     network: "The connection to the provider failed",
     aborted: "The request was aborted",
     timeout: "The provider did not answer in time",

@@ -74,6 +74,15 @@ export function isReasoningModel(id: ModelId): boolean {
   return /^(o\d|gpt-5)/.test(name) || name.includes("codex");
 }
 
+/**
+ * Whether a model takes tools, by what cxc's table knows: every model it lists does, and a model it
+ * does not know is taken to (a server that refuses is remembered per conversation, src/query/recall.ts).
+ * `providers.<name>.models.<model>.tools = false` says otherwise.
+ */
+export function takesTools(_id: ModelId): boolean {
+  return true;
+}
+
 /** The model chosen for a provider when only its key is configured. */
 export const DEFAULT_MODELS = {
   anthropic: "anthropic/claude-sonnet-4-6",

@@ -24,6 +24,7 @@ import {
   lookupModelLimits,
   parseModelId,
   resolveModelAlias,
+  takesTools,
 } from "./models.js";
 import { createGoogleClient } from "./google.js";
 import { createOpenAIClient } from "./openai.js";
@@ -55,6 +56,7 @@ const ProviderConfigSchema = z.looseObject({
         context_window: z.number().int().positive().optional(),
         max_output_tokens: z.number().int().positive().optional(),
         reasoning: z.boolean().optional(),
+        tools: z.boolean().optional(),
       }),
     )
     .optional(),
@@ -280,7 +282,9 @@ function nameUnreachableServer(client: LlmClient, settings: ProviderSettings): L
             hint:
               event.error.unreachable === "unresolvable"
                 ? `check the host name (${change}) and the network, then try again`
-                : `start the server at ${url}, or set ${change} to one that runs`,
+                : event.error.unreachable === "blocked-port"
+                  ? `run the server on another port, and set ${change} to it`
+                  : `start the server at ${url}, or set ${change} to one that runs`,
           },
         };
       }
@@ -293,6 +297,8 @@ export interface ResolvedModel extends ModelId, ModelLimits {
   readonly id: string;
   /** Whether the model reasons: `providers.<name>.models.<model>.reasoning`, else the table. */
   readonly reasoning: boolean;
+  /** Whether the model takes tools: `providers.<name>.models.<model>.tools`, else the table (yes). */
+  readonly tools: boolean;
   /** Where `contextWindow` came from: cxc's model table or the configuration. */
   readonly contextWindowSource?: "known" | "configured";
   readonly settings: ProviderSettings;
@@ -319,6 +325,7 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     ...parsed,
     ...limits,
     reasoning: override?.reasoning ?? isReasoningModel(parsed),
+    tools: override?.tools ?? takesTools(parsed),
     ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
     settings,
   };

@@ -5,7 +5,11 @@
  * registers the advisor's tools (`should_i_compact`, `compact_now`) while it is enabled.
  */
 import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } from "../compaction/advisor.js";
-import { createCompactionHooks } from "../compaction/automatic.js";
+import {
+  CONTEXT_FIGURE_NOTICE,
+  CONTEXT_FIGURE_NOTICE_TEXT,
+  createCompactionHooks,
+} from "../compaction/automatic.js";
 import { type RequestOverhead, resolveNextRequestModel } from "../compaction/context-window.js";
 import {
   COMPACT_NOW_NAME,
@@ -23,6 +27,7 @@ import { createCompactNowTool } from "../tools/compact-now.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { createShouldICompactTool, SHOULD_I_COMPACT_NAME } from "../tools/should-i-compact.js";
 import type { TurnClock, TurnHooks } from "./turn-loop.js";
+import { createLlmClient } from "../llm/registry.js";
 
 /** Holds the run's advisor for the `should_i_compact` tool, which is built before the model is known. */
 export interface AdvisorHolder {
@@ -149,7 +154,6 @@ export async function prepareTurnCompaction(
     const model = advisorRead.settings.model;
     if (model !== undefined && model !== options.assistant.modelId) {
       try {
-        const { createLlmClient } = await import("../llm/registry.js");
         decisionClient = createLlmClient(model, { config: options.config, env: options.env, retry: false });
       } catch (error) {
         decisionClient = undefined;
@@ -171,6 +175,10 @@ export async function prepareTurnCompaction(
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
       conversationId: options.conversation.id,
+      // Once per store, with the first advice given (never in a review: no advisor runs there).
+      onAdvice: () => {
+        if (options.store.claimNotice(CONTEXT_FIGURE_NOTICE)) options.info(CONTEXT_FIGURE_NOTICE_TEXT);
+      },
     });
   }
   const warnOnce = (message: string): void => {

@@ -26,6 +26,7 @@ const CODES: Readonly<Record<string, CxcErrorCode>> = {
   "rate-limit": "provider-rate-limit",
   overloaded: "provider-overloaded",
   "context-overflow": "provider-context-overflow",
+  "tools-unsupported": "provider-tools-unsupported",
   network: "provider-network",
   timeout: "provider-network",
 };
@@ -67,6 +68,8 @@ function hintFor(failure: ProviderFailure, context: FailureContext): string {
       return "the provider is overloaded; try again shortly, or pick another model with -m";
     case "context-overflow":
       return compactionHint(context.conversationId);
+    case "tools-unsupported":
+      return `this model takes no tools: leave the tools out (-T NAME, conversation.tools), or set providers.${provider}.models.<model>.tools = false`;
     case "network":
     case "timeout":
       return "check the network (and the provider's base URL), then run `cxc q` again";

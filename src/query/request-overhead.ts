@@ -13,6 +13,16 @@ import { recordedSettings } from "../core/conversation/settings.js";
 import { applyReviewConfig } from "../compaction/core/review/review.js";
 import type { RequestOverhead } from "../compaction/context-window.js";
 import { readQuerySettings } from "./settings.js";
+import { createBuiltinRegistry } from "../tools/registry.js";
+import { gateAdvisorTools, registerAdvisorTools } from "./advisor.js";
+import { selectTools, toolDefinitions } from "./tool-selection.js";
+import { isReviewConversation, modelsWithoutTools } from "./recall.js";
+import {
+  RECALL_ARGUMENTS,
+  RECALL_DESCRIPTION,
+  RECALL_TOOL_NAME,
+  readRecallSettings,
+} from "../tools/recall.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -32,11 +42,34 @@ export async function conversationOverhead(
   const base = lastUsage(events);
   const named = base?.usage.reported_by === undefined ? base?.usage.tools : undefined;
   const configured = settings?.tools ?? {};
+  // `recall` rides beside the selected tools (src/query/recall.ts): named by the last request, or
+  // offered by its setting.
+  const recall =
+    named !== undefined && named.length > 0 ? named.includes(RECALL_TOOL_NAME) : offersRecall(config, events);
+  const recallTools = recall ? [recallDefinition()] : [];
   // Nothing names a tool and none is configured: no tool is offered, and nothing is loaded.
   if ((named === undefined || named.length === 0) && Object.keys(configured).length === 0)
-    return system === undefined ? { tools: [] } : { system, tools: [] };
-  const tools = await offeredTools(configured, config, env, named);
+    return system === undefined ? { tools: recallTools } : { system, tools: recallTools };
+  const tools = [...(await offeredTools(configured, config, env, named)), ...recallTools];
   return system === undefined ? { tools } : { system, tools };
+}
+
+/** Whether `cxc q` offers `recall` to this conversation without knowing the model (its setting). */
+function offersRecall(config: ConfigTable, events: readonly ConversationEvent[]): boolean {
+  try {
+    return (
+      readRecallSettings(config).enabled &&
+      !isReviewConversation(events) &&
+      modelsWithoutTools(events).size === 0
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The definition `cxc q` sends for `recall`. */
+function recallDefinition(): RequestOverhead["tools"][number] {
+  return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters: RECALL_ARGUMENTS.schema };
 }
 
 async function offeredTools(
@@ -45,9 +78,6 @@ async function offeredTools(
   env: Env,
   named: readonly string[] | undefined,
 ): Promise<RequestOverhead["tools"]> {
-  const { createBuiltinRegistry } = await import("../tools/registry.js");
-  const { gateAdvisorTools, registerAdvisorTools } = await import("./advisor.js");
-  const { selectTools, toolDefinitions } = await import("./tool-selection.js");
   try {
     const gate = gateAdvisorTools(config, env, configured, []);
     const registry = registerAdvisorTools(createBuiltinRegistry(), {}, { enabled: gate.enabled });

@@ -31,10 +31,21 @@ import { createCompactionEnvironment, type PipelineReport } from "../compaction/
 import { type CompactFlag, compactBeforeTurn, measureNextRequest, readCompactFlags } from "./compaction.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
+import { isReviewConversation, planTurnRecall, querySettingsOfRecall, recallDirectives } from "./recall.js";
 import type { ToolCallContext } from "../tools/tool.js";
 import type { RequestOverhead } from "../compaction/context-window.js";
 import { selectTools, type ToolDirective, toolDefinitions } from "./tool-selection.js";
 import { runTurn, type TurnDisplay, type TurnResult } from "./turn-loop.js";
+import {
+  createLlmClient,
+  providerKeyVariables,
+  readLlmConfig,
+  resolveModel,
+  selectDefaultModel,
+} from "../llm/registry.js";
+import { describeContextGauge } from "../compaction/core/advisor/context-gauge.js";
+import { measureContextGauge } from "../compaction/context-window.js";
+import { describeRetry } from "../llm/retry.js";
 
 /** The parsed flags of `cxc q`. */
 export interface QueryRequest {
@@ -122,21 +133,43 @@ export async function runQuery(
   const system = recorded.system ?? settings.instructions;
   if (snapshot !== undefined) warnOfJpTools(snapshot.loaded, recorded, ui);
   const advisorHolder: AdvisorHolder = {};
-  const { providerKeyVariables } = await import("../llm/registry.js");
+  // `recall` is offered by its own setting, beside the selected tools (src/query/recall.ts).
+  const recallSettings = querySettingsOfRecall(environment.config);
+  const inReview = isReviewConversation(history);
+  const recallNamed = recallDirectives(request.directives, request.forcedTool, recallSettings, inReview);
   const named = [
-    ...request.directives.filter((directive) => directive.enable).map((directive) => directive.name),
-    ...(request.forcedTool === undefined ? [] : [request.forcedTool]),
+    ...recallNamed.directives.filter((directive) => directive.enable).map((directive) => directive.name),
+    ...(recallNamed.forced === undefined ? [] : [recallNamed.forced]),
   ];
   const gate = gateAdvisorTools(environment.config, environment.env, settings.tools, named);
-  const tools = selectTools({
+  let tools = selectTools({
     registry: registerAdvisorTools(createBuiltinRegistry(), advisorHolder, { enabled: gate.enabled }),
     configured: gate.tools,
     env: environment.env,
     protectedVariables: providerKeyVariables(environment.config),
-    directives: request.directives,
-    ...(request.forcedTool === undefined ? {} : { forced: request.forcedTool }),
+    directives: recallNamed.directives,
+    ...(recallNamed.forced === undefined ? {} : { forced: recallNamed.forced }),
   });
   const { client, configDelta, chosenModel } = await chooseModel(request, recorded.model, environment);
+  const recall = planTurnRecall({
+    settings: recallSettings,
+    history,
+    modelId: client.modelId,
+    takesTools: resolveModel(client.modelId, readLlmConfig(environment.config), environment.env).tools,
+    inReview,
+    stamp: () => ({ id: newEventId(), ts: timestampNow() }),
+  });
+  if (recall.tool !== undefined) {
+    tools = {
+      tools: [...tools.tools, recall.tool],
+      ...(recallNamed.forcesRecall
+        ? { forced: recall.tool.tool.name }
+        : tools.forced === undefined
+          ? {}
+          : { forced: tools.forced }),
+    };
+  }
+  if (recall.notice !== undefined) ui.warn(recall.notice);
   if (configDelta !== undefined && countTurns(history) > 0) {
     // `-m` sticks: said once, when it changes the model of a conversation that has turns.
     const was = recorded.model === undefined ? "" : ` (was ${recorded.model})`;
@@ -210,6 +243,14 @@ export async function runQuery(
         hooks: turnCompaction.hooks,
         keeping: compaction.keeping(loaded.meta),
         compaction,
+        ...(recall.index === undefined && recall.record === undefined
+          ? {}
+          : {
+              recall: {
+                ...(recall.index === undefined ? {} : { index: recall.index }),
+                ...(recall.record === undefined ? {} : { record: recall.record }),
+              },
+            }),
         ...(tools.tools.some(({ tool }) => tool.name === "compact")
           ? {
               measureNextRequest: await nextRequestMeasure(
@@ -263,8 +304,6 @@ async function describeGauge(
   conversationId: string,
   overhead: RequestOverhead,
 ): Promise<string> {
-  const { describeContextGauge } = await import("../compaction/core/advisor/context-gauge.js");
-  const { measureContextGauge } = await import("../compaction/context-window.js");
   // The conversation's cached counts: after a turn without compactions nothing is counted at all,
   // and what a compaction changed is counted once and kept (compaction/core/advisor/context-gauge.ts).
   const countTokens = await environment.store.tokenCounter(conversationId);
@@ -368,8 +407,6 @@ async function chooseModel(
   previous: string | undefined,
   environment: QueryEnvironment,
 ): Promise<{ client: LlmClient; configDelta?: Record<string, unknown>; chosenModel?: string }> {
-  const { createLlmClient, selectDefaultModel } = await import("../llm/registry.js");
-  const { describeRetry } = await import("../llm/retry.js");
   const chosenModel = request.model ?? previous ?? configuredAssistantModel(environment.config);
   const wanted =
     chosenModel ?? (await selectDefaultModel({ config: environment.config, env: environment.env }));

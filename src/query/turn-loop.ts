@@ -33,6 +33,7 @@ import {
   USAGE_KEY,
 } from "../core/conversation/fold-stream.js";
 import { projectConversation } from "../core/conversation/projection.js";
+import { analyzeRecall, placeRecallIndex, type RecallOptions } from "../core/conversation/recall.js";
 import { buildLlmRequest, INTERRUPTED_TOOL_RESULT } from "../core/conversation/request.js";
 import { CxcError, ExitCode } from "../errors.js";
 import type { LlmClient } from "../llm/types.js";
@@ -40,6 +41,7 @@ import { type LockedConversation, readOnly, type StoreReader } from "../store/in
 import { checkArguments, describeToolCall, type ToolCallContext, type ToolOutcome } from "../tools/tool.js";
 import type { TurnApprovals } from "./approval.js";
 import { providerError } from "./provider-errors.js";
+import { recallLeftOutNotice, recallRefusedEvent } from "./recall.js";
 import {
   type SelectedTool,
   type ToolSelection,
@@ -132,6 +134,13 @@ export interface TurnOptions {
   readonly compaction?: CompactionEnvironment;
   /** The context of the next request, as this turn measures it (the `compact` tool's approval). */
   readonly measureNextRequest?: ToolCallContext["measureNextRequest"];
+  /**
+   * Recall (src/query/recall.ts): `index` builds the recall index every request carries while the
+   * `recall` tool is among `tools`; `record`, stored with the opening events, says recall is left
+   * out for this model. A model that refuses a request for its tools loses `recall` (and the index)
+   * for the rest of the turn, and the conversation remembers it.
+   */
+  readonly recall?: { readonly index?: RecallOptions; readonly record?: ConversationEvent };
 }
 
 /** How a turn ended. */
@@ -148,11 +157,22 @@ interface TurnState {
   readonly stored: ConversationEvent[];
   /** The one retry after a context overflow has been spent. */
   overflowRetried: boolean;
+  /** The tools offered: the options' tools, less `recall` once the model refused tools. */
+  tools: ToolSelection;
+  /** How the recall index is built; undefined without recall. */
+  recallIndex: RecallOptions | undefined;
 }
 
 /** Runs one turn; see the module comment. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
-  const state: TurnState = { options, events: [...options.events], stored: [], overflowRetried: false };
+  const state: TurnState = {
+    options,
+    events: [...options.events],
+    stored: [],
+    overflowRetried: false,
+    tools: options.tools,
+    recallIndex: options.recall?.index,
+  };
   // Ctrl-C while waiting for the lock: stop before storing anything.
   if (options.signal.aborted) throw interrupted();
   try {
@@ -187,6 +207,7 @@ function stamp(clock: TurnClock): { id: string; ts: string } {
 /** Orphan repairs, the model delta, turn_start and the request, in one append. */
 function openingEvents(options: TurnOptions): ConversationEvent[] {
   const events: ConversationEvent[] = answerOrphanedCalls(options.events, options.clock);
+  if (options.recall?.record !== undefined) events.push(options.recall.record);
   if (options.configDelta !== undefined) {
     events.push({ type: "config_delta", ...stamp(options.clock), delta: options.configDelta });
   }
@@ -225,12 +246,28 @@ function store(state: TurnState, events: readonly ConversationEvent[]): void {
   for (const event of events) state.options.display.eventStored(event);
 }
 
-/** `streamCycle`, retried once after a context overflow the `onContextOverflow` hook compacted. */
+/**
+ * `streamCycle`, retried once after a context overflow the `onContextOverflow` hook compacted, and
+ * once without `recall` when the model refused the request for its tools.
+ */
 async function streamCycleWithOverflowRetry(state: TurnState, cycle: number): Promise<ToolCallRequest[]> {
   const storedBefore = state.stored.length;
   try {
     return await streamCycle(state, cycle);
   } catch (error) {
+    if (
+      CxcError.isInstance(error) &&
+      error.code === "provider-tools-unsupported" &&
+      state.recallIndex !== undefined &&
+      state.stored.length === storedBefore
+    ) {
+      const { options } = state;
+      state.tools = { ...state.tools, tools: state.tools.tools.filter(({ tool }) => tool.name !== "recall") };
+      state.recallIndex = undefined;
+      store(state, [recallRefusedEvent(options.client.modelId, stamp(options.clock))]);
+      options.display.notice(recallLeftOutNotice(options.client.modelId));
+      return streamCycleWithOverflowRetry(state, cycle);
+    }
     const hook = state.options.hooks?.onContextOverflow;
     const overflow = CxcError.isInstance(error) && error.code === "provider-context-overflow";
     if (hook === undefined || !overflow || state.overflowRetried || state.stored.length !== storedBefore)
@@ -247,10 +284,15 @@ async function streamCycleWithOverflowRetry(state: TurnState, cycle: number): Pr
 async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallRequest[]> {
   const { options } = state;
   const view = projectConversation(state.events);
-  const toolChoice = toolChoiceForCycle(options.tools, cycle);
+  const toolChoice = toolChoiceForCycle(state.tools, cycle);
+  const placement =
+    state.recallIndex === undefined
+      ? undefined
+      : placeRecallIndex(analyzeRecall(state.events, { ...state.recallIndex, view }));
   const request = buildLlmRequest(view.turns, {
     ...(options.system === undefined ? {} : { system: options.system }),
-    tools: toolDefinitions(options.tools),
+    tools: toolDefinitions(state.tools),
+    ...(placement === undefined ? {} : { recallIndex: placement }),
     ...(toolChoice === undefined ? {} : { toolChoice }),
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
   });
@@ -259,7 +301,7 @@ async function streamCycle(state: TurnState, cycle: number): Promise<ToolCallReq
   let fold: StreamFoldState = createStreamFold();
   let outcome: StreamOutcome | undefined;
   let storedContent = false;
-  const offered = options.tools.tools.map(({ tool }) => tool.name);
+  const offered = state.tools.tools.map(({ tool }) => tool.name);
   const keep = (drafts: readonly EventDraft[]): void => {
     const events = drafts.map((draft) => stampDraft(withOfferedTools(draft, offered), stamp(options.clock)));
     store(state, events);
@@ -347,7 +389,7 @@ async function runToolCalls(state: TurnState, calls: readonly ToolCallRequest[])
   const { options } = state;
   for (const call of calls) {
     if (options.signal.aborted) throw interrupted();
-    const selected = options.tools.tools.find((entry) => entry.tool.name === call.name);
+    const selected = state.tools.tools.find((entry) => entry.tool.name === call.name);
     options.display.toolStarted(call);
     const { outcome, end } = await executeCall(state, call, selected);
     const response: ToolCallResponse = {

@@ -146,6 +146,7 @@ export abstract class StoreBase implements Store {
   abstract unarchive(id: string): Promise<boolean>;
   abstract remove(id: string): Promise<void>;
   abstract setActive(id: string | undefined): void;
+  abstract claimNotice(name: string): boolean;
   /** The active conversation of every session, with when it became active when that is known. */
   abstract activations(): { id: string; at?: string }[];
 

@@ -63,6 +63,7 @@ class MemoryData {
   readonly conversations = new Map<string, StoredConversation>();
   readonly sessions = new Map<string, SessionFile>();
   readonly locks = new Map<string, { readonly command: string; readonly waiters: (() => void)[] }>();
+  readonly notices = new Set<string>();
 }
 
 export interface MemoryStoreOptions {
@@ -266,6 +267,12 @@ export class MemoryStore extends StoreBase {
 
   active(): string | undefined {
     return this.#data.sessions.get(sessionKey(this.#env))?.active;
+  }
+
+  claimNotice(name: string): boolean {
+    if (this.#data.notices.has(name)) return false;
+    this.#data.notices.add(name);
+    return true;
   }
 
   setActive(id: string | undefined): void {

@@ -241,4 +241,10 @@ export interface Store extends StoreReader {
   /** Removes `id` and everything in it (under its lock); clears it as this session's active one. */
   remove(id: string): Promise<void>;
   setActive(id: string | undefined): void;
+  /**
+   * True the first time this store is asked for the one-time notice `name`, false ever after (a
+   * line said once per store: docs/context.md's notice of the context figure). Never throws: a
+   * store that cannot record it answers false, so nothing is said at all rather than said again.
+   */
+  claimNotice(name: string): boolean;
 }

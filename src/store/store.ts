@@ -28,7 +28,7 @@ import {
   StoreBase,
 } from "./common.js";
 import { isDebrisName, sweepDebris } from "./debris.js";
-import { syncDirectory, unreadable } from "./files.js";
+import { createFileAtomic, ensureDirectory, syncDirectory, unreadable } from "./files.js";
 import { timestampNow } from "./ids.js";
 import { listConversations, listDirectory as listEntries } from "./listing.js";
 import { defaultLockTimeout, withLock } from "./lock.js";
@@ -56,6 +56,7 @@ import type {
   StoreLocation,
 } from "./port.js";
 import { readActivations, readActive, readSessionHistory, writeActive } from "./session.js";
+import { loadTokenCounter } from "./token-counter.js";
 
 /** A loaded conversation and the directory it was read from. */
 export interface LoadedFromFiles extends LoadedConversation {
@@ -261,8 +262,6 @@ export class ConversationStore extends StoreBase {
 
   async tokenCounter(id?: string): Promise<CachingTokenCounter> {
     const cacheDirectory = id === undefined ? undefined : this.#found(id).directory;
-    // Loaded here, not with the store: it brings node:crypto, which most commands never need.
-    const { loadTokenCounter } = await import("./token-counter.js");
     return loadTokenCounter(cacheDirectory === undefined ? {} : { cacheDirectory });
   }
 
@@ -329,6 +328,18 @@ export class ConversationStore extends StoreBase {
 
   setActive(id: string | undefined): void {
     writeActive(this.root, this.env, id, timestampNow());
+  }
+
+  claimNotice(name: string): boolean {
+    // A marker file per notice, created only when absent: two processes cannot both claim it.
+    const directory = join(this.root, "notices");
+    try {
+      ensureDirectory(directory);
+      createFileAtomic(join(directory, name.replace(/[^A-Za-z0-9._-]/g, "_")), `${timestampNow()}\n`);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   sessionHistory(): string[] {

@@ -7,7 +7,7 @@
  * carries the restore. `--dangerously-bypass-hook-trust` stands in for the user's review of the
  * new hook in Codex's `/hooks`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,13 +29,34 @@ const BINDING = "Never touch the migrations folder.";
 const exec = (id: string, cmd: string) =>
   ({ type: "tool-call", id, name: "exec_command", arguments: { cmd } }) as const;
 
+/** The file under `directory` (at any depth) whose name contains `part`. */
+function findFile(directory: string, part: string): string {
+  for (const name of readdirSync(directory, { recursive: true }) as string[]) {
+    if (name.includes(part)) return join(directory, name);
+  }
+  throw new Error(`no file with ${part} under ${directory}`);
+}
+
 let fake: FakeProvider;
 let root: string;
 let place: AgentPlace;
 let codex: string;
 let cxcHome: TempHome;
 
-async function codexExec(args: string[], config: string[] = []): Promise<string> {
+async function codexExec(
+  args: string[],
+  config: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
+  return (await codexRun(args, config, extraEnv)).id;
+}
+
+/** One `codex exec --json`; its thread id and what it printed. */
+async function codexRun(
+  args: string[],
+  config: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<{ id: string; stdout: string; stderr: string }> {
   const result = await runAgent(
     codex,
     [
@@ -48,12 +69,12 @@ async function codexExec(args: string[], config: string[] = []): Promise<string>
       ...config.flatMap((value) => ["-c", value]),
       ...args,
     ],
-    { cwd: place.cwd, env: codexEnvironment(place) },
+    { cwd: place.cwd, env: { ...codexEnvironment(place), ...extraEnv } },
   );
   expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
   const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
   if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
-  return id;
+  return { id, stdout: result.stdout, stderr: result.stderr };
 }
 
 beforeAll(async () => {
@@ -112,5 +133,44 @@ describe("cxc's restore inside the real Codex", () => {
     expect(restore).toContain("Files modified: src/app.ts");
     const log = join(place.home, ".local", "state", "cxc", "hooks.log");
     expect(() => readFileSync(log, "utf8")).toThrow();
+  });
+
+  it("advises at the end of a turn over the notice line (Codex's Stop hook)", async () => {
+    const env = { HOME: place.home, CODEX_HOME: join(place.home, ".codex") };
+    const installed = await cxcHome.run(["hooks", "install", "--agent", "codex"], { cwd: place.cwd, env });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    fake.enqueue(
+      { blocks: [exec("call_s_1", "ls")] },
+      { blocks: [exec("call_s_2", "cat src/app.ts")] },
+      textReply("Listed and read.", { usage: { inputTokens: 12_000, outputTokens: 40 } }),
+    );
+    const lines = {
+      CXC_ADVISOR_NOTICE_TOKENS: "1000",
+      CXC_ADVISOR_RECOMMEND_TOKENS: "10000",
+      CXC_ADVISOR_REQUEST_TOKENS: "100000000",
+    };
+    const run = await codexRun(["List the files, then read src/app.ts."], [], lines);
+    // Codex ran cxc's Stop hook at the end of the turn: the session's record holds the tier it
+    // announced (`codex exec` prints no hook message; the TUI shows a Stop hook's systemMessage).
+    const record = JSON.parse(
+      readFileSync(join(place.home, ".local", "state", "cxc", "hooks", "codex", `${run.id}.json`), "utf8"),
+    ) as Record<string, unknown>;
+    expect(record.last_announced).toBe("recommend");
+    // What the hook answered, asked again on the rollout Codex wrote (as another session).
+    const rollout = findFile(join(place.home, ".codex", "sessions"), run.id);
+    const asked = await cxcHome.run(["hook", "codex"], {
+      cwd: place.cwd,
+      env: { ...env, ...lines },
+      input: JSON.stringify({
+        hook_event_name: "Stop",
+        session_id: "another-session",
+        transcript_path: rollout,
+        cwd: place.cwd,
+      }),
+    });
+    expect(asked.exitCode, asked.stderr).toBe(0);
+    const message = (JSON.parse(asked.stdout) as { systemMessage: string }).systemMessage;
+    expect(message).toContain("cxc advisor: Recommended: compact now. Context is at 12.0k tokens");
+    expect(message).toContain("To compact, type: /compact");
   });
 });

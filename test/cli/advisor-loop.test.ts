@@ -110,7 +110,10 @@ interface Harness {
   notices: string[];
   state: AdvisorState;
   advisor: Advisor;
-  turn(message: string, options?: { tools?: ToolSelection }): Promise<ConversationEvent[]>;
+  turn(
+    message: string,
+    options?: { tools?: ToolSelection; maxCycles?: number },
+  ): Promise<ConversationEvent[]>;
 }
 
 function makeHarness(
@@ -185,7 +188,13 @@ function makeHarness(
   harness.advisor = advisor;
   const hooks = createCompactionHooks({
     advisor,
-    auto: { enabled: false, trigger: { kind: "fraction", fraction: 0.8 }, keepLast: 1, ...options.auto },
+    auto: {
+      enabled: false,
+      trigger: { kind: "fraction", fraction: 0.8 },
+      keepLast: 1,
+      keepLastCycles: 5,
+      ...options.auto,
+    },
     contextWindow: options.contextWindow,
     ...(options.reserveTokens === undefined ? {} : { reserveTokens: options.reserveTokens }),
     print: (text) => harness.printed.push(text),
@@ -212,7 +221,7 @@ function makeHarness(
       tools: turnOptions.tools ?? { tools: [] },
       approvals: new TurnApprovals(undefined),
       display: silentDisplay,
-      maxCycles: 10,
+      maxCycles: turnOptions.maxCycles ?? 10,
       signal: new AbortController().signal,
       clock,
       cwd: process.cwd(),
@@ -576,6 +585,65 @@ describe("automatic compaction by the trigger", () => {
     expect(second).not.toContain("answer one");
     expect(second).toContain("big output");
     expect(harness.printed[0]).toContain("the next request would overflow the context window");
+  });
+});
+
+describe("one long turn", () => {
+  const quiet = { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 };
+  const readTool = {
+    name: "read_part",
+    description: "returns a part of a file",
+    arguments: jsonSchemaArguments({ type: "object" }),
+    source: "builtin" as const,
+    defaults: { enable: true, run: "unattended" as const },
+    run: async () => ({ content: text("part of a file", 200), isError: false }),
+  };
+  const tools = { tools: [{ tool: readTool, run: "unattended" as const }] };
+  const calls = (count: number): FakeReply[] =>
+    Array.from({ length: count }, (_, index) => toolCall("read_part", { part: index }, `c${index}`));
+
+  it("compacts automatically inside it: all but its last cycles, cut earlier at the advisor's cycle", async () => {
+    const harness = makeHarness({
+      lines: quiet,
+      auto: { enabled: true, trigger: { kind: "tokens", tokens: 3000 }, keepLast: 2, keepLastCycles: 5 },
+    });
+    // One request answered by 20 calls and an answer: 21 cycles.
+    provider.enqueue(...calls(20), textReply("All parts read."), {
+      blocks: [
+        {
+          type: "tool-call",
+          id: "l",
+          name: "pick_live_from",
+          arguments: { live_from_turn: 1, live_from_cycle: 14, confidence: 0.9 },
+        },
+      ],
+    });
+    const stored = await harness.turn("Read every part of the file.", { tools, maxCycles: 30 });
+    const recorded = compactions(stored);
+    expect(recorded).toHaveLength(2);
+    // Planned: cycles 1..16 (the last 5 kept); the live work starts at cycle 14: cycles 1..13.
+    for (const compaction of recorded) {
+      expect(compaction).toMatchObject({ from_turn: 0, to_turn: 0, deferred_until_turn: 1 });
+      expect(compaction.cycles).toMatchObject({ to: 12 });
+    }
+    const question = JSON.stringify(provider.requests[provider.requests.length - 1]!.body);
+    expect(question).toContain("[turn 1, cycle 14]");
+    expect(harness.printed.join("\n")).toMatch(
+      /turn 1, cycles 1\.\.13.*the advisor kept the live work verbatim/,
+    );
+  });
+
+  it("is advised on: its earlier cycles can be compacted, once per tier", async () => {
+    const harness = makeHarness({ lines: { notice: 100, recommend: 200, request: 100_000 } });
+    provider.addRoute({ bodyIncludes: '"answer_questions"', reply: answers(0.9, 0.9, 0.1, 0.1) });
+    provider.enqueue(...calls(3), textReply("Read."));
+    const compactNow = { tool: createCompactNowTool(), run: "unattended" as const };
+    const stored = await harness.turn("Read the parts.", { tools: { tools: [...tools.tools, compactNow] } });
+    expect(harness.printed.filter((line) => line.includes("Recommended: compact now"))).toHaveLength(1);
+    const steering = stored.filter(
+      (event) => event.type === "chat_request" && event.author === "cxc advisor",
+    );
+    expect(steering).toHaveLength(1);
   });
 });
 

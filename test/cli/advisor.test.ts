@@ -14,7 +14,7 @@ import {
   startFakeProvider,
   textReply,
 } from "../helpers/fake-provider.js";
-import { makeQueryHome, type QueryHome, TEST_MODEL } from "../query/e2e.js";
+import { makeQueryHome, type QueryHome, RECALL_OFF, TEST_MODEL } from "../query/e2e.js";
 import { createEventBuilder } from "../helpers/builders.js";
 import { agentTurn } from "../helpers/cycles.js";
 import { seedConversation } from "./conversation-helpers.js";
@@ -67,12 +67,13 @@ describe("cxc q with the advisor", () => {
   it("prints one advice line per tier as the context crosses the lines, remembered across runs", async () => {
     // The provider reports what it counts (a quarter of the request body): the context figure.
     provider.countUsage(true);
+    // Recall off: its tool's definition would count towards these small lines.
     home.writeConfig(`
 [conversation.compaction.advisor]
 notice_tokens = 150
 recommend_tokens = 400
 request_tokens = 100000
-`);
+${RECALL_OFF}`);
     provider.enqueue(textReply(words(60)));
     const first = await home.q(["--new", words(60)]);
     expect(first.exitCode).toBe(0);
@@ -85,6 +86,10 @@ request_tokens = 100000
     expect(second.stderr).toMatch(
       /cxc: advisor: Context is growing\. Context is at \d+ tokens \(\d+\.\d% of the window\); past the notice line/,
     );
+    // Once per store, with the first advice: the figure the lines are compared with changed.
+    const notice =
+      "cxc: the context figure now counts the system prompt and tools; token lines set for the old figure fire earlier (see the CHANGELOG)";
+    expect(second.stderr.split("\n").filter((line) => line === notice)).toHaveLength(1);
     const usage = { input_tokens: expect.any(Number), output_tokens: expect.any(Number) };
     expect(advisorRecord()).toEqual({
       last_announced: "notice",
@@ -106,6 +111,7 @@ request_tokens = 100000
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
+    expect(fourth.stderr).not.toContain("the context figure now counts");
     // The advice names the command that acts on it.
     expect(fourth.stderr).toContain(
       `\nhint: run \`cxc conversation compact ${home.activeId()}\` (\`--dry-run\` first shows what it does), or let the assistant do it: \`cxc q -t compact_now …\``,

@@ -560,9 +560,37 @@ describe("import --update", () => {
       file,
       via: "import",
       appended_events: 0,
+      usage_backfilled: 0,
       new_turns: 0,
       turns: 3,
     });
+  });
+
+  it("brings back an opencode session that grew: its compaction and turns after the import appended", async () => {
+    const home = freshHome();
+    const document = JSON.parse(readFileSync(OPENCODE_FIXTURE, "utf8")) as {
+      info: unknown;
+      messages: unknown[];
+    };
+    const file = join(home.cwd, "opencode-session.json");
+    writeFileSync(file, JSON.stringify({ info: document.info, messages: document.messages.slice(0, 6) }));
+    const imported = await home.run(["conversation", "import", file]);
+    const id = /as (\w{13}) /.exec(imported.stdout)![1]!;
+    writeFileSync(file, JSON.stringify(document));
+    const updated = await home.run(["conversation", "import", file, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toBe(
+      `Updated ${id} (imported from it) from ${file}: 7 events appended (2 new turns, now 4 turns).\n`,
+    );
+    const json = await home.run(["--format", "json", "conversation", "import", file, "--update"]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      sessions: [
+        { id, file, via: "import", appended_events: 0, usage_backfilled: 0, new_turns: 0, turns: 4 },
+      ],
+      not_imported: 0,
+    });
+    const shown = JSON.parse((await home.run(["--format", "json", "conversation", "show", id])).stdout);
+    expect(shown.compactions).toEqual([expect.objectContaining({ note: "opencode's own compaction" })]);
   });
 
   it("refuses what it cannot bring back, and writes nothing", async () => {
@@ -578,7 +606,7 @@ describe("import --update", () => {
       [
         [join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp"), "--update"],
         2,
-        /^--update brings back a Claude Code, pi, Codex or Gemini CLI session; this is not one$/,
+        /^--update brings back a Claude Code, pi, Codex, Gemini CLI or opencode session; this is not one$/,
       ],
       [[file, "--update", "--title", "x"], 2, /^--update cannot be used with --title$/],
       [[claudeProject(home), "--update"], 2, /^--update takes one session file; .* holds 2$/],
@@ -607,5 +635,41 @@ describe("import --update", () => {
     expect(errorLines(result.stderr).error).toBe(
       `${output}: line 4 is not the line cxc exported there (the session's first ${lines.length - 1} lines are the compacted view of ${id}); --update only appends what came after them`,
     );
+  });
+});
+
+describe("import --update brings the usage of a session imported before cxc kept it", () => {
+  it("backfills each request's usage: the figure becomes Claude Code's own count", async () => {
+    const home = freshHome();
+    expect((await home.run(["conversation", "import", CLAUDE_FIXTURE])).exitCode).toBe(0);
+    // As an older cxc imported it: the same events, without the usage Claude Code recorded.
+    const [id] = readdirSync(join(home.home, "conversations"));
+    const log = join(home.home, "conversations", id!, "events.jsonl");
+    const [header, ...lines] = readFileSync(log, "utf8").split("\n");
+    const stripped = lines.map((line) => {
+      if (line.trim() === "") return line;
+      const event = JSON.parse(line) as { metadata?: Record<string, unknown> };
+      if (event.metadata?.usage === undefined) return line;
+      delete event.metadata.usage;
+      if (Object.keys(event.metadata).length === 0) delete event.metadata;
+      return JSON.stringify(event);
+    });
+    writeFileSync(log, [header, ...stripped].join("\n"));
+    const before = await home.run(["conversation", "stats"]);
+    expect(before.stdout).toContain(
+      `estimated: this session was imported before cxc kept each request's usage, so Claude Code's own count is not here; \`cxc conversation import ${CLAUDE_FIXTURE} --update\` brings it`,
+    );
+    const updated = await home.run(["conversation", "import", CLAUDE_FIXTURE, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(/The usage of \d+ requests it held came in too/);
+    const stats = JSON.parse((await home.run(["--format", "json", "conversation", "stats"])).stdout);
+    expect(stats.context).toMatchObject({
+      tokens: 15,
+      tokens_source: "reported",
+      reported_by: "claude-code",
+    });
+    // Once is enough: a second update brings nothing, usage included.
+    const again = await home.run(["conversation", "import", CLAUDE_FIXTURE, "--update"]);
+    expect(again.stdout).not.toContain("usage");
   });
 });

@@ -5,7 +5,14 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
-import { makeQueryHome, type QueryHome, requestBody, TEST_MODEL, wordCountTool } from "../query/e2e.js";
+import {
+  makeQueryHome,
+  type QueryHome,
+  RECALL_OFF,
+  requestBody,
+  TEST_MODEL,
+  wordCountTool,
+} from "../query/e2e.js";
 
 let provider: FakeProvider;
 let home: QueryHome;
@@ -36,7 +43,7 @@ function callReply(id: string, name: string, argumentsObject: Record<string, unk
 
 describe("cxc q: a multi-cycle tool turn", () => {
   it("runs the local command, sends its result back, and stores everything in order", async () => {
-    home.writeConfig(wordCountTool("unattended"));
+    home.writeConfig(wordCountTool("unattended") + RECALL_OFF);
     provider.enqueue(
       callReply("call_1", "word_count", { text: "one two three" }, "Let me count."),
       callReply("call_2", "word_count", { text: "four five" }),
@@ -111,7 +118,7 @@ run = "unattended"
 `;
 
   it("offers explicit tools only when named, and -T removes a tool", async () => {
-    home.writeConfig(config);
+    home.writeConfig(config + RECALL_OFF);
     provider.enqueue(textReply("a"), textReply("b"), textReply("c"));
     await home.q(["one"]);
     await home.q(["-t", "word_count", "two"]);
@@ -213,7 +220,7 @@ describe("cxc q: loop limits and repairs", () => {
 
 describe("cxc q -k and --fork", () => {
   it("-k compacts before the turn: the provider receives the compacted view", async () => {
-    home.writeConfig(wordCountTool("unattended"));
+    home.writeConfig(wordCountTool("unattended") + RECALL_OFF);
     provider.enqueue(
       callReply("c1", "word_count", { text: "alpha beta" }),
       textReply("two"),

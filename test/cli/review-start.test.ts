@@ -131,11 +131,12 @@ describe("compact --interactive: the compaction conversation", () => {
     expect(chat.exitCode).toBe(0);
     expect(bodyOf(0).tools?.map((tool) => tool.name)).toEqual(["propose_compaction"]);
     expect(JSON.stringify(bodyOf(0).system)).toContain(`reviewing a compaction of conversation ${SAMPLE_ID}`);
-    // The same tool stays on in the source conversation, where propose_compaction is never offered.
+    // The same tool stays on in the source conversation, where propose_compaction is never offered;
+    // recall rides there on every request, and never in the review, which keeps its one tool.
     await cxc(["c", "use", SAMPLE_ID]);
     provider.enqueue(textReply("ok"));
     await cxc([...config, "q", "hello"]);
-    expect(bodyOf(1).tools?.map((tool) => tool.name)).toEqual(["shell"]);
+    expect(bodyOf(1).tools?.map((tool) => tool.name)).toEqual(["shell", "recall"]);
     expect(reviewId).toBeDefined();
   });
 

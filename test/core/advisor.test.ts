@@ -276,14 +276,38 @@ describe("automatic compaction", () => {
   it("is off by default and reads its keys", () => {
     expect(readAutoSettings({}).settings.enabled).toBe(false);
     const read = readAutoSettings({
-      conversation: { compaction: { auto: { enabled: true, trigger: 5000, keep_last: 3 } } },
+      conversation: {
+        compaction: { auto: { enabled: true, trigger: 5000, keep_last: 3, keep_last_cycles: 7 } },
+      },
     });
-    expect(read.settings).toEqual({ enabled: true, trigger: { kind: "tokens", tokens: 5000 }, keepLast: 3 });
+    expect(read.settings).toEqual({
+      enabled: true,
+      trigger: { kind: "tokens", tokens: 5000 },
+      keepLast: 3,
+      keepLastCycles: 7,
+    });
+    expect(readAutoSettings({}).settings.keepLastCycles).toBe(5);
   });
 
-  it("plans all but the last turns, and nothing when too few", () => {
+  it("plans all but the last turns; with too few, all but the last cycles of one long turn", () => {
     expect(planAutoRange(10, 2)).toEqual({ from: 0, to: 7 });
     expect(planAutoRange(2, 2)).toBeUndefined();
+    expect(planAutoRange(2, 2, [3, 5], 5)).toBeUndefined();
+    // One turn answered by 20 calls and an answer: 21 cycles, the last 5 kept.
+    expect(planAutoRange(1, 2, [21], 5)).toEqual({ from: 0, to: 0, toCycle: 15 });
+    expect(planAutoRange(2, 2, [3, 9], 5)).toEqual({ from: 0, to: 1, toCycle: 3 });
+  });
+
+  it("offers the turns up to one whose cycles are being cut, and moves the cut only earlier inside it", () => {
+    const inside = { from: 0, to: 0, toCycle: 15 };
+    expect(cutPointCandidates(inside, 12)).toEqual([0]);
+    expect(moveCutEarlier(inside, { turn: 0, cycle: 12, confidence: 0.9 })).toEqual({ to: 0, toCycle: 11 });
+    expect(moveCutEarlier(inside, { turn: 0, cycle: 17, confidence: 0.9 })).toEqual({ to: 0, toCycle: 15 });
+    // The turn's start leaves nothing before it.
+    expect(moveCutEarlier(inside, { turn: 0, confidence: 0.9 })).toEqual({ to: 0, toCycle: 15 });
+    const two = { from: 0, to: 1, toCycle: 3 };
+    expect(cutPointCandidates(two, 12)).toEqual([0, 1]);
+    expect(moveCutEarlier(two, { turn: 1, confidence: 0.9 })).toEqual({ to: 0 });
   });
 
   it("reads auto.rules, and falls back to the default with a warning when they are unusable", () => {

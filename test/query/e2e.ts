@@ -67,6 +67,12 @@ export function requestBody(
   return provider.requests[index]!.body as never;
 }
 
+/**
+ * Recall off (docs/recall.md): for the tests whose request bodies are about something else, so
+ * they stay as they were before recall; test/cli/recall.test.ts has the recall-on variants.
+ */
+export const RECALL_OFF = "\n[conversation.recall]\nenabled = false\n";
+
 /** A config block defining the `word_count` local command tool with the given run mode. */
 export function wordCountTool(run: string, extra = ""): string {
   return `

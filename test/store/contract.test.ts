@@ -322,6 +322,16 @@ describe.each([
     expect(plain.active()).toBe("conv-a");
   });
 
+  it("gives each one-time notice once per store, whatever the session", async () => {
+    const opened = implementation();
+    const first = await opened.open();
+    const other = await opened.open({ CXC_SESSION: "terminal two" });
+    expect(first.claimNotice("context-figure")).toBe(true);
+    expect(first.claimNotice("context-figure")).toBe(false);
+    expect(other.claimNotice("context-figure")).toBe(false);
+    expect(other.claimNotice("another notice")).toBe(true);
+  });
+
   it("changes metadata under the lock", async () => {
     const store = await implementation().open();
     store.create({ id: "conv-a", title: "old" });

@@ -8,15 +8,17 @@ import { Argument, type Command, Option } from "commander";
 import { usageError } from "../../errors.js";
 import { CliContext, markLightweight } from "../context.js";
 import type { CompletionShell } from "../completion/scripts.js";
+import { completionTree } from "../completion/tree.js";
+import { completionScript } from "../completion/scripts.js";
 
 interface CompletionOptions {
   readonly ids?: boolean;
   readonly archived?: boolean;
 }
 
-export function registerCompletion(program: Command): void {
-  const command = program
-    .command("completion")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  const command = entry
     .description('print a shell completion script: eval "$(cxc completion bash)" (or zsh, fish)')
     .addArgument(new Argument("[SHELL]", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
     .addOption(new Option("--ids", "print the conversation ids (what the script completes)").hideHelp())
@@ -34,8 +36,6 @@ export function registerCompletion(program: Command): void {
           'load it with eval "$(cxc completion bash)"',
         );
       }
-      const { completionTree } = await import("../completion/tree.js");
-      const { completionScript } = await import("../completion/scripts.js");
       let root = command;
       while (root.parent) root = root.parent;
       process.stdout.write(completionScript(completionTree(root), shell as CompletionShell));

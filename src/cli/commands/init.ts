@@ -4,15 +4,15 @@
  */
 import type { Command } from "commander";
 import { CliContext } from "../context.js";
+import { initWorkspace } from "../../store/index.js";
 
-export function registerInit(program: Command): void {
-  program
-    .command("init")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("create a workspace (.cxc/) in DIR (default: the current directory)")
     .argument("[DIR]", "directory to initialise", ".")
     .action(async (directory: string, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
-      const { initWorkspace } = await import("../../store/index.js");
       const result = initWorkspace(directory, context.cwd);
       if (context.json) context.outJson({ path: result.path, created: result.created });
       else

@@ -6,17 +6,17 @@
 import { type Command, Option } from "commander";
 import { CliContext } from "../context.js";
 import type { QueryFlags } from "../terminal/query-command.js";
+import { runQueryCommand } from "../terminal/query-command.js";
 
-export function registerQuery(program: Command): void {
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
   // -t and -T share one list so their order on the command line is kept.
   const directives: { name: string; enable: boolean }[] = [];
   const direct = (enable: boolean) => (name: string) => {
     directives.push({ name, enable });
     return directives;
   };
-  program
-    .command("query")
-    .alias("q")
+  entry
     .description("send a message to the active (or given) conversation and stream the answer")
     .argument("[MESSAGE...]", "the message; `-` reads stdin (also read when stdin is a pipe)")
     .option("--new", "start a new conversation")
@@ -42,7 +42,6 @@ export function registerQuery(program: Command): void {
     .option("--max-cycles <N>", "most model requests in this turn (default: conversation.max_cycles or 25)")
     .action(async (words: string[], flags: QueryFlags, command: Command) => {
       const context = CliContext.from(command);
-      const { runQueryCommand } = await import("../terminal/query-command.js");
       await runQueryCommand(context, rawArguments(command), words, { ...flags, tool: directives });
     });
 }

@@ -18,9 +18,21 @@ import {
   type ProjectedTurn,
   projectConversation,
 } from "../../core/conversation/projection.js";
-import { buildLlmRequest } from "../../core/conversation/request.js";
+import {
+  analyzeRecall,
+  placeRecallIndex,
+  type RecallIndexPlacement,
+} from "../../core/conversation/recall.js";
+import { buildLlmRequest, type ToolDefinition } from "../../core/conversation/request.js";
+import { isReviewConversation, modelsWithoutTools, querySettingsOfRecall } from "../../query/recall.js";
+import { RECALL_ARGUMENTS, RECALL_DESCRIPTION, RECALL_TOOL_NAME, recallOptions } from "../../tools/recall.js";
 import type { TranscriptTurn } from "../render/transcript.js";
 import type { ResolvedTurns } from "../render/turn-selection.js";
+import { toAnthropicRequest } from "../../llm/anthropic-request.js";
+import { toGeminiRequest } from "../../llm/google-request.js";
+import { isReasoningModel } from "../../llm/models.js";
+import { toResponsesRequest } from "../../llm/responses-request.js";
+import { toOpenAIRequest } from "../../llm/openai-request.js";
 
 /** The projected turns whose raw origin overlaps the selection (`end` exclusive, 0-based). */
 export function selectProjectedTurns(
@@ -91,6 +103,32 @@ export function buildProjectedTranscript(
   });
 }
 
+/** Recall as `cxc q` sends it: the `recall` tool, and the index where it stands (none when nothing is hidden). */
+export interface PrintedRecall {
+  readonly tool: ToolDefinition;
+  readonly placement?: RecallIndexPlacement;
+}
+
+/**
+ * Recall for a printed view of `events` as `cxc q` would send it, or undefined where `q` sends none
+ * (`conversation.recall.enabled = false`, a compaction review, a model that refused tools).
+ */
+export function printedRecall(
+  events: readonly ConversationEvent[],
+  config: ConfigTable,
+): PrintedRecall | undefined {
+  const settings = querySettingsOfRecall(config);
+  if (!settings.enabled || isReviewConversation(events) || modelsWithoutTools(events).size > 0)
+    return undefined;
+  const placement = placeRecallIndex(analyzeRecall(events, recallOptions(settings)));
+  const tool = {
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    parameters: RECALL_ARGUMENTS.schema,
+  };
+  return placement === undefined ? { tool } : { tool, placement };
+}
+
 /**
  * Which wire format a request body is printed in (`responses`: OpenAI's Responses API; `gemini`:
  * Google's generateContent).
@@ -136,28 +174,27 @@ export async function buildRequestBody(
   format: WireFormat,
   config: ConfigTable,
   recorded: RecordedSettings = { jpTools: [] },
+  recall?: PrintedRecall,
 ): Promise<Record<string, unknown>> {
   const instructions = lookupConfig(config, "assistant.instructions");
   const system = recorded.system ?? (typeof instructions === "string" ? instructions : undefined);
-  const request = buildLlmRequest(turns, system === undefined ? {} : { system });
+  const request = buildLlmRequest(turns, {
+    ...(system === undefined ? {} : { system }),
+    ...(recall === undefined ? {} : { tools: [recall.tool] }),
+    ...(recall?.placement === undefined ? {} : { recallIndex: recall.placement }),
+  });
   const model = wireModel(config, format, recorded);
   if (format === "anthropic") {
-    const { toAnthropicRequest } = await import("../../llm/anthropic-request.js");
     return toAnthropicRequest(request, model) as unknown as Record<string, unknown>;
   }
   if (format === "gemini") {
-    const { toGeminiRequest } = await import("../../llm/google-request.js");
-    const { isReasoningModel } = await import("../../llm/models.js");
     const reasoning = isReasoningModel({ provider: "google", model });
     return toGeminiRequest(request, { reasoning }) as unknown as Record<string, unknown>;
   }
   if (format === "responses") {
-    const { toResponsesRequest } = await import("../../llm/responses-request.js");
-    const { isReasoningModel } = await import("../../llm/models.js");
     const reasoning = isReasoningModel({ provider: "openai", model });
     const body = toResponsesRequest(request, model, { modelId: `openai/${model}`, reasoning });
     return body as unknown as Record<string, unknown>;
   }
-  const { toOpenAIRequest } = await import("../../llm/openai-request.js");
   return toOpenAIRequest(request, model) as unknown as Record<string, unknown>;
 }

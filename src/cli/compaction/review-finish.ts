@@ -28,6 +28,7 @@ import {
 } from "../../compaction/core/review/review.js";
 import { CxcError } from "../../errors.js";
 import type { LoadedConversation, LockedConversation, ReviewOutcome, Store } from "../../store/index.js";
+import { describeSummaryLosses } from "../../tools/propose-compaction.js";
 
 /** How `--continue` asks; resolves true to apply. Undefined: nobody can be asked. */
 export type ConfirmApply = ((prompt: string) => Promise<boolean>) | undefined;
@@ -144,7 +145,6 @@ export async function continueReview(
     if (decision.kind === "already-applied")
       return { kind: "finished", proposal: decision.proposal } as const;
     if (decision.kind !== "apply") throw refusalError(decision);
-    const { describeSummaryLosses } = await import("../../tools/propose-compaction.js");
     // Both locks are held: the source cannot change between this preparation and the append.
     const current = locked!.load();
     const request = { kind: "review", proposal: decision.proposal, reviewId } as const;

@@ -10,6 +10,19 @@ import type { ConfigTable } from "../../core/config.js";
 import { CxcError, ExitCode, usageError } from "../../errors.js";
 import type { CliContext } from "../context.js";
 import { type CompactFlags, FLAG_NAMES, RANGE_FLAGS } from "./options.js";
+import { abortReview, continueReview } from "./review-finish.js";
+import { parseRangeFlags } from "./options.js";
+import { timestampNow } from "../../store/index.js";
+import { commandCompaction } from "./environment.js";
+import { startReview, chooseReviewModel } from "./review-start.js";
+import { withInterrupts } from "../interrupt.js";
+import { stickyModel } from "../../query/settings.js";
+import { configuredAssistantModel } from "../../compaction/core/summary/summarizer.js";
+import { createLlmClient, selectDefaultModel } from "../../llm/registry.js";
+import { openPromptTerminal } from "../terminal/tty.js";
+import { compactionEffect, measureNextRequest } from "../../query/compaction.js";
+import { describeContextChange } from "../../compaction/core/advisor/context-gauge.js";
+import { confirmKey } from "../terminal/confirm.js";
 
 /** The review flags of `compact`, beside the ordinary ones. */
 export interface ReviewFlags extends CompactFlags {
@@ -100,7 +113,6 @@ export async function runReviewMode(
   checkReviewFlags(mode, flags, idArgument);
   if (mode === "interactive") return runInteractive(context, idArgument, flags);
   if (mode === "continue") return runContinue(context, flags);
-  const { abortReview } = await import("./review-finish.js");
   const outcome = await abortReview(context.store);
   if (context.json) {
     context.outJson({
@@ -132,10 +144,6 @@ async function runInteractive(
   idArgument: string | undefined,
   flags: ReviewFlags,
 ): Promise<void> {
-  const { parseRangeFlags } = await import("./options.js");
-  const { timestampNow } = await import("../../store/index.js");
-  const { commandCompaction } = await import("./environment.js");
-  const { startReview } = await import("./review-start.js");
   const range = parseRangeFlags(flags, timestampNow());
   // The draft's private copy and its progress, as `compact`'s summaries have them.
   const compaction = commandCompaction(context, { copies: true });
@@ -143,7 +151,6 @@ async function runInteractive(
   refuseReviewOfReview(context, sourceId);
   await checkReviewModel(context, compaction.config, sourceId, flags.model?.trim());
   const focus = typeof flags.summarize === "string" ? flags.summarize.trim() : "";
-  const { withInterrupts } = await import("../interrupt.js");
   const started = await withInterrupts((signal) =>
     startReview({
       signal,
@@ -246,10 +253,6 @@ async function checkReviewModel(
   sourceId: string,
   flagModel: string | undefined,
 ): Promise<void> {
-  const { chooseReviewModel } = await import("./review-start.js");
-  const { stickyModel } = await import("../../query/settings.js");
-  const { configuredAssistantModel } = await import("../../compaction/core/summary/summarizer.js");
-  const { createLlmClient, selectDefaultModel } = await import("../../llm/registry.js");
   const chosen =
     chooseReviewModel(config, flagModel).id ??
     stickyModel(context.store.load(sourceId).events) ??
@@ -294,18 +297,13 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
       "--yes applies without asking; --confirm asks first",
     );
   }
-  const { continueReview } = await import("./review-finish.js");
-  const { openPromptTerminal } = await import("../terminal/tty.js");
   const terminal = flags.yes === true || flags.confirm === false ? undefined : openPromptTerminal();
   let outcome: Awaited<ReturnType<typeof continueReview>>;
   try {
-    const { commandCompaction } = await import("./environment.js");
     const compaction = commandCompaction(context, { configWarnings: false });
     outcome = await continueReview(context.store, {
       compaction,
       describeEffect: async (events, compactions) => {
-        const { compactionEffect, measureNextRequest } = await import("../../query/compaction.js");
-        const { describeContextChange } = await import("../../compaction/core/advisor/context-gauge.js");
         const { measure } = await measureNextRequest(events, {
           config: compaction.config,
           env: context.env,
@@ -321,7 +319,6 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
         terminal === undefined
           ? undefined
           : async (message) => {
-              const { confirmKey } = await import("../terminal/confirm.js");
               const answer = await confirmKey(terminal, message);
               if (answer === "interrupt") {
                 throw new CxcError(

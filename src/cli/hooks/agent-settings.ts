@@ -115,7 +115,11 @@ export function hookEntries(agent: SettingsAgent, command: string): HookEntry[] 
     command,
     timeout: HOOK_TIMEOUT_SECONDS,
   };
-  if (agent === "codex") return [{ event: "SessionStart", matcher: "compact", command }];
+  if (agent === "codex")
+    return [
+      { event: "Stop", command },
+      { event: "SessionStart", matcher: "compact", command },
+    ];
   if (agent === "gemini") {
     return [
       { event: "AfterAgent", command, timeout: GEMINI_TIMEOUT_MS },

@@ -25,7 +25,12 @@ import {
 } from "../../compaction/core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
 import { ASSUMED_CONTEXT_WINDOW } from "../../compaction/core/advisor/context-gauge.js";
-import { compactFocus, renderHookAdvice } from "../../compaction/core/advisor/hook-advice.js";
+import {
+  compactFocus,
+  type LiveFrom,
+  liveFromPick,
+  renderHookAdvice,
+} from "../../compaction/core/advisor/hook-advice.js";
 import type { HookInput, ReportedUsage } from "../../core/interop/hook-protocol.js";
 import { systemMessageOutput } from "../../core/interop/hook-protocol.js";
 import { extractRangeFacts } from "../../compaction/core/summary/range-facts.js";
@@ -46,6 +51,7 @@ import {
   logHookFailure,
   saveHookState,
 } from "./state.js";
+import { createLlmClient } from "../../llm/registry.js";
 
 const NO_MODEL =
   "no decision model is configured (conversation.compaction.advisor.model or CXC_ADVISOR_MODEL)";
@@ -66,9 +72,13 @@ function modelOf(run: HookRun, model: string | undefined): { provider: string; m
   };
 }
 
-/** The window of the agent's model, from cxc's table (dated names match their family). */
-function windowOf(run: HookRun, model: string | undefined): number {
-  const id = modelOf(run, model);
+/**
+ * The window of the agent's model: the one the agent records (Codex), else cxc's table (dated
+ * names match their family).
+ */
+function windowOf(run: HookRun, usage: ReportedUsage): number {
+  if (usage.window !== undefined) return usage.window;
+  const id = modelOf(run, usage.model);
   if (id === undefined) return ASSUMED_CONTEXT_WINDOW;
   return lookupModelLimits(id).contextWindow ?? ASSUMED_CONTEXT_WINDOW;
 }
@@ -88,6 +98,10 @@ function wireOf(provider: string | undefined): "anthropic" | "responses" | "chat
 const COMPACT_COMMANDS: Partial<Record<HookRun["agent"], string>> = {
   gemini:
     "/compress (cxc's hook adds the user's instructions and the files read and modified after Gemini's summary)",
+  // Codex's /compact takes no instructions either: cxc's restore after it brings back what its
+  // summary drops.
+  codex:
+    "/compact (cxc's hook adds the user's instructions and the files read and modified after Codex's summary)",
   opencode:
     "/compact (cxc's plugin adds the user's instructions and the files read and modified after opencode's summary)",
 };
@@ -116,7 +130,6 @@ export async function adviseInAgent(
     unavailable = skippedMessage(skipped);
   } else {
     try {
-      const { createLlmClient } = await import("../../llm/registry.js");
       decisionClient = recordingFailures(
         createLlmClient(settings.model, { config, env: run.env, retry: false }),
         run.env,
@@ -129,7 +142,7 @@ export async function adviseInAgent(
     skipped === undefined ? initial.said_unavailable === true : initial.said_skipped === skipped.at;
   const printed: string[] = [];
   const notes: string[] = [];
-  const contextWindow = windowOf(run, usage.model);
+  const contextWindow = windowOf(run, usage);
   const advisor = createAdvisor({
     settings,
     decisionClient,
@@ -165,13 +178,15 @@ export async function adviseInAgent(
   if (command !== undefined) return systemMessageOutput(renderHookAdvice(printed, command, notes));
   const turns = groupTurns(events);
   const facts = extractRangeFacts(turns, input.cwd === undefined ? {} : { cwd: input.cwd });
-  let liveFrom: string | undefined;
-  if (decisionClient !== undefined && turns.length >= 2) {
-    const candidates = cutPointCandidates({ from: 0, to: turns.length - 2 }, settings.maxTurns);
+  let liveFrom: LiveFrom | undefined;
+  if (decisionClient !== undefined) {
+    // The last turns up to the current one, whose cycles may be where the live work starts.
+    const candidates = cutPointCandidates(
+      { from: 0, to: turns.length - 1, toCycle: Number.MAX_SAFE_INTEGER },
+      settings.maxTurns,
+    );
     const pick = await advisor.pickLiveFrom(events, candidates, controller.signal);
-    const turn = pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE ? undefined : turns[pick.turn];
-    const request = turn?.events.find((event) => event.type === "chat_request");
-    liveFrom = request?.type === "chat_request" ? request.content : undefined;
+    if (pick !== undefined && pick.confidence >= CUT_POINT_CONFIDENCE) liveFrom = liveFromPick(events, pick);
   }
   return systemMessageOutput(renderHookAdvice(printed, compactFocus(facts, liveFrom), notes));
 }

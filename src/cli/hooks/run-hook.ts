@@ -3,10 +3,11 @@
  * cxc's hook (docs/inside-agents.md). It reads the agent's hook input, does one of two jobs, and
  * returns what to print on stdout:
  *
- * - `Stop` (Claude Code), `AfterAgent` (Gemini CLI): the context gauge from the transcript's last
- *   reported usage against the model's window. Below the advisor's notice line it prints nothing,
- *   having read only the transcript's tail and the configuration; at the line and above, the
- *   advisor's tier is shown to the user (hook-advise.ts).
+ * - `Stop` (Claude Code, Codex), `AfterAgent` (Gemini CLI): the transcript's last reported usage
+ *   (Codex's rollout: its `token_usage_record`), an upper bound of the context of the next
+ *   request, against the advisor's notice line. Below it, it prints nothing, having read only the
+ *   transcript's tail and the configuration; at the line and above, the advisor's tier is shown to
+ *   the user (hook-advise.ts).
  * - opencode, through cxc's plugin (src/cli/opencode/plugin.ts): `session.idle` advises with the
  *   usage the plugin saw; the restore is asked when a request holds opencode's summary.
  * - `SessionStart` with source `compact`: the facts of the conversation being compacted, as
@@ -24,6 +25,7 @@ import { readAdvisorSettings } from "../../compaction/core/advisor/settings.js";
 import {
   geminiRequestSummary,
   type HookInput,
+  lastCodexUsage,
   lastGeminiUsage,
   lastReportedUsage,
   parseHookInput,
@@ -44,9 +46,9 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     if (!parsed.ok) throw new Error(parsed.error);
     const input = parsed.input;
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
-    if (input.event === "Stop" && run.agent === "claude-code") return await advise(run, input);
     if (run.agent === "gemini") return await geminiEvent(run, input);
     if (run.agent === "opencode") return await opencodeEvent(run, input);
+    if (input.event === "Stop") return await advise(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
       return await restoreAfterCompaction(
@@ -100,7 +102,10 @@ function reportedUsage(run: HookRun, input: HookInput): ReportedUsage | undefine
       ? undefined
       : { tokens: input.contextTokens, ...(input.model === undefined ? {} : { model: input.model }) };
   }
-  return searchTail(input.transcriptPath, run.agent === "gemini" ? lastGeminiUsage : lastReportedUsage);
+  return searchTail(
+    input.transcriptPath,
+    run.agent === "gemini" ? lastGeminiUsage : run.agent === "codex" ? lastCodexUsage : lastReportedUsage,
+  );
 }
 
 /** The `Stop` (`AfterAgent`, `session.idle`) job: silent below the notice line; see the module comment. */

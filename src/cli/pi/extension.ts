@@ -13,7 +13,8 @@
  * - `compact_now(note)` schedules; at `agent_end` the extension calls pi's `ctx.compact` with the
  *   note as the summarizer's focus. `should_i_compact` returns the verdict.
  * - `session_before_compact`: the advisor's cut point moves pi's `firstKeptEntryId` earlier onto
- *   the turn where the live work starts (only ever earlier; `cut_point = false` turns it off).
+ *   the turn where the live work starts, or, inside pi's split turn, onto the assistant message
+ *   that opens the live cycle (only ever earlier; `cut_point = false` turns it off).
  *   It never changes how the summary is written: pi writes it, as always (pi stays the owner of
  *   its summarizer, its cut algorithm and its file lists; docs/inside-agents.md).
  * - `session_compact`: the facts of the raw turns pi's summary replaced (the user's binding
@@ -34,11 +35,12 @@ import {
   type AdvisorState,
   cutPointCandidates,
   moveCutEarlier,
+  type PlannedRange,
   readAdvisorSettings,
   withPackageVariables,
 } from "../../compaction/core/advisor/advisor.js";
 import type { ConfigTable } from "../../core/config.js";
-import { quoteRequest } from "../../compaction/core/advisor/hook-advice.js";
+import { describeLiveFrom, liveFromPick, quoteRequest } from "../../compaction/core/advisor/hook-advice.js";
 import type { LlmClient } from "../../llm/types.js";
 import { type Advisor, createAdvisor } from "../../compaction/advisor.js";
 import { createCompactNowTool } from "../../tools/compact-now.js";
@@ -49,8 +51,8 @@ import { loadPlainTokenCounter } from "../../store/index.js";
 import { loadConfig } from "../config.js";
 import { createPiDecisionClient } from "./decision-client.js";
 import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
-import { piSessionView, turnOfEntry } from "./session-events.js";
 import { noticeBelowKeepRecent, piKeepRecentTokens, readPiFactsMode } from "./pi-settings.js";
+import { type PiSessionView, piSessionView, turnOfEntry } from "./session-events.js";
 import { factsAddition } from "./summary-addition.js";
 
 /** The custom entry type that keeps the advisor's record in the session. */
@@ -77,6 +79,43 @@ function storedState(branch: readonly PiEntry[]): AdvisorState {
     }
   }
   return {};
+}
+
+/** The position in `session.turns` of cxc turn `turn` (-1: none). */
+function turnPosition(session: PiSessionView, turn: number): number {
+  return session.turns.findIndex((item) => item.index === turn);
+}
+
+/**
+ * The ids of the assistant messages of cxc turn `turn` in pi's branch, in order: entry `c` is the
+ * answer that opens cxc's cycle `c` of that turn (failed and aborted replies are no cycle, as the
+ * conversion leaves them out).
+ */
+function assistantEntries(session: PiSessionView, branch: readonly PiEntry[], turn: number): string[] {
+  const position = turnPosition(session, turn);
+  const start = branch.findIndex((entry) => entry.id === session.turnEntries[position]);
+  if (position < 0 || start < 0) return [];
+  const next = session.turnEntries[position + 1];
+  const ids: string[] = [];
+  for (let index = start; index < branch.length && branch[index]!.id !== next; index++) {
+    const message = branch[index]!.message as { role?: unknown; stopReason?: unknown } | undefined;
+    if (branch[index]!.type !== "message" || message?.role !== "assistant") continue;
+    if (message.stopReason === "error" || message.stopReason === "aborted") continue;
+    ids.push(branch[index]!.id);
+  }
+  return ids;
+}
+
+/** How many entries pi turns into messages lie from entry `from` up to (not including) entry `to`. */
+function messagesBetween(branch: readonly PiEntry[], from: string | undefined, to: string): number {
+  const start = branch.findIndex((entry) => entry.id === from);
+  const end = branch.findIndex((entry) => entry.id === to);
+  let count = 0;
+  for (let index = Math.max(0, start); index < end; index++) {
+    const type = branch[index]!.type;
+    if (type === "message" || type === "custom_message" || type === "branch_summary") count += 1;
+  }
+  return count;
 }
 
 /** Whether pi's current model's provider drops earlier turns' reasoning (by pi's `api`). */
@@ -312,31 +351,61 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
     let keptTurn = turnOfEntry(session, branchEntries, preparation.firstKeptEntryId);
     if (settings.cutPoint && keptTurn !== undefined) {
       try {
-        const planned = { from: 0, to: preparation.isSplitTurn ? keptTurn : keptTurn - 1 };
+        // pi cuts at a turn start, or inside a turn at an assistant message (its split turn).
+        const answers = assistantEntries(session, branchEntries, keptTurn);
+        const splitAt = preparation.isSplitTurn ? answers.indexOf(preparation.firstKeptEntryId) : -1;
+        const planned: PlannedRange =
+          splitAt >= 1
+            ? { from: 0, to: keptTurn, toCycle: splitAt - 1 }
+            : { from: 0, to: preparation.isSplitTurn ? keptTurn : keptTurn - 1 };
         const advisor = await advisorFor(ctx);
         const pick =
           planned.to < 0
             ? undefined
             : await advisor.pickLiveFrom(
                 session.events,
-                cutPointCandidates(planned, settings.maxTurns),
+                // The first turn's start is no cut; it is offered only when pi splits it.
+                cutPointCandidates(planned, settings.maxTurns).filter(
+                  (turn) => turn > planned.from || (planned.toCycle !== undefined && turn === planned.to),
+                ),
                 signal,
               );
-        // A cut inside a turn is pi's own business: cxc moves it onto turn starts only.
+        // Inside a turn cxc moves the cut only within pi's split turn, onto one of its assistant
+        // messages; elsewhere onto turn starts.
+        const withinSplit = pick?.cycle !== undefined && splitAt >= 1 && pick.turn === keptTurn;
         const cut = moveCutEarlier(
           planned,
-          pick === undefined ? undefined : { turn: pick.turn, confidence: pick.confidence },
+          pick === undefined
+            ? undefined
+            : withinSplit
+              ? pick
+              : { turn: pick.turn, confidence: pick.confidence },
         );
-        const position = session.turns.findIndex((turn) => turn.index === cut.to + 1);
-        const entry = position < 0 ? undefined : session.turnEntries[position];
-        if (cut.to !== planned.to && entry !== undefined) {
+        if (cut.toCycle !== undefined && cut.toCycle !== planned.toCycle) {
+          const entry = answers[cut.toCycle + 1]!;
+          preparation.turnPrefixMessages = preparation.turnPrefixMessages?.slice(
+            0,
+            messagesBetween(branchEntries, session.turnEntries[turnPosition(session, keptTurn)], entry),
+          );
           preparation.firstKeptEntryId = entry;
-          preparation.isSplitTurn = false;
-          keptTurn = cut.to + 1;
-          const request = session.turns[position]!.events.find((item) => item.type === "chat_request");
-          const quote =
-            request?.type === "chat_request" ? quoteRequest(request.content) : `turn ${keptTurn + 1}`;
-          notify(ctx, `advisor: the live work starts at "${quote}"; pi keeps it and what follows verbatim.`);
+          const from = liveFromPick(session.events, { turn: keptTurn, cycle: cut.toCycle + 1 });
+          const what = from === undefined ? `turn ${keptTurn + 1}` : describeLiveFrom(from);
+          notify(ctx, `advisor: the live work starts at ${what}; pi keeps it and what follows verbatim.`);
+        } else if (cut.toCycle === undefined && cut.to !== planned.to) {
+          const position = turnPosition(session, cut.to + 1);
+          const entry = position < 0 ? undefined : session.turnEntries[position];
+          if (entry !== undefined) {
+            preparation.firstKeptEntryId = entry;
+            preparation.isSplitTurn = false;
+            keptTurn = cut.to + 1;
+            const request = session.turns[position]!.events.find((item) => item.type === "chat_request");
+            const quote =
+              request?.type === "chat_request" ? quoteRequest(request.content) : `turn ${keptTurn + 1}`;
+            notify(
+              ctx,
+              `advisor: the live work starts at "${quote}"; pi keeps it and what follows verbatim.`,
+            );
+          }
         }
       } catch {
         // A failed pick leaves pi's cut: a compaction never fails because the advisor could not be asked.

@@ -67,6 +67,8 @@ export type PiEntry = Record<string, unknown> & { readonly type: string; readonl
 export interface PiCompactionPreparation {
   firstKeptEntryId: string;
   isSplitTurn: boolean;
+  /** With a split turn, the messages of that turn before the cut (pi summarizes them apart). */
+  turnPrefixMessages?: unknown[];
   readonly tokensBefore: number;
 }
 

@@ -8,6 +8,7 @@
  */
 import { type ConversationEvent, serializeEvent } from "../../core/conversation/events.js";
 import { describePin, pinnedMessages } from "../../core/conversation/pins.js";
+import { describeRecallExclusion } from "../../core/conversation/recall.js";
 import { describeCompaction, formatCount } from "../../core/present/labels.js";
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import { HEAD, layoutCycles } from "../../core/conversation/cycles.js";
@@ -292,6 +293,16 @@ function renderEventLines(event: ConversationEvent, context: EventContext): stri
     case "pin_reset":
       if (!SHOWS.compactions.has(style)) return [];
       return [`${colors.label("[pin reset]", "other")} retires ${formatCount(event.retires.length, "pin")}`];
+    case "usage":
+      // Bookkeeping of an earlier answer (its request's usage, learnt later): nothing to read.
+      return [];
+    case "recall_exclusion":
+      if (!SHOWS.compactions.has(style)) return [];
+      return event.retires === undefined
+        ? [`${colors.label("[not recallable]", "other")} ${clean(describeRecallExclusion(event))}`]
+        : [
+            `${colors.label("[recallable again]", "other")} retires ${formatCount(event.retires.length, "exclusion")}`,
+          ];
     case "unknown":
       if (!SHOWS.other.has(style)) return [];
       return [`[${clean(String(event.raw.type))}] (an event kind this cxc does not know)`];

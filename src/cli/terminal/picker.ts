@@ -13,6 +13,7 @@ import { formatRelativeTime } from "../../core/present/relative-time.js";
 import { sanitizeLine } from "../../core/present/sanitize.js";
 import { CxcError } from "../../errors.js";
 import { truncateText } from "../render/table.js";
+import { emitKeypressEvents } from "node:readline";
 
 /** One conversation the picker offers. */
 export interface PickerItem {
@@ -57,7 +58,6 @@ export async function pickConversation(
   options: { readonly message: string; readonly now: number },
 ): Promise<string> {
   const { search } = await import("@inquirer/prompts");
-  const { emitKeypressEvents } = await import("node:readline");
   const rendered = pickerRows(items, options.now);
   const rows = new Map(items.map((item, index) => [item.id, rendered[index]!]));
   // Esc gives up as Ctrl-C does: the prompt has no key of its own for it.

@@ -1,7 +1,7 @@
 /**
  * The `cxc q` handler body: turns commander's flags into a `QueryRequest`, builds the terminal
- * pieces (display, approval prompt, editor, stdin) and runs the query. Loaded lazily by
- * `commands/query.ts`, so `cxc --help` never loads the SDKs.
+ * pieces (display, approval prompt, editor, stdin) and runs the query. Loaded with
+ * `commands/query.ts` when a command line runs `q` (the command registry, `commands/index.ts`).
  */
 import { text } from "node:stream/consumers";
 import { usageError } from "../../errors.js";

@@ -8,8 +8,10 @@
  *   `tool_call_request`, `tool_call_response`, `inquiry_request`, `inquiry_response`;
  * - global entries, which belong to no turn's content and never open one: `config_delta`,
  *   `compaction` (an overlay read by projection), `compaction_reset` (retires overlays), `pin`
- *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), and unknown kinds
- *   written by a newer cxc, which are kept and written back verbatim.
+ *   (messages kept verbatim by every compaction), `pin_reset` (retires pins), `usage` (the usage a
+ *   request reported, learnt after its answer was stored: an update of an imported agent session),
+ *   `recall_exclusion` (what the `recall` tool may never read), and unknown kinds written by a
+ *   newer cxc, which are kept and written back verbatim.
  *
  * One shape for every provider: provider-opaque data (thinking signatures, cache hints) rides in
  * the `metadata` bag. Known events are loose objects, so fields added by a newer cxc survive a
@@ -23,6 +25,18 @@ import en from "zod/v4/locales/en.js";
 
 /** Current version of the on-disk log format (the header line's `version`). */
 export const LOG_FORMAT_VERSION = 1;
+
+/**
+ * Features an event may declare it needs (`requires`), for a reader to refuse what it cannot
+ * honour instead of misreading it: a cxc that meets a feature it does not know says the log needs
+ * a newer cxc and changes nothing. `native-summary`: a compaction whose summary is a provider's own
+ * (`summary.native`), which must go back to that provider as it was written.
+ */
+export const KNOWN_EVENT_FEATURES = ["native-summary"] as const;
+export type EventFeature = (typeof KNOWN_EVENT_FEATURES)[number];
+
+/** The feature a compaction with a native summary declares (`requires`). */
+export const NATIVE_SUMMARY_FEATURE: EventFeature = "native-summary";
 
 /**
  * The `author` of the `chat_request`s cxc itself inserts into a running turn (the advisor's
@@ -45,6 +59,8 @@ function buildEventSchemas() {
     ts: z.string().check(z.minLength(1)),
     /** Provider-opaque data kept with the event (e.g. `anthropic_thinking_signature`). */
     metadata: z.optional(z.record(z.string(), z.unknown())),
+    /** Features a reader must know to read the event (KNOWN_EVENT_FEATURES); absent: none. */
+    requires: z.optional(z.array(z.enum(KNOWN_EVENT_FEATURES))),
   };
 
   /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/conversation/turns.ts). */
@@ -136,6 +152,29 @@ function buildEventSchemas() {
    *   by an import), not reproducible. Its range is never widened; a supplied proposal that
    *   partially overlaps an existing summary is rejected.
    */
+  /**
+   * A provider's own summary, kept as the provider wrote it so it can go back to it
+   * (docs/native-compaction.md). `format` says which:
+   *
+   * - `anthropic-compaction`: Anthropic's on-demand compaction block, readable (`content`) and
+   *   signed (`signature`); replayed as the block itself to the same provider and model family.
+   * - `openai-compaction`: OpenAI's encrypted compaction, as Codex recorded it (`items`: the
+   *   replacement history verbatim, with its `compaction` items; `message`: Codex's own text);
+   *   replayed only to the same provider.
+   *
+   * `model` is the cxc model id that wrote it (`anthropic/claude-opus-4-6`), `provider` its
+   * provider. The summary's `summary` is what every other model gets.
+   */
+  const NativeSummarySchema = z.looseObject({
+    format: z.enum(["anthropic-compaction", "openai-compaction"]),
+    provider: z.string().check(z.minLength(1)),
+    model: z.string().check(z.minLength(1)),
+    content: z.optional(z.string()),
+    signature: z.optional(z.string()),
+    items: z.optional(z.array(z.record(z.string(), z.unknown()))),
+    message: z.optional(z.string()),
+  });
+
   const SummaryPolicySchema = z.looseObject({
     summary: z.string(),
     source: z._default(z.enum(["derived", "supplied"]), "derived"),
@@ -148,6 +187,8 @@ function buildEventSchemas() {
      * agents' own imported summaries and on those an older cxc wrote.
      */
     facts: z.optional(z.string()),
+    /** The provider's own summary, when this is one (the event then `requires` `native-summary`). */
+    native: z.optional(NativeSummarySchema),
   });
 
   /** Drop reasoning (`chat_response.reasoning`) in the covered turns. The only value is `strip`. */
@@ -271,7 +312,46 @@ function buildEventSchemas() {
     retires: z.array(z.string()),
   });
 
+  /**
+   * The usage a request reported, for the event `event` (the last of that request's answer),
+   * learnt after the event was stored: `import --update` brings an agent's usage to a session
+   * imported before cxc kept it. Read as that event's `metadata.usage` (the event's own wins);
+   * never part of the view.
+   */
+  const UsageSchema = z.looseObject({
+    ...base,
+    type: z.literal("usage"),
+    event: z.string().check(z.minLength(1)),
+    usage: z.record(z.string(), z.unknown()),
+  });
+
+  /**
+   * What recall may never read (docs/recall.md, "Keeping things out of recall"): turn `turn`
+   * (0-based) whole, or with `call` its call number `call` (1-based, in the order the turn made
+   * its calls); or every match of `pattern` (text, or `/regex/flags`) anywhere in the
+   * conversation. With `retires` it takes back earlier exclusions instead. An overlay like a pin:
+   * it never changes stored events, and the model never sees it.
+   */
+  const RecallExclusionSchema = z
+    .looseObject({
+      ...base,
+      type: z.literal("recall_exclusion"),
+      turn: z.optional(z.int().check(z.nonnegative())),
+      call: z.optional(z.int().check(z.positive())),
+      pattern: z.optional(z.string().check(z.minLength(1))),
+      retires: z.optional(z.array(z.string())),
+    })
+    .check(
+      z.refine(
+        (event) =>
+          [event.turn, event.pattern, event.retires].filter((value) => value !== undefined).length === 1 &&
+          (event.call === undefined || event.turn !== undefined),
+        { message: "recall_exclusion needs exactly one of turn (with call or not), pattern or retires" },
+      ),
+    );
+
   return {
+    RecallExclusionSchema,
     TurnStartSchema,
     ChatRequestSchema,
     ChatResponseSchema,
@@ -281,6 +361,7 @@ function buildEventSchemas() {
     InquiryResponseSchema,
     ConfigDeltaSchema,
     CompactionSourceSchema,
+    NativeSummarySchema,
     SummaryPolicySchema,
     ReasoningPolicySchema,
     ToolCallsPolicySchema,
@@ -291,6 +372,7 @@ function buildEventSchemas() {
     PinPartSchema,
     PinSchema,
     PinResetSchema,
+    UsageSchema,
   };
 }
 
@@ -307,6 +389,8 @@ export const KNOWN_EVENT_TYPES = [
   "compaction_reset",
   "pin",
   "pin_reset",
+  "usage",
+  "recall_exclusion",
 ] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
@@ -348,6 +432,8 @@ function builtSchemas(): BuiltSchemas {
         compaction_reset: schemas.CompactionResetSchema,
         pin: schemas.PinSchema,
         pin_reset: schemas.PinResetSchema,
+        usage: schemas.UsageSchema,
+        recall_exclusion: schemas.RecallExclusionSchema,
       },
     };
   }
@@ -371,6 +457,7 @@ export function eventSchemasByKind(): Readonly<Record<KnownEventType, z.ZodMiniT
 
 export type CompactionSource = z.infer<EventSchemas["CompactionSourceSchema"]>;
 export type SummaryPolicy = z.infer<EventSchemas["SummaryPolicySchema"]>;
+export type NativeSummary = z.infer<EventSchemas["NativeSummarySchema"]>;
 export type ReasoningPolicy = z.infer<EventSchemas["ReasoningPolicySchema"]>;
 export type ToolCallsPolicy = z.infer<EventSchemas["ToolCallsPolicySchema"]>;
 export type CyclePolicies = z.infer<EventSchemas["CyclePoliciesSchema"]>;
@@ -388,6 +475,8 @@ export type CompactionReset = z.infer<EventSchemas["CompactionResetSchema"]>;
 export type PinPart = z.infer<EventSchemas["PinPartSchema"]>;
 export type Pin = z.infer<EventSchemas["PinSchema"]>;
 export type PinReset = z.infer<EventSchemas["PinResetSchema"]>;
+export type UsageReport = z.infer<EventSchemas["UsageSchema"]>;
+export type RecallExclusion = z.infer<EventSchemas["RecallExclusionSchema"]>;
 
 /**
  * An event of a kind this cxc does not know. Held as its raw JSON object and written back
@@ -410,7 +499,9 @@ export type KnownEvent =
   | Compaction
   | CompactionReset
   | Pin
-  | PinReset;
+  | PinReset
+  | UsageReport
+  | RecallExclusion;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
@@ -434,11 +525,26 @@ export type TurnEvent =
   | InquiryRequest
   | InquiryResponse;
 
-/** The overlays projection reads and consumes: compactions, pins and their resets. */
-const OVERLAY_TYPES: ReadonlySet<string> = new Set(["compaction", "compaction_reset", "pin", "pin_reset"]);
+/**
+ * The entries projection consumes: the overlays it reads (compactions, pins and their resets,
+ * recall exclusions) and the usage records of earlier answers.
+ */
+const OVERLAY_TYPES: ReadonlySet<string> = new Set([
+  "compaction",
+  "compaction_reset",
+  "pin",
+  "pin_reset",
+  "usage",
+  "recall_exclusion",
+]);
 
-/** True for an overlay (a compaction, a pin or a reset of either): never part of the projected view. */
-export function isOverlay(event: ConversationEvent): event is Compaction | CompactionReset | Pin | PinReset {
+/**
+ * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion) or a usage
+ * record: never part of the projected view.
+ */
+export function isOverlay(
+  event: ConversationEvent,
+): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion | UsageReport {
   return OVERLAY_TYPES.has(event.type);
 }
 
@@ -447,7 +553,17 @@ export function isTurnEvent(event: ConversationEvent): event is TurnEvent {
   return TURN_EVENT_TYPES.has(event.type);
 }
 
-export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string };
+/** `newer`: the event needs a feature of a newer cxc (KNOWN_EVENT_FEATURES), not a repair. */
+export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string; newer?: true };
+
+const KNOWN_FEATURE_SET: ReadonlySet<unknown> = new Set(KNOWN_EVENT_FEATURES);
+
+/** The first feature of `requires` this cxc does not know (a feature that is not a string counts). */
+function unknownFeature(requires: unknown): string | undefined {
+  if (!Array.isArray(requires)) return undefined;
+  const unknown = requires.find((feature) => !KNOWN_FEATURE_SET.has(feature));
+  return unknown === undefined ? undefined : String(unknown);
+}
 
 /**
  * The events the importers' validation returned (src/core/interop/jp.ts, `validateEvent`: the
@@ -477,6 +593,14 @@ export function parseEvent(value: unknown): ParsedEvent {
   }
   const record = value as Record<string, unknown>;
   if (typeof record.type !== "string") return { ok: false, error: "an event needs a string `type`" };
+  const needed = unknownFeature(record.requires);
+  if (needed !== undefined) {
+    return {
+      ok: false,
+      error: `a ${record.type} event needs a newer cxc (it requires "${needed}", which this cxc does not know)`,
+      newer: true,
+    };
+  }
   if (!isKnownEventType(record.type)) {
     return { ok: true, event: { type: "unknown", raw: record } };
   }

@@ -108,6 +108,8 @@ export function copyEventsForFork(
   const tailStart = firstPositionOfTurn(events, indices, slices[slices.length - 1]?.end ?? 0);
   const kept: ConversationEvent[] = [];
   const newIds = new Map<string, string>();
+  /** The kept turn events whose usage still describes the fork's context (no turn dropped before). */
+  const usageKept = new Set<string>();
   let droppedCompactions = 0;
   const copy = <T extends ConversationEvent & { id: string }>(event: T): void => {
     const id = newId(event.id);
@@ -120,7 +122,10 @@ export function copyEventsForFork(
     const beforeTail = position < tailStart;
     if (isTurnEvent(event)) {
       // Usage reported after turns the fork leaves out describes a context the fork never sends.
-      if (keeps(index)) copy(droppedBefore(index, slices) > 0 ? withoutUsage(event) : event);
+      if (!keeps(index)) return;
+      const sameContext = droppedBefore(index, slices) === 0;
+      if (sameContext) usageKept.add(event.id);
+      copy(sameContext ? event : withoutUsage(event));
       return;
     }
     switch (event.type) {
@@ -136,10 +141,20 @@ export function copyEventsForFork(
       case "pin":
         if (keeps(event.turn)) copy({ ...event, turn: event.turn - droppedBefore(event.turn, slices) });
         return;
+      case "recall_exclusion":
+        // A fork keeps what its source kept out of recall: a pattern whole, a turn's or call's where
+        // that turn comes along.
+        if (event.turn === undefined) copy(event);
+        else if (keeps(event.turn)) copy({ ...event, turn: event.turn - droppedBefore(event.turn, slices) });
+        return;
       case "compaction_reset":
       case "pin_reset":
         // Mapped after the walk: a reset may name an event that comes later in the stream.
         copy(event);
+        return;
+      case "usage":
+        // Usage learnt later for a kept event, under the same rule as the event's own.
+        if (usageKept.has(event.event)) copy({ ...event, event: newIds.get(event.event)! });
         return;
       case "unknown":
         if (beforeTail && keeps(index)) kept.push(event);
@@ -207,6 +222,8 @@ function remapResets(events: ConversationEvent[], newIds: ReadonlyMap<string, st
   let current = events.map((event) => {
     if (event.type === "compaction_reset" || event.type === "pin_reset")
       return { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) };
+    if (event.type === "recall_exclusion" && event.retires !== undefined)
+      return { ...event, retires: event.retires.flatMap((id) => newIds.get(id) ?? []) };
     if (event.type === "compaction" && event.pinned_events !== undefined) {
       const pinned = event.pinned_events.flatMap((id) => newIds.get(id) ?? []);
       const copied: Compaction = { ...event, pinned_events: pinned };
@@ -220,13 +237,19 @@ function remapResets(events: ConversationEvent[], newIds: ReadonlyMap<string, st
     let changed = false;
     const next: ConversationEvent[] = [];
     for (const event of current) {
-      if (event.type !== "compaction_reset" && event.type !== "pin_reset") {
+      const resets =
+        event.type === "compaction_reset" || event.type === "pin_reset"
+          ? event.retires
+          : event.type === "recall_exclusion"
+            ? event.retires
+            : undefined;
+      if (resets === undefined) {
         next.push(event);
         continue;
       }
-      const retires = event.retires.filter((id) => present.has(id));
+      const retires = resets.filter((id) => present.has(id));
       if (retires.length === 0) changed = true;
-      else next.push(retires.length === event.retires.length ? event : { ...event, retires });
+      else next.push(retires.length === resets.length ? event : ({ ...event, retires } as ConversationEvent));
     }
     if (!changed) return next;
     current = next;

@@ -20,13 +20,16 @@
  * Adapters in `src/llm` turn an `LlmRequest` into their wire format; nothing here knows a provider
  * beyond the names of the metadata keys that carry replayable reasoning.
  */
-import type { TurnEvent } from "./events.js";
+import type { NativeSummary, TurnEvent } from "./events.js";
 import type { ProjectedTurn } from "./projection.js";
 import {
   ANTHROPIC_REDACTED_KEY,
   ANTHROPIC_SIGNATURE_KEY,
   GOOGLE_THOUGHT_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
+  NATIVE_SUMMARY_ADDITION_KEY,
+  NATIVE_SUMMARY_KEY,
+  NATIVE_SUMMARY_OPENER_KEY,
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
   OPENAI_REASONING_MODEL_KEY,
@@ -46,8 +49,21 @@ export {
 
 /** A piece of message content. */
 export type LlmPart =
-  /** Plain text (user requests, assistant messages, structured data as JSON). */
-  | { readonly type: "text"; readonly text: string; readonly thoughtSignature?: string }
+  /**
+   * Plain text (user requests, assistant messages, structured data as JSON). A provider's own
+   * summary is text too, its full message as every other model gets it, with the native summary
+   * (`native`) and what cxc adds after it (`nativeAddition`: the facts and pinned messages) for
+   * the adapter of that provider to replay it natively; `nativeOpener` marks the
+   * `[Summary of previous conversation]` request such an adapter then leaves out.
+   */
+  | {
+      readonly type: "text";
+      readonly text: string;
+      readonly thoughtSignature?: string;
+      readonly native?: NativeSummary;
+      readonly nativeAddition?: string;
+      readonly nativeOpener?: true;
+    }
   /**
    * Reasoning. `signature` is Anthropic's (only signed reasoning can go back to Anthropic as
    * thinking); without one, adapters send it as `<think>` text (Google: as a thought).
@@ -124,6 +140,12 @@ export interface RequestOptions {
   readonly tools?: readonly ToolDefinition[];
   readonly toolChoice?: ToolChoice;
   readonly maxOutputTokens?: number;
+  /**
+   * The recall index (recall.ts): one user text part just before the event `beforeEventId`, so in
+   * the user message that follows the hidden range; at the end, as a user message of its own,
+   * when no such event is among the turns.
+   */
+  readonly recallIndex?: { readonly beforeEventId?: string; readonly text: string };
 }
 
 type Role = LlmMessage["role"];
@@ -141,7 +163,16 @@ export function buildLlmRequest(
   options: RequestOptions = {},
 ): LlmRequest {
   const events = turns.flatMap((turn) => turn.events);
-  const parts = pairToolCalls(events.flatMap(toRoleParts));
+  const index = options.recallIndex;
+  const indexParts: RolePart[] =
+    index === undefined ? [] : [{ role: "user", part: { type: "text", text: index.text } }];
+  let placed = false;
+  const roleParts = events.flatMap((event) => {
+    if (index === undefined || placed || event.id !== index.beforeEventId) return toRoleParts(event);
+    placed = true;
+    return [...indexParts, ...toRoleParts(event)];
+  });
+  const parts = pairToolCalls(placed ? roleParts : [...roleParts, ...indexParts]);
   const request: { -readonly [K in keyof LlmRequest]: LlmRequest[K] } = {
     messages: mergeByRole(parts),
     tools: options.tools ?? [],
@@ -164,9 +195,16 @@ export function renderReasoningAsText(text: string): string {
 function toRoleParts(event: TurnEvent): RolePart[] {
   switch (event.type) {
     case "chat_request":
-      return event.content.length === 0
-        ? []
-        : [{ role: "user", part: { type: "text", text: event.content } }];
+      if (event.content.length === 0) return [];
+      return [
+        {
+          role: "user",
+          part:
+            event.metadata?.[NATIVE_SUMMARY_OPENER_KEY] === true
+              ? { type: "text", text: event.content, nativeOpener: true }
+              : { type: "text", text: event.content },
+        },
+      ];
     case "chat_response":
       return responseParts(event.message, event.reasoning, event.data, event.metadata);
     case "tool_call_request": {
@@ -211,9 +249,14 @@ function responseParts(
   const thoughtSignature = googleSignatureOf(metadata);
   const google = thoughtSignature === undefined ? {} : { thoughtSignature };
   if (message !== undefined) {
-    return message.length === 0
-      ? []
-      : [{ role: "assistant", part: { type: "text", text: message, ...google } }];
+    if (message.length === 0) return [];
+    const native = metadata?.[NATIVE_SUMMARY_KEY] as NativeSummary | undefined;
+    if (native !== undefined) {
+      const addition = metadata?.[NATIVE_SUMMARY_ADDITION_KEY];
+      const nativeAddition = typeof addition === "string" ? addition : "";
+      return [{ role: "assistant", part: { type: "text", text: message, native, nativeAddition } }];
+    }
+    return [{ role: "assistant", part: { type: "text", text: message, ...google } }];
   }
   if (reasoning !== undefined) {
     const redacted = metadata?.[ANTHROPIC_REDACTED_KEY];

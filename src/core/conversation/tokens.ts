@@ -9,7 +9,7 @@
  * provider's usage (see `ProviderUsage` for the convention) puts them on the provider's scale
  * (`plausibleScale`; the context gauge, compaction/core/advisor/context-gauge.ts, measures it).
  */
-import type { ChatResponse, ToolCallRequest, TurnEvent } from "./events.js";
+import type { ChatResponse, ConversationEvent, ToolCallRequest, TurnEvent } from "./events.js";
 import { IN_TURN_SUMMARY_HEADING, SUMMARY_REQUEST_TEXT } from "./projection.js";
 import type { Turn } from "./turns.js";
 
@@ -191,6 +191,22 @@ export function findTurnUsage(turn: Turn): ProviderUsage | undefined {
     if (usage !== undefined) return usage;
   }
   return undefined;
+}
+
+/**
+ * Reads the usage of each turn event of `events`: its own `metadata.usage`, else the latest
+ * `usage` record naming it (usage learnt after the event was stored: `import --update`).
+ */
+export function usageReader(
+  events: readonly ConversationEvent[],
+): (event: {
+  readonly id: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}) => ProviderUsage | undefined {
+  const learnt = new Map<string, unknown>();
+  for (const event of events) if (event.type === "usage") learnt.set(event.event, event.usage);
+  if (learnt.size === 0) return readEventUsage;
+  return (event) => readEventUsage(event) ?? parseUsage(learnt.get(event.id));
 }
 
 /** The usage an event carries in `metadata.usage`, when it has the numeric fields it needs. */

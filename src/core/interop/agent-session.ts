@@ -10,13 +10,18 @@
  * file and the line. `importSessionText` runs both passes over a whole text (tests, small files).
  * See docs/import-export.md for the mappings.
  */
-import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../conversation/events.js";
+import type {
+  CompactionOrigin,
+  CompactionSource,
+  ConversationEvent,
+  NativeSummary,
+} from "../conversation/events.js";
 import { prepare, realize } from "../../compaction/core/prepare.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
-import { AGENT_NAMES, type AgentFormat } from "./agents.js";
+import { AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
 import type { ImportedConversation } from "./jp.js";
 import { interopError, validateEvent } from "./jp.js";
-import { deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { deriveConversationId, deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 export { ANTHROPIC_SIGNATURE_KEY };
@@ -56,32 +61,30 @@ export interface AgentImport {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The conversation an agent's session becomes, without its events and title: its id derived from
+ * the session's key (`agent:session id`) and start, and where it came from (`origin`).
+ */
+export function sessionConversation(
+  key: string,
+  createdAt: string,
+  origin: Record<string, unknown>,
+): SessionPlan["conversation"] {
+  return {
+    id: deriveConversationId(timestampMilliseconds(createdAt), key),
+    sourceId: key,
+    createdAt,
+    archived: false,
+    extra: { [ORIGIN_META_KEY]: origin },
+  };
+}
+
 /** Increments `counts[key]`. */
 export function count(counts: Record<string, number>, key: string, by = 1): void {
   counts[key] = (counts[key] ?? 0) + by;
 }
 
-/**
- * Reads the text after a session file's last newline for a reader's `addFinalFragment`: a whole
- * record goes to `addLine`; text that is not JSON (the agent may still be writing) is left out,
- * and `leaveOut` records the warning.
- */
-export function readFinalFragment(
-  text: string,
-  addLine: (text: string) => Parsed<void>,
-  leaveOut: () => void,
-): Parsed<void> {
-  if (text.trim() === "") return { ok: true, value: undefined };
-  try {
-    JSON.parse(text);
-  } catch {
-    leaveOut();
-    return { ok: true, value: undefined };
-  }
-  return addLine(text);
-}
-
-/** The warning for a last line left out by `readFinalFragment`. */
+/** The warning for a last line left out by `addFinalFragment`. */
 export function incompleteLastLine(where: string, agent: string): string {
   return `${where}: the last line is incomplete (${agent} may still be writing); it was left out`;
 }
@@ -124,6 +127,36 @@ export interface SessionIndexer {
   addFinalFragment(text: string): Parsed<void>;
   /** What the index says: the conversation's identity and the lines pass 2 converts. */
   finish(): Parsed<SessionPlan>;
+}
+
+/**
+ * What the line readers' first pass shares: the file's label, the line being read (1-based, for
+ * `file:line` in errors), the warnings, and the last line, which the agent may still be writing.
+ */
+export abstract class SessionLineIndexer implements SessionIndexer {
+  protected line = 0;
+  protected readonly warnings: string[] = [];
+
+  /** `agent`: how the warning about an incomplete last line names the writer. */
+  constructor(
+    protected readonly label: string,
+    private readonly agent: string,
+  ) {}
+
+  abstract addLine(text: string): Parsed<void>;
+  abstract finish(): Parsed<SessionPlan>;
+
+  addFinalFragment(text: string): Parsed<void> {
+    if (text.trim() === "") return { ok: true, value: undefined };
+    try {
+      JSON.parse(text);
+    } catch {
+      this.line += 1;
+      this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, this.agent));
+      return { ok: true, value: undefined };
+    }
+    return this.addLine(text);
+  }
 }
 
 /** What pass 1 found: who the conversation is, and how to convert it in pass 2. */
@@ -274,6 +307,8 @@ export function agentCompactionDraft(compaction: {
   readonly source: CompactionSource;
   readonly note: string;
   readonly origin: CompactionOrigin;
+  readonly native?: NativeSummary;
+  readonly facts?: string;
 }): EventDraft {
   const preparation = prepare([], { kind: "imported", ...compaction }, { now: compaction.ts });
   if (preparation.kind !== "planned") throw new Error("an imported compaction always plans");

@@ -26,32 +26,30 @@
  */
 import type { ConversationEvent } from "../conversation/events.js";
 import {
+  agentCompactionDraft,
   type AgentImport,
   type AgentImportSummary,
-  agentCompactionDraft,
   attachAgentUsage,
   count,
   DraftList,
   type EventDraft,
   EventFinisher,
   importSessionText,
-  incompleteLastLine,
   lastLine,
   modelDelta,
-  ORIGIN_META_KEY,
   parseRecordLine,
-  readFinalFragment,
   reasoningDraft,
+  sessionConversation,
   type SessionConverter,
   type SessionEnd,
-  type SessionIndexer,
+  SessionLineIndexer,
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
   tokenCount,
 } from "./agent-session.js";
 import { interopError } from "./jp.js";
-import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord } from "./jp-encoding.js";
 import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import type { Parsed } from "../parsed.js";
 
@@ -183,12 +181,10 @@ type Json = Record<string, unknown>;
  * every line and keeps an index entry per chain record. `addLine` returns an error naming
  * `label:line` for a line that is not a Claude Code record; `finish` finds the active chain.
  */
-export class ClaudeCodeSessionReader implements SessionIndexer {
-  private line = 0;
+export class ClaudeCodeSessionReader extends SessionLineIndexer {
   private readonly records: IndexedRecord[] = [];
   private readonly skipped: Record<string, number> = {};
   private readonly unknown: Record<string, number> = {};
-  private readonly warnings: string[] = [];
   private sideChainRecords = 0;
   private hasMessages = false;
   private leafUuid: string | undefined;
@@ -199,7 +195,9 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
   private version: string | undefined;
   private firstType: string | undefined;
 
-  constructor(private readonly label: string) {}
+  constructor(label: string) {
+    super(label, "the agent");
+  }
 
   addLine(text: string): Parsed<void> {
     this.line += 1;
@@ -225,17 +223,6 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
     if (BOOKKEEPING.has(type)) count(this.skipped, type);
     else count(this.unknown, type);
     return { ok: true, value: undefined };
-  }
-
-  addFinalFragment(text: string): Parsed<void> {
-    return readFinalFragment(
-      text,
-      (line) => this.addLine(line),
-      () => {
-        this.line += 1;
-        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "the agent"));
-      },
-    );
   }
 
   private addChainRecord(record: Json, type: string, where: string): Parsed<void> {
@@ -316,13 +303,7 @@ export class ClaudeCodeSessionReader implements SessionIndexer {
     return {
       ok: true,
       value: {
-        conversation: {
-          id: deriveConversationId(timestampMilliseconds(createdAt), key),
-          sourceId: key,
-          createdAt,
-          archived: false,
-          extra: { [ORIGIN_META_KEY]: origin },
-        },
+        conversation: sessionConversation(key, createdAt, origin),
         lines: lastLine(included.keys()),
         warnings,
         wants: (line) => included.has(line),

@@ -21,19 +21,17 @@ import {
   agentTimestamp,
   EventFinisher,
   importSessionText,
-  incompleteLastLine,
-  ORIGIN_META_KEY,
   parseRecordLine,
-  readFinalFragment,
+  sessionConversation,
   type SessionConverter,
   type SessionEnd,
-  type SessionIndexer,
+  SessionLineIndexer,
   type SessionPlan,
   titleFromPrompt,
 } from "./agent-session.js";
 import { CodexMapper } from "./codex-records.js";
 import { interopError } from "./jp.js";
-import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 export { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
@@ -53,16 +51,18 @@ function recordProblem(record: Json): string | undefined {
  * Pass 1 over one Codex rollout (see agent-session.ts for the protocol): the `session_meta`
  * record, then every later line validated and forgotten.
  */
-export class CodexSessionReader implements SessionIndexer {
-  private line = 0;
+export class CodexSessionReader extends SessionLineIndexer {
   private lastRecord = 0;
   /** The line of the `session_meta` record (the first record; blank lines may come before it). */
   private metaLine = 0;
   private meta: Json | undefined;
   private metaTimestamp: string | undefined;
-  private readonly warnings: string[] = [];
+  /** A `compacted` record holds OpenAI's encrypted compaction (pass 2 then keeps what it read). */
+  private encrypted = false;
 
-  constructor(private readonly label: string) {}
+  constructor(label: string) {
+    super(label, "Codex");
+  }
 
   addLine(text: string): Parsed<void> {
     this.line += 1;
@@ -88,19 +88,10 @@ export class CodexSessionReader implements SessionIndexer {
     }
     const problem = recordProblem(record);
     if (problem !== undefined) return interopError(`${where}: ${problem}`);
+    if (record.type === "compacted" && !this.encrypted)
+      this.encrypted = holdsEncryptedCompaction(record.payload);
     this.lastRecord = this.line;
     return { ok: true, value: undefined };
-  }
-
-  addFinalFragment(text: string): Parsed<void> {
-    return readFinalFragment(
-      text,
-      (line) => this.addLine(line),
-      () => {
-        this.line += 1;
-        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "Codex"));
-      },
-    );
   }
 
   finish(): Parsed<SessionPlan> {
@@ -114,23 +105,18 @@ export class CodexSessionReader implements SessionIndexer {
     if (typeof meta.cwd === "string") origin.cwd = meta.cwd;
     if (typeof meta.cli_version === "string") origin.version = meta.cli_version;
     const provider = typeof meta.model_provider === "string" ? meta.model_provider : "openai";
-    const { label, warnings, lastRecord, metaLine } = this;
+    const { label, warnings, lastRecord, metaLine, encrypted } = this;
     const lines = this.line;
     const version = typeof meta.cli_version === "string" ? meta.cli_version : undefined;
     return {
       ok: true,
       value: {
-        conversation: {
-          id: deriveConversationId(timestampMilliseconds(createdAt), key),
-          sourceId: key,
-          createdAt,
-          archived: false,
-          extra: { [ORIGIN_META_KEY]: origin },
-        },
+        conversation: sessionConversation(key, createdAt, origin),
         lines: lastRecord,
         warnings,
         wants: (line) => line > metaLine,
-        convert: () => new CodexConverter({ label, key, provider, lines, metaLine, version, warnings }),
+        convert: () =>
+          new CodexConverter({ label, key, provider, lines, metaLine, version, warnings, encrypted }),
       },
     };
   }
@@ -142,6 +128,8 @@ class CodexConverter implements SessionConverter {
   private readonly finisher: EventFinisher;
   /** `session_meta` records after the first. */
   private extraMeta = 0;
+  /** The events handed out so far, when the plan keeps them. */
+  private readonly history: ConversationEvent[] = [];
 
   constructor(
     private readonly plan: {
@@ -156,9 +144,14 @@ class CodexConverter implements SessionConverter {
       /** Codex's version (`session_meta.cli_version`). */
       readonly version: string | undefined;
       readonly warnings: string[];
+      /**
+       * The rollout holds OpenAI's encrypted compaction: the events handed out are kept for the
+       * facts of the turns it covers (the only case a Codex import holds the conversation).
+       */
+      readonly encrypted: boolean;
     },
   ) {
-    this.mapper = new CodexMapper(plan.provider, plan.warnings);
+    this.mapper = new CodexMapper(plan.provider, plan.warnings, () => this.history);
     this.finisher = new EventFinisher(plan.key);
   }
 
@@ -178,7 +171,9 @@ class CodexConverter implements SessionConverter {
     }
     const mapped = this.mapper.add(record, agentTimestamp(record.timestamp)!, where);
     if (!mapped.ok) return mapped;
-    return this.finisher.finish(this.mapper.drafts.takeSettled());
+    const finished = this.finisher.finish(this.mapper.drafts.takeSettled());
+    if (finished.ok && this.plan.encrypted) this.history.push(...finished.value);
+    return finished;
   }
 
   finish(): Parsed<SessionEnd> {
@@ -212,6 +207,17 @@ class CodexConverter implements SessionConverter {
       },
     };
   }
+}
+
+/** True when a `compacted` record's replacement history holds an encrypted compaction item. */
+function holdsEncryptedCompaction(payload: unknown): boolean {
+  if (!isRecord(payload) || !Array.isArray(payload.replacement_history)) return false;
+  return payload.replacement_history.some(
+    (item) =>
+      isRecord(item) &&
+      (item.type === "compaction" || item.type === "compaction_summary") &&
+      typeof item.encrypted_content === "string",
+  );
 }
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */

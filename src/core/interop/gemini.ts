@@ -32,27 +32,25 @@
 import type { ConversationEvent } from "../conversation/events.js";
 import { toStoredUsage } from "../conversation/fold-stream.js";
 import {
+  agentCompactionDraft,
   type AgentImport,
   type AgentImportSummary,
-  agentCompactionDraft,
   agentTimestamp,
   count,
   DraftList,
   type EventDraft,
   EventFinisher,
   importSessionText,
-  incompleteLastLine,
   modelDelta,
-  ORIGIN_META_KEY,
-  readFinalFragment,
+  sessionConversation,
   type SessionEnd,
-  type SessionIndexer,
+  SessionLineIndexer,
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
 } from "./agent-session.js";
 import { interopError } from "./jp.js";
-import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
@@ -140,8 +138,7 @@ function textKey(text: string): string {
  * Pass 1 over one Gemini CLI session: every line parsed once, the log replayed as Gemini replays
  * it (see the module comment), the last version of each message kept.
  */
-export class GeminiSessionReader implements SessionIndexer {
-  private line = 0;
+export class GeminiSessionReader extends SessionLineIndexer {
   private header: Json | undefined;
   private title: string | undefined;
   private readonly messages = new Map<string, Message>();
@@ -156,10 +153,11 @@ export class GeminiSessionReader implements SessionIndexer {
   private readonly responses = new Map<string, Json>();
   private readonly skipped: Record<string, number> = {};
   private readonly unknown: Record<string, number> = {};
-  private readonly warnings: string[] = [];
   private lastTimestamp = "1970-01-01T00:00:00.000Z";
 
-  constructor(private readonly label: string) {}
+  constructor(label: string) {
+    super(label, "Gemini CLI");
+  }
 
   addLine(text: string): Parsed<void> {
     this.line += 1;
@@ -174,17 +172,6 @@ export class GeminiSessionReader implements SessionIndexer {
     }
     if (!isRecord(value)) return interopError(`${where}: a Gemini CLI session line is a JSON object`);
     return this.addRecord(value, where);
-  }
-
-  addFinalFragment(text: string): Parsed<void> {
-    return readFinalFragment(
-      text,
-      (line) => this.addLine(line),
-      () => {
-        this.line += 1;
-        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "Gemini CLI"));
-      },
-    );
   }
 
   /**
@@ -402,13 +389,7 @@ export class GeminiSessionReader implements SessionIndexer {
     return {
       ok: true,
       value: {
-        conversation: {
-          id: deriveConversationId(timestampMilliseconds(createdAt), key),
-          sourceId: key,
-          createdAt,
-          archived: false,
-          extra: { [ORIGIN_META_KEY]: origin },
-        },
+        conversation: sessionConversation(key, createdAt, origin),
         lines: 0,
         warnings: this.warnings,
         ...(empty ? { empty: true } : {}),

@@ -99,10 +99,65 @@ export function sessionFileName(sessionId: string): string {
   return safe === "" ? "session" : safe;
 }
 
-/** The context the last request filled, as the provider reported it, and the model. */
+/** The context the last request filled, as the provider reported it, the model and its window. */
 export interface ReportedUsage {
   readonly tokens: number;
   readonly model?: string;
+  /** The model's window as the agent records it (Codex's `model_context_window`). */
+  readonly window?: number;
+}
+
+/**
+ * The last reported usage in the tail of a Codex rollout (its `token_usage_record`, or the
+ * `last_token_usage` of a `token_count` event in older rollouts: input, cached input included,
+ * plus output), or undefined (none in the tail, or a compaction after it). The model is the last
+ * `turn_context`'s, the window its `token_count`'s.
+ */
+export function lastCodexUsage(tail: string): ReportedUsage | undefined {
+  const lines = tail.split("\n");
+  let tokens: number | undefined;
+  let window: number | undefined;
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index]!.trim();
+    if (line === "") continue;
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (typeof record !== "object" || record === null) continue;
+    const payload = (record.payload ?? {}) as Record<string, unknown>;
+    if (record.type === "compacted" && tokens === undefined) return undefined;
+    if (tokens === undefined && record.type === "token_usage_record") tokens = codexTokens(payload.usage);
+    if (record.type === "event_msg" && payload.type === "token_count") {
+      const info = (payload.info ?? {}) as Record<string, unknown>;
+      if (window === undefined && typeof info.model_context_window === "number")
+        window = info.model_context_window;
+      tokens ??= codexTokens(info.last_token_usage);
+    }
+    if (tokens !== undefined && record.type === "turn_context") {
+      const model = typeof payload.model === "string" ? payload.model : undefined;
+      return {
+        tokens,
+        ...(model === undefined ? {} : { model }),
+        ...(window === undefined ? {} : { window }),
+      };
+    }
+  }
+  return tokens === undefined ? undefined : { tokens, ...(window === undefined ? {} : { window }) };
+}
+
+/** Input (cached input included, as Codex counts it) plus output; undefined for none. */
+function codexTokens(usage: unknown): number | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const record = usage as Record<string, unknown>;
+  const count = (key: string): number => {
+    const value = record[key];
+    return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+  };
+  const tokens = count("input_tokens") + count("output_tokens");
+  return tokens > 0 ? tokens : undefined;
 }
 
 /**

@@ -62,8 +62,15 @@ export function exportJpConversation(source: ExportSource): Parsed<JpConversatio
       entries.push({ ...event.raw });
       continue;
     }
-    // jp has no resets and no pins (the command says when pins are left out).
-    if (event.type === "compaction_reset" || event.type === "pin" || event.type === "pin_reset") continue;
+    // jp has no resets and no pins (the command says when pins are left out), and keeps no usage.
+    if (
+      event.type === "compaction_reset" ||
+      event.type === "pin" ||
+      event.type === "pin_reset" ||
+      event.type === "usage" ||
+      event.type === "recall_exclusion"
+    )
+      continue;
     if (event.type === "compaction" && !inForce.has(event.id)) continue;
     // jp has no cycles: one it cannot hold as whole turns would reach jp without policy.
     if (event.type === "compaction" && !jpCanHold(event, cycleCounts)) {
@@ -123,7 +130,12 @@ function exportMetadata(meta: Readonly<Record<string, unknown>>, createdAt: stri
 
 type KnownExportable = Exclude<
   ConversationEvent,
-  { type: "unknown" } | { type: "compaction_reset" } | { type: "pin" } | { type: "pin_reset" }
+  | { type: "unknown" }
+  | { type: "compaction_reset" }
+  | { type: "pin" }
+  | { type: "pin_reset" }
+  | { type: "usage" }
+  | { type: "recall_exclusion" }
 >;
 
 /** One cxc event in jp's shape and key order. */

@@ -28,22 +28,22 @@ import type { ConversationEvent } from "../conversation/events.js";
 import { toStoredUsage } from "../conversation/fold-stream.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import {
-  type AgentImportSummary,
   agentCompactionDraft,
+  type AgentImportSummary,
   agentTimestamp,
   count,
   DraftList,
   type EventDraft,
   EventFinisher,
   modelDelta,
-  ORIGIN_META_KEY,
+  sessionConversation,
   type SessionEnd,
   setMetadata,
   titleFromPrompt,
 } from "./agent-session.js";
 import type { ImportedConversation } from "./jp.js";
 import { interopError } from "./jp.js";
-import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 type Json = Record<string, unknown>;
@@ -87,13 +87,7 @@ export function opencodeConversation(
   const key = `opencode:${sessionId}`;
   return {
     ok: true,
-    value: {
-      id: deriveConversationId(timestampMilliseconds(createdAt), key),
-      sourceId: key,
-      createdAt,
-      archived: false,
-      extra: { [ORIGIN_META_KEY]: origin },
-    },
+    value: sessionConversation(key, createdAt, origin),
   };
 }
 

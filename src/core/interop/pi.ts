@@ -21,9 +21,9 @@
 import { ANTHROPIC_SIGNATURE_KEY, PI_SIGNATURE_KEY } from "../provider-keys.js";
 import type { ConversationEvent } from "../conversation/events.js";
 import {
+  agentCompactionDraft,
   type AgentImport,
   type AgentImportSummary,
-  agentCompactionDraft,
   agentTimestamp,
   attachAgentUsage,
   count,
@@ -31,23 +31,21 @@ import {
   type EventDraft,
   EventFinisher,
   importSessionText,
-  incompleteLastLine,
   lastLine,
   modelDelta,
-  ORIGIN_META_KEY,
   parseRecordLine,
-  readFinalFragment,
   reasoningDraft,
+  sessionConversation,
   type SessionConverter,
   type SessionEnd,
-  type SessionIndexer,
+  SessionLineIndexer,
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
   tokenCount,
 } from "./agent-session.js";
 import { interopError } from "./jp.js";
-import { deriveConversationId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 export { PI_SIGNATURE_KEY };
@@ -94,8 +92,7 @@ interface IndexedEntry {
  * Pass 1 over one pi session file (see agent-session.ts for the protocol; `ClaudeCodeSessionReader`
  * for the line protocol): the header, then an index entry per entry; `finish` finds the branch.
  */
-export class PiSessionReader implements SessionIndexer {
-  private line = 0;
+export class PiSessionReader extends SessionLineIndexer {
   private header: Json | undefined;
   private headerTimestamp: string | undefined;
   private version = 1;
@@ -103,10 +100,11 @@ export class PiSessionReader implements SessionIndexer {
   private fileVersion = 1;
   private readonly entries: IndexedEntry[] = [];
   private readonly unknown: Record<string, number> = {};
-  private readonly warnings: string[] = [];
   private previousId: string | null = null;
 
-  constructor(private readonly label: string) {}
+  constructor(label: string) {
+    super(label, "pi");
+  }
 
   addLine(text: string): Parsed<void> {
     this.line += 1;
@@ -137,17 +135,6 @@ export class PiSessionReader implements SessionIndexer {
       ...(this.headerTimestamp === undefined ? { timestamp: record.timestamp } : {}),
     });
     return { ok: true, value: undefined };
-  }
-
-  addFinalFragment(text: string): Parsed<void> {
-    return readFinalFragment(
-      text,
-      (line) => this.addLine(line),
-      () => {
-        this.line += 1;
-        this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, "pi"));
-      },
-    );
   }
 
   private readHeader(record: Json, where: string): Parsed<void> {
@@ -229,13 +216,7 @@ export class PiSessionReader implements SessionIndexer {
     return {
       ok: true,
       value: {
-        conversation: {
-          id: deriveConversationId(timestampMilliseconds(createdAt), key),
-          sourceId: key,
-          createdAt,
-          archived: false,
-          extra: { [ORIGIN_META_KEY]: origin },
-        },
+        conversation: sessionConversation(key, createdAt, origin),
         lines: lastLine(included.keys()),
         warnings,
         wants: (line) => included.has(line),

@@ -4,20 +4,22 @@
  */
 import type { Command } from "commander";
 import { CliContext } from "../../context.js";
+import { loadConfig, userConfigPath, workspaceConfigPath } from "../../config.js";
+import { listConfigLeaves, lookupConfig } from "../../../core/config.js";
+import { advisorDefaultLeaves } from "../../../compaction/core/advisor/advisor.js";
+import { SUMMARY_FALLBACK_KEY } from "../../../compaction/core/summary/summarizer.js";
+import { describeStoreLocation } from "../../render/where.js";
+import { existsSync } from "node:fs";
 
-export function registerConfigShow(config: Command): void {
-  config
-    .command("show")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("print the effective configuration and where each value came from")
     .action(async (_options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const { loadConfig } = await import("../../config.js");
-      const { listConfigLeaves, lookupConfig } = await import("../../../core/config.js");
       const effective = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
       for (const warning of effective.warnings) context.warn(warning);
-      const { advisorDefaultLeaves } = await import("../../../compaction/core/advisor/advisor.js");
-      const { SUMMARY_FALLBACK_KEY } = await import("../../../compaction/core/summary/summarizer.js");
       // Defaults that live in their readers, not in a layer; listed where nothing sets them.
       const set = (key: string) => lookupConfig(effective.values, key) !== undefined;
       const readerDefaults = [
@@ -28,9 +30,6 @@ export function registerConfigShow(config: Command): void {
         ...listConfigLeaves(effective),
         ...readerDefaults.filter((leaf) => !set(leaf.key)).map((leaf) => ({ ...leaf, origin: "default" })),
       ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      const { userConfigPath, workspaceConfigPath } = await import("../../config.js");
-      const { describeStoreLocation } = await import("../../render/where.js");
-      const { existsSync } = await import("node:fs");
       const userFile = userConfigPath(context.env);
       const workspaceFile = workspaceConfigPath(context.cwd);
       const location = context.storeLocation;

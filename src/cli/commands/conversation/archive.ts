@@ -4,19 +4,16 @@
  */
 import type { Command } from "commander";
 import { CliContext } from "../../context.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 
-export function registerArchive(conversation: Command): void {
-  conversation
-    .command("archive")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("move a conversation to the archive (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const alreadyArchived = context.store.locate(id)?.archived ?? false;
       if (!alreadyArchived) await context.store.archive(id);

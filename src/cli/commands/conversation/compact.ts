@@ -15,6 +15,19 @@ import type { CompactionEnvironment } from "../../../compaction/environment.js";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
 import { attachedValue, collectAttached } from "../../flag-values.js";
+import { parsePickerTarget, resolveConversation, resolveTargets } from "../../targets.js";
+import { timestampNow, assertNoOpenReview, newEventId } from "../../../store/index.js";
+import { parseCompactFlags } from "../../compaction/options.js";
+import { resetCompactions, undoLatestReset } from "../../compaction/reset.js";
+import { commandCompaction } from "../../compaction/environment.js";
+import { prepare } from "../../../compaction/core/prepare.js";
+import { appliedResult, dryRunResult } from "../../compaction/run.js";
+import { renderRunText, runToJson } from "../../compaction/render.js";
+import { capitalize, describeRange } from "../../../core/present/labels.js";
+import { runnable, compact } from "../../../compaction/compact.js";
+import { withInterrupts } from "../../interrupt.js";
+import { compactionEffect, measureNextRequest } from "../../../query/compaction.js";
+import * as review from "../../compaction/review.js";
 
 /** What `compact --help` says after the options: what a bare `compact` does, and examples. */
 const COMPACT_HELP = `
@@ -33,9 +46,9 @@ Examples:
   cxc c compact --reset            retire every compaction (recorded; --undo-reset brings them back)
 `;
 
-export function registerCompact(conversation: Command): void {
-  conversation
-    .command("compact")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("compact a conversation's history without deleting anything (default: the active one)")
     .argument(
       "[ID...]",
@@ -108,7 +121,6 @@ export function registerCompact(conversation: Command): void {
     .action(async (idArguments: string[], flags: CompactFlags, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const review = await import("../../compaction/review.js");
       const reviewMode = review.reviewModeOf(flags);
       if (reviewMode !== undefined) {
         if (idArguments.length > 1) {
@@ -118,14 +130,11 @@ export function registerCompact(conversation: Command): void {
           );
         }
         // A picker target (`?`) is resolved here; the review resolves ids and keywords itself.
-        const { parsePickerTarget, resolveConversation } = await import("../../targets.js");
         const target = idArguments[0];
         const picked =
           parsePickerTarget(target) === undefined ? target : await resolveConversation(context, target);
         return review.runReviewMode(context, reviewMode, picked, flags);
       }
-      const { timestampNow } = await import("../../../store/index.js");
-      const { parseCompactFlags } = await import("../../compaction/options.js");
       const target = separateResetTarget(idArguments, flags, rawArguments(command));
       const request = parseCompactFlags(target.flags, timestampNow());
       const ids = await resolveCompactTargets(context, target);
@@ -200,7 +209,6 @@ function separateResetTarget(
  * an index: the error says to write `--reset=N`.
  */
 async function resolveCompactTargets(context: CliContext, target: CompactTarget): Promise<string[]> {
-  const { resolveTargets } = await import("../../targets.js");
   try {
     return await resolveTargets(context, target.ids);
   } catch (error) {
@@ -231,8 +239,6 @@ async function runReset(
   id: string,
   request: Extract<CompactRequest, { kind: "reset" | "undo-reset" }>,
 ): Promise<CompactOutcome> {
-  const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
-  const { resetCompactions, undoLatestReset } = await import("../../compaction/reset.js");
   const outcome = await context.store.locked(id, "compact --reset", (conversation) => {
     if (!request.dryRun) assertNoOpenReview(context.store, id);
     const { events, warnings } = conversation.load();
@@ -268,7 +274,6 @@ async function runReset(
 
 /** The command's compaction environment: summary copies, summary checks, progress. */
 async function compactionEnvironment(context: CliContext): Promise<CompactionEnvironment> {
-  const { commandCompaction } = await import("../../compaction/environment.js");
   return commandCompaction(context, { copies: true, checkLosses: true });
 }
 
@@ -279,10 +284,6 @@ async function runCompact(
   request: Extract<CompactRequest, { kind: "compact" }>,
   environment: CompactionEnvironment,
 ): Promise<CompactOutcome> {
-  const { prepare } = await import("../../../compaction/core/prepare.js");
-  const { appliedResult, dryRunResult } = await import("../../compaction/run.js");
-  const { renderRunText, runToJson } = await import("../../compaction/render.js");
-  const { capitalize } = await import("../../../core/present/labels.js");
   const rules = environment.rules(request.explicit, {
     range: request.range,
     ...(request.model === undefined ? {} : { model: request.model }),
@@ -291,7 +292,6 @@ async function runCompact(
   const countTokens = await environment.counter(id);
   let result: CompactionRunResult;
   if (request.dryRun) {
-    const { runnable } = await import("../../../compaction/compact.js");
     const conversation = context.store.load(id);
     for (const warning of conversation.warnings) context.warn(warning);
     const events = conversation.events;
@@ -304,9 +304,6 @@ async function runCompact(
       countTokens,
     });
   } else {
-    const { compact } = await import("../../../compaction/compact.js");
-    const { assertNoOpenReview } = await import("../../../store/index.js");
-    const { withInterrupts } = await import("../../interrupt.js");
     const warnings: string[] = [];
     const report = await withInterrupts((signal) =>
       context.store.locked(id, "compact", (conversation) => {
@@ -334,7 +331,6 @@ async function withContextEffect(
   options: Parameters<typeof import("../../../query/compaction.js").measureNextRequest>[1],
 ): Promise<CompactionRunResult> {
   if (result.kind !== "planned" || result.previewed === undefined) return result;
-  const { compactionEffect, measureNextRequest } = await import("../../../query/compaction.js");
   const { measure } = await measureNextRequest(events, options);
   return { ...result, context: compactionEffect(measure, events, result.previewed) };
 }
@@ -342,7 +338,6 @@ async function withContextEffect(
 /** A rule that saves under 1 % of its turns' tokens is said on stderr (it still applies). */
 async function warnOfLittleSavings(context: CliContext, result: CompactionRunResult): Promise<void> {
   if (result.kind !== "planned") return;
-  const { describeRange } = await import("../../../core/present/labels.js");
   for (const { segment, label, savesLittle } of result.segments) {
     if (!savesLittle) continue;
     const what = label === undefined ? "" : ` (${label.replace(/^summary: .*/, "summary")})`;

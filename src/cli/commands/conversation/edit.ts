@@ -6,6 +6,8 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
+import { timestampNow, withoutKey } from "../../../store/index.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 
 interface EditOptions {
   readonly title?: string;
@@ -13,14 +15,11 @@ interface EditOptions {
   readonly unpin?: boolean;
 }
 
-export function registerEdit(conversation: Command): void {
-  conversation
-    .command("edit")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("change a conversation's title or pin it (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .option("--title <TITLE>", 'set the title ("" removes it)')
     .addOption(new Option("--pin", "pin it (pinned conversations are listed first)").conflicts("unpin"))
     .addOption(new Option("--unpin", "unpin it"))
@@ -30,8 +29,6 @@ export function registerEdit(conversation: Command): void {
       if (options.title === undefined && !options.pin && !options.unpin) {
         throw new CxcError("usage", "nothing to change", { hint: "pass --title T, --pin or --unpin" });
       }
-      const { timestampNow, withoutKey } = await import("../../../store/index.js");
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const now = timestampNow();
       const meta = await context.store.updateMeta(

@@ -10,6 +10,11 @@ import { Option, type Command } from "commander";
 import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js";
 import { escapeJsonControls } from "../../../core/present/sanitize.js";
 import { CliContext } from "../../context.js";
+import { loadInterop, timestampNow } from "../../../store/index.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
+import { AGENT_NAMES } from "../../../core/interop/agents.js";
+import { describeCompactionRange } from "../../../core/present/labels.js";
+import { activePins } from "../../../core/conversation/pins.js";
 
 interface ExportOptions {
   to: "jp" | "openai" | "anthropic" | "cxc" | AgentFormat;
@@ -17,16 +22,13 @@ interface ExportOptions {
   model?: string;
 }
 
-export function registerExport(conversation: Command): void {
-  conversation
-    .command("export")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description(
       "export a conversation as a jp directory, a request body, a cxc document, or a session of Claude Code, pi, Codex, Gemini CLI or opencode",
     )
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .addOption(
       new Option("--to <FORMAT>", "the format to write")
         .choices(["jp", "openai", "anthropic", "cxc", ...AGENT_FORMATS])
@@ -43,10 +45,8 @@ export function registerExport(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: ExportOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { loadInterop } = await import("../../../store/index.js");
       const { recordAgentExport, renderExport, writeAgentExport, writeExportFile, writeJpExport } =
         await loadInterop();
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const loaded = context.store.load(id);
       for (const warning of loaded.warnings) context.warn(warning);
@@ -54,7 +54,6 @@ export function registerExport(conversation: Command): void {
         ? (options.to as AgentFormat)
         : undefined;
       if (agent !== undefined) {
-        const { timestampNow } = await import("../../../store/index.js");
         const now = timestampNow();
         const written = writeAgentExport(loaded, {
           agent,
@@ -100,7 +99,6 @@ export function registerExport(conversation: Command): void {
         context.out(`Exported ${id} to ${written.path}`);
         if (importing !== undefined) context.out(`Import it into opencode with: ${importing}`);
         if (written.agentPath !== undefined) {
-          const { AGENT_NAMES } = await import("../../../core/interop/agents.js");
           context.info(
             `${AGENT_NAMES[agent]} resumes a session from its own folder: copy the file to ${written.agentPath} first`,
           );
@@ -111,7 +109,6 @@ export function registerExport(conversation: Command): void {
       }
       if (options.to === "jp") {
         const { directory, leftOut } = writeJpExport(loaded, resolve(context.cwd, options.output ?? "."));
-        const { describeCompactionRange } = await import("../../../core/present/labels.js");
         const ranges = leftOut.map(describeCompactionRange);
         if (context.json) context.outJson({ id, format: "jp", path: directory, left_out: ranges });
         else context.out(`Exported ${id} to ${directory}`);
@@ -124,7 +121,6 @@ export function registerExport(conversation: Command): void {
             `jp has no cycles, so ${what} left out (${ranges.join("; ")}); jp shows those cycles uncompacted`,
           );
         }
-        const { activePins } = await import("../../../core/conversation/pins.js");
         const pins = activePins(loaded.events).length;
         if (pins > 0) {
           context.warn(

@@ -10,6 +10,14 @@ import { type Command, Option } from "commander";
 import { formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
 import { collectAttached } from "../../flag-values.js";
+import { copyEventsForFork, selectForkTurns } from "../../../core/conversation/fork.js";
+import { newEventId, timestampNow } from "../../../store/index.js";
+import { parseForkCount, parseTimeWindow, resolveTurnSelection } from "../../render/turn-selection.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
+import { ruleFlags } from "../../../compaction/environment.js";
+import { commandCompaction } from "../../compaction/environment.js";
+import { prepare } from "../../../compaction/core/prepare.js";
+import { compact } from "../../../compaction/compact.js";
 
 interface ForkOptions {
   readonly first?: string | true;
@@ -20,14 +28,11 @@ interface ForkOptions {
   readonly compact?: string[];
 }
 
-export function registerFork(conversation: Command): void {
-  conversation
-    .command("fork")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("copy a conversation (or its first/last N turns) into a new active one")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .option("-f, --first [N]", "keep the first N turns (default 1); with --last, the first and the last")
     .option("-l, --last [N]", "keep the last N turns (default 1); with --first, the first and the last")
     .option(
@@ -46,12 +51,6 @@ export function registerFork(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: ForkOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const { copyEventsForFork, selectForkTurns } = await import("../../../core/conversation/fork.js");
-      const { newEventId, timestampNow } = await import("../../../store/index.js");
-      const { parseForkCount, parseTimeWindow, resolveTurnSelection } = await import(
-        "../../render/turn-selection.js"
-      );
-      const { resolveConversation } = await import("../../targets.js");
       const sourceId = await resolveConversation(context, idArgument);
       const range = parseTimeWindow(options, timestampNow(), context.store);
       const counts = {
@@ -70,10 +69,6 @@ export function registerFork(conversation: Command): void {
         // The new fork compacted before it is created, with the rules of `compact -k` and quietly
         // (jp's `fork -k`): only a failed summary model is said, and a summary that fails under
         // `fallback = "abort"` stops the fork, so it is never created half-compacted.
-        const { ruleFlags } = await import("../../../compaction/environment.js");
-        const { commandCompaction } = await import("../../compaction/environment.js");
-        const { prepare } = await import("../../../compaction/core/prepare.js");
-        const { compact } = await import("../../../compaction/compact.js");
         const request = ruleFlags({ compact: options.compact });
         const environment = commandCompaction(context, { quiet: true });
         const settings = environment.settings(source.meta);

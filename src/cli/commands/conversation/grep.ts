@@ -9,6 +9,8 @@ import type { Command } from "commander";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
+import { findMatches } from "../../render/excerpt.js";
+import { assignTurnIndices } from "../../../core/conversation/turns.js";
 
 interface GrepOptions {
   readonly archived?: boolean;
@@ -29,9 +31,9 @@ interface Hit {
   readonly excerpt: string;
 }
 
-export function registerGrep(conversation: Command): void {
-  conversation
-    .command("grep")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("search messages and tool output across conversations (literal text)")
     .argument("<PATTERN>", "the text to look for")
     .option("--archived", "search archived conversations too")
@@ -41,8 +43,6 @@ export function registerGrep(conversation: Command): void {
       const format = context.format();
       if (pattern === "")
         throw new CxcError("usage", "the search pattern is empty", { hint: "e.g. grep 'TODO'" });
-      const { findMatches } = await import("../../render/excerpt.js");
-      const { assignTurnIndices } = await import("../../../core/conversation/turns.js");
       const listed = [
         ...context.store.list().conversations,
         ...(options.archived ? context.store.list({ archived: true }).conversations : []),

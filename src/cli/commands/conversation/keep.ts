@@ -10,14 +10,19 @@ import { Option } from "commander";
 import type { PinPart } from "../../../core/conversation/events.js";
 import { CxcError, usageError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
+import { buildPinEvent, describePin, planPin } from "../../../core/conversation/pins.js";
+import { assertNoOpenReview, newEventId, timestampNow } from "../../../store/index.js";
+import { capitalize, formatCount } from "../../../core/present/labels.js";
+import { resolveConversation } from "../../targets.js";
+import { parseMessagePosition } from "../../../core/position/parse.js";
 
 interface KeepOptions {
   readonly only?: PinPart;
 }
 
-export function registerKeep(conversation: Command): void {
-  conversation
-    .command("keep")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description(
       "keep a turn or a cycle verbatim through every compaction (default: the active conversation)",
     )
@@ -33,10 +38,6 @@ export function registerKeep(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { idArgument, position } = await readPositionArguments(words, "keep");
-      const { buildPinEvent, describePin, planPin } = await import("../../../core/conversation/pins.js");
-      const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
-      const { capitalize, formatCount } = await import("../../../core/present/labels.js");
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const target = { ...position, ...(options.only === undefined ? {} : { only: options.only }) };
       const outcome = await context.store.locked(id, "keep", (conversation) => {
@@ -84,7 +85,6 @@ export async function readPositionArguments(
       `e.g. cxc conversation ${name} 3 or ${name} 4.2`,
     );
   }
-  const { parseMessagePosition } = await import("../../../core/position/parse.js");
   const text = words[words.length - 1]!;
   const parsed = parseMessagePosition(text);
   if (!parsed.ok)

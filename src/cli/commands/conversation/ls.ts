@@ -9,16 +9,20 @@ import type { Command } from "commander";
 import { formatCount } from "../../../core/present/labels.js";
 import { CxcError } from "../../../errors.js";
 import { CliContext, markLightweight } from "../../context.js";
+import { formatRelativeTime } from "../../../core/present/relative-time.js";
+import { renderTable, truncateText } from "../../render/table.js";
+import { describeStoreLocation } from "../../render/where.js";
+import * as summary from "../../render/conversation-summary.js";
+import * as agents from "../../../core/interop/agents.js";
 
 interface ListOptions {
   readonly archived?: boolean;
   readonly limit?: string;
 }
 
-export function registerList(conversation: Command): void {
-  const command = conversation
-    .command("ls")
-    .alias("list")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  const command = entry
     .description("list conversations (pinned first, then newest)")
     .option("--archived", "list archived conversations instead of live ones")
     .option("--limit <N>", "show at most N conversations")
@@ -26,12 +30,6 @@ export function registerList(conversation: Command): void {
       const context = CliContext.from(command);
       const format = context.format();
       const limit = parseLimit(options.limit);
-      const [{ formatRelativeTime }, { renderTable, truncateText }, summary, agents] = await Promise.all([
-        import("../../../core/present/relative-time.js"),
-        import("../../render/table.js"),
-        import("../../render/conversation-summary.js"),
-        import("../../../core/interop/agents.js"),
-      ]);
       const archived = options.archived ?? false;
       const { conversations, warnings } = context.listing.list({ archived });
       for (const warning of warnings) context.warn(warning);
@@ -57,13 +55,16 @@ export function registerList(conversation: Command): void {
       }
       // After a warning about an unreadable conversation, "none yet" would not be true.
       if (sorted.length === 0 && warnings.length > 0) return;
-      const { describeStoreLocation } = await import("../../render/where.js");
       const store = describeStoreLocation(context.storeLocation);
       if (sorted.length === 0) {
+        // Every conversation archived (a review's source archived by --continue, say): not "yet".
+        const inArchive = archived ? 0 : context.listing.list({ archived: true }).conversations.length;
         context.info(
           archived
             ? `No archived conversations in ${store}.`
-            : `No conversations yet in ${store}. Start one with \`cxc conversation new\` or \`cxc query\`.`,
+            : inArchive > 0
+              ? `No conversations outside the archive in ${store}; ${formatCount(inArchive, "archived conversation")}: \`cxc conversation ls --archived\` lists ${inArchive === 1 ? "it" : "them"}, \`cxc conversation use ID\` brings one back.`
+              : `No conversations yet in ${store}. Start one with \`cxc conversation new\` or \`cxc query\`.`,
         );
         return;
       }

@@ -4,9 +4,9 @@
 import type { Command } from "commander";
 import { CliContext } from "../../context.js";
 
-export function registerNew(conversation: Command): void {
-  conversation
-    .command("new")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("start a new, empty conversation and make it active")
     .option("--title <TITLE>", "a title for the conversation")
     .action(async (options: { title?: string }, command: Command) => {

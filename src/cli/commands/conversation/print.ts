@@ -17,6 +17,26 @@ import { type Command, Option } from "commander";
 import { CliContext } from "../../context.js";
 import type { PrintStyle, TranscriptTurn } from "../../render/transcript.js";
 import type { TurnSelectionOptions } from "../../render/turn-selection.js";
+import { parseTurnSelection, resolveTurnSelection } from "../../render/turn-selection.js";
+import {
+  buildRawTranscript,
+  ANSI_COLORS,
+  renderTranscriptText,
+  transcriptToJson,
+} from "../../render/transcript.js";
+import { countTurns } from "../../../core/conversation/turns.js";
+import { ID_ARGUMENT, loadConversation } from "../../targets.js";
+import {
+  selectProjectedTurns,
+  buildRequestBody,
+  buildProjectedTranscript,
+  printedRecall,
+} from "../../compaction/projected-print.js";
+import { loadConfig } from "../../config.js";
+import { recordedSettings } from "../../../core/conversation/settings.js";
+import { pinnedMessages } from "../../../core/conversation/pins.js";
+import { writePaged } from "../../terminal/pager.js";
+import { wrapAtWords } from "../../terminal/wrap.js";
 
 interface PrintOptions extends TurnSelectionOptions {
   readonly compacted?: boolean;
@@ -24,14 +44,11 @@ interface PrintOptions extends TurnSelectionOptions {
   readonly pager: boolean;
 }
 
-export function registerPrint(conversation: Command): void {
-  conversation
-    .command("print")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("print a conversation's transcript (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .option("--first <N>", "only the first N turns")
     .option("--last <N>", "only the last N turns")
     .option("--turn <N|A..B>", "only turn N, or turns A to B (1-based, inclusive; A.. and ..B are open)")
@@ -46,43 +63,42 @@ export function registerPrint(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: PrintOptions, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format(["text", "json", "anthropic", "openai", "responses", "gemini"]);
-      const { parseTurnSelection, resolveTurnSelection } = await import("../../render/turn-selection.js");
-      const { buildRawTranscript } = await import("../../render/transcript.js");
-      const { countTurns } = await import("../../../core/conversation/turns.js");
       // Parse before touching the store, so a bad flag is reported even without a conversation.
       const selection = parseTurnSelection(options);
-      const { resolveConversation } = await import("../../targets.js");
-      const id = await resolveConversation(context, idArgument);
-      const conversation = context.store.load(id);
-      for (const warning of conversation.warnings) context.warn(warning);
+      const { id, conversation } = await loadConversation(context, idArgument);
       const turnCount = countTurns(conversation.events);
       const resolved = resolveTurnSelection(selection, conversation.events);
       if (format === "anthropic" || format === "openai" || format === "responses" || format === "gemini") {
         // The projected view as a ready request body (compactions always applied).
-        const { selectProjectedTurns, buildRequestBody } = await import(
-          "../../compaction/projected-print.js"
-        );
-        const { loadConfig } = await import("../../config.js");
         const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
         const projected = selectProjectedTurns(conversation.events, resolved);
-        const { recordedSettings } = await import("../../../core/conversation/settings.js");
         const recorded = recordedSettings(conversation.events);
-        context.outJson(await buildRequestBody(projected, format, config.values, recorded));
+        const recall = printedRecall(conversation.events, config.values);
+        context.outJson(await buildRequestBody(projected, format, config.values, recorded, recall));
         return;
       }
+      let recallIndex: readonly { reference: string; description: string }[] | undefined;
       let turns: TranscriptTurn[];
       if (options.compacted) {
-        const { selectProjectedTurns, buildProjectedTranscript } = await import(
-          "../../compaction/projected-print.js"
-        );
-        const { pinnedMessages } = await import("../../../core/conversation/pins.js");
         const pinned = pinnedMessages(conversation.events).ids;
         turns = buildProjectedTranscript(selectProjectedTurns(conversation.events, resolved), pinned);
+        if (format === "json") {
+          // The recall index as `cxc q` sends it, beside the turns (never as an event of one).
+          const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+          const recall = printedRecall(conversation.events, config.values);
+          if (recall !== undefined) recallIndex = recall.placement?.lines ?? [];
+        }
       } else turns = buildRawTranscript(conversation.events, resolved);
       await writeTranscript(
         context,
         format,
-        { id, title: conversation.meta.title ?? null, turnCount, turns },
+        {
+          id,
+          title: conversation.meta.title ?? null,
+          turnCount,
+          turns,
+          ...(recallIndex === undefined ? {} : { recallIndex }),
+        },
         { style: options.style ?? "default", pager: options.pager },
       );
     });
@@ -94,6 +110,8 @@ export interface PrintableTranscript {
   readonly title: string | null;
   readonly turnCount: number;
   readonly turns: readonly TranscriptTurn[];
+  /** `print --compacted --format json`: the recall index's lines (docs/recall.md). */
+  readonly recallIndex?: readonly { readonly reference: string; readonly description: string }[];
 }
 
 /**
@@ -106,13 +124,13 @@ export async function writeTranscript(
   transcript: PrintableTranscript,
   options: { readonly style: PrintStyle; readonly pager: boolean },
 ): Promise<void> {
-  const { ANSI_COLORS, renderTranscriptText, transcriptToJson } = await import("../../render/transcript.js");
   if (format === "json") {
     context.outJson({
       id: transcript.id,
       title: transcript.title,
       turn_count: transcript.turnCount,
       turns: transcriptToJson(transcript.turns),
+      ...(transcript.recallIndex === undefined ? {} : { recall_index: transcript.recallIndex }),
     });
     return;
   }
@@ -125,10 +143,8 @@ export async function writeTranscript(
     style: options.style,
     ...(context.color ? { colors: ANSI_COLORS } : {}),
   });
-  const { writePaged } = await import("../../terminal/pager.js");
   // At a terminal, lines wrap at words (the terminal itself would cut words in two); in a pipe the
   // text is left as it is.
-  const { wrapAtWords } = await import("../../terminal/wrap.js");
   const shown = process.stdout.isTTY ? wrapAtWords(text, process.stdout.columns ?? 80) : text;
   await writePaged(shown, { stdout: process.stdout, env: context.env, disabled: !options.pager });
 }

@@ -8,11 +8,12 @@
 import type { Command } from "commander";
 import { CxcError, ExitCode } from "../../../errors.js";
 import { CliContext } from "../../context.js";
+import { openPromptTerminal } from "../../terminal/tty.js";
+import { confirmKey } from "../../terminal/confirm.js";
 
-export function registerRemove(conversation: Command): void {
-  conversation
-    .command("rm")
-    .alias("remove")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("delete conversations permanently")
     .argument("<ID...>", "conversation ids or unique prefixes")
     .option("-y, --yes", "do not ask for confirmation")
@@ -21,14 +22,12 @@ export function registerRemove(conversation: Command): void {
       context.format();
       const ids = [...new Set(idArguments.map((argument) => context.store.resolveId(argument)))];
       if (!options.yes) {
-        const { openPromptTerminal } = await import("../../terminal/tty.js");
         const terminal = openPromptTerminal();
         if (terminal === undefined) {
           throw new CxcError("usage", `refusing to delete ${describe(ids)} without confirmation`, {
             hint: "pass -y (--yes) to delete without asking",
           });
         }
-        const { confirmKey } = await import("../../terminal/confirm.js");
         let answer: Awaited<ReturnType<typeof confirmKey>>;
         try {
           answer = await confirmKey(terminal, `Delete ${describe(ids)} permanently?`);

@@ -9,33 +9,34 @@ import type { Command } from "commander";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
 import type { ReviewProposalDetails } from "../../render/conversation-details.js";
+import { buildConversationDetails, renderConversationDetails } from "../../render/conversation-details.js";
+import { ID_ARGUMENT, loadConversation } from "../../targets.js";
+import { findOpenReviews } from "../../../compaction/core/review/open-reviews.js";
+import { conversationDirectoryOf } from "../../../store/index.js";
+import { describeStoreLocation } from "../../render/where.js";
+import {
+  findLatestProposal,
+  renderProposalLine,
+  validateProposal,
+} from "../../../compaction/core/review/review.js";
+import { checkSummary } from "../../../compaction/core/summary/check.js";
+import { groupTurns } from "../../../core/conversation/turns.js";
+import { reviewCycleRange } from "../../../compaction/core/review/proposal-arguments.js";
 
-export function registerShow(conversation: Command): void {
-  conversation
-    .command("show")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("show a conversation's details and compactions (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const { buildConversationDetails, renderConversationDetails } = await import(
-        "../../render/conversation-details.js"
-      );
-      const { resolveConversation } = await import("../../targets.js");
-      const id = await resolveConversation(context, idArgument);
-      const conversation = context.store.load(id);
-      for (const warning of conversation.warnings) context.warn(warning);
-      const { findOpenReviews } = await import("../../../compaction/core/review/open-reviews.js");
+      const { id, conversation } = await loadConversation(context, idArgument);
       const review = context.store.reviewInfo(id);
       const proposal =
         review === undefined || conversation.archived
           ? undefined
           : await currentProposal(context, conversation.events, review.source);
-      const { conversationDirectoryOf } = await import("../../../store/index.js");
-      const { describeStoreLocation } = await import("../../render/where.js");
       const location = context.storeLocation;
       const details = buildConversationDetails(
         conversation,
@@ -64,9 +65,6 @@ async function currentProposal(
   reviewEvents: readonly ConversationEvent[],
   sourceId: string,
 ): Promise<ReviewProposalDetails | undefined> {
-  const { findLatestProposal, renderProposalLine, validateProposal } = await import(
-    "../../../compaction/core/review/review.js"
-  );
   const recorded = findLatestProposal(reviewEvents);
   if (recorded === undefined || context.store.locate(sourceId) === undefined) return undefined;
   const source = context.store.load(sourceId).events;
@@ -75,9 +73,6 @@ async function currentProposal(
   const { proposal, turnCount } = validation;
   let checkItems = 0;
   if (proposal.summary !== undefined) {
-    const { checkSummary } = await import("../../../compaction/core/summary/check.js");
-    const { groupTurns } = await import("../../../core/conversation/turns.js");
-    const { reviewCycleRange } = await import("../../../compaction/core/review/proposal-arguments.js");
     checkItems = checkSummary(groupTurns(source), reviewCycleRange(proposal), proposal.summary).items.length;
   }
   return {

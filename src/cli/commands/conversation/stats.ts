@@ -25,27 +25,35 @@ import type { TokenSummary } from "../../../core/conversation/tokens.js";
 import { conversationSource } from "../../../core/interop/agents.js";
 import { describeOwnTurnRange, formatCount } from "../../../core/present/labels.js";
 import { CliContext } from "../../context.js";
+import { projectConversation } from "../../../core/conversation/projection.js";
+import {
+  summarizeTokens,
+  formatTokenCount,
+  renderTokenBars,
+  tokenKindRows,
+} from "../../../core/conversation/tokens.js";
+import { groupTurns } from "../../../core/conversation/turns.js";
+import { ID_ARGUMENT, loadConversation } from "../../targets.js";
+import { keptCost } from "../../../compaction/core/keeping.js";
+import { describeContextGauge } from "../../../compaction/core/advisor/context-gauge.js";
+import { sanitizeLine } from "../../../core/present/sanitize.js";
+import { measureContextGauge, nextTurnModel } from "../../../compaction/context-window.js";
+import { conversationOverhead } from "../../../query/request-overhead.js";
+import { loadConfig } from "../../config.js";
+import { sourceName } from "../../../core/interop/agents.js";
+import * as agents from "../../../core/interop/agents.js";
 
 const BAR_WIDTH = 28;
 
-export function registerStats(conversation: Command): void {
-  conversation
-    .command("stats")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("tokens per kind and per turn, raw and as the model sees it (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const { projectConversation } = await import("../../../core/conversation/projection.js");
-      const { summarizeTokens } = await import("../../../core/conversation/tokens.js");
-      const { groupTurns } = await import("../../../core/conversation/turns.js");
-      const { resolveConversation } = await import("../../targets.js");
-      const id = await resolveConversation(context, idArgument);
-      const conversation = context.store.load(id);
-      for (const warning of conversation.warnings) context.warn(warning);
+      const { id, conversation } = await loadConversation(context, idArgument);
       const countTokens = await context.store.tokenCounter();
       const raw = summarizeTokens(groupTurns(conversation.events), countTokens);
       const view = projectConversation(conversation.events);
@@ -55,7 +63,6 @@ export function registerStats(conversation: Command): void {
       );
       const gauge = await contextGauge(context, conversation.events, countTokens);
       const scale = gauge.scale;
-      const { keptCost } = await import("../../../compaction/core/keeping.js");
       const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
         if (turn.origin.kind !== "kept")
@@ -66,7 +73,6 @@ export function registerStats(conversation: Command): void {
       });
       // The advisor's decision calls are spent beside the conversation, not in it.
       const decisions = context.store.advisorState(id).decision_usage;
-      const agents = await import("../../../core/interop/agents.js");
       const source = agents.conversationSource(conversation.meta);
       const sourceFile = agents.originFile(conversation.meta);
       if (format === "json") {
@@ -85,14 +91,12 @@ export function registerStats(conversation: Command): void {
         });
         return;
       }
-      const { describeContextGauge } = await import("../../../compaction/core/advisor/context-gauge.js");
       context.out(`Context: ${describeContextGauge(gauge, { complete: true })}`);
       const aside = await describeFigure(gauge, conversation.meta);
       if (aside !== undefined) context.out(aside);
       const text = await renderStatsText(raw, projected, labels, scale, kept);
       context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
       if (source !== "cxc") {
-        const { sanitizeLine } = await import("../../../core/present/sanitize.js");
         const from = sourceFile === undefined ? "" : ` (${sanitizeLine(sourceFile)})`;
         context.out(`\nImported from ${agents.sourceName(source)}${from}.`);
       }
@@ -108,9 +112,6 @@ async function contextGauge(
   events: readonly ConversationEvent[],
   countTokens: (text: string) => number,
 ): Promise<ContextGauge> {
-  const { measureContextGauge, nextTurnModel } = await import("../../../compaction/context-window.js");
-  const { conversationOverhead } = await import("../../../query/request-overhead.js");
-  const { loadConfig } = await import("../../config.js");
   const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
   for (const warning of config.warnings) context.warn(warning);
   const modelId = await nextTurnModel(events, config.values, context.env);
@@ -134,7 +135,6 @@ async function describeFigure(
   gauge: ContextGauge,
   meta: Readonly<Record<string, unknown>>,
 ): Promise<string | undefined> {
-  const { formatTokenCount } = await import("../../../core/conversation/tokens.js");
   const why = await estimateExplanation(gauge, meta);
   if (why !== undefined) return `  ${why}`;
   const derivation = describeDerivation(gauge, formatTokenCount);
@@ -181,13 +181,14 @@ async function estimateExplanation(
   if (gauge.tokensSource !== "estimated") return undefined;
   if (gauge.estimateReason === "other-context")
     return "estimated: the last usage reported describes another context (a fork keeps its original's), so cxc counted the system prompt, tools and conversation itself";
-  const { sourceName } = await import("../../../core/interop/agents.js");
   const source = conversationSource(meta);
-  if (source !== "cxc" && source !== "jp")
+  if (source !== "cxc" && source !== "jp") {
+    const file = agents.originFile(meta) ?? "FILE";
     return (
       `estimated: this session was imported before cxc kept each request's usage, so ${sourceName(source)}'s own count is not here; ` +
-      "importing the session file again brings it (docs/context.md)"
+      `\`cxc conversation import ${file} --update\` brings it`
     );
+  }
   return "estimated: no request of this conversation has reported usage yet, so cxc counted the system prompt, tools and conversation itself";
 }
 
@@ -273,9 +274,6 @@ async function renderStatsText(
   factor: number | undefined,
   kept: KeptCost,
 ): Promise<string> {
-  const { formatTokenCount, renderTokenBars, tokenKindRows } = await import(
-    "../../../core/conversation/tokens.js"
-  );
   const total = (summary: TokenSummary): string => {
     const estimate = formatTokenCount(summary.total);
     return factor === undefined
@@ -324,7 +322,6 @@ function describeKept(kept: KeptCost, format: (count: number) => string): string
 
 /** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
 async function renderDecisions(usage: DecisionUsage): Promise<string> {
-  const { formatTokenCount } = await import("../../../core/conversation/tokens.js");
   const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
   return (
     `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +

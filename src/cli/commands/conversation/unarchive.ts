@@ -4,9 +4,9 @@
 import type { Command } from "commander";
 import { CliContext } from "../../context.js";
 
-export function registerUnarchive(conversation: Command): void {
-  conversation
-    .command("unarchive")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("bring an archived conversation back")
     .argument("<ID>", "conversation id or unique prefix")
     .action(async (idArgument: string, _options: unknown, command: Command) => {

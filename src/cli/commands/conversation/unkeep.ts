@@ -11,10 +11,13 @@ import type { PinPart } from "../../../core/conversation/events.js";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
 import { readPositionArguments } from "./keep.js";
+import { buildPinResetEvent, describePin, planUnpin } from "../../../core/conversation/pins.js";
+import { assertNoOpenReview, newEventId, timestampNow } from "../../../store/index.js";
+import { resolveConversation } from "../../targets.js";
 
-export function registerUnkeep(conversation: Command): void {
-  conversation
-    .command("unkeep")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("stop keeping a turn or a cycle verbatim (default: the active conversation)")
     .usage("[ID] N|N.C [--only user|assistant|results]")
     .argument("<POSITION...>", "[ID] then N (turn N) or N.C (cycle C of turn N), 1-based")
@@ -28,11 +31,6 @@ export function registerUnkeep(conversation: Command): void {
       const context = CliContext.from(command);
       context.format();
       const { idArgument, position } = await readPositionArguments(words, "unkeep");
-      const { buildPinResetEvent, describePin, planUnpin } = await import(
-        "../../../core/conversation/pins.js"
-      );
-      const { assertNoOpenReview, newEventId, timestampNow } = await import("../../../store/index.js");
-      const { resolveConversation } = await import("../../targets.js");
       const id = await resolveConversation(context, idArgument);
       const retired = await context.store.locked(id, "unkeep", (conversation) => {
         assertNoOpenReview(context.store, id);

@@ -12,6 +12,10 @@
 import type { Command } from "commander";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
+import { displayTitle } from "../../render/conversation-summary.js";
+import { parsePickerTarget, resolveConversation } from "../../targets.js";
+import { parseTimeWindow } from "../../render/turn-selection.js";
+import { timestampNow } from "../../../store/index.js";
 
 interface UseOptions {
   readonly grep?: string;
@@ -19,9 +23,9 @@ interface UseOptions {
   readonly until?: string;
 }
 
-export function registerUse(conversation: Command): void {
-  conversation
-    .command("use")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  entry
     .description("make a conversation the active one (at a terminal, without an id: pick from a list)")
     .argument(
       "[ID]",
@@ -33,10 +37,6 @@ export function registerUse(conversation: Command): void {
     .action(async (idArgument: string | undefined, options: UseOptions, command: Command) => {
       const context = CliContext.from(command);
       context.format();
-      const [{ displayTitle }, { parsePickerTarget, resolveConversation }] = await Promise.all([
-        import("../../render/conversation-summary.js"),
-        import("../../targets.js"),
-      ]);
       const narrow = await candidateFilter(context, options);
       const id =
         idArgument === undefined || parsePickerTarget(idArgument) !== undefined || narrow !== undefined
@@ -79,8 +79,6 @@ async function candidateFilter(
   if (options.grep !== undefined && options.grep === "") {
     throw new CxcError("usage", "the --grep text is empty", { hint: "e.g. --grep parser" });
   }
-  const { parseTimeWindow } = await import("../../render/turn-selection.js");
-  const { timestampNow } = await import("../../../store/index.js");
   // The window as fork reads it (bounds of the position algebra), each end the moment it names.
   const window = parseTimeWindow(options, timestampNow(), context.store);
   const moment = (bound: typeof window.start): string | undefined =>

@@ -11,6 +11,19 @@ import { realpathSync } from "node:fs";
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
 import { readAgent, readScope, type ScopeOptions, scopeFlags, withScopeOptions } from "./options.js";
+import {
+  AGENT_LABELS,
+  EVENT_PURPOSES,
+  hookCommand,
+  hookEntries,
+  settingsOptions,
+  settingsPath,
+  geminiHooksSwitchedOff,
+} from "../../hooks/agent-settings.js";
+import { installHooks } from "../../../core/interop/agent-hooks.js";
+import { installPluginEdit, opencodePluginText } from "../../hooks/opencode-plugin.js";
+import { editSettingsFile } from "../../hooks/settings-file.js";
+import { CxcError } from "../../../errors.js";
 
 interface InstallOptions extends ScopeOptions {
   readonly dryRun?: boolean;
@@ -26,11 +39,10 @@ function cxcBin(): string {
   }
 }
 
-export function registerHooksInstall(hooks: Command): void {
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
   const command = withScopeOptions(
-    hooks
-      .command("install")
-      .description("add cxc's hooks to an agent's settings (advice, and the restore after it compacts)"),
+    entry.description("add cxc's hooks to an agent's settings (advice, and the restore after it compacts)"),
   )
     .option("--dry-run", "print the settings file as it would be; write nothing")
     .action(async (options: InstallOptions, command: Command) => {
@@ -39,12 +51,6 @@ export function registerHooksInstall(hooks: Command): void {
       const agent = readAgent(options);
       const scope = readScope(options, agent, context.cwd);
       const flags = scopeFlags(agent, scope);
-      const { AGENT_LABELS, EVENT_PURPOSES, hookCommand, hookEntries, settingsOptions, settingsPath } =
-        await import("../../hooks/agent-settings.js");
-      const { installHooks } = await import("../../../core/interop/agent-hooks.js");
-      const { installPluginEdit, opencodePluginText } = await import("../../hooks/opencode-plugin.js");
-      const { editSettingsFile } = await import("../../hooks/settings-file.js");
-      const { CxcError } = await import("../../../errors.js");
       const path = settingsPath(agent, scope, context.env, context.cwd);
       // opencode's entry is a plugin file of cxc's own; the others', entries in a settings file.
       const entries =
@@ -117,7 +123,6 @@ export function registerHooksInstall(hooks: Command): void {
         );
       }
       if (agent === "gemini") {
-        const { geminiHooksSwitchedOff } = await import("../../hooks/agent-settings.js");
         if (geminiHooksSwitchedOff(result.text)) {
           context.warn(
             `${path} switches Gemini CLI's hooks off (hooksConfig.enabled is false): cxc's hooks run once it is true; cxc leaves that setting to you`,

@@ -7,16 +7,16 @@
  */
 import type { Command } from "commander";
 import { markLightweight } from "../../context.js";
+import { main } from "../../main-hook.js";
 
-export function registerHookRun(program: Command): void {
-  const command = program
-    .command("hook")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  const command = entry
     .description(
       "run as an agent's hook: reads the agent's hook input on stdin (installed by `cxc hooks install`)",
     )
     .argument("<agent>", "claude-code, codex or gemini")
     .action(async (agent: string) => {
-      const { main } = await import("../../main-hook.js");
       await main(["hook", agent]);
     });
   markLightweight(command);

@@ -12,6 +12,13 @@ import { isAbsolute, join } from "node:path";
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
 import { scopeFlags } from "./options.js";
+import { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } from "../../hooks/agent-settings.js";
+import { findHooks } from "../../../core/interop/agent-hooks.js";
+import { HOOK_AGENTS } from "../../hooks/hook-run.js";
+import { hookLogPath, isNoteLine, hookSessionsDirectory, hookStatePath } from "../../hooks/state.js";
+import { readSettingsText } from "../../hooks/settings-file.js";
+import { opencodePluginPaths } from "../../hooks/opencode-plugin.js";
+import { agentLabel, inspectPlace, installPlaces } from "../../hooks/everything.js";
 
 /** The absolute paths a hook command runs (the words before `hook`), unquoted. */
 function commandPaths(command: string): string[] {
@@ -20,9 +27,9 @@ function commandPaths(command: string): string[] {
   return words.slice(0, at < 0 ? words.length : at).filter((word) => isAbsolute(word));
 }
 
-export function registerHooksStatus(hooks: Command): void {
-  const command = hooks
-    .command("status")
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  const command = entry
     .description("show where cxc's hooks are installed and what their log says")
     .option(
       "--reset <session>",
@@ -44,14 +51,6 @@ export function registerHooksStatus(hooks: Command): void {
         await statusAll(context, options.project ?? ".");
         return;
       }
-      const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
-        "../../hooks/agent-settings.js"
-      );
-      const { findHooks } = await import("../../../core/interop/agent-hooks.js");
-      const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
-      const { hookLogPath, isNoteLine } = await import("../../hooks/state.js");
-      const { readSettingsText } = await import("../../hooks/settings-file.js");
-      const { opencodePluginPaths } = await import("../../hooks/opencode-plugin.js");
       const rows = [];
       for (const agent of HOOK_AGENTS) {
         const scopes = [
@@ -153,7 +152,6 @@ export function registerHooksStatus(hooks: Command): void {
 
 /** The hooks' log: its failures and notes apart, and whether older lines were moved aside. */
 async function hookLog(context: CliContext) {
-  const { hookLogPath, isNoteLine } = await import("../../hooks/state.js");
   const file = hookLogPath(context.env);
   const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
   return {
@@ -169,7 +167,6 @@ async function hookLog(context: CliContext) {
  * (src/cli/hooks/everything.ts); the places that hold nothing of cxc's are counted, not listed.
  */
 async function statusAll(context: CliContext, directory: string): Promise<void> {
-  const { agentLabel, inspectPlace, installPlaces } = await import("../../hooks/everything.js");
   const reports = installPlaces(context.env, context.cwd, directory).map((place) =>
     inspectPlace(place, context.env),
   );
@@ -222,8 +219,6 @@ async function statusAll(context: CliContext, directory: string): Promise<void> 
 
 /** `--reset`: removes the records of one session (of either agent), or of all. */
 async function resetSessions(context: CliContext, session: string): Promise<void> {
-  const { HOOK_AGENTS } = await import("../../hooks/hook-run.js");
-  const { hookSessionsDirectory, hookStatePath } = await import("../../hooks/state.js");
   const removed: string[] = [];
   const remove = (path: string): void => {
     if (!existsSync(path)) return;

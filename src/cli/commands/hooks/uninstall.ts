@@ -9,11 +9,18 @@
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
 import { readAgent, readScope, type ScopeOptions, scopeFlags, withScopeOptions } from "./options.js";
+import { usageError, CxcError } from "../../../errors.js";
+import { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } from "../../hooks/agent-settings.js";
+import { findHooks, uninstallHooks } from "../../../core/interop/agent-hooks.js";
+import { editSettingsFile, readSettingsText } from "../../hooks/settings-file.js";
+import { agentLabel, inspectPlace, installPlaces, removalEdit } from "../../hooks/everything.js";
+import { removePluginFile } from "../../hooks/opencode-plugin.js";
+import { resolve } from "node:path";
+import { statSync } from "node:fs";
 
-export function registerHooksUninstall(hooks: Command): void {
-  const command = withScopeOptions(
-    hooks.command("uninstall").description("remove cxc's hooks from an agent's settings"),
-  )
+/** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
+export function define(entry: Command): void {
+  const command = withScopeOptions(entry.description("remove cxc's hooks from an agent's settings"))
     .option(
       "--all",
       "remove everything cxc put into the five agents (hooks, opencode's plugin, pi's package), the user's files and the project's (--project DIR)",
@@ -22,7 +29,6 @@ export function registerHooksUninstall(hooks: Command): void {
       const context = CliContext.from(command);
       context.format();
       if (options.all === true) {
-        const { usageError } = await import("../../../errors.js");
         const named = ["agent", "local", "user"].filter(
           (name) => command.getOptionValueSource(name) === "cli",
         );
@@ -38,12 +44,6 @@ export function registerHooksUninstall(hooks: Command): void {
       const agent = readAgent(options);
       const scope = readScope(options, agent, context.cwd);
       const flags = scopeFlags(agent, scope);
-      const { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } = await import(
-        "../../hooks/agent-settings.js"
-      );
-      const { findHooks, uninstallHooks } = await import("../../../core/interop/agent-hooks.js");
-      const { editSettingsFile, readSettingsText } = await import("../../hooks/settings-file.js");
-      const { CxcError } = await import("../../../errors.js");
       const path = settingsPath(agent, scope, context.env, context.cwd);
       if (agent === "opencode") {
         await uninstallPlugin(context, path, flags);
@@ -108,12 +108,6 @@ export function registerHooksUninstall(hooks: Command): void {
  * other byte kept.
  */
 async function uninstallAll(context: CliContext, directory: string): Promise<void> {
-  const { agentLabel, inspectPlace, installPlaces, removalEdit } = await import("../../hooks/everything.js");
-  const { removePluginFile } = await import("../../hooks/opencode-plugin.js");
-  const { editSettingsFile, readSettingsText } = await import("../../hooks/settings-file.js");
-  const { CxcError } = await import("../../../errors.js");
-  const { resolve } = await import("node:path");
-  const { statSync } = await import("node:fs");
   const project = resolve(context.cwd, directory);
   let isDirectory = false;
   try {
@@ -122,7 +116,6 @@ async function uninstallAll(context: CliContext, directory: string): Promise<voi
     isDirectory = false;
   }
   if (!isDirectory) {
-    const { usageError } = await import("../../../errors.js");
     throw usageError(
       `${project} is not a directory`,
       "check the path (the default is the working directory)",
@@ -179,9 +172,6 @@ async function uninstallAll(context: CliContext, directory: string): Promise<voi
 
 /** opencode: removes cxc's plugin file (never a file of the user's). */
 async function uninstallPlugin(context: CliContext, path: string, flags: string): Promise<void> {
-  const { removePluginFile } = await import("../../hooks/opencode-plugin.js");
-  const { readSettingsText } = await import("../../hooks/settings-file.js");
-  const { CxcError } = await import("../../../errors.js");
   const outcome = removePluginFile(path, readSettingsText(path));
   if (outcome.error !== undefined) {
     throw new CxcError("agent-settings", `${outcome.error}; nothing was changed`, {

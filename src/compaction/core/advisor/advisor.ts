@@ -48,6 +48,11 @@ export interface AutoSettings {
   /** Turns kept verbatim at the end when the advisor does not move the cut. */
   readonly keepLast: number;
   /**
+   * With fewer turns than that, the cycles of the last turn kept verbatim (one long turn is
+   * compacted inside, before its last cycles).
+   */
+  readonly keepLastCycles: number;
+  /**
    * `auto.rules`: the policies to apply (jp's rule schema; their keep bounds are replaced by the
    * automatic range). Undefined means the default (`buildAutoRules`).
    */
@@ -56,6 +61,7 @@ export interface AutoSettings {
 
 export const DEFAULT_AUTO_TRIGGER: AutoTrigger = Object.freeze({ kind: "fraction", fraction: 0.8 });
 export const DEFAULT_AUTO_KEEP_LAST = 2;
+export const DEFAULT_AUTO_KEEP_LAST_CYCLES = 5;
 /** A compaction that saved less than this fraction is not repeated on the next turn. */
 export const MINIMUM_SAVED_FRACTION = 0.1;
 /** A cut-point pick at or above this confidence moves the cut. */
@@ -74,7 +80,10 @@ export function readAutoTrigger(value: unknown): AutoTrigger | undefined {
   return Number.isInteger(value) ? { kind: "tokens", tokens: value } : undefined;
 }
 
-/** Reads `conversation.compaction.auto` (`enabled`, `trigger`, `keep_last`); off by default. */
+/**
+ * Reads `conversation.compaction.auto` (`enabled`, `trigger`, `keep_last`, `keep_last_cycles`); off
+ * by default.
+ */
 export function readAutoSettings(
   config: unknown,
   environment: EnvironmentRecord = {},
@@ -86,6 +95,14 @@ export function readAutoSettings(
     enabled: readSetting(lookup, "enabled", readBoolean, false, warnings, what),
     trigger: readSetting(lookup, "trigger", readAutoTrigger, DEFAULT_AUTO_TRIGGER, warnings, what),
     keepLast: readSetting(lookup, "keep_last", readPositiveInteger, DEFAULT_AUTO_KEEP_LAST, warnings, what),
+    keepLastCycles: readSetting(
+      lookup,
+      "keep_last_cycles",
+      readPositiveInteger,
+      DEFAULT_AUTO_KEEP_LAST_CYCLES,
+      warnings,
+      what,
+    ),
   };
   const configured = lookup("rules");
   if (configured === undefined) return { settings, warnings };
@@ -300,31 +317,44 @@ export interface CutPoint {
   readonly toCycle?: number;
 }
 
-/**
- * The end of the planned range after the advisor's pick. A confident pick of live turn `L` ends
- * the range at `L - 1` when that is earlier than planned and still leaves at least one turn to
- * compact; a pick of cycle `C` of turn `L` (pi's split-turn cut) ends it at cycle `C - 1` of `L`
- * when `L` lies in the planned range. Otherwise the planned end stays: it never moves later.
- */
-export function moveCutEarlier(
-  planned: { from: number; to: number },
-  pick: LiveFromPick | undefined,
-): CutPoint {
-  const stay = { to: planned.to };
-  if (pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE) return stay;
-  if (pick.cycle !== undefined && pick.cycle >= 1) {
-    return pick.turn >= planned.from && pick.turn <= planned.to
-      ? { to: pick.turn, toCycle: pick.cycle - 1 }
-      : stay;
-  }
-  const moved = pick.turn - 1;
-  return moved < planned.to && moved >= planned.from ? { to: moved } : stay;
+/** An automatic compaction's planned range: from turn `from` to the end of `to`, or its cycle `toCycle`. */
+export interface PlannedRange extends CutPoint {
+  readonly from: number;
 }
 
-/** The 0-based turns one cut-point question offers: the last `maxTurns` up to the turn after the planned end. */
-export function cutPointCandidates(planned: { from: number; to: number }, maxTurns: number): number[] {
-  const last = planned.to + 1;
-  const first = Math.max(planned.from + 1, last - Math.max(1, maxTurns) + 1);
+/** True when end `a` comes before end `b` (a turn's end comes after all of its cycles). */
+function endsBefore(a: CutPoint, b: CutPoint): boolean {
+  if (a.to !== b.to) return a.to < b.to;
+  return (a.toCycle ?? Number.POSITIVE_INFINITY) < (b.toCycle ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The end of the planned range after the advisor's pick. A confident pick of live turn `L` ends
+ * the range at `L - 1`; a pick of cycle `C` of turn `L` (a cut inside the turn) ends it at cycle
+ * `C - 1` of `L`, when `L` lies in the planned range. Either only when that is earlier than
+ * planned and still leaves something to compact; otherwise the planned end stays: it never moves
+ * later.
+ */
+export function moveCutEarlier(planned: PlannedRange, pick: LiveFromPick | undefined): CutPoint {
+  const stay: CutPoint =
+    planned.toCycle === undefined ? { to: planned.to } : { to: planned.to, toCycle: planned.toCycle };
+  if (pick === undefined || pick.confidence < CUT_POINT_CONFIDENCE) return stay;
+  const moved: CutPoint =
+    pick.cycle !== undefined && pick.cycle >= 1
+      ? { to: pick.turn, toCycle: pick.cycle - 1 }
+      : { to: pick.turn - 1 };
+  if (moved.to < planned.from || moved.to > planned.to) return stay;
+  return endsBefore(moved, planned) ? moved : stay;
+}
+
+/**
+ * The 0-based turns one cut-point question offers: the last `maxTurns` up to the turn after the
+ * planned end, or, when the range ends inside a turn, up to that turn.
+ */
+export function cutPointCandidates(planned: PlannedRange, maxTurns: number): number[] {
+  const inside = planned.toCycle !== undefined;
+  const last = inside ? planned.to : planned.to + 1;
+  const first = Math.max(inside ? planned.from : planned.from + 1, last - Math.max(1, maxTurns) + 1);
   const turns: number[] = [];
   for (let turn = first; turn <= last; turn++) turns.push(turn);
   return turns;
@@ -414,10 +444,23 @@ export function findSucceededCalls(
     .map((event) => ({ callId: event.call_id, argumentsObject: event.arguments }));
 }
 
-/** The range an automatic compaction plans before the advisor's pick: all but the last `keepLast` turns. */
-export function planAutoRange(turnCount: number, keepLast: number): { from: number; to: number } | undefined {
+/**
+ * The range an automatic compaction plans before the advisor's pick: all but the last `keepLast`
+ * turns; with too few turns for that, everything up to the last `keepCycles` cycles of the last
+ * turn (`cycleCounts`: the cycles of each turn), so one long turn can be compacted too.
+ * Undefined when that leaves nothing.
+ */
+export function planAutoRange(
+  turnCount: number,
+  keepLast: number,
+  cycleCounts: readonly number[] = [],
+  keepCycles: number = DEFAULT_AUTO_KEEP_LAST_CYCLES,
+): PlannedRange | undefined {
   const to = turnCount - 1 - Math.max(1, keepLast);
-  return to < 0 ? undefined : { from: 0, to };
+  if (to >= 0) return { from: 0, to };
+  const last = turnCount - 1;
+  const toCycle = (cycleCounts[last] ?? 0) - 1 - Math.max(1, keepCycles);
+  return last >= 0 && toCycle >= 0 ? { from: 0, to: last, toCycle } : undefined;
 }
 
 /** The live count as `63.2k tokens (31.6% of the window)`, or without the percent when the window is unknown. */

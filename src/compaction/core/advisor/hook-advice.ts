@@ -3,7 +3,10 @@
  * `/compact`): the tier line, and the focus instructions cxc suggests typing after `/compact`
  * (what to keep, and where the live work starts, quoted from the user's request). Pure.
  */
+import { layoutCycles } from "../../../core/conversation/cycles.js";
+import { type ConversationEvent, isTurnEvent } from "../../../core/conversation/events.js";
 import type { RangeFacts } from "../summary/range-facts.js";
+import type { LiveFromPick } from "./advisor.js";
 
 /** The most characters the suggested `/compact` line may have. */
 export const FOCUS_CHARACTERS = 600;
@@ -17,22 +20,59 @@ export function quoteRequest(text: string): string {
 }
 
 /**
+ * Where the live work starts: the user's request that opens it, or, inside a long turn, a tool call
+ * (its number among the turn's calls, and the call as `name {arguments}`).
+ */
+export type LiveFrom = { readonly request: string } | { readonly call: number; readonly text: string };
+
+/**
+ * Where the live work starts for a cut-point pick: the request that opens the picked turn, or,
+ * inside a turn, the first call of the picked cycle (numbered among the turn's calls).
+ */
+export function liveFromPick(
+  events: readonly ConversationEvent[],
+  pick: Pick<LiveFromPick, "turn" | "cycle">,
+): LiveFrom | undefined {
+  const layout = layoutCycles(events);
+  let calls = 0;
+  let request: string | undefined;
+  for (const [position, event] of events.entries()) {
+    if (layout.turnIndices[position] !== pick.turn || !isTurnEvent(event)) continue;
+    if (event.type === "chat_request" && request === undefined) request = event.content;
+    if (event.type !== "tool_call_request") continue;
+    calls += 1;
+    if (pick.cycle !== undefined && layout.cycles[position] === pick.cycle)
+      return { call: calls, text: `${event.name} ${JSON.stringify(event.arguments)}` };
+  }
+  return request === undefined ? undefined : { request };
+}
+
+/** `the request "…"` or `call 14 (Bash {"command":"npm test"})`, for a sentence. */
+export function describeLiveFrom(from: LiveFrom): string {
+  return "request" in from
+    ? `the request "${quoteRequest(from.request)}"`
+    : `call ${from.call} (${quoteRequest(from.text)})`;
+}
+
+/**
  * `/compact Keep the user's instructions verbatim: "…"; keep the list of files modified: a, b.
- * The live work starts at the request "…": keep it and everything after it in full.` Within
+ * The live work starts at the request "…": keep it and everything after it in full.` (inside a
+ * turn: `The live work starts at call 14 (Bash {"command":"npm test"}): …`). Within
  * `maxCharacters`: files go first (oldest first), then sentences (newest first), as in
  * `renderRangeFacts`. Undefined when there is nothing to say.
  */
 export function compactFocus(
   facts: Pick<RangeFacts, "filesModified" | "bindingSentences">,
-  liveFrom: string | undefined,
+  liveFrom: LiveFrom | string | undefined,
   maxCharacters = FOCUS_CHARACTERS,
 ): string | undefined {
   const sentences = facts.bindingSentences.map((sentence) => sentence.text.replace(/\s+/g, " ").trim());
   const files = [...facts.filesModified];
+  const from = typeof liveFrom === "string" ? { request: liveFrom } : liveFrom;
   const live =
-    liveFrom === undefined
+    from === undefined
       ? undefined
-      : `The live work starts at the request "${quoteRequest(liveFrom)}": keep it and everything after it in full.`;
+      : `The live work starts at ${describeLiveFrom(from)}: keep it and everything after it in full.`;
   const compose = (): string | undefined => {
     const keep: string[] = [];
     if (sentences.length > 0)

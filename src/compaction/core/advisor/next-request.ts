@@ -36,9 +36,9 @@ import {
   MAX_PLAUSIBLE_FACTOR,
   plausibleScale,
   type ProviderUsage,
-  readEventUsage,
   reportedContextTokens,
   type TokenCounter,
+  usageReader,
 } from "../../../core/conversation/tokens.js";
 import { countTurns } from "../../../core/conversation/turns.js";
 import { isNativeReasoning } from "../../../core/provider-keys.js";
@@ -145,12 +145,13 @@ export function sentForNextTurn(
   return [...sentEvents(viewOf(events), dropsEarlierReasoning, false)];
 }
 
-/** The last event that carries usage, and its usage. */
+/** The last event that carries usage (its own, or learnt later: `usageReader`), and its usage. */
 export function lastUsage(events: readonly ConversationEvent[]): ReportedBase | undefined {
+  const readUsage = usageReader(events);
   for (let position = events.length - 1; position >= 0; position--) {
     const event = events[position]!;
     if (!isTurnEvent(event)) continue;
-    const usage = readEventUsage(event);
+    const usage = readUsage(event);
     if (usage !== undefined) return { tokens: reportedContextTokens(usage), position, usage };
   }
   return undefined;
@@ -192,13 +193,17 @@ function isReasoning(event: TurnEvent): boolean {
  * answer's reported `reasoning_tokens`, shared among its reasoning events by their counts; none
  * where the answer reported none.
  */
-function reportedReasoning(events: readonly TurnEvent[], countTokens: TokenCounter): Map<TurnEvent, number> {
+function reportedReasoning(
+  events: readonly TurnEvent[],
+  countTokens: TokenCounter,
+  readUsage: (event: TurnEvent) => ProviderUsage | undefined,
+): Map<TurnEvent, number> {
   const shares = new Map<TurnEvent, number>();
   let answer: TurnEvent[] = [];
   for (const event of events) {
     if (event.type === "chat_response" || event.type === "tool_call_request") {
       answer.push(event);
-      const reported = readEventUsage(event)?.reasoning_tokens;
+      const reported = readUsage(event)?.reasoning_tokens;
       if (reported === undefined) continue;
       const reasons = answer.filter(isReasoning);
       const counts = reasons.map((item) => Math.max(1, countEventTokens(item, countTokens)));
@@ -233,17 +238,19 @@ function agentScale(
   dropsReasoning: boolean,
 ): number | undefined {
   let earliest: ReportedBase | undefined;
+  const readUsage = usageReader(events);
   for (let position = base.position - 1; position >= 0; position--) {
     const event = events[position]!;
     if (
       event.type === "compaction" ||
       event.type === "compaction_reset" ||
       event.type === "pin" ||
-      event.type === "pin_reset"
+      event.type === "pin_reset" ||
+      event.type === "recall_exclusion"
     )
       break;
     if (!isTurnEvent(event)) continue;
-    const usage = readEventUsage(event);
+    const usage = readUsage(event);
     if (usage !== undefined) earliest = { tokens: reportedContextTokens(usage), position, usage };
   }
   if (earliest === undefined) return undefined;
@@ -352,7 +359,7 @@ export function contextOfNextRequest(
   if (measured.otherContext) return estimated("other-context");
   const factor = measured.factor;
   const scale = factor ?? 1;
-  const shares = reportedReasoning(viewA.events, countTokens);
+  const shares = reportedReasoning(viewA.events, countTokens, usageReader(events));
   const cost = (event: TurnEvent): number =>
     shares.get(event) ?? scale * countEventTokens(event, countTokens);
   const reasoningDropped = Math.round(dropped.reduce((sum, event) => sum + cost(event), 0));
