@@ -169,7 +169,9 @@ describe("import from Claude Code and pi", () => {
     writeFileSync(truncated, text.slice(0, Math.floor(text.length / 2)));
     const cut = await other.run(["conversation", "import", truncated, "--from", "opencode"]);
     expect(cut.exitCode).toBe(1);
-    expect(errorLines(cut.stderr).error).toMatch(/truncated\.json: not valid JSON \(.*\); not an opencode session$/);
+    expect(errorLines(cut.stderr).error).toMatch(
+      /truncated\.json: not valid JSON \(.*\); not an opencode session$/,
+    );
     const database = join(other.cwd, "opencode.db");
     writeFileSync(database, "SQLite format 3\u0000 but not a database");
     const notDatabase = await other.run(["conversation", "import", database, "--from", "opencode"]);
