@@ -14,7 +14,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { findOnPath } from "./files.js";
 import { checkOpencodeDocument, type OpencodeDocument } from "../core/interop/opencode.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
@@ -356,20 +357,6 @@ function loadSession(reader: RowReader, path: string, info: Json): Parsed<Openco
       ?.push({ ...data.value, id: row.id, messageID: row.message_id, sessionID: info.id });
   }
   return checkOpencodeDocument({ info, messages }, label);
-}
-
-/** An executable of that name on PATH, or undefined. */
-function findOnPath(name: string, path: string): string | undefined {
-  for (const directory of path.split(delimiter)) {
-    if (directory === "") continue;
-    const candidate = join(directory, name);
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not there.
-    }
-  }
-  return undefined;
 }
 
 function readHead(path: string, length: number): string | undefined {
