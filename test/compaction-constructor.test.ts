@@ -18,6 +18,7 @@ const CONSTRUCTOR = "src/compaction/core/event.ts";
 const OTHER_FORMATS: Readonly<Record<string, { why: string; field: string }>> = {
   "src/core/interop/pi-export.ts": { why: "pi's own compaction session entry", field: "firstKeptEntryId" },
   "src/core/interop/opencode-export.ts": { why: "opencode's own compaction part", field: "overflow" },
+  "src/llm/responses-request.ts": { why: "OpenAI's compaction input item", field: "encrypted_content" },
 };
 
 function sourceFiles(directory: string): string[] {

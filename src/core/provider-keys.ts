@@ -48,3 +48,15 @@ export function isNativeReasoning(metadata: Readonly<Record<string, unknown>> | 
     GOOGLE_THOUGHT_SIGNATURE_KEY,
   ].some((key) => typeof metadata[key] === "string" && metadata[key] !== "");
 }
+
+/**
+ * Metadata keys of a provider's own summary in the projected view (projection.ts puts them on the
+ * injected summary turn; docs/native-compaction.md): on the response, the native summary
+ * (`summary.native` of its compaction) and what cxc adds after it (its facts block and pinned
+ * messages, which can never go inside a signed or encrypted summary); on the request
+ * (`[Summary of previous conversation]`), a mark that an adapter replaying the summary natively
+ * leaves it out (the provider's summary stands first, in place of the summarized messages).
+ */
+export const NATIVE_SUMMARY_KEY = "cxc_native_summary";
+export const NATIVE_SUMMARY_ADDITION_KEY = "cxc_native_summary_addition";
+export const NATIVE_SUMMARY_OPENER_KEY = "cxc_native_summary_opener";

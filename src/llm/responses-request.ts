@@ -38,7 +38,8 @@ export function toResponsesRequest(
   options: ResponsesRequestOptions = {},
 ): ResponseCreateParamsStreaming {
   const input: ResponseInputItem[] = [];
-  for (const message of request.messages) input.push(...toInputItems(message, options.modelId));
+  const native = replaysNative(request, options.modelId);
+  for (const message of request.messages) input.push(...toInputItems(message, options.modelId, native));
   const body: ResponseCreateParamsStreaming = { model, input, stream: true, store: false };
   if (request.system !== undefined) body.instructions = request.system;
   if (options.reasoning ?? true) {
@@ -67,14 +68,51 @@ function toResponsesToolChoice(choice: ToolChoice): ToolChoiceOptions | ToolChoi
   return choice.type === "tool" ? { type: "function", name: choice.name } : choice.type;
 }
 
-function toInputItems(message: LlmMessage, modelId: string | undefined): ResponseInputItem[] {
+/**
+ * True when the request holds OpenAI's encrypted compaction written under the provider this
+ * request goes to (`<provider>/…` of `modelId`): only that provider can read it.
+ */
+function replaysNative(request: LlmRequest, modelId: string | undefined): boolean {
+  if (modelId === undefined) return false;
+  const provider = modelId.slice(0, modelId.indexOf("/"));
+  return request.messages.some((message) =>
+    message.parts.some(
+      (part) =>
+        part.type === "text" &&
+        part.native?.format === "openai-compaction" &&
+        part.native.provider === provider,
+    ),
+  );
+}
+
+/**
+ * An item of Codex's replacement history as request input: a message as its role and content, a
+ * compaction item as its encrypted content; Codex's bookkeeping fields (ids, its own metadata) are
+ * not sent, as Codex does not send them.
+ */
+function historyItem(item: Readonly<Record<string, unknown>>): ResponseInputItem {
+  if (item.type === "compaction" || item.type === "compaction_summary") {
+    return { type: "compaction", encrypted_content: String(item.encrypted_content) };
+  }
+  if (item.type === "message") {
+    return { type: "message", role: item.role, content: item.content } as ResponseInputItem;
+  }
+  const { id: _id, internal_chat_message_metadata_passthrough: _metadata, ...rest } = item;
+  return rest as unknown as ResponseInputItem;
+}
+
+function toInputItems(
+  message: LlmMessage,
+  modelId: string | undefined,
+  native: boolean,
+): ResponseInputItem[] {
   if (message.role === "user") {
     const items: ResponseInputItem[] = [];
     let text = "";
     for (const part of message.parts) {
       if (part.type === "tool-result") {
         items.push({ type: "function_call_output", call_id: part.callId, output: part.content });
-      } else if (part.type === "text") {
+      } else if (part.type === "text" && !(native && part.nativeOpener === true)) {
         text = joinBlocks(text, part.text);
       }
     }
@@ -89,10 +127,18 @@ function toInputItems(message: LlmMessage, modelId: string | undefined): Respons
     text = "";
   };
   for (const part of message.parts) {
-    const native = nativeItem(part, modelId);
-    if (native !== undefined) {
+    if (native && part.type === "text" && part.native?.format === "openai-compaction") {
       flush();
-      items.push(native);
+      items.push(...(part.native.items ?? []).map(historyItem));
+      if (part.nativeAddition !== undefined && part.nativeAddition !== "") {
+        items.push({ type: "message", role: "user", content: part.nativeAddition });
+      }
+      continue;
+    }
+    const item = nativeItem(part, modelId);
+    if (item !== undefined) {
+      flush();
+      items.push(item);
     } else {
       text = joinBlocks(text, textOf(part));
     }

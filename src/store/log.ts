@@ -241,7 +241,14 @@ export function parseLog(content: string | Buffer, path: string, options: ParseL
       continue;
     }
     const parsed = parseEvent(value);
-    if (!parsed.ok) throw corruptLine(path, index + 1, parsed.error);
+    if (!parsed.ok) {
+      if (parsed.newer === true) {
+        throw new CxcError("unsupported-version", `${path}:${index + 1}: ${parsed.error}`, {
+          hint: "upgrade cxc to read this conversation; nothing was changed",
+        });
+      }
+      throw corruptLine(path, index + 1, parsed.error);
+    }
     if (canonical && JSON.stringify(serializeEvent(parsed.event)) !== line) canonical = false;
     events.push(parsed.event);
   }

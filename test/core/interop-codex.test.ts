@@ -327,24 +327,41 @@ describe("Codex's own compactions as overlays", () => {
     expect(groupTurns(conversation.events)).toHaveLength(3);
   });
 
-  it("warns about an encrypted compaction it cannot read, keeping what it can", () => {
+  it("keeps an encrypted compaction as a native overlay: the history verbatim, a plain fallback with the facts", () => {
+    const encrypted = { type: "compaction", encrypted_content: "opaque" };
     const text = toJsonl([
       meta,
       started(),
       prompt("first"),
       answer("one"),
       started(),
-      compacted([userMessage("first"), { type: "compaction", encrypted_content: "opaque" }]),
+      compacted([userMessage("first"), encrypted]),
       prompt("second"),
     ]);
     const { conversation, warnings } = load(text);
-    expect(warnings).toEqual([
-      "rollout.jsonl:6: Codex's compaction holds an encrypted summary only OpenAI can read; it was left out",
-    ]);
-    expect(conversation.events.find((event) => event.type === "compaction")).toMatchObject({
+    expect(warnings).toEqual([]);
+    const compaction = conversation.events.find((event) => event.type === "compaction");
+    expect(compaction).toMatchObject({
       from_turn: 0,
       to_turn: 0,
-      summary: { summary: "first" },
+      requires: ["native-summary"],
+      note: "Codex's own compaction, encrypted by OpenAI",
+      summary: {
+        source: "supplied",
+        native: {
+          format: "openai-compaction",
+          provider: "fake",
+          items: [userMessage("first"), encrypted],
+          message: "SUMMARY",
+        },
+      },
     });
+    const summary = (compaction as { summary: { summary: string; native: { items: unknown[] } } }).summary;
+    expect(summary.native.items.at(-1)).toEqual(encrypted);
+    expect(summary.summary.split("\n\n")).toEqual([
+      expect.stringMatching(/^\[encrypted compaction by fake\/.+\]$/),
+      "Only fake can read this summary; another model gets this notice instead. The user's messages it kept follow, then cxc's facts of these turns.",
+      "first",
+    ]);
   });
 });

@@ -211,6 +211,26 @@ describe("corrupt and unsupported logs", () => {
     expect(error.hint).toMatch(/upgrade/);
   });
 
+  it("refuses an event that requires a feature this cxc does not know, changing nothing", () => {
+    const build = createEventBuilder();
+    store.create({ id: "conv-a", events: build.turn("one") });
+    appendFileSync(
+      logPath("conv-a"),
+      '{"type":"compaction","id":"e9","ts":"t","from_turn":0,"to_turn":0,"requires":["native-summary","tomorrow"],"summary":{"summary":"x"}}\n',
+    );
+    const before = readFileSync(logPath("conv-a"));
+    const error = caughtCxcError(() => store.load("conv-a"));
+    expect(error.code).toBe("unsupported-version");
+    expect(error.message).toMatch(
+      /events\.jsonl:5: a compaction event needs a newer cxc \(it requires "tomorrow", which this cxc does not know\)/,
+    );
+    expect(error.hint).toBe("upgrade cxc to read this conversation; nothing was changed");
+    expect(readFileSync(logPath("conv-a")).equals(before)).toBe(true);
+    // An unknown kind that requires nothing new is kept, as before.
+    writeFileSync(logPath("conv-a"), before.toString().replace('"tomorrow"', '"native-summary"'));
+    expect(store.load("conv-a").events.some((event) => event.type === "compaction")).toBe(true);
+  });
+
   it("fails on a missing or foreign header", () => {
     store.create({ id: "conv-a" });
     writeFileSync(logPath("conv-a"), '{"something":"else"}\n');

@@ -6,13 +6,14 @@
  * `buildCompactionEvent` (test/compaction-constructor.test.ts holds every other file to it). Keys
  * come in jp's order followed by cxc's additions, so the written JSON reads like jp's.
  */
-import type {
-  Compaction,
-  CompactionOrigin,
-  CompactionSource,
-  ReasoningPolicy,
-  SummaryPolicy,
-  ToolCallsPolicy,
+import {
+  type Compaction,
+  type CompactionOrigin,
+  type CompactionSource,
+  NATIVE_SUMMARY_FEATURE,
+  type ReasoningPolicy,
+  type SummaryPolicy,
+  type ToolCallsPolicy,
 } from "../../core/conversation/events.js";
 import { describeRange } from "../../core/present/labels.js";
 import type { SuppliedSummary, SummaryRule } from "./rules.js";
@@ -57,7 +58,14 @@ export interface CompactionEventOptions {
 function summaryPolicyOf(shape: CompactionShape, options: CompactionEventOptions): SummaryPolicy | undefined {
   const facts = shape.facts === undefined || shape.facts === "" ? {} : { facts: shape.facts };
   if (shape.supplied !== undefined) {
-    return { summary: shape.supplied.text, source: "supplied", author: shape.supplied.author, ...facts };
+    const { native } = shape.supplied;
+    return {
+      summary: shape.supplied.text,
+      source: "supplied",
+      author: shape.supplied.author,
+      ...facts,
+      ...(native === undefined ? {} : { native: { ...native } }),
+    };
   }
   if (shape.summary === undefined) return undefined;
   if (options.summary === undefined) {
@@ -102,6 +110,8 @@ export function buildCompactionEvent(shape: CompactionShape, options: Compaction
     ...(shape.pinnedEvents === undefined || shape.pinnedEvents.length === 0
       ? {}
       : { pinned_events: [...shape.pinnedEvents] }),
+    // A provider's own summary must go back as written: a cxc that cannot honour it refuses the log.
+    ...(summary?.native === undefined ? {} : { requires: [NATIVE_SUMMARY_FEATURE] }),
   };
 }
 

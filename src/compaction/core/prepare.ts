@@ -177,7 +177,12 @@ function planRequest(
               from: 0,
               to: request.toTurn,
               requested: { from: 0, to: request.toTurn },
-              supplied: { text: request.summary, author: "assistant" },
+              supplied: {
+                text: request.summary,
+                author: "assistant",
+                ...(request.native === undefined ? {} : { native: request.native }),
+              },
+              ...(request.facts === undefined || request.facts === "" ? {} : { facts: request.facts }),
             },
           ],
           source: request.source,

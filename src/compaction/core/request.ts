@@ -12,7 +12,7 @@
  * - `tool`: the assistant's `compact` tool's rules;
  * - `imported`: another agent's own compaction, read from its session file.
  */
-import type { CompactionOrigin, CompactionSource } from "../../core/conversation/events.js";
+import type { CompactionOrigin, CompactionSource, NativeSummary } from "../../core/conversation/events.js";
 import type { Parsed } from "../../core/parsed.js";
 import type { BoundRange } from "../../core/position/bound.js";
 import type { CutPoint } from "./advisor/advisor.js";
@@ -88,6 +88,10 @@ export interface ImportedRequest {
   readonly origin: CompactionOrigin;
   /** When the agent compacted. */
   readonly ts: string;
+  /** The provider's own summary the text stands for (OpenAI's encrypted compaction in Codex). */
+  readonly native?: NativeSummary;
+  /** cxc's facts block of the turns, read from their raw events. */
+  readonly facts?: string;
 }
 
 /** What a surface can ask; see the module comment. */

@@ -13,7 +13,7 @@
  */
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
-import type { ToolCallsPolicy } from "../../core/conversation/events.js";
+import type { NativeSummary, ToolCallsPolicy } from "../../core/conversation/events.js";
 import type { Parsed } from "../../core/parsed.js";
 import type { Bound } from "../../core/position/bound.js";
 import { readKeep } from "../../core/position/parse.js";
@@ -79,6 +79,8 @@ export interface SummaryRule {
 export interface SuppliedSummary {
   readonly text: string;
   readonly author: "user" | "assistant";
+  /** The provider's own summary the text stands for (an imported encrypted compaction). */
+  readonly native?: NativeSummary;
 }
 
 /** One compaction rule. */

@@ -27,6 +27,18 @@ import en from "zod/v4/locales/en.js";
 export const LOG_FORMAT_VERSION = 1;
 
 /**
+ * Features an event may declare it needs (`requires`), for a reader to refuse what it cannot
+ * honour instead of misreading it: a cxc that meets a feature it does not know says the log needs
+ * a newer cxc and changes nothing. `native-summary`: a compaction whose summary is a provider's own
+ * (`summary.native`), which must go back to that provider as it was written.
+ */
+export const KNOWN_EVENT_FEATURES = ["native-summary"] as const;
+export type EventFeature = (typeof KNOWN_EVENT_FEATURES)[number];
+
+/** The feature a compaction with a native summary declares (`requires`). */
+export const NATIVE_SUMMARY_FEATURE: EventFeature = "native-summary";
+
+/**
  * The `author` of the `chat_request`s cxc itself inserts into a running turn (the advisor's
  * steering messages). They are sent to the model but are not the user's words, so summaries do
  * not list them as user requests.
@@ -47,6 +59,8 @@ function buildEventSchemas() {
     ts: z.string().check(z.minLength(1)),
     /** Provider-opaque data kept with the event (e.g. `anthropic_thinking_signature`). */
     metadata: z.optional(z.record(z.string(), z.unknown())),
+    /** Features a reader must know to read the event (KNOWN_EVENT_FEATURES); absent: none. */
+    requires: z.optional(z.array(z.enum(KNOWN_EVENT_FEATURES))),
   };
 
   /** Marks the start of a turn. Carries no index: turn numbers are derived (see core/conversation/turns.ts). */
@@ -138,6 +152,29 @@ function buildEventSchemas() {
    *   by an import), not reproducible. Its range is never widened; a supplied proposal that
    *   partially overlaps an existing summary is rejected.
    */
+  /**
+   * A provider's own summary, kept as the provider wrote it so it can go back to it
+   * (docs/native-compaction.md). `format` says which:
+   *
+   * - `anthropic-compaction`: Anthropic's on-demand compaction block, readable (`content`) and
+   *   signed (`signature`); replayed as the block itself to the same provider and model family.
+   * - `openai-compaction`: OpenAI's encrypted compaction, as Codex recorded it (`items`: the
+   *   replacement history verbatim, with its `compaction` items; `message`: Codex's own text);
+   *   replayed only to the same provider.
+   *
+   * `model` is the cxc model id that wrote it (`anthropic/claude-opus-4-6`), `provider` its
+   * provider. The summary's `summary` is what every other model gets.
+   */
+  const NativeSummarySchema = z.looseObject({
+    format: z.enum(["anthropic-compaction", "openai-compaction"]),
+    provider: z.string().check(z.minLength(1)),
+    model: z.string().check(z.minLength(1)),
+    content: z.optional(z.string()),
+    signature: z.optional(z.string()),
+    items: z.optional(z.array(z.record(z.string(), z.unknown()))),
+    message: z.optional(z.string()),
+  });
+
   const SummaryPolicySchema = z.looseObject({
     summary: z.string(),
     source: z._default(z.enum(["derived", "supplied"]), "derived"),
@@ -150,6 +187,8 @@ function buildEventSchemas() {
      * agents' own imported summaries and on those an older cxc wrote.
      */
     facts: z.optional(z.string()),
+    /** The provider's own summary, when this is one (the event then `requires` `native-summary`). */
+    native: z.optional(NativeSummarySchema),
   });
 
   /** Drop reasoning (`chat_response.reasoning`) in the covered turns. The only value is `strip`. */
@@ -322,6 +361,7 @@ function buildEventSchemas() {
     InquiryResponseSchema,
     ConfigDeltaSchema,
     CompactionSourceSchema,
+    NativeSummarySchema,
     SummaryPolicySchema,
     ReasoningPolicySchema,
     ToolCallsPolicySchema,
@@ -417,6 +457,7 @@ export function eventSchemasByKind(): Readonly<Record<KnownEventType, z.ZodMiniT
 
 export type CompactionSource = z.infer<EventSchemas["CompactionSourceSchema"]>;
 export type SummaryPolicy = z.infer<EventSchemas["SummaryPolicySchema"]>;
+export type NativeSummary = z.infer<EventSchemas["NativeSummarySchema"]>;
 export type ReasoningPolicy = z.infer<EventSchemas["ReasoningPolicySchema"]>;
 export type ToolCallsPolicy = z.infer<EventSchemas["ToolCallsPolicySchema"]>;
 export type CyclePolicies = z.infer<EventSchemas["CyclePoliciesSchema"]>;
@@ -512,7 +553,17 @@ export function isTurnEvent(event: ConversationEvent): event is TurnEvent {
   return TURN_EVENT_TYPES.has(event.type);
 }
 
-export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string };
+/** `newer`: the event needs a feature of a newer cxc (KNOWN_EVENT_FEATURES), not a repair. */
+export type ParsedEvent = { ok: true; event: ConversationEvent } | { ok: false; error: string; newer?: true };
+
+const KNOWN_FEATURE_SET: ReadonlySet<unknown> = new Set(KNOWN_EVENT_FEATURES);
+
+/** The first feature of `requires` this cxc does not know (a feature that is not a string counts). */
+function unknownFeature(requires: unknown): string | undefined {
+  if (!Array.isArray(requires)) return undefined;
+  const unknown = requires.find((feature) => !KNOWN_FEATURE_SET.has(feature));
+  return unknown === undefined ? undefined : String(unknown);
+}
 
 /**
  * The events the importers' validation returned (src/core/interop/jp.ts, `validateEvent`: the
@@ -542,6 +593,14 @@ export function parseEvent(value: unknown): ParsedEvent {
   }
   const record = value as Record<string, unknown>;
   if (typeof record.type !== "string") return { ok: false, error: "an event needs a string `type`" };
+  const needed = unknownFeature(record.requires);
+  if (needed !== undefined) {
+    return {
+      ok: false,
+      error: `a ${record.type} event needs a newer cxc (it requires "${needed}", which this cxc does not know)`,
+      newer: true,
+    };
+  }
   if (!isKnownEventType(record.type)) {
     return { ok: true, event: { type: "unknown", raw: record } };
   }

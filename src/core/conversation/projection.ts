@@ -43,6 +43,7 @@ import {
   type Compaction,
   type ConversationEvent,
   compareTimestamps,
+  type NativeSummary,
   isOverlay,
   isTurnEvent,
   type ToolCallRequest,
@@ -50,6 +51,11 @@ import {
   type TurnStart,
 } from "./events.js";
 import { type PinnedMessages, pinnedMessages } from "./pins.js";
+import {
+  NATIVE_SUMMARY_ADDITION_KEY,
+  NATIVE_SUMMARY_KEY,
+  NATIVE_SUMMARY_OPENER_KEY,
+} from "../provider-keys.js";
 import { composeSummaryMessage, type PinnedMessage } from "./summary-message.js";
 import { assignTurnIndices, groupTurns } from "./turns.js";
 
@@ -269,6 +275,17 @@ function buildSummaryEvents(compaction: Compaction, runStart: number, ts: string
   return [turnStart, request, response];
 }
 
+/**
+ * Marks a summary turn as a provider's own summary (provider-keys.ts): the response carries the
+ * native summary and what cxc adds after it when it is replayed natively (`addition`); the request
+ * is the opener an adapter replaying it natively leaves out.
+ */
+function markNative(injected: TurnEvent[], native: NativeSummary, addition: string): void {
+  const [, request, response] = injected as [TurnStart, ChatRequest, ChatResponse];
+  request.metadata = { [NATIVE_SUMMARY_OPENER_KEY]: true };
+  response.metadata = { [NATIVE_SUMMARY_KEY]: native, [NATIVE_SUMMARY_ADDITION_KEY]: addition };
+}
+
 /** The request of a summary standing inside a turn, at raw turn `turn`, cycle `cycle`. */
 function buildInTurnSummary(
   compaction: Compaction,
@@ -401,6 +418,24 @@ function injectSummaryTurn(
 ): void {
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts, text);
+  const native = compactionPolicies(summary).summary?.native;
+  // A provider's summary goes back natively only while it stands for its whole range.
+  if (
+    native !== undefined &&
+    slots.turnOf(run.start) === summary.from_turn &&
+    slots.turnOf(run.end) === summary.to_turn
+  ) {
+    const facts = compactionPolicies(summary).summary?.facts;
+    // The facts of an encrypted compaction stand in for what no other model can read; replayed
+    // natively, it goes as its provider wrote it. A readable native summary keeps them after it.
+    const withFacts = native.format === "anthropic-compaction" && facts !== undefined;
+    const addition = composeSummaryMessage("", {
+      ...(withFacts ? { facts } : {}),
+      pinned: run.pinned,
+      requests,
+    });
+    markNative(injected, native, addition.replace(/^\s+/, ""));
+  }
   output.push(...injected);
   const origin: TurnOrigin = {
     kind: "summary",

@@ -20,13 +20,16 @@
  * Adapters in `src/llm` turn an `LlmRequest` into their wire format; nothing here knows a provider
  * beyond the names of the metadata keys that carry replayable reasoning.
  */
-import type { TurnEvent } from "./events.js";
+import type { NativeSummary, TurnEvent } from "./events.js";
 import type { ProjectedTurn } from "./projection.js";
 import {
   ANTHROPIC_REDACTED_KEY,
   ANTHROPIC_SIGNATURE_KEY,
   GOOGLE_THOUGHT_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
+  NATIVE_SUMMARY_ADDITION_KEY,
+  NATIVE_SUMMARY_KEY,
+  NATIVE_SUMMARY_OPENER_KEY,
   OPENAI_ENCRYPTED_REASONING_KEY,
   OPENAI_REASONING_ID_KEY,
   OPENAI_REASONING_MODEL_KEY,
@@ -46,8 +49,21 @@ export {
 
 /** A piece of message content. */
 export type LlmPart =
-  /** Plain text (user requests, assistant messages, structured data as JSON). */
-  | { readonly type: "text"; readonly text: string; readonly thoughtSignature?: string }
+  /**
+   * Plain text (user requests, assistant messages, structured data as JSON). A provider's own
+   * summary is text too, its full message as every other model gets it, with the native summary
+   * (`native`) and what cxc adds after it (`nativeAddition`: the facts and pinned messages) for
+   * the adapter of that provider to replay it natively; `nativeOpener` marks the
+   * `[Summary of previous conversation]` request such an adapter then leaves out.
+   */
+  | {
+      readonly type: "text";
+      readonly text: string;
+      readonly thoughtSignature?: string;
+      readonly native?: NativeSummary;
+      readonly nativeAddition?: string;
+      readonly nativeOpener?: true;
+    }
   /**
    * Reasoning. `signature` is Anthropic's (only signed reasoning can go back to Anthropic as
    * thinking); without one, adapters send it as `<think>` text (Google: as a thought).
@@ -179,9 +195,16 @@ export function renderReasoningAsText(text: string): string {
 function toRoleParts(event: TurnEvent): RolePart[] {
   switch (event.type) {
     case "chat_request":
-      return event.content.length === 0
-        ? []
-        : [{ role: "user", part: { type: "text", text: event.content } }];
+      if (event.content.length === 0) return [];
+      return [
+        {
+          role: "user",
+          part:
+            event.metadata?.[NATIVE_SUMMARY_OPENER_KEY] === true
+              ? { type: "text", text: event.content, nativeOpener: true }
+              : { type: "text", text: event.content },
+        },
+      ];
     case "chat_response":
       return responseParts(event.message, event.reasoning, event.data, event.metadata);
     case "tool_call_request": {
@@ -226,9 +249,14 @@ function responseParts(
   const thoughtSignature = googleSignatureOf(metadata);
   const google = thoughtSignature === undefined ? {} : { thoughtSignature };
   if (message !== undefined) {
-    return message.length === 0
-      ? []
-      : [{ role: "assistant", part: { type: "text", text: message, ...google } }];
+    if (message.length === 0) return [];
+    const native = metadata?.[NATIVE_SUMMARY_KEY] as NativeSummary | undefined;
+    if (native !== undefined) {
+      const addition = metadata?.[NATIVE_SUMMARY_ADDITION_KEY];
+      const nativeAddition = typeof addition === "string" ? addition : "";
+      return [{ role: "assistant", part: { type: "text", text: message, native, nativeAddition } }];
+    }
+    return [{ role: "assistant", part: { type: "text", text: message, ...google } }];
   }
   if (reasoning !== undefined) {
     const redacted = metadata?.[ANTHROPIC_REDACTED_KEY];

@@ -13,9 +13,11 @@ import type {
   ChatResponse,
   Compaction,
   ConversationEvent,
+  NativeSummary,
   ToolCallRequest,
   ToolCallResponse,
 } from "../conversation/events.js";
+import { NATIVE_SUMMARY_ADDITION_KEY, NATIVE_SUMMARY_KEY } from "../provider-keys.js";
 import { projectConversation } from "../conversation/projection.js";
 import { modelOf } from "./agent-session.js";
 import { timestampMilliseconds } from "./jp-encoding.js";
@@ -31,6 +33,8 @@ export type ViewMessage =
       readonly compaction: Compaction | undefined;
       /** Whether the summary opens the view (and can take the agent's own compaction shape). */
       readonly opening: boolean;
+      /** A provider's own summary standing for its whole range, and what cxc adds after it natively. */
+      readonly native?: { readonly summary: NativeSummary; readonly addition: string };
     }
   | { readonly kind: "user"; readonly event: ChatRequest }
   | {
@@ -65,12 +69,17 @@ export function viewMessages(events: readonly ConversationEvent[]): ViewMessage[
   for (const turn of view.turns) {
     if (turn.origin.kind === "summary") {
       const response = turn.events.find((event) => event.type === "chat_response");
+      const native = response?.metadata?.[NATIVE_SUMMARY_KEY] as NativeSummary | undefined;
+      const addition = response?.metadata?.[NATIVE_SUMMARY_ADDITION_KEY];
       messages.push({
         kind: "summary",
         text: response?.type === "chat_response" ? (response.message ?? "") : "",
         ts: turn.events[0]?.ts ?? "",
         compaction: compactions.get(turn.origin.compactionId),
         opening: messages.length === 0,
+        ...(native === undefined
+          ? {}
+          : { native: { summary: native, addition: typeof addition === "string" ? addition : "" } }),
       });
       continue;
     }

@@ -10,7 +10,12 @@
  * file and the line. `importSessionText` runs both passes over a whole text (tests, small files).
  * See docs/import-export.md for the mappings.
  */
-import type { CompactionOrigin, CompactionSource, ConversationEvent } from "../conversation/events.js";
+import type {
+  CompactionOrigin,
+  CompactionSource,
+  ConversationEvent,
+  NativeSummary,
+} from "../conversation/events.js";
 import { prepare, realize } from "../../compaction/core/prepare.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
@@ -302,6 +307,8 @@ export function agentCompactionDraft(compaction: {
   readonly source: CompactionSource;
   readonly note: string;
   readonly origin: CompactionOrigin;
+  readonly native?: NativeSummary;
+  readonly facts?: string;
 }): EventDraft {
   const preparation = prepare([], { kind: "imported", ...compaction }, { now: compaction.ts });
   if (preparation.kind !== "planned") throw new Error("an imported compaction always plans");

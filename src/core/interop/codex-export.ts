@@ -9,7 +9,9 @@
  * model, in the Responses API's shapes, with the `event_msg` records (`user_message`,
  * `agent_message`) Codex shows when it replays a session. A summary opening the view is written
  * as Codex's own compaction (a `compacted` record whose `replacement_history` is the summary as
- * the user message Codex's model then sees); one of Codex's own summaries goes back word for word.
+ * the user message Codex's model then sees); one of Codex's own summaries goes back word for word,
+ * and one holding OpenAI's encrypted compaction items goes back as Codex recorded it (its replacement
+ * history verbatim, docs/native-compaction.md).
  * Reasoning Codex cannot send back (without OpenAI's encrypted content) is left out, with a
  * warning. See docs/import-export.md.
  */
@@ -85,7 +87,17 @@ export function exportCodexSession(
   for (const message of viewMessages(events)) {
     switch (message.kind) {
       case "summary":
-        if (message.opening) {
+        if (message.native?.summary.format === "openai-compaction") {
+          // OpenAI's encrypted compaction goes back to Codex as Codex recorded it.
+          nativeSummaries += 1;
+          const { summary, addition } = message.native;
+          write(
+            "compacted",
+            { message: summary.message ?? "", replacement_history: summary.items ?? [] },
+            message.ts,
+          );
+          if (addition !== "") userText(addition, message.ts);
+        } else if (message.opening) {
           nativeSummaries += 1;
           const own = message.compaction?.origin?.agent === "codex";
           const text = own ? message.text : framedSummary(message.text);

@@ -31,6 +31,11 @@ import {
 import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
+import type { ConversationEvent, NativeSummary } from "../conversation/events.js";
+import { groupTurns } from "../conversation/turns.js";
+import { FACTS_HEADING } from "../conversation/summary-message.js";
+import { DEFAULT_FACTS_CHARACTERS } from "../../compaction/core/keeping.js";
+import { extractRangeFacts, renderRangeFacts } from "../../compaction/core/summary/range-facts.js";
 
 /** Metadata key marking a tool call Codex made with free-form input (`custom_tool_call`). */
 export const CODEX_CUSTOM_TOOL_KEY = "codex_custom_tool";
@@ -73,9 +78,14 @@ export class CodexMapper {
    */
   private answered = false;
 
+  /**
+   * @param history the events already handed out, for the facts of the turns an encrypted
+   *   compaction covers (a reader that keeps none passes nothing, and such an overlay has no facts)
+   */
   constructor(
     private readonly provider: string,
     private readonly warnings: string[],
+    private readonly history: () => readonly ConversationEvent[] = () => [],
   ) {}
 
   /** Maps the next record (past `session_meta`); `ts` is its timestamp, normalized. */
@@ -83,7 +93,13 @@ export class CodexMapper {
     const payload = record.payload as Json;
     switch (record.type) {
       case "response_item":
-        if (isRecord(record.metadata) && record.metadata.compaction_output === true) {
+        if (
+          (isRecord(record.metadata) && record.metadata.compaction_output === true) ||
+          payload.type === "compaction" ||
+          payload.type === "compaction_summary"
+        ) {
+          // The summarizer's answer, or OpenAI's encrypted compaction item: the `compacted`
+          // record that follows carries both.
           count(this.skipped, "compaction output");
           return OK;
         }
@@ -257,21 +273,26 @@ export class CodexMapper {
    * (`replacement_history`; older rollouts have only the summary, `message`) instead of what came
    * before. The overlay covers the turns before it (a turn it compacted in the middle of is kept
    * whole, so its prompt is not repeated in the summary), and its summary is those texts in order.
-   * Encrypted compaction items (OpenAI's own) cannot be read and are left out, with a warning.
+   *
+   * A replacement history holding OpenAI's encrypted compaction items (`compaction`, formerly
+   * `compaction_summary`) becomes a native overlay (`summary.native`, format `openai-compaction`):
+   * the history verbatim, replayed only to the same provider and written back to Codex unchanged;
+   * every other model gets a plain notice, the user's messages it kept and cxc's facts of the turns.
    */
   private compaction(payload: Json, ts: string, where: string): void {
     const midTurn = this.drafts.turn >= 0 && !this.turnPending;
     const toTurn = midTurn ? this.drafts.turn - 1 : this.drafts.turn;
     const texts: string[] = [];
     let encrypted = false;
-    if (Array.isArray(payload.replacement_history)) {
-      for (const item of payload.replacement_history) {
+    const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined;
+    if (history !== undefined) {
+      for (const item of history) {
         if (!isRecord(item)) continue;
         if (item.type === "message" && item.role === "user") {
           const text = textsOf(item.content, "input_text").join("\n");
           if (text !== "" && !CODEX_CONTEXT_MESSAGE.test(text)) texts.push(text);
         } else if (item.type === "compaction" || item.type === "compaction_summary") {
-          encrypted = true;
+          encrypted ||= typeof item.encrypted_content === "string";
         }
       }
       const repeated = midTurn ? texts.lastIndexOf(this.openPrompt ?? "") : -1;
@@ -279,12 +300,7 @@ export class CodexMapper {
     } else if (typeof payload.message === "string" && payload.message !== "") {
       texts.push(payload.message);
     }
-    if (encrypted) {
-      this.warnings.push(
-        `${where}: Codex's compaction holds an encrypted summary only OpenAI can read; it was left out`,
-      );
-    }
-    if (toTurn < 0 || texts.length === 0) {
+    if (toTurn < 0 || (texts.length === 0 && !encrypted)) {
       count(this.skipped, "compacted");
       this.warnings.push(
         `${where}: Codex's own compaction ${toTurn < 0 ? "inside the first turn" : "without a summary"} is not made an overlay (the whole history before it is kept)`,
@@ -293,18 +309,62 @@ export class CodexMapper {
     }
     this.compactions += 1;
     const window = typeof payload.window_id === "string" ? { record: payload.window_id } : {};
-    this.drafts.addGlobal(
-      agentCompactionDraft({
-        ts,
-        toTurn,
-        summary: texts.join("\n\n"),
-        source: "user",
-        note: `Codex's own compaction${midTurn ? " (inside a turn, which is kept whole)" : ""}`,
-        origin: { agent: "codex", ...window },
-      }),
-      where,
-    );
+    const model = this.model ?? `${this.provider}/unknown`;
+    const native: NativeSummary | undefined =
+      encrypted && history !== undefined
+        ? {
+            format: "openai-compaction",
+            provider: this.provider,
+            model,
+            items: history.filter(isRecord),
+            ...(typeof payload.message === "string" ? { message: payload.message } : {}),
+          }
+        : undefined;
+    const draft = agentCompactionDraft({
+      ts,
+      toTurn,
+      summary: encrypted ? encryptedFallback(model, this.provider, texts) : texts.join("\n\n"),
+      source: "user",
+      note: `Codex's own compaction${encrypted ? ", encrypted by OpenAI" : ""}${midTurn ? " (inside a turn, which is kept whole)" : ""}`,
+      origin: { agent: "codex", ...window },
+      ...(native === undefined ? {} : { native, facts: this.factsOf(toTurn) }),
+    });
+    this.drafts.addGlobal(draft, where);
   }
+
+  /** cxc's facts block of turns `0..toTurn`, from the events read so far. */
+  private factsOf(toTurn: number): string {
+    const events = [
+      ...this.history(),
+      ...this.drafts.drafts.map(({ draft }) => ({ id: "", ...draft }) as unknown as ConversationEvent),
+    ];
+    const turns = groupTurns(events).filter((turn) => turn.index <= toTurn);
+    return renderRangeFacts(extractRangeFacts(turns), {
+      maxCharacters: DEFAULT_FACTS_CHARACTERS,
+      heading: FACTS_HEADING,
+    }).text;
+  }
+}
+
+/** The first line of what an encrypted compaction stands as for models that cannot read it. */
+export function encryptedCompactionLabel(model: string): string {
+  return `[encrypted compaction by ${model}]`;
+}
+
+/**
+ * What an encrypted compaction stands as for a model that cannot read it: the label, a plain
+ * sentence saying so, and the user's messages it kept (cxc's facts of the turns follow it).
+ */
+function encryptedFallback(model: string, provider: string, texts: readonly string[]): string {
+  const said =
+    texts.length === 0
+      ? "It kept none of the user's messages."
+      : "The user's messages it kept follow, then cxc's facts of these turns.";
+  return [
+    encryptedCompactionLabel(model),
+    `Only ${provider} can read this summary; another model gets this notice instead. ${said}`,
+    ...texts,
+  ].join("\n\n");
 }
 
 /** The `text` of the parts of `type` in a Responses API content (or summary) list. */

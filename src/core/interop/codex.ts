@@ -57,6 +57,8 @@ export class CodexSessionReader extends SessionLineIndexer {
   private metaLine = 0;
   private meta: Json | undefined;
   private metaTimestamp: string | undefined;
+  /** A `compacted` record holds OpenAI's encrypted compaction (pass 2 then keeps what it read). */
+  private encrypted = false;
 
   constructor(label: string) {
     super(label, "Codex");
@@ -86,6 +88,8 @@ export class CodexSessionReader extends SessionLineIndexer {
     }
     const problem = recordProblem(record);
     if (problem !== undefined) return interopError(`${where}: ${problem}`);
+    if (record.type === "compacted" && !this.encrypted)
+      this.encrypted = holdsEncryptedCompaction(record.payload);
     this.lastRecord = this.line;
     return { ok: true, value: undefined };
   }
@@ -101,7 +105,7 @@ export class CodexSessionReader extends SessionLineIndexer {
     if (typeof meta.cwd === "string") origin.cwd = meta.cwd;
     if (typeof meta.cli_version === "string") origin.version = meta.cli_version;
     const provider = typeof meta.model_provider === "string" ? meta.model_provider : "openai";
-    const { label, warnings, lastRecord, metaLine } = this;
+    const { label, warnings, lastRecord, metaLine, encrypted } = this;
     const lines = this.line;
     const version = typeof meta.cli_version === "string" ? meta.cli_version : undefined;
     return {
@@ -111,7 +115,8 @@ export class CodexSessionReader extends SessionLineIndexer {
         lines: lastRecord,
         warnings,
         wants: (line) => line > metaLine,
-        convert: () => new CodexConverter({ label, key, provider, lines, metaLine, version, warnings }),
+        convert: () =>
+          new CodexConverter({ label, key, provider, lines, metaLine, version, warnings, encrypted }),
       },
     };
   }
@@ -123,6 +128,8 @@ class CodexConverter implements SessionConverter {
   private readonly finisher: EventFinisher;
   /** `session_meta` records after the first. */
   private extraMeta = 0;
+  /** The events handed out so far, when the plan keeps them. */
+  private readonly history: ConversationEvent[] = [];
 
   constructor(
     private readonly plan: {
@@ -137,9 +144,14 @@ class CodexConverter implements SessionConverter {
       /** Codex's version (`session_meta.cli_version`). */
       readonly version: string | undefined;
       readonly warnings: string[];
+      /**
+       * The rollout holds OpenAI's encrypted compaction: the events handed out are kept for the
+       * facts of the turns it covers (the only case a Codex import holds the conversation).
+       */
+      readonly encrypted: boolean;
     },
   ) {
-    this.mapper = new CodexMapper(plan.provider, plan.warnings);
+    this.mapper = new CodexMapper(plan.provider, plan.warnings, () => this.history);
     this.finisher = new EventFinisher(plan.key);
   }
 
@@ -159,7 +171,9 @@ class CodexConverter implements SessionConverter {
     }
     const mapped = this.mapper.add(record, agentTimestamp(record.timestamp)!, where);
     if (!mapped.ok) return mapped;
-    return this.finisher.finish(this.mapper.drafts.takeSettled());
+    const finished = this.finisher.finish(this.mapper.drafts.takeSettled());
+    if (finished.ok && this.plan.encrypted) this.history.push(...finished.value);
+    return finished;
   }
 
   finish(): Parsed<SessionEnd> {
@@ -193,6 +207,17 @@ class CodexConverter implements SessionConverter {
       },
     };
   }
+}
+
+/** True when a `compacted` record's replacement history holds an encrypted compaction item. */
+function holdsEncryptedCompaction(payload: unknown): boolean {
+  if (!isRecord(payload) || !Array.isArray(payload.replacement_history)) return false;
+  return payload.replacement_history.some(
+    (item) =>
+      isRecord(item) &&
+      (item.type === "compaction" || item.type === "compaction_summary") &&
+      typeof item.encrypted_content === "string",
+  );
 }
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */

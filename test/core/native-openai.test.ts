@@ -1,0 +1,116 @@
+/**
+ * OpenAI's encrypted compaction through cxc (pure): a Codex rollout whose `compacted` record holds
+ * an encrypted `compaction` item (fixtures/agents/codex-encrypted, derived from the real Codex
+ * session by scripts/make-codex-encrypted-fixture.mjs) is imported as a native overlay, written
+ * back to Codex with its replacement history byte for byte, replayed as items only to the provider
+ * that wrote it, and sent to every other model as a plain notice, the user's messages and cxc's
+ * facts of the turns.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { projectConversation } from "../../src/core/conversation/projection.js";
+import { buildLlmRequest } from "../../src/core/conversation/request.js";
+import { exportCodexSession } from "../../src/core/interop/codex-export.js";
+import { importCodexSession } from "../../src/core/interop/codex.js";
+import { toAnthropicRequest } from "../../src/llm/anthropic-request.js";
+import { toResponsesRequest } from "../../src/llm/responses-request.js";
+
+const fixture = readFileSync(
+  fileURLToPath(new URL("../../fixtures/agents/codex-encrypted/session.jsonl", import.meta.url)),
+  "utf8",
+);
+const ENCRYPTED = "gAAAAABpY3hjLWZpeHR1cmUtZW5jcnlwdGVkLWNvbXBhY3Rpb24tb25seS1vcGVuYWktY2FuLXJlYWQtdGhpcw==";
+
+function imported(): ConversationEvent[] {
+  const result = importCodexSession(fixture, "rollout.jsonl");
+  if (!result.ok) throw new Error(result.message);
+  return [...result.value.conversation.events];
+}
+
+/** The JSON text of each item of the `compacted` record's replacement history, as in the file. */
+function historyTexts(line: string): string[] {
+  const start = line.indexOf('"replacement_history":[') + '"replacement_history":['.length;
+  const items: string[] = [];
+  let depth = 0;
+  let from = start;
+  let inString = false;
+  for (let at = start; at < line.length; at++) {
+    const char = line[at]!;
+    if (inString) {
+      if (char === "\\") at++;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === "{") {
+      if (depth === 0) from = at;
+      depth++;
+    } else if (char === "}") {
+      depth--;
+      if (depth === 0) items.push(line.slice(from, at + 1));
+    } else if (char === "]" && depth === 0) break;
+  }
+  return items;
+}
+
+const compactedLine = (text: string) => text.split("\n").find((line) => line.includes('"type":"compacted"'))!;
+
+function requestFor(events: readonly ConversationEvent[]) {
+  return buildLlmRequest(projectConversation(events).turns, { system: "sys" });
+}
+
+describe("OpenAI's encrypted compaction", () => {
+  it("exports back to Codex with the replacement history byte for byte", () => {
+    const events = imported();
+    const result = exportCodexSession(events, {
+      sessionId: "5b0c9d3e-2f1a-4c8b-9e7d-6a5b4c3d2e1f",
+      cwd: "/home/user/project",
+      timestamp: "2026-12-02T09:00:00Z",
+      version: "0.169.0",
+    });
+    if (!result.ok) throw new Error(result.message);
+    const original = historyTexts(compactedLine(fixture));
+    expect(original.length).toBe(4);
+    expect(original.at(-1)).toBe(`{"type":"compaction","encrypted_content":"${ENCRYPTED}"}`);
+    const exported = compactedLine(result.value.lines.join("\n"));
+    expect(historyTexts(exported)).toEqual(original);
+    expect(JSON.parse(exported).payload.message).toBe("");
+    expect(result.value.nativeSummaries).toBe(1);
+  });
+
+  it("replays the items only to the provider that wrote them, without cxc's opener or facts", () => {
+    const body = toResponsesRequest(requestFor(imported()), "gpt-fake", { modelId: "fake/gpt-fake" });
+    const input = body.input as unknown as Record<string, unknown>[];
+    expect(input.filter((item) => item.type === "compaction")).toEqual([
+      { type: "compaction", encrypted_content: ENCRYPTED },
+    ]);
+    const sent = JSON.stringify(input);
+    expect(sent).not.toContain("[Summary of previous conversation]");
+    expect(sent).not.toContain("[encrypted compaction");
+    expect(sent).not.toContain("Facts of these turns");
+    expect(sent).not.toContain("internal_chat_message_metadata_passthrough");
+    // Codex's order: the kept prompts, the compaction item, then the turn after it.
+    const firstPrompt = input.findIndex((item) => JSON.stringify(item).includes("what do the notes say?"));
+    const compaction = input.findIndex((item) => item.type === "compaction");
+    const after = input.findIndex((item) => JSON.stringify(item).includes("What should I do first?"));
+    expect(firstPrompt).toBeLessThan(compaction);
+    expect(compaction).toBeLessThan(after);
+  });
+
+  it("gives every other model the plain notice, the user's messages and the facts", () => {
+    const request = requestFor(imported());
+    const other = JSON.stringify(toResponsesRequest(request, "gpt-5", { modelId: "openai/gpt-5" }).input);
+    const anthropic = JSON.stringify(toAnthropicRequest(request, "claude-opus-4-6").messages);
+    for (const sent of [other, anthropic]) {
+      expect(sent).not.toContain(ENCRYPTED);
+      expect(sent).toContain("[Summary of previous conversation]");
+      expect(sent).toContain("[encrypted compaction by fake/gpt-fake]");
+      expect(sent).toContain("Only fake can read this summary");
+      expect(sent).toContain("Is there a changelog?");
+      expect(sent).toContain("[Facts of these turns, from their raw events]");
+      expect(sent).toContain("notes.txt");
+    }
+  });
+});
