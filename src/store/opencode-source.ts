@@ -3,7 +3,8 @@
  * `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`), or a document `opencode export`
  * printed. The conversion is src/core/interop/opencode.ts; this module reads rows.
  *
- * The database is opened read-only through Node's own SQLite (`node:sqlite`, Node 22.5 and later)
+ * The database is opened read-only through Node's own SQLite (`node:sqlite`, Node 22.13 and later;
+ * 22.5 to 22.12 with `--experimental-sqlite`)
  * with a busy timeout, each session's rows read in one transaction, so a running opencode is never
  * disturbed and never seen half-way through a write. Where Node has no SQLite (Node 20), the rows
  * are read through opencode's own command, `opencode db --pure "<query>" --format json`, with
@@ -228,7 +229,7 @@ function opencodeCommand(path: string, env: Readonly<Record<string, string | und
   if (binary === undefined) {
     throw new CxcError(
       "import-invalid",
-      `${path}: reading opencode's database needs Node 22.5 or later (node:sqlite), or the opencode command on PATH; this is Node ${process.versions.node} and no opencode was found`,
+      `${path}: reading opencode's database needs Node 22.13 or later (node:sqlite), or the opencode command on PATH; this is Node ${process.versions.node} and no opencode was found`,
       {
         hint: "run cxc with a newer Node, or export the session with `opencode export <id> > session.json` and import that file",
       },

@@ -301,6 +301,7 @@ describe("opencode sessions, end to end with the real agent", () => {
     );
     expect(promised).toBeGreaterThan(1000);
     expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
+    // Two exports through opencode import and two opencode runs: a loaded machine took over 30 s.
   }, 120_000);
 
   it("brings the session back with import --update after it grew in opencode, keeping cxc's compactions", async () => {
@@ -355,7 +356,11 @@ describe("opencode sessions, end to end with the real agent", () => {
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     try {
-      await new Promise((resolve) => holder.stdout!.once("data", resolve));
+      // The holder says when it holds the lock; one that cannot take it exits, failing the test.
+      await new Promise((resolve, reject) => {
+        holder.stdout!.once("data", resolve);
+        holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+      });
       const other = makeTempHome();
       try {
         const { execa } = await import("execa");

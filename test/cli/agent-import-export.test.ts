@@ -163,10 +163,24 @@ describe("import from Claude Code and pi", () => {
     expect(errorLines(refused.stderr).error).toMatch(
       /broken\.json: message 3: its role must be user or assistant$/,
     );
+    // A document cut short (an export interrupted while it was written).
+    const text = readFileSync(OPENCODE_FIXTURE, "utf8");
+    const truncated = join(other.cwd, "truncated.json");
+    writeFileSync(truncated, text.slice(0, Math.floor(text.length / 2)));
+    const cut = await other.run(["conversation", "import", truncated, "--from", "opencode"]);
+    expect(cut.exitCode).toBe(1);
+    expect(errorLines(cut.stderr).error).toMatch(
+      /truncated\.json: not valid JSON \(.*\); not an opencode session$/,
+    );
     const database = join(other.cwd, "opencode.db");
     writeFileSync(database, "SQLite format 3\u0000 but not a database");
     const notDatabase = await other.run(["conversation", "import", database, "--from", "opencode"]);
     expect(notDatabase.exitCode).toBe(1);
+    // Under a Node with node:sqlite the file is not a database; under Node 20 (no opencode on PATH
+    // here) the floor is named.
+    expect(errorLines(notDatabase.stderr).error).toMatch(
+      /opencode\.db: (cannot read the database \(file is not a database\)|reading opencode's database needs Node 22\.13 or later)/,
+    );
     expect(
       existsSync(join(other.home, "conversations")) ? readdirSync(join(other.home, "conversations")) : [],
     ).toEqual([]);
