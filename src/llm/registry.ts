@@ -14,6 +14,7 @@
 import * as z from "zod";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
+import { createAnthropicCompactor, type NativeCompactor } from "./anthropic-compaction.js";
 import { describeUnreachable } from "./errors.js";
 import { withIdleTimeout } from "./idle-timeout.js";
 import {
@@ -25,6 +26,7 @@ import {
   parseModelId,
   resolveModelAlias,
   takesTools,
+  hasNativeCompaction,
 } from "./models.js";
 import { createGoogleClient } from "./google.js";
 import { createOpenAIClient } from "./openai.js";
@@ -57,6 +59,7 @@ const ProviderConfigSchema = z.looseObject({
         max_output_tokens: z.number().int().positive().optional(),
         reasoning: z.boolean().optional(),
         tools: z.boolean().optional(),
+        native_compaction: z.boolean().optional(),
       }),
     )
     .optional(),
@@ -297,6 +300,11 @@ export interface ResolvedModel extends ModelId, ModelLimits {
   readonly reasoning: boolean;
   /** Whether the model takes tools: `providers.<name>.models.<model>.tools`, else the table (yes). */
   readonly tools: boolean;
+  /**
+   * Whether it has Anthropic's on-demand compaction: `providers.<name>.models.<model>.native_compaction`,
+   * else the table (`hasNativeCompaction`); undefined: unknown.
+   */
+  readonly nativeCompaction?: boolean;
   /** Where `contextWindow` came from: cxc's model table or the configuration. */
   readonly contextWindowSource?: "known" | "configured";
   readonly settings: ProviderSettings;
@@ -324,9 +332,14 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     ...limits,
     reasoning: override?.reasoning ?? isReasoningModel(parsed),
     tools: override?.tools ?? takesTools(parsed),
+    ...nativeCompactionOf(override?.native_compaction ?? hasNativeCompaction(parsed)),
     ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
     settings,
   };
+}
+
+function nativeCompactionOf(value: boolean | undefined): { nativeCompaction?: boolean } {
+  return value === undefined ? {} : { nativeCompaction: value };
 }
 
 /** Options of `createLlmClient`. */
@@ -423,4 +436,53 @@ export async function probeOllama(baseURL: string, timeoutMs = 300): Promise<rea
   } catch {
     return undefined;
   }
+}
+
+/** A model's native compactor, or why it has none (the caller says it and writes cxc's summary). */
+export type NativeCompactorChoice =
+  | { readonly ok: true; readonly compactor: NativeCompactor; readonly known: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * The on-demand compactor of a model (Anthropic's Messages API only): refused when the model is
+ * reached another way or the model table (or `providers.<p>.models.<m>.native_compaction`) says it
+ * has none; `known` false when cxc does not know, and tries. A missing key is `provider-auth`.
+ */
+export function createNativeCompactor(
+  idOrAlias: string,
+  options: Pick<CreateClientOptions, "config" | "env"> & {
+    readonly sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
+  },
+): NativeCompactorChoice {
+  const config = readLlmConfig(options.config);
+  const model = resolveModel(idOrAlias, config, options.env);
+  if (model.settings.api !== "anthropic") {
+    return {
+      ok: false,
+      reason: `${model.id} has no on-demand compaction cxc can call (only Anthropic's Messages API has one)`,
+    };
+  }
+  if (model.nativeCompaction === false) {
+    return {
+      ok: false,
+      reason: `${model.id} has no on-demand compaction (set providers.${model.provider}.models.${model.model}.native_compaction = true if it has)`,
+    };
+  }
+  const apiKey = readProviderKey(model.settings, options.env);
+  if (model.settings.apiKeyEnv !== undefined && !apiKey) {
+    throw new CxcError("provider-auth", `Missing environment variable ${model.settings.apiKeyEnv}.`, {
+      hint: `export ${model.settings.apiKeyEnv}=… to use ${model.id}`,
+    });
+  }
+  return {
+    ok: true,
+    known: model.nativeCompaction === true,
+    compactor: createAnthropicCompactor({
+      modelId: model.id,
+      model: model.model,
+      apiKey: apiKey ?? "",
+      ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    }),
+  };
 }

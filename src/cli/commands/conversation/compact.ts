@@ -99,6 +99,10 @@ export function define(entry: Command): void {
         attachedValue,
       ),
     )
+    .option(
+      "--native",
+      "summarize with the provider's own on-demand compaction (Anthropic models); cxc's summary where it cannot stand",
+    )
     .option("--note <TEXT>", "why, in one sentence (at most 200 characters), recorded on each compaction")
     .option("--dry-run", "show what would be compacted and the tokens saved; change nothing")
     .addOption(
@@ -287,8 +291,14 @@ async function runCompact(
   const rules = environment.rules(request.explicit, {
     range: request.range,
     ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.native === true ? { native: true } : {}),
     ...(request.note === undefined ? {} : { note: request.note }),
   });
+  if (request.native === true && !rules.rules.some((rule) => rule.summary !== undefined)) {
+    throw usageError(
+      "--native asks for a summary, and no rule writes one; add -s, an s policy in -k (-k s:1..6), or a configured summary rule",
+    );
+  }
   const countTokens = await environment.counter(id);
   let result: CompactionRunResult;
   if (request.dryRun) {
