@@ -34,6 +34,8 @@ const ISLANDS: Readonly<Record<string, { entry: string; bundle: string; exports:
   "@inquirer/prompts": { entry: "src/cli/terminal/islands/prompts.ts", bundle: "islands/prompts", exports: ["search"] },
   execa: { entry: "src/tools/islands/execa.ts", bundle: "islands/execa", exports: ["execa"] },
   ajv: { entry: "src/tools/islands/ajv.ts", bundle: "islands/ajv", exports: ["Ajv"] },
+  // The MCP SDK, for `cxc mcp` alone (src/cli/mcp/server.ts).
+  "./mcp-sdk.js": { entry: "src/cli/mcp/mcp-sdk.ts", bundle: "islands/mcp", exports: ["Server", "StdioServerTransport", "CallToolRequestSchema", "ListToolsRequestSchema"] },
   // The hook's jobs (src/cli/hooks/jobs.ts) beside the bundles, so the SDK islands they import
   // resolve from dist/ as from every other bundle.
   "./jobs.js": { entry: "src/cli/hooks/jobs.ts", bundle: "hook-jobs", exports: ["adviseInAgent", "restoreAfterCompaction", "restoreInGeminiRequest", "restoreInOpencode"] },

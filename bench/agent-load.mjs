@@ -539,10 +539,8 @@ export async function run({ runs, log }) {
       if (imported.status !== 0) throw new Error(`opencode import failed: ${imported.stderr.slice(-600)}`);
       const database = helpers.opencodeDatabase(at);
       agents.push({
-        name:
-          sqlite === node
-            ? "opencode"
-            : "opencode (floor and import under the Node pinned in agents/opencode)",
+        name: "opencode",
+        ...(sqlite === node ? {} : { note: "; floor and import under the Node pinned in agents/opencode" }),
         from: "opencode",
         path: database,
         size: statSync(database).size,
@@ -666,13 +664,18 @@ export async function run({ runs, log }) {
           : {};
       const overFloor = pairedOver(sample.cxc, sample.floor);
       results.push(
-        row(`floor (${agent.name}, ${mb.toFixed(1)} MB)`, sample.floor, sample.baseline, {
+        row(`floor (${agent.name}, ${mb.toFixed(1)} MB${agent.note ?? ""})`, sample.floor, sample.baseline, {
           ...(cpu.floorCpuMedian === undefined ? {} : { cpuMedian: cpu.floorCpuMedian }),
         }),
-        row(`cxc conversation import (${agent.name}, ${mb.toFixed(1)} MB)`, sample.cxc, sample.baseline, {
-          ...(cpu.cpuMedian === undefined ? {} : { cpuMedian: cpu.cpuMedian }),
-          extra: { overFloorPaired: overFloor, ...memory },
-        }),
+        row(
+          `cxc conversation import (${agent.name}, ${mb.toFixed(1)} MB${agent.note ?? ""})`,
+          sample.cxc,
+          sample.baseline,
+          {
+            ...(cpu.cpuMedian === undefined ? {} : { cpuMedian: cpu.cpuMedian }),
+            extra: { overFloorPaired: overFloor, ...memory },
+          },
+        ),
       );
       let own = "the agent not installed, or its load failed (see above)";
       if (sample.agent.length > 0) {

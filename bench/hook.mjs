@@ -9,8 +9,15 @@
  * transcript, with its peak memory: a hook converts at most the transcript's last 16 MiB
  * (src/cli/hooks/transcript.ts), so its time and memory stay those of a 16 MiB file.
  *
+ * Gemini CLI's hook (`cxc hook gemini`, the same bundle): `AfterAgent` silent on sessions of 1 MB
+ * and 50 MB (the same 2× target), and `BeforeModel` on requests of 1 MB and 10 MB whose history
+ * Gemini CLI has not compressed: Gemini CLI runs it before every model call with the whole request
+ * on stdin, so what it costs is reading and parsing that request (no target; for contrast with the
+ * input's size).
+ *
  * The transcripts are generated here, not committed: prompt and answer records of Claude Code's
- * shape in one chain, each answer with a usage of a few thousand tokens.
+ * shape in one chain, each answer with a usage of a few thousand tokens, and prompt and reply
+ * records of Gemini CLI's.
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -69,6 +76,69 @@ function writeTranscript(path, megabytes, tokens) {
     }
   }
   appendFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/**
+ * A Gemini CLI session of about `megabytes` MB (its JSONL: a header, then prompts and replies; each
+ * reply reports `tokens` of context), and the messages of a `BeforeModel` request over it of about
+ * `requestMegabytes` MB: no compression in it, the path Gemini CLI takes before every model call.
+ */
+function writeGeminiSession(path, megabytes, tokens) {
+  const header = {
+    sessionId: "bench",
+    projectHash: "0".repeat(64),
+    startTime: "2026-01-01T00:00:00.000Z",
+    kind: "main",
+  };
+  writeFileSync(path, `${JSON.stringify(header)}\n`);
+  let lines = [];
+  let bytes = 0;
+  for (let turn = 0; bytes < megabytes * 1e6; turn++) {
+    if (lines.length >= 20_000) {
+      appendFileSync(path, `${lines.join("\n")}\n`);
+      lines = [];
+    }
+    const timestamp = new Date(Date.UTC(2026, 0, 1) + turn * 1000).toISOString();
+    for (const record of [
+      {
+        id: `u${turn}`,
+        timestamp,
+        type: "user",
+        content: [{ text: `Turn ${turn}: ${"please look at the parser again ".repeat(12)}` }],
+      },
+      {
+        id: `g${turn}`,
+        timestamp,
+        type: "gemini",
+        content: `Done with turn ${turn}. ${"the parser reads the table ".repeat(12)}`,
+        thoughts: [],
+        tokens: { input: tokens - 20, output: 10, cached: 0, thoughts: 10, tool: 0, total: tokens },
+        model: "gemini-2.5-flash",
+      },
+    ]) {
+      const line = JSON.stringify(record);
+      lines.push(line);
+      bytes += line.length + 1;
+    }
+  }
+  appendFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/** A `BeforeModel` request of about `megabytes` MB, its history not compressed. */
+function geminiRequest(megabytes) {
+  const messages = [];
+  let bytes = 0;
+  for (let turn = 0; bytes < megabytes * 1e6; turn++) {
+    const user = { role: "user", content: `Turn ${turn}: ${"please look at the parser again ".repeat(12)}` };
+    const model = {
+      role: "model",
+      content: `Done with turn ${turn}. ${"the parser reads the table ".repeat(12)}`,
+    };
+    messages.push(user, model);
+    bytes += JSON.stringify(user).length + JSON.stringify(model).length;
+  }
+  messages.push({ role: "user", content: "And now?" });
+  return { model: "gemini-2.5-flash", messages, config: { temperature: 1 } };
 }
 
 /** The size of the restore's transcript, in MB. */
@@ -140,6 +210,41 @@ export async function run({ runs, log }) {
         target: TARGET,
       });
     }
+    // Gemini CLI: AfterAgent (the end of a turn) below the notice line, and BeforeModel, which
+    // Gemini CLI runs before every model call with the whole request on stdin, on a request whose
+    // history it has not compressed.
+    const gemini = [settings.node, CXC_BIN, "hook", "gemini"];
+    for (const megabytes of SIZES_MB) {
+      const path = join(scratch, `gemini-${megabytes}.jsonl`);
+      writeGeminiSession(path, megabytes, 2000);
+      const input = JSON.stringify({
+        hook_event_name: "AfterAgent",
+        session_id: "bench",
+        transcript_path: path,
+        cwd: scratch,
+        prompt: "And now?",
+        prompt_response: "Done.",
+        stop_hook_active: false,
+      });
+      const name = `cxc hook gemini, AfterAgent, silent (${megabytes} MB session)`;
+      commands.push({
+        name,
+        commandLine: gemini,
+        options: { env, input, name, expectOutput: false },
+        target: TARGET,
+      });
+    }
+    for (const megabytes of [1, 10]) {
+      const input = JSON.stringify({
+        hook_event_name: "BeforeModel",
+        session_id: "bench",
+        transcript_path: join(scratch, "gemini-1.jsonl"),
+        cwd: scratch,
+        llm_request: geminiRequest(megabytes),
+      });
+      const name = `cxc hook gemini, BeforeModel, not compressed (${megabytes} MB request on stdin)`;
+      commands.push({ name, commandLine: gemini, options: { env, input, name, expectOutput: false } });
+    }
     const loudPath = join(scratch, "transcript-loud.jsonl");
     writeTranscript(loudPath, 1, 80_000);
     const loud = `cxc hook claude-code, Stop, advice on token lines (1 MB transcript)`;
@@ -160,7 +265,7 @@ export async function run({ runs, log }) {
         expectOutput: true,
       },
     });
-    log(`timing the Claude Code hook × ${runs} runs, interleaved with node -e 0 …`);
+    log(`timing the Claude Code and Gemini CLI hooks × ${runs} runs, interleaved with node -e 0 …`);
     const samples = commands.map(() => []);
     const loudBaseline = [];
     for (const command of commands)

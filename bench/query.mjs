@@ -8,12 +8,18 @@
  *                                       (standalone; `run()` is the scenario for bench/run.mjs)
  *
  * Target (issue 5): at most 3× `node -e 0`, and flat as the conversation grows.
+ *
+ * The peer: where the pinned Claude Code is installed (agents/, `.ci/run` installs it), the same
+ * rounds time `claude -p` answering one prompt against the same fake provider (one request, the
+ * same instant reply), and a notice gives each `cxc q` row over it, paired round by round
+ * (issue 40: a `q` turn at a fraction of Claude Code's).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { loadTsModule } from "../test/helpers/load-ts.mjs";
 import {
   addScenario,
   bareSdkRequest,
@@ -23,6 +29,7 @@ import {
   loadStore,
   makeTemporaryHome,
   measureSideBySide,
+  median,
   nodeBaseline,
   PROJECT_ROOT,
   settings,
@@ -106,8 +113,9 @@ export async function run({ runs, store, log }) {
   const homes = settings.builds.map(() => makeTemporaryHome("query"));
   // Every timed run consumes a reply or more: warm-up + runs, twice (wall and CPU passes), per row
   // (each size twice: without and with the context gauge).
-  const rows = (1 + 2 * SIZES.length) * settings.builds.length;
+  const rows = (1 + 2 * SIZES.length) * settings.builds.length + 1;
   const provider = await startProvider(4 * rows * (2 * runs + 2));
+  let peer;
   try {
     const envOf = (home) => ({
       ...home.env,
@@ -149,16 +157,63 @@ export async function run({ runs, store, log }) {
         }),
       );
     }
+    peer = await claudePeer(provider.anthropicBaseURL);
+    if (peer !== undefined) commands.push(peer.command);
     log(`timing ${commands.length} commands × ${runs} runs, interleaved …`);
     const results = measureSideBySide(commands, runs, { cpu: true });
     const targets = Object.fromEntries(
       SIZES.map((turns) => [`cxc q (${turns.toLocaleString("en")} turns)`, TARGET_RATIO]),
     );
-    return { results: withRatios(results, commands, targets) };
+    return {
+      results: withRatios(results, commands, targets),
+      notices:
+        peer === undefined
+          ? ["the peer: Claude Code is not installed in agents/ (npm ci there)"]
+          : peerNotices(results, peer.command.name),
+    };
   } finally {
     provider.stop();
     for (const home of homes) home.remove();
+    peer?.remove();
   }
+}
+
+/**
+ * `claude -p` answering one prompt against the fake provider, in a home and project of its own
+ * (the environment the agents' tests give it: no telemetry, no updater, no other traffic).
+ */
+async function claudePeer(baseUrl) {
+  const helpers = await loadTsModule(join(PROJECT_ROOT, "test", "helpers", "agents.ts"));
+  const binary = helpers.agentBinary(PROJECT_ROOT, "claude");
+  if (binary === undefined) return undefined;
+  const scratch = mkdtempSync(join(tmpdir(), "cxc-bench-peer-"));
+  const place = { home: join(scratch, "home"), cwd: join(scratch, "project") };
+  mkdirSync(place.cwd, { recursive: true });
+  const version = JSON.parse(
+    readFileSync(
+      join(PROJECT_ROOT, "agents", "node_modules", "@anthropic-ai", "claude-code", "package.json"),
+      "utf8",
+    ),
+  ).version;
+  return {
+    command: {
+      name: `peer: claude -p, one prompt (Claude Code ${version})`,
+      commandLine: [binary, "-p", "one more question", "--model", "claude-sonnet-4-5"],
+      options: { env: helpers.claudeCodeEnvironment(place, baseUrl), cwd: place.cwd },
+    },
+    remove: () => rmSync(scratch, { recursive: true, force: true }),
+  };
+}
+
+/** Each `cxc q` row over the peer: the median of the round-by-round ratios. */
+function peerNotices(results, peerName) {
+  const peer = results.find((result) => result.name === peerName);
+  return results
+    .filter((result) => /^cxc q \(/.test(result.name))
+    .map((result) => {
+      const paired = median(result.samples.map((value, round) => value / peer.samples[round]));
+      return `${result.name} / claude -p: ${paired.toFixed(2)}× paired (${result.median.toFixed(0)} ms against ${peer.median.toFixed(0)} ms)`;
+    });
 }
 
 async function main() {
@@ -170,7 +225,7 @@ async function main() {
   configure({ node: option("--node"), compare: option("--compare") });
   const store = await loadStore();
   try {
-    const { results } = await run({
+    const { results, notices } = await run({
       runs,
       store,
       log: (message) => process.stderr.write(`bench: ${message}\n`),
@@ -186,6 +241,7 @@ async function main() {
     process.stdout.write(
       `${formatTable(["scenario", "wall median", "vs node", `≤ ${TARGET_RATIO}×`, "cpu", "cpu vs node"], rows)}\n`,
     );
+    for (const notice of notices) process.stdout.write(`${notice}\n`);
   } finally {
     store.remove();
   }

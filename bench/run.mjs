@@ -43,7 +43,7 @@ const PROCESS_GROUPS = [
     title: "importing a 50 MB session of each of the five agents, beside the floor and the agent's own load",
     module: "./agent-load.mjs",
   },
-  { name: "hook", title: "the Claude Code Stop hook", module: "./hook.mjs" },
+  { name: "hook", title: "the Claude Code and Gemini CLI hooks", module: "./hook.mjs" },
   { name: "startup", title: "start-up cost (diagnosis)", module: "./startup.mjs" },
 ];
 

@@ -38,12 +38,13 @@ const getStarted = (
 
 Start here:
   npm run demo                            (in the cxc checkout) the main job on a sample, offline
-  cxc conversation import PATH            a jp workspace, a Claude Code, pi or Codex session, or a messages array
+  cxc conversation import PATH            a jp workspace, a Claude Code, pi, Codex, Gemini CLI or opencode
+                                          session, or a messages array
   cxc conversation compact --dry-run      what compacting the active conversation would do
   cxc q "a question"                      ask a model about the active conversation
 
-Choosing a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY (cxc picks a default model for the key),
-or name one: cxc q -m anthropic/claude-sonnet-4-6 "…", or once for all commands:
+Choosing a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (cxc picks a default
+model for the key), or name one: cxc q -m anthropic/claude-sonnet-4-6 "…", or once for all commands:
   cxc -c assistant.model.id=openai/gpt-5-mini …   (or assistant.model.id in ${configFile})
 
 cxc --help lists every command; cxc conversation --help, cxc q --help and so on say more.

@@ -15,11 +15,29 @@
  * (`noteImplicitTarget`), so an error of the command names the conversation it acted on.
  */
 import { CxcError, usageError } from "../errors.js";
-import type { ConversationMeta } from "../store/index.js";
+import type { ConversationMeta, LoadedConversation } from "../store/index.js";
 import { type CliContext, noteImplicitTarget } from "./context.js";
 import { pickConversation } from "./terminal/picker.js";
 import { conversationSource, sourceName } from "../core/interop/agents.js";
 import { displayTitle } from "./render/conversation-summary.js";
+
+/** What a command's `[ID]` argument takes (its help): which conversation the command acts on. */
+export const ID_ARGUMENT =
+  "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)";
+
+/**
+ * The conversation `idArgument` names (else the active one), loaded, with what its load warned
+ * about said on stderr: what `show`, `stats` and `print` start with.
+ */
+export async function loadConversation(
+  context: CliContext,
+  idArgument: string | undefined,
+): Promise<{ readonly id: string; readonly conversation: LoadedConversation }> {
+  const id = await resolveConversation(context, idArgument);
+  const conversation = context.store.load(id);
+  for (const warning of conversation.warnings) context.warn(warning);
+  return { id, conversation };
+}
 
 /** Which conversations a picker target offers. */
 export interface PickerFilter {

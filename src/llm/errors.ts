@@ -53,6 +53,7 @@ const UNREACHABLE_WORDS: Readonly<Record<NonNullable<LlmError["unreachable"]>, s
   refused: "the connection was refused",
   unresolvable: "the host name does not resolve",
   "no-route": "there is no route to the host",
+  "blocked-port": "fetch never connects to this port (one of the ports browsers block, such as 6000)",
 };
 
 interface ErrorFields {
@@ -104,6 +105,7 @@ export function classifyLlmError(
 /**
  * Why the server could not be reached at all, from the error codes in the thrown value's causes
  * (fetch wraps the socket's error, `AggregateError` holds one per address tried), or undefined.
+ * fetch refuses the ports browsers block before it connects: its cause then says `bad port`.
  */
 function unreachableCause(thrown: unknown): LlmError["unreachable"] {
   const seen = new Set<unknown>();
@@ -112,9 +114,10 @@ function unreachableCause(thrown: unknown): LlmError["unreachable"] {
     const value = queue.shift();
     if (typeof value !== "object" || value === null || seen.has(value)) continue;
     seen.add(value);
-    const record = value as { code?: unknown; cause?: unknown; errors?: unknown };
+    const record = value as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
     if (typeof record.code === "string" && UNREACHABLE_CODES[record.code] !== undefined)
       return UNREACHABLE_CODES[record.code];
+    if (record.message === "bad port") return "blocked-port";
     queue.push(record.cause);
     if (Array.isArray(record.errors)) queue.push(...record.errors);
   }

@@ -285,7 +285,9 @@ function nameUnreachableServer(client: LlmClient, settings: ProviderSettings): L
             hint:
               event.error.unreachable === "unresolvable"
                 ? `check the host name (${change}) and the network, then try again`
-                : `start the server at ${url}, or set ${change} to one that runs`,
+                : event.error.unreachable === "blocked-port"
+                  ? `run the server on another port, and set ${change} to it`
+                  : `start the server at ${url}, or set ${change} to one that runs`,
           },
         };
       }

@@ -8,6 +8,7 @@
  *
  * SDK types never appear here; adapters translate them at the edge.
  */
+import type { StreamEvent } from "../core/conversation/fold-stream.js";
 import type { LlmRequest } from "../core/conversation/request.js";
 
 export type {
@@ -62,10 +63,10 @@ export interface LlmError {
   readonly message: string;
   /**
    * The server could not be reached at all: the connection was refused, the host name does not
-   * resolve, or there is no route to it. Never retried: no retry fixes a wrong URL or a server
+   * resolve, there is no route to it, or fetch refuses its port (one browsers block). Never retried: no retry fixes a wrong URL or a server
    * that is not running (registry.ts names the URL and where it came from).
    */
-  readonly unreachable?: "refused" | "unresolvable" | "no-route";
+  readonly unreachable?: "refused" | "unresolvable" | "no-route" | "blocked-port";
   /** What to do about it, when the message alone does not say (the shell's hint). */
   readonly hint?: string;
 }
@@ -88,32 +89,7 @@ export interface LlmError {
  * - `message-end`: the response finished. `providerReason` is the provider's own stop reason.
  * - `error`: the response failed (see the module contract).
  */
-export type LlmStreamEvent =
-  | { readonly type: "text-delta"; readonly text: string; readonly thoughtSignature?: string }
-  | {
-      readonly type: "reasoning-delta";
-      readonly text: string;
-      readonly signature?: string;
-      readonly thoughtSignature?: string;
-    }
-  | { readonly type: "redacted-reasoning"; readonly data: string }
-  | { readonly type: "reasoning-item"; readonly id: string; readonly data: string; readonly model: string }
-  | {
-      readonly type: "tool-call";
-      readonly id: string;
-      readonly name: string;
-      readonly arguments: Record<string, unknown>;
-      readonly invalidArguments?: string;
-      readonly thoughtSignature?: string;
-    }
-  | { readonly type: "usage"; readonly usage: LlmUsage }
-  | {
-      readonly type: "message-end";
-      readonly finishReason: FinishReason;
-      readonly providerReason?: string;
-      readonly usage: LlmUsage;
-    }
-  | { readonly type: "error"; readonly error: LlmError };
+export type LlmStreamEvent = StreamEvent<LlmUsage, FinishReason, LlmError>;
 
 /** Per-call options of `LlmClient.stream`. */
 export interface StreamOptions {

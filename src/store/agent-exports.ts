@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { AgentSessionExport } from "../core/interop/agent-export.js";
 import {
   claudeCodeProjectFolder,
@@ -24,7 +24,7 @@ import { exportGeminiSession, geminiSessionFileName } from "../core/interop/gemi
 import { exportOpencodeSession } from "../core/interop/opencode-export.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { CxcError, usageError } from "../errors.js";
-import { createFileAtomic, ensureDirectory } from "./files.js";
+import { createFileAtomic, ensureDirectory, findOnPath } from "./files.js";
 import { nodeCrypto } from "./lazy-crypto.js";
 import type { Environment, LoadedConversation } from "./port.js";
 import type { Parsed } from "../core/parsed.js";
@@ -244,7 +244,7 @@ function writeOpencodeExport(
     nativeSummaries: session.value.nativeSummaries,
     warnings: session.value.warnings,
   };
-  const opencode = request.output === undefined ? onPath("opencode", request.env.PATH ?? "") : undefined;
+  const opencode = request.output === undefined ? findOnPath("opencode", request.env.PATH ?? "") : undefined;
   if (opencode === undefined) {
     const path = request.output ?? join(request.cwd, `opencode-${sessionId}.json`);
     writeNewFile(path, text);
@@ -310,20 +310,6 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** An executable of that name on a PATH, or undefined. */
-function onPath(name: string, path: string): string | undefined {
-  for (const directory of path.split(delimiter)) {
-    if (directory === "") continue;
-    const candidate = join(directory, name);
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not there.
-    }
-  }
-  return undefined;
 }
 
 /** The model a Gemini CLI session names on its replies when the conversation had no Gemini model. */

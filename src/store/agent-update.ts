@@ -2,7 +2,10 @@
  * `cxc conversation import FILE --update`: a Claude Code, pi, Codex or Gemini CLI session that grew
  * after it came in is brought in again onto the conversation it came from, appending only what is
  * new and keeping everything cxc recorded since (compactions, pins, reviews, turns of its own).
- * See docs/import-export.md ("Sessions that keep growing").
+ * opencode keeps its sessions in one database: `import opencode.db --update` does the same for
+ * every session of it a conversation was imported from (`updateFromOpencode`); a session cxc
+ * exported into opencode is not recorded, so it cannot lead back. See docs/import-export.md
+ * ("Sessions that keep growing").
  *
  * Two ways a session leads back to a conversation:
  *
@@ -39,10 +42,15 @@ import {
 import { formatCount } from "../core/present/labels.js";
 import { sanitizeLine } from "../core/present/sanitize.js";
 import { CxcError, usageError } from "../errors.js";
-import { convertSessionFile, readAgentImport, sessionReader } from "./agent-sessions.js";
+import {
+  type AgentFileImport,
+  convertSessionFile,
+  readAgentImport,
+  sessionReader,
+} from "./agent-sessions.js";
 import { newEventId, timestampNow } from "./ids.js";
 import { nodeCrypto } from "./lazy-crypto.js";
-import type { ConversationMeta, LoadedConversation, Store } from "./port.js";
+import type { ConversationMeta, LoadedConversation, LockedConversation, Store } from "./port.js";
 
 /** A run of events in a conversation's log: its first position and how many. */
 export type LogRange = readonly [start: number, count: number];
@@ -261,76 +269,178 @@ export async function updateFromAgentSession(
   store: Store,
   path: string,
   agent: AgentFormat,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<AgentUpdateOutcome> {
-  const batch = await readAgentImport(path, agent);
-  if (batch.files.length !== 1) {
-    throw usageError(
-      `--update takes one session file; ${path} holds ${batch.files.length}`,
-      "name the session file: cxc conversation import FILE --update",
-    );
+  const batch = await readAgentImport(path, agent, env);
+  try {
+    if (batch.files.length !== 1) {
+      throw usageError(
+        `--update takes one session file; ${path} holds ${batch.files.length}`,
+        "name the session file: cxc conversation import FILE --update",
+      );
+    }
+    const entry = batch.files[0]!;
+    const target = findTarget(store, entry, agent);
+    if (target === undefined) throw noConversationCameFrom(entry.file, agent);
+    const prepared = prepareSession(entry, agent, target);
+    return await store.locked(target.id, "import --update", (locked) => {
+      const plan = planUpdate(locked.load(), prepared);
+      return applyUpdate(locked, plan, prepared);
+    });
+  } finally {
+    batch.release?.();
   }
-  const { file, conversation, plan } = batch.files[0]!;
-  const name = AGENT_NAMES[agent];
-  const origin = conversation.extra[ORIGIN_META_KEY] as { session_id?: unknown };
-  const sessionId = typeof origin?.session_id === "string" ? origin.session_id : undefined;
-  const target = findTarget(store, conversation.id, agent, sessionId);
-  if (target === undefined) {
-    throw new CxcError(
-      "conversation-not-found",
-      `no conversation came from ${file}: it was neither imported from this ${name} session nor exported to it`,
-      { hint: `import it as a conversation of its own: cxc conversation import ${file}` },
-    );
+}
+
+/** What `--update` did with opencode's database (or one of its documents). */
+export interface OpencodeUpdateOutcome {
+  /** One per session a conversation came from, in the database's order (nothing new too). */
+  readonly sessions: readonly AgentUpdateOutcome[];
+  /** Sessions of the database no conversation came from: left as they are. */
+  readonly notImported: number;
+}
+
+/**
+ * `import opencode.db --update` (or a document `opencode export` printed): opencode keeps every
+ * session in one database, so every session a conversation was imported from is brought back,
+ * each as a session file is. Every one is checked before anything is written: a session whose
+ * records changed refuses the whole update, naming it, and nothing is appended anywhere.
+ */
+export async function updateFromOpencode(
+  store: Store,
+  path: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<OpencodeUpdateOutcome> {
+  const batch = await readAgentImport(path, "opencode", env);
+  try {
+    const sessions = batch.files.flatMap((entry) => {
+      const target = findTarget(store, entry, "opencode");
+      return target === undefined ? [] : [prepareSession(entry, "opencode", target)];
+    });
+    if (sessions.length === 0) {
+      throw batch.files.length === 1
+        ? noConversationCameFrom(batch.files[0]!.file, "opencode")
+        : new CxcError(
+            "conversation-not-found",
+            `no conversation came from ${path}: none of its ${batch.files.length} opencode sessions was imported`,
+            { hint: `import them as conversations of their own: cxc conversation import ${path}` },
+          );
+    }
+    // Checked first, all of them: a refusal leaves every conversation as it was.
+    for (const prepared of sessions)
+      await store.locked(prepared.target.id, "import --update", (locked) =>
+        planUpdate(locked.load(), prepared),
+      );
+    const outcomes: AgentUpdateOutcome[] = [];
+    for (const prepared of sessions) {
+      outcomes.push(
+        await store.locked(prepared.target.id, "import --update", (locked) =>
+          applyUpdate(locked, planUpdate(locked.load(), prepared), prepared),
+        ),
+      );
+    }
+    return { sessions: outcomes, notImported: batch.files.length - sessions.length };
+  } finally {
+    batch.release?.();
   }
+}
+
+function noConversationCameFrom(file: string, agent: AgentFormat): CxcError {
+  return new CxcError(
+    "conversation-not-found",
+    `no conversation came from ${file}: it was neither imported from this ${AGENT_NAMES[agent]} session nor exported to it`,
+    { hint: `import it as a conversation of its own: cxc conversation import ${file}` },
+  );
+}
+
+/** A session converted again, with the conversation it leads back to. */
+interface PreparedSession {
+  readonly agent: AgentFormat;
+  readonly file: string;
+  readonly target: Target;
+  readonly converted: ConvertedSession;
+  readonly warnings: readonly string[];
+}
+
+function prepareSession(entry: AgentFileImport, agent: AgentFormat, target: Target): PreparedSession {
   const converted: ConvertedSession = { events: [], lines: [] };
-  const end = convertSessionFile(file, plan, (events, lines) => {
+  const end = convertSessionFile(entry.file, entry.plan, (events, lines) => {
     converted.events.push(...events);
     converted.lines.push(...lines);
   });
   if (!end.ok) throw new CxcError("import-invalid", end.message);
-  return store.locked(target.id, "import --update", (locked) => {
-    const loaded = locked.load();
-    const from = target.via === "export" ? viewLength(loaded, converted, file, agent, target.entry) : 0;
-    const ranges =
-      target.via === "import" ? importedRanges(loaded, converted) : (target.entry.session_events ?? []);
-    const positions = ranges.flatMap(([start, count]) =>
-      Array.from({ length: count }, (_, index) => start + index),
-    );
-    const held = positions.map((position) => loaded.events[position]!);
-    const aligned = align(held, converted.events, from);
-    if ("differs" in aligned) throw differs(loaded, held, positions, aligned.differs, converted);
-    const fresh = aligned.fresh;
-    const outcome = { agent, file, id: target.id, via: target.via, warnings: end.value.warnings } as const;
-    const usage = usageBackfill(
-      held,
-      converted.events,
-      aligned.pairs,
-      usageReader(loaded.events),
-      timestampNow(),
-    );
-    // An agent may record one request's usage on several records: each request counts once.
-    const requests = new Set(usage.map((record) => String(record.usage.request ?? record.event))).size;
-    if (fresh.length === 0) {
-      if (usage.length > 0) locked.append(usage);
-      return { ...outcome, appended: 0, usage: requests, newTurns: 0, turns: countTurns(loaded.events) };
-    }
-    refuseMisplacedContinuation(loaded, fresh, positions.at(-1), target, file);
-    // The readers derive ids from positions in the session: one the log has already gets a new id.
-    const ids = new Set(loaded.events.map(idOf));
-    const appended = fresh.map((event) =>
-      event.type === "unknown" || !ids.has(event.id) ? event : { ...event, id: newEventId() },
-    );
-    const start = loaded.events.length + usage.length;
-    locked.append([...usage, ...appended]);
-    locked.updateMeta((meta) => recordRanges(meta, target, [...ranges, [start, appended.length]]));
-    const newTurns = appended.filter((event) => event.type === "turn_start").length;
-    return {
-      ...outcome,
-      appended: appended.length,
-      usage: requests,
-      newTurns,
-      turns: countTurns(loaded.events) + newTurns,
-    };
-  });
+  return { agent, file: entry.file, target, converted, warnings: end.value.warnings };
+}
+
+/** What an update appends, and where the conversation holds the session's events before it. */
+interface UpdatePlan {
+  readonly fresh: readonly ConversationEvent[];
+  readonly ranges: readonly LogRange[];
+  /** `usage` records for held events the session has usage for and the conversation lacks. */
+  readonly usage: readonly UsageReport[];
+}
+
+/** Checks what the conversation holds of the session; throws the refusal naming the first change. */
+function planUpdate(loaded: LoadedConversation, prepared: PreparedSession): UpdatePlan {
+  const { target, converted, file, agent } = prepared;
+  const from = target.via === "export" ? viewLength(loaded, converted, file, agent, target.entry) : 0;
+  const ranges =
+    target.via === "import" ? importedRanges(loaded, converted) : (target.entry.session_events ?? []);
+  const positions = ranges.flatMap(([start, count]) =>
+    Array.from({ length: count }, (_, index) => start + index),
+  );
+  const held = positions.map((position) => loaded.events[position]!);
+  const aligned = align(held, converted.events, from);
+  if ("differs" in aligned) throw differs(loaded, held, positions, aligned.differs, converted);
+  if (aligned.fresh.length > 0)
+    refuseMisplacedContinuation(loaded, aligned.fresh, positions.at(-1), target, file);
+  const usage = usageBackfill(
+    held,
+    converted.events,
+    aligned.pairs,
+    usageReader(loaded.events),
+    timestampNow(),
+  );
+  return { fresh: aligned.fresh, ranges, usage };
+}
+
+function applyUpdate(
+  locked: LockedConversation,
+  plan: UpdatePlan,
+  prepared: PreparedSession,
+): AgentUpdateOutcome {
+  const loaded = locked.load();
+  const { target } = prepared;
+  const outcome = {
+    agent: prepared.agent,
+    file: prepared.file,
+    id: target.id,
+    via: target.via,
+    warnings: prepared.warnings,
+  } as const;
+  const { usage } = plan;
+  // An agent may record one request's usage on several records: each request counts once.
+  const requests = new Set(usage.map((record) => String(record.usage.request ?? record.event))).size;
+  if (plan.fresh.length === 0) {
+    if (usage.length > 0) locked.append(usage);
+    return { ...outcome, appended: 0, usage: requests, newTurns: 0, turns: countTurns(loaded.events) };
+  }
+  // The readers derive ids from positions in the session: one the log has already gets a new id.
+  const ids = new Set(loaded.events.map(idOf));
+  const appended = plan.fresh.map((event) =>
+    event.type === "unknown" || !ids.has(event.id) ? event : { ...event, id: newEventId() },
+  );
+  const start = loaded.events.length + usage.length;
+  locked.append([...usage, ...appended]);
+  locked.updateMeta((meta) => recordRanges(meta, target, [...plan.ranges, [start, appended.length]]));
+  const newTurns = appended.filter((event) => event.type === "turn_start").length;
+  return {
+    ...outcome,
+    appended: appended.length,
+    usage: requests,
+    newTurns,
+    turns: countTurns(loaded.events) + newTurns,
+  };
 }
 
 type Target =
@@ -338,18 +448,16 @@ type Target =
   | { readonly via: "export"; readonly id: string; readonly entry: RecordedExport; readonly index: number };
 
 /** The conversation a session leads back to: imported from it, else exported to it. */
-function findTarget(
-  store: Store,
-  importedId: string,
-  agent: AgentFormat,
-  sessionId: string | undefined,
-): Target | undefined {
+function findTarget(store: Store, entry: AgentFileImport, agent: AgentFormat): Target | undefined {
+  const importedId = entry.conversation.id;
+  const origin = entry.conversation.extra[ORIGIN_META_KEY] as { session_id?: unknown } | undefined;
+  const sessionId = typeof origin?.session_id === "string" ? origin.session_id : undefined;
   if (store.locate(importedId) !== undefined) return { via: "import", id: importedId };
   if (sessionId === undefined) return undefined;
   for (const archived of [false, true]) {
     for (const { meta } of store.list({ archived }).conversations) {
       const index = exportsOf(meta).findIndex(
-        (entry) => entry.agent === agent && entry.session_id === sessionId,
+        (exported) => exported.agent === agent && exported.session_id === sessionId,
       );
       if (index >= 0) return { via: "export", id: meta.id, entry: exportsOf(meta)[index]!, index };
     }

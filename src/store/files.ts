@@ -17,7 +17,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { locateJsonError, MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
 
@@ -188,3 +188,17 @@ export function parseStoreJson(text: string, path: string, hint: string): unknow
 
 /** The reason given for JSON nested deeper than the store's limit. */
 export const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep, which no conversation needs`;
+
+/** An executable of that name in a directory of `path` (a PATH value), or undefined. */
+export function findOnPath(name: string, path: string): string | undefined {
+  for (const directory of path.split(delimiter)) {
+    if (directory === "") continue;
+    const candidate = join(directory, name);
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not there.
+    }
+  }
+  return undefined;
+}

@@ -5,4 +5,4 @@
 export { detectFormat, jpToolsWarning, parseJsonText, readImport, saveImported } from "./import.js";
 export { renderExport, writeExportFile, writeJpExport } from "./export.js";
 export { detectAgentPath, readAgentImport, saveAgentImport, writeAgentExport } from "./agent-sessions.js";
-export { recordAgentExport, updateFromAgentSession } from "./agent-update.js";
+export { recordAgentExport, updateFromAgentSession, updateFromOpencode } from "./agent-update.js";

@@ -3,7 +3,8 @@
  * `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`), or a document `opencode export`
  * printed. The conversion is src/core/interop/opencode.ts; this module reads rows.
  *
- * The database is opened read-only through Node's own SQLite (`node:sqlite`, Node 22.5 and later)
+ * The database is opened read-only through Node's own SQLite (`node:sqlite`, Node 22.13 and later;
+ * 22.5 to 22.12 with `--experimental-sqlite`)
  * with a busy timeout, each session's rows read in one transaction, so a running opencode is never
  * disturbed and never seen half-way through a write. Where Node has no SQLite (Node 20), the rows
  * are read through opencode's own command, `opencode db --pure "<query>" --format json`, with
@@ -13,7 +14,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { findOnPath } from "./files.js";
 import { checkOpencodeDocument, type OpencodeDocument } from "../core/interop/opencode.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../core/json-syntax.js";
 import { CxcError } from "../errors.js";
@@ -227,7 +229,7 @@ function opencodeCommand(path: string, env: Readonly<Record<string, string | und
   if (binary === undefined) {
     throw new CxcError(
       "import-invalid",
-      `${path}: reading opencode's database needs Node 22.5 or later (node:sqlite), or the opencode command on PATH; this is Node ${process.versions.node} and no opencode was found`,
+      `${path}: reading opencode's database needs Node 22.13 or later (node:sqlite), or the opencode command on PATH; this is Node ${process.versions.node} and no opencode was found`,
       {
         hint: "run cxc with a newer Node, or export the session with `opencode export <id> > session.json` and import that file",
       },
@@ -355,20 +357,6 @@ function loadSession(reader: RowReader, path: string, info: Json): Parsed<Openco
       ?.push({ ...data.value, id: row.id, messageID: row.message_id, sessionID: info.id });
   }
   return checkOpencodeDocument({ info, messages }, label);
-}
-
-/** An executable of that name on PATH, or undefined. */
-function findOnPath(name: string, path: string): string | undefined {
-  for (const directory of path.split(delimiter)) {
-    if (directory === "") continue;
-    const candidate = join(directory, name);
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not there.
-    }
-  }
-  return undefined;
 }
 
 function readHead(path: string, length: number): string | undefined {

@@ -6,7 +6,8 @@
  * under this Node, and through `node:sqlite` under a Node that has it: the same conversation),
  * compacted with `-k r+t:..-2` and `-k s:..-2`, exported through `opencode import`, and resumed with
  * `opencode run --session`, whose request carries the compacted view, smaller by what the dry runs
- * promised; a database a running process holds locked is one error, nothing imported.
+ * promised; the session grown in opencode comes back with `import --update`; a database a running
+ * process holds locked is one error, nothing imported.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -300,7 +301,42 @@ describe("opencode sessions, end to end with the real agent", () => {
     );
     expect(promised).toBeGreaterThan(1000);
     expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
-  });
+    // Two exports through opencode import and two opencode runs: a loaded machine took over 30 s.
+  }, 120_000);
+
+  it("brings the session back with import --update after it grew in opencode, keeping cxc's compactions", async () => {
+    const database = opencodeDatabase(place);
+    const before = JSON.parse(
+      (await cxc(["--format", "json", "conversation", "show", conversation])).stdout,
+    ) as {
+      turns: number;
+      compactions: unknown[];
+    };
+    fake.enqueue(textReply("The parser goes in src/parse.ts."));
+    await opencodeRun("Where does the parser go?", sessionId);
+    const updated = await cxc(["conversation", "import", database, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(
+      new RegExp(
+        `^Updated ${conversation} \\(imported from it\\) from ${database}#${sessionId}: \\d+ events appended \\(1 new turn, now ${before.turns + 1} turns\\)\\.\\n$`,
+      ),
+    );
+    // The sessions cxc exported above are opencode's own now: left as they are, and said so.
+    expect(updated.stderr).toContain(`cxc: 2 sessions of ${database} never imported left as they are`);
+    const after = JSON.parse(
+      (await cxc(["--format", "json", "conversation", "show", conversation])).stdout,
+    ) as {
+      compactions: unknown[];
+    };
+    expect(after.compactions).toEqual(before.compactions);
+    const raw = (await cxc(["conversation", "print", conversation, "--last", "1"])).stdout;
+    expect(raw).toContain("Where does the parser go?");
+    expect(raw).toContain("The parser goes in src/parse.ts.");
+    const again = await cxc(["conversation", "import", database, "--update"]);
+    expect(again.stdout).toBe(
+      `Nothing new in ${database}#${sessionId}: ${conversation} (imported from it) holds all of it.\n`,
+    );
+  }, 120_000);
 
   it("refuses a database a running process holds locked, in one error, and imports nothing", async () => {
     const node = nodeWithSqlite(PROJECT_ROOT);
@@ -320,7 +356,11 @@ describe("opencode sessions, end to end with the real agent", () => {
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     try {
-      await new Promise((resolve) => holder.stdout!.once("data", resolve));
+      // The holder says when it holds the lock; one that cannot take it exits, failing the test.
+      await new Promise((resolve, reject) => {
+        holder.stdout!.once("data", resolve);
+        holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+      });
       const other = makeTempHome();
       try {
         const { execa } = await import("execa");

@@ -163,10 +163,24 @@ describe("import from Claude Code and pi", () => {
     expect(errorLines(refused.stderr).error).toMatch(
       /broken\.json: message 3: its role must be user or assistant$/,
     );
+    // A document cut short (an export interrupted while it was written).
+    const text = readFileSync(OPENCODE_FIXTURE, "utf8");
+    const truncated = join(other.cwd, "truncated.json");
+    writeFileSync(truncated, text.slice(0, Math.floor(text.length / 2)));
+    const cut = await other.run(["conversation", "import", truncated, "--from", "opencode"]);
+    expect(cut.exitCode).toBe(1);
+    expect(errorLines(cut.stderr).error).toMatch(
+      /truncated\.json: not valid JSON \(.*\); not an opencode session$/,
+    );
     const database = join(other.cwd, "opencode.db");
     writeFileSync(database, "SQLite format 3\u0000 but not a database");
     const notDatabase = await other.run(["conversation", "import", database, "--from", "opencode"]);
     expect(notDatabase.exitCode).toBe(1);
+    // Under a Node with node:sqlite the file is not a database; under Node 20 (no opencode on PATH
+    // here) the floor is named.
+    expect(errorLines(notDatabase.stderr).error).toMatch(
+      /opencode\.db: (cannot read the database \(file is not a database\)|reading opencode's database needs Node 22\.13 or later)/,
+    );
     expect(
       existsSync(join(other.home, "conversations")) ? readdirSync(join(other.home, "conversations")) : [],
     ).toEqual([]);
@@ -554,6 +568,33 @@ describe("import --update", () => {
     });
   });
 
+  it("brings back an opencode session that grew: its compaction and turns after the import appended", async () => {
+    const home = freshHome();
+    const document = JSON.parse(readFileSync(OPENCODE_FIXTURE, "utf8")) as {
+      info: unknown;
+      messages: unknown[];
+    };
+    const file = join(home.cwd, "opencode-session.json");
+    writeFileSync(file, JSON.stringify({ info: document.info, messages: document.messages.slice(0, 6) }));
+    const imported = await home.run(["conversation", "import", file]);
+    const id = /as (\w{13}) /.exec(imported.stdout)![1]!;
+    writeFileSync(file, JSON.stringify(document));
+    const updated = await home.run(["conversation", "import", file, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toBe(
+      `Updated ${id} (imported from it) from ${file}: 7 events appended (2 new turns, now 4 turns).\n`,
+    );
+    const json = await home.run(["--format", "json", "conversation", "import", file, "--update"]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      sessions: [
+        { id, file, via: "import", appended_events: 0, usage_backfilled: 0, new_turns: 0, turns: 4 },
+      ],
+      not_imported: 0,
+    });
+    const shown = JSON.parse((await home.run(["--format", "json", "conversation", "show", id])).stdout);
+    expect(shown.compactions).toEqual([expect.objectContaining({ note: "opencode's own compaction" })]);
+  });
+
   it("refuses what it cannot bring back, and writes nothing", async () => {
     const home = freshHome();
     const file = join(home.cwd, "session.jsonl");
@@ -567,7 +608,7 @@ describe("import --update", () => {
       [
         [join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp"), "--update"],
         2,
-        /^--update brings back a Claude Code, pi, Codex or Gemini CLI session; this is not one$/,
+        /^--update brings back a Claude Code, pi, Codex, Gemini CLI or opencode session; this is not one$/,
       ],
       [[file, "--update", "--title", "x"], 2, /^--update cannot be used with --title$/],
       [[claudeProject(home), "--update"], 2, /^--update takes one session file; .* holds 2$/],

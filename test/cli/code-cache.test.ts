@@ -134,7 +134,9 @@ describe("dist/", () => {
       "pi/extension.js",
       "opencode/plugin.js",
       "advisor/index.js",
-      ...["ajv", "anthropic", "execa", "google", "openai", "prompts"].map((name) => `islands/${name}.cjs`),
+      ...["ajv", "anthropic", "execa", "google", "mcp", "openai", "prompts"].map(
+        (name) => `islands/${name}.cjs`,
+      ),
     ];
     // `npm run build:types` writes the entry's declarations; the build keeps them.
     const types = "advisor/index.d.ts";

@@ -76,7 +76,7 @@ function fishCompletes(line: string): string[] {
 describe("bash", () => {
   it("completes commands, aliases and subcommands from the command tree", () => {
     expect(bashCompletes("cxc", "")).toEqual(
-      ["c", "completion", "config", "conversation", "hook", "hooks", "init", "q", "query"].sort(),
+      ["c", "completion", "config", "conversation", "hook", "hooks", "init", "mcp", "q", "query"].sort(),
     );
     expect(bashCompletes("cxc", "c", "com")).toEqual(["compact"]);
     expect(bashCompletes("cxc", "conversation", "s")).toEqual(["show", "stats"]);

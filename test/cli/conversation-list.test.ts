@@ -26,6 +26,12 @@ describe("cxc conversation ls", () => {
     expect(JSON.parse(json.stdout)).toEqual([]);
     const archived = await home.run(["c", "ls", "--archived"]);
     expect(archived.stderr).toBe(`cxc: No archived conversations in ${home.home} (from CXC_HOME).\n`);
+    // Every conversation archived: not "yet", and where they are.
+    await seedConversation(home, { id: "arch000000001", title: "Put away", archived: true });
+    const allArchived = await home.run(["conversation", "ls"]);
+    expect(allArchived.stderr).toBe(
+      `cxc: No conversations outside the archive in ${home.home} (from CXC_HOME); 1 archived conversation: \`cxc conversation ls --archived\` lists it, \`cxc conversation use ID\` brings one back.\n`,
+    );
   });
 
   it("lists pinned first, then newest, with turns, relative times and markers", async () => {

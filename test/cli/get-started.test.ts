@@ -15,7 +15,10 @@ describe("cxc alone", () => {
       expect(result.stderr).toBe("");
       expect(result.stdout).toContain("npm run demo");
       expect(result.stdout).toContain("cxc conversation import PATH");
-      expect(result.stdout).toContain("ANTHROPIC_API_KEY or OPENAI_API_KEY");
+      expect(result.stdout).toContain("ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY");
+      // Every agent whose sessions come in is named.
+      for (const agent of ["Claude Code", "pi", "Codex", "Gemini CLI", "opencode"])
+        expect(result.stdout.replace(/\s+/g, " ")).toContain(agent);
       expect(result.stdout).toContain("assistant.model.id");
       expect(result.stdout).not.toContain("Usage:");
       expect(result.stdout.split("\n").length).toBeLessThan(20);

@@ -72,7 +72,9 @@ describe("cxc hooks status --all, uninstall --all", () => {
     expect(status.stdout).toContain(`pi, user (${pi}): package: npm:cxc, ${PROJECT_ROOT}`);
     expect(status.stdout).toContain(`pi, project (${piProject}): package: npm:cxc@0.1.0`);
     expect(status.stdout).toContain("cxc is in 6 places (checked 11 files");
-    expect(status.stdout).toContain("cxc installs no MCP server entry and switches no agent setting on");
+    expect(status.stdout).toContain(
+      "cxc's MCP server (recall) is registered through the agents' own commands",
+    );
 
     const removed = await home.run(["hooks", "uninstall", "--all"], { cwd: home.cwd });
     expect(removed.exitCode, removed.stderr).toBe(0);

@@ -226,6 +226,12 @@ describe("cxc hook claude-code", () => {
         "The user's instructions, verbatim:",
         '- "Never touch the migrations folder." (turn 1)',
         "Files modified: src/f0.ts, src/f1.ts",
+        "",
+        // The recall index of the compaction under way (docs/recall.md): cxc mcp reads these.
+        "[Recall index: compaction hid these from your context. The recall tool reads one verbatim by its reference (the text before the colon), or searches them all with a query.]",
+        "turns 1..2: summarized (2 calls, 183 chars)",
+        "turn 1, call 1: Edit /work/p/src/f0.ts a b (67 chars)",
+        "turn 2, call 1: Edit /work/p/src/f1.ts a b (67 chars)",
       ].join("\n"),
     );
     writeFileSync(

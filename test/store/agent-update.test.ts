@@ -5,7 +5,8 @@
  * brought in with --update gives the events the whole file imports to (their metadata aside),
  * keeping what cxc recorded in between; a second --update appends nothing. A change to a record
  * already brought in is refused, naming it, and so is a continuation that would land in a turn of
- * cxc's own; nothing is written then.
+ * cxc's own; nothing is written then. opencode's sessions (a document `opencode export` printed,
+ * cut at every message) the same way, through `updateFromOpencode`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ import { loadInterop, type Store } from "../../src/store/index.js";
 import { ConversationStore } from "../../src/store/store.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures/agents/", import.meta.url));
-const { readAgentImport, saveAgentImport, updateFromAgentSession } = await loadInterop();
+const { readAgentImport, saveAgentImport, updateFromAgentSession, updateFromOpencode } = await loadInterop();
 
 const root = mkdtempSync(join(tmpdir(), "cxc-agent-update-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -42,7 +43,7 @@ function withoutMetadata(events: readonly ConversationEvent[]): unknown[] {
 async function importFile(
   store: Store,
   file: string,
-  agent: "claude-code" | "pi" | "codex",
+  agent: "claude-code" | "pi" | "codex" | "opencode",
 ): Promise<string> {
   const [outcome] = await saveAgentImport(store, await readAgentImport(file, agent), { skipExisting: false });
   return outcome!.id;
@@ -210,5 +211,74 @@ describe("import --update over the agents' real sessions", () => {
       /continues the last turn .* but the conversation has turns of its own after that turn/,
     );
     expect(store.load(id).events).toEqual(before);
+  });
+
+  it("opencode: a session cut at every message, imported, then grown twice, is the whole import", async () => {
+    const whole = JSON.parse(readFileSync(join(FIXTURES, "opencode/session.json"), "utf8")) as {
+      info: unknown;
+      messages: unknown[];
+    };
+    const write = (file: string, messages: number) =>
+      writeFileSync(file, JSON.stringify({ info: whole.info, messages: whole.messages.slice(0, messages) }));
+    const reference = freshStore();
+    const wholeFile = join(root, "opencode-whole.json");
+    write(wholeFile, whole.messages.length);
+    const expected = reference.load(await importFile(reference, wholeFile, "opencode")).events;
+    // As for the session files above: the same events in order, settings (the model, once the
+    // first reply names it) as a set, after the events the first part had.
+    const withoutIds = (list: readonly ConversationEvent[]) =>
+      withoutMetadata(list).map((event) => {
+        const { id: _id, ...rest } = event as Record<string, unknown>;
+        return rest;
+      });
+    const turnsOnly = (list: readonly ConversationEvent[]) =>
+      withoutIds(list.filter((event) => event.type !== "config_delta"));
+    const settings = (list: readonly ConversationEvent[]) =>
+      withoutIds(list.filter((event) => event.type === "config_delta")).map((event) => JSON.stringify(event));
+    for (let messages = 1; messages < whole.messages.length; messages++) {
+      const store = freshStore();
+      const file = join(root, `opencode-${messages}.json`);
+      write(file, messages);
+      const id = await importFile(store, file, "opencode");
+      const halfway = messages + Math.floor((whole.messages.length - messages) / 2);
+      if (halfway > messages) {
+        write(file, halfway);
+        await updateFromOpencode(store, file);
+      }
+      write(file, whole.messages.length);
+      const outcome = await updateFromOpencode(store, file);
+      expect(outcome.notImported).toBe(0);
+      expect(outcome.sessions.map((session) => session.id)).toEqual([id]);
+      const events = store.load(id).events;
+      expect(turnsOnly(events), `cut after message ${messages}`).toEqual(turnsOnly(expected));
+      expect(settings(events).sort()).toEqual(settings(expected).sort());
+      expect((await updateFromOpencode(store, file)).sessions[0]!.appended).toBe(0);
+    }
+  });
+
+  it("opencode: a changed message refuses the update, naming it, and writes nothing", async () => {
+    const whole = JSON.parse(readFileSync(join(FIXTURES, "opencode/session.json"), "utf8")) as {
+      info: unknown;
+      messages: { info: { role: string }; parts: { type: string; text?: string }[] }[];
+    };
+    const file = join(root, "opencode-changed.json");
+    writeFileSync(file, JSON.stringify({ info: whole.info, messages: whole.messages.slice(0, 4) }));
+    const store = freshStore();
+    const id = await importFile(store, file, "opencode");
+    const before = store.load(id).events;
+    const edited = structuredClone(whole.messages);
+    edited[0]!.parts[0]!.text = `EDITED ${edited[0]!.parts[0]!.text}`;
+    writeFileSync(file, JSON.stringify({ info: whole.info, messages: edited }));
+    await expect(updateFromOpencode(store, file)).rejects.toThrow(
+      new RegExp(
+        `^${id}: turn 1, a user message \\("Never touch the migrations folder. What…"\\), brought in from the session, is not in the file as it was`,
+      ),
+    );
+    expect(store.load(id).events).toEqual(before);
+    // A session no conversation came from.
+    const other = freshStore();
+    await expect(updateFromOpencode(other, file)).rejects.toThrow(
+      /^no conversation came from .*: it was neither imported from this opencode session nor exported to it$/,
+    );
   });
 });

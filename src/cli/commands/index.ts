@@ -190,6 +190,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./hooks/run.js"),
   },
   {
+    path: ["mcp"],
+    summary:
+      "an MCP server on stdio offering `recall` over the Claude Code or Codex session that started it (registered by `cxc hooks install`)",
+    term: "mcp [options]",
+    load: () => import("./mcp.js"),
+  },
+  {
     path: ["completion"],
     summary: 'print a shell completion script: eval "$(cxc completion bash)" (or zsh, fish)',
     term: "completion [options] [SHELL]",

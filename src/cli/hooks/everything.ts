@@ -11,7 +11,8 @@
  * | opencode | a plugin file | `~/.config/opencode/plugins/cxc.js` | `DIR/.opencode/plugins/cxc.js` |
  * | pi | a package (`pi install`) | `~/.pi/agent/settings.json` | `DIR/.pi/settings.json` |
  *
- * cxc installs no MCP server entry and switches no agent setting on (Gemini CLI's hooks are on by
+ * cxc's MCP server (`cxc mcp`, recall) is registered through the agents' own commands
+ * (src/cli/hooks/mcp-registration.ts), so it is in none of these files. cxc switches no agent setting on (Gemini CLI's hooks are on by
  * default, and cxc leaves `hooksConfig.enabled` to the user; Codex's trust of a hook is the user's
  * review), so there are none to list or take out. A file that does not exist holds nothing; a file
  * the agent would not read is a problem, named.

@@ -44,6 +44,8 @@ import type { AgentImportSummary } from "../../core/interop/agent-session.js";
 import { describeUnknown } from "../../core/interop/agent-versions.js";
 import { type HookSession, loadHookSession } from "./hook-sessions.js";
 import { readTranscript } from "./transcript.js";
+import { agentCompactionIndex } from "../../core/conversation/recall.js";
+import { type RecallSettings, readRecallSettings, recallOptions } from "../../tools/recall.js";
 
 /**
  * Logs, once per session, what the reader did not know of the transcript (records of a newer
@@ -196,8 +198,45 @@ function restoreText(run: HookRun, input: HookInput, config: ConfigTable, sessio
     );
   }
   const pinned = pinnedInTranscript(session.events);
-  if (rendered.text === "" && pinned.length === 0) return "";
-  return [rendered.text === "" ? HEADING : rendered.text, ...pinned].join("\n\n");
+  // The index takes what the facts leave of the budget, its call lines first to go.
+  const index = fitIndex(restoreIndex(run, config, session.events), budget - rendered.text.length - 2);
+  if (rendered.text === "" && pinned.length === 0 && index === undefined) return "";
+  return [
+    rendered.text === "" ? HEADING : rendered.text,
+    ...pinned,
+    ...(index === undefined ? [] : [index]),
+  ].join("\n\n");
+}
+
+/** The index cut to `room` characters, whole lines from its end; undefined when its first two do not fit. */
+function fitIndex(index: string | undefined, room: number): string | undefined {
+  if (index === undefined) return undefined;
+  const lines = index.split("\n");
+  while (lines.length > 2 && lines.join("\n").length > room) lines.pop();
+  const text = lines.join("\n");
+  return text.length > room ? undefined : text;
+}
+
+/**
+ * The recall index of the compaction under way, where `cxc mcp` serves `recall` over the
+ * transcript (Claude Code, Codex) and recall is on: the turns the agent's summary stands for and
+ * their largest calls, each with the reference `recall` reads (docs/recall.md).
+ */
+function restoreIndex(
+  run: HookRun,
+  config: ConfigTable,
+  events: readonly ConversationEvent[],
+): string | undefined {
+  if (run.agent !== "claude-code" && run.agent !== "codex") return undefined;
+  let settings: RecallSettings;
+  try {
+    settings = readRecallSettings(config);
+  } catch (error) {
+    logHookNote(run.env, run.agent, "SessionStart compact", (error as Error).message);
+    return undefined;
+  }
+  if (!settings.enabled) return undefined;
+  return agentCompactionIndex(events, recallOptions(settings));
 }
 
 /**

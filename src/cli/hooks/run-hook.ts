@@ -32,7 +32,7 @@ import {
   type ReportedUsage,
 } from "../../core/interop/hook-protocol.js";
 import { loadConfig } from "../config.js";
-import { logHookFailure } from "./state.js";
+import { logHookFailure, logHookNote } from "./state.js";
 import type { HookRun } from "./hook-run.js";
 import { searchTail } from "./transcript.js";
 
@@ -48,6 +48,8 @@ export async function runAgentHook(run: HookRun): Promise<string> {
     event = input.source === undefined ? input.event : `${input.event} ${input.source}`;
     if (run.agent === "gemini") return await geminiEvent(run, input);
     if (run.agent === "opencode") return await opencodeEvent(run, input);
+    // The session of this agent process, for its `cxc mcp` server (agent-process.ts).
+    if (input.event === "Stop" || input.event === "SessionStart") await recordSession(run, input);
     if (input.event === "Stop") return await advise(run, input);
     if (input.event === "SessionStart" && input.source === "compact") {
       const { restoreAfterCompaction } = await import("./jobs.js");
@@ -61,6 +63,33 @@ export async function runAgentHook(run: HookRun): Promise<string> {
   } catch (error) {
     logHookFailure(run.env, run.agent, event, (error as Error).message ?? String(error));
     return "";
+  }
+}
+
+/**
+ * Each `Stop` (the end of every turn) and `SessionStart` (after a compaction) records the session
+ * under the agent's process id, for the `cxc mcp` server the same process runs (agent-process.ts):
+ * from the end of a session's first turn on, its server knows it. A failure is logged and the job
+ * goes on.
+ */
+async function recordSession(run: HookRun, input: HookInput): Promise<void> {
+  if (run.handRun === true) return;
+  try {
+    const { recordAgentSession } = await import("./agent-process.js");
+    if (recordAgentSession(run.env, run.agent, input) === undefined)
+      logHookNote(
+        run.env,
+        run.agent,
+        `SessionStart ${input.source ?? ""}`.trim(),
+        "cannot tell the agent's process: cxc mcp will not know this session",
+      );
+  } catch (error) {
+    logHookFailure(
+      run.env,
+      run.agent,
+      "SessionStart",
+      `cannot record the session for cxc mcp: ${(error as Error).message}`,
+    );
   }
 }
 

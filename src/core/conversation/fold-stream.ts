@@ -42,8 +42,11 @@ export interface StreamUsage {
   readonly reasoningTokens?: number;
 }
 
-/** The stream events the fold understands; `src/llm`'s `LlmStreamEvent` is assignable to it. */
-export type FoldableStreamEvent =
+/**
+ * The events of a response stream that carry its content, as `src/llm`'s `LlmStreamEvent` has them
+ * (src/llm/types.ts says what each means).
+ */
+export type StreamContentEvent =
   | { readonly type: "text-delta"; readonly text: string; readonly thoughtSignature?: string }
   | {
       readonly type: "reasoning-delta";
@@ -52,12 +55,7 @@ export type FoldableStreamEvent =
       readonly thoughtSignature?: string;
     }
   | { readonly type: "redacted-reasoning"; readonly data: string }
-  | {
-      readonly type: "reasoning-item";
-      readonly id: string;
-      readonly data: string;
-      readonly model: string;
-    }
+  | { readonly type: "reasoning-item"; readonly id: string; readonly data: string; readonly model: string }
   | {
       readonly type: "tool-call";
       readonly id: string;
@@ -65,15 +63,29 @@ export type FoldableStreamEvent =
       readonly arguments: Record<string, unknown>;
       readonly invalidArguments?: string;
       readonly thoughtSignature?: string;
-    }
-  | { readonly type: "usage"; readonly usage: StreamUsage }
+    };
+
+/**
+ * A response stream's events over the shapes of its usage, finish reason and error: `src/llm`'s
+ * `LlmStreamEvent` is one, and the fold's own, `FoldableStreamEvent`, takes it.
+ */
+export type StreamEvent<Usage, Finish extends string, Failure> =
+  | StreamContentEvent
+  | { readonly type: "usage"; readonly usage: Usage }
   | {
       readonly type: "message-end";
-      readonly finishReason: string;
+      readonly finishReason: Finish;
       readonly providerReason?: string;
-      readonly usage: StreamUsage;
+      readonly usage: Usage;
     }
-  | { readonly type: "error"; readonly error: { readonly kind: string; readonly message: string } };
+  | { readonly type: "error"; readonly error: Failure };
+
+/** The stream events the fold understands; `src/llm`'s `LlmStreamEvent` is assignable to it. */
+export type FoldableStreamEvent = StreamEvent<
+  StreamUsage,
+  string,
+  { readonly kind: string; readonly message: string }
+>;
 
 /** Metadata key holding the raw text of tool arguments that were not a JSON object. */
 export const INVALID_ARGUMENTS_KEY = "invalid_arguments";

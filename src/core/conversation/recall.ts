@@ -1033,3 +1033,64 @@ export function planRecallExclusion(
     },
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// The index an agent's own compaction leaves (the restore inside Claude Code and Codex)
+
+/** The most call lines the restore's index lists under its summary line. */
+export const AGENT_INDEX_CALLS = 12;
+
+/**
+ * The recall index of an agent's compaction that is about to hide every turn of `events` (the
+ * restore after Claude Code or Codex compacts, src/cli/hooks/hook-restore.ts): the line of the
+ * turns the agent's summary stands for, then its largest calls (at most `maxCalls`, in turn
+ * order), each with the reference the agent's `recall` reads once the summary is in the
+ * transcript. Undefined when there is nothing to list.
+ */
+export function agentCompactionIndex(
+  events: readonly ConversationEvent[],
+  options: Omit<RecallOptions, "view"> & { readonly maxCalls?: number } = {},
+): string | undefined {
+  const turnCount = countTurns(events);
+  if (turnCount === 0) return undefined;
+  const cover: ConversationEvent = {
+    type: "compaction",
+    id: "recall-agent-compaction",
+    ts: "1970-01-01T00:00:00.000Z",
+    from_turn: 0,
+    to_turn: turnCount - 1,
+    summary: { summary: "(the agent's summary)", source: "supplied" },
+    source: "auto",
+  };
+  const analysis = analyzeRecall([...events, cover], options);
+  const summaryLines = recallIndexLines(analysis);
+  if (summaryLines.length === 0) return undefined;
+  const calls: { turn: number; call: number; size: number; line: string }[] = [];
+  for (let turn = 0; turn < analysis.turnCount; turn++) {
+    if (analysis.exclusions.turns.has(turn)) continue;
+    for (const [index, call] of analysis.calls[turn]!.entries()) {
+      const number = index + 1;
+      if (analysis.exclusions.calls.has(`${turn}.${number}`)) continue;
+      const request = events[call.request] as ToolCallRequest;
+      const response = call.response === undefined ? undefined : (events[call.response] as ToolCallResponse);
+      const size = contentLength(request) + (response?.content.length ?? 0);
+      const args = redact(shortCallArguments(request.arguments), analysis.exclusions);
+      const error = response?.is_error === true ? "error, " : "";
+      calls.push({
+        turn,
+        call: number,
+        size,
+        line: `${withSource(analysis, `turn ${turn + 1}, call ${number}`)}: ${request.name}${args === "" ? "" : ` ${args}`} (${error}${describeCharacters(size)})`,
+      });
+    }
+  }
+  const largest = calls
+    .sort((left, right) => right.size - left.size)
+    .slice(0, options.maxCalls ?? AGENT_INDEX_CALLS)
+    .sort((left, right) => left.turn - right.turn || left.call - right.call);
+  return [
+    RECALL_INDEX_HEADING,
+    ...summaryLines.map((line) => `${line.reference}: ${line.description}`),
+    ...largest.map((entry) => entry.line),
+  ].join("\n");
+}

@@ -4,16 +4,13 @@
  */
 import type { Command } from "commander";
 import { CliContext } from "../../context.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
   entry
     .description("move a conversation to the archive (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       context.format();

@@ -7,7 +7,7 @@ import { Option } from "commander";
 import { CxcError } from "../../../errors.js";
 import { CliContext } from "../../context.js";
 import { timestampNow, withoutKey } from "../../../store/index.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 
 interface EditOptions {
   readonly title?: string;
@@ -19,10 +19,7 @@ interface EditOptions {
 export function define(entry: Command): void {
   entry
     .description("change a conversation's title or pin it (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .option("--title <TITLE>", 'set the title ("" removes it)')
     .addOption(new Option("--pin", "pin it (pinned conversations are listed first)").conflicts("unpin"))
     .addOption(new Option("--unpin", "unpin it"))

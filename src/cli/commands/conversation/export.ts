@@ -11,7 +11,7 @@ import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js
 import { escapeJsonControls } from "../../../core/present/sanitize.js";
 import { CliContext } from "../../context.js";
 import { loadInterop, timestampNow } from "../../../store/index.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 import { AGENT_NAMES } from "../../../core/interop/agents.js";
 import { describeCompactionRange } from "../../../core/present/labels.js";
 import { activePins } from "../../../core/conversation/pins.js";
@@ -28,10 +28,7 @@ export function define(entry: Command): void {
     .description(
       "export a conversation as a jp directory, a request body, a cxc document, or a session of Claude Code, pi, Codex, Gemini CLI or opencode",
     )
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .addOption(
       new Option("--to <FORMAT>", "the format to write")
         .choices(["jp", "openai", "anthropic", "cxc", ...AGENT_FORMATS])

@@ -13,7 +13,7 @@ import { collectAttached } from "../../flag-values.js";
 import { copyEventsForFork, selectForkTurns } from "../../../core/conversation/fork.js";
 import { newEventId, timestampNow } from "../../../store/index.js";
 import { parseForkCount, parseTimeWindow, resolveTurnSelection } from "../../render/turn-selection.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 import { ruleFlags } from "../../../compaction/environment.js";
 import { commandCompaction } from "../../compaction/environment.js";
 import { prepare } from "../../../compaction/core/prepare.js";
@@ -32,10 +32,7 @@ interface ForkOptions {
 export function define(entry: Command): void {
   entry
     .description("copy a conversation (or its first/last N turns) into a new active one")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .option("-f, --first [N]", "keep the first N turns (default 1); with --last, the first and the last")
     .option("-l, --last [N]", "keep the last N turns (default 1); with --first, the first and the last")
     .option(

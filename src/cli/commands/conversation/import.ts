@@ -1,6 +1,6 @@
 /**
- * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi|codex|gemini]
- * [--skip-existing] [--title T]`: brings conversations in from a jp workspace or conversation
+ * `cxc conversation import PATH|- [--from jp|openai|anthropic|cxc|claude-code|pi|codex|gemini|opencode]
+ * [--skip-existing] [--title T] [--update]`: brings conversations in from a jp workspace or conversation
  * directory, an OpenAI or Anthropic request body or messages array, a cxc export, or the session
  * files of the coding agents (one file or a project's folder, streamed). Everything is read and validated before the first
  * conversation is created, so a bad file leaves the store untouched.
@@ -9,7 +9,8 @@
  * several makes none active and names the one to `use` (the one updated last).
  *
  * `--update` brings an agent's session that grew back onto the conversation it came from (imported
- * from it, or exported to it and resumed), appending only what is new (src/store/agent-update.ts).
+ * from it, or exported to it and resumed), appending only what is new (src/store/agent-update.ts);
+ * for opencode's database, every session of it a conversation was imported from.
  */
 import { Option, type Command } from "commander";
 import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js";
@@ -67,15 +68,10 @@ export function define(entry: Command): void {
         if (agent === undefined) {
           throw new CxcError(
             "usage",
-            "--update brings back a Claude Code, pi, Codex or Gemini CLI session; this is not one",
-            { hint: "name the agent's session file, or --from claude-code|pi|codex|gemini" },
-          );
-        }
-        if (agent === "opencode") {
-          throw new CxcError(
-            "usage",
-            "--update brings back a Claude Code, pi, Codex or Gemini CLI session file; opencode keeps its sessions in its database",
-            { hint: "import the opencode session again as a conversation of its own (without --update)" },
+            "--update brings back a Claude Code, pi, Codex, Gemini CLI or opencode session; this is not one",
+            {
+              hint: "name the agent's session file (opencode: its database), or --from claude-code|pi|codex|gemini|opencode",
+            },
           );
         }
         for (const [flag, given] of [
@@ -297,35 +293,52 @@ async function reportUpdate(
   path: string,
   agent: AgentFormat,
 ): Promise<void> {
-  const outcome = await interop.updateFromAgentSession(context.store, path, agent);
+  type Outcome = Awaited<ReturnType<typeof interop.updateFromAgentSession>>;
+  const asJson = (outcome: Outcome) => ({
+    id: outcome.id,
+    file: outcome.file,
+    via: outcome.via,
+    appended_events: outcome.appended,
+    usage_backfilled: outcome.usage,
+    new_turns: outcome.newTurns,
+    turns: outcome.turns,
+  });
+  const line = (outcome: Outcome): string => {
+    const via = outcome.via === "import" ? "imported from it" : "exported to it";
+    // Usage a session imported before cxc kept it did not bring (docs/context.md).
+    const usage =
+      outcome.usage === 0
+        ? ""
+        : ` The usage of ${formatCount(outcome.usage, "request")} it held came in too: its context figure is the agent's own count.`;
+    if (outcome.appended === 0)
+      return `Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.${usage}`;
+    const turns =
+      outcome.newTurns === 0
+        ? "more of its last turn"
+        : `${formatCount(outcome.newTurns, "new turn")}, now ${formatCount(outcome.turns, "turn")}`;
+    return `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).${usage}`;
+  };
+  if (agent === "opencode") {
+    // opencode keeps every session in one database: each one a conversation came from.
+    const result = await interop.updateFromOpencode(context.store, path, context.env);
+    for (const warning of result.sessions.flatMap((outcome) => outcome.warnings)) context.warn(warning);
+    if (context.json) {
+      context.outJson({ sessions: result.sessions.map(asJson), not_imported: result.notImported });
+      return;
+    }
+    for (const outcome of result.sessions) context.out(line(outcome));
+    if (result.notImported > 0) {
+      context.info(
+        `${formatCount(result.notImported, "session")} of ${path} never imported left as ${result.notImported === 1 ? "it is" : "they are"} (\`cxc conversation import ${path} --skip-existing\` brings them in).`,
+      );
+    }
+    return;
+  }
+  const outcome = await interop.updateFromAgentSession(context.store, path, agent, context.env);
   for (const warning of outcome.warnings) context.warn(warning);
   if (context.json) {
-    context.outJson({
-      id: outcome.id,
-      file: outcome.file,
-      via: outcome.via,
-      appended_events: outcome.appended,
-      usage_backfilled: outcome.usage,
-      new_turns: outcome.newTurns,
-      turns: outcome.turns,
-    });
+    context.outJson(asJson(outcome));
     return;
   }
-  const via = outcome.via === "import" ? "imported from it" : "exported to it";
-  // Usage a session imported before cxc kept it did not bring (docs/context.md).
-  const usage =
-    outcome.usage === 0
-      ? ""
-      : ` The usage of ${formatCount(outcome.usage, "request")} it held came in too: its context figure is the agent's own count.`;
-  if (outcome.appended === 0) {
-    context.out(`Nothing new in ${outcome.file}: ${outcome.id} (${via}) holds all of it.${usage}`);
-    return;
-  }
-  const turns =
-    outcome.newTurns === 0
-      ? "more of its last turn"
-      : `${formatCount(outcome.newTurns, "new turn")}, now ${formatCount(outcome.turns, "turn")}`;
-  context.out(
-    `Updated ${outcome.id} (${via}) from ${outcome.file}: ${formatCount(outcome.appended, "event")} appended (${turns}).${usage}`,
-  );
+  context.out(line(outcome));
 }

@@ -57,10 +57,14 @@ export function define(entry: Command): void {
       if (sorted.length === 0 && warnings.length > 0) return;
       const store = describeStoreLocation(context.storeLocation);
       if (sorted.length === 0) {
+        // Every conversation archived (a review's source archived by --continue, say): not "yet".
+        const inArchive = archived ? 0 : context.listing.list({ archived: true }).conversations.length;
         context.info(
           archived
             ? `No archived conversations in ${store}.`
-            : `No conversations yet in ${store}. Start one with \`cxc conversation new\` or \`cxc query\`.`,
+            : inArchive > 0
+              ? `No conversations outside the archive in ${store}; ${formatCount(inArchive, "archived conversation")}: \`cxc conversation ls --archived\` lists ${inArchive === 1 ? "it" : "them"}, \`cxc conversation use ID\` brings one back.`
+              : `No conversations yet in ${store}. Start one with \`cxc conversation new\` or \`cxc query\`.`,
         );
         return;
       }

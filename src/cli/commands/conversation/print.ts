@@ -25,7 +25,7 @@ import {
   transcriptToJson,
 } from "../../render/transcript.js";
 import { countTurns } from "../../../core/conversation/turns.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, loadConversation } from "../../targets.js";
 import {
   selectProjectedTurns,
   buildRequestBody,
@@ -48,10 +48,7 @@ interface PrintOptions extends TurnSelectionOptions {
 export function define(entry: Command): void {
   entry
     .description("print a conversation's transcript (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .option("--first <N>", "only the first N turns")
     .option("--last <N>", "only the last N turns")
     .option("--turn <N|A..B>", "only turn N, or turns A to B (1-based, inclusive; A.. and ..B are open)")
@@ -68,9 +65,7 @@ export function define(entry: Command): void {
       const format = context.format(["text", "json", "anthropic", "openai", "responses", "gemini"]);
       // Parse before touching the store, so a bad flag is reported even without a conversation.
       const selection = parseTurnSelection(options);
-      const id = await resolveConversation(context, idArgument);
-      const conversation = context.store.load(id);
-      for (const warning of conversation.warnings) context.warn(warning);
+      const { id, conversation } = await loadConversation(context, idArgument);
       const turnCount = countTurns(conversation.events);
       const resolved = resolveTurnSelection(selection, conversation.events);
       if (format === "anthropic" || format === "openai" || format === "responses" || format === "gemini") {

@@ -10,7 +10,7 @@ import type { ConversationEvent } from "../../../core/conversation/events.js";
 import { CliContext } from "../../context.js";
 import type { ReviewProposalDetails } from "../../render/conversation-details.js";
 import { buildConversationDetails, renderConversationDetails } from "../../render/conversation-details.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, loadConversation } from "../../targets.js";
 import { findOpenReviews } from "../../../compaction/core/review/open-reviews.js";
 import { conversationDirectoryOf } from "../../../store/index.js";
 import { describeStoreLocation } from "../../render/where.js";
@@ -27,16 +27,11 @@ import { reviewCycleRange } from "../../../compaction/core/review/proposal-argum
 export function define(entry: Command): void {
   entry
     .description("show a conversation's details and compactions (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const id = await resolveConversation(context, idArgument);
-      const conversation = context.store.load(id);
-      for (const warning of conversation.warnings) context.warn(warning);
+      const { id, conversation } = await loadConversation(context, idArgument);
       const review = context.store.reviewInfo(id);
       const proposal =
         review === undefined || conversation.archived

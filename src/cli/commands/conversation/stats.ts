@@ -33,7 +33,7 @@ import {
   tokenKindRows,
 } from "../../../core/conversation/tokens.js";
 import { groupTurns } from "../../../core/conversation/turns.js";
-import { resolveConversation } from "../../targets.js";
+import { ID_ARGUMENT, loadConversation } from "../../targets.js";
 import { keptCost } from "../../../compaction/core/keeping.js";
 import { describeContextGauge } from "../../../compaction/core/advisor/context-gauge.js";
 import { sanitizeLine } from "../../../core/present/sanitize.js";
@@ -49,16 +49,11 @@ const BAR_WIDTH = 28;
 export function define(entry: Command): void {
   entry
     .description("tokens per kind and per turn, raw and as the model sees it (default: the active one)")
-    .argument(
-      "[ID]",
-      "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)",
-    )
+    .argument("[ID]", ID_ARGUMENT)
     .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
       const context = CliContext.from(command);
       const format = context.format();
-      const id = await resolveConversation(context, idArgument);
-      const conversation = context.store.load(id);
-      for (const warning of conversation.warnings) context.warn(warning);
+      const { id, conversation } = await loadConversation(context, idArgument);
       const countTokens = await context.store.tokenCounter();
       const raw = summarizeTokens(groupTurns(conversation.events), countTokens);
       const view = projectConversation(conversation.events);

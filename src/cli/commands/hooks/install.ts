@@ -77,6 +77,27 @@ export function define(entry: Command): void {
           }),
         { write: options.dryRun !== true },
       );
+      // Claude Code and Codex: cxc's MCP server (recall), through the agent's own command.
+      let mcp: { done: boolean; message: string; command?: string } | undefined;
+      if (agent === "claude-code" || agent === "codex") {
+        const { registerMcpServer } = await import("../../hooks/mcp-registration.js");
+        const { resolve } = await import("node:path");
+        mcp = registerMcpServer(
+          agent,
+          scope.kind === "user"
+            ? scope
+            : { kind: scope.kind, directory: resolve(context.cwd, scope.directory) },
+          [process.execPath, cxcBin(), "mcp", "--agent", agent],
+          context.env,
+          { dryRun: options.dryRun === true },
+        );
+      }
+      const sayMcp = (): void => {
+        if (mcp === undefined || mcp.message === "") return;
+        if (mcp.done) context.out(mcp.message);
+        else if (options.dryRun === true) context.info(mcp.message);
+        else context.hint(mcp.message);
+      };
       const label = AGENT_LABELS[agent];
       const what = entries
         .map(
@@ -93,6 +114,11 @@ export function define(entry: Command): void {
           dry_run: options.dryRun === true,
           events: result.events,
           ...(options.dryRun ? { text: result.text } : {}),
+          ...(mcp === undefined
+            ? {}
+            : {
+                mcp: { registered: mcp.done, ...(mcp.command === undefined ? {} : { command: mcp.command }) },
+              }),
         });
         return;
       }
@@ -103,10 +129,12 @@ export function define(entry: Command): void {
             : `dry run: cxc's ${label} hooks are already in ${path}; nothing would change.`,
         );
         context.outUntrusted(result.text);
+        sayMcp();
         return;
       }
       if (!result.changed) {
         context.out(`cxc's ${label} hooks are already installed in ${path}; nothing changed.`);
+        sayMcp();
         return;
       }
       context.out(
@@ -114,6 +142,7 @@ export function define(entry: Command): void {
           ? `Installed cxc's opencode plugin as ${path}: ${what}.`
           : `Installed cxc's ${label} hooks in ${path}: ${what}.`,
       );
+      sayMcp();
       if (scope.kind === "project") {
         context.warn(
           `${path} is usually committed with the project, and it now holds this machine's paths to Node and cxc` +

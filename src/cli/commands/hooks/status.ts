@@ -208,7 +208,9 @@ async function statusAll(context: CliContext, directory: string): Promise<void> 
       ? `cxc is in none of the agents (${checked}).`
       : `cxc is in ${found} ${found === 1 ? "place" : "places"} (${checked}); \`cxc hooks uninstall --all\` removes ${found === 1 ? "it" : "them all"}.`,
   );
-  lines.push("cxc installs no MCP server entry and switches no agent setting on, so there are none to list.");
+  lines.push(
+    "cxc's MCP server (recall) is registered through the agents' own commands, not in these files: `claude mcp list` and `codex mcp list` show it; `cxc hooks uninstall --all` removes it too. cxc switches no agent setting on.",
+  );
   lines.push(
     log.failures.length === 0
       ? `Hook log (${log.file}): no failures`

@@ -60,6 +60,19 @@ export function define(entry: Command): void {
             hint: `fix the file (or remove cxc's entries by hand), then run \`cxc hooks uninstall ${flags}\` again`,
           }),
       );
+      // cxc's MCP server (recall), taken out through the agent's own command as it was added.
+      const { resolve } = await import("node:path");
+      const { unregisterMcpServer } = await import("../../hooks/mcp-registration.js");
+      const mcp =
+        agent === "claude-code" || agent === "codex"
+          ? unregisterMcpServer(
+              agent,
+              scope.kind === "user"
+                ? scope
+                : { kind: scope.kind, directory: resolve(context.cwd, scope.directory) },
+              context.env,
+            )
+          : undefined;
       if (context.json) {
         context.outJson({
           agent,
@@ -67,8 +80,13 @@ export function define(entry: Command): void {
           file: path,
           changed: result.changed,
           events: result.events,
+          ...(mcp === undefined ? {} : { mcp: { removed: mcp.done } }),
         });
         return;
+      }
+      if (mcp !== undefined && mcp.message !== "") {
+        if (mcp.done) context.out(mcp.message);
+        else context.warn(mcp.message);
       }
       const label = AGENT_LABELS[agent];
       if (result.changed) {
@@ -154,6 +172,22 @@ async function uninstallAll(context: CliContext, directory: string): Promise<voi
         items: result.events,
       });
     }
+  }
+  // cxc's MCP server (recall), through the agents' own commands where they are on PATH.
+  const { unregisterMcpServer } = await import("../../hooks/mcp-registration.js");
+  for (const [agent, scope] of [
+    ["claude-code", { kind: "user" }],
+    ["claude-code", { kind: "project", directory: project }],
+    ["codex", { kind: "user" }],
+  ] as const) {
+    const outcome = unregisterMcpServer(agent, scope, context.env);
+    if (outcome.done)
+      removed.push({
+        agent,
+        scope: scope.kind,
+        file: `${agent === "codex" ? "codex" : "claude"} mcp`,
+        items: ["MCP server cxc"],
+      });
   }
   if (context.json) {
     context.outJson({ all: true, removed, checked: reports.length });

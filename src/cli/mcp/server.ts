@@ -1,0 +1,158 @@
+/**
+ * `cxc mcp`: a stdio MCP server, on the official SDK, that offers one tool, `recall`, over the
+ * transcript of the Claude Code or Codex session that started it (docs/recall.md, "Inside Claude
+ * Code and Codex").
+ *
+ * - It always lists `recall`, so the agent's tool list never changes with a compaction.
+ * - It learns its session from the record cxc's hooks (`Stop`, `SessionStart` after a compaction)
+ *   made under the agent's process id (src/cli/hooks/agent-process.ts), at each call: a `/clear`
+ *   or a resume is followed. It reads
+ *   that transcript and no other, read-only, converted as `cxc conversation import` converts it;
+ *   what the agent's own compactions hid is what recall reads. A call made while it does not know
+ *   its session is a tool error that says why.
+ * - It keeps what it parsed and parses again only when the file changed (its size or time).
+ */
+import { readFileSync, statSync } from "node:fs";
+import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
+import { importCodexSession } from "../../core/interop/codex.js";
+import { analyzeRecall, type RecallAnalysis } from "../../core/conversation/recall.js";
+import { checkArguments, type ToolOutcome } from "../../tools/tool.js";
+import {
+  createRecallTool,
+  RECALL_ARGUMENTS,
+  RECALL_DESCRIPTION,
+  RECALL_TOOL_NAME,
+  type RecallSettings,
+  recallOptions,
+  runRecall,
+} from "../../tools/recall.js";
+import { lookupAgentSession } from "../hooks/agent-process.js";
+import type { SessionRecord } from "../hooks/agent-process.js";
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The agents `cxc mcp` serves. */
+export const MCP_AGENTS = ["claude-code", "codex"] as const;
+export type McpAgent = (typeof MCP_AGENTS)[number];
+
+/** What a server is started with. */
+export interface McpOptions {
+  readonly agent: McpAgent;
+  readonly env: Environment;
+  readonly settings: RecallSettings;
+  readonly version: string;
+  /** The process whose agent the server looks up (tests); default: this process's parent. */
+  readonly parent?: number;
+}
+
+/** A parsed transcript, kept while the file is unchanged. */
+interface Parsed {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly analysis: RecallAnalysis;
+}
+
+/** Reads and converts the session's transcript, or reuses the last parse while the file is unchanged. */
+export class TranscriptRecall {
+  #parsed: Parsed | undefined;
+
+  constructor(
+    private readonly agent: McpAgent,
+    private readonly settings: RecallSettings,
+  ) {}
+
+  analysis(path: string): RecallAnalysis {
+    const stat = statSync(path);
+    const parsed = this.#parsed;
+    if (
+      parsed !== undefined &&
+      parsed.path === path &&
+      parsed.size === stat.size &&
+      parsed.mtimeMs === stat.mtimeMs
+    )
+      return parsed.analysis;
+    const text = readFileSync(path, "utf8");
+    const imported =
+      this.agent === "codex" ? importCodexSession(text, path) : importClaudeCodeSession(text, path);
+    if (!imported.ok) throw new Error(imported.message);
+    const analysis = analyzeRecall(imported.value.conversation.events, recallOptions(this.settings));
+    this.#parsed = { path, size: stat.size, mtimeMs: stat.mtimeMs, analysis };
+    return analysis;
+  }
+}
+
+/** Answers one `recall` call for the session the agent process recorded. */
+export async function answerRecall(
+  options: McpOptions,
+  recall: TranscriptRecall,
+  argumentsObject: Readonly<Record<string, unknown>>,
+): Promise<ToolOutcome> {
+  const tool = createRecallTool(options.settings);
+  const checked = await checkArguments(tool, argumentsObject);
+  if (!checked.ok) return checked.outcome;
+  const found = lookupAgentSession(options.env, options.agent, options.parent);
+  if (!found.ok) return { content: `recall: cxc does not know this session: ${found.reason}`, isError: true };
+  let analysis: RecallAnalysis;
+  try {
+    analysis = recall.analysis(found.record.transcript_path);
+  } catch (error) {
+    return {
+      content: `recall: cannot read this session's transcript (${describe(found.record)}): ${(error as Error).message}`,
+      isError: true,
+    };
+  }
+  return runRecall(analysis, checked.value, options.settings);
+}
+
+function describe(record: SessionRecord): string {
+  return `session ${record.session_id}, ${record.transcript_path}`;
+}
+
+/** Serves `recall` on stdin/stdout until the agent closes the pipe. */
+export async function serveMcp(options: McpOptions): Promise<void> {
+  const { CallToolRequestSchema, ListToolsRequestSchema, Server, StdioServerTransport } = await import(
+    "./mcp-sdk.js"
+  );
+  const server = new Server(
+    { name: "cxc", version: options.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        "cxc's recall reads back, verbatim, what this session's compaction hid (the restore after a compaction lists it).",
+    },
+  );
+  const recall = new TranscriptRecall(options.agent, options.settings);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      {
+        name: RECALL_TOOL_NAME,
+        description: RECALL_DESCRIPTION,
+        inputSchema: RECALL_ARGUMENTS.schema as { type: "object"; [key: string]: unknown },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name !== RECALL_TOOL_NAME)
+      return {
+        content: [
+          {
+            type: "text" as const,
+            text: `cxc mcp has one tool, ${RECALL_TOOL_NAME}; there is no ${request.params.name}`,
+          },
+        ],
+        isError: true,
+      };
+    const outcome = await answerRecall(options, recall, request.params.arguments ?? {});
+    return { content: [{ type: "text" as const, text: outcome.content }], isError: outcome.isError };
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+}
