@@ -21,6 +21,7 @@ import {
 import { exportClaudeCodeSession } from "../core/interop/claude-code-export.js";
 import { exportCodexSession } from "../core/interop/codex-export.js";
 import { exportGeminiSession, geminiSessionFileName } from "../core/interop/gemini-export.js";
+import type { OpencodeDocument } from "../core/interop/opencode.js";
 import { exportOpencodeSession } from "../core/interop/opencode-export.js";
 import { exportPiSession } from "../core/interop/pi-export.js";
 import { CxcError, usageError } from "../errors.js";
@@ -62,6 +63,11 @@ export interface AgentExportResult {
    * begins with); absent for opencode's, which goes into its database.
    */
   readonly lines?: readonly string[];
+  /**
+   * opencode's: the session written, as a document (what `import --update` finds the session still
+   * begins with, converted: opencode keeps it as rows, not lines).
+   */
+  readonly opencodeDocument?: OpencodeDocument;
 }
 
 const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-5" };
@@ -248,7 +254,12 @@ function writeOpencodeExport(
   if (opencode === undefined) {
     const path = request.output ?? join(request.cwd, `opencode-${sessionId}.json`);
     writeNewFile(path, text);
-    return { ...base, path, importCommand: ["opencode", "import", path] };
+    return {
+      ...base,
+      path,
+      importCommand: ["opencode", "import", path],
+      opencodeDocument: session.value.document,
+    };
   }
   const folder = mkdtempSync(join(tmpdir(), "cxc-opencode-"));
   const file = join(folder, `${sessionId}.json`);
@@ -283,7 +294,7 @@ function writeOpencodeExport(
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
-  return { ...base, path: `${sessionId} (opencode's database)` };
+  return { ...base, path: `${sessionId} (opencode's database)`, opencodeDocument: session.value.document };
 }
 
 /** opencode's ids: `<prefix>_` + 12 hex digits of (time × 4096 + a counter), inverted for sessions, + 14 random base-62 characters. */

@@ -3,8 +3,7 @@
  * after it came in is brought in again onto the conversation it came from, appending only what is
  * new and keeping everything cxc recorded since (compactions, pins, reviews, turns of its own).
  * opencode keeps its sessions in one database: `import opencode.db --update` does the same for
- * every session of it a conversation was imported from (`updateFromOpencode`); a session cxc
- * exported into opencode is not recorded, so it cannot lead back. See docs/import-export.md
+ * every session of it a conversation came from (`updateFromOpencode`). See docs/import-export.md
  * ("Sessions that keep growing").
  *
  * Two ways a session leads back to a conversation:
@@ -16,7 +15,7 @@
  * - **exported to it** (`export --to <agent>`, then resumed in the agent). Its first lines are the
  *   compacted view cxc wrote, not the records the conversation holds; the export recorded them
  *   (`exports`: the session, its file, how many lines and a hash of each, the conversation's turns
- *   then). The events those lines convert to stand for turns the conversation has already; the
+ *   then; for opencode, whose session is rows in its database, a hash of each event it converts to). The events those lines convert to stand for turns the conversation has already; the
  *   events after them are new.
  *
  * What the conversation holds of the session is checked first, event by event and in order
@@ -39,6 +38,7 @@ import {
   importSessionText,
   ORIGIN_META_KEY,
 } from "../core/interop/agent-session.js";
+import { convertOpencodeSession, type OpencodeDocument } from "../core/interop/opencode.js";
 import { formatCount } from "../core/present/labels.js";
 import { sanitizeLine } from "../core/present/sanitize.js";
 import { CxcError, usageError } from "../errors.js";
@@ -66,6 +66,11 @@ export interface RecordedExport {
   /** The lines the export wrote, and a hash of each (what the session must still begin with). */
   readonly lines: number;
   readonly line_hashes: readonly string[];
+  /**
+   * opencode's (a session in its database, not lines): a hash of each event the session written
+   * converts to, settings aside (what the session, read again, must still begin with).
+   */
+  readonly view_hashes?: readonly string[];
   /** The conversation's turns when it was exported. */
   readonly turns: number;
   readonly exported_at: string;
@@ -105,10 +110,19 @@ export async function recordAgentExport(
     readonly agent: AgentFormat;
     readonly sessionId: string;
     readonly path: string;
-    readonly lines: readonly string[];
+    /** The lines of a session file, or opencode's session as a document. */
+    readonly lines?: readonly string[];
+    readonly opencodeDocument?: OpencodeDocument;
     readonly now: string;
   },
 ): Promise<void> {
+  let viewHashes: string[] | undefined;
+  if (written.opencodeDocument !== undefined) {
+    const view = convertOpencodeSession(written.opencodeDocument, written.path);
+    if (!view.ok) throw new CxcError("internal", view.message);
+    viewHashes = view.value.events.filter((event) => event.type !== "config_delta").map(eventHash);
+  }
+  const lines = written.lines ?? [];
   await store.locked(id, "export", (conversation) => {
     const turns = countTurns(conversation.load().events);
     conversation.updateMeta((meta) => {
@@ -116,9 +130,11 @@ export async function recordAgentExport(
       const entry: RecordedExport = {
         agent: written.agent,
         session_id: written.sessionId,
-        file: resolve(written.path),
-        lines: written.lines.length,
-        line_hashes: written.lines.map(lineHash),
+        // opencode's session is in its database: the path says so, it names no file.
+        file: written.agent === "opencode" ? written.path : resolve(written.path),
+        lines: lines.length,
+        line_hashes: lines.map(lineHash),
+        ...(viewHashes === undefined ? {} : { view_hashes: viewHashes }),
         turns,
         exported_at: written.now,
       };
@@ -173,6 +189,11 @@ function comparable(event: ConversationEvent): string {
   }
   const { id: _id, metadata: _metadata, ...rest } = event as unknown as Record<string, unknown>;
   return JSON.stringify(rest);
+}
+
+/** A hash of an event as compared (`comparable`): enough to tell it changed. */
+function eventHash(event: ConversationEvent): string {
+  return lineHash(comparable(event));
 }
 
 /** The 1-based turn of each event of `events` (undefined before the first turn). */
@@ -302,8 +323,8 @@ export interface OpencodeUpdateOutcome {
 
 /**
  * `import opencode.db --update` (or a document `opencode export` printed): opencode keeps every
- * session in one database, so every session a conversation was imported from is brought back,
- * each as a session file is. Every one is checked before anything is written: a session whose
+ * session in one database, so every session a conversation came from (imported from it, or
+ * exported to it) is brought back, each as a session file is. Every one is checked before anything is written: a session whose
  * records changed refuses the whole update, naming it, and nothing is appended anywhere.
  */
 export async function updateFromOpencode(
@@ -499,6 +520,7 @@ function viewLength(
   agent: AgentFormat,
   entry: RecordedExport,
 ): number {
+  if (entry.view_hashes !== undefined) return viewLengthByEvents(loaded, converted, file, entry.view_hashes);
   const lines = readFileSync(file, "utf8").split("\n");
   for (let index = 0; index < entry.lines; index++) {
     const line = lines[index]?.replace(/\r$/, "");
@@ -521,6 +543,33 @@ function viewLength(
     );
   }
   return aligned.next;
+}
+
+/**
+ * opencode's session, exported to it and resumed: its first events (settings aside) must be those
+ * the exported session converted to; returns how many of the session's events they make.
+ */
+function viewLengthByEvents(
+  loaded: LoadedConversation,
+  converted: ConvertedSession,
+  file: string,
+  hashes: readonly string[],
+): number {
+  const events = converted.events;
+  let next = 0;
+  for (const [index, hash] of hashes.entries()) {
+    while (next < events.length && events[next]!.type === "config_delta") next += 1;
+    if (next >= events.length || eventHash(events[next]!) !== hash) {
+      const what = next < events.length ? `: ${describeEvent(events[next]!, turnNumbers(events)[next])}` : "";
+      throw new CxcError(
+        "import-conflict",
+        `${file}: the session no longer begins with the compacted view of ${loaded.meta.id} cxc exported there (event ${index + 1} of ${hashes.length} differs${what}); --update only appends what came after it`,
+        { hint: `import it as a conversation of its own: cxc conversation import ${file}` },
+      );
+    }
+    next += 1;
+  }
+  return next;
 }
 
 function idOf(event: ConversationEvent): string | undefined {

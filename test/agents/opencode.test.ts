@@ -6,8 +6,8 @@
  * under this Node, and through `node:sqlite` under a Node that has it: the same conversation),
  * compacted with `-k r+t:..-2` and `-k s:..-2`, exported through `opencode import`, and resumed with
  * `opencode run --session`, whose request carries the compacted view, smaller by what the dry runs
- * promised; the session grown in opencode comes back with `import --update`; a database a running
- * process holds locked is one error, nothing imported.
+ * promised; the session grown in opencode and the exported ones it resumed come back with
+ * `import --update`; a database a running process holds locked is one error, nothing imported.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -193,6 +193,8 @@ afterAll(async () => {
 
 describe("opencode sessions, end to end with the real agent", () => {
   let conversation: string;
+  /** The sessions `export --to opencode` made, each resumed once. */
+  const exportedSessions: string[] = [];
 
   it("imports the session whole from opencode's database, its compaction as an overlay, the same through either reader", async () => {
     const database = opencodeDatabase(place);
@@ -264,7 +266,8 @@ describe("opencode sessions, end to end with the real agent", () => {
   it("exports cxc's compacted view through opencode import, and opencode resumes it smaller by what the dry runs promised", async () => {
     const baseline = await cxc(["conversation", "export", conversation, "--to", "opencode"]);
     expect(baseline.exitCode, baseline.stderr).toBe(0);
-    const before = await resumeMessages(exportedSession(baseline.stdout));
+    exportedSessions.push(exportedSession(baseline.stdout));
+    const before = await resumeMessages(exportedSessions[0]!);
     // opencode's own summary opens the baseline, in the shape of its own compaction.
     expect(texts(before).slice(0, 2)).toEqual(["What did we do so far?", OWN_SUMMARY]);
 
@@ -283,7 +286,8 @@ describe("opencode sessions, end to end with the real agent", () => {
 
     const exported = await cxc(["conversation", "export", conversation, "--to", "opencode"]);
     expect(exported.exitCode, exported.stderr).toBe(0);
-    const after = await resumeMessages(exportedSession(exported.stdout));
+    exportedSessions.push(exportedSession(exported.stdout));
+    const after = await resumeMessages(exportedSessions[1]!);
     const sent = JSON.stringify(after);
     expect(texts(after)[0]).toBe("What did we do so far?");
     expect(texts(after)[1]).toContain("## Digest of turns 1..4");
@@ -304,37 +308,49 @@ describe("opencode sessions, end to end with the real agent", () => {
     // Two exports through opencode import and two opencode runs: a loaded machine took over 30 s.
   }, 120_000);
 
-  it("brings the session back with import --update after it grew in opencode, keeping cxc's compactions", async () => {
+  it("brings back with import --update the imported session grown in opencode and the exported ones it resumed, keeping cxc's compactions", async () => {
     const database = opencodeDatabase(place);
     const before = JSON.parse(
       (await cxc(["--format", "json", "conversation", "show", conversation])).stdout,
-    ) as {
-      turns: number;
-      compactions: unknown[];
-    };
+    ) as { turns: number; compactions: unknown[] };
     fake.enqueue(textReply("The parser goes in src/parse.ts."));
     await opencodeRun("Where does the parser go?", sessionId);
     const updated = await cxc(["conversation", "import", database, "--update"]);
     expect(updated.exitCode, updated.stderr).toBe(0);
-    expect(updated.stdout).toMatch(
+    // One line per session a conversation came from: imported from it, or exported to it (both
+    // exports above, each resumed with one prompt); none is left out.
+    const lines = updated.stdout.trimEnd().split("\n").sort();
+    const line = (via: string, session: string) =>
       new RegExp(
-        `^Updated ${conversation} \\(imported from it\\) from ${database}#${sessionId}: \\d+ events appended \\(1 new turn, now ${before.turns + 1} turns\\)\\.\\n$`,
-      ),
-    );
-    // The sessions cxc exported above are opencode's own now: left as they are, and said so.
-    expect(updated.stderr).toContain(`cxc: 2 sessions of ${database} never imported left as they are`);
+        `^Updated ${conversation} \\(${via}\\) from ${database}#${session}: \\d+ events appended \\(1 new turn, now \\d+ turns\\)\\.$`,
+      );
+    expect(lines).toHaveLength(3);
+    expect(lines.filter((text) => line("imported from it", sessionId).test(text))).toHaveLength(1);
+    for (const exported of exportedSessions)
+      expect(lines.filter((text) => line("exported to it", exported).test(text))).toHaveLength(1);
+    expect(updated.stderr).not.toContain("never imported");
     const after = JSON.parse(
       (await cxc(["--format", "json", "conversation", "show", conversation])).stdout,
-    ) as {
-      compactions: unknown[];
-    };
+    ) as { turns: number; compactions: unknown[] };
+    expect(after.turns).toBe(before.turns + 3);
     expect(after.compactions).toEqual(before.compactions);
-    const raw = (await cxc(["conversation", "print", conversation, "--last", "1"])).stdout;
-    expect(raw).toContain("Where does the parser go?");
-    expect(raw).toContain("The parser goes in src/parse.ts.");
+    const raw = (await cxc(["conversation", "print", conversation, "--last", "3"])).stdout;
+    for (const text of [
+      "Where does the parser go?",
+      "The parser goes in src/parse.ts.",
+      "Anything else?",
+      "Nothing else.",
+    ])
+      expect(raw, text).toContain(text);
     const again = await cxc(["conversation", "import", database, "--update"]);
-    expect(again.stdout).toBe(
-      `Nothing new in ${database}#${sessionId}: ${conversation} (imported from it) holds all of it.\n`,
+    expect(again.stdout.trimEnd().split("\n").sort()).toEqual(
+      [
+        `Nothing new in ${database}#${sessionId}: ${conversation} (imported from it) holds all of it.`,
+        ...exportedSessions.map(
+          (exported) =>
+            `Nothing new in ${database}#${exported}: ${conversation} (exported to it) holds all of it.`,
+        ),
+      ].sort(),
     );
   }, 120_000);
 

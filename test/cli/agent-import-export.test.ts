@@ -595,6 +595,62 @@ describe("import --update", () => {
     expect(shown.compactions).toEqual([expect.objectContaining({ note: "opencode's own compaction" })]);
   });
 
+  it("brings back an opencode session cxc exported and opencode continued; refuses one whose exported part changed", async () => {
+    const home = freshHome();
+    const id = /as (\w{13}) /.exec(
+      (await home.run(["conversation", "import", OPENCODE_FIXTURE])).stdout,
+    )![1]!;
+    const output = join(home.cwd, "exported.json");
+    const exported = await home.run(["conversation", "export", id, "--to", "opencode", "--output", output]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    type Message = { info: Record<string, unknown>; parts: Record<string, unknown>[] };
+    const document = JSON.parse(readFileSync(output, "utf8")) as {
+      info: { id: string };
+      messages: Message[];
+    };
+    // What opencode adds when the session goes on: a prompt and its answer.
+    const sessionID = document.info.id;
+    const message = (role: string, messageId: string, text: string, created: number): Message => ({
+      info: {
+        id: messageId,
+        sessionID,
+        role,
+        time: { created },
+        ...(role === "assistant" ? { modelID: "fake-model", providerID: "fake" } : {}),
+      },
+      parts: [{ id: `prt_${messageId}`, sessionID, messageID: messageId, type: "text", text }],
+    });
+    const grown = {
+      ...document,
+      messages: [
+        ...document.messages,
+        message("user", "msg_zz01", "Anything else?", 1_900_000_000_000),
+        message("assistant", "msg_zz02", "Nothing else.", 1_900_000_001_000),
+      ],
+    };
+    writeFileSync(output, JSON.stringify(grown));
+    const updated = await home.run(["conversation", "import", output, "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toBe(
+      `Updated ${id} (exported to it) from ${output}: 3 events appended (1 new turn, now 5 turns).\n`,
+    );
+    expect((await home.run(["conversation", "print", id, "--last", "1"])).stdout).toContain("Nothing else.");
+    // A message of the exported part that changed: refused, nothing written.
+    const changed = structuredClone(grown);
+    const prompt = changed.messages.find((entry) => entry.parts[0]?.text === "What should I do first?")!;
+    prompt.parts[0]!.text = "EDITED";
+    writeFileSync(output, JSON.stringify(changed));
+    const before = snapshotTree(home.home);
+    const refused = await home.run(["conversation", "import", output, "--update"]);
+    expect(refused.exitCode).toBe(1);
+    expect(errorLines(refused.stderr).error).toMatch(
+      new RegExp(
+        `^${output}: the session no longer begins with the compacted view of ${id} cxc exported there \\(event \\d+ of \\d+ differs: turn 3, a user message \\("EDITED"\\)\\); --update only appends what came after it$`,
+      ),
+    );
+    expect(snapshotTree(home.home)).toEqual(before);
+  });
+
   it("refuses what it cannot bring back, and writes nothing", async () => {
     const home = freshHome();
     const file = join(home.cwd, "session.jsonl");

@@ -64,12 +64,13 @@ export function define(entry: Command): void {
           now,
         });
         // Recorded, so the session resumed in the agent can come back: `import FILE --update`.
-        if (written.lines !== undefined) {
+        if (written.lines !== undefined || written.opencodeDocument !== undefined) {
           await recordAgentExport(context.store, id, {
             agent,
             sessionId: written.sessionId,
             path: written.path,
-            lines: written.lines,
+            ...(written.lines === undefined ? {} : { lines: written.lines }),
+            ...(written.opencodeDocument === undefined ? {} : { opencodeDocument: written.opencodeDocument }),
             now,
           });
         }

@@ -10,7 +10,7 @@
  *
  * `--update` brings an agent's session that grew back onto the conversation it came from (imported
  * from it, or exported to it and resumed), appending only what is new (src/store/agent-update.ts);
- * for opencode's database, every session of it a conversation was imported from.
+ * for opencode's database, every session of it a conversation came from.
  */
 import { Option, type Command } from "commander";
 import { AGENT_FORMATS, type AgentFormat } from "../../../core/interop/agents.js";
