@@ -12,6 +12,7 @@
  * that record into the SDK client; nothing in this module writes them anywhere.
  */
 import * as z from "zod";
+import type { PriceSource } from "../core/prices.js";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
 import { createAnthropicCompactor, type NativeCompactor } from "./anthropic-compaction.js";
@@ -23,6 +24,8 @@ import {
   type ModelId,
   type ModelLimits,
   lookupModelLimits,
+  lookupModelPrices,
+  PRICES_AS_OF,
   parseModelId,
   resolveModelAlias,
   takesTools,
@@ -60,6 +63,15 @@ const ProviderConfigSchema = z.looseObject({
         reasoning: z.boolean().optional(),
         tools: z.boolean().optional(),
         native_compaction: z.boolean().optional(),
+        /** Dollars per million tokens; the cache's default to input. */
+        prices: z
+          .looseObject({
+            input: z.number().nonnegative(),
+            output: z.number().nonnegative(),
+            cache_read: z.number().nonnegative().optional(),
+            cache_write: z.number().nonnegative().optional(),
+          })
+          .optional(),
       }),
     )
     .optional(),
@@ -309,6 +321,8 @@ export interface ResolvedModel extends ModelId, ModelLimits {
   readonly nativeCompaction?: boolean;
   /** Where `contextWindow` came from: cxc's model table or the configuration. */
   readonly contextWindowSource?: "known" | "configured";
+  /** Its prices: `providers.<name>.models.<model>.prices`, else cxc's table (`PRICES_AS_OF`). */
+  readonly prices?: PriceSource;
   readonly settings: ProviderSettings;
 }
 
@@ -328,10 +342,28 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
       : limits.contextWindow === undefined
         ? undefined
         : "known";
+  const configured = override?.prices;
+  const known = configured === undefined ? lookupModelPrices(parsed) : undefined;
+  const prices: PriceSource | undefined =
+    configured !== undefined
+      ? {
+          modelId: id,
+          source: "configured",
+          prices: {
+            input: configured.input,
+            output: configured.output,
+            cacheRead: configured.cache_read ?? configured.input,
+            cacheWrite: configured.cache_write ?? configured.input,
+          },
+        }
+      : known === undefined
+        ? undefined
+        : { modelId: id, source: "known", asOf: PRICES_AS_OF, prices: known };
   return {
     id,
     ...parsed,
     ...limits,
+    ...(prices === undefined ? {} : { prices }),
     reasoning: override?.reasoning ?? isReasoningModel(parsed),
     tools: override?.tools ?? takesTools(parsed),
     ...nativeCompactionOf(override?.native_compaction ?? hasNativeCompaction(parsed)),

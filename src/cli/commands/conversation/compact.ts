@@ -26,7 +26,7 @@ import { renderRunText, runToJson } from "../../compaction/render.js";
 import { capitalize, describeRange } from "../../../core/present/labels.js";
 import { runnable, compact } from "../../../compaction/compact.js";
 import { withInterrupts } from "../../interrupt.js";
-import { compactionEffect, measureNextRequest } from "../../../query/compaction.js";
+import { measureNextRequest } from "../../../query/compaction.js";
 import * as review from "../../compaction/review.js";
 
 /** What `compact --help` says after the options: what a bare `compact` does, and examples. */
@@ -341,8 +341,8 @@ async function withContextEffect(
   options: Parameters<typeof import("../../../query/compaction.js").measureNextRequest>[1],
 ): Promise<CompactionRunResult> {
   if (result.kind !== "planned" || result.previewed === undefined) return result;
-  const { measure } = await measureNextRequest(events, options);
-  return { ...result, context: compactionEffect(measure, events, result.previewed) };
+  const { effect } = await measureNextRequest(events, options);
+  return { ...result, context: effect(events, result.previewed) };
 }
 
 /** A rule that saves under 1 % of its turns' tokens is said on stderr (it still applies). */
