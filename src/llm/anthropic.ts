@@ -25,9 +25,11 @@ import {
 
 import {
   type AnthropicRequestOptions,
+  carriesCompactionBlock,
   mapAnthropicStopReason,
   toAnthropicRequest,
 } from "./anthropic-request.js";
+import { COMPACTION_BETA } from "./anthropic-compaction.js";
 
 export {
   type AnthropicRequestOptions,
@@ -72,8 +74,10 @@ async function* streamAnthropic(
   const state = createStreamState();
   try {
     const client = await sdk();
+    // A compaction block replayed first needs its beta on every later request.
+    const headers = carriesCompactionBlock(body) ? { headers: { "anthropic-beta": COMPACTION_BETA } } : {};
     const stream = await withSdkConsole(() =>
-      client.messages.create(body, options.signal ? { signal: options.signal } : {}),
+      client.messages.create(body, { ...headers, ...(options.signal ? { signal: options.signal } : {}) }),
     );
     for await (const event of stream) {
       yield* mapAnthropicEvent(event, state);

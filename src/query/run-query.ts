@@ -253,7 +253,7 @@ export async function runQuery(
             }),
         ...(tools.tools.some(({ tool }) => tool.name === "compact")
           ? {
-              measureNextRequest: await nextRequestMeasure(
+              compactionEffect: await nextRequestMeasure(
                 loaded.events,
                 client.modelId,
                 overhead,
@@ -278,22 +278,25 @@ export async function runQuery(
   }
 }
 
-/** The measure of the next request the `compact` tool's approval uses: the gauge's (docs/context.md). */
+/**
+ * What the `compact` tool's approval says a compaction does: the next request measured as the
+ * gauge measures it, and the cost with the prompt cache (docs/context.md).
+ */
 async function nextRequestMeasure(
   events: readonly ConversationEvent[],
   modelId: string,
   overhead: RequestOverhead,
   environment: QueryEnvironment,
   conversationId: string,
-): Promise<NonNullable<ToolCallContext["measureNextRequest"]>> {
-  const { measure } = await measureNextRequest(events, {
+): Promise<NonNullable<ToolCallContext["compactionEffect"]>> {
+  const { effect } = await measureNextRequest(events, {
     config: environment.config,
     env: environment.env,
     countTokens: await environment.store.tokenCounter(conversationId),
     modelId,
     overhead,
   });
-  return measure;
+  return effect;
 }
 
 /** The context gauge line after a turn (docs/query.md, "The context gauge"). */

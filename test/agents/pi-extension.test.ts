@@ -121,7 +121,7 @@ describe("cxc's advisor inside the real pi", () => {
       await rpc.prompt(PROMPTS[0]!);
       const first = turnRequests()[0]!.body as { tools: { name: string }[] };
       expect(first.tools.map((tool) => tool.name)).toEqual(
-        expect.arrayContaining(["should_i_compact", "compact_now"]),
+        expect.arrayContaining(["should_i_compact", "compact_now", "recall"]),
       );
 
       // Turn 2: the agent asks should_i_compact; the advice at that cycle's end steers it. pi
@@ -177,14 +177,27 @@ describe("cxc's advisor inside the real pi", () => {
       expect(pick).toContain("Which of turns 2 starts the work");
       expect(pick).toContain("[turn 2, cycle 2]");
       // Prompt 3: the facts that followed pi's compaction reach the model, after pi's summary.
+      // The model recalls the read pi's summary replaced, by the reference the index gave it.
       const third = fake.requests.length;
-      fake.enqueue(textReply("Onwards."));
+      fake.enqueue(
+        { blocks: [call("toolu_p_recall", "recall", { reference: "turn 1, call 1" })] },
+        textReply("Onwards."),
+      );
       await rpc.prompt(PROMPTS[2]!);
       const next = messageTexts((turnRequests(third)[0]!.body as { messages: unknown }).messages).join("\n");
       expect(next).toContain(SUMMARY);
       expect(next).toContain(FACTS_HEADING);
       expect(next.indexOf(FACTS_HEADING)).toBeGreaterThan(next.indexOf(SUMMARY));
       expect(next).toContain(`- "${BINDING}" (turn 1)`);
+      expect(next).toContain("[Recall index: compaction hid these from your context.");
+      expect(next).toMatch(
+        /\nturn 1: summarized \(1 call, \d+ chars\)\nturn 1, call 1: read notes\.txt \(\d+ chars\)/,
+      );
+      const recalled = messageTexts((turnRequests(third)[1]!.body as { messages: unknown }).messages).join(
+        "\n",
+      );
+      expect(recalled).toContain('turn 1, call 1: read\narguments:\n{"path":"notes.txt"}\nresult:\n');
+      expect(recalled).toContain("remember the milk");
     } finally {
       await rpc.close();
     }

@@ -23,8 +23,11 @@
  *   (while pi's loop is still running, with the next prompt). `pi_facts = "summary"` keeps the
  *   form before: cxc has pi's summarizer (`compact` of pi-coding-agent) write the summary and
  *   appends the facts to it; `"off"`, nothing (pi-settings.ts).
+ * - `recall` (docs/recall.md): the same tool as in `cxc q`, over the pi session's own entries,
+ *   registered while `conversation.recall.enabled` holds, whatever the advisor's settings; the
+ *   message after pi's compaction carries the recall index.
  * - Settings are cxc's (`conversation.compaction.advisor`, `CXC_ADVISOR_*`) and the package's own
- *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing. A notice line
+ *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing but `recall`. A notice line
  *   below pi's `keepRecentTokens` is warned about when the session starts. The decision
  *   model is pi's current model unless `advisor.model` names another of pi's (`provider/id`).
  *   A failure warns once, then the advisor keeps quiet; a hook never costs the user a turn.
@@ -45,6 +48,15 @@ import type { LlmClient } from "../../llm/types.js";
 import { type Advisor, createAdvisor } from "../../compaction/advisor.js";
 import { createCompactNowTool } from "../../tools/compact-now.js";
 import { createShouldICompactTool } from "../../tools/should-i-compact.js";
+import {
+  createRecallTool,
+  DEFAULT_RECALL_SETTINGS,
+  type RecallSettings,
+  readRecallSettings,
+  recallOptions,
+  runRecall,
+} from "../../tools/recall.js";
+import { analyzeRecall, indexWithLargestCalls } from "../../core/conversation/recall.js";
 import type { Tool, ToolCallContext } from "../../tools/tool.js";
 import { dropsEarlierReasoning } from "../../llm/models.js";
 import { loadPlainTokenCounter } from "../../store/index.js";
@@ -148,10 +160,57 @@ export function piContextBound(branch: readonly PiEntry[]): number {
   return added;
 }
 
+/**
+ * The `recall` tool over the pi session's own entries (docs/recall.md): pi keeps the entries
+ * before its compaction in the session file, on the branch, so what pi's summary replaced is read
+ * back verbatim, converted as `cxc conversation import` converts a pi session. Registered while
+ * `conversation.recall.enabled` holds (the default), whatever the advisor's settings, from the
+ * session's first turn, so pi's compaction never changes the tool list. A failure the model can
+ * act on is thrown, which marks pi's tool result an error.
+ */
+function registerRecall(pi: PiExtensionApi, config: ConfigTable): RecallSettings | undefined {
+  let settings: RecallSettings;
+  try {
+    settings = readRecallSettings(config);
+  } catch {
+    settings = DEFAULT_RECALL_SETTINGS;
+  }
+  if (!settings.enabled) return undefined;
+  const tool = createRecallTool(settings);
+  pi.registerTool({
+    name: tool.name,
+    label: "Recall",
+    description: tool.description,
+    parameters: tool.arguments.schema,
+    async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+      const checked = await tool.arguments.check(params);
+      if (!checked.ok) throw new Error(`recall: ${checked.message}`);
+      const session = piSessionView(ctx.sessionManager.getHeader(), ctx.sessionManager.getBranch());
+      const outcome = await runRecall(
+        analyzeRecall(session.events, recallOptions(settings)),
+        checked.value,
+        settings,
+      );
+      if (outcome.isError) throw new Error(outcome.content);
+      return {
+        content: [{ type: "text", text: outcome.content }],
+        details: { characters: outcome.content.length },
+      };
+    },
+  });
+  return settings;
+}
+
+/** The recall index of a pi session's branch as it stands (after pi's compaction), or undefined. */
+export function piRecallIndex(events: PiSessionView["events"], settings: RecallSettings): string | undefined {
+  return indexWithLargestCalls(analyzeRecall(events, recallOptions(settings)));
+}
+
 /** The pi extension; see the module comment. */
 export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
   const env = withPackageVariables(process.env);
   const config = readConfig();
+  const recall = registerRecall(pi, config.values);
   const { settings, warnings } = readAdvisorSettings(config.values, env);
   if (!settings.enabled) return;
   const facts = readPiFactsMode(config.values, env);
@@ -445,16 +504,27 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
 
   pi.on("session_compact", (event, ctx) => {
     const entry = event.compactionEntry;
-    if (wroteSummary || facts.mode === "off" || typeof entry?.summary !== "string") return;
+    // A summary cxc had pi write holds the facts already (pi_facts = summary): nothing follows it.
+    if (wroteSummary || typeof entry?.summary !== "string") return;
+    const withFacts = facts.mode !== "off";
+    if (!withFacts && recall === undefined) return;
     try {
       const branch = ctx.sessionManager.getBranch();
       const session = view(ctx, branch);
       const kept = turnOfEntry(session, branch, entry.firstKeptEntryId);
       const to = (kept ?? session.turns.length) - 1;
+      const facts_ =
+        to < 0 || !withFacts
+          ? undefined
+          : factsAddition(session.turns, { from: 0, to }, entry.summary, ctx.cwd);
+      // The recall index of what pi's summary replaced, for the recall tool (docs/recall.md).
+      const index = recall === undefined ? undefined : piRecallIndex(session.events, recall);
       const addition =
-        to < 0 ? undefined : factsAddition(session.turns, { from: 0, to }, entry.summary, ctx.cwd);
-      if (addition === undefined) return;
-      if (facts.mode === "summary") {
+        facts_ === undefined && index === undefined
+          ? undefined
+          : [facts_?.trim(), index].filter((part) => part !== undefined && part !== "").join("\n\n");
+      if (addition === undefined || addition === "") return;
+      if (withFacts && facts.mode === "summary") {
         // cxc could not have pi's summarizer write the summary: the facts are only shown.
         notify(ctx, addition.trim());
         return;

@@ -1062,15 +1062,34 @@ export function agentCompactionIndex(
     summary: { summary: "(the agent's summary)", source: "supplied" },
     source: "auto",
   };
-  const analysis = analyzeRecall([...events, cover], options);
+  return indexWithLargestCalls(analyzeRecall([...events, cover], options), options.maxCalls);
+}
+
+/**
+ * The index of an agent's compactions (the restore, pi's message after its compaction): its lines,
+ * then the largest hidden calls (at most `maxCalls`, in turn order) with their own references, so
+ * the model can read one call of a summarized turn without paging through the turn. Undefined when
+ * nothing is hidden.
+ */
+export function indexWithLargestCalls(
+  analysis: RecallAnalysis,
+  maxCalls: number = AGENT_INDEX_CALLS,
+): string | undefined {
+  const { events } = analysis;
   const summaryLines = recallIndexLines(analysis);
   if (summaryLines.length === 0) return undefined;
+  const listed = new Set(summaryLines.map((line) => line.reference));
   const calls: { turn: number; call: number; size: number; line: string }[] = [];
   for (let turn = 0; turn < analysis.turnCount; turn++) {
     if (analysis.exclusions.turns.has(turn)) continue;
     for (const [index, call] of analysis.calls[turn]!.entries()) {
       const number = index + 1;
       if (analysis.exclusions.calls.has(`${turn}.${number}`)) continue;
+      const hidden =
+        analysis.status[call.request] !== SHOWN ||
+        (call.response !== undefined && analysis.status[call.response] !== SHOWN);
+      const reference = withSource(analysis, `turn ${turn + 1}, call ${number}`);
+      if (!hidden || listed.has(reference)) continue;
       const request = events[call.request] as ToolCallRequest;
       const response = call.response === undefined ? undefined : (events[call.response] as ToolCallResponse);
       const size = contentLength(request) + (response?.content.length ?? 0);
@@ -1080,13 +1099,13 @@ export function agentCompactionIndex(
         turn,
         call: number,
         size,
-        line: `${withSource(analysis, `turn ${turn + 1}, call ${number}`)}: ${request.name}${args === "" ? "" : ` ${args}`} (${error}${describeCharacters(size)})`,
+        line: `${reference}: ${request.name}${args === "" ? "" : ` ${args}`} (${error}${describeCharacters(size)})`,
       });
     }
   }
   const largest = calls
     .sort((left, right) => right.size - left.size)
-    .slice(0, options.maxCalls ?? AGENT_INDEX_CALLS)
+    .slice(0, maxCalls)
     .sort((left, right) => left.turn - right.turn || left.call - right.call);
   return [
     RECALL_INDEX_HEADING,

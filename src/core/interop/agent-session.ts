@@ -137,13 +137,33 @@ export abstract class SessionLineIndexer implements SessionIndexer {
   protected line = 0;
   protected readonly warnings: string[] = [];
 
-  /** `agent`: how the warning about an incomplete last line names the writer. */
+  /**
+   * `format`: the records' agent, whose name errors about a line give; `writer`: how the warning
+   * about an incomplete last line names who may still be writing it.
+   */
   constructor(
     protected readonly label: string,
-    private readonly agent: string,
+    private readonly format: AgentFormat,
+    private readonly writer: string,
   ) {}
 
-  abstract addLine(text: string): Parsed<void>;
+  /** Reads the next line: counts it, passes over a blank one, and hands the record on. */
+  addLine(text: string): Parsed<void> {
+    this.line += 1;
+    if (text.trim() === "") return { ok: true, value: undefined };
+    const where = `${this.label}:${this.line}`;
+    const parsed = this.parseLine(text, where);
+    if (!parsed.ok) return parsed;
+    return this.addRecord(parsed.value, where);
+  }
+
+  /** A line as a record: a JSON object with a string `type` (`parseRecordLine`). */
+  protected parseLine(text: string, where: string): Parsed<Record<string, unknown>> {
+    return parseRecordLine(text, where, this.format);
+  }
+
+  /** Indexes one record; `where` is `file:line`. */
+  protected abstract addRecord(record: Record<string, unknown>, where: string): Parsed<void>;
   abstract finish(): Parsed<SessionPlan>;
 
   addFinalFragment(text: string): Parsed<void> {
@@ -152,7 +172,7 @@ export abstract class SessionLineIndexer implements SessionIndexer {
       JSON.parse(text);
     } catch {
       this.line += 1;
-      this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, this.agent));
+      this.warnings.push(incompleteLastLine(`${this.label}:${this.line}`, this.writer));
       return { ok: true, value: undefined };
     }
     return this.addLine(text);

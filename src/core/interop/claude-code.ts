@@ -196,16 +196,10 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
   private firstType: string | undefined;
 
   constructor(label: string) {
-    super(label, "the agent");
+    super(label, "claude-code", "the agent");
   }
 
-  addLine(text: string): Parsed<void> {
-    this.line += 1;
-    if (text.trim() === "") return { ok: true, value: undefined };
-    const where = `${this.label}:${this.line}`;
-    const parsed = parseRecordLine(text, where, "claude-code");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
+  protected addRecord(record: Record<string, unknown>, where: string): Parsed<void> {
     const type = record.type as string;
     this.firstType ??= type;
     if (this.line === 1 && type === "session" && "version" in record) {

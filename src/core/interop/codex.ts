@@ -61,16 +61,10 @@ export class CodexSessionReader extends SessionLineIndexer {
   private encrypted = false;
 
   constructor(label: string) {
-    super(label, "Codex");
+    super(label, "codex", "Codex");
   }
 
-  addLine(text: string): Parsed<void> {
-    this.line += 1;
-    if (text.trim() === "") return { ok: true, value: undefined };
-    const where = `${this.label}:${this.line}`;
-    const parsed = parseRecordLine(text, where, "codex");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
+  protected addRecord(record: Record<string, unknown>, where: string): Parsed<void> {
     if (this.meta === undefined) {
       if (
         record.type !== "session_meta" ||

@@ -156,13 +156,11 @@ export class GeminiSessionReader extends SessionLineIndexer {
   private lastTimestamp = "1970-01-01T00:00:00.000Z";
 
   constructor(label: string) {
-    super(label, "Gemini CLI");
+    super(label, "gemini", "Gemini CLI");
   }
 
-  addLine(text: string): Parsed<void> {
-    this.line += 1;
-    if (text.trim() === "") return OK;
-    const where = `${this.label}:${this.line}`;
+  /** A line as a record: a JSON object (Gemini CLI's records need no `type`). */
+  protected override parseLine(text: string, where: string): Parsed<Json> {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -171,7 +169,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
       return interopError(`${where}: not valid JSON (${reason}); not a Gemini CLI session line`);
     }
     if (!isRecord(value)) return interopError(`${where}: a Gemini CLI session line is a JSON object`);
-    return this.addRecord(value, where);
+    return { ok: true, value };
   }
 
   /**
@@ -197,7 +195,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
     return OK;
   }
 
-  private addRecord(record: Json, where: string): Parsed<void> {
+  protected addRecord(record: Json, where: string): Parsed<void> {
     if (typeof record.$rewindTo === "string") return this.rewind(record.$rewindTo);
     if (typeof record.id === "string") return this.message(record, where, true);
     if (isRecord(record.$set)) return this.set(record.$set, where);

@@ -103,16 +103,10 @@ export class PiSessionReader extends SessionLineIndexer {
   private previousId: string | null = null;
 
   constructor(label: string) {
-    super(label, "pi");
+    super(label, "pi", "pi");
   }
 
-  addLine(text: string): Parsed<void> {
-    this.line += 1;
-    if (text.trim() === "") return { ok: true, value: undefined };
-    const where = `${this.label}:${this.line}`;
-    const parsed = parseRecordLine(text, where, "pi");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
+  protected addRecord(record: Record<string, unknown>, where: string): Parsed<void> {
     if (this.header === undefined) return this.readHeader(record, where);
     if (record.type === "session") return interopError(`${where}: a second session header`);
     const problem = entryProblem(record, this.version);

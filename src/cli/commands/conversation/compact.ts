@@ -26,7 +26,7 @@ import { renderRunText, runToJson } from "../../compaction/render.js";
 import { capitalize, describeRange } from "../../../core/present/labels.js";
 import { runnable, compact } from "../../../compaction/compact.js";
 import { withInterrupts } from "../../interrupt.js";
-import { compactionEffect, measureNextRequest } from "../../../query/compaction.js";
+import { measureNextRequest } from "../../../query/compaction.js";
 import * as review from "../../compaction/review.js";
 
 /** What `compact --help` says after the options: what a bare `compact` does, and examples. */
@@ -98,6 +98,10 @@ export function define(entry: Command): void {
       new Option("-m, --model <ID>", "summarize with this model (builtin/digest works offline)").argParser(
         attachedValue,
       ),
+    )
+    .option(
+      "--native",
+      "summarize with the provider's own on-demand compaction (Anthropic models); cxc's summary where it cannot stand",
     )
     .option("--note <TEXT>", "why, in one sentence (at most 200 characters), recorded on each compaction")
     .option("--dry-run", "show what would be compacted and the tokens saved; change nothing")
@@ -287,8 +291,14 @@ async function runCompact(
   const rules = environment.rules(request.explicit, {
     range: request.range,
     ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.native === true ? { native: true } : {}),
     ...(request.note === undefined ? {} : { note: request.note }),
   });
+  if (request.native === true && !rules.rules.some((rule) => rule.summary !== undefined)) {
+    throw usageError(
+      "--native asks for a summary, and no rule writes one; add -s, an s policy in -k (-k s:1..6), or a configured summary rule",
+    );
+  }
   const countTokens = await environment.counter(id);
   let result: CompactionRunResult;
   if (request.dryRun) {
@@ -331,8 +341,8 @@ async function withContextEffect(
   options: Parameters<typeof import("../../../query/compaction.js").measureNextRequest>[1],
 ): Promise<CompactionRunResult> {
   if (result.kind !== "planned" || result.previewed === undefined) return result;
-  const { measure } = await measureNextRequest(events, options);
-  return { ...result, context: compactionEffect(measure, events, result.previewed) };
+  const { effect } = await measureNextRequest(events, options);
+  return { ...result, context: effect(events, result.previewed) };
 }
 
 /** A rule that saves under 1 % of its turns' tokens is said on stderr (it still applies). */
