@@ -85,7 +85,13 @@ export interface CompactionEnvironment {
   /** The rules request of the explicit rules (`ruleFlags`) and the configured ones. */
   rules(
     explicit: ExplicitRules,
-    options?: { readonly range?: BoundRange; readonly model?: string; readonly note?: string },
+    options?: {
+      readonly range?: BoundRange;
+      readonly model?: string;
+      readonly note?: string;
+      /** `--native`: every summary asks for the provider's own. */
+      readonly native?: boolean;
+    },
   ): RulesRequest;
 }
 

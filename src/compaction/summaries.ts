@@ -429,3 +429,62 @@ export function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment
   };
   return { ...environment, report: { ...environment.report, info } };
 }
+
+/**
+ * What a dry run says of the native summaries a preparation asks for (docs/native-compaction.md):
+ * for each, that it is a model call and to which model, or why cxc would write its own summary.
+ * No model is called.
+ */
+export function describeNativeSummaries(
+  preparation: {
+    readonly events: readonly ConversationEvent[];
+    readonly plan: {
+      readonly segments: readonly (CycleRange & {
+        readonly summary?: SummaryRule;
+        readonly supplied?: unknown;
+      })[];
+    };
+  },
+  environment: Pick<SummaryEnvironment, "config" | "env" | "assistantModel">,
+): string[] {
+  const segments = preparation.plan.segments;
+  const summarized = segments.filter(
+    (segment) => segment.summary !== undefined || segment.supplied !== undefined,
+  );
+  const lines: string[] = [];
+  for (const segment of segments) {
+    if (segment.summary?.native !== true) continue;
+    const range = rangeOf(segment);
+    const choice = chooseSummarizer(
+      segment.summary,
+      environment.assistantModel ?? configuredAssistantModel(environment.config),
+    );
+    const obstacle =
+      choice.kind !== "model"
+        ? "no model is chosen to ask (-m anthropic/<model>)"
+        : (nativeSummaryObstacle(
+            preparation.events,
+            range,
+            summarized.filter((other) => other !== segment).map(rangeOf),
+          ) ?? nativeRefusal(choice.id, environment));
+    lines.push(
+      obstacle === undefined
+        ? `native summary of ${describeRange(range)}: a model call to ${(choice as { id: string }).id} (Anthropic's on-demand compaction); what it cost is said once it is made (usage.iterations)`
+        : `no native summary of ${describeRange(range)}: ${obstacle}; cxc would write its own summary`,
+    );
+  }
+  return lines;
+}
+
+/** Why a model has no on-demand compaction cxc can call, or undefined (a missing key is not a reason here). */
+function nativeRefusal(
+  modelId: string,
+  environment: Pick<SummaryEnvironment, "config" | "env">,
+): string | undefined {
+  try {
+    const choice = createNativeCompactor(modelId, { config: environment.config, env: environment.env });
+    return choice.ok ? undefined : choice.reason;
+  } catch {
+    return undefined;
+  }
+}

@@ -158,6 +158,55 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
     expect(printed.stdout).toContain(NATIVE);
   });
 
+  it("q -k --native compacts natively before the turn, which then carries the block", async () => {
+    home = await homeWithSample();
+    provider.enqueue({ kind: "compaction", content: NATIVE }, textReply("Done."));
+    const result = await home.run(["query", "-m", MODEL, "-k=s:1..6", "--native", "Go on."], {
+      env: env(),
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [asked, turn] = provider.requests;
+    expect(bodyOf(asked!).compaction).toEqual({ type: "summarize" });
+    expect(betaOf(turn!)).toContain(COMPACTION_BETA);
+    expect(bodyOf(turn!).messages?.[0]).toMatchObject({
+      role: "assistant",
+      content: [{ type: "compaction" }],
+    });
+    expect(compactionsOf(home)[0]!.summary!.native).toMatchObject({ content: NATIVE });
+
+    const bare = await home.run(["query", "-m", MODEL, "--native", "Again."], { env: env() });
+    expect(bare.exitCode).not.toBe(0);
+    expect(bare.stderr.trim()).toBe(
+      "cxc: error: --native asks -k for the provider's own summary; add -k with a summary (-k=s:1..6)",
+    );
+  });
+
+  it("says in the dry run that a native summary is a model call, or why it cannot stand, calling nothing", async () => {
+    home = await homeWithSample();
+    const before = logBytes(home);
+    const dry = (args: string[]) =>
+      home.run(["conversation", "compact", "--native", ...args, "--dry-run"], { env: env() });
+    const fits = await dry(["-m", MODEL, "-k", "s:1..6"]);
+    expect(fits.exitCode, fits.stderr).toBe(0);
+    expect(fits.stderr).toContain(
+      `native summary of turns 1..6: a model call to ${MODEL} (Anthropic's on-demand compaction); what it cost is said once it is made (usage.iterations)`,
+    );
+    const kept = await dry(["-m", MODEL, "-s"]);
+    expect(kept.stderr).toMatch(
+      /no native summary of turns 2\.\.\d+: turn 1 is kept before the range, .*--keep-first 0.*; cxc would write its own summary/,
+    );
+    const other = await dry(["-m", "openai/gpt-5", "-k", "s:1..6"]);
+    expect(other.stderr).toContain(
+      "no native summary of turns 1..6: openai/gpt-5 has no on-demand compaction cxc can call (only Anthropic's Messages API has one); cxc would write its own summary",
+    );
+    const old = await dry(["-m", "anthropic/claude-sonnet-4-5", "-k", "s:1..6"]);
+    expect(old.stderr).toContain(
+      "anthropic/claude-sonnet-4-5 has no on-demand compaction (set providers.anthropic.models.claude-sonnet-4-5.native_compaction = true if it has)",
+    );
+    expect(provider.requests).toHaveLength(0);
+    expect(logBytes(home)).toBe(before);
+  });
+
   it("writes cxc's summary where a block cannot stand, and says why", async () => {
     home = await homeWithSample();
     provider.enqueue(textReply("A plain summary of turns 2..6."));

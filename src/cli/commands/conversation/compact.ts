@@ -7,6 +7,7 @@
  * The handler is thin: flag parsing, rules, summaries, the run and its rendering live in
  * `src/cli/compaction/`.
  */
+import { describeNativeSummaries } from "../../../compaction/summaries.js";
 import { type Command, Option } from "commander";
 import { CxcError, usageError } from "../../../errors.js";
 import type { CompactFlags, CompactRequest } from "../../compaction/options.js";
@@ -308,6 +309,9 @@ async function runCompact(
     const preparation = runnable(
       prepare(events, rules, environment.settings(conversation.meta, countTokens)),
     );
+    if (preparation.kind === "planned" && !context.json) {
+      for (const line of describeNativeSummaries(preparation, environment)) context.info(line);
+    }
     result = await withContextEffect(dryRunResult(preparation), events, {
       config: environment.config,
       env: context.env,
