@@ -33,6 +33,7 @@ import {
   type TokenLines,
   type Verdict,
 } from "./core/advisor/advisor.js";
+import { type CompactionCost, describeCostBriefly } from "./core/advisor/cache-cost.js";
 import { boundContextOfNextRequest, contextOfNextRequest } from "./core/advisor/next-request.js";
 import { activeCompactions } from "../core/conversation/compactions.js";
 import { layoutCycles } from "../core/conversation/cycles.js";
@@ -104,6 +105,12 @@ export interface AdvisorOptions {
   readonly compactNowEnabled: boolean;
   /** The conversation advised, for the command the advice names. */
   readonly conversationId?: string;
+  /**
+   * What compacting now would cost with the prompt cache (the automatic plan, its summary
+   * estimated by the digest; cache-cost.ts): said with recommend and request advice. Absent, or
+   * undefined when there is nothing to compact: not said.
+   */
+  readonly costOfCompacting?: (events: readonly ConversationEvent[]) => CompactionCost | undefined;
 }
 
 /** The projected context as the advisor sees it. */
@@ -526,6 +533,17 @@ class AdvisorRuntime implements Advisor {
     });
   }
 
+  /** `compacting now saves …` (cache-cost.ts), or undefined when it cannot be said. */
+  #costOfCompacting(events: readonly ConversationEvent[]): string | undefined {
+    try {
+      const cost = this.#options.costOfCompacting?.(events);
+      return cost === undefined ? undefined : describeCostBriefly(cost);
+    } catch {
+      // Only a figure beside the advice: the advice stands without it.
+      return undefined;
+    }
+  }
+
   /** Prints an announced tier; returns the steering message to store, if any. */
   #announce(
     decision: TierDecision,
@@ -549,7 +567,10 @@ class AdvisorRuntime implements Advisor {
       ...(this.#options.conversationId === undefined ? {} : { conversationId: this.#options.conversationId }),
     });
     const measure = { tokens, contextWindow: this.contextWindow };
-    this.#options.print(renderAdvice(decision, liveCount, measure));
+    const loudTier = decision.tier === "recommend" || decision.tier === "request";
+    const cost = loudTier ? this.#costOfCompacting(events) : undefined;
+    const said = cost === undefined ? decision : { ...decision, reason: `${decision.reason}; ${cost}` };
+    this.#options.print(renderAdvice(said, liveCount, measure));
     if (next !== undefined) this.#options.hint(next);
     this.#options.onAdvice?.();
     const loud = decision.tier === "recommend" || decision.tier === "request";

@@ -24,6 +24,7 @@ import { compactionPolicies, layoutCycles } from "../core/conversation/cycles.js
 import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
 import { formatTokenCount, type TokenCounter } from "../core/conversation/tokens.js";
 import { countTurns } from "../core/conversation/turns.js";
+import type { PriceSource } from "../core/prices.js";
 import { describeCompactionRange, describePolicies } from "../core/present/labels.js";
 import type { Advisor } from "./advisor.js";
 import { compact } from "./compact.js";
@@ -40,7 +41,8 @@ import {
   planAutoRange,
   savedFraction,
 } from "./core/advisor/advisor.js";
-import { contextOfNextRequest } from "./core/advisor/next-request.js";
+import { type CompactionCost, compactionCost } from "./core/advisor/cache-cost.js";
+import { contextOfNextRequest, unchangedPrefix } from "./core/advisor/next-request.js";
 import { prepare } from "./core/prepare.js";
 import { cutNote } from "./core/tool/compact-tool.js";
 import type { CompactionEnvironment } from "./environment.js";
@@ -301,4 +303,50 @@ export function describeAutoCompaction(
     `${when}${cutMoved ? "; the advisor kept the live work verbatim" : ""}).\n` +
     `auto-compact: to undo it run ${undo}.`
   );
+}
+
+/**
+ * What compacting `events` now would cost with the prompt cache (core/advisor/cache-cost.ts): the
+ * automatic plan at its planned cut (no decision call), its summary estimated by the digest as a
+ * dry run estimates it. Undefined when there is nothing to compact. For the advisor's reason.
+ */
+export function costOfAutomaticCompaction(
+  events: readonly ConversationEvent[],
+  options: {
+    readonly auto: AutoSettings;
+    readonly compaction: CompactionEnvironment;
+    readonly countTokens: TokenCounter;
+    readonly requests?: CompactionHooksOptions["requests"];
+    readonly prices?: PriceSource;
+  },
+): CompactionCost | undefined {
+  const planned = planAutoRange(
+    countTurns(events),
+    options.auto.keepLast,
+    layoutCycles(events).cycleCounts,
+    options.auto.keepLastCycles,
+  );
+  if (planned === undefined) return undefined;
+  const preparation = prepare(
+    events,
+    {
+      kind: "cut",
+      cut: planned,
+      ...(options.auto.rules === undefined ? {} : { rules: options.auto.rules }),
+      note: "the advisor's estimate",
+      atOnce: true,
+    },
+    options.compaction.settings(undefined, options.countTokens),
+  );
+  if (preparation.kind !== "planned" || preparation.estimated.length === 0) return undefined;
+  const drops = options.requests?.dropsEarlierReasoning;
+  const measure = {
+    countTokens: options.countTokens,
+    overhead: overheadCounter(options.requests?.overhead, options.countTokens),
+    ...(drops === undefined ? {} : { dropsEarlierReasoning: drops }),
+  };
+  const changed = [...events, ...preparation.estimated];
+  const before = contextOfNextRequest(events, measure);
+  const after = contextOfNextRequest(changed, measure);
+  return compactionCost(before, after, unchangedPrefix(events, changed, before, measure), options.prices);
 }

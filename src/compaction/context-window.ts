@@ -20,6 +20,7 @@ import type { ConfigTable } from "../core/config.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import type { ToolDefinition } from "../core/conversation/request.js";
 import type { TokenCounter } from "../core/conversation/tokens.js";
+import type { PriceSource } from "../core/prices.js";
 import { configuredAssistantModel } from "./core/summary/summarizer.js";
 import { recordedSettings } from "../core/conversation/settings.js";
 import { readLlmConfig, resolveModel, selectDefaultModel } from "../llm/registry.js";
@@ -32,6 +33,8 @@ export interface NextRequestModel {
   readonly modelId: string | undefined;
   readonly window: ContextWindow;
   readonly dropsEarlierReasoning: boolean;
+  /** Its prices (configured, else cxc's dated table), when known. */
+  readonly prices?: PriceSource;
 }
 
 /** The system prompt and tool definitions a request sends. */
@@ -50,14 +53,16 @@ export async function resolveNextRequestModel(
     try {
       const model = resolveModel(modelId, readLlmConfig(config), env);
       const drops = dropsEarlierReasoning(model.model, model.settings.api);
+      const prices = model.prices === undefined ? {} : { prices: model.prices };
       if (model.contextWindow !== undefined && model.contextWindowSource !== undefined) {
         return {
           modelId,
           window: { tokens: model.contextWindow, source: model.contextWindowSource },
           dropsEarlierReasoning: drops,
+          ...prices,
         };
       }
-      return { modelId, window: assumed(), dropsEarlierReasoning: drops };
+      return { modelId, window: assumed(), dropsEarlierReasoning: drops, ...prices };
     } catch {
       // A model cxc cannot resolve has no known window either.
     }

@@ -7,6 +7,7 @@
  * and Google models; config (`providers.<name>.models.<model>.*`) overrides it, and dated snapshots
  * (`claude-sonnet-4-5-20250929`) match their family by the longest known prefix.
  */
+import type { TokenPrices } from "../core/prices.js";
 import { CxcError } from "../errors.js";
 
 /** A parsed model id. */
@@ -62,6 +63,76 @@ const KNOWN_MODELS: Readonly<Record<string, Readonly<Record<string, ModelLimits>
 };
 
 /**
+ * The day the price table below was checked. Prices are US dollars per million tokens for prompts
+ * within the window the table gives (Gemini 2.5 Pro and 3 Pro, and Claude Sonnet 4.x beyond 200k
+ * when enabled, charge more above 200k; cxc does not model that). Writing to the cache costs
+ * Anthropic 1.25 × input (five-minute cache) and the others ordinary input (their caching is
+ * implicit). They agree with pi-ai 0.73.1's model table. Config overrides every entry
+ * (`providers.<name>.models.<model>.prices`).
+ */
+export const PRICES_AS_OF = "2026-12-03";
+
+/** `[input, output, cache read, cache write]` in dollars per million tokens. */
+type PriceRow = readonly [number, number, number, number];
+
+const KNOWN_PRICES: Readonly<Record<string, Readonly<Record<string, PriceRow>>>> = {
+  anthropic: {
+    "claude-opus-4-6": [5, 25, 0.5, 6.25],
+    "claude-sonnet-4-6": [3, 15, 0.3, 3.75],
+    "claude-opus-4-5": [5, 25, 0.5, 6.25],
+    "claude-opus-4-1": [15, 75, 1.5, 18.75],
+    "claude-opus-4-0": [15, 75, 1.5, 18.75],
+    "claude-opus-4": [15, 75, 1.5, 18.75],
+    "claude-sonnet-4-5": [3, 15, 0.3, 3.75],
+    "claude-sonnet-4-0": [3, 15, 0.3, 3.75],
+    "claude-sonnet-4": [3, 15, 0.3, 3.75],
+    "claude-haiku-4-5": [1, 5, 0.1, 1.25],
+    "claude-3-7-sonnet": [3, 15, 0.3, 3.75],
+    "claude-3-5-haiku": [0.8, 4, 0.08, 1],
+  },
+  openai: {
+    "gpt-5": [1.25, 10, 0.125, 1.25],
+    "gpt-5-mini": [0.25, 2, 0.025, 0.25],
+    "gpt-5-nano": [0.05, 0.4, 0.005, 0.05],
+    "gpt-4.1": [2, 8, 0.5, 2],
+    "gpt-4.1-mini": [0.4, 1.6, 0.1, 0.4],
+    "gpt-4.1-nano": [0.1, 0.4, 0.025, 0.1],
+    "gpt-4o": [2.5, 10, 1.25, 2.5],
+    "gpt-4o-mini": [0.15, 0.6, 0.075, 0.15],
+    o3: [2, 8, 0.5, 2],
+    "o3-mini": [1.1, 4.4, 0.55, 1.1],
+    "o4-mini": [1.1, 4.4, 0.275, 1.1],
+  },
+  google: {
+    "gemini-3-pro": [2, 12, 0.2, 2],
+    "gemini-3-flash": [0.5, 3, 0.05, 0.5],
+    "gemini-2.5-pro": [1.25, 10, 0.125, 1.25],
+    "gemini-2.5-flash": [0.3, 2.5, 0.03, 0.3],
+    "gemini-2.5-flash-lite": [0.1, 0.4, 0.025, 0.1],
+    "gemini-2.0-flash": [0.1, 0.4, 0.025, 0.1],
+    "gemini-2.0-flash-lite": [0.075, 0.3, 0.075, 0.075],
+  },
+};
+
+/** An entry of `table` by exact name, else by the longest known prefix followed by `-`. */
+function lookupByName<T>(table: Readonly<Record<string, T>>, model: string): T | undefined {
+  const known = table[model];
+  if (known !== undefined) return known;
+  const prefix = Object.keys(table)
+    .filter((name) => model.startsWith(`${name}-`))
+    .sort((left, right) => right.length - left.length)[0];
+  return prefix === undefined ? undefined : table[prefix];
+}
+
+/** The prices cxc's table gives a model (see `PRICES_AS_OF`), or undefined for a model it lacks. */
+export function lookupModelPrices(id: ModelId): TokenPrices | undefined {
+  const row = lookupByName(KNOWN_PRICES[id.provider] ?? {}, id.model);
+  return row === undefined
+    ? undefined
+    : { input: row[0], output: row[1], cacheRead: row[2], cacheWrite: row[3] };
+}
+
+/**
  * Whether a model reasons, by its name: OpenAI's o-series, GPT-5 and Codex models do (and refuse
  * nothing of the reasoning parameters), and so do Gemini 2.5 and later (thinking models: cxc asks
  * them for their thoughts); other names do not. `providers.<name>.models.<model>.reasoning`
@@ -81,6 +152,30 @@ export function isReasoningModel(id: ModelId): boolean {
  */
 export function takesTools(_id: ModelId): boolean {
   return true;
+}
+
+/**
+ * Whether a model has Anthropic's on-demand compaction (beta `compact-2026-09-04`), as far as cxc
+ * knows: the models Anthropic lists (Claude Opus and Sonnet 4.6 and every later Claude), yes; the
+ * earlier Claude models, no; anything else (another provider's, a name cxc does not know),
+ * undefined: unknown, so cxc tries and falls back on a refusal.
+ * `providers.<name>.models.<model>.native_compaction` overrides it (registry.ts).
+ */
+export function hasNativeCompaction(id: ModelId): boolean | undefined {
+  if (id.provider !== "anthropic")
+    return id.provider === "openai" || id.provider === "google" ? false : undefined;
+  if (/^claude-(opus|sonnet)-4-6(-|$)/.test(id.model)) return true;
+  if (/^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/.test(id.model)) return true;
+  if (/^claude-(3|opus-4|sonnet-4|haiku-4)/.test(id.model)) return false;
+  return undefined;
+}
+
+/**
+ * The family of a Claude model a compaction block can go back to: the model name without a dated
+ * snapshot suffix (`claude-opus-4-6-20261001` → `claude-opus-4-6`).
+ */
+export function modelFamily(model: string): string {
+  return model.replace(/-\d{8}$/, "");
 }
 
 /** The model chosen for a provider when only its key is configured. */
@@ -121,14 +216,7 @@ export function resolveModelAlias(idOrAlias: string, aliases: Readonly<Record<st
  * `-`), overridden field by field by `overrides`.
  */
 export function lookupModelLimits(id: ModelId, overrides: ModelLimits = {}): ModelLimits {
-  const table = KNOWN_MODELS[id.provider] ?? {};
-  let known = table[id.model];
-  if (known === undefined) {
-    const prefix = Object.keys(table)
-      .filter((name) => id.model.startsWith(`${name}-`))
-      .sort((left, right) => right.length - left.length)[0];
-    known = prefix === undefined ? undefined : table[prefix];
-  }
+  const known = lookupByName(KNOWN_MODELS[id.provider] ?? {}, id.model);
   const limits: { contextWindow?: number; maxOutputTokens?: number } = { ...known };
   if (overrides.contextWindow !== undefined) limits.contextWindow = overrides.contextWindow;
   if (overrides.maxOutputTokens !== undefined) limits.maxOutputTokens = overrides.maxOutputTokens;

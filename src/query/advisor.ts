@@ -8,6 +8,7 @@ import { type Advisor, type AdvisorStateStore, createAdvisor, utf8ByteBound } fr
 import {
   CONTEXT_FIGURE_NOTICE,
   CONTEXT_FIGURE_NOTICE_TEXT,
+  costOfAutomaticCompaction,
   createCompactionHooks,
 } from "../compaction/automatic.js";
 import { type RequestOverhead, resolveNextRequestModel } from "../compaction/context-window.js";
@@ -140,6 +141,7 @@ export async function prepareTurnCompaction(
   const boundTokens = (text: string): number => counter.known(text) ?? utf8ByteBound(text);
   const model = await resolveNextRequestModel(options.assistant.modelId, options.config, options.env);
   const contextWindow = model.window.source === "assumed" ? undefined : model.window.tokens;
+  const prices = model.prices;
   const requests = {
     ...(options.overhead === undefined ? {} : { overhead: options.overhead }),
     dropsEarlierReasoning: model.dropsEarlierReasoning,
@@ -175,6 +177,14 @@ export async function prepareTurnCompaction(
       warn: options.warn,
       compactNowEnabled: options.compactNowEnabled,
       conversationId: options.conversation.id,
+      costOfCompacting: (events) =>
+        costOfAutomaticCompaction(events, {
+          auto: autoRead.settings,
+          compaction: options.compaction,
+          countTokens,
+          requests,
+          ...(prices === undefined ? {} : { prices }),
+        }),
       // Once per store, with the first advice given (never in a review: no advisor runs there).
       onAdvice: () => {
         if (options.store.claimNotice(CONTEXT_FIGURE_NOTICE)) options.info(CONTEXT_FIGURE_NOTICE_TEXT);

@@ -6,11 +6,22 @@
  *   one compaction step appends under the turn's lock (the caller holds it from before this until
  *   the turn ends);
  * - what compactions would do to the context of the next request (compaction/core/advisor/next-request.ts),
- *   measured with the system prompt and tools `cxc q` sends: the dry run, the review's
- *   confirmation and the `compact` tool's approval.
+ *   measured with the system prompt and tools `cxc q` sends, and what they cost with the prompt
+ *   cache (compaction/core/advisor/cache-cost.ts): the dry run, the review's confirmation and the
+ *   `compact` tool's approval.
  */
 import type { ContextWindow } from "../compaction/core/advisor/context-gauge.js";
-import { contextOfNextRequest, type NextRequestContext } from "../compaction/core/advisor/next-request.js";
+import {
+  type CompactionCost,
+  compactionCost,
+  describeCompactionCost,
+} from "../compaction/core/advisor/cache-cost.js";
+import { describeContextChange } from "../compaction/core/advisor/context-gauge.js";
+import {
+  contextOfNextRequest,
+  type NextRequestContext,
+  unchangedPrefix,
+} from "../compaction/core/advisor/next-request.js";
 import { prepare } from "../compaction/core/prepare.js";
 import type { ExplicitRules } from "../compaction/core/request.js";
 import { compact } from "../compaction/compact.js";
@@ -41,9 +52,10 @@ export async function compactBeforeTurn(
   rules: ExplicitRules,
   environment: CompactionEnvironment,
   signal?: AbortSignal,
+  native = false,
 ): Promise<string> {
   const loaded = conversation.load();
-  const request = environment.rules(rules);
+  const request = environment.rules(rules, native ? { native: true } : {});
   const preparation = prepare(loaded.events, request, environment.settings(loaded.meta));
   const report = await compact(preparation, environment, {
     into: conversation,
@@ -58,6 +70,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface CompactionEffect {
   readonly before: NextRequestContext;
   readonly after: NextRequestContext;
+  /** With the prompt cache: saved a request, rewritten once, the payback (cache-cost.ts). */
+  readonly cost: CompactionCost;
   readonly window: ContextWindow;
   readonly modelId: string | undefined;
 }
@@ -79,7 +93,12 @@ export async function measureNextRequest(
     readonly modelId?: string;
     readonly overhead?: RequestOverhead;
   },
-): Promise<{ measure: NextRequestMeasure; window: ContextWindow; modelId: string | undefined }> {
+): Promise<{
+  measure: NextRequestMeasure;
+  effect: CompactionEffectMeasure;
+  window: ContextWindow;
+  modelId: string | undefined;
+}> {
   const modelId = options.modelId ?? (await nextTurnModel(events, options.config, options.env));
   const model = await resolveNextRequestModel(modelId, options.config, options.env);
   const overhead = options.overhead ?? (await conversationOverhead(events, options.config, options.env));
@@ -90,14 +109,28 @@ export async function measureNextRequest(
       overhead: counted,
       dropsEarlierReasoning: model.dropsEarlierReasoning,
     });
-  return { measure, window: model.window, modelId };
+  const effect: CompactionEffectMeasure = (list, compactions) => {
+    const changed = [...list, ...compactions];
+    const before = measure(list);
+    const after = measure(changed);
+    const prefix = unchangedPrefix(list, changed, before, {
+      countTokens: options.countTokens,
+      dropsEarlierReasoning: model.dropsEarlierReasoning,
+    });
+    return { before, after, cost: compactionCost(before, after, prefix, model.prices) };
+  };
+  return { measure, effect, window: model.window, modelId };
 }
 
-/** The effect of appending `compactions` (in force or deferred to the next turn) to `events`. */
-export function compactionEffect(
-  measure: NextRequestMeasure,
+/** The context of the next request before and after compactions, and what they cost with the cache. */
+export type CompactionEffectMeasure = (
   events: readonly ConversationEvent[],
   compactions: readonly Compaction[],
-): Pick<CompactionEffect, "before" | "after"> {
-  return { before: measure(events), after: measure([...events, ...compactions]) };
+) => Pick<CompactionEffect, "before" | "after" | "cost">;
+
+/** The lines a user decides by: the context of the next request before and after, and the cost. */
+export function describeCompactionEffect(
+  effect: Pick<CompactionEffect, "before" | "after" | "cost">,
+): string {
+  return `${describeContextChange(effect.before, effect.after)}\n${describeCompactionCost(effect.cost)}`;
 }

@@ -133,7 +133,7 @@ export interface TurnOptions {
   /** The process's compaction environment, for the tools that compact. */
   readonly compaction?: CompactionEnvironment;
   /** The context of the next request, as this turn measures it (the `compact` tool's approval). */
-  readonly measureNextRequest?: ToolCallContext["measureNextRequest"];
+  readonly compactionEffect?: ToolCallContext["compactionEffect"];
   /**
    * Recall (src/query/recall.ts): `index` builds the recall index every request carries while the
    * `recall` tool is among `tools`; `record`, stored with the opening events, says recall is left
@@ -432,7 +432,7 @@ async function executeCall(
     store: readOnly(options.store),
     ...(options.keeping === undefined ? {} : { keeping: options.keeping }),
     ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
-    ...(options.measureNextRequest === undefined ? {} : { measureNextRequest: options.measureNextRequest }),
+    ...(options.compactionEffect === undefined ? {} : { compactionEffect: options.compactionEffect }),
     newEventId: () => options.clock.newEventId(),
     now: () => options.clock.now(),
   };

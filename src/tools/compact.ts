@@ -17,6 +17,7 @@
  * step (`compact`, src/compaction/compact.ts); this module adds only the token counter, the
  * temporary files, and the `Tool` shape.
  */
+import { describeCompactionCost } from "../compaction/core/advisor/cache-cost.js";
 import { describeContextChange } from "../compaction/core/advisor/context-gauge.js";
 import { rangeSlug } from "../core/present/labels.js";
 import { errorMessage } from "../errors.js";
@@ -179,11 +180,13 @@ function openReviewRefusal(store: StoreReader, conversationId: string): string |
 
 /** The approval's text with what the rules do to the context of the next request (docs/context.md). */
 function withContextChange(preview: string, plan: PlannedCall, context: ToolCallContext): string {
-  const measure = context.measureNextRequest;
+  const measure = context.compactionEffect;
   if (measure === undefined) return preview;
-  const before = measure(context.events);
-  const after = measure([...context.events, ...plan.rules.map((planned) => planned.compaction)]);
-  return `${preview}\n${describeContextChange(before, after)}`;
+  const effect = measure(
+    context.events,
+    plan.rules.map((planned) => planned.compaction),
+  );
+  return `${preview}\n${describeContextChange(effect.before, effect.after)}\n${describeCompactionCost(effect.cost)}`;
 }
 
 /** Builds the `compact` tool. */

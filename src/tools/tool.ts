@@ -6,10 +6,11 @@
  * append as the tool's response, so they land together or not at all (the compact tool records its
  * compactions this way). Tools never write to the store themselves.
  */
+import type { CompactionCost } from "../compaction/core/advisor/cache-cost.js";
 import type { NextRequestContext } from "../compaction/core/advisor/next-request.js";
 import type { Keeping } from "../compaction/core/keeping.js";
 import type { CompactionEnvironment } from "../compaction/environment.js";
-import type { ConversationEvent } from "../core/conversation/events.js";
+import type { Compaction, ConversationEvent } from "../core/conversation/events.js";
 import type { StoreReader } from "../store/index.js";
 import type { ToolArguments } from "./arguments.js";
 
@@ -40,10 +41,18 @@ export interface ToolCallContext {
   /** The process's compaction environment (src/compaction/environment.ts); absent: the call's clock alone. */
   readonly compaction?: CompactionEnvironment;
   /**
-   * The context of the next request of these events, measured as the turn's gauge measures it
-   * (compaction/core/advisor/next-request.ts); absent where no turn runs.
+   * What compactions appended to these events would do to the context of the next request,
+   * measured as the turn's gauge measures it (compaction/core/advisor/next-request.ts), and what
+   * they cost with the prompt cache (compaction/core/advisor/cache-cost.ts); absent where no turn runs.
    */
-  readonly measureNextRequest?: (events: readonly ConversationEvent[]) => NextRequestContext;
+  readonly compactionEffect?: (
+    events: readonly ConversationEvent[],
+    compactions: readonly Compaction[],
+  ) => {
+    readonly before: NextRequestContext;
+    readonly after: NextRequestContext;
+    readonly cost: CompactionCost;
+  };
   /** Ids and timestamps for effect events. */
   newEventId(): string;
   now(): string;

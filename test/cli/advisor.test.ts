@@ -111,6 +111,10 @@ ${RECALL_OFF}`);
     provider.enqueue(textReply(words(150)), answers(0.9, 0.9, 0.1, 0.1));
     const fourth = await home.q([words(100)]);
     expect(fourth.stderr).toContain("cxc: advisor: Recommended: compact now.");
+    // What compacting now costs with the prompt cache: the automatic plan, at the model's prices.
+    expect(fourth.stderr).toMatch(
+      /Recommended: compact now\. Context is at .*; past the recommend line and [^;]*; compacting now saves \S+ tokens a request \(<?\$[\d.]+\) and rewrites \S+ of the prompt cache once \(<?\$[\d.]+\); pays back (at once|within \d+ turns)\.\n/,
+    );
     expect(fourth.stderr).not.toContain("the context figure now counts");
     // The advice names the command that acts on it.
     expect(fourth.stderr).toContain(

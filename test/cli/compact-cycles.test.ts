@@ -169,7 +169,8 @@ describe("observation masking inside one turn", () => {
           "Estimated tokens \\(o200k; summaries estimated with builtin/digest\\):\\n" +
           "  turn 1, cycles 1\\.\\.6 \\(6 cycles, tool responses\\): \\S+ → \\S+ tokens\\n" +
           "  whole conversation: \\S+ → \\S+ tokens\\n\\n" +
-          "Context of the next request: \\S+ → \\S+ tokens \\(.*\\)\\n$",
+          "Context of the next request: \\S+ → \\S+ tokens \\(.*\\)\\n" +
+          "With the prompt cache: saves \\S+ tokens a request; the next request writes \\S+ tokens to the cache again from turn 1 on, once \\(no prices known .*\\)\\n$",
       ),
     );
     expect(logBytes(home)).toBe(before);

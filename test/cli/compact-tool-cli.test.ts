@@ -223,6 +223,12 @@ describe("the approval prompt in a pseudo-terminal", () => {
     expect(screen).toContain("turns 1..2 → the assistant's summary");
     expect(screen).toContain('from     "set up the project skeleton"');
     expect(screen).toContain(`why      ${NOTE}`);
+    // What it does to the next request, and what it costs with the prompt cache (this fake
+    // reports a usage of a few tokens, so the figures are small).
+    expect(screen).toMatch(/Context of the next request: \S+ → \S+ tokens/);
+    expect(screen.replace(/\s+/g, " ")).toMatch(
+      /With the prompt cache: (saves|adds) \S+ tokens a request .*the next request writes \S+ tokens to the cache again from turn 1 on .*\(anthropic\/claude-sonnet-4-6, pr ?ices of \d{4}-\d{2}-\d{2}\)/,
+    );
     const previewPath = /preview {2}(\S+\.md)/.exec(screen)![1]!;
     expect(readFileSync(previewPath, "utf8")).toContain("answer to fix the container width bug");
     expect(exitCode).toBe(0);

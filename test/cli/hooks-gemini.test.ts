@@ -179,6 +179,21 @@ describe("cxc hook gemini", () => {
     expect(logLines()).toEqual([]);
   });
 
+  it("fails open: a transcript that is not there or is a folder, and stdin that is not JSON, give exit 0 and nothing", async () => {
+    const missing = join(home.cwd, "gone.jsonl");
+    mkdirSync(join(home.cwd, "folder.jsonl"), { recursive: true });
+    for (const path of [missing, join(home.cwd, "folder.jsonl")]) {
+      const before = await hook(event("BeforeModel", path, { llm_request: compressedRequest(SNAPSHOT) }));
+      expect(before, path).toMatchObject({ exitCode: 0, stdout: "" });
+      const after = await hook(event("AfterAgent", path, { prompt: "x" }), {
+        CXC_ADVISOR_NOTICE_TOKENS: "10",
+      });
+      expect(after, path).toMatchObject({ exitCode: 0, stdout: "" });
+    }
+    const garbage = await home.run(["hook", "gemini"], { input: "{not json" });
+    expect(garbage).toMatchObject({ exitCode: 0, stdout: "" });
+  });
+
   it("at AfterAgent, is silent below the notice line and advises /compress above it, once per tier", async () => {
     const path = join(home.cwd, "session.jsonl");
     writeFileSync(path, fixture);

@@ -75,6 +75,11 @@ describe("compact --continue", () => {
     expect(result.stderr).toContain("Proposed: compact turns 1..17 (summarize)");
     expect(result.stderr).toContain("The conversation now has 20 turns; 3 turns stay uncompacted.");
     expect(result.stderr).toContain("The agreed summary.");
+    // Before confirming: the next request before and after, and the cost with the prompt cache.
+    expect(result.stderr).toMatch(/\nContext of the next request: \S+ → \S+ tokens \(/);
+    expect(result.stderr).toMatch(
+      /\nWith the prompt cache: saves \S+ tokens a request.*; the next request writes \S+ tokens to the cache again from turn 1 on/,
+    );
     // The summary check shows what the agreed text leaves out before anything is applied.
     expect(result.stderr).toMatch(
       /\nThe summary of turns 1\.\.17 does not mention \d+ items; the 10 that matter most:\n/,

@@ -8,6 +8,7 @@ import { describeRange, describeSizedRange } from "../../core/present/labels.js"
 import { sanitizeTerminalText } from "../../core/present/sanitize.js";
 import type { SummaryLosses } from "../../compaction/core/summary/check.js";
 import { formatLosses as formatLossLines } from "../../compaction/core/summary/summary-check-text.js";
+import { compactionCostToJson, describeCompactionCost } from "../../compaction/core/advisor/cache-cost.js";
 import { describeContextChange } from "../../compaction/core/advisor/context-gauge.js";
 import { formatTokenCount } from "../../core/conversation/tokens.js";
 import type { CompactionRunResult, RunSegment } from "./run.js";
@@ -52,8 +53,10 @@ export function renderRunText(result: CompactionRunResult): string {
         `  whole conversation: ${formatTokenCount(result.totals.before)} → ${formatTokenCount(result.totals.after)} tokens`,
       );
     }
-    if (result.context !== undefined)
+    if (result.context !== undefined) {
       lines.push("", describeContextChange(result.context.before, result.context.after));
+      if (result.context.cost !== undefined) lines.push(describeCompactionCost(result.context.cost));
+    }
   }
   for (const segment of result.segments) {
     const losses = formatLosses(segment);
@@ -135,6 +138,7 @@ export function runToJson(id: string, result: CompactionRunResult): Record<strin
             after: result.context.after.tokens,
             source_before: result.context.before.source,
             source_after: result.context.after.source,
+            cache: result.context.cost === undefined ? null : compactionCostToJson(result.context.cost),
           },
   };
 }

@@ -20,8 +20,7 @@ import { stickyModel } from "../../query/settings.js";
 import { configuredAssistantModel } from "../../compaction/core/summary/summarizer.js";
 import { createLlmClient, selectDefaultModel } from "../../llm/registry.js";
 import { openPromptTerminal } from "../terminal/tty.js";
-import { compactionEffect, measureNextRequest } from "../../query/compaction.js";
-import { describeContextChange } from "../../compaction/core/advisor/context-gauge.js";
+import { describeCompactionEffect, measureNextRequest } from "../../query/compaction.js";
 import { confirmKey } from "../terminal/confirm.js";
 
 /** The review flags of `compact`, beside the ordinary ones. */
@@ -304,13 +303,12 @@ async function runContinue(context: CliContext, flags: ReviewFlags): Promise<voi
     outcome = await continueReview(context.store, {
       compaction,
       describeEffect: async (events, compactions) => {
-        const { measure } = await measureNextRequest(events, {
+        const { effect } = await measureNextRequest(events, {
           config: compaction.config,
           env: context.env,
           countTokens: await context.store.tokenCounter(),
         });
-        const effect = compactionEffect(measure, events, compactions);
-        return describeContextChange(effect.before, effect.after);
+        return describeCompactionEffect(effect(events, compactions));
       },
       yes: flags.yes === true || flags.confirm === false,
       // The summary is model output: sanitized before it reaches the terminal.

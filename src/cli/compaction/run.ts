@@ -8,6 +8,7 @@
  * the `recipe` (the model id or `builtin/digest`).
  */
 import type { CompactionReport } from "../../compaction/compact.js";
+import type { CompactionCost } from "../../compaction/core/advisor/cache-cost.js";
 import type { NextRequestContext } from "../../compaction/core/advisor/next-request.js";
 import type { CompactionSegment } from "../../compaction/core/plan.js";
 import type { Preparation } from "../../compaction/core/prepare.js";
@@ -56,7 +57,12 @@ export type CompactionRunResult =
       /** The events the dry run previewed (never appended). */
       readonly previewed?: readonly Compaction[];
       /** The context of the next request before and after (a dry run; compaction/core/advisor/next-request.ts). */
-      readonly context?: { readonly before: NextRequestContext; readonly after: NextRequestContext };
+      readonly context?: {
+        readonly before: NextRequestContext;
+        readonly after: NextRequestContext;
+        /** What they cost with the prompt cache (compaction/core/advisor/cache-cost.ts). */
+        readonly cost?: CompactionCost;
+      };
     };
 
 function timelineOf(

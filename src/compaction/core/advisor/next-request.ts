@@ -427,3 +427,52 @@ export function compactionCounts(events: readonly ConversationEvent[]): {
   }
   return { inForce, deferred };
 }
+
+/** What of the next request stays as the prompt cache holds it when `events` become `changed`. */
+export interface UnchangedPrefix {
+  /** Provider tokens of the next request before the first changed message (system prompt and tools included). */
+  readonly tokens: number;
+  /** The raw turn (0-based) the first changed message stands for; undefined when nothing changed. */
+  readonly firstChangedTurn?: number;
+}
+
+/**
+ * The part of the next request that a change (a compaction, a pin, a reset) leaves as it was: the
+ * system prompt, the tools and the messages before the first one that differs, which the prompt
+ * cache still holds; from there on the next request writes the cache again. `before` is
+ * `contextOfNextRequest(events)`: its scale puts cxc's count of the rest on the provider's.
+ */
+export function unchangedPrefix(
+  events: readonly ConversationEvent[],
+  changed: readonly ConversationEvent[],
+  before: NextRequestContext,
+  options: Pick<NextRequestOptions, "countTokens" | "dropsEarlierReasoning">,
+): UnchangedPrefix {
+  const drops = options.dropsEarlierReasoning ?? true;
+  const ordered = (list: readonly ConversationEvent[]) => {
+    const view = viewOf(eventsForNextRequest(list));
+    const sent = sentEvents(view, drops, false);
+    return view.turns.flatMap((turn) => {
+      const raw = turn.origin.kind === "kept" ? turn.origin.turn : turn.origin.from;
+      return turn.events.filter((event) => sent.has(event)).map((event) => ({ event, raw }));
+    });
+  };
+  const was = ordered(events);
+  const now = ordered(changed);
+  let same = 0;
+  while (same < was.length && same < now.length && sameEvent(was[same]!.event, now[same]!.event)) same++;
+  if (same === was.length && same === now.length) return { tokens: before.tokens };
+  const rest = was
+    .slice(same)
+    .reduce((sum, { event }) => sum + countEventTokens(event, options.countTokens), 0);
+  const tokens = Math.max(0, Math.round(before.tokens - (before.factor ?? 1) * rest));
+  const first = was[same] ?? now[same];
+  return { tokens, ...(first === undefined ? {} : { firstChangedTurn: first.raw }) };
+}
+
+function sameEvent(left: TurnEvent, right: TurnEvent): boolean {
+  return (
+    left === right ||
+    (left.id === right.id && left.type === right.type && countedText(left) === countedText(right))
+  );
+}
