@@ -19,6 +19,7 @@ const OTHER_FORMATS: Readonly<Record<string, { why: string; field: string }>> = 
   "src/core/interop/pi-export.ts": { why: "pi's own compaction session entry", field: "firstKeptEntryId" },
   "src/core/interop/opencode-export.ts": { why: "opencode's own compaction part", field: "overflow" },
   "src/llm/responses-request.ts": { why: "OpenAI's compaction input item", field: "encrypted_content" },
+  "src/llm/anthropic-request.ts": { why: "Anthropic's compaction block", field: "signature" },
 };
 
 function sourceFiles(directory: string): string[] {

@@ -179,12 +179,21 @@ async function writeSummaries(
     ...(environment.checkLosses ? { checkLosses: true } : {}),
     countTokens: preparation.countTokens ?? (await environment.counter(conversationId)),
     ...(unattended ? { unattended: true } : {}),
+    ...(environment.overhead === undefined ? {} : { overhead: environment.overhead }),
   });
   const made: (MadeSummary | undefined)[] = [];
+  const summarized = preparation.plan.segments.filter(
+    (segment) => segment.summary !== undefined || segment.supplied !== undefined,
+  );
   for (const [index, segment] of preparation.plan.segments.entries()) {
+    const alongside = summarized.filter((other) => other !== segment);
     made.push(
       wanted[index]
-        ? await makeSummary(preparation.events, { ...segment, summary: segment.summary! }, summaries)
+        ? await makeSummary(
+            preparation.events,
+            { ...segment, summary: segment.summary!, alongside },
+            summaries,
+          )
         : undefined,
     );
   }

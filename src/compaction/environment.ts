@@ -28,6 +28,8 @@ import {
   type RulesRequest,
 } from "./core/request.js";
 import type { PipelineReport } from "./summaries.js";
+import type { ConversationEvent } from "../core/conversation/events.js";
+import type { RequestOverhead } from "./context-window.js";
 
 export type { PipelineReport, SummaryProgress } from "./summaries.js";
 
@@ -59,6 +61,8 @@ export interface CompactionEnvironmentOptions {
   readonly copies?: boolean;
   /** List what each summary lost (`compact`). */
   readonly checkLosses?: boolean;
+  /** The system prompt and tools a conversation's next turn sends (a native summary is asked with them). */
+  readonly overhead?: (events: readonly ConversationEvent[]) => Promise<RequestOverhead | undefined>;
 }
 
 /** The environment of a process; see the module comment. */
@@ -70,6 +74,7 @@ export interface CompactionEnvironment {
   readonly clock: CompactionClock;
   readonly copies: boolean;
   readonly checkLosses: boolean;
+  readonly overhead?: (events: readonly ConversationEvent[]) => Promise<RequestOverhead | undefined>;
   counter(conversationId?: string): Promise<TokenCounter>;
   /** `conversation.compaction.rules` (the built-in default when unset); throws `invalid-config`. */
   configuredRules(): ConfiguredRules;
@@ -80,7 +85,13 @@ export interface CompactionEnvironment {
   /** The rules request of the explicit rules (`ruleFlags`) and the configured ones. */
   rules(
     explicit: ExplicitRules,
-    options?: { readonly range?: BoundRange; readonly model?: string; readonly note?: string },
+    options?: {
+      readonly range?: BoundRange;
+      readonly model?: string;
+      readonly note?: string;
+      /** `--native`: every summary asks for the provider's own. */
+      readonly native?: boolean;
+    },
   ): RulesRequest;
 }
 
@@ -100,6 +111,7 @@ export function createCompactionEnvironment(options: CompactionEnvironmentOption
     clock,
     copies: options.copies === true,
     checkLosses: options.checkLosses === true,
+    ...(options.overhead === undefined ? {} : { overhead: options.overhead }),
     counter: options.counter,
     configuredRules() {
       configured ??= configuredRulesOf(options.config);

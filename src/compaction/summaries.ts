@@ -44,6 +44,11 @@ import { writeScratchFile } from "../store/index.js";
 import { createLlmClient } from "../llm/registry.js";
 import { modelSummarizer } from "./model-summarizer.js";
 import { describeRetry } from "../llm/retry.js";
+import { createNativeCompactor } from "../llm/registry.js";
+import { MAX_COMPACTION_INSTRUCTIONS, type NativeCompactionOutcome } from "../llm/anthropic-compaction.js";
+import { buildLlmRequest } from "../core/conversation/request.js";
+import { nativeSummaryObstacle } from "./core/summary/native.js";
+import type { RequestOverhead } from "./context-window.js";
 
 /** A running progress indicator (the CLI's spinner). */
 export interface SummaryProgress {
@@ -87,6 +92,11 @@ export interface SummaryEnvironment {
    * digest unless the fallback setting says `abort` (compaction/core/summary/summarizer.ts, `fallbackFor`).
    */
   readonly unattended?: boolean;
+  /**
+   * The system prompt and tools the conversation's next turn will send: a native summary is asked
+   * with them, so the kept turns' thinking stays valid and the next turn reuses the prefix.
+   */
+  readonly overhead?: (events: readonly ConversationEvent[]) => Promise<RequestOverhead | undefined>;
 }
 
 /** One summary made by the pipeline. */
@@ -101,6 +111,8 @@ export interface MadeSummary {
   readonly path?: string;
   /** What the model's request reported (cxc's own spending; `SUMMARY_USAGE_KEY` on the event). */
   readonly usage?: ProviderUsage;
+  /** A native summary's cost, from the provider's `usage.iterations`. */
+  readonly nativeUsage?: { readonly inputTokens: number; readonly outputTokens: number };
 }
 
 const NO_MODEL_NOTICE =
@@ -264,7 +276,12 @@ async function turnsForModel(
  */
 export async function makeSummary(
   events: readonly ConversationEvent[],
-  segment: CycleRange & { readonly summary: SummaryRule; readonly facts?: string },
+  segment: CycleRange & {
+    readonly summary: SummaryRule;
+    readonly facts?: string;
+    /** The other summaries planned with it (a native summary must be the only one). */
+    readonly alongside?: readonly CycleRange[];
+  },
   environment: SummaryEnvironment,
 ): Promise<MadeSummary> {
   fallbackSetting(environment.config); // a bad setting is an error before any model is asked
@@ -275,6 +292,10 @@ export async function makeSummary(
     rule,
     environment.assistantModel ?? configuredAssistantModel(environment.config),
   );
+  if (rule.native === true) {
+    const native = await makeNativeSummary(events, range, segment.alongside ?? [], rule, choice, environment);
+    if (native !== undefined) return native;
+  }
   if (choice.kind === "digest" && choice.why === "no-model") environment.report.info(NO_MODEL_NOTICE);
   const byModel =
     choice.kind === "model"
@@ -302,6 +323,93 @@ export async function makeSummary(
     summarizer: written.summarizer,
     ...(byModel?.kind === "failed" ? { failed: { model: byModel.model, reason: byModel.reason } } : {}),
     ...(losses === undefined ? {} : { losses }),
+    ...(path === undefined ? {} : { path }),
+  };
+}
+
+/**
+ * The provider's own summary of `range` (docs/native-compaction.md), or undefined when cxc writes
+ * its own: where the block cannot stand, the model has no on-demand compaction, or the provider
+ * refused (after its retries for `compaction_unavailable`); each said in one line. The model is
+ * asked with the turns as the view shows them (an earlier block first, so compacting again
+ * replaces it, as the API does) and the next turn's system prompt and tools.
+ */
+async function makeNativeSummary(
+  events: readonly ConversationEvent[],
+  range: CycleRange,
+  alongside: readonly CycleRange[],
+  rule: SummaryRule,
+  choice: SummarizerChoice,
+  environment: SummaryEnvironment,
+): Promise<MadeSummary | undefined> {
+  const plain = (why: string): undefined => {
+    environment.report.warn(
+      `no native summary of ${describeRange(range)}: ${why}; cxc writes its own summary`,
+    );
+    return undefined;
+  };
+  if (choice.kind !== "model") return plain("no model is chosen to ask (-m anthropic/<model>)");
+  const obstacle = nativeSummaryObstacle(events, range, alongside);
+  if (obstacle !== undefined) return plain(obstacle);
+  const compactor = createNativeCompactor(choice.id, { config: environment.config, env: environment.env });
+  if (!compactor.ok) return plain(compactor.reason);
+  if (rule.instructions !== undefined && rule.instructions.length > MAX_COMPACTION_INSTRUCTIONS) {
+    return plain(
+      `its instructions are ${rule.instructions.length} characters long, and the provider takes at most ${MAX_COMPACTION_INSTRUCTIONS}`,
+    );
+  }
+  const view = projectConversation(events).turns.filter((turn) =>
+    turn.origin.kind === "kept" ? turn.origin.turn <= range.to : turn.origin.to <= range.to,
+  );
+  const overhead = await environment.overhead?.(events);
+  const request = buildLlmRequest(view, {
+    ...(overhead?.system === undefined ? {} : { system: overhead.system }),
+    tools: overhead?.tools ?? [],
+  });
+  const progress = environment.report.progress?.(
+    `Asking ${compactor.compactor.modelId} for its own summary of ${describeRange(range)}`,
+  );
+  let outcome: NativeCompactionOutcome;
+  try {
+    outcome = await compactor.compactor.compact(request, {
+      ...(rule.instructions === undefined ? {} : { instructions: rule.instructions }),
+      ...(environment.signal === undefined ? {} : { signal: environment.signal }),
+    });
+  } finally {
+    progress?.stop();
+  }
+  if (!outcome.ok) {
+    if (outcome.aborted || environment.signal?.aborted) {
+      throw new CxcError(
+        "interrupted",
+        `interrupted while summarizing ${describeRange(range)}; nothing was applied`,
+      );
+    }
+    return plain(`${compactor.compactor.modelId} gave none (${outcome.reason.replace(/\.$/, "")})`);
+  }
+  const model = compactor.compactor.modelId;
+  const usage = outcome.usage;
+  environment.report.info(
+    `Native summary of ${describeRange(range)} by ${model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (usage.iterations)`,
+  );
+  const path = environment.copies === undefined ? undefined : writeCopy(environment, range, outcome.content);
+  return {
+    policy: {
+      summary: outcome.content,
+      source: "derived",
+      recipe: model,
+      native: {
+        format: "anthropic-compaction",
+        provider: model.slice(0, model.indexOf("/")),
+        model,
+        content: outcome.content,
+        signature: outcome.signature,
+        usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
+      },
+    },
+    summarizer: model,
+    nativeUsage: usage,
+    usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
     ...(path === undefined ? {} : { path }),
   };
 }
@@ -335,4 +443,63 @@ export function noticesOnce(environment: SummaryEnvironment): SummaryEnvironment
     environment.report.info(text);
   };
   return { ...environment, report: { ...environment.report, info } };
+}
+
+/**
+ * What a dry run says of the native summaries a preparation asks for (docs/native-compaction.md):
+ * for each, that it is a model call and to which model, or why cxc would write its own summary.
+ * No model is called.
+ */
+export function describeNativeSummaries(
+  preparation: {
+    readonly events: readonly ConversationEvent[];
+    readonly plan: {
+      readonly segments: readonly (CycleRange & {
+        readonly summary?: SummaryRule;
+        readonly supplied?: unknown;
+      })[];
+    };
+  },
+  environment: Pick<SummaryEnvironment, "config" | "env" | "assistantModel">,
+): string[] {
+  const segments = preparation.plan.segments;
+  const summarized = segments.filter(
+    (segment) => segment.summary !== undefined || segment.supplied !== undefined,
+  );
+  const lines: string[] = [];
+  for (const segment of segments) {
+    if (segment.summary?.native !== true) continue;
+    const range = rangeOf(segment);
+    const choice = chooseSummarizer(
+      segment.summary,
+      environment.assistantModel ?? configuredAssistantModel(environment.config),
+    );
+    const obstacle =
+      choice.kind !== "model"
+        ? "no model is chosen to ask (-m anthropic/<model>)"
+        : (nativeSummaryObstacle(
+            preparation.events,
+            range,
+            summarized.filter((other) => other !== segment).map(rangeOf),
+          ) ?? nativeRefusal(choice.id, environment));
+    lines.push(
+      obstacle === undefined
+        ? `native summary of ${describeRange(range)}: a model call to ${(choice as { id: string }).id} (Anthropic's on-demand compaction); what it cost is said once it is made (usage.iterations)`
+        : `no native summary of ${describeRange(range)}: ${obstacle}; cxc would write its own summary`,
+    );
+  }
+  return lines;
+}
+
+/** Why a model has no on-demand compaction cxc can call, or undefined (a missing key is not a reason here). */
+function nativeRefusal(
+  modelId: string,
+  environment: Pick<SummaryEnvironment, "config" | "env">,
+): string | undefined {
+  try {
+    const choice = createNativeCompactor(modelId, { config: environment.config, env: environment.env });
+    return choice.ok ? undefined : choice.reason;
+  } catch {
+    return undefined;
+  }
 }

@@ -13,6 +13,7 @@ import type {
   ToolChoice as AnthropicToolChoice,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { type LlmMessage, type LlmPart, renderReasoningAsText } from "../core/conversation/request.js";
+import { modelFamily } from "./models.js";
 import type { FinishReason, LlmRequest, ToolChoice } from "./types.js";
 
 /** Output limit used when neither the request nor the client names one. */
@@ -26,6 +27,16 @@ export interface AnthropicRequestOptions {
   readonly cache?: boolean;
   /** Turns on extended thinking with this token budget. */
   readonly thinkingBudgetTokens?: number;
+  /**
+   * The cxc model id the request goes to: a compaction block written by the same provider and
+   * model family is replayed as the block (docs/native-compaction.md).
+   */
+  readonly modelId?: string;
+  /**
+   * Anthropic's context editing (`context_management`), sent as the user configured it; the
+   * request then needs the `context-management-2025-06-27` beta (`requestBetas`).
+   */
+  readonly contextManagement?: Readonly<Record<string, unknown>>;
 }
 
 const CACHE_CONTROL = { type: "ephemeral" } as const;
@@ -40,6 +51,7 @@ export function toAnthropicRequest(
   const messages = request.messages.map((message, position) =>
     toAnthropicMessage(message, position === request.messages.length - 1),
   );
+  replayCompactionBlock(request, messages, options.modelId);
   if (cache) markCacheBreakpoint(messages);
   const body: MessageCreateParamsStreaming = {
     model,
@@ -66,7 +78,87 @@ export function toAnthropicRequest(
   if (options.thinkingBudgetTokens !== undefined) {
     body.thinking = { type: "enabled", budget_tokens: options.thinkingBudgetTokens };
   }
+  if (options.contextManagement !== undefined) {
+    (body as unknown as Record<string, unknown>).context_management = options.contextManagement;
+  }
   return body;
+}
+
+/** The beta of context editing (`context_management`). */
+export const CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27";
+
+/**
+ * The betas a body needs, as one `anthropic-beta` value, or undefined: on-demand compaction's when
+ * it carries a compaction block, context editing's when it carries `context_management`.
+ */
+export function requestBetas(
+  body: { readonly messages: readonly MessageParam[] },
+  compactionBeta: string,
+): string | undefined {
+  const betas = [
+    ...(carriesCompactionBlock(body) ? [compactionBeta] : []),
+    ...((body as Record<string, unknown>).context_management === undefined ? [] : [CONTEXT_MANAGEMENT_BETA]),
+  ];
+  return betas.length === 0 ? undefined : betas.join(",");
+}
+
+/** True when a body carries a compaction block (it then needs the `compact-2026-09-04` beta). */
+export function carriesCompactionBlock(body: { readonly messages: readonly MessageParam[] }): boolean {
+  const first = body.messages[0];
+  return (
+    first !== undefined &&
+    typeof first.content !== "string" &&
+    (first.content[0] as { type?: string } | undefined)?.type === "compaction"
+  );
+}
+
+/**
+ * A compaction block of this provider and model family opening the request goes back as itself:
+ * the `[Summary of previous conversation]` request is left out, the block is the first block of
+ * the first message (the API wants it there), and what cxc adds after a summary (its facts block,
+ * pinned messages) opens the next user message, never inside the signed block. Anywhere else, or
+ * to another model, the summary stays the readable text it already is.
+ */
+function replayCompactionBlock(
+  request: LlmRequest,
+  messages: MessageParam[],
+  modelId: string | undefined,
+): void {
+  if (modelId === undefined || messages.length < 2) return;
+  const [opener, summary] = request.messages;
+  const part = summary?.parts[0];
+  if (
+    opener?.role !== "user" ||
+    !opener.parts.every((candidate) => candidate.type === "text" && candidate.nativeOpener === true) ||
+    summary?.role !== "assistant" ||
+    part?.type !== "text" ||
+    part.native?.format !== "anthropic-compaction" ||
+    part.native.content === undefined ||
+    part.native.signature === undefined ||
+    !sameFamily(part.native.model, modelId)
+  ) {
+    return;
+  }
+  const block = { type: "compaction", content: part.native.content, signature: part.native.signature };
+  const rest = (messages[1]!.content as ContentBlockParam[]).slice(1);
+  messages.splice(0, 2, { role: "assistant", content: [block as unknown as ContentBlockParam, ...rest] });
+  const addition = part.nativeAddition ?? "";
+  if (addition === "") return;
+  const next = messages[1];
+  if (next?.role === "user" && typeof next.content !== "string") {
+    // Tool results must lead a user message; none can follow a summary turn, which has no calls.
+    next.content = [{ type: "text", text: addition }, ...next.content];
+  } else {
+    messages.splice(1, 0, { role: "user", content: [{ type: "text", text: addition }] });
+  }
+}
+
+/** Same provider and model family (`anthropic/claude-opus-4-6` and its dated snapshots). */
+function sameFamily(writer: string, modelId: string): boolean {
+  const split = (id: string) => [id.slice(0, id.indexOf("/")), modelFamily(id.slice(id.indexOf("/") + 1))];
+  const [writerProvider, writerFamily] = split(writer);
+  const [provider, family] = split(modelId);
+  return writerProvider === provider && writerFamily === family;
 }
 
 /** Maps Anthropic's stop reason to ours. */

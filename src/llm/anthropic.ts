@@ -26,8 +26,10 @@ import {
 import {
   type AnthropicRequestOptions,
   mapAnthropicStopReason,
+  requestBetas,
   toAnthropicRequest,
 } from "./anthropic-request.js";
+import { COMPACTION_BETA } from "./anthropic-compaction.js";
 
 export {
   type AnthropicRequestOptions,
@@ -72,8 +74,11 @@ async function* streamAnthropic(
   const state = createStreamState();
   try {
     const client = await sdk();
+    // A compaction block replayed first needs its beta on every later request; context editing its own.
+    const betas = requestBetas(body, COMPACTION_BETA);
+    const headers = betas === undefined ? {} : { headers: { "anthropic-beta": betas } };
     const stream = await withSdkConsole(() =>
-      client.messages.create(body, options.signal ? { signal: options.signal } : {}),
+      client.messages.create(body, { ...headers, ...(options.signal ? { signal: options.signal } : {}) }),
     );
     for await (const event of stream) {
       yield* mapAnthropicEvent(event, state);

@@ -154,6 +154,30 @@ export function takesTools(_id: ModelId): boolean {
   return true;
 }
 
+/**
+ * Whether a model has Anthropic's on-demand compaction (beta `compact-2026-09-04`), as far as cxc
+ * knows: the models Anthropic lists (Claude Opus and Sonnet 4.6 and every later Claude), yes; the
+ * earlier Claude models, no; anything else (another provider's, a name cxc does not know),
+ * undefined: unknown, so cxc tries and falls back on a refusal.
+ * `providers.<name>.models.<model>.native_compaction` overrides it (registry.ts).
+ */
+export function hasNativeCompaction(id: ModelId): boolean | undefined {
+  if (id.provider !== "anthropic")
+    return id.provider === "openai" || id.provider === "google" ? false : undefined;
+  if (/^claude-(opus|sonnet)-4-6(-|$)/.test(id.model)) return true;
+  if (/^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/.test(id.model)) return true;
+  if (/^claude-(3|opus-4|sonnet-4|haiku-4)/.test(id.model)) return false;
+  return undefined;
+}
+
+/**
+ * The family of a Claude model a compaction block can go back to: the model name without a dated
+ * snapshot suffix (`claude-opus-4-6-20261001` → `claude-opus-4-6`).
+ */
+export function modelFamily(model: string): string {
+  return model.replace(/-\d{8}$/, "");
+}
+
 /** The model chosen for a provider when only its key is configured. */
 export const DEFAULT_MODELS = {
   anthropic: "anthropic/claude-sonnet-4-6",

@@ -15,6 +15,7 @@ import * as z from "zod";
 import type { PriceSource } from "../core/prices.js";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
+import { createAnthropicCompactor, type NativeCompactor } from "./anthropic-compaction.js";
 import { describeUnreachable } from "./errors.js";
 import { withIdleTimeout } from "./idle-timeout.js";
 import {
@@ -28,6 +29,7 @@ import {
   parseModelId,
   resolveModelAlias,
   takesTools,
+  hasNativeCompaction,
 } from "./models.js";
 import { createGoogleClient } from "./google.js";
 import { createOpenAIClient } from "./openai.js";
@@ -52,6 +54,13 @@ const ProviderConfigSchema = z.looseObject({
   base_url: z.string().min(1).optional(),
   api_key_env: z.string().min(1).optional(),
   api: z.enum(["responses", "chat"]).optional(),
+  /**
+   * Anthropic's context editing, passed through as the user wrote it (`{edits: [...]}`, e.g.
+   * `clear_tool_uses_20250919`), with its beta; docs/native-compaction.md.
+   */
+  context_management: z
+    .looseObject({ edits: z.array(z.looseObject({ type: z.string().min(1) })) })
+    .optional(),
   models: z
     .record(
       z.string(),
@@ -60,6 +69,7 @@ const ProviderConfigSchema = z.looseObject({
         max_output_tokens: z.number().int().positive().optional(),
         reasoning: z.boolean().optional(),
         tools: z.boolean().optional(),
+        native_compaction: z.boolean().optional(),
         /** Dollars per million tokens; the cache's default to input. */
         prices: z
           .looseObject({
@@ -116,6 +126,8 @@ export interface ProviderSettings {
    * `GEMINI_API_KEY`); none when `providers.<name>.api_key_env` names the variable.
    */
   readonly alternateKeyEnvs?: readonly string[];
+  /** `providers.<name>.context_management`, sent as written on every Messages request. */
+  readonly contextManagement?: Readonly<Record<string, unknown>>;
 }
 
 type BuiltInProvider = Omit<ProviderSettings, "api"> & { baseURLEnv?: string };
@@ -160,6 +172,8 @@ export interface ClientSettings {
   readonly maxOutputTokens?: number;
   /** Whether the model reasons (Responses: ask for summaries and encrypted reasoning). */
   readonly reasoning: boolean;
+  /** Anthropic's context editing as the user configured it (`providers.<name>.context_management`). */
+  readonly contextManagement?: Readonly<Record<string, unknown>>;
 }
 
 /** One factory per wire API. */
@@ -251,6 +265,9 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
     ...(baseURL === undefined ? {} : { baseURL, baseURLSource }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
     ...(alternates === undefined ? {} : { alternateKeyEnvs: alternates }),
+    ...(configured?.context_management === undefined
+      ? {}
+      : { contextManagement: configured.context_management }),
   };
 }
 
@@ -311,6 +328,11 @@ export interface ResolvedModel extends ModelId, ModelLimits {
   readonly reasoning: boolean;
   /** Whether the model takes tools: `providers.<name>.models.<model>.tools`, else the table (yes). */
   readonly tools: boolean;
+  /**
+   * Whether it has Anthropic's on-demand compaction: `providers.<name>.models.<model>.native_compaction`,
+   * else the table (`hasNativeCompaction`); undefined: unknown.
+   */
+  readonly nativeCompaction?: boolean;
   /** Where `contextWindow` came from: cxc's model table or the configuration. */
   readonly contextWindowSource?: "known" | "configured";
   /** Its prices: `providers.<name>.models.<model>.prices`, else cxc's table (`PRICES_AS_OF`). */
@@ -358,9 +380,14 @@ export function resolveModel(idOrAlias: string, config: LlmConfig, env: Environm
     ...(prices === undefined ? {} : { prices }),
     reasoning: override?.reasoning ?? isReasoningModel(parsed),
     tools: override?.tools ?? takesTools(parsed),
+    ...nativeCompactionOf(override?.native_compaction ?? hasNativeCompaction(parsed)),
     ...(contextWindowSource === undefined ? {} : { contextWindowSource }),
     settings,
   };
+}
+
+function nativeCompactionOf(value: boolean | undefined): { nativeCompaction?: boolean } {
+  return value === undefined ? {} : { nativeCompaction: value };
 }
 
 /** Options of `createLlmClient`. */
@@ -406,6 +433,9 @@ export function createLlmClient(idOrAlias: string, options: CreateClientOptions)
     ...(apiKey ? { apiKey } : {}),
     ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    ...(model.settings.contextManagement === undefined
+      ? {}
+      : { contextManagement: model.settings.contextManagement }),
   });
   const guarded = nameUnreachableServer(withIdleTimeout(client, options.idleTimeoutMs), model.settings);
   return options.retry === false ? guarded : withRetry(guarded, options.retry ?? {});
@@ -457,4 +487,53 @@ export async function probeOllama(baseURL: string, timeoutMs = 300): Promise<rea
   } catch {
     return undefined;
   }
+}
+
+/** A model's native compactor, or why it has none (the caller says it and writes cxc's summary). */
+export type NativeCompactorChoice =
+  | { readonly ok: true; readonly compactor: NativeCompactor; readonly known: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * The on-demand compactor of a model (Anthropic's Messages API only): refused when the model is
+ * reached another way or the model table (or `providers.<p>.models.<m>.native_compaction`) says it
+ * has none; `known` false when cxc does not know, and tries. A missing key is `provider-auth`.
+ */
+export function createNativeCompactor(
+  idOrAlias: string,
+  options: Pick<CreateClientOptions, "config" | "env"> & {
+    readonly sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
+  },
+): NativeCompactorChoice {
+  const config = readLlmConfig(options.config);
+  const model = resolveModel(idOrAlias, config, options.env);
+  if (model.settings.api !== "anthropic") {
+    return {
+      ok: false,
+      reason: `${model.id} has no on-demand compaction cxc can call (only Anthropic's Messages API has one)`,
+    };
+  }
+  if (model.nativeCompaction === false) {
+    return {
+      ok: false,
+      reason: `${model.id} has no on-demand compaction (set providers.${model.provider}.models.${model.model}.native_compaction = true if it has)`,
+    };
+  }
+  const apiKey = readProviderKey(model.settings, options.env);
+  if (model.settings.apiKeyEnv !== undefined && !apiKey) {
+    throw new CxcError("provider-auth", `Missing environment variable ${model.settings.apiKeyEnv}.`, {
+      hint: `export ${model.settings.apiKeyEnv}=… to use ${model.id}`,
+    });
+  }
+  return {
+    ok: true,
+    known: model.nativeCompaction === true,
+    compactor: createAnthropicCompactor({
+      modelId: model.id,
+      model: model.model,
+      apiKey: apiKey ?? "",
+      ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    }),
+  };
 }

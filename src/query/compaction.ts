@@ -52,9 +52,10 @@ export async function compactBeforeTurn(
   rules: ExplicitRules,
   environment: CompactionEnvironment,
   signal?: AbortSignal,
+  native = false,
 ): Promise<string> {
   const loaded = conversation.load();
-  const request = environment.rules(rules);
+  const request = environment.rules(rules, native ? { native: true } : {});
   const preparation = prepare(loaded.events, request, environment.settings(loaded.meta));
   const report = await compact(preparation, environment, {
     into: conversation,

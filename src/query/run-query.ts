@@ -29,6 +29,7 @@ import {
 } from "./advisor.js";
 import { createCompactionEnvironment, type PipelineReport } from "../compaction/environment.js";
 import { type CompactFlag, compactBeforeTurn, measureNextRequest, readCompactFlags } from "./compaction.js";
+import { conversationOverhead } from "./request-overhead.js";
 import { loadSnapshot, reloadIfChanged } from "./log-snapshot.js";
 import { modelDelta, readQuerySettings } from "./settings.js";
 import { isReviewConversation, planTurnRecall, querySettingsOfRecall, recallDirectives } from "./recall.js";
@@ -57,6 +58,8 @@ export interface QueryRequest {
   readonly directives: readonly ToolDirective[];
   readonly forcedTool?: string;
   readonly compact: readonly CompactFlag[];
+  /** `--native` with `-k`: its summaries are the provider's own. */
+  readonly native?: boolean;
   /** `--fork` (true) or `--fork=N` (keep the last N turns). */
   readonly fork?: true | number;
   readonly maxCycles?: number;
@@ -196,6 +199,8 @@ export async function runQuery(
     counter: (id) => store.tokenCounter(id ?? conversationId),
     ...(chosenModel === undefined ? {} : { assistantModel: chosenModel }),
     clock,
+    // A native summary is asked with the system prompt and tools this turn sends.
+    overhead: (events) => conversationOverhead(events, environment.config, environment.env),
   });
   const controller = new AbortController();
   const removeHandlers = installInterruptHandlers(controller, ui);
@@ -203,7 +208,15 @@ export async function runQuery(
     return await store.locked(conversationId, "cxc q", async (conversation) => {
       if (compactRules !== undefined) {
         assertNoOpenReview(store, conversationId);
-        ui.info(await compactBeforeTurn(conversation, compactRules, compaction, controller.signal));
+        ui.info(
+          await compactBeforeTurn(
+            conversation,
+            compactRules,
+            compaction,
+            controller.signal,
+            request.native === true,
+          ),
+        );
       }
       const loaded = reloadIfChanged(store, conversationId, snapshot);
       for (const warning of loaded.warnings) ui.warn(warning);

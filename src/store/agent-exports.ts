@@ -5,6 +5,7 @@
  * (claude-code-export.ts, pi-export.ts, codex-export.ts, gemini-export.ts). See
  * docs/import-export.md.
  */
+import type { ExportRecallIndex } from "../core/interop/agent-export.js";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -41,6 +42,11 @@ export interface AgentExportRequest {
   readonly cwd: string;
   readonly env: Environment;
   readonly now: string;
+  /**
+   * The recall index the session carries (Claude Code, pi, Codex), its references naming the cxc
+   * conversation (docs/recall.md, "Exports").
+   */
+  readonly recallIndex?: ExportRecallIndex;
 }
 
 export interface AgentExportResult {
@@ -109,6 +115,7 @@ export function writeAgentExport(
     }
   } else if (request.agent === "claude-code") {
     session = exportClaudeCodeSession(conversation.events, {
+      ...(request.recallIndex === undefined ? {} : { recallIndex: request.recallIndex }),
       sessionId,
       cwd,
       newUuid: () => nodeCrypto().randomUUID(),
@@ -124,6 +131,7 @@ export function writeAgentExport(
     path = request.output ?? agentPath;
   } else if (request.agent === "pi") {
     session = exportPiSession(conversation.events, {
+      ...(request.recallIndex === undefined ? {} : { recallIndex: request.recallIndex }),
       sessionId,
       cwd,
       timestamp: request.now,
@@ -141,6 +149,7 @@ export function writeAgentExport(
       );
   } else {
     session = exportCodexSession(conversation.events, {
+      ...(request.recallIndex === undefined ? {} : { recallIndex: request.recallIndex }),
       sessionId,
       cwd,
       timestamp: request.now,

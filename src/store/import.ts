@@ -274,14 +274,25 @@ function cxcConversation(
   label: string,
   options: { archived: boolean },
 ): ImportedConversation {
+  // Named in the export's own terms: the field of its "conversation" object.
+  const field = (name: string, value: unknown, what: string): string | undefined =>
+    value === undefined
+      ? `"${name}" is missing`
+      : typeof value !== "string" || value === ""
+        ? `"${name}" must be ${what}, not ${value === "" ? "empty" : value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}`
+        : undefined;
   const id = meta.id;
-  if (typeof id !== "string" || !CONVERSATION_ID_PATTERN.test(id)) {
-    throw new CxcError("import-invalid", `${label}: the conversation id '${String(id)}' is not valid`);
-  }
-  const createdAt =
-    typeof meta.created_at === "string" && meta.created_at !== "" ? meta.created_at : undefined;
-  if (createdAt === undefined)
-    throw new CxcError("import-invalid", `${label}: the conversation has no created_at`);
+  const idProblem =
+    field("id", id, "a conversation id") ??
+    (CONVERSATION_ID_PATTERN.test(id as string)
+      ? undefined
+      : `"id" is not a conversation id (3 to 64 lowercase letters, digits, _ and -): ${JSON.stringify(id)}`);
+  if (idProblem !== undefined || typeof id !== "string")
+    throw new CxcError("import-invalid", `${label}: conversation: ${idProblem}`);
+  const createdProblem = field("created_at", meta.created_at, "a time (RFC 3339)");
+  if (createdProblem !== undefined)
+    throw new CxcError("import-invalid", `${label}: conversation: ${createdProblem}`);
+  const createdAt = meta.created_at as string;
   const problem = eventListProblem(events);
   if (problem !== undefined) throw new CxcError("import-invalid", `${label}: ${problem}`);
   const extra = Object.fromEntries(Object.entries(meta).filter(([key]) => !DERIVED_META.has(key)));

@@ -32,6 +32,8 @@ import {
   recallUnits,
   renderRecallSearch,
   findRecallMatches,
+  indexSources,
+  parseRecallReference,
 } from "../core/conversation/recall.js";
 import { zodArguments } from "./arguments.js";
 import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
@@ -123,10 +125,12 @@ export interface RecallCall {
  * time limit). Failures the model can act on are tool errors.
  */
 export async function runRecall(
-  analysis: RecallAnalysis,
+  analyses: RecallAnalysis | readonly RecallAnalysis[],
   call: RecallCall,
   settings: Pick<RecallSettings, "pageCharacters">,
 ): Promise<ToolOutcome> {
+  const all: readonly RecallAnalysis[] = Array.isArray(analyses) ? analyses : [analyses as RecallAnalysis];
+  const analysis = all[0]!;
   const reference = call.reference?.trim() ?? "";
   const query = call.query ?? "";
   const paging = { budget: settings.pageCharacters, ...(call.page === undefined ? {} : { page: call.page }) };
@@ -142,7 +146,7 @@ export async function runRecall(
     );
   const compiled = queryPattern(query);
   if ("error" in compiled) return failure(compiled.error);
-  const units = recallUnits(analysis);
+  const units = all.flatMap((one) => recallUnits(one));
   const texts = units.map((unit) => unit.text);
   const found = compiled.isPattern
     ? await matchInWorker(texts, compiled.pattern, PATTERN_TIME_LIMIT_MS)
@@ -153,6 +157,40 @@ export async function runRecall(
     );
   const rendered = renderRecallSearch(units, found, query, paging);
   return rendered.ok ? { content: rendered.text, isError: false } : failure(rendered.error);
+}
+
+/**
+ * Runs one call over an agent's session (`own`) and the cxc conversations its export names
+ * (docs/recall.md, "Exports"): a reference that names `cxc <id>` reads that conversation
+ * (`loadCxc`, from the store), one without a source the session itself; a query searches the
+ * session and every conversation its recall index names.
+ */
+export async function runRecallWithSources(
+  own: RecallAnalysis,
+  call: RecallCall,
+  settings: Pick<RecallSettings, "pageCharacters">,
+  loadCxc: (id: string) => RecallAnalysis | undefined | Promise<RecallAnalysis | undefined>,
+): Promise<ToolOutcome> {
+  const reference = call.reference?.trim() ?? "";
+  if (reference !== "") {
+    const parsed = parseRecallReference(reference);
+    if (!parsed.ok || parsed.source === undefined || parsed.source === own.source)
+      return runRecall(own, call, settings);
+    const id = parsed.source.replace(/^cxc\s+/i, "");
+    const other = await loadCxc(id);
+    if (other === undefined)
+      return failure(
+        `${parsed.source} is not a conversation in this machine's cxc store, so its turns cannot be read here; use a reference without the "cxc …" prefix for this session's own history`,
+      );
+    return runRecall(other, call, settings);
+  }
+  if ((call.query ?? "").trim() === "") return runRecall(own, call, settings);
+  const others: RecallAnalysis[] = [];
+  for (const id of indexSources(own.events)) {
+    const other = await loadCxc(id);
+    if (other !== undefined) others.push(other);
+  }
+  return runRecall([own, ...others], call, settings);
 }
 
 function failure(message: string): ToolOutcome {

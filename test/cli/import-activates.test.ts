@@ -177,6 +177,29 @@ describe("a cxc export's errors name the event's own field", () => {
       expect(result.stderr).toBe(`cxc: error: ${path}: ${error}\n`);
       expect(result.stderr).not.toMatch(/Invalid input|expected \w+, received/);
     }
+    // The conversation's own fields, named as the export names them.
+    const conversations: [Record<string, unknown>, string][] = [
+      [{ title: "x", created_at: conversation.created_at }, 'conversation: "id" is missing'],
+      [{ ...conversation, id: 7 }, 'conversation: "id" must be a conversation id, not a number'],
+      [
+        { ...conversation, id: "Not An Id" },
+        'conversation: "id" is not a conversation id (3 to 64 lowercase letters, digits, _ and -): "Not An Id"',
+      ],
+      [{ id: conversation.id }, 'conversation: "created_at" is missing'],
+      [
+        { ...conversation, created_at: 5 },
+        'conversation: "created_at" must be a time (RFC 3339), not a number',
+      ],
+    ];
+    for (const [meta, error] of conversations) {
+      writeFileSync(
+        path,
+        JSON.stringify({ cxc: "conversation-export", version: 1, conversation: meta, events: [turnStart] }),
+      );
+      const result = await home.run(["conversation", "import", path]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(`cxc: error: ${path}: ${error}\n`);
+    }
     const listed = await home.run(["--format", "json", "conversation", "ls"]);
     expect(JSON.parse(listed.stdout)).toEqual([]);
   });

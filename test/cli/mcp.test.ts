@@ -275,3 +275,50 @@ describe("cxc hooks install registers cxc mcp through the agent's own command", 
     expect(existsSync(join(env.HOME, ".claude.json"))).toBe(false);
   });
 });
+
+describe("a session exported from cxc", () => {
+  it("carries the recall index naming its conversation, which the agent's recall reads from the store", async () => {
+    const env = { ...home.env, XDG_STATE_HOME: join(home.cwd, "state") };
+    const imported = await home.run(["--format", "json", "conversation", "import", FIXTURE], { env });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const id = (JSON.parse(imported.stdout) as { id: string }[])[0]!.id;
+    const exported = join(home.cwd, "exported.jsonl");
+    const written = await home.run(
+      ["conversation", "export", id, "--to", "claude-code", "--output", exported],
+      {
+        env,
+      },
+    );
+    expect(written.exitCode, written.stderr).toBe(0);
+    const lines = readFileSync(exported, "utf8").split("\n").filter(Boolean);
+    const index = lines
+      .map((line) => JSON.parse(line) as { type: string; message?: { content?: unknown } })
+      .find(
+        (record) => record.type === "user" && String(record.message?.content).startsWith("[Recall index"),
+      );
+    expect(index, "the export holds the index as a user message").toBeDefined();
+    const text = String(index!.message!.content);
+    expect(text.split("\n")[1]).toMatch(
+      new RegExp(`^cxc ${id} turn 1: summarized \\(2 calls, \\d+ chars\\)$`),
+    );
+    const run = await agent({
+      agent: "claude-code",
+      session: { session_id: "exported", transcript_path: exported, cwd: project },
+      calls: [
+        { reference: `cxc ${id} turn 1` },
+        { query: "milk" },
+        { reference: "cxc 01NOTACONVERSATION turn 1" },
+      ],
+    });
+    expect(run.results[0]!.isError).toBe(false);
+    expect(run.results[0]!.text).toContain(`cxc ${id} turn 1\n## turn 1`);
+    expect(run.results[0]!.text).toContain("remember the milk");
+    expect(run.results[1]!.text).toContain(`cxc ${id} turn 1: `);
+    expect(run.results[2]).toMatchObject({
+      isError: true,
+      text: expect.stringContaining(
+        "cxc 01NOTACONVERSATION is not a conversation in this machine's cxc store",
+      ),
+    });
+  });
+});

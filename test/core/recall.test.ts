@@ -427,3 +427,28 @@ describe("pages", () => {
     expect(pageOf("abc", 2, 4000, "x")).toEqual({ ok: false, error: "x has 1 page; there is no page 2" });
   });
 });
+
+describe("the index after a tool result", () => {
+  it("follows the run of results it opens, never before a result in its message", () => {
+    const build = createEventBuilder();
+    const events = [
+      build.turnStart(),
+      build.request("Read both files"),
+      build.toolRequest({ callId: "c1", name: "read_file", arguments: { path: "a.ts" } }),
+      build.toolResponse("c1", "A".repeat(3000)),
+      build.toolRequest({ callId: "c2", name: "read_file", arguments: { path: "b.ts" } }),
+      build.toolResponse("c2", "B"),
+      build.message("Both read."),
+    ];
+    const indexText = "[Recall index: …]\nturn 1, call 1: read_file a.ts (3.0k chars)";
+    const second = events[5]!;
+    const request = buildLlmRequest([{ events, origin: { kind: "raw" } } as never], {
+      recallIndex: { text: indexText, beforeEventId: second.id },
+    });
+    const holder = request.messages.find((message) =>
+      message.parts.some((part) => part.type === "text" && part.text === indexText),
+    )!;
+    expect(holder.role).toBe("user");
+    expect(holder.parts.map((part) => part.type)).toEqual(["tool-result", "text"]);
+  });
+});

@@ -20,9 +20,20 @@
  * input, a quarter of the characters of what it answers (text, thinking, tool names and arguments)
  * as output. `counted(request)` gives that input count for a recorded request.
  *
+ * Anthropic's on-demand compaction (beta `compact-2026-09-04`): a reply with a `compaction` block
+ * answers with `stop_reason: "compaction"`, the block whole, `usage.input_tokens`/`output_tokens`
+ * 0 and the real cost in `usage.iterations`. Requests are checked as the API checks them, before
+ * a reply is taken: a `compaction` parameter or a `compaction` block needs the beta header; the
+ * block must be the first block of the first message, once (`compaction_block_misplaced`); its
+ * signature must be the one the fake gave its content (`fakeCompactionSignature`), else
+ * `compaction_content_mismatch`; `compaction` cannot come with `context_management`,
+ * `stop_sequences` or a forced `tool_choice`. Its errors (`compaction_unavailable` 529,
+ * `compaction_nothing_to_summarize`) are scripted as errors with their `errorType`.
+ *
  * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
  * standalone process for end-to-end tests.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -109,7 +120,19 @@ export interface FakeRawReply {
   contentType?: string;
 }
 
-export type FakeReply = FakeMessageReply | FakeErrorReply | FakeRawReply;
+/**
+ * Anthropic's answer to an on-demand compaction request: one `compaction` block (its signature
+ * defaults to `fakeCompactionSignature` of its content), `stop_reason: "compaction"`, the cost in
+ * `usage.iterations` (input 10 and output 5 unless scripted).
+ */
+export interface FakeCompactionReply {
+  kind: "compaction";
+  content: string;
+  signature?: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+export type FakeReply = FakeMessageReply | FakeErrorReply | FakeRawReply | FakeCompactionReply;
 
 /** What the fake server received. */
 export interface RecordedRequest {
@@ -332,10 +355,18 @@ async function handleRequest(
     sendJson(response, 404, { error: { type: "not_found_error", message: `no route ${recorded.path}` } });
     return;
   }
+  const refused = protocol === "anthropic" ? compactionProblem(body, recorded.headers) : undefined;
+  if (refused !== undefined) {
+    sendError(response, protocol, refused);
+    return;
+  }
   const routed = routeIndex === undefined ? undefined : state.routes[routeIndex]!.reply;
   const scripted = routed ?? queue.shift();
   const reply =
-    scripted === undefined || scripted.kind === "error" || scripted.kind === "raw"
+    scripted === undefined ||
+    scripted.kind === "error" ||
+    scripted.kind === "raw" ||
+    scripted.kind === "compaction"
       ? scripted
       : { ...scripted, usage: replyUsage(scripted, text, state.countUsage) };
   if (reply === undefined) {
@@ -359,6 +390,21 @@ async function handleRequest(
     : String((body as { model?: unknown } | undefined)?.model ?? "fake-model");
   if (reply.kind === "error" && !(reply.midStream && streaming && protocol !== "openai")) {
     sendError(response, protocol, reply);
+    return;
+  }
+  if (reply.kind === "compaction") {
+    state.served += 1;
+    if (protocol !== "anthropic") {
+      sendError(response, protocol, {
+        kind: "error",
+        status: 400,
+        message: "fake provider: a compaction reply is Anthropic's",
+      });
+      return;
+    }
+    const answer = compactionAnswer(reply, model, `msg_fake_${state.served}`, streaming);
+    if (answer.frames === undefined) sendJson(response, 200, answer.json);
+    else await streamFrames(response, answer.frames, {});
     return;
   }
   state.served += 1;
@@ -512,6 +558,67 @@ function stopOf(reply: FakeMessageReply): NonNullable<FakeMessageReply["stop"]> 
   return reply.stop ?? (reply.blocks.some((block) => block.type === "tool-call") ? "tool-use" : "end");
 }
 
+/** The beta header of Anthropic's on-demand compaction. */
+export const COMPACTION_BETA = "compact-2026-09-04";
+
+/** The signature the fake gives a compaction block's content (and checks when it comes back). */
+export function fakeCompactionSignature(content: string): string {
+  return `fakesig-${createHash("sha256").update(content).digest("base64url").slice(0, 32)}`;
+}
+
+/**
+ * What Anthropic would refuse in a request about compaction (see the module comment), as a 400
+ * reply, or undefined.
+ */
+function compactionProblem(body: unknown, headers: Record<string, string>): FakeErrorReply | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const request = body as Record<string, unknown>;
+  const messages = Array.isArray(request.messages) ? (request.messages as Record<string, unknown>[]) : [];
+  const blocks: { message: number; block: number; value: Record<string, unknown> }[] = [];
+  messages.forEach((message, messageIndex) => {
+    if (!Array.isArray(message.content)) return;
+    (message.content as Record<string, unknown>[]).forEach((value, blockIndex) => {
+      if (value?.type === "compaction") blocks.push({ message: messageIndex, block: blockIndex, value });
+    });
+  });
+  if (request.compaction === undefined && blocks.length === 0) return undefined;
+  const fail = (errorType: string, message: string): FakeErrorReply => ({
+    kind: "error",
+    status: 400,
+    errorType,
+    message,
+  });
+  const betas = (headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim());
+  if (!betas.includes(COMPACTION_BETA)) {
+    return fail("invalid_request_error", `compaction needs the ${COMPACTION_BETA} beta header`);
+  }
+  if (request.compaction !== undefined) {
+    const choice = (request.tool_choice as { type?: unknown } | undefined)?.type;
+    if (
+      request.context_management !== undefined ||
+      request.stop_sequences !== undefined ||
+      choice === "any" ||
+      choice === "tool"
+    ) {
+      return fail(
+        "invalid_request_error",
+        "compaction cannot be combined with context_management, stop_sequences or a forced tool_choice",
+      );
+    }
+  }
+  if (blocks.length > 1 || (blocks.length === 1 && (blocks[0]!.message !== 0 || blocks[0]!.block !== 0))) {
+    return fail(
+      "compaction_block_misplaced",
+      "a compaction block must be the first block of the first message, once",
+    );
+  }
+  const block = blocks[0]?.value;
+  if (block !== undefined && block.signature !== fakeCompactionSignature(String(block.content))) {
+    return fail("compaction_content_mismatch", "the compaction block's content does not match its signature");
+  }
+  return undefined;
+}
+
 /** Splits text into a few pieces so clients see several deltas. */
 function splitText(text: string): string[] {
   const pieces = text.match(/\S+\s*|\s+/g) ?? [];
@@ -529,6 +636,49 @@ const ANTHROPIC_STOPS = {
   "tool-use": "tool_use",
   refusal: "refusal",
 };
+
+/** On-demand compaction reports 0 at the top level; the real cost is in `iterations`. */
+function compactionUsage(reply: FakeCompactionReply): Record<string, unknown> {
+  return {
+    input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 0,
+    iterations: [
+      {
+        type: "compaction",
+        input_tokens: reply.usage?.inputTokens ?? 10,
+        output_tokens: reply.usage?.outputTokens ?? 5,
+      },
+    ],
+  };
+}
+
+/** The message (JSON) or frames (streamed) of a compaction reply. */
+function compactionAnswer(reply: FakeCompactionReply, model: string, messageId: string, streaming: boolean) {
+  const block = {
+    type: "compaction",
+    content: reply.content,
+    signature: reply.signature ?? fakeCompactionSignature(reply.content),
+  };
+  const usage = compactionUsage(reply);
+  const message = { id: messageId, type: "message", role: "assistant", model, stop_sequence: null };
+  if (!streaming) return { json: { ...message, content: [block], stop_reason: "compaction", usage } };
+  const frame = (event: string, data: Record<string, unknown>): Frame => ({
+    event,
+    data: JSON.stringify({ type: event, ...data }),
+  });
+  return {
+    frames: [
+      frame("message_start", { message: { ...message, content: [], stop_reason: null, usage } }),
+      // Streamed, the block arrives whole in its start event.
+      frame("content_block_start", { index: 0, content_block: block }),
+      frame("content_block_stop", { index: 0 }),
+      frame("message_delta", { delta: { stop_reason: "compaction", stop_sequence: null }, usage }),
+      frame("message_stop", {}),
+    ],
+  };
+}
 
 function anthropicUsage(scripted: FakeUsage | "counted" = {}): Record<string, number> {
   // Counted usage is resolved when the request arrives (`replyUsage`).

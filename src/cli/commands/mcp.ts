@@ -33,6 +33,14 @@ export function define(entry: Command): void {
         env: context.env,
         settings,
         version: VERSION,
+        // A session exported from cxc names its conversation: read-only, from the store.
+        loadConversation: (id) => {
+          try {
+            return context.store.load(id).events;
+          } catch {
+            return undefined;
+          }
+        },
       });
     });
 }

@@ -35,6 +35,7 @@ export function define(entry: Command): void {
     )
     .option("-u, --tool-use <NAME>", "make the model call NAME on the first cycle (implies -t NAME)")
     .option("-k, --compact [SPEC]", "compact before the turn: bare for the configured rules, or -k=SPEC")
+    .option("--native", "with -k: summaries are the provider's own on-demand compaction (Anthropic models)")
     .option("--fork [N]", "continue on a fork; --fork=N keeps the last N turns")
     .option("--no-stream", "print the answer once it is complete")
     .option("--non-interactive", "never prompt; tools that need approval are refused")

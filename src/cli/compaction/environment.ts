@@ -42,5 +42,12 @@ export function commandCompaction(
     counter: (id) => context.store.tokenCounter(id),
     ...(options.copies ? { copies: true } : {}),
     ...(options.checkLosses ? { checkLosses: true } : {}),
+    // Only a native summary needs it: loaded then, not with every compaction.
+    overhead: async (events) =>
+      (await import("../../query/request-overhead.js")).conversationOverhead(
+        events,
+        config.values,
+        context.env,
+      ),
   });
 }

@@ -43,6 +43,8 @@ export interface CompactFlags {
   /** One entry per `-k`; a bare `-k` (or `-k=`) is the empty string. */
   readonly compact?: readonly string[];
   readonly model?: string;
+  /** Ask for the provider's own summary (Anthropic's on-demand compaction). */
+  readonly native?: boolean;
   readonly note?: string;
   readonly dryRun?: boolean;
   readonly reset?: string | true;
@@ -58,6 +60,7 @@ export type CompactRequest =
       /** The range the flags give every rule (a side the flags leave alone is absent). */
       readonly range: BoundRange;
       readonly model?: string;
+      readonly native?: boolean;
       readonly note?: string;
       readonly dryRun: boolean;
     }
@@ -78,6 +81,7 @@ export const FLAG_NAMES: Readonly<Record<string, string>> = {
   summarize: "--summarize",
   compact: "--compact",
   model: "--model",
+  native: "--native",
   note: "--note",
   dryRun: "--dry-run",
   reset: "--reset",
@@ -107,14 +111,14 @@ export function parseCompactFlags(flags: CompactFlags, now: string): CompactRequ
   const dryRun = flags.dryRun === true;
   if (flags.undoReset) {
     if (flags.reset !== undefined) throw usageError("--undo-reset cannot be used with --reset");
-    const other = [...RANGE_FLAGS, ...POLICY_FLAGS, "compact", "model", "note"].find((name) =>
+    const other = [...RANGE_FLAGS, ...POLICY_FLAGS, "compact", "model", "native", "note"].find((name) =>
       given(flags, name as keyof CompactFlags),
     );
     if (other !== undefined) throw conflict("--undo-reset", other);
     return { kind: "undo-reset", dryRun };
   }
   if (flags.reset !== undefined) {
-    const other = [...RANGE_FLAGS, ...POLICY_FLAGS, "compact", "model", "note"].find((name) =>
+    const other = [...RANGE_FLAGS, ...POLICY_FLAGS, "compact", "model", "native", "note"].find((name) =>
       given(flags, name as keyof CompactFlags),
     );
     if (other !== undefined) throw conflict("--reset", other);
@@ -137,6 +141,7 @@ export function parseCompactFlags(flags: CompactFlags, now: string): CompactRequ
     explicit: ruleFlags(flags),
     range,
     ...(flags.model === undefined ? {} : { model: parseModelFlag(flags.model) }),
+    ...(flags.native === true ? { native: true } : {}),
     ...(note === undefined ? {} : { note }),
     dryRun,
   };

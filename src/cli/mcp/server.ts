@@ -11,6 +11,8 @@
  *   what the agent's own compactions hid is what recall reads. A call made while it does not know
  *   its session is a tool error that says why.
  * - It keeps what it parsed and parses again only when the file changed (its size or time).
+ * - A session exported from cxc carries references to the cxc conversation it came from
+ *   (`cxc 01k… turn 3, call 1`): those read that conversation from the store, read-only.
  */
 import { readFileSync, statSync } from "node:fs";
 import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
@@ -25,7 +27,9 @@ import {
   type RecallSettings,
   recallOptions,
   runRecall,
+  runRecallWithSources,
 } from "../../tools/recall.js";
+import type { ConversationEvent } from "../../core/conversation/events.js";
 import { lookupAgentSession } from "../hooks/agent-process.js";
 import type { SessionRecord } from "../hooks/agent-process.js";
 
@@ -43,6 +47,8 @@ export interface McpOptions {
   readonly version: string;
   /** The process whose agent the server looks up (tests); default: this process's parent. */
   readonly parent?: number;
+  /** A cxc conversation's events from the store, for a session exported from cxc; undefined when absent. */
+  readonly loadConversation?: (id: string) => readonly ConversationEvent[] | undefined;
 }
 
 /** A parsed transcript, kept while the file is unchanged. */
@@ -102,7 +108,14 @@ export async function answerRecall(
       isError: true,
     };
   }
-  return runRecall(analysis, checked.value, options.settings);
+  const load = options.loadConversation;
+  if (load === undefined) return runRecall(analysis, checked.value, options.settings);
+  return runRecallWithSources(analysis, checked.value, options.settings, (id) => {
+    const events = load(id);
+    return events === undefined
+      ? undefined
+      : analyzeRecall(events, recallOptions(options.settings, `cxc ${id}`));
+  });
 }
 
 function describe(record: SessionRecord): string {

@@ -54,12 +54,12 @@ import {
   type RecallSettings,
   readRecallSettings,
   recallOptions,
-  runRecall,
+  runRecallWithSources,
 } from "../../tools/recall.js";
 import { analyzeRecall, indexWithLargestCalls } from "../../core/conversation/recall.js";
 import type { Tool, ToolCallContext } from "../../tools/tool.js";
 import { dropsEarlierReasoning } from "../../llm/models.js";
-import { loadPlainTokenCounter } from "../../store/index.js";
+import { loadPlainTokenCounter, openFileStore } from "../../store/index.js";
 import { loadConfig } from "../config.js";
 import { createPiDecisionClient } from "./decision-client.js";
 import type { PiContext, PiEntry, PiExtensionApi, PiModel, PiTool } from "./pi-api.js";
@@ -186,11 +186,16 @@ function registerRecall(pi: PiExtensionApi, config: ConfigTable): RecallSettings
       const checked = await tool.arguments.check(params);
       if (!checked.ok) throw new Error(`recall: ${checked.message}`);
       const session = piSessionView(ctx.sessionManager.getHeader(), ctx.sessionManager.getBranch());
-      const outcome = await runRecall(
-        analyzeRecall(session.events, recallOptions(settings)),
-        checked.value,
-        settings,
-      );
+      const own = analyzeRecall(session.events, recallOptions(settings));
+      // A session exported from cxc names its conversation: read-only, from cxc's store.
+      const outcome = await runRecallWithSources(own, checked.value, settings, async (id) => {
+        try {
+          const store = await openFileStore(ctx.cwd, process.env);
+          return analyzeRecall(store.load(id).events, recallOptions(settings, `cxc ${id}`));
+        } catch {
+          return undefined;
+        }
+      });
       if (outcome.isError) throw new Error(outcome.content);
       return {
         content: [{ type: "text", text: outcome.content }],

@@ -27,6 +27,8 @@ export interface QueryFlags {
   readonly nonInteractive?: boolean;
   readonly reasoning?: boolean;
   readonly maxCycles?: string;
+  /** With `-k`: its summaries are the provider's own (Anthropic's on-demand compaction). */
+  readonly native?: boolean;
 }
 
 export async function runQueryCommand(
@@ -116,6 +118,9 @@ function buildRequest(
 ): QueryRequest {
   const scanned = scanOptionalValueFlags(rawArguments);
   const message = restoreMessageWords(rawArguments, words, scanned.swallowed);
+  if (flags.native === true && scanned.compact.length === 0) {
+    throw usageError("--native asks -k for the provider's own summary; add -k with a summary (-k=s:1..6)");
+  }
   return {
     message,
     newConversation: flags.new ?? false,
@@ -124,6 +129,7 @@ function buildRequest(
     directives: flags.tool ?? [],
     ...(flags.toolUse === undefined ? {} : { forcedTool: flags.toolUse }),
     compact: scanned.compact,
+    ...(flags.native === true ? { native: true } : {}),
     ...(scanned.fork === undefined ? {} : { fork: parseFork(scanned.fork) }),
     ...(flags.maxCycles === undefined ? {} : { maxCycles: parsePositive("--max-cycles", flags.maxCycles) }),
   };

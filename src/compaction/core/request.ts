@@ -23,6 +23,7 @@ import {
   configuredRules,
   DEFAULT_KEEP_FIRST,
   DEFAULT_KEEP_LAST,
+  nativeSummaries,
   overrideSummaryModel,
   parseToolCallsMode,
   readCompactionRules,
@@ -180,12 +181,19 @@ export function readConfiguredRules(value: unknown): Parsed<ConfiguredRules> | R
 export function rulesRequest(
   configured: ConfiguredRules,
   explicit: ExplicitRules,
-  options: { readonly range?: BoundRange; readonly model?: string; readonly note?: string } = {},
+  options: {
+    readonly range?: BoundRange;
+    readonly model?: string;
+    readonly note?: string;
+    /** `--native`: every summary asks for the provider's own. */
+    readonly native?: boolean;
+  } = {},
 ): RulesRequest {
   const combined = combineRules(configured.rules, explicit.withConfigured, explicit.rules);
+  const modelled = options.model === undefined ? combined : overrideSummaryModel(combined, options.model);
   return {
     kind: "rules",
-    rules: options.model === undefined ? combined : overrideSummaryModel(combined, options.model),
+    rules: options.native === true ? nativeSummaries(modelled) : modelled,
     ...(options.range === undefined ? {} : { range: options.range }),
     ...(options.note === undefined ? {} : { note: options.note }),
     defaultRule: explicit.rules.length === 0 && !configured.set,

@@ -73,6 +73,12 @@ export interface SummaryRule {
   /** Extra guidance appended to the summarize request. */
   context?: string;
   model?: SummaryModel;
+  /**
+   * Ask the model for the provider's own summary (Anthropic's on-demand compaction) where it can
+   * stand; cxc writes its own where it cannot, or when the provider refuses
+   * (docs/native-compaction.md).
+   */
+  native?: boolean;
 }
 
 /** A summary whose text is given (typed by a person, written by the assistant), not generated. */
@@ -164,6 +170,7 @@ function buildRulesSchema() {
       z.object({
         instructions: z.optional(z.string()),
         context: z.optional(z.string()),
+        native: z.optional(z.boolean()),
         model: z.optional(
           z.object({
             // `provider/name`, an alias, or jp's `{ provider, name }` table.
@@ -236,6 +243,13 @@ export function buildFlagRule(flags: {
     rule.summary = context === "" ? {} : { context };
   }
   return ruleHasPolicy(rule) ? rule : undefined;
+}
+
+/** `--native`: every summary rule asks for the provider's own summary. */
+export function nativeSummaries(rules: readonly CompactionRule[]): CompactionRule[] {
+  return rules.map((rule) =>
+    rule.summary === undefined ? rule : { ...rule, summary: { ...rule.summary, native: true } },
+  );
 }
 
 /** `-m/--model`: points every summary rule's model id at `modelId`, keeping its parameters. */

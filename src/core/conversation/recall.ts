@@ -1113,3 +1113,19 @@ export function indexWithLargestCalls(
     ...largest.map((entry) => entry.line),
   ].join("\n");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sources an export names
+
+/**
+ * The cxc conversations whose references the recall index messages of `events` hold (an agent's
+ * session exported from cxc: `cxc 01k3… turn 3, call 1`), in order, each once.
+ */
+export function indexSources(events: readonly ConversationEvent[]): string[] {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.type !== "chat_request" || !event.content.startsWith(RECALL_INDEX_HEADING)) continue;
+    for (const match of event.content.matchAll(/^cxc (\S+) turns? \d/gm)) ids.add(match[1]!);
+  }
+  return [...ids];
+}

@@ -142,8 +142,9 @@ export interface RequestOptions {
   readonly maxOutputTokens?: number;
   /**
    * The recall index (recall.ts): one user text part just before the event `beforeEventId`, so in
-   * the user message that follows the hidden range; at the end, as a user message of its own,
-   * when no such event is among the turns.
+   * the user message that follows the hidden range, or, when that event is a tool result, after
+   * the run of results it opens (providers take the results first in their message); at the end,
+   * as a user message of its own, when no such event is among the turns.
    */
   readonly recallIndex?: { readonly beforeEventId?: string; readonly text: string };
 }
@@ -166,9 +167,21 @@ export function buildLlmRequest(
   const index = options.recallIndex;
   const indexParts: RolePart[] =
     index === undefined ? [] : [{ role: "user", part: { type: "text", text: index.text } }];
+  // Before a user message; after a run of tool results (a provider takes the results first in
+  // their message, text after them).
   let placed = false;
+  let afterResults = false;
   const roleParts = events.flatMap((event) => {
-    if (index === undefined || placed || event.id !== index.beforeEventId) return toRoleParts(event);
+    if (index === undefined || placed) return toRoleParts(event);
+    if (afterResults && event.type !== "tool_call_response") {
+      placed = true;
+      return [...indexParts, ...toRoleParts(event)];
+    }
+    if (event.id !== index.beforeEventId) return toRoleParts(event);
+    if (event.type === "tool_call_response") {
+      afterResults = true;
+      return toRoleParts(event);
+    }
     placed = true;
     return [...indexParts, ...toRoleParts(event)];
   });

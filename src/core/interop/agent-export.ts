@@ -53,8 +53,66 @@ export interface AgentSessionExport {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The recall index an export carries (docs/recall.md, "Exports"): its text, and the id of the
+ * view's event it stands before (the user message or tool result after the hidden range); at the
+ * end when absent. Its references name the cxc conversation (`cxc <id> turn 3, call 1`), which the
+ * agent's `recall` reads.
+ */
+export interface ExportRecallIndex {
+  readonly text: string;
+  readonly beforeEventId?: string;
+}
+
+/** The id of the user message an export's recall index is written as. */
+export const RECALL_INDEX_EVENT_ID = "cxc-recall-index";
+
+/**
+ * The projected view of `events` as messages, in order; with `recallIndex`, the index as a user
+ * message of its own before the message that holds its event (never inside a summary).
+ */
+export function viewMessages(
+  events: readonly ConversationEvent[],
+  recallIndex?: ExportRecallIndex,
+): ViewMessage[] {
+  const messages = projectedMessages(events);
+  if (recallIndex === undefined) return messages;
+  const holds = (message: ViewMessage): boolean =>
+    (message.kind === "user" && message.event.id === recallIndex.beforeEventId) ||
+    (message.kind === "results" && message.events.some((event) => event.id === recallIndex.beforeEventId));
+  const at = recallIndex.beforeEventId === undefined ? -1 : messages.findIndex(holds);
+  const next = at < 0 ? undefined : messages[at];
+  const ts =
+    next === undefined
+      ? messages.at(-1)?.kind === "summary"
+        ? (messages.at(-1) as { ts: string }).ts
+        : lastTimestamp(messages)
+      : next.kind === "user"
+        ? next.event.ts
+        : next.kind === "results"
+          ? next.events[0]!.ts
+          : "";
+  const index: ViewMessage = {
+    kind: "user",
+    event: { type: "chat_request", id: RECALL_INDEX_EVENT_ID, ts, content: recallIndex.text },
+  };
+  // A tool result answers the call before it: the index goes after the results then.
+  if (next?.kind === "results") messages.splice(at + 1, 0, index);
+  else if (at >= 0) messages.splice(at, 0, index);
+  else messages.push(index);
+  return messages;
+}
+
+function lastTimestamp(messages: readonly ViewMessage[]): string {
+  const last = messages.at(-1);
+  if (last === undefined) return "";
+  if (last.kind === "summary") return last.ts;
+  if (last.kind === "user") return last.event.ts;
+  return last.events.at(-1)?.ts ?? "";
+}
+
 /** The projected view of `events` as messages, in order. */
-export function viewMessages(events: readonly ConversationEvent[]): ViewMessage[] {
+function projectedMessages(events: readonly ConversationEvent[]): ViewMessage[] {
   const view = projectConversation(events);
   const compactions = new Map<string, Compaction>();
   for (const event of events) if (event.type === "compaction") compactions.set(event.id, event);

@@ -15,6 +15,7 @@
  * docs/import-export.md.
  */
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import type { ExportRecallIndex } from "./agent-export.js";
 import { formatCount } from "../present/labels.js";
 import { assistantBlock as anthropicAssistantBlock } from "./anthropic-messages.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
@@ -37,6 +38,8 @@ type Json = Record<string, unknown>;
 
 /** What the shell decides for a new Claude Code session. */
 export interface ClaudeCodeExportOptions {
+  /** The recall index of the conversation, written where the hidden range ends (agent-export.ts). */
+  readonly recallIndex?: ExportRecallIndex;
   /** The new session's id (a UUID); the file is `<sessionId>.jsonl`. */
   readonly sessionId: string;
   /** The working directory the session belongs to. */
@@ -64,7 +67,7 @@ export function exportClaudeCodeSession(
   let unsigned = 0;
   let nativeSummaries = 0;
   let lastPrompt: string | undefined;
-  for (const [index, message] of viewMessages(events).entries()) {
+  for (const [index, message] of viewMessages(events, options.recallIndex).entries()) {
     switch (message.kind) {
       case "summary":
         if (message.opening) {

@@ -16,6 +16,7 @@
  * warning. See docs/import-export.md.
  */
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import type { ExportRecallIndex } from "./agent-export.js";
 import { formatCount } from "../present/labels.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../provider-keys.js";
@@ -34,6 +35,8 @@ type Json = Record<string, unknown>;
 
 /** What the shell decides for a new Codex rollout. */
 export interface CodexExportOptions {
+  /** The recall index of the conversation, written where the hidden range ends (agent-export.ts). */
+  readonly recallIndex?: ExportRecallIndex;
   /** The new session's id (a UUID); the file name ends in `-<sessionId>.jsonl`. */
   readonly sessionId: string;
   /** The working directory the session belongs to. */
@@ -84,7 +87,7 @@ export function exportCodexSession(
   const custom = new Set<string>();
   let unreplayable = 0;
   let nativeSummaries = 0;
-  for (const message of viewMessages(events)) {
+  for (const message of viewMessages(events, options.recallIndex)) {
     switch (message.kind) {
       case "summary":
         if (message.native?.summary.format === "openai-compaction") {

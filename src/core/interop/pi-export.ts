@@ -10,6 +10,7 @@
  * after it. See docs/import-export.md.
  */
 import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import type { ExportRecallIndex } from "./agent-export.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { type AgentSessionExport, millisecondTimestamp, toolNames, viewMessages } from "./agent-export.js";
@@ -23,6 +24,8 @@ type Json = Record<string, unknown>;
 
 /** What the shell decides for a new pi session. */
 export interface PiExportOptions {
+  /** The recall index of the conversation, written where the hidden range ends (agent-export.ts). */
+  readonly recallIndex?: ExportRecallIndex;
   /** The session id (a UUID) for the header. */
   readonly sessionId: string;
   readonly cwd: string;
@@ -88,7 +91,7 @@ export function exportPiSession(
   const names = toolNames(events);
   let nativeSummaries = 0;
   let pendingCompaction: Json | undefined;
-  for (const [index, item] of viewMessages(events).entries()) {
+  for (const [index, item] of viewMessages(events, options.recallIndex).entries()) {
     const before = entries.length;
     const ownSummary = item.kind === "user" ? metadataOf(item.event)[PI_SUMMARY_KEY] : undefined;
     if (index === 0 && typeof ownSummary === "string") {

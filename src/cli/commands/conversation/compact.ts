@@ -7,6 +7,7 @@
  * The handler is thin: flag parsing, rules, summaries, the run and its rendering live in
  * `src/cli/compaction/`.
  */
+import { describeNativeSummaries } from "../../../compaction/summaries.js";
 import { type Command, Option } from "commander";
 import { CxcError, usageError } from "../../../errors.js";
 import type { CompactFlags, CompactRequest } from "../../compaction/options.js";
@@ -98,6 +99,10 @@ export function define(entry: Command): void {
       new Option("-m, --model <ID>", "summarize with this model (builtin/digest works offline)").argParser(
         attachedValue,
       ),
+    )
+    .option(
+      "--native",
+      "summarize with the provider's own on-demand compaction (Anthropic models); cxc's summary where it cannot stand",
     )
     .option("--note <TEXT>", "why, in one sentence (at most 200 characters), recorded on each compaction")
     .option("--dry-run", "show what would be compacted and the tokens saved; change nothing")
@@ -287,8 +292,14 @@ async function runCompact(
   const rules = environment.rules(request.explicit, {
     range: request.range,
     ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.native === true ? { native: true } : {}),
     ...(request.note === undefined ? {} : { note: request.note }),
   });
+  if (request.native === true && !rules.rules.some((rule) => rule.summary !== undefined)) {
+    throw usageError(
+      "--native asks for a summary, and no rule writes one; add -s, an s policy in -k (-k s:1..6), or a configured summary rule",
+    );
+  }
   const countTokens = await environment.counter(id);
   let result: CompactionRunResult;
   if (request.dryRun) {
@@ -298,6 +309,9 @@ async function runCompact(
     const preparation = runnable(
       prepare(events, rules, environment.settings(conversation.meta, countTokens)),
     );
+    if (preparation.kind === "planned" && !context.json) {
+      for (const line of describeNativeSummaries(preparation, environment)) context.info(line);
+    }
     result = await withContextEffect(dryRunResult(preparation), events, {
       config: environment.config,
       env: context.env,

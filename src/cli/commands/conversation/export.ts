@@ -55,7 +55,9 @@ export function define(entry: Command): void {
         : undefined;
       if (agent !== undefined) {
         const now = timestampNow();
+        const recallIndex = await exportRecallIndex(context, agent, id, loaded.events);
         const written = writeAgentExport(loaded, {
+          ...(recallIndex === undefined ? {} : { recallIndex }),
           agent,
           ...(options.output === undefined ? {} : { output: resolve(context.cwd, options.output) }),
           ...(options.model === undefined ? {} : { model: options.model }),
@@ -155,4 +157,31 @@ function resumeCommand(words: readonly string[], sessionCwd: string, cwd: string
 /** A word the shell reads back as itself (single-quoted unless plainly safe). */
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The recall index a Claude Code, pi or Codex session carries (docs/recall.md, "Exports"): what
+ * the conversation's compactions hid, its references naming the conversation (`cxc <id> turn 3,
+ * call 1`), which the agent's `recall` (cxc mcp, the pi extension) reads from the store.
+ */
+async function exportRecallIndex(
+  context: CliContext,
+  agent: string,
+  id: string,
+  events: readonly import("../../../core/conversation/events.js").ConversationEvent[],
+): Promise<{ text: string; beforeEventId?: string } | undefined> {
+  if (agent !== "claude-code" && agent !== "pi" && agent !== "codex") return undefined;
+  const { loadConfig } = await import("../../config.js");
+  const { querySettingsOfRecall } = await import("../../../query/recall.js");
+  const settings = querySettingsOfRecall(
+    loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg }).values,
+  );
+  if (!settings.enabled) return undefined;
+  const { analyzeRecall, placeRecallIndex } = await import("../../../core/conversation/recall.js");
+  const { recallOptions } = await import("../../../tools/recall.js");
+  const placement = placeRecallIndex(analyzeRecall(events, recallOptions(settings, `cxc ${id}`)));
+  if (placement === undefined) return undefined;
+  return placement.beforeEventId === undefined
+    ? { text: placement.text }
+    : { text: placement.text, beforeEventId: placement.beforeEventId };
 }
