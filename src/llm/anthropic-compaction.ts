@@ -80,6 +80,7 @@ export function createAnthropicCompactor(settings: AnthropicCompactorSettings): 
   return {
     modelId: settings.modelId,
     async compact(request, options = {}) {
+      // No `context_management` here: the API refuses it beside `compaction`.
       const { stream: _stream, ...body } = toAnthropicRequest(request, settings.model, {
         modelId: settings.modelId,
       });

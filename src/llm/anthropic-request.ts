@@ -32,6 +32,11 @@ export interface AnthropicRequestOptions {
    * model family is replayed as the block (docs/native-compaction.md).
    */
   readonly modelId?: string;
+  /**
+   * Anthropic's context editing (`context_management`), sent as the user configured it; the
+   * request then needs the `context-management-2025-06-27` beta (`requestBetas`).
+   */
+  readonly contextManagement?: Readonly<Record<string, unknown>>;
 }
 
 const CACHE_CONTROL = { type: "ephemeral" } as const;
@@ -73,7 +78,28 @@ export function toAnthropicRequest(
   if (options.thinkingBudgetTokens !== undefined) {
     body.thinking = { type: "enabled", budget_tokens: options.thinkingBudgetTokens };
   }
+  if (options.contextManagement !== undefined) {
+    (body as unknown as Record<string, unknown>).context_management = options.contextManagement;
+  }
   return body;
+}
+
+/** The beta of context editing (`context_management`). */
+export const CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27";
+
+/**
+ * The betas a body needs, as one `anthropic-beta` value, or undefined: on-demand compaction's when
+ * it carries a compaction block, context editing's when it carries `context_management`.
+ */
+export function requestBetas(
+  body: { readonly messages: readonly MessageParam[] },
+  compactionBeta: string,
+): string | undefined {
+  const betas = [
+    ...(carriesCompactionBlock(body) ? [compactionBeta] : []),
+    ...((body as Record<string, unknown>).context_management === undefined ? [] : [CONTEXT_MANAGEMENT_BETA]),
+  ];
+  return betas.length === 0 ? undefined : betas.join(",");
 }
 
 /** True when a body carries a compaction block (it then needs the `compact-2026-09-04` beta). */

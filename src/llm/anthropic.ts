@@ -25,8 +25,8 @@ import {
 
 import {
   type AnthropicRequestOptions,
-  carriesCompactionBlock,
   mapAnthropicStopReason,
+  requestBetas,
   toAnthropicRequest,
 } from "./anthropic-request.js";
 import { COMPACTION_BETA } from "./anthropic-compaction.js";
@@ -74,8 +74,9 @@ async function* streamAnthropic(
   const state = createStreamState();
   try {
     const client = await sdk();
-    // A compaction block replayed first needs its beta on every later request.
-    const headers = carriesCompactionBlock(body) ? { headers: { "anthropic-beta": COMPACTION_BETA } } : {};
+    // A compaction block replayed first needs its beta on every later request; context editing its own.
+    const betas = requestBetas(body, COMPACTION_BETA);
+    const headers = betas === undefined ? {} : { headers: { "anthropic-beta": betas } };
     const stream = await withSdkConsole(() =>
       client.messages.create(body, { ...headers, ...(options.signal ? { signal: options.signal } : {}) }),
     );

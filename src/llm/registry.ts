@@ -54,6 +54,13 @@ const ProviderConfigSchema = z.looseObject({
   base_url: z.string().min(1).optional(),
   api_key_env: z.string().min(1).optional(),
   api: z.enum(["responses", "chat"]).optional(),
+  /**
+   * Anthropic's context editing, passed through as the user wrote it (`{edits: [...]}`, e.g.
+   * `clear_tool_uses_20250919`), with its beta; docs/native-compaction.md.
+   */
+  context_management: z
+    .looseObject({ edits: z.array(z.looseObject({ type: z.string().min(1) })) })
+    .optional(),
   models: z
     .record(
       z.string(),
@@ -119,6 +126,8 @@ export interface ProviderSettings {
    * `GEMINI_API_KEY`); none when `providers.<name>.api_key_env` names the variable.
    */
   readonly alternateKeyEnvs?: readonly string[];
+  /** `providers.<name>.context_management`, sent as written on every Messages request. */
+  readonly contextManagement?: Readonly<Record<string, unknown>>;
 }
 
 type BuiltInProvider = Omit<ProviderSettings, "api"> & { baseURLEnv?: string };
@@ -163,6 +172,8 @@ export interface ClientSettings {
   readonly maxOutputTokens?: number;
   /** Whether the model reasons (Responses: ask for summaries and encrypted reasoning). */
   readonly reasoning: boolean;
+  /** Anthropic's context editing as the user configured it (`providers.<name>.context_management`). */
+  readonly contextManagement?: Readonly<Record<string, unknown>>;
 }
 
 /** One factory per wire API. */
@@ -254,6 +265,9 @@ export function resolveProviderSettings(name: string, config: LlmConfig, env: En
     ...(baseURL === undefined ? {} : { baseURL, baseURLSource }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
     ...(alternates === undefined ? {} : { alternateKeyEnvs: alternates }),
+    ...(configured?.context_management === undefined
+      ? {}
+      : { contextManagement: configured.context_management }),
   };
 }
 
@@ -419,6 +433,9 @@ export function createLlmClient(idOrAlias: string, options: CreateClientOptions)
     ...(apiKey ? { apiKey } : {}),
     ...(model.settings.baseURL === undefined ? {} : { baseURL: model.settings.baseURL }),
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    ...(model.settings.contextManagement === undefined
+      ? {}
+      : { contextManagement: model.settings.contextManagement }),
   });
   const guarded = nameUnreachableServer(withIdleTimeout(client, options.idleTimeoutMs), model.settings);
   return options.retry === false ? guarded : withRetry(guarded, options.retry ?? {});

@@ -207,6 +207,24 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
     expect(logBytes(home)).toBe(before);
   });
 
+  it("passes the user's context_management through with its beta, and refuses a malformed one", async () => {
+    home = await homeWithSample();
+    const edits = { edits: [{ type: "clear_tool_uses_20250919", keep: { type: "tool_uses", value: 3 } }] };
+    provider.enqueue(textReply("Edited."));
+    const set = ["-c", `providers.anthropic.context_management=${JSON.stringify(edits)}`];
+    const turn = await home.run(["query", ...set, "-m", MODEL, "Go on."], { env: env() });
+    expect(turn.exitCode, turn.stderr).toBe(0);
+    const [sent] = provider.requests;
+    expect((sent!.body as { context_management?: unknown }).context_management).toEqual(edits);
+    expect(betaOf(sent!)).toContain("context-management-2025-06-27");
+
+    const bad = ["-c", 'providers.anthropic.context_management={"edits":"all"}'];
+    const refused = await home.run(["query", ...bad, "-m", MODEL, "Again."], { env: env() });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toMatch(/^cxc: error: .*providers\.anthropic\.context_management\.edits/);
+    expect(provider.requests).toHaveLength(1);
+  });
+
   it("writes cxc's summary where a block cannot stand, and says why", async () => {
     home = await homeWithSample();
     provider.enqueue(textReply("A plain summary of turns 2..6."));
