@@ -165,6 +165,52 @@ describe("cxc hook gemini", () => {
     expect(logLines()).toEqual([]);
   });
 
+  it("at BeforeModel, after Gemini compresses a session cxc exported, brings back the messages pinned in cxc's summary, verbatim", async () => {
+    const gemini = { GEMINI_CLI_HOME: join(home.cwd, "gemini-home") };
+    const sessionFile = join(PROJECT_ROOT, "fixtures", "agents", "gemini", "session.jsonl");
+    expect((await home.run(["conversation", "import", sessionFile])).exitCode).toBe(0);
+    expect((await home.run(["conversation", "keep", "1", "--only", "user"])).exitCode).toBe(0);
+    const compacted = await home.run([
+      "conversation",
+      "compact",
+      "-k",
+      "s:..-2",
+      "-m",
+      "builtin/digest",
+      "-y",
+    ]);
+    expect(compacted.exitCode, compacted.stderr).toBe(0);
+    const exported = await home.run(["conversation", "export", "--to", "gemini", "--format", "json"], {
+      env: gemini,
+    });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const path = (JSON.parse(exported.stdout) as { path: string }).path;
+    const pinned = "Never touch the migrations folder. What do my notes and my todo list say?";
+    expect(readFileSync(path, "utf8")).toContain(pinned);
+    // Gemini CLI's own compression of the resumed session, as it records it: a `$set.messages`
+    // rewrite opening with its snapshot and its acknowledgement (the pinned prompt is in neither).
+    const snapshot = "<state_snapshot>The user asked about the notes and the changelog.</state_snapshot>";
+    const request = compressedRequest(snapshot);
+    const rewrite = request.messages.slice(0, 4).map((message, index) => ({
+      id: `c${index}`,
+      timestamp: "2026-12-03T08:00:00.000Z",
+      type: message.role === "model" ? "gemini" : "user",
+      content: [{ text: message.content }],
+    }));
+    writeFileSync(path, `${readFileSync(path, "utf8")}${JSON.stringify({ $set: { messages: rewrite } })}\n`);
+    const result = await hook(event("BeforeModel", path, { llm_request: request }));
+    expect(result.exitCode, result.stderr).toBe(0);
+    const messages = (
+      JSON.parse(result.stdout) as {
+        hookSpecificOutput: { llm_request: { messages: { content: string }[] } };
+      }
+    ).hookSpecificOutput.llm_request.messages;
+    expect(messages[1]!.content.startsWith(snapshot)).toBe(true);
+    expect(messages[1]!.content).toContain(
+      `[Pinned messages, kept verbatim]\nturn 1, the user:\n\`\`\`text\n${pinned}\n\`\`\``,
+    );
+  });
+
   it("at BeforeModel, leaves a summary Gemini did not write in this file (a resumed export) as it is", async () => {
     const path = join(home.cwd, "session.jsonl");
     writeFileSync(path, fixture);
