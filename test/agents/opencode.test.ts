@@ -7,7 +7,8 @@
  * compacted with `-k r+t:..-2` and `-k s:..-2`, exported through `opencode import`, and resumed with
  * `opencode run --session`, whose request carries the compacted view, smaller by what the dry runs
  * promised; the session grown in opencode and the exported ones it resumed come back with
- * `import --update`; a database a running process holds locked is one error, nothing imported.
+ * `import --update`, and a database one of whose sessions changed refuses it whole, appending
+ * nothing; a database a running process holds locked is one error, nothing imported.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -352,6 +353,56 @@ describe("opencode sessions, end to end with the real agent", () => {
         ),
       ].sort(),
     );
+  }, 120_000);
+
+  it("refuses the whole update when one session of the database changed: nothing is appended to any", async () => {
+    const node = nodeWithSqlite(PROJECT_ROOT);
+    if (node === undefined) return;
+    const turns = async () =>
+      (
+        JSON.parse((await cxc(["--format", "json", "conversation", "show", conversation])).stdout) as {
+          turns: number;
+        }
+      ).turns;
+    const before = await turns();
+    // The imported session grows again (its new turn alone would be appended)...
+    fake.enqueue(textReply("The tests go in test/."));
+    await opencodeRun("Where do the tests go?", sessionId);
+    // ...and in a copy of the database a prompt of the first export, already brought back, changed.
+    const copy = join(root, "opencode-changed.db");
+    const { execa } = await import("execa");
+    const edited = await execa(
+      node,
+      [
+        "-e",
+        `const { DatabaseSync } = require("node:sqlite");
+         const [source, copy, session, text] = process.argv.slice(1);
+         new DatabaseSync(source).exec(\`VACUUM INTO '\${copy}'\`);
+         const changed = new DatabaseSync(copy)
+           .prepare("UPDATE part SET data = json_set(data, '$.text', 'EDITED') WHERE session_id = ? AND json_extract(data, '$.text') = ?")
+           .run(session, text);
+         process.stdout.write(String(changed.changes));`,
+        opencodeDatabase(place),
+        copy,
+        exportedSessions[0]!,
+        PROMPTS[4]!,
+      ],
+      { reject: false },
+    );
+    expect(edited.stdout, String(edited.stderr)).toBe("1");
+    const refused = await cxc(["conversation", "import", copy, "--update"]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^cxc: error: ${copy}#${exportedSessions[0]}: the session no longer begins with the compacted view of ${conversation} cxc exported there \\(event \\d+ of \\d+ differs: turn \\d+, a user message \\("EDITED"\\)\\)`,
+      ),
+    );
+    expect(await turns()).toBe(before);
+    // The database as opencode keeps it brings the new turn in.
+    const updated = await cxc(["conversation", "import", opencodeDatabase(place), "--update"]);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain(`Updated ${conversation} (imported from it)`);
+    expect(await turns()).toBe(before + 1);
   }, 120_000);
 
   it("refuses a database a running process holds locked, in one error, and imports nothing", async () => {

@@ -127,6 +127,8 @@ function makeHarness(
     decisionProvider?: "anthropic" | "openai" | "google";
     /** The assistant's wire API: Anthropic, OpenAI's Responses API, or Google's Gemini API. */
     assistantProvider?: "anthropic" | "responses" | "google";
+    /** The assistant model compaction's summaries use (Anthropic, at the fake); absent: the digest. */
+    summaryModel?: string;
   } = {},
 ): Harness {
   let tick = 0;
@@ -203,7 +205,11 @@ function makeHarness(
     // No assistant model is configured here: summaries are written by builtin/digest.
     compaction: createCompactionEnvironment({
       config: {},
-      env: {},
+      env:
+        options.summaryModel === undefined
+          ? {}
+          : { ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: provider.anthropicBaseURL },
+      ...(options.summaryModel === undefined ? {} : { assistantModel: options.summaryModel }),
       report: { info: (text) => harness.notices.push(text), warn: (text) => harness.warned.push(text) },
       counter: async () => countCharacters,
       clock,
@@ -465,6 +471,31 @@ describe("automatic compaction", () => {
       expect(harness.printed.join("\n")).toMatch(/context window overflowed; recorded .*in force now/);
     },
   );
+
+  it("uses the provider's own summary with auto.native, and the retried request carries the block", async () => {
+    const harness = makeHarness({
+      lines: { notice: 1_000_000, recommend: 2_000_000, request: 3_000_000 },
+      auto: { ...autoOn, native: true },
+      summaryModel: "anthropic/claude-sonnet-4-6",
+    });
+    for (const label of ["one", "two", "three"]) {
+      provider.enqueue(textReply(`answer ${label}`));
+      await harness.turn(text(`task ${label}`, 500));
+    }
+    const native = "Three tasks were answered.";
+    provider.enqueue(contextOverflowReply(), { kind: "compaction", content: native }, textReply("fits now"));
+    const stored = await harness.turn("task four");
+    const summary = compactions(stored).find((compaction) => compaction.summary !== undefined);
+    expect(summary?.summary?.native).toMatchObject({ format: "anthropic-compaction", content: native });
+    expect(harness.notices.join("\n")).toContain(
+      "Native summary of turns 1..3 by anthropic/claude-sonnet-4-6",
+    );
+    const retried = provider.requests[provider.requests.length - 1]!;
+    expect(retried.headers["anthropic-beta"]).toContain("compact-2026-09-04");
+    expect(
+      (retried.body as { messages: { content: { type: string }[] }[] }).messages[0]!.content[0]!.type,
+    ).toBe("compaction");
+  });
 
   it("retries only once: a second overflow is the error", async () => {
     const harness = makeHarness({

@@ -155,7 +155,7 @@ function planRequest(
         pins: newPins(events, request.proposal.keep ?? [], settings.now),
       };
     case "cut": {
-      const rules = buildAutoRules(request.focus, request.rules).map((rule) => ({
+      const rules = buildAutoRules(request.focus, request.rules, request.native === true).map((rule) => ({
         ...rule,
         keep_last: cutBound(request.cut),
       }));

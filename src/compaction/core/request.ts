@@ -71,6 +71,8 @@ export interface CutRequest {
   readonly focus?: string;
   /** In force at once (space is needed now); else deferred until the next turn starts. */
   readonly atOnce: boolean;
+  /** `auto.native`: summaries are the provider's own where they can be. */
+  readonly native?: boolean;
 }
 
 /** The `compact` tool's validated rules. */

@@ -53,6 +53,11 @@ export interface AutoSettings {
    */
   readonly keepLastCycles: number;
   /**
+   * `auto.native`: its summaries are the provider's own (Anthropic's on-demand compaction) where
+   * the model has it and a block can stand, cxc's own otherwise (docs/native-compaction.md).
+   */
+  readonly native?: boolean;
+  /**
    * `auto.rules`: the policies to apply (jp's rule schema; their keep bounds are replaced by the
    * automatic range). Undefined means the default (`buildAutoRules`).
    */
@@ -103,6 +108,7 @@ export function readAutoSettings(
       warnings,
       what,
     ),
+    ...(readSetting(lookup, "native", readBoolean, false, warnings, what) ? { native: true } : {}),
   };
   const configured = lookup("rules");
   if (configured === undefined) return { settings, warnings };
@@ -412,7 +418,11 @@ export function isHeldByNoLoopGuard(compactions: readonly Compaction[], currentT
  * `--reset` still leaves the (cheap) strip in place. `configured` (`auto.rules`) replaces the
  * default. `note` (from `compact_now`) is added to every summary's context, the summarizer's focus.
  */
-export function buildAutoRules(note?: string, configured?: readonly CompactionRule[]): CompactionRule[] {
+export function buildAutoRules(
+  note?: string,
+  configured?: readonly CompactionRule[],
+  native = false,
+): CompactionRule[] {
   const rules: CompactionRule[] = configured?.filter(ruleHasPolicy).map((rule) => ({ ...rule })) ?? [
     { reasoning: "strip", tool_calls: "strip" },
     { summary: {} },
@@ -420,9 +430,11 @@ export function buildAutoRules(note?: string, configured?: readonly CompactionRu
   const focus = note?.trim() ?? "";
   return rules.map((rule) => {
     const keep = { keep_first: OPEN_START, keep_last: DEFAULT_KEEP_LAST };
-    if (rule.summary === undefined || focus === "") return { ...rule, ...keep };
-    const context = rule.summary.context === undefined ? focus : `${rule.summary.context}\n\n${focus}`;
-    return { ...rule, ...keep, summary: { ...rule.summary, context } };
+    if (rule.summary === undefined) return { ...rule, ...keep };
+    const summary = native ? { ...rule.summary, native: true } : rule.summary;
+    if (focus === "") return { ...rule, ...keep, summary };
+    const context = summary.context === undefined ? focus : `${summary.context}\n\n${focus}`;
+    return { ...rule, ...keep, summary: { ...summary, context } };
   });
 }
 
