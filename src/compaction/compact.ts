@@ -18,6 +18,7 @@
 import type { Compaction, ConversationEvent, Pin, SummaryPolicy } from "../core/conversation/events.js";
 import { countTurns } from "../core/conversation/turns.js";
 import { describeCompactionRanges } from "../core/present/labels.js";
+import { SUMMARY_USAGE_KEY } from "../core/prices.js";
 import { CxcError } from "../errors.js";
 import type { LockedConversation } from "../store/index.js";
 import type { AutoRecord } from "./core/advisor/advisor.js";
@@ -120,7 +121,15 @@ export async function compact(
   // One time for the whole step: its events were made together.
   const now = environment.clock.now();
   const ids = { newEventId: () => environment.clock.newEventId(), now: () => now };
-  const { pins, compactions } = realize(preparation, policies, ids, record);
+  const realized = realize(preparation, policies, ids, record);
+  const pins = realized.pins;
+  // What each model-written summary cost, as its request reported it (`stats`: cxc's own spending).
+  const compactions = realized.compactions.map((compaction, index) => {
+    const usage = made[index]?.usage;
+    return usage === undefined
+      ? compaction
+      : { ...compaction, metadata: { ...compaction.metadata, [SUMMARY_USAGE_KEY]: { ...usage } } };
+  });
   // Ctrl-C after the summaries were written (or while the offline digest ran): still nothing lands.
   if (target.signal?.aborted) throw new CxcError("interrupted", "interrupted; nothing was applied");
   target.into?.append([...pins, ...compactions]);

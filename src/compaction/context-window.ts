@@ -158,3 +158,20 @@ export async function knownContextWindow(
   const window = await resolveContextWindow(modelId, config, env);
   return window.source === "assumed" ? undefined : window.tokens;
 }
+
+/**
+ * The prices of `modelId` (configured, else cxc's dated table), or undefined when unknown or the
+ * model cannot be resolved: for what `stats` says the conversation and cxc spent.
+ */
+export function modelPrices(
+  modelId: string | undefined,
+  config: ConfigTable,
+  env: Env,
+): PriceSource | undefined {
+  if (modelId === undefined) return undefined;
+  try {
+    return resolveModel(modelId, readLlmConfig(config), env).prices;
+  } catch {
+    return undefined;
+  }
+}

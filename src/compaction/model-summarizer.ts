@@ -179,7 +179,20 @@ export function modelSummarizer(client: LlmClient): Summarizer {
         ...(typeof maxTokens === "number" ? { maxOutputTokens: maxTokens } : {}),
         ...(input.signal === undefined ? {} : { signal: input.signal }),
       });
-      if (result.ok) return { ok: true, text: result.text };
+      if (result.ok) {
+        const { usage } = result;
+        return {
+          ok: true,
+          text: result.text,
+          usage: {
+            input_tokens: usage.inputTokens,
+            output_tokens: usage.outputTokens,
+            cache_read_input_tokens: usage.cacheReadTokens,
+            cache_creation_input_tokens: usage.cacheWriteTokens,
+            ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
+          },
+        };
+      }
       return {
         ok: false,
         reason: result.reason,

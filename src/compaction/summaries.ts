@@ -21,7 +21,7 @@ import type { ConfigTable } from "../core/config.js";
 import type { CycleRange } from "../core/conversation/cycles.js";
 import type { ConversationEvent, SummaryPolicy } from "../core/conversation/events.js";
 import { projectConversation } from "../core/conversation/projection.js";
-import { summarizeTokens, type TokenCounter } from "../core/conversation/tokens.js";
+import { type ProviderUsage, summarizeTokens, type TokenCounter } from "../core/conversation/tokens.js";
 import { groupTurns, type Turn } from "../core/conversation/turns.js";
 import { describeRange, rangeSlug } from "../core/present/labels.js";
 import { checkSummary, type SummaryLosses } from "./core/summary/check.js";
@@ -109,6 +109,8 @@ export interface MadeSummary {
   readonly losses?: SummaryLosses;
   /** The private copy, when asked for and written. */
   readonly path?: string;
+  /** What the model's request reported (cxc's own spending; `SUMMARY_USAGE_KEY` on the event). */
+  readonly usage?: ProviderUsage;
   /** A native summary's cost, from the provider's `usage.iterations`. */
   readonly nativeUsage?: { readonly inputTokens: number; readonly outputTokens: number };
 }
@@ -153,7 +155,12 @@ async function modelSummarizerFor(
 
 /** What a model did with a summary request. */
 type ModelOutcome =
-  | { readonly kind: "written"; readonly text: string; readonly summarizer: string }
+  | {
+      readonly kind: "written";
+      readonly text: string;
+      readonly summarizer: string;
+      readonly usage?: ProviderUsage;
+    }
   | { readonly kind: "failed"; readonly model: string; readonly reason: string };
 
 /** Asks model `modelId` for the summary; a failure is an outcome, an interrupt throws. */
@@ -182,7 +189,13 @@ async function summarizeByModel(
   } finally {
     progress?.stop();
   }
-  if (outcome.ok) return { kind: "written", text: outcome.text, summarizer: model.id };
+  if (outcome.ok)
+    return {
+      kind: "written",
+      text: outcome.text,
+      summarizer: model.id,
+      ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
+    };
   if (outcome.aborted || environment.signal?.aborted) {
     throw new CxcError(
       "interrupted",
@@ -306,6 +319,7 @@ export async function makeSummary(
   const path = environment.copies === undefined ? undefined : writeCopy(environment, range, written.text);
   return {
     policy: { summary: written.text, source: "derived", recipe: written.summarizer },
+    ...("usage" in written && written.usage !== undefined ? { usage: written.usage } : {}),
     summarizer: written.summarizer,
     ...(byModel?.kind === "failed" ? { failed: { model: byModel.model, reason: byModel.reason } } : {}),
     ...(losses === undefined ? {} : { losses }),
@@ -395,6 +409,7 @@ async function makeNativeSummary(
     },
     summarizer: model,
     nativeUsage: usage,
+    usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
     ...(path === undefined ? {} : { path }),
   };
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 import { COMMITTED_JP_WORKSPACE } from "../helpers/jp-fixtures.js";
-import { makeQueryHome, type QueryHome } from "../query/e2e.js";
+import { makeQueryHome, type QueryHome, TEST_MODEL } from "../query/e2e.js";
 
 /** jp's "missing date in version string": a 37k-character system prompt, 12k of messages. */
 const JP_CONVERSATION = join(
@@ -121,4 +121,60 @@ output = 15
     expect(result.stderr).toContain("providers.anthropic.models.claude-opus-4-6.prices.input");
     expect(provider.requests.length).toBe(1); // only the turn of beforeEach reached the provider
   });
+
+  it("stats: what the requests cost from reported usage, and apart from them cxc's summaries", async () => {
+    // A request that read most of its prompt from the cache and wrote some of it.
+    const usage = { inputTokens: 1_000, cacheReadTokens: 20_000, cacheWriteTokens: 3_000, outputTokens: 500 };
+    provider.enqueue(textReply("Set it at build time.", { usage }));
+    expect((await home.q(["And the fix?"])).exitCode).toBe(0);
+    // A summary written by a model (the fake): its usage is cxc's own spending.
+    provider.enqueue(textReply("The date was never set; set it at build time."));
+    const compacted = await home.home.run(["conversation", "compact", "-k", "s:..-1", "-m", TEST_MODEL], {
+      env: home.env,
+    });
+    expect(compacted.exitCode, compacted.stderr).toBe(0);
+    const summaryRequest = provider.requests.at(-1)!;
+
+    const json = await home.home.run(["--format", "json", "conversation", "stats"], { env: home.env });
+    const spent = JSON.parse(json.stdout).spent;
+    // Two requests of the conversation: the first turn's (counted by the fake) and the scripted one.
+    const first = provider.requests[0]!.counted;
+    expect(spent.requests).toMatchObject({
+      count: 2,
+      input_tokens: first + 1_000,
+      cache_read_input_tokens: 20_000,
+      cache_creation_input_tokens: 3_000,
+      unpriced: 0,
+    });
+    const [model] = spent.requests.models as string[];
+    const prices = PRICES[model!]!;
+    const dollars =
+      ((first + 1_000) * prices.input +
+        20_000 * prices.cacheRead +
+        3_000 * prices.cacheWrite +
+        spent.requests.output_tokens * prices.output) /
+      1e6;
+    expect(spent.requests.dollars).toBeCloseTo(dollars, 10);
+    // The summary: one, its input what the fake counted for its request.
+    expect(spent.summaries).toMatchObject({
+      count: 1,
+      input_tokens: summaryRequest.counted,
+      models: [TEST_MODEL],
+    });
+    expect(spent.summaries.dollars).toBeGreaterThan(0);
+
+    const text = await home.home.run(["conversation", "stats"], { env: home.env });
+    expect(text.stdout).toContain("Spent, from reported usage (cache reads and writes included):\n");
+    expect(text.stdout).toMatch(
+      /\n {2}the conversation's requests: 2 requests, \$[\d.]+; \S+ input, 20\.0k cache reads, 3\.0k cache writes, \S+ output\n/,
+    );
+    expect(text.stdout).toMatch(/\n {2}cxc's own, apart from the conversation: 1 summary, \$[\d.]+; /);
+    expect(text.stdout).toMatch(/\n {2}prices: .*\(of \d{4}-\d{2}-\d{2}\)/);
+  });
 });
+
+/** cxc's table for the models these tests run on (dollars per million tokens). */
+const PRICES: Record<string, { input: number; output: number; cacheRead: number; cacheWrite: number }> = {
+  "anthropic/claude-opus-4-6": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+  "anthropic/claude-sonnet-4-6": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+};

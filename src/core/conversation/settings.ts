@@ -29,6 +29,23 @@ export interface RecordedSettings {
 }
 
 /** Folds the conversation's `config_delta` events, in order (see the module comment). */
+/**
+ * The model recorded in force at each event of `events` (as `recordedSettings` reads it from the
+ * `config_delta`s before and at it), in one pass: undefined until one names a model.
+ */
+export function recordedModels(events: readonly ConversationEvent[]): (string | undefined)[] {
+  let merged: Record<string, unknown> = {};
+  let model: string | undefined;
+  return events.map((event) => {
+    if (event.type !== "config_delta") return model;
+    merged = mergeJpConfig(merged, event.delta);
+    const assistant = isRecord(event.delta) && isRecord(event.delta.assistant) ? event.delta.assistant : {};
+    const named = isRecord(assistant.model) ? readModelId(assistant.model.id) : undefined;
+    if (named !== undefined) model = jpModel(merged) ?? named;
+    return model;
+  });
+}
+
 export function recordedSettings(events: readonly ConversationEvent[]): RecordedSettings {
   let merged: Record<string, unknown> = {};
   let model: string | undefined;

@@ -12,7 +12,10 @@
  * The first line is the context gauge (compaction/core/advisor/context-gauge.ts): the context of the next
  * request (compaction/core/advisor/next-request.ts) against the model's window, where the figure comes from,
  * what the compactions in force save and what the deferred ones save from the next turn; then
- * cxc's own estimate beside it while the two differ, or why the figure is an estimate.
+ * cxc's own estimate beside it while the two differ, or why the figure is an estimate. After
+ * the per-turn bars: what the conversation's requests cost from their reported usage (cache reads
+ * and writes included) and, apart from them, what cxc spent (its summaries, the advisor's
+ * decision calls), in dollars where the models' prices are known (core/prices.ts).
  * A conversation imported from an agent or jp ends with where it came from.
  */
 import type { Command } from "commander";
@@ -37,7 +40,17 @@ import { ID_ARGUMENT, loadConversation } from "../../targets.js";
 import { keptCost } from "../../../compaction/core/keeping.js";
 import { describeContextGauge } from "../../../compaction/core/advisor/context-gauge.js";
 import { sanitizeLine } from "../../../core/present/sanitize.js";
-import { measureContextGauge, nextTurnModel } from "../../../compaction/context-window.js";
+import { measureContextGauge, modelPrices, nextTurnModel } from "../../../compaction/context-window.js";
+import { readAdvisorSettings } from "../../../compaction/core/advisor/advisor.js";
+import type { ConfigTable } from "../../../core/config.js";
+import {
+  type ConversationSpend,
+  conversationSpend,
+  formatDollars,
+  type PriceSource,
+  type SpendTotals,
+  usageDollars,
+} from "../../../core/prices.js";
 import { conversationOverhead } from "../../../query/request-overhead.js";
 import { loadConfig } from "../../config.js";
 import { sourceName } from "../../../core/interop/agents.js";
@@ -61,7 +74,10 @@ export function define(entry: Command): void {
         view.turns.map((turn, index) => ({ index, events: turn.events })),
         countTokens,
       );
-      const gauge = await contextGauge(context, conversation.events, countTokens);
+      const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
+      for (const warning of config.warnings) context.warn(warning);
+      const modelId = await nextTurnModel(conversation.events, config.values, context.env);
+      const gauge = await contextGauge(context, conversation.events, countTokens, config.values, modelId);
       const scale = gauge.scale;
       const kept = keptCost(conversation.events, view, countTokens);
       const labels = view.turns.map((turn) => {
@@ -73,6 +89,7 @@ export function define(entry: Command): void {
       });
       // The advisor's decision calls are spent beside the conversation, not in it.
       const decisions = context.store.advisorState(id).decision_usage;
+      const spend = spending(conversation.events, decisions, config.values, context.env, modelId);
       const source = agents.conversationSource(conversation.meta);
       const sourceFile = agents.originFile(conversation.meta);
       if (format === "json") {
@@ -88,6 +105,7 @@ export function define(entry: Command): void {
             facts_tokens: kept.facts.tokens,
           },
           advisor_decisions: decisions ?? null,
+          spent: spendToJson(spend),
         });
         return;
       }
@@ -95,7 +113,8 @@ export function define(entry: Command): void {
       const aside = await describeFigure(gauge, conversation.meta);
       if (aside !== undefined) context.out(aside);
       const text = await renderStatsText(raw, projected, labels, scale, kept);
-      context.out(decisions === undefined ? text : `${text}\n\n${await renderDecisions(decisions)}`);
+      const spent = describeSpend(spend);
+      context.out([text, ...(spent.length === 0 ? [] : ["", ...spent])].join("\n"));
       if (source !== "cxc") {
         const from = sourceFile === undefined ? "" : ` (${sanitizeLine(sourceFile)})`;
         context.out(`\nImported from ${agents.sourceName(source)}${from}.`);
@@ -111,14 +130,13 @@ async function contextGauge(
   context: CliContext,
   events: readonly ConversationEvent[],
   countTokens: (text: string) => number,
+  config: ConfigTable,
+  modelId: string | undefined,
 ): Promise<ContextGauge> {
-  const config = loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg });
-  for (const warning of config.warnings) context.warn(warning);
-  const modelId = await nextTurnModel(events, config.values, context.env);
-  const overhead = await conversationOverhead(events, config.values, context.env);
+  const overhead = await conversationOverhead(events, config, context.env);
   return measureContextGauge(events, {
     modelId,
-    config: config.values,
+    config,
     env: context.env,
     countTokens,
     overhead,
@@ -320,11 +338,120 @@ function describeKept(kept: KeptCost, format: (count: number) => string): string
   return parts.length === 0 ? [] : [`Kept by construction: ${parts.join("; ")}`];
 }
 
-/** `Advisor decision calls: 3, 4.1k input + 96 output tokens (as the provider reported)`. */
-async function renderDecisions(usage: DecisionUsage): Promise<string> {
-  const calls = usage.calls === 1 ? "1 call" : `${usage.calls} calls`;
-  return (
-    `Advisor decisions: ${calls}, ${formatTokenCount(usage.input_tokens)} input + ` +
-    `${formatTokenCount(usage.output_tokens)} output tokens (as the provider reported; not part of the conversation)`
+/** What the conversation's requests and cxc itself spent, from reported usage (docs/context.md). */
+interface Spend extends ConversationSpend {
+  readonly decisions?: { readonly usage: DecisionUsage; readonly prices?: PriceSource };
+}
+
+function spending(
+  events: readonly ConversationEvent[],
+  decisions: DecisionUsage | undefined,
+  config: ConfigTable,
+  env: Readonly<Record<string, string | undefined>>,
+  nextModel: string | undefined,
+): Spend {
+  // A request with no model recorded was made with the one the conversation continues with.
+  const spend = conversationSpend(events, (model) => modelPrices(model ?? nextModel, config, env));
+  if (decisions === undefined) return spend;
+  // The decision model: `advisor.model`, else the conversation's (the advisor's default).
+  const decisionModel = readAdvisorSettings(config, env).settings.model ?? nextModel;
+  const prices = modelPrices(decisionModel, config, env);
+  return { ...spend, decisions: { usage: decisions, ...(prices === undefined ? {} : { prices }) } };
+}
+
+function decisionDollars(decisions: NonNullable<Spend["decisions"]>): number | undefined {
+  const { usage, prices } = decisions;
+  if (prices === undefined) return undefined;
+  return usageDollars(
+    { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
+    prices.prices,
   );
+}
+
+/**
+ * `Spent, from reported usage (cache reads and writes included):` then the conversation's requests,
+ * and apart from them cxc's own: its summaries and the advisor's decision calls; the prices named.
+ */
+function describeSpend(spend: Spend): string[] {
+  const { requests, summaries, decisions } = spend;
+  if (requests.count === 0 && summaries.count === 0 && decisions === undefined) return [];
+  const money = (totals: SpendTotals): string =>
+    totals.unpriced === totals.count
+      ? "no prices known"
+      : `${formatDollars(totals.dollars)}${totals.unpriced === 0 ? "" : ` (${totals.unpriced} without prices not in it)`}`;
+  const tokens = (totals: SpendTotals): string =>
+    [
+      `${formatTokenCount(totals.input)} input`,
+      `${formatTokenCount(totals.cacheRead)} cache reads`,
+      `${formatTokenCount(totals.cacheWrite)} cache writes`,
+      `${formatTokenCount(totals.output)} output`,
+    ].join(", ");
+  const lines = ["Spent, from reported usage (cache reads and writes included):"];
+  lines.push(
+    requests.count === 0
+      ? "  the conversation's requests: none reported usage"
+      : `  the conversation's requests: ${formatCount(requests.count, "request")}, ${money(requests)}; ${tokens(requests)}`,
+  );
+  const own: string[] = [];
+  if (summaries.count > 0)
+    own.push(
+      `${formatCount(summaries.count, "summary", "summaries")}, ${money(summaries)}; ${tokens(summaries)}`,
+    );
+  if (decisions !== undefined) {
+    const dollars = decisionDollars(decisions);
+    own.push(
+      `advisor decisions: ${formatCount(decisions.usage.calls, "call")}, ` +
+        `${dollars === undefined ? "no prices known" : formatDollars(dollars)}; ` +
+        `${formatTokenCount(decisions.usage.input_tokens)} input + ${formatTokenCount(decisions.usage.output_tokens)} output tokens`,
+    );
+  }
+  if (own.length > 0) lines.push(`  cxc's own, apart from the conversation: ${own.join("; ")}`);
+  const used = new Map<string, PriceSource>();
+  for (const prices of [
+    ...requests.prices,
+    ...summaries.prices,
+    ...(decisions?.prices ? [decisions.prices] : []),
+  ])
+    used.set(prices.modelId, prices);
+  if (used.size > 0)
+    lines.push(
+      `  prices: ${[...used.values()]
+        .map((prices) =>
+          prices.source === "configured"
+            ? `${prices.modelId} (configured)`
+            : `${prices.modelId} (of ${prices.asOf})`,
+        )
+        .join(", ")}`,
+    );
+  return lines;
+}
+
+function totalsToJson(totals: SpendTotals): Record<string, unknown> {
+  return {
+    count: totals.count,
+    input_tokens: totals.input,
+    cache_read_input_tokens: totals.cacheRead,
+    cache_creation_input_tokens: totals.cacheWrite,
+    output_tokens: totals.output,
+    dollars: totals.unpriced === totals.count ? null : totals.dollars,
+    unpriced: totals.unpriced,
+    models: totals.prices.map((prices) => prices.modelId),
+  };
+}
+
+function spendToJson(spend: Spend): Record<string, unknown> {
+  return {
+    requests: totalsToJson(spend.requests),
+    summaries: totalsToJson(spend.summaries),
+    advisor_decisions:
+      spend.decisions === undefined
+        ? null
+        : {
+            calls: spend.decisions.usage.calls,
+            input_tokens: spend.decisions.usage.input_tokens,
+            output_tokens: spend.decisions.usage.output_tokens,
+            dollars: decisionDollars(spend.decisions) ?? null,
+            model: spend.decisions.prices?.modelId ?? null,
+          },
+  };
 }

@@ -9,6 +9,7 @@
  * docs/decisions/005-one-compaction-pipeline.md.
  */
 import { readModelId } from "../../../core/interop/jp-config.js";
+import type { ProviderUsage } from "../../../core/conversation/tokens.js";
 import { type ConfigTable, lookupConfig } from "../../../core/config.js";
 import { type CycleRange, HEAD, selectRange } from "../../../core/conversation/cycles.js";
 import { DIGEST_RECIPE, digestTurns } from "./digest.js";
@@ -38,7 +39,12 @@ export interface SummaryInput {
 
 /** A summary text, or why there is none (the reason names no model: the caller does). */
 export type SummaryOutcome =
-  | { readonly ok: true; readonly text: string }
+  | {
+      readonly ok: true;
+      readonly text: string;
+      /** What the summary's request reported (a model's; the digest costs nothing). */
+      readonly usage?: ProviderUsage;
+    }
   | { readonly ok: false; readonly reason: string; readonly aborted?: boolean };
 
 /** The port: a model or the digest. */
