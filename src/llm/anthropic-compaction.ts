@@ -9,11 +9,10 @@
  * after the retries, and on any other refusal, the outcome says why in one line, for the caller
  * to fall back to cxc's own summarizer.
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import type { LlmRequest } from "../core/conversation/request.js";
 import { classifyLlmError } from "./errors.js";
 import { toAnthropicRequest } from "./anthropic-request.js";
-import { sdkClientOptions, withSdkConsole } from "./sdk-options.js";
+import { lazyAnthropicClient, withSdkConsole } from "./sdk-options.js";
 
 /** The beta of on-demand compaction, on every request that asks for one or carries a block. */
 export const COMPACTION_BETA = "compact-2026-09-04";
@@ -72,11 +71,7 @@ const sleepFor = (milliseconds: number, signal?: AbortSignal) =>
 
 /** Creates a compactor talking to the Messages API. */
 export function createAnthropicCompactor(settings: AnthropicCompactorSettings): NativeCompactor {
-  let client: Promise<Anthropic> | undefined;
-  const sdk = (): Promise<Anthropic> =>
-    (client ??= Promise.all([import("@anthropic-ai/sdk"), sdkClientOptions(settings)]).then(
-      ([{ default: AnthropicSdk }, options]) => new AnthropicSdk({ ...options, apiKey: settings.apiKey }),
-    ));
+  const sdk = lazyAnthropicClient(settings);
   return {
     modelId: settings.modelId,
     async compact(request, options = {}) {

@@ -14,7 +14,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
-import { sdkClientOptions, withSdkConsole } from "./sdk-options.js";
+import { lazyAnthropicClient, withSdkConsole } from "./sdk-options.js";
 import {
   EMPTY_USAGE,
   type LlmClient,
@@ -52,13 +52,7 @@ export interface AnthropicClientSettings extends AnthropicRequestOptions {
 
 /** Creates an `LlmClient` talking to the Messages API. The SDK's own retries are off. */
 export function createAnthropicClient(settings: AnthropicClientSettings): LlmClient {
-  // The SDK is imported on the first request, so commands that never call a model (and users of
-  // other providers) do not pay for loading it.
-  let client: Promise<Anthropic> | undefined;
-  const sdk = (): Promise<Anthropic> =>
-    (client ??= Promise.all([import("@anthropic-ai/sdk"), sdkClientOptions(settings)]).then(
-      ([{ default: AnthropicSdk }, options]) => new AnthropicSdk({ ...options, apiKey: settings.apiKey }),
-    ));
+  const sdk = lazyAnthropicClient(settings);
   return {
     modelId: settings.modelId,
     stream: (request, options) =>

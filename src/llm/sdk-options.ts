@@ -3,6 +3,7 @@
  * the SDKs' default transport, Node's own `fetch`.
  */
 import { formatWithOptions } from "node:util";
+import type Anthropic from "@anthropic-ai/sdk";
 import { sanitizeLine } from "../core/present/sanitize.js";
 
 type LogMethod = (message: string, ...rest: unknown[]) => void;
@@ -76,4 +77,22 @@ export function sdkClientOptions(settings: {
     logger: SANITIZING_LOGGER,
     ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
   };
+}
+
+/**
+ * The Anthropic SDK client for `settings`, made on the first call: the SDK (an island,
+ * tsup.config.ts) is imported by the first request, so commands that never call a model, and
+ * users of other providers, do not load it. The Messages client and the compactor share it.
+ */
+export function lazyAnthropicClient(settings: {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+  readonly timeoutMs?: number;
+}): () => Promise<Anthropic> {
+  let client: Promise<Anthropic> | undefined;
+  return () =>
+    (client ??= import("@anthropic-ai/sdk").then(
+      ({ default: AnthropicSdk }) =>
+        new AnthropicSdk({ ...sdkClientOptions(settings), apiKey: settings.apiKey }),
+    ));
 }

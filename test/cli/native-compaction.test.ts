@@ -225,6 +225,64 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
     expect(provider.requests).toHaveLength(1);
   });
 
+  it("in a review, the native draft survives only unchanged; an edited text goes as a plain summary, said so", async () => {
+    for (const edited of [false, true]) {
+      home = await homeWithSample();
+      provider.requests.length = 0;
+      provider.enqueue({ kind: "compaction", content: NATIVE });
+      const started = await home.run(
+        ["conversation", "compact", "--interactive", "--native", "-m", MODEL, "--from", "1", "--to", "6"],
+        { env: env() },
+      );
+      expect(started.exitCode, started.stderr).toBe(0);
+      expect(bodyOf(provider.requests[0]!).compaction).toEqual({ type: "summarize" });
+      if (edited) {
+        provider.enqueue(
+          {
+            blocks: [
+              {
+                type: "tool-call",
+                id: "call_edit",
+                name: "propose_compaction",
+                arguments: { from_turn: 1, to_turn: 6, summary: `${NATIVE} Edited.` },
+              },
+            ],
+          },
+          textReply("Recorded."),
+        );
+        const discussed = await home.run(["query", "-m", MODEL, "Add that it is edited."], { env: env() });
+        expect(discussed.exitCode, discussed.stderr).toBe(0);
+      }
+      const applied = await home.run(["conversation", "compact", "--continue", "--yes"], { env: env() });
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      const said = applied.stdout + applied.stderr;
+      const [compaction] = compactionsOf(home);
+      if (edited) {
+        expect(said).toContain(
+          `The draft was ${MODEL}'s own summary; this proposal changes its text or range, so it goes as a plain summary (the signed block is dropped).`,
+        );
+        expect(compaction!.summary).toMatchObject({ summary: `${NATIVE} Edited.`, source: "supplied" });
+        expect(compaction!.summary!.native).toBeUndefined();
+        expect(compaction!.requires).toBeUndefined();
+      } else {
+        expect(said).toContain(
+          `The summary is ${MODEL}'s own (its signed compaction block, as drafted): it goes back to that model family as the block.`,
+        );
+        expect(compaction!.summary!.native).toMatchObject({
+          content: NATIVE,
+          signature: fakeCompactionSignature(NATIVE),
+        });
+        expect(compaction!.requires).toEqual(["native-summary"]);
+        provider.enqueue(textReply("On."));
+        await home.run(["query", "-m", MODEL, "On?"], { env: env() });
+        expect(JSON.stringify(bodyOf(provider.requests.at(-1)!).messages?.[0])).toContain(
+          '"type":"compaction"',
+        );
+      }
+      home.cleanup();
+    }
+  });
+
   it("writes cxc's summary where a block cannot stand, and says why", async () => {
     home = await homeWithSample();
     provider.enqueue(textReply("A plain summary of turns 2..6."));

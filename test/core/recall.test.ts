@@ -7,6 +7,7 @@ import {
   pageOf,
   parseRecallReference,
   placeRecallIndex,
+  queryPattern,
   RECALL_INDEX_HEADING,
   readRecallReference,
   recallIndexLines,
@@ -450,5 +451,19 @@ describe("the index after a tool result", () => {
     )!;
     expect(holder.role).toBe("user");
     expect(holder.parts.map((part) => part.type)).toEqual(["tool-result", "text"]);
+  });
+});
+
+describe("a text query", () => {
+  it("is text when it only looks like a pattern, and its white space matches any white space", () => {
+    const text = queryPattern("/// Returns an error if the file is not TOML, or if parsing/serialization");
+    expect(text).toMatchObject({ isPattern: false });
+    const found = "x\n/// Returns an error if the file is not TOML, or if parsing/serialization fails";
+    expect((text as { pattern: RegExp }).pattern.test(found)).toBe(true);
+    const wrapped = queryPattern("can only see  the place holder");
+    expect((wrapped as { pattern: RegExp }).pattern.test("you can only see\nthe place holder text")).toBe(
+      true,
+    );
+    expect(queryPattern("/sk-[a-z]+/i")).toMatchObject({ isPattern: true });
   });
 });

@@ -6,6 +6,10 @@
 import type { Command } from "commander";
 import { usageError } from "../../errors.js";
 import { CliContext } from "../context.js";
+import { MCP_AGENTS, serveMcp } from "../mcp/server.js";
+import { loadConfig } from "../config.js";
+import { querySettingsOfRecall } from "../../query/recall.js";
+import { VERSION } from "../version.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
@@ -16,18 +20,14 @@ export function define(entry: Command): void {
     .option("--agent <AGENT>", "the agent that runs it: claude-code or codex", "claude-code")
     .action(async (options: { agent: string }, command: Command) => {
       const context = CliContext.from(command);
-      const { MCP_AGENTS, serveMcp } = await import("../mcp/server.js");
       if (!(MCP_AGENTS as readonly string[]).includes(options.agent))
         throw usageError(
           `cxc mcp serves ${MCP_AGENTS.join(" or ")}, not ${JSON.stringify(options.agent)}`,
           "--agent claude-code or --agent codex",
         );
-      const { loadConfig } = await import("../config.js");
-      const { querySettingsOfRecall } = await import("../../query/recall.js");
       const settings = querySettingsOfRecall(
         loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg }).values,
       );
-      const { VERSION } = await import("../version.js");
       await serveMcp({
         agent: options.agent as "claude-code" | "codex",
         env: context.env,

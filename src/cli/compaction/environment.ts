@@ -7,6 +7,7 @@ import { type CompactionEnvironment, createCompactionEnvironment } from "../../c
 import { loadConfig } from "../config.js";
 import type { CliContext } from "../context.js";
 import { startProgress } from "./progress.js";
+import { conversationOverhead } from "../../query/request-overhead.js";
 
 /** How a command reports and what it keeps of the summaries it writes. */
 export interface CommandCompaction {
@@ -42,12 +43,7 @@ export function commandCompaction(
     counter: (id) => context.store.tokenCounter(id),
     ...(options.copies ? { copies: true } : {}),
     ...(options.checkLosses ? { checkLosses: true } : {}),
-    // Only a native summary needs it: loaded then, not with every compaction.
-    overhead: async (events) =>
-      (await import("../../query/request-overhead.js")).conversationOverhead(
-        events,
-        config.values,
-        context.env,
-      ),
+    // Only a native summary needs it.
+    overhead: async (events) => conversationOverhead(events, config.values, context.env),
   });
 }

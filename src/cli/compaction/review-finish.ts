@@ -22,6 +22,7 @@ import { prepare } from "../../compaction/core/prepare.js";
 import type { CompactionEnvironment } from "../../compaction/environment.js";
 import {
   type ContinueDecision,
+  nativeDraftOutcome,
   notAReviewRefusal,
   planContinue,
   type ReviewProposal,
@@ -147,7 +148,13 @@ export async function continueReview(
     if (decision.kind !== "apply") throw refusalError(decision);
     // Both locks are held: the source cannot change between this preparation and the append.
     const current = locked!.load();
-    const request = { kind: "review", proposal: decision.proposal, reviewId } as const;
+    const native = nativeDraftOutcome(store.load(reviewId).events, decision.proposal);
+    const request = {
+      kind: "review",
+      proposal: decision.proposal,
+      reviewId,
+      ...(native?.kind === "kept" ? { native: native.native } : {}),
+    } as const;
     const preparation = runnable(prepare(current.events, request, options.compaction.settings(current.meta)));
     const losses = describeSummaryLosses(current.events, decision.proposal);
     const effect =
@@ -157,6 +164,7 @@ export async function continueReview(
     options.showPrompt(
       [
         decision.prompt,
+        ...(native === undefined ? [] : ["", nativeDraftLine(native)]),
         ...(effect === undefined ? [] : ["", effect]),
         ...(losses.length === 0 ? [] : ["", ...losses]),
       ].join("\n"),
@@ -186,6 +194,13 @@ export async function continueReview(
       : {}),
   });
   return { ...settled, reviewId, sourceId, sourceArchived };
+}
+
+/** What the confirmation says of the provider's own draft (docs/native-compaction.md). */
+function nativeDraftLine(native: NonNullable<ReturnType<typeof nativeDraftOutcome>>): string {
+  return native.kind === "kept"
+    ? `The summary is ${native.native.model}'s own (its signed compaction block, as drafted): it goes back to that model family as the block.`
+    : `The draft was ${native.native.model}'s own summary; this proposal changes its text or range, so it goes as a plain summary (the signed block is dropped).`;
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */

@@ -61,6 +61,8 @@ export interface StartReviewOptions {
   readonly model?: string;
   /** `-s CONTEXT`: what the draft summary should focus on. */
   readonly summaryContext?: string;
+  /** `--native`: the draft is the provider's own summary where it can stand. */
+  readonly native?: boolean;
   /** Aborted by Ctrl-C: the draft stops and no review is created. */
   readonly signal?: AbortSignal;
 }
@@ -162,7 +164,11 @@ async function draftOpeningProposal(
   const environment = options.compaction;
   // The model the review talks to writes the draft when one is configured; `-m` names both.
   const draftModel = options.model ?? chooseReviewModel(environment.config, undefined).id;
-  const rule = openingRule(environment.configuredRules(), draftModel, options.summaryContext);
+  const opening = openingRule(environment.configuredRules(), draftModel, options.summaryContext);
+  const rule =
+    options.native === true && opening.summary !== undefined
+      ? { ...opening, summary: { ...opening.summary, native: true } }
+      : opening;
   const preparation = runnable(
     prepare(events, { kind: "draft", rule, range: options.range }, { now: environment.clock.now() }),
   );
@@ -198,7 +204,8 @@ async function draftOpeningProposal(
     );
   }
   return {
-    validation,
+    // The provider's own draft rides with the opening proposal (its text, range and signature).
+    validation: summary?.native === undefined ? validation : { ...validation, native: summary.native },
     draftedBy: summary?.recipe ?? DIGEST_MODEL,
     ...(path === undefined ? {} : { draftPath: path }),
   };

@@ -75,6 +75,7 @@ export function checkReviewFlags(
       ? ["reasoning", "tools", "compact", "note", "dryRun", "reset", "undoReset", "continue", "abort"]
       : [
           "model",
+          "native",
           "reasoning",
           "tools",
           "summarize",
@@ -159,6 +160,7 @@ async function runInteractive(
       range,
       ...(flags.model === undefined ? {} : { model: flags.model.trim() }),
       ...(focus === "" ? {} : { summaryContext: focus }),
+      ...(flags.native === true ? { native: true } : {}),
     }),
   );
   const { proposal, turnCount } = started.validation;

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadExeca } from "./island-loaders.js";
 
 /** The editor command from the environment, if one is set. */
 export function editorCommand(env: NodeJS.ProcessEnv): string | undefined {
@@ -28,7 +29,7 @@ export async function editText(
   const path = join(directory, options.fileName);
   try {
     writeFileSync(path, initial);
-    const { execa } = await import("execa");
+    const { execa } = await loadExeca();
     const result = await execa(`${command} '${path.replace(/'/g, `'\\''`)}'`, {
       shell: true,
       stdio: "inherit",

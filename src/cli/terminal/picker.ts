@@ -14,6 +14,7 @@ import { sanitizeLine } from "../../core/present/sanitize.js";
 import { CxcError } from "../../errors.js";
 import { truncateText } from "../render/table.js";
 import { emitKeypressEvents } from "node:readline";
+import { loadPrompts } from "./island-loaders.js";
 
 /** One conversation the picker offers. */
 export interface PickerItem {
@@ -57,7 +58,7 @@ export async function pickConversation(
   items: readonly PickerItem[],
   options: { readonly message: string; readonly now: number },
 ): Promise<string> {
-  const { search } = await import("@inquirer/prompts");
+  const { search } = await loadPrompts();
   const rendered = pickerRows(items, options.now);
   const rows = new Map(items.map((item, index) => [item.id, rendered[index]!]));
   // Esc gives up as Ctrl-C does: the prompt has no key of its own for it.

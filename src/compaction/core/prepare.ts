@@ -151,7 +151,14 @@ function planRequest(
     }
     case "review":
       return {
-        plan: reviewCompactionPlan(request.proposal, request.reviewId, events, settings.now, keeping),
+        plan: reviewCompactionPlan(
+          request.proposal,
+          request.reviewId,
+          events,
+          settings.now,
+          keeping,
+          request.native,
+        ),
         pins: newPins(events, request.proposal.keep ?? [], settings.now),
       };
     case "cut": {

@@ -57,6 +57,8 @@ export interface ReviewRequest {
   readonly kind: "review";
   readonly proposal: ReviewProposal;
   readonly reviewId: string;
+  /** The provider's own draft, when the proposal is it unchanged (`nativeDraftOutcome`). */
+  readonly native?: NativeSummary;
 }
 
 /** Automatic compaction: everything up to the cut, with the automatic rules. */

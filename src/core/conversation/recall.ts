@@ -888,16 +888,19 @@ export function findRecallMatches(
   return { matches, total };
 }
 
-/** A query as a regular expression: `/pattern/flags` as written, else the text, case-insensitively. */
+/**
+ * A query as a regular expression: `/pattern/flags` as written, else the text, case-insensitively,
+ * white space matching any white space.
+ */
 export function queryPattern(query: string): { pattern: RegExp; isPattern: boolean } | { error: string } {
   const trimmed = query.trim();
   if (trimmed === "")
     return { error: "the query is empty: give a text or a /pattern/ to search the hidden content for" };
-  const slashed = /^\/(.+)\/([a-z]*)$/s.exec(trimmed);
-  if (slashed === null) return { pattern: new RegExp(escapeRegExp(trimmed), "giu"), isPattern: false };
+  // `/pattern/flags` with flags JavaScript knows; anything else (`/// a comment`, `a/b/c`) is text.
+  const slashed = /^\/(.+)\/([dgimsuvy]*)$/s.exec(trimmed);
+  if (slashed === null || new Set(slashed[2]!).size !== slashed[2]!.length)
+    return { pattern: literalPattern(trimmed), isPattern: false };
   const flags = new Set([...slashed[2]!]);
-  for (const flag of flags)
-    if (!"imsuvdgy".includes(flag)) return { error: `/${slashed[1]}/${slashed[2]}: unknown flag ${flag}` };
   flags.delete("y");
   flags.add("g");
   try {
@@ -905,6 +908,20 @@ export function queryPattern(query: string): { pattern: RegExp; isPattern: boole
   } catch (error) {
     return { error: `${trimmed.slice(0, 80)} is not a valid pattern: ${(error as Error).message}` };
   }
+}
+
+/**
+ * Text as a case-insensitive pattern in which each run of white space matches any run of white
+ * space: a sentence the model quotes on one line still finds one wrapped over two.
+ */
+function literalPattern(text: string): RegExp {
+  return new RegExp(
+    text
+      .split(/\s+/)
+      .map((word) => escapeRegExp(word))
+      .join("\\s+"),
+    "giu",
+  );
 }
 
 /** How much text a snippet shows on each side of its match. */

@@ -15,6 +15,11 @@ import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
 import { AGENT_NAMES } from "../../../core/interop/agents.js";
 import { describeCompactionRange } from "../../../core/present/labels.js";
 import { activePins } from "../../../core/conversation/pins.js";
+import { loadConfig } from "../../config.js";
+import { querySettingsOfRecall } from "../../../query/recall.js";
+import { analyzeRecall, placeRecallIndex } from "../../../core/conversation/recall.js";
+import { recallOptions } from "../../../tools/recall.js";
+import type { ConversationEvent } from "../../../core/conversation/events.js";
 
 interface ExportOptions {
   to: "jp" | "openai" | "anthropic" | "cxc" | AgentFormat;
@@ -168,17 +173,13 @@ async function exportRecallIndex(
   context: CliContext,
   agent: string,
   id: string,
-  events: readonly import("../../../core/conversation/events.js").ConversationEvent[],
+  events: readonly ConversationEvent[],
 ): Promise<{ text: string; beforeEventId?: string } | undefined> {
   if (agent !== "claude-code" && agent !== "pi" && agent !== "codex") return undefined;
-  const { loadConfig } = await import("../../config.js");
-  const { querySettingsOfRecall } = await import("../../../query/recall.js");
   const settings = querySettingsOfRecall(
     loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg }).values,
   );
   if (!settings.enabled) return undefined;
-  const { analyzeRecall, placeRecallIndex } = await import("../../../core/conversation/recall.js");
-  const { recallOptions } = await import("../../../tools/recall.js");
   const placement = placeRecallIndex(analyzeRecall(events, recallOptions(settings, `cxc ${id}`)));
   if (placement === undefined) return undefined;
   return placement.beforeEventId === undefined

@@ -24,6 +24,8 @@ import { installHooks } from "../../../core/interop/agent-hooks.js";
 import { installPluginEdit, opencodePluginText } from "../../hooks/opencode-plugin.js";
 import { editSettingsFile } from "../../hooks/settings-file.js";
 import { CxcError } from "../../../errors.js";
+import { resolve } from "node:path";
+import { registerMcpServer } from "../../hooks/mcp-registration.js";
 
 interface InstallOptions extends ScopeOptions {
   readonly dryRun?: boolean;
@@ -80,8 +82,6 @@ export function define(entry: Command): void {
       // Claude Code and Codex: cxc's MCP server (recall), through the agent's own command.
       let mcp: { done: boolean; message: string; command?: string } | undefined;
       if (agent === "claude-code" || agent === "codex") {
-        const { registerMcpServer } = await import("../../hooks/mcp-registration.js");
-        const { resolve } = await import("node:path");
         mcp = registerMcpServer(
           agent,
           scope.kind === "user"

@@ -17,6 +17,7 @@ import { agentLabel, inspectPlace, installPlaces, removalEdit } from "../../hook
 import { removePluginFile } from "../../hooks/opencode-plugin.js";
 import { resolve } from "node:path";
 import { statSync } from "node:fs";
+import { unregisterMcpServer } from "../../hooks/mcp-registration.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
@@ -61,8 +62,6 @@ export function define(entry: Command): void {
           }),
       );
       // cxc's MCP server (recall), taken out through the agent's own command as it was added.
-      const { resolve } = await import("node:path");
-      const { unregisterMcpServer } = await import("../../hooks/mcp-registration.js");
       const mcp =
         agent === "claude-code" || agent === "codex"
           ? unregisterMcpServer(
@@ -174,7 +173,6 @@ async function uninstallAll(context: CliContext, directory: string): Promise<voi
     }
   }
   // cxc's MCP server (recall), through the agents' own commands where they are on PATH.
-  const { unregisterMcpServer } = await import("../../hooks/mcp-registration.js");
   for (const [agent, scope] of [
     ["claude-code", { kind: "user" }],
     ["claude-code", { kind: "project", directory: project }],

@@ -35,6 +35,7 @@ import {
 import type {
   Compaction,
   ConversationEvent,
+  NativeSummary,
   ToolCallRequest,
   TurnEvent,
 } from "../../../core/conversation/events.js";
@@ -93,6 +94,8 @@ export type ProposalValidation =
   | {
       readonly ok: true;
       readonly proposal: ReviewProposal;
+      /** The opening proposal only: the provider's own summary it drafted (docs/native-compaction.md). */
+      readonly native?: NativeSummary;
       /** Turns of the source when it was validated. */
       readonly turnCount: number;
       /** Existing summaries the range grew over (1-based). */
@@ -527,6 +530,37 @@ export function findLatestProposal(events: readonly ConversationEvent[]): Record
   return undefined;
 }
 
+/** Metadata key of the opening proposal's result: the provider's own summary the draft is. */
+export const NATIVE_DRAFT_METADATA_KEY = "cxc_native_draft";
+
+/**
+ * What becomes of the provider's own draft when `proposal` is applied: `kept` when the proposal
+ * has the draft's range and text (the block stands as it was signed), `dropped` when anything
+ * differs (an edited text, a changed range: a plain summary), undefined when the review opened
+ * with no native draft.
+ */
+export function nativeDraftOutcome(
+  events: readonly ConversationEvent[],
+  proposal: ReviewProposal,
+): { readonly kind: "kept" | "dropped"; readonly native: NativeSummary } | undefined {
+  for (const event of events) {
+    if (event.type !== "tool_call_response") continue;
+    const native = event.metadata?.[NATIVE_DRAFT_METADATA_KEY] as NativeSummary | undefined;
+    if (native === undefined) continue;
+    const drafted = event.metadata?.[PROPOSAL_METADATA_KEY] as Record<string, unknown> | undefined;
+    const same =
+      drafted !== undefined &&
+      drafted.from_turn === proposal.fromTurn &&
+      drafted.to_turn === proposal.toTurn &&
+      drafted.from_cycle === proposal.fromCycle &&
+      drafted.to_cycle === proposal.toCycle &&
+      proposal.summary !== undefined &&
+      proposal.summary === native.content;
+    return { kind: same ? "kept" : "dropped", native };
+  }
+  return undefined;
+}
+
 /** True when `compaction` is exactly what `proposal` would write (range, policies, summary text). */
 export function compactionMatchesProposal(compaction: Compaction, proposal: ReviewProposal): boolean {
   const toolCalls = proposal.toolCalls === undefined ? undefined : toolCallsPolicyFor(proposal.toolCalls);
@@ -647,6 +681,7 @@ export function reviewCompactionPlan(
   sourceEvents: readonly ConversationEvent[],
   now: string,
   keeping?: Keeping,
+  native?: NativeSummary,
 ): CompactionPlan {
   const { start, end } = reviewBounds(proposal);
   return planCompaction(sourceEvents, {
@@ -656,7 +691,13 @@ export function reviewCompactionPlan(
         keep_last: end,
         ...(proposal.summary === undefined
           ? {}
-          : { supplied: { text: proposal.summary, author: "assistant" } }),
+          : {
+              supplied: {
+                text: proposal.summary,
+                author: "assistant",
+                ...(native === undefined ? {} : { native }),
+              },
+            }),
         ...(proposal.reasoning === undefined ? {} : { reasoning: proposal.reasoning }),
         ...(proposal.toolCalls === undefined ? {} : { tool_calls: proposal.toolCalls }),
       },
@@ -762,7 +803,10 @@ export function buildOpeningProposal(
       call_id: options.callId,
       content: renderProposalResult(validation),
       is_error: false,
-      metadata: { [PROPOSAL_METADATA_KEY]: proposalRecord(validation.proposal) },
+      metadata: {
+        [PROPOSAL_METADATA_KEY]: proposalRecord(validation.proposal),
+        ...(validation.native === undefined ? {} : { [NATIVE_DRAFT_METADATA_KEY]: validation.native }),
+      },
     },
     {
       type: "chat_response",
