@@ -104,7 +104,10 @@ export function conversationSpend(
   // Which model made each request: read only when some request reported usage (merging every
   // configuration change of a long jp conversation costs more than the rest of this).
   let models: (string | undefined)[] | undefined;
-  const modelAt = (position: number) => (models ??= recordedModels(events))[position];
+  const modelAt = (position: number): string | undefined => {
+    models ??= recordedModels(events);
+    return models[position];
+  };
   for (const [position, event] of events.entries()) {
     if (event.type === "compaction") {
       const usage = readEventUsage({ metadata: { usage: event.metadata?.[SUMMARY_USAGE_KEY] } });
