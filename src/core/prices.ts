@@ -101,7 +101,10 @@ export function conversationSpend(
   const summaries = new SpendSum(pricesOf);
   const readUsage = usageReader(events);
   const seen = new Set<string>();
-  const models = recordedModels(events);
+  // Which model made each request: read only when some request reported usage (merging every
+  // configuration change of a long jp conversation costs more than the rest of this).
+  let models: (string | undefined)[] | undefined;
+  const modelAt = (position: number) => (models ??= recordedModels(events))[position];
   for (const [position, event] of events.entries()) {
     if (event.type === "compaction") {
       const usage = readEventUsage({ metadata: { usage: event.metadata?.[SUMMARY_USAGE_KEY] } });
@@ -115,7 +118,7 @@ export function conversationSpend(
       if (seen.has(usage.request)) continue;
       seen.add(usage.request);
     }
-    requests.add(usage, models[position]);
+    requests.add(usage, modelAt(position));
   }
   return { requests: requests.totals(), summaries: summaries.totals() };
 }

@@ -23,6 +23,7 @@ import {
   runAgent,
   writeGeminiSettings,
 } from "../helpers/agents.js";
+import { RECALL_INDEX_HEADING } from "../../src/core/conversation/recall.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import {
   type FakeBlock,
@@ -296,8 +297,11 @@ describe("Gemini CLI sessions, end to end with the real agent", () => {
     expect(exported.exitCode, exported.stderr).toBe(0);
     const after = await resumeContents(exportedSession(exported.stdout));
     // The next request carries the compacted view, what `print --format gemini` shows, but for the
-    // opening summary, which the export gives the shape of Gemini CLI's own compression.
-    const view = texts((JSON.parse(printed.stdout) as { contents: Content[] }).contents);
+    // opening summary, which the export gives the shape of Gemini CLI's own compression, and for
+    // cxc's recall index, which only cxc q sends (Gemini CLI has no recall tool).
+    const view = texts((JSON.parse(printed.stdout) as { contents: Content[] }).contents).filter(
+      (text) => !text.startsWith(RECALL_INDEX_HEADING),
+    );
     expect(view[0]).toBe("[Summary of previous conversation]");
     expect(texts(after)[0]).toContain(view[1]);
     expect(texts(after)[1]).toBe("Got it. Thanks for the additional context!");

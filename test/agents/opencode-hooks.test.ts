@@ -5,8 +5,10 @@
  * over a low notice line the advice runs at `session.idle` (its record names the tier); after
  * opencode's own compaction, with a summary that drops everything, opencode's next request carries
  * the user's binding sentence verbatim and the file read after the summary, and, with
- * `hooks.restore.compaction_prompt` on, its summarizer's prompt carries them too. Two opencode runs
- * of a few seconds each, in order.
+ * `hooks.restore.compaction_prompt` on, its summarizer's prompt carries them too; a session cxc
+ * exported with a message pinned in place (its part marked), resumed and compacted by opencode,
+ * gets that message back verbatim after opencode's summary. Three opencode runs of a few seconds
+ * each, in order.
  */
 import {
   existsSync,
@@ -15,6 +17,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -168,6 +171,48 @@ describe("cxc's plugin inside opencode", () => {
     expect(restored).toBeDefined();
     expect(restored).toContain(`- "${RULE}" (turn 1)`);
     expect(restored).toContain("notes.txt");
+    expect(fake.remaining()).toBe(0);
+  }, 120_000);
+
+  it("brings back a message pinned in place in a session cxc exported, after opencode compacts it", async () => {
+    // opencode on cxc's PATH: the export runs `opencode import`.
+    const bin = join(root, "bin");
+    mkdirSync(bin, { recursive: true });
+    if (!existsSync(join(bin, "opencode"))) symlinkSync(opencode, join(bin, "opencode"));
+    const env = { ...opencodeEnvironment(place), PATH: `${bin}:${opencodeEnvironment(place).PATH}` };
+    const fixture = join(PROJECT_ROOT, "fixtures", "agents", "opencode", "session.json");
+    const imported = await cxcHome.run(["conversation", "import", fixture], { cwd: place.cwd, env });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    expect((await cxcHome.run(["conversation", "keep", "4", "--only", "user"], { env })).exitCode).toBe(0);
+    const exported = await cxcHome.run(["conversation", "export", "--to", "opencode"], {
+      cwd: place.cwd,
+      env,
+    });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const match = /opencode --session (ses_\w+)/.exec(exported.stdout);
+    expect(match, exported.stdout).not.toBeNull();
+    sessionId = match![1]!;
+
+    const from = fake.requests.length;
+    fake.enqueue(
+      textReply("Nothing more.", { usage: { inputTokens: 18_000 } }),
+      textReply("Carrying on after the compaction."),
+    );
+    await opencodeRun("Anything more?");
+    const requests = fake.requests.slice(from);
+    expect(
+      requests.some((request) => request.route === 1),
+      "opencode compacted",
+    ).toBe(true);
+    const after = requests.filter((request) => request.route === undefined).at(-1)!;
+    const texts = messageTexts((after.body as { messages: Message[] }).messages);
+    const summary = texts.findIndex((text) => text.includes(SUMMARY));
+    expect(summary).toBeGreaterThan(-1);
+    const restored = texts.slice(summary).find((text) => text.includes(HEADING));
+    expect(restored).toBeDefined();
+    expect(restored).toContain("[Pinned messages, kept verbatim]");
+    // The turn's number is the resumed session's: the message itself comes verbatim.
+    expect(restored).toMatch(/\nturn \d+, the user:\n```text\nWhat should I do first\?\n```/);
     expect(fake.remaining()).toBe(0);
   }, 120_000);
 

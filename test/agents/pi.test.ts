@@ -97,6 +97,30 @@ async function resumeMessages(file: string, at: AgentPlace = place): Promise<unk
   return (turns[0]!.body as { messages: unknown[] }).messages;
 }
 
+/**
+ * The messages without cxc's recall index (docs/recall.md), which an export of a compacted view
+ * carries and which names what was hidden; and the index's texts.
+ */
+function withoutRecallIndex(messages: unknown[]): { messages: unknown[]; index: string[] } {
+  const index: string[] = [];
+  const isIndex = (text: unknown): boolean => typeof text === "string" && text.startsWith("[Recall index:");
+  const kept = messages.flatMap((message) => {
+    const content = (message as { content: unknown }).content;
+    if (isIndex(content)) {
+      index.push(content as string);
+      return [];
+    }
+    if (!Array.isArray(content)) return [message];
+    const blocks = (content as { type: string; text?: string }[]).filter((block) => {
+      if (block.type !== "text" || !isIndex(block.text)) return true;
+      index.push(block.text!);
+      return false;
+    });
+    return blocks.length === 0 ? [] : [{ ...(message as object), content: blocks }];
+  });
+  return { messages: kept, index };
+}
+
 function tokensOf(messages: unknown): number {
   return messageTexts(messages).reduce((sum, text) => sum + countTokens(text), 0);
 }
@@ -303,7 +327,12 @@ describe("pi sessions, end to end with the real agent", () => {
     expect(exported.exitCode, exported.stderr).toBe(0);
     expect(exported.stdout).toContain("Continue it with: pi --session ");
     compactedExport = exportedFile(exported.stdout);
-    const after = await resumeMessages(compactedExport);
+    const resumed = withoutRecallIndex(await resumeMessages(compactedExport));
+    // The index names what the compaction hid (`… cat data.txt …`): the view is checked, and
+    // counted, apart from it.
+    expect(resumed.index).toHaveLength(1);
+    expect(resumed.index[0]).toContain("cat data.txt");
+    const after = resumed.messages;
     const sent = JSON.stringify(after);
     const has = (text: string) => sent.includes(JSON.stringify(text).slice(1, -1));
     for (const kept of [REVIEW_SUMMARY, "## Digest of turns 3..3", "[compacted] bash: success"]) {

@@ -21,6 +21,8 @@ import { copyEventsForFork } from "../../src/core/conversation/fork.js";
 import { CXC_PINNED_KEY, importClaudeCodeSession } from "../../src/core/interop/claude-code.js";
 import { exportClaudeCodeSession } from "../../src/core/interop/claude-code-export.js";
 import { exportCodexSession } from "../../src/core/interop/codex-export.js";
+import { convertOpencodeSession } from "../../src/core/interop/opencode.js";
+import { exportOpencodeSession } from "../../src/core/interop/opencode-export.js";
 import { exportPiSession } from "../../src/core/interop/pi-export.js";
 import {
   activePins,
@@ -437,6 +439,41 @@ describe("exports", () => {
       (event) => event.type !== "unknown" && event.metadata?.[CXC_PINNED_KEY] === true,
     );
     expect(back.map((event) => event.type === "chat_request" && event.content)).toEqual(["and the docs"]);
+  });
+
+  it("mark pinned messages that stay in place for opencode, on the part, and the import reads the mark back", () => {
+    const { build, events, results } = session();
+    let counter = 0;
+    const exported = exportOpencodeSession(
+      [...events, pin(build, { turn: 2, only: "user" }), pin(build, { turn: 0, only: "results" })],
+      {
+        sessionId: "ses_pins",
+        directory: "/p",
+        title: "Pins",
+        timestamp: "2026-12-04T00:00:00.000Z",
+        version: "1.18.33",
+        providerID: "fake",
+        modelID: "fake-model",
+        newId: (kind) => `${kind}_${String(++counter).padStart(6, "0")}`,
+      },
+    );
+    if (!exported.ok) throw new Error(exported.message);
+    const marked = exported.value.document.messages
+      .flatMap((message) => message.parts)
+      .filter((part) => (part.metadata as Record<string, unknown> | undefined)?.[CXC_PINNED_KEY] === true);
+    expect(marked.map((part) => [part.type, part.text ?? part.callID])).toEqual([
+      ["tool", results[0]!.call_id],
+      ["text", "and the docs"],
+    ]);
+    const imported = convertOpencodeSession(exported.value.document, "db#ses_pins");
+    if (!imported.ok) throw new Error(imported.message);
+    const back = imported.value.events.filter(
+      (event) => event.type !== "unknown" && event.metadata?.[CXC_PINNED_KEY] === true,
+    );
+    expect(back.map((event) => (event.type === "chat_request" ? event.content : event.type))).toEqual([
+      "tool_call_response",
+      "and the docs",
+    ]);
   });
 });
 

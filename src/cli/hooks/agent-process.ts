@@ -12,13 +12,25 @@
  * The agent process is the nearest ancestor that is not a shell. Linux reads `/proc`; elsewhere
  * `ps` is asked. Records live in the state directory, `mcp/<agent>-<pid>.json`, replaced
  * atomically; a `/clear` or a resume in the same process records the new session over the old at
- * the end of its first turn. (A `SessionStart` entry for every start would know a session from its
+ * the end of its first turn. A Claude Code process resumed on a named session (`--resume ID`) is
+ * known from its command line before that. (A `SessionStart` entry for every start would know a session from its
  * first request, but in the pinned Claude Code a `SessionStart` hook on `resume` kept the `Stop`
  * hook's message from showing, so cxc does not install one.)
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
+import { claudeCodeProjectFolder } from "../../core/interop/agent-session.js";
 import { ensureDirectory } from "../../store/index.js";
 import { stateDirectory } from "./state.js";
 
@@ -134,6 +146,8 @@ export function lookupAgentSession(
   try {
     record = JSON.parse(readFileSync(recordPath(env, agent, owner.pid), "utf8")) as SessionRecord;
   } catch {
+    const resumed = agent === "claude-code" ? resumedClaudeSession(env, owner) : undefined;
+    if (resumed !== undefined) return { ok: true, record: resumed };
     return {
       ok: false,
       reason: `no session is recorded yet for this ${agent} process (pid ${owner.pid}): cxc's hook records it at the end of each turn (Stop) and after a compaction; finish this turn and call again, or install the hooks with \`cxc hooks install --agent ${agent}\``,
@@ -145,6 +159,40 @@ export function lookupAgentSession(
       reason: `the session recorded for pid ${owner.pid} belongs to an earlier process; cxc's hook records this one at the end of this turn: call again then`,
     };
   return { ok: true, record };
+}
+
+/**
+ * A Claude Code process started on a named session (`--resume ID`, `-r ID`, `--session-id ID`)
+ * before its first turn ended (so before its first `Stop` recorded it): the session its command
+ * line names, in the project folder of its working directory, when that transcript exists. Read
+ * from `/proc` (Linux); elsewhere, undefined.
+ */
+function resumedClaudeSession(
+  env: Environment,
+  owner: { pid: number; started: string },
+): SessionRecord | undefined {
+  try {
+    const argv = readFileSync(`/proc/${owner.pid}/cmdline`, "utf8").split("\0");
+    let id: string | undefined;
+    for (let index = 0; index < argv.length - 1; index++)
+      if (["--resume", "-r", "--session-id"].includes(argv[index]!)) id = argv[index + 1];
+    if (id === undefined || !/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    const cwd = readlinkSync(`/proc/${owner.pid}/cwd`);
+    const configDirectory = env.CLAUDE_CONFIG_DIR || join(env.HOME ?? homedir(), ".claude");
+    const path = join(configDirectory, "projects", claudeCodeProjectFolder(cwd), `${id}.jsonl`);
+    if (!existsSync(path)) return undefined;
+    return {
+      agent: "claude-code",
+      session_id: id,
+      transcript_path: path,
+      cwd,
+      pid: owner.pid,
+      started: owner.started,
+      recorded_at: new Date().toISOString(),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Removes records older than a week (their processes are long gone). */

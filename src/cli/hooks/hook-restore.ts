@@ -28,7 +28,7 @@ import {
   type HookInput,
   sessionContextOutput,
 } from "../../core/interop/hook-protocol.js";
-import { CXC_PINNED_KEY } from "../../core/interop/claude-code.js";
+import { CXC_PINNED_KEY } from "../../core/interop/agents.js";
 import { compactionPolicies } from "../../core/conversation/cycles.js";
 import { type ConversationEvent, isTurnEvent, type ToolCallRequest } from "../../core/conversation/events.js";
 import {

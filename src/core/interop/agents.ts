@@ -23,6 +23,13 @@ export type ExportAgent = AgentFormat;
 /** Meta field naming where an imported conversation came from: `{agent, session_id, cwd, file, …}`. */
 export const ORIGIN_META_KEY = "origin";
 
+/**
+ * Metadata key marking an imported event that cxc's export wrote as a pinned message (Claude Code:
+ * the record's `cxcPinned`; opencode: the part's `metadata.cxc_pinned`): the restore after the
+ * agent's own compaction gives it back verbatim.
+ */
+export const CXC_PINNED_KEY = "cxc_pinned";
+
 /** Meta field jp imports carry (`jp-c…`, the jp conversation id). */
 export const JP_ID_META_KEY = "jp_id";
 

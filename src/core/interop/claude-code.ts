@@ -48,10 +48,13 @@ import {
   titleFromPrompt,
   tokenCount,
 } from "./agent-session.js";
+import { CXC_PINNED_KEY } from "./agents.js";
 import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
 import { ANTHROPIC_REDACTED_KEY, ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import type { Parsed } from "../parsed.js";
+
+export { CXC_PINNED_KEY };
 
 /** Metadata key: Claude Code's context attachments that followed this event (records without chain fields). */
 export const CLAUDE_CODE_CONTEXT_KEY = "claude_code_context";
@@ -74,8 +77,6 @@ export const CLAUDE_CODE_ATTACHMENT_AUTHOR = "Claude Code (attached file)";
  * in the file; the restore after Claude Code compacts reads it back (`CXC_PINNED_KEY`).
  */
 export const CLAUDE_CODE_PINNED_FIELD = "cxcPinned";
-/** Metadata key marking an imported event that cxc's export wrote as a pinned message. */
-export const CXC_PINNED_KEY = "cxc_pinned";
 
 /** Record types that carry nothing of the conversation; skipped and counted. */
 const BOOKKEEPING = new Set([

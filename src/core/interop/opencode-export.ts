@@ -19,12 +19,14 @@ import type {
   ToolCallRequest,
   ToolCallResponse,
 } from "../conversation/events.js";
+import { pinnedMessages } from "../conversation/pins.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { formatCount } from "../present/labels.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { framedSummary, viewMessages } from "./agent-export.js";
+import { CXC_PINNED_KEY } from "./agents.js";
 import { interopError } from "./jp.js";
-import { timestampMilliseconds } from "./jp-encoding.js";
+import { isRecord, timestampMilliseconds } from "./jp-encoding.js";
 import { metadataOf } from "./openai-messages.js";
 import type { OpencodeDocument } from "./opencode.js";
 import type { Parsed } from "../parsed.js";
@@ -115,6 +117,16 @@ export function exportOpencodeSession(
     const at = millis(ts, now);
     return part(id, { type: "text", text: value, time: { start: at, end: at } });
   };
+  // Pinned messages kept in place carry a mark opencode keeps with the part, for the restore after
+  // opencode compacts (a prompt's or an answer's text part; a tool part for its pinned result).
+  const { ids: pinned } = pinnedMessages(events);
+  const marked = (fields: Json, pin: boolean): Json =>
+    pin
+      ? {
+          ...fields,
+          metadata: { ...(isRecord(fields.metadata) ? fields.metadata : {}), [CXC_PINNED_KEY]: true },
+        }
+      : fields;
   let nativeSummaries = 0;
   const view = viewMessages(events);
   for (const [index, message] of view.entries()) {
@@ -133,7 +145,9 @@ export function exportOpencodeSession(
         }
         break;
       case "user":
-        user(message.event.ts, (id) => [text(id, message.event.content, message.event.ts)]);
+        user(message.event.ts, (id) => [
+          marked(text(id, message.event.content, message.event.ts), pinned.has(message.event.id)),
+        ]);
         break;
       case "assistant": {
         const next = view[index + 1];
@@ -141,13 +155,21 @@ export function exportOpencodeSession(
         const calls = message.events.some((event) => event.type === "tool_call_request");
         assistant(message.events[0]!.ts, { finish: calls ? "tool-calls" : "stop" }, (id) =>
           message.events.flatMap((event) => {
-            if (event.type === "tool_call_request") return [part(id, toolPart(event, results, now))];
+            if (event.type === "tool_call_request") {
+              const result = results.find((candidate) => candidate.call_id === event.call_id);
+              return [
+                part(
+                  id,
+                  marked(toolPart(event, results, now), result !== undefined && pinned.has(result.id)),
+                ),
+              ];
+            }
             const converted = responsePart(event, now);
             if (converted === "unsigned") {
               unsigned += 1;
               return [];
             }
-            return converted === undefined ? [] : [part(id, converted)];
+            return converted === undefined ? [] : [part(id, marked(converted, pinned.has(event.id)))];
           }),
         );
         break;

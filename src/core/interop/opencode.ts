@@ -41,6 +41,7 @@ import {
   setMetadata,
   titleFromPrompt,
 } from "./agent-session.js";
+import { CXC_PINNED_KEY } from "./agents.js";
 import type { ImportedConversation } from "./jp.js";
 import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
@@ -193,6 +194,8 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
       if (!synthetic) firstPrompt ??= text;
       const request: EventDraft = { type: "chat_request", ts, content: text };
       if (synthetic) setMetadata(request, OPENCODE_SYNTHETIC_KEY, true);
+      const pinnedPart = message.parts.find((part) => part.type === "text" && isPinnedPart(part));
+      if (pinnedPart !== undefined) markPinned(request, pinnedPart);
       drafts.add(request, where);
       continue;
     }
@@ -330,7 +333,7 @@ function assistantParts(
       }
       case "text":
         if (typeof part.text === "string" && part.text !== "" && part.ignored !== true) {
-          drafts.push({ type: "chat_response", ts: partTs, message: part.text });
+          drafts.push(markPinned({ type: "chat_response", ts: partTs, message: part.text }, part));
         }
         break;
       case "tool": {
@@ -348,23 +351,21 @@ function assistantParts(
         const resultTs = agentTimestamp(stateTime.end) ?? partTs;
         if (state.status === "completed") {
           const output = typeof state.output === "string" ? state.output : JSON.stringify(state.output ?? "");
-          results.push({
-            type: "tool_call_response",
-            ts: resultTs,
-            call_id: callId,
-            content: output,
-            is_error: false,
-          });
+          results.push(
+            markPinned(
+              { type: "tool_call_response", ts: resultTs, call_id: callId, content: output, is_error: false },
+              part,
+            ),
+          );
         } else if (state.status === "error") {
           const error =
             typeof state.error === "string" ? state.error : JSON.stringify(state.error ?? "error");
-          results.push({
-            type: "tool_call_response",
-            ts: resultTs,
-            call_id: callId,
-            content: error,
-            is_error: true,
-          });
+          results.push(
+            markPinned(
+              { type: "tool_call_response", ts: resultTs, call_id: callId, content: error, is_error: true },
+              part,
+            ),
+          );
         }
         break;
       }
@@ -377,6 +378,17 @@ function assistantParts(
   }
   // A step's results follow its calls (opencode sends them as the next message).
   return [...drafts, ...results];
+}
+
+/** The draft, with `CXC_PINNED_KEY` when cxc's export marked its part pinned (`metadata.cxc_pinned`). */
+function markPinned(draft: EventDraft, part: Json): EventDraft {
+  if (isPinnedPart(part)) setMetadata(draft, CXC_PINNED_KEY, true);
+  return draft;
+}
+
+/** Whether cxc's export marked the part pinned. */
+function isPinnedPart(part: Json): boolean {
+  return isRecord(part.metadata) && part.metadata[CXC_PINNED_KEY] === true;
 }
 
 /** opencode's `tokens` (`input` without the cache; `reasoning` apart) as stored usage. */

@@ -67,7 +67,9 @@ export function define(entry: Command): void {
       const context = CliContext.from(command);
       const format = context.format();
       const { id, conversation } = await loadConversation(context, idArgument);
-      const countTokens = await context.store.tokenCounter();
+      // The conversation's cached counts (tokens.cache.json): a second `stats` of an unchanged
+      // conversation counts nothing and never loads the tokenizer.
+      const countTokens = await context.store.tokenCounter(id);
       const raw = summarizeTokens(groupTurns(conversation.events), countTokens);
       const view = projectConversation(conversation.events);
       const projected = summarizeTokens(

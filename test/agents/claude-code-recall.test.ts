@@ -1,0 +1,156 @@
+/**
+ * Recall inside the real Claude Code (agents/, installed by .ci/run), offline against the loopback
+ * fake provider in a temporary HOME (docs/recall.md, "Inside Claude Code and Codex"): `cxc hooks
+ * install` registers `cxc mcp` with Claude Code's own `claude mcp add`; a turn whose Bash call
+ * printed a long log; Claude Code's own `/compact` with a summary that drops it; the restore
+ * carries the recall index; then the model calls `mcp__cxc__recall` with the reference from the
+ * restore, and Claude Code's next request carries the log byte for byte as the model was first
+ * sent it. Each step is one `claude -p` run of the same session.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentPlace,
+  agentBinary,
+  claudeCodeEnvironment,
+  messageTexts,
+  runAgent,
+} from "../helpers/agents.js";
+import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+
+const MODEL = "claude-sonnet-4-5";
+const CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far";
+const SUMMARY = "The user asked about a deploy; the assistant looked at a log.";
+const SECRET_LINE = "ERR_DB_7731: connection refused at db.internal:5432 (pool exhausted)";
+const LOG = `${Array.from({ length: 120 }, (_, index) => `2026-12-01T10:00:${String(index % 60).padStart(2, "0")}Z worker ${index}: ok`).join("\n")}\n${SECRET_LINE}\n`;
+
+const call = (id: string, name: string, input: Record<string, unknown>) =>
+  ({ type: "tool-call", id, name, arguments: input }) as const;
+
+let fake: FakeProvider;
+let root: string;
+let place: AgentPlace;
+let claude: string;
+let cxcHome: TempHome;
+let sessionId: string | undefined;
+
+async function claudeRun(prompt: string): Promise<void> {
+  const resume = sessionId === undefined ? [] : ["--resume", sessionId];
+  const result = await runAgent(
+    claude,
+    [
+      "-p",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--model",
+      MODEL,
+      "--allowedTools",
+      "Bash mcp__cxc__recall",
+      ...resume,
+    ],
+    // Tool search off: the pinned Claude Code otherwise offers MCP tools through its ToolSearch
+    // tool, and the scripted model calls recall directly.
+    { cwd: place.cwd, env: { ...claudeCodeEnvironment(place, fake.url), ENABLE_TOOL_SEARCH: "false" } },
+  );
+  expect(result.code, `claude: ${result.stderr.slice(0, 400)} ${result.stdout.slice(-400)}`).toBe(0);
+  const events = result.stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  sessionId ??= events.find((event) => typeof event.session_id === "string")!.session_id as string;
+}
+
+/** The tool results of a request, by call id. */
+function results(body: unknown): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const message of (body as { messages: { content: unknown }[] }).messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as { type: string; tool_use_id?: string; content?: unknown }[])
+      if (part.type === "tool_result")
+        found.set(
+          String(part.tool_use_id),
+          typeof part.content === "string"
+            ? part.content
+            : (part.content as { text?: string }[]).map((block) => block.text ?? "").join(""),
+        );
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  const binary = agentBinary(PROJECT_ROOT, "claude");
+  if (binary === undefined) throw new Error("Claude Code is not installed: run npm ci --prefix agents");
+  claude = binary;
+  root = mkdtempSync(join(tmpdir(), "cxc-claude-recall-"));
+  place = { home: join(root, "home"), cwd: join(root, "project") };
+  mkdirSync(place.cwd, { recursive: true });
+  mkdirSync(join(place.home, ".claude"), { recursive: true });
+  writeFileSync(join(place.cwd, "app.log"), LOG);
+  fake = await startFakeProvider({
+    routes: [{ bodyIncludes: CLAUDE_COMPACT_PROMPT, reply: textReply(`<summary>${SUMMARY}</summary>`) }],
+  });
+  cxcHome = makeTempHome();
+}, 60_000);
+
+afterAll(async () => {
+  await fake?.close();
+  cxcHome?.cleanup();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+describe("recall inside the real Claude Code", () => {
+  it("reads back, byte for byte, the log Claude Code's own compaction dropped, by the restore's reference", async () => {
+    const env = { HOME: place.home, PATH: `${dirname(claude)}:${cxcHome.env.PATH}` };
+    const installed = await cxcHome.run(["hooks", "install", "--agent", "claude-code", "--user"], {
+      cwd: place.cwd,
+      env,
+    });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(
+      "Registered cxc's MCP server (recall) with `claude mcp add` (user scope).",
+    );
+
+    fake.enqueue(
+      { blocks: [call("toolu_log", "Bash", { command: "cat app.log", description: "Print the log" })] },
+      textReply("The worker pool failed."),
+    );
+    await claudeRun("Why did the deploy fail? Look at app.log.");
+    const first = fake.requests.filter((request) => request.route === undefined);
+    const offered = (first[0]!.body as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(offered).toContain("mcp__cxc__recall");
+    const sent = results(first[1]!.body).get("toolu_log")!;
+    expect(sent).toContain(SECRET_LINE);
+
+    // A second turn: Claude Code's compaction keeps the last messages verbatim (cxc's reader then
+    // keeps their turn whole), so the log's turn is the one before them.
+    fake.enqueue(textReply("Noted."));
+    await claudeRun("Thanks, keep that in mind.");
+    await claudeRun("/compact");
+    const before = fake.requests.length;
+    fake.enqueue(
+      { blocks: [call("toolu_recall", "mcp__cxc__recall", { reference: "turn 1, call 1" })] },
+      textReply("ERR_DB_7731: the pool was exhausted."),
+    );
+    await claudeRun("What was the exact error code?");
+    const after = fake.requests.slice(before).filter((request) => request.route === undefined);
+    expect(after).toHaveLength(2);
+    const texts = messageTexts((after[0]!.body as { messages: unknown }).messages).join("\n");
+    // The summary dropped the log; the restore lists it with the reference the model uses.
+    expect(texts).toContain(SUMMARY);
+    expect(texts).not.toContain(SECRET_LINE);
+    expect(texts).toMatch(/\nturn 1, call 1: Bash cat app\.log Print the log \([\d.]+k chars\)/);
+    const recalled = results(after[1]!.body).get("toolu_recall")!;
+    expect(recalled).toContain(`turn 1, call 1: Bash\narguments:\n`);
+    // The Bash output as the model was first sent it, whole and byte for byte (Claude Code adds a
+    // reminder of its own after a tool result in each request: that is not the tool's output).
+    const output = sent.slice(0, sent.indexOf("\n\n<system-reminder>"));
+    expect(output.endsWith(SECRET_LINE)).toBe(true);
+    expect(recalled.includes(`result:\n${output}`), recalled.slice(-300)).toBe(true);
+    expect(recalled).toContain(SECRET_LINE);
+  }, 180_000);
+});
