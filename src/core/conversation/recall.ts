@@ -27,6 +27,7 @@
  * Where two sources of recall can meet (an agent's session exported from a cxc conversation), a
  * reference names its own: `source` prefixes every reference (`cxc 01k3… turn 3, call 1`).
  */
+import { buildCompactionEvent } from "../../compaction/core/event.js";
 import { HEAD, layoutCycles, TURN_END } from "./cycles.js";
 import {
   type ConversationEvent,
@@ -1070,15 +1071,10 @@ export function agentCompactionIndex(
 ): string | undefined {
   const turnCount = countTurns(events);
   if (turnCount === 0) return undefined;
-  const cover: ConversationEvent = {
-    type: "compaction",
-    id: "recall-agent-compaction",
-    ts: "1970-01-01T00:00:00.000Z",
-    from_turn: 0,
-    to_turn: turnCount - 1,
-    summary: { summary: "(the agent's summary)", source: "supplied" },
-    source: "auto",
-  };
+  const cover = buildCompactionEvent(
+    { from: 0, to: turnCount - 1, supplied: { text: "(the agent's summary)", author: "assistant" } },
+    { id: "recall-agent-compaction", ts: "1970-01-01T00:00:00.000Z", source: "auto" },
+  );
   return indexWithLargestCalls(analyzeRecall([...events, cover], options), options.maxCalls);
 }
 
