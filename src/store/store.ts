@@ -396,8 +396,11 @@ function isMissingFile(error: unknown): boolean {
   return code === "ENOENT" || cause === "ENOENT";
 }
 
-/** How often a reader looks again for a conversation that moved while it was being read. */
-const MOVE_RETRIES = 5;
+/**
+ * How often a reader looks again for a conversation that moved while it was being read (a loaded
+ * machine lost five races in a row against a mover toggling as fast as it can).
+ */
+const MOVE_RETRIES = 20;
 
 function listDirectory(directory: string): string[] {
   try {
