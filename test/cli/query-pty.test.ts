@@ -3,7 +3,7 @@
  * markdown rendered as it streams, the spinner, the context gauge after each turn, and Ctrl-C
  * while streaming (once: partial answer stored, exit 130; twice: exit at once).
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -305,14 +305,18 @@ describe("cxc q at a terminal: Ctrl-C", () => {
   });
 
   it("a second Ctrl-C exits at once, even while a tool ignores the first", async () => {
+    // The tool says when it ignores signals: a Ctrl-C sent before its trap is set would end it at
+    // once (a loaded machine once did), and the turn would then store its `[cancelled]` answer.
+    const trapped = join(home.home.home, "stubborn-trapped");
     home.writeConfig(`
 [conversation.tools.stubborn]
-command = "trap '' INT TERM; while true; do sleep 0.1; done"
+command = "trap '' INT TERM; : > '${trapped}'; while true; do sleep 0.1; done"
 run = "unattended"
 `);
     provider.enqueue({ blocks: [{ type: "tool-call", id: "t1", name: "stubborn", arguments: {} }] });
     const pty = qInTerminal(["wait"]);
     await pty.waitFor("stubborn");
+    await waitForFile(trapped);
     pty.send("C-c");
     await pty.waitFor("press Ctrl-C again");
     pty.send("C-c");
@@ -497,3 +501,11 @@ describe("cxc q at a terminal: the context gauge", () => {
     ).toBeLessThanOrEqual(1);
   });
 });
+
+/** Waits (up to 10 s) until `path` exists. */
+async function waitForFile(path: string): Promise<void> {
+  for (let waited = 0; !existsSync(path); waited += 20) {
+    if (waited > 10_000) throw new Error(`${path} did not appear`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
