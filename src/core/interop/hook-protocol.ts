@@ -99,6 +99,33 @@ export function sessionFileName(sessionId: string): string {
   return safe === "" ? "session" : safe;
 }
 
+/** The JSON object records of a transcript's tail, last first, each with its trimmed line. */
+function* recordsFromEnd(tail: string): Generator<{ line: string; record: Record<string, unknown> }> {
+  const lines = tail.split("\n");
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index]!.trim();
+    if (line === "") continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof record === "object" && record !== null)
+      yield { line, record: record as Record<string, unknown> };
+  }
+}
+
+/** The sum of the positive finite numbers under `keys` (anything else counts 0). */
+function sumCounts(counts: Readonly<Record<string, unknown>>, keys: readonly string[]): number {
+  let sum = 0;
+  for (const key of keys) {
+    const value = counts[key];
+    if (typeof value === "number" && Number.isFinite(value) && value > 0) sum += value;
+  }
+  return sum;
+}
+
 /** The context the last request filled, as the provider reported it, the model and its window. */
 export interface ReportedUsage {
   readonly tokens: number;
@@ -114,19 +141,9 @@ export interface ReportedUsage {
  * `turn_context`'s, the window its `token_count`'s.
  */
 export function lastCodexUsage(tail: string): ReportedUsage | undefined {
-  const lines = tail.split("\n");
   let tokens: number | undefined;
   let window: number | undefined;
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const line = lines[index]!.trim();
-    if (line === "") continue;
-    let record: Record<string, unknown>;
-    try {
-      record = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (typeof record !== "object" || record === null) continue;
+  for (const { record } of recordsFromEnd(tail)) {
     const payload = (record.payload ?? {}) as Record<string, unknown>;
     if (record.type === "compacted" && tokens === undefined) return undefined;
     if (tokens === undefined && record.type === "token_usage_record") tokens = codexTokens(payload.usage);
@@ -151,12 +168,7 @@ export function lastCodexUsage(tail: string): ReportedUsage | undefined {
 /** Input (cached input included, as Codex counts it) plus output; undefined for none. */
 function codexTokens(usage: unknown): number | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
-  const record = usage as Record<string, unknown>;
-  const count = (key: string): number => {
-    const value = record[key];
-    return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-  };
-  const tokens = count("input_tokens") + count("output_tokens");
+  const tokens = sumCounts(usage as Record<string, unknown>, ["input_tokens", "output_tokens"]);
   return tokens > 0 ? tokens : undefined;
 }
 
@@ -165,32 +177,19 @@ function codexTokens(usage: unknown): number | undefined {
  * tail, or a compaction after it); see the module comment.
  */
 export function lastReportedUsage(tail: string): ReportedUsage | undefined {
-  const lines = tail.split("\n");
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const line = lines[index]!.trim();
-    if (line === "") continue;
-    let record: Record<string, unknown>;
-    try {
-      record = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (typeof record !== "object" || record === null) continue;
+  for (const { record } of recordsFromEnd(tail)) {
     if (record.type === "system" && record.subtype === "compact_boundary") return undefined;
     if (record.type !== "assistant" || record.isSidechain === true || record.isApiErrorMessage === true)
       continue;
     const message = record.message as Record<string, unknown> | undefined;
     const usage = message?.usage as Record<string, unknown> | undefined;
     if (usage === undefined || message?.model === "<synthetic>") continue;
-    const count = (key: string): number => {
-      const value = usage[key];
-      return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-    };
-    const tokens =
-      count("input_tokens") +
-      count("cache_creation_input_tokens") +
-      count("cache_read_input_tokens") +
-      count("output_tokens");
+    const tokens = sumCounts(usage, [
+      "input_tokens",
+      "cache_creation_input_tokens",
+      "cache_read_input_tokens",
+      "output_tokens",
+    ]);
     if (tokens === 0) continue;
     return { tokens, ...(typeof message?.model === "string" ? { model: message.model } : {}) };
   }
@@ -227,26 +226,12 @@ export function contextOutput(event: string, context: string): string {
  * `$set.messages`) makes it stale: undefined then.
  */
 export function lastGeminiUsage(tail: string): ReportedUsage | undefined {
-  const lines = tail.split("\n");
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const line = lines[index]!.trim();
-    if (line === "") continue;
-    let record: Record<string, unknown>;
-    try {
-      record = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (typeof record !== "object" || record === null) continue;
+  for (const { line, record } of recordsFromEnd(tail)) {
     if (isGeminiCompression(line)) return undefined;
     if (record.type !== "gemini") continue;
     const tokens = record.tokens as Record<string, unknown> | undefined;
     if (typeof tokens !== "object" || tokens === null) continue;
-    const count = (key: string): number => {
-      const value = tokens[key];
-      return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-    };
-    const total = count("input") + count("output") + count("thoughts");
+    const total = sumCounts(tokens, ["input", "output", "thoughts"]);
     if (total === 0) continue;
     return { tokens: total, ...(typeof record.model === "string" ? { model: record.model } : {}) };
   }
