@@ -414,19 +414,30 @@ function openKeptTurn(turn: number, turns: ProjectedTurn[], stripped: number[]):
 }
 
 /**
+ * A run of slots one summary stands for, to inject where it starts: its first and last slot, the
+ * pinned messages it hides, the time of the event it replaces, and the tool requests by call id.
+ */
+interface SummaryRun {
+  readonly summary: Compaction;
+  readonly start: number;
+  readonly end: number;
+  readonly pinned: readonly PinnedMessage[];
+  readonly slots: Slots;
+  readonly ts: string;
+  readonly requests: ToolRequests;
+}
+
+/**
  * Injects the summary turn of a run that starts at a turn's head. Returns the raw turn whose
  * prompt the native summary's items hold (`inside_turn`), when it replays natively; else -1.
  */
 function injectSummaryTurn(
-  summary: Compaction,
-  run: { start: number; end: number; pinned: readonly PinnedMessage[] },
-  slots: Slots,
-  ts: string,
-  requests: ToolRequests,
+  run: SummaryRun,
   output: ConversationEvent[],
   turns: ProjectedTurn[],
   stripped: number[],
 ): number {
+  const { summary, slots, ts, requests } = run;
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts, text);
   const native = compactionPolicies(summary).summary?.native;
@@ -462,15 +473,8 @@ function injectSummaryTurn(
 }
 
 /** Injects the request of a run that starts at a cycle into the projected turn `host`. */
-function injectInTurnSummary(
-  summary: Compaction,
-  run: { start: number; end: number; pinned: readonly PinnedMessage[] },
-  slots: Slots,
-  ts: string,
-  requests: ToolRequests,
-  output: ConversationEvent[],
-  host: ProjectedTurn,
-): void {
+function injectInTurnSummary(run: SummaryRun, output: ConversationEvent[], host: ProjectedTurn): void {
+  const { summary, slots, ts, requests } = run;
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildInTurnSummary(summary, slots.turnOf(run.start), slots.cycleOf(run.start), ts, text);
   output.push(injected);
@@ -556,26 +560,25 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       // result standing after later cycles, which belongs to its call's cycle.)
       if (injectedRuns.has(runStart)) continue;
       injectedRuns.add(runStart);
-      const run = { start: runStart, end: runs.end[slot]!, pinned: pinnedOfRun.get(runStart) ?? [] };
+      const run: SummaryRun = {
+        summary,
+        start: runStart,
+        end: runs.end[slot]!,
+        pinned: pinnedOfRun.get(runStart) ?? [],
+        slots,
+        ts: event.ts,
+        requests: allRequests,
+      };
       if (slots.isHead(runStart)) {
         currentKeptTurn = -1;
-        heldPromptTurn = injectSummaryTurn(
-          summary,
-          run,
-          slots,
-          event.ts,
-          allRequests,
-          output,
-          turns,
-          stripped,
-        );
+        heldPromptTurn = injectSummaryTurn(run, output, turns, stripped);
       } else {
         // A run that starts at a cycle stands in the projected turn it interrupts.
         if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
           currentKeptTurn = turn;
           openKeptTurn(turn, turns, stripped);
         }
-        injectInTurnSummary(summary, run, slots, event.ts, allRequests, output, turns[turns.length - 1]!);
+        injectInTurnSummary(run, output, turns[turns.length - 1]!);
       }
       continue;
     }
