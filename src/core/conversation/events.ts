@@ -160,7 +160,10 @@ function buildEventSchemas() {
    *   signed (`signature`); replayed as the block itself to the same provider and model family.
    * - `openai-compaction`: OpenAI's encrypted compaction, as Codex recorded it (`items`: the
    *   replacement history verbatim, with its `compaction` items; `message`: Codex's own text);
-   *   replayed only to the same provider.
+   *   replayed only to the same provider. `inside_turn`: Codex compacted inside the turn after
+   *   the range (the range stops before it, so that turn is kept whole), and the replacement
+   *   history holds that turn's prompt: replayed natively, the turn's own prompt is not sent
+   *   again (the history holds it where Codex put it, before the compaction item).
    *
    * `model` is the cxc model id that wrote it (`anthropic/claude-opus-4-6`), `provider` its
    * provider. The summary's `summary` is what every other model gets.
@@ -173,6 +176,7 @@ function buildEventSchemas() {
     signature: z.optional(z.string()),
     items: z.optional(z.array(z.record(z.string(), z.unknown()))),
     message: z.optional(z.string()),
+    inside_turn: z.optional(z.boolean()),
   });
 
   const SummaryPolicySchema = z.looseObject({

@@ -18,7 +18,9 @@
  * A summary's message is its text, then the facts block cxc stored with it (`summary.facts`), then
  * the pinned messages of its run, verbatim and in order, under `[Pinned messages, kept verbatim]`
  * (pins.ts). Mechanical policies leave pinned messages as they are; under `omit` a call and its
- * result stay together when either is pinned.
+ * result stay together when either is pinned. A provider's own summary marks its summary turn for
+ * a native replay (provider-keys.ts); one made inside the turn after its range (Codex's mid-turn
+ * compaction, `inside_turn`) also marks that turn's prompt, which its items already hold.
  *
  * Overlays in force are the active ones (see compactions.ts) whose `deferred_until_turn`, if any,
  * has been reached. Overlays (compactions, pins and their resets) are consumed; config deltas and
@@ -53,6 +55,7 @@ import {
 import { type PinnedMessages, pinnedMessages } from "./pins.js";
 import {
   NATIVE_SUMMARY_ADDITION_KEY,
+  NATIVE_SUMMARY_HELD_KEY,
   NATIVE_SUMMARY_KEY,
   NATIVE_SUMMARY_OPENER_KEY,
 } from "../provider-keys.js";
@@ -286,6 +289,11 @@ function markNative(injected: TurnEvent[], native: NativeSummary, addition: stri
   response.metadata = { [NATIVE_SUMMARY_KEY]: native, [NATIVE_SUMMARY_ADDITION_KEY]: addition };
 }
 
+/** The prompt a native summary's items hold, marked for a native replay to leave out. */
+function markHeld(request: ChatRequest): ChatRequest {
+  return { ...request, metadata: { ...request.metadata, [NATIVE_SUMMARY_HELD_KEY]: true } };
+}
+
 /** The request of a summary standing inside a turn, at raw turn `turn`, cycle `cycle`. */
 function buildInTurnSummary(
   compaction: Compaction,
@@ -419,17 +427,21 @@ interface SummaryRun {
   readonly requests: ToolRequests;
 }
 
-/** Injects the summary turn of a run that starts at a turn's head. */
+/**
+ * Injects the summary turn of a run that starts at a turn's head. Returns the raw turn whose
+ * prompt the native summary's items hold (`inside_turn`), when it replays natively; else -1.
+ */
 function injectSummaryTurn(
   run: SummaryRun,
   output: ConversationEvent[],
   turns: ProjectedTurn[],
   stripped: number[],
-): void {
+): number {
   const { summary, slots, ts, requests } = run;
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts, text);
   const native = compactionPolicies(summary).summary?.native;
+  let holds = -1;
   // A provider's summary goes back natively only while it stands for its whole range.
   if (
     native !== undefined &&
@@ -446,6 +458,7 @@ function injectSummaryTurn(
       requests,
     });
     markNative(injected, native, addition.replace(/^\s+/, ""));
+    if (native.inside_turn === true) holds = summary.to_turn + 1;
   }
   output.push(...injected);
   const origin: TurnOrigin = {
@@ -456,6 +469,7 @@ function injectSummaryTurn(
   };
   turns.push({ origin, events: injected, ...(run.pinned.length === 0 ? {} : { pinnedEvents: run.pinned }) });
   stripped.push(0);
+  return holds;
 }
 
 /** Injects the request of a run that starts at a cycle into the projected turn `host`. */
@@ -528,6 +542,8 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   const injectedRuns = new Set<number>();
   // The raw turn whose kept events the last projected turn holds; -1 after a summary turn.
   let currentKeptTurn = -1;
+  // The raw turn whose prompt a native summary just injected holds (inside_turn); -1 when none.
+  let heldPromptTurn = -1;
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
     if (!isTurnEvent(event)) {
@@ -555,7 +571,7 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       };
       if (slots.isHead(runStart)) {
         currentKeptTurn = -1;
-        injectSummaryTurn(run, output, turns, stripped);
+        heldPromptTurn = injectSummaryTurn(run, output, turns, stripped);
       } else {
         // A run that starts at a cycle stands in the projected turn it interrupts.
         if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
@@ -566,7 +582,7 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       }
       continue;
     }
-    const projected = applyMechanicalPolicies(
+    let projected = applyMechanicalPolicies(
       event,
       reasoningWinners[slot],
       toolWinners[slot],
@@ -575,6 +591,10 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       pinned,
     );
     if (projected === undefined) continue;
+    if (heldPromptTurn !== -1 && (turn !== heldPromptTurn || projected.type === "chat_request")) {
+      if (turn === heldPromptTurn) projected = markHeld(projected as ChatRequest);
+      heldPromptTurn = -1;
+    }
     output.push(projected);
     if (currentKeptTurn !== turn || turns.length === 0) {
       currentKeptTurn = turn;
