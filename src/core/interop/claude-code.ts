@@ -166,6 +166,13 @@ interface IndexedRecord {
   readonly parentUuid: string | null;
   /** `parentUuid`, or across a compaction boundary its `logicalParentUuid`. */
   readonly parent: string | null;
+  /**
+   * A compaction boundary's `compactMetadata.preservedSegment.tailUuid`: the last record before
+   * it, where its `logicalParentUuid` names a record Claude Code never wrote (the pinned Claude
+   * Code links a `/compact` in a resumed session to its `SessionStart:resume` hook's attachment,
+   * which it keeps only in memory).
+   */
+  readonly tail?: string;
   readonly timestamp: string;
   /** An assistant record's `message.id` (the blocks of one message share it). */
   readonly messageId?: string;
@@ -242,6 +249,11 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       parent: parentUuid ?? logical,
       timestamp: record.timestamp as string,
     };
+    if (logical !== null) {
+      const tail = ((record.compactMetadata as Json | undefined)?.preservedSegment as Json | undefined)
+        ?.tailUuid;
+      if (typeof tail === "string") entry.tail = tail;
+    }
     const message = record.message;
     if (type === "user" || type === "assistant") this.hasMessages = true;
     if (type === "assistant" && isRecord(message) && typeof message.id === "string") {
@@ -324,7 +336,13 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       onPath.add(current.uuid);
       const parent = current.parent;
       if (parent === null) break;
-      const next = byUuid.get(parent);
+      let next = byUuid.get(parent);
+      // A boundary whose logical parent was never written: the record its preserved segment
+      // ends with, written before it.
+      if (next === undefined && current.tail !== undefined) {
+        const tail = byUuid.get(current.tail);
+        if (tail !== undefined && tail.line < current.line) next = tail;
+      }
       if (next === undefined) {
         this.warnings.push(
           `${this.label}:${current.line}: its parent ${parent} is not in the file; the history before it is missing`,
@@ -441,18 +459,23 @@ class ClaudeCodeConverter implements SessionConverter {
   }
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {
+    if (!this.plan.included.has(line)) return { ok: true, value: [] };
+    const parsed = parseRecordLine(text, `${this.plan.label}:${line}`, "claude-code");
+    return parsed.ok ? this.addRecord(parsed.value, line) : parsed;
+  }
+
+  addRecord(record: Json, line: number): Parsed<ConversationEvent[]> {
     const uuid = this.plan.included.get(line);
     if (uuid === undefined) return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
-    const parsed = parseRecordLine(text, where, "claude-code");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
     const type = record.type as string;
     if (record.uuid !== uuid || !CHAIN_TYPES.has(type) || chainRecordProblem(record, type) !== undefined) {
       return interopError(`${where}: the file changed while cxc read it; import it again`);
     }
-    const { toolUseResult: _result, ...kept } = record;
-    const raw = type === "attachment" && !Array.isArray(record.rendered) ? slimAttachment(record) : kept;
+    const raw =
+      type === "attachment" && !Array.isArray(record.rendered)
+        ? slimAttachment(record)
+        : withoutToolUseResult(record);
     this.mapper.add({ line, uuid, type, timestamp: record.timestamp as string, raw });
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
@@ -478,6 +501,13 @@ class ClaudeCodeConverter implements SessionConverter {
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
 export function importClaudeCodeSession(text: string, label: string): Parsed<AgentImport> {
   return importSessionText(text, new ClaudeCodeSessionReader(label));
+}
+
+/** The record without `toolUseResult` (Claude Code's second copy of a tool's output, for its UI). */
+export function withoutToolUseResult(record: Json): Json {
+  if (!("toolUseResult" in record)) return record;
+  const { toolUseResult: _result, ...kept } = record;
+  return kept;
 }
 
 /** An attachment that carried nothing to the model: only what names it. */
