@@ -42,3 +42,48 @@ if (changed !== 1) throw new Error(`expected one compacted record, found ${chang
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, out.join("\n"));
 console.log(`wrote ${target}`);
+
+// The same session compacted inside its second turn, as Codex compacts mid-turn: after the turn's
+// tool result and before its answer, the replacement history holding the first prompt, that
+// turn's prompt (Codex keeps the user's messages, the current one included), then the item.
+const midTurnTarget = join(dirname(target), "mid-turn.jsonl");
+const records = out.filter((line) => line !== "").map((line) => JSON.parse(line));
+const compacted = records.find((record) => record.type === "compacted");
+const prompt = (text) =>
+  records.find(
+    (record) =>
+      record.type === "response_item" &&
+      record.payload.role === "user" &&
+      JSON.stringify(record.payload.content).includes(text),
+  ).payload;
+const toolResult = records.find(
+  (record) =>
+    record.type === "response_item" &&
+    record.payload.type === "function_call_output" &&
+    record.payload.call_id === "call_fixture_changelog",
+);
+const moved = {
+  ...compacted,
+  timestamp: toolResult.timestamp,
+  payload: {
+    message: "",
+    replacement_history: [
+      prompt("what do the notes say?"),
+      prompt("Is there a changelog?"),
+      { type: "compaction", encrypted_content: ENCRYPTED_CONTENT },
+    ],
+  },
+};
+// The summarizer's answer, just before the original record, goes with it.
+const kept = records.filter((record) => record !== compacted && !isSummarizerAnswer(record));
+kept.splice(kept.indexOf(toolResult) + 1, 0, moved);
+writeFileSync(midTurnTarget, kept.map((record) => JSON.stringify(record)).join("\n"));
+console.log(`wrote ${midTurnTarget}`);
+
+function isSummarizerAnswer(record) {
+  return (
+    record.type === "response_item" &&
+    record.payload.role === "assistant" &&
+    JSON.stringify(record.payload.content).includes("The user listed the files")
+  );
+}

@@ -17,7 +17,7 @@
  * A malformed TOML file is one error naming the file, line and column. Credential-like keys are
  * refused on the command line and ignored, with a warning, in files and the environment.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
@@ -40,7 +40,7 @@ import {
   tableAt,
 } from "../core/config.js";
 import { CxcError } from "../errors.js";
-import { type Environment, findWorkspace } from "../store/index.js";
+import { type Environment, findWorkspace, readTextOr } from "../store/index.js";
 
 export const CONFIG_FILE = "config.toml";
 
@@ -141,15 +141,10 @@ function environmentLayers(env: Environment, warnings: string[]): ConfigLayer[] 
 
 /** Reads and parses one TOML file; a syntax error names the file, line and column. */
 export function readConfigFile(path: string): ConfigTable {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new CxcError("invalid-config", `cannot read ${path}: ${(error as Error).message}`, {
-      cause: error,
-      exitCode: 1,
-    });
-  }
+  const text = readTextOr(
+    path,
+    (message, cause) => new CxcError("invalid-config", message, { cause, exitCode: 1 }),
+  );
   try {
     return normalizeToml(parseToml(text)) as ConfigTable;
   } catch (error) {

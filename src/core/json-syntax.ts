@@ -167,24 +167,35 @@ export function nestsDeeperThan(text: string, limit: number, options: { lines?: 
   if (fewOpeners(text, limit)) return false;
   const perLine = options.lines !== false;
   let depth = 0;
+  const stop = scanStructure(text, 0, (code) => {
+    if (code === 0x5b || code === 0x7b) return ++depth > limit;
+    if (code === 0x0a) {
+      // A new log line starts at the top again (a torn line may leave brackets open).
+      if (perLine) depth = 0;
+    } else depth = Math.max(0, depth - 1);
+    return false;
+  });
+  return stop !== -1;
+}
+
+/**
+ * Walks `text` from `start`, handing `visit` each bracket (`[`, `{`, `]`, `}`) and line feed that
+ * stands outside a string, until `visit` answers true: the index it stopped at, or -1 at the end.
+ */
+function scanStructure(text: string, start: number, visit: (code: number) => boolean): number {
   let inString = false;
-  for (let index = 0; index < text.length; index++) {
+  for (let index = start; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
       if (code === 0x5c) index++;
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) {
       inString = true;
-    } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (code === 0x5d || code === 0x7d) {
-      depth = Math.max(0, depth - 1);
-    } else if (code === 0x0a && perLine) {
-      // A new log line starts at the top again (a torn line may leave brackets open).
-      depth = 0;
+    } else if (code === 0x5b || code === 0x7b || code === 0x5d || code === 0x7d || code === 0x0a) {
+      if (visit(code)) return index;
     }
   }
-  return false;
+  return -1;
 }
 
 /** Whether `text` holds at most `limit` opening brackets (`{`, `[`), inside strings or not. */
@@ -212,19 +223,10 @@ export function firstJsonValueEnd(text: string): number | "incomplete" | "not-js
   const first = text.charCodeAt(start);
   if (first !== 0x7b && first !== 0x5b) return "not-json";
   let depth = 0;
-  let inString = false;
-  for (let index = start; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c) index++;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
-    } else if (code === 0x5b || code === 0x7b) {
-      depth++;
-    } else if ((code === 0x5d || code === 0x7d) && --depth === 0) {
-      return index + 1;
-    }
-  }
-  return "incomplete";
+  const end = scanStructure(text, start, (code) => {
+    if (code === 0x5b || code === 0x7b) depth++;
+    else if (code !== 0x0a) return --depth === 0;
+    return false;
+  });
+  return end === -1 ? "incomplete" : end + 1;
 }

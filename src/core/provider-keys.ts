@@ -60,3 +60,9 @@ export function isNativeReasoning(metadata: Readonly<Record<string, unknown>> | 
 export const NATIVE_SUMMARY_KEY = "cxc_native_summary";
 export const NATIVE_SUMMARY_ADDITION_KEY = "cxc_native_summary_addition";
 export const NATIVE_SUMMARY_OPENER_KEY = "cxc_native_summary_opener";
+/**
+ * On the prompt of the turn a native summary was made inside (`summary.native.inside_turn`): the
+ * summary's own items hold that prompt, so an adapter replaying the summary natively, and an
+ * export writing it back as the agent recorded it, leave this copy out.
+ */
+export const NATIVE_SUMMARY_HELD_KEY = "cxc_native_summary_held";

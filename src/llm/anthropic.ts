@@ -12,7 +12,7 @@ import type {
   MessageCreateParamsStreaming,
   RawMessageStreamEvent,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
+import { classifyLlmError, cutShortError } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
 import { lazyAnthropicClient, withSdkConsole } from "./sdk-options.js";
 import {
@@ -79,7 +79,7 @@ async function* streamAnthropic(
       if (state.finished) return;
     }
     // The SDK ends the iteration quietly when the signal aborts it.
-    yield { type: "error", error: options.signal?.aborted ? abortedError() : incompleteStreamError() };
+    yield { type: "error", error: cutShortError(options.signal) };
   } catch (thrown) {
     yield { type: "error", error: classifyLlmError(thrown, options.signal) };
   }

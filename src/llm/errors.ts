@@ -7,7 +7,7 @@
  * `error.type` (`overloaded_error`, `rate_limit_error`, …) decides then.
  */
 import { sanitizeLine } from "../core/present/sanitize.js";
-import type { LlmError, LlmErrorKind } from "./types.js";
+import type { LlmError, LlmErrorKind, LlmStreamEvent } from "./types.js";
 
 /** Phrases providers use when the prompt does not fit the model's context window. */
 const CONTEXT_OVERFLOW_PATTERN =
@@ -132,6 +132,25 @@ export function describeUnreachable(unreachable: NonNullable<LlmError["unreachab
 /** The `LlmError` of a request the caller aborted. */
 export function abortedError(): LlmError {
   return { kind: "aborted", retryable: false, message: "The request was aborted." };
+}
+
+/** The error of a stream cut short: the caller aborted it, or it ended before the message finished. */
+export function cutShortError(signal: AbortSignal | undefined): LlmError {
+  return signal?.aborted ? abortedError() : incompleteStreamError();
+}
+
+/**
+ * The terminal event of a stream whose chunks are all read: what `finished` makes of the reason
+ * the provider gave for stopping, or the error of a stream cut short (the SDK ends the iteration
+ * quietly when the signal aborts it).
+ */
+export function streamEnd(
+  signal: AbortSignal | undefined,
+  reason: string | undefined,
+  finished: (reason: string) => LlmStreamEvent,
+): LlmStreamEvent {
+  if (signal?.aborted || reason === undefined) return { type: "error", error: cutShortError(signal) };
+  return finished(reason);
 }
 
 /** An `LlmError` for a stream that ended without the provider saying it finished. */

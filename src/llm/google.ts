@@ -16,7 +16,7 @@
  */
 import type { GenerateContentResponse, GoogleGenAI } from "@google/genai";
 import { sanitizeLine } from "../core/present/sanitize.js";
-import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
+import { abortedError, classifyLlmError, incompleteStreamError, streamEnd } from "./errors.js";
 import { type GeminiRequestBody, mapGeminiFinishReason, toGeminiRequest } from "./google-request.js";
 import { withSdkConsole } from "./sdk-options.js";
 import {
@@ -127,16 +127,12 @@ async function* streamGoogle(
       },
     });
     for await (const chunk of stream) yield* mapChunk(chunk, state);
-    if (options.signal?.aborted || state.finishReason === undefined) {
-      yield { type: "error", error: options.signal?.aborted ? abortedError() : incompleteStreamError() };
-      return;
-    }
-    yield {
+    yield streamEnd(options.signal, state.finishReason, (reason) => ({
       type: "message-end",
-      finishReason: mapGeminiFinishReason(state.finishReason, state.sawToolCall),
-      providerReason: state.finishReason,
+      finishReason: mapGeminiFinishReason(reason, state.sawToolCall),
+      providerReason: reason,
       usage: state.usage,
-    };
+    }));
   } catch (thrown) {
     yield { type: "error", error: classifyGoogleError(thrown, options.signal) };
   }

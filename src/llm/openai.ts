@@ -12,7 +12,7 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
-import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
+import { classifyLlmError, streamEnd } from "./errors.js";
 import { parseToolArguments } from "./tool-arguments.js";
 import { sdkClientOptions } from "./sdk-options.js";
 import {
@@ -93,17 +93,12 @@ async function* streamOpenAI(
       options.signal ? { signal: options.signal } : {},
     );
     for await (const chunk of stream) yield* mapOpenAIChunk(chunk, state);
-    if (options.signal?.aborted || state.finishReason === undefined) {
-      // The SDK ends the iteration quietly when the signal aborts it.
-      yield { type: "error", error: options.signal?.aborted ? abortedError() : incompleteStreamError() };
-      return;
-    }
-    yield {
+    yield streamEnd(options.signal, state.finishReason, (reason) => ({
       type: "message-end",
-      finishReason: mapOpenAIFinishReason(state.finishReason),
-      providerReason: state.finishReason,
+      finishReason: mapOpenAIFinishReason(reason),
+      providerReason: reason,
       usage: state.usage,
-    };
+    }));
   } catch (thrown) {
     yield { type: "error", error: classifyLlmError(thrown, options.signal) };
   }

@@ -112,7 +112,10 @@ function toInputItems(
     for (const part of message.parts) {
       if (part.type === "tool-result") {
         items.push({ type: "function_call_output", call_id: part.callId, output: part.content });
-      } else if (part.type === "text" && !(native && part.nativeOpener === true)) {
+      } else if (
+        part.type === "text" &&
+        !(native && (part.nativeOpener === true || part.nativeHeld === true))
+      ) {
         text = joinBlocks(text, part.text);
       }
     }

@@ -16,7 +16,7 @@ import type {
   ResponseStreamEvent,
   Response as ResponsesResponse,
 } from "openai/resources/responses/responses";
-import { abortedError, classifyLlmError, incompleteStreamError } from "./errors.js";
+import { classifyLlmError, cutShortError } from "./errors.js";
 import { type ResponsesRequestOptions, toResponsesRequest } from "./responses-request.js";
 import { lazyOpenAISdk } from "./openai.js";
 import { parseToolArguments } from "./tool-arguments.js";
@@ -91,7 +91,7 @@ async function* streamResponses(
       }
     }
     // The SDK ends the iteration quietly when the signal aborts it.
-    yield { type: "error", error: options.signal?.aborted ? abortedError() : incompleteStreamError() };
+    yield { type: "error", error: cutShortError(options.signal) };
   } catch (thrown) {
     yield { type: "error", error: classifyLlmError(thrown, options.signal) };
   }

@@ -12,6 +12,7 @@ import {
   linkSync,
   mkdirSync,
   openSync,
+  readFileSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -137,6 +138,15 @@ export function syncDirectory(path: string): void {
 export function writeAll(descriptor: number, buffer: Uint8Array): void {
   let offset = 0;
   while (offset < buffer.length) offset += writeSync(descriptor, buffer, offset, buffer.length - offset);
+}
+
+/** The text of `path`, or the error `fail` makes of `cannot read <path>: <the system's reason>`. */
+export function readTextOr(path: string, fail: (message: string, cause: unknown) => CxcError): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw fail(`cannot read ${path}: ${(error as Error).message}`, error);
+  }
 }
 
 /** The error for a file of the store that cannot be read or written, by the system's reason. */

@@ -23,7 +23,7 @@ export { CONVERSATION_ID_PATTERN, newConversationId, newEventId, timestampNow } 
 export type { AgentExportResult, AgentImportBatch, AgentImportOutcome } from "./agent-sessions.js";
 export type { ImportOutcome } from "./import.js";
 export type { MemoryStoreOptions } from "./memory-store.js";
-export { ensureDirectory } from "./files.js";
+export { ensureDirectory, readTextOr } from "./files.js";
 export { withoutKey } from "./meta.js";
 export { findWorkspace } from "./paths.js";
 export type {

@@ -16,21 +16,14 @@ import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { AdvisorState } from "../compaction/core/advisor/advisor.js";
 import { CxcError } from "../errors.js";
-import { parseStoreJson, unreadable, writeFileAtomic } from "./files.js";
+import { parseStoreJson, readTextOr, unreadable, writeFileAtomic } from "./files.js";
 import type { ReviewFile } from "./review-record.js";
 import { ADVISOR_FILE, META_FILE, REVIEW_FILE } from "./paths.js";
 import type { ConversationMeta } from "./port.js";
 
 export function readMeta(directory: string): ConversationMeta {
   const path = join(directory, META_FILE);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new CxcError("store-unreadable", `cannot read ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const text = readTextOr(path, (message, cause) => new CxcError("store-unreadable", message, { cause }));
   const value = parseStoreJson(text, path, META_HINT);
   const problem = metaProblem(value, basename(directory));
   if (problem !== undefined) throw new CxcError("corrupt-log", `${path}: ${problem}`, { hint: META_HINT });

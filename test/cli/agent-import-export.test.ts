@@ -16,6 +16,7 @@ import { errorLines, snapshotTree } from "./conversation-helpers.js";
 const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
 const PI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "pi", "session.jsonl");
 const CODEX_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex", "session.jsonl");
+const CODEX_MID_TURN_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex-encrypted", "mid-turn.jsonl");
 const GEMINI_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "gemini", "session.jsonl");
 const OPENCODE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "opencode", "session.json");
 const CLAUDE_SESSION = "3b513450-3d6c-443e-9a7e-01eceba20536";
@@ -534,6 +535,40 @@ describe("continuing an imported Codex session in cxc", () => {
       expect(JSON.stringify(second!.input)).toContain(
         "<think>\\nList the files, then read the notes.\\n</think>",
       );
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
+describe("continuing a Codex session with OpenAI's encrypted compaction inside a turn", () => {
+  it("sends that turn's prompt once, in Codex's history before the compaction item", async () => {
+    const home = freshHome();
+    const provider = await startFakeProvider();
+    try {
+      const imported = await home.run(["conversation", "import", CODEX_MID_TURN_FIXTURE]);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      const id = / as (\w{13}) /.exec(imported.stdout)![1]!;
+      const config = [
+        "-c",
+        "providers.fake.type=openai",
+        "-c",
+        `providers.fake.base_url=${provider.openaiBaseURL}`,
+      ];
+      const env = { FAKE_KEY: "k", CXC_PROVIDERS__FAKE__API_KEY_ENV: "FAKE_KEY" };
+      provider.enqueue(textReply("The parser."));
+      const turn = await home.run([...config, "q", "--id", id, "-m", "fake/gpt-fake", "And then?"], { env });
+      expect(turn.exitCode, turn.stderr).toBe(0);
+      const input = (provider.requests[0]!.body as { input: Record<string, unknown>[] }).input;
+      const prompt = "Is there a changelog?";
+      const holding = input.flatMap((item, index) => (JSON.stringify(item).includes(prompt) ? [index] : []));
+      expect(holding).toHaveLength(1);
+      const compaction = input.findIndex((item) => item.type === "compaction");
+      expect(input[compaction]).toEqual({ type: "compaction", encrypted_content: expect.any(String) });
+      expect(holding[0]).toBeLessThan(compaction);
+      const position = (text: string) => input.findIndex((item) => JSON.stringify(item).includes(text));
+      expect(position("call_fixture_changelog")).toBeGreaterThan(compaction);
+      expect(position("And then?")).toBe(input.length - 1);
     } finally {
       await provider.close();
     }

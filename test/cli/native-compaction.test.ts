@@ -259,7 +259,7 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
       const [compaction] = compactionsOf(home);
       if (edited) {
         expect(said).toContain(
-          `The draft was ${MODEL}'s own summary; this proposal changes its text or range, so it goes as a plain summary (the signed block is dropped).`,
+          `The draft was ${MODEL}'s own summary; this proposal changes its text, so it goes as a plain summary (the signed block is dropped).`,
         );
         expect(compaction!.summary).toMatchObject({ summary: `${NATIVE} Edited.`, source: "supplied" });
         expect(compaction!.summary!.native).toBeUndefined();
@@ -281,6 +281,51 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
       }
       home.cleanup();
     }
+  });
+
+  it("in a review, a proposal with the draft's text over another range goes as a plain summary, said so", async () => {
+    home = await homeWithSample();
+    provider.enqueue({ kind: "compaction", content: NATIVE });
+    const started = await home.run(
+      ["conversation", "compact", "--interactive", "--native", "-m", MODEL, "--from", "1", "--to", "6"],
+      { env: env() },
+    );
+    expect(started.exitCode, started.stderr).toBe(0);
+    // The assistant proposes the same text over turns 1..5: the block was signed for 1..6.
+    provider.enqueue(
+      {
+        blocks: [
+          {
+            type: "tool-call",
+            id: "call_range",
+            name: "propose_compaction",
+            arguments: { from_turn: 1, to_turn: 5, summary: NATIVE },
+          },
+        ],
+      },
+      textReply("Recorded."),
+    );
+    const discussed = await home.run(["query", "-m", MODEL, "Keep turn 6 out of it."], { env: env() });
+    expect(discussed.exitCode, discussed.stderr).toBe(0);
+    const applied = await home.run(["conversation", "compact", "--continue", "--yes"], { env: env() });
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(applied.stdout + applied.stderr).toContain(
+      `The draft was ${MODEL}'s own summary; this proposal changes its range, so it goes as a plain summary (the signed block is dropped).`,
+    );
+    const [compaction] = compactionsOf(home);
+    expect(compaction).toMatchObject({ from_turn: 0, to_turn: 4 });
+    expect(compaction!.summary).toMatchObject({ summary: NATIVE, source: "supplied" });
+    expect(compaction!.summary!.native).toBeUndefined();
+    expect(compaction!.requires).toBeUndefined();
+    // The next turn carries the text, without the block or its beta.
+    provider.requests.length = 0;
+    provider.enqueue(textReply("On."));
+    const next = await home.run(["query", "-m", MODEL, "On?"], { env: env() });
+    expect(next.exitCode, next.stderr).toBe(0);
+    const sent = JSON.stringify(bodyOf(provider.requests[0]!).messages);
+    expect(sent).not.toContain('"type":"compaction"');
+    expect(sent).toContain(NATIVE);
+    expect(betaOf(provider.requests[0]!)).not.toContain(COMPACTION_BETA);
   });
 
   it("writes cxc's summary where a block cannot stand, and says why", async () => {

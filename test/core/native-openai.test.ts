@@ -4,7 +4,8 @@
  * session by scripts/make-codex-encrypted-fixture.mjs) is imported as a native overlay, written
  * back to Codex with its replacement history byte for byte, replayed as items only to the provider
  * that wrote it, and sent to every other model as a plain notice, the user's messages and cxc's
- * facts of the turns.
+ * facts of the turns. Made inside a turn (fixtures/agents/codex-encrypted/mid-turn.jsonl), it is
+ * replayed and exported with that turn's prompt once, where Codex's history holds it.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -112,5 +113,76 @@ describe("OpenAI's encrypted compaction", () => {
       expect(sent).toContain("[Facts of these turns, from their raw events]");
       expect(sent).toContain("notes.txt");
     }
+  });
+});
+
+describe("OpenAI's encrypted compaction made inside a turn", () => {
+  // Codex compacted inside its second turn, after the tool result: the history holds that turn's
+  // prompt before the item (scripts/make-codex-encrypted-fixture.mjs).
+  const rollout = readFileSync(
+    fileURLToPath(new URL("../../fixtures/agents/codex-encrypted/mid-turn.jsonl", import.meta.url)),
+    "utf8",
+  );
+  const events = () => {
+    const result = importCodexSession(rollout, "rollout.jsonl");
+    if (!result.ok) throw new Error(result.message);
+    return [...result.value.conversation.events];
+  };
+  const count = (text: string, pattern: string) => text.split(pattern).length - 1;
+
+  it("keeps the turn whole and records that the history holds its prompt", () => {
+    const compaction = events().find((event) => event.type === "compaction");
+    expect(compaction).toMatchObject({
+      from_turn: 0,
+      to_turn: 0,
+      note: "Codex's own compaction, encrypted by OpenAI (inside a turn, which is kept whole)",
+      summary: { native: { format: "openai-compaction", inside_turn: true } },
+    });
+  });
+
+  it("replays the turn's prompt once, where Codex put it: before the compaction item", () => {
+    const body = toResponsesRequest(requestFor(events()), "gpt-fake", { modelId: "fake/gpt-fake" });
+    const input = body.input as unknown as Record<string, unknown>[];
+    expect(count(JSON.stringify(input), "Is there a changelog?")).toBe(1);
+    const at = (text: string) => input.findIndex((item) => JSON.stringify(item).includes(text));
+    const compaction = input.findIndex((item) => item.type === "compaction");
+    expect(at("what do the notes say?")).toBeLessThan(at("Is there a changelog?"));
+    expect(at("Is there a changelog?")).toBeLessThan(compaction);
+    // The rest of the turn follows the item, then the next turn.
+    expect(compaction).toBeLessThan(at("There is no CHANGELOG.md."));
+    expect(at("There is no CHANGELOG.md.")).toBeLessThan(at("What should I do first?"));
+  });
+
+  it("gives another model the turn's prompt once too, in the kept turn", () => {
+    const request = requestFor(events());
+    for (const sent of [
+      JSON.stringify(toResponsesRequest(request, "gpt-5", { modelId: "openai/gpt-5" }).input),
+      JSON.stringify(toAnthropicRequest(request, "claude-opus-4-6").messages),
+    ]) {
+      expect(count(sent, "Is there a changelog?")).toBe(1);
+      expect(sent).toContain("[encrypted compaction by fake/gpt-fake]");
+      expect(sent.indexOf("[encrypted compaction")).toBeLessThan(sent.indexOf("Is there a changelog?"));
+    }
+  });
+
+  it("exports back to Codex with the history byte for byte and the prompt once", () => {
+    const result = exportCodexSession(events(), {
+      sessionId: "5b0c9d3e-2f1a-4c8b-9e7d-6a5b4c3d2e1f",
+      cwd: "/home/user/project",
+      timestamp: "2026-12-02T09:00:00Z",
+      version: "0.169.0",
+    });
+    if (!result.ok) throw new Error(result.message);
+    const text = result.value.lines.join("\n");
+    expect(historyTexts(compactedLine(text))).toEqual(historyTexts(compactedLine(rollout)));
+    const items = result.value.lines
+      .map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> })
+      .filter((record) => record.type === "response_item" || record.type === "compacted");
+    // After the compacted record, the turn goes on with its call, never its prompt again.
+    expect(
+      items.filter((record) => JSON.stringify(record.payload).includes("Is there a changelog?")),
+    ).toEqual([expect.objectContaining({ type: "compacted" })]);
+    expect(items[0]?.type).toBe("compacted");
+    expect(items[1]?.payload).toMatchObject({ type: "function_call", call_id: "call_fixture_changelog" });
   });
 });

@@ -14,6 +14,8 @@ import {
   compactionMatchesProposal,
   findLatestProposal,
   findOpenReviews,
+  NATIVE_DRAFT_METADATA_KEY,
+  nativeDraftOutcome,
   type ProposalSource,
   planContinue,
   PROPOSAL_METADATA_KEY,
@@ -561,5 +563,58 @@ describe("buildOpeningProposal", () => {
       ...opening,
     ]);
     expect(latest?.arguments.summary).toBe(draft);
+  });
+});
+
+describe("nativeDraftOutcome: the provider's own draft survives only with its range and text", () => {
+  const native = {
+    format: "anthropic-compaction" as const,
+    provider: "anthropic",
+    model: "anthropic/claude-opus-4-6",
+    content: "The drafted summary.",
+    signature: "sig",
+  };
+  const opening = (): ConversationEvent[] => {
+    const response = build.toolResponse("call_open", "Recorded.");
+    return [
+      {
+        ...response,
+        metadata: {
+          [NATIVE_DRAFT_METADATA_KEY]: native,
+          [PROPOSAL_METADATA_KEY]: { from_turn: 1, to_turn: 6, summary: native.content },
+        },
+      },
+    ];
+  };
+  const proposal = (fromTurn: number, toTurn: number, summary: string): ReviewProposal => ({
+    fromTurn,
+    toTurn,
+    requested: { fromTurn, toTurn },
+    summary,
+  });
+
+  it("keeps it unchanged, and says what a proposal changed otherwise", () => {
+    expect(nativeDraftOutcome(opening(), proposal(1, 6, native.content))).toEqual({ kind: "kept", native });
+    expect(nativeDraftOutcome(opening(), proposal(1, 6, "Edited."))).toEqual({
+      kind: "dropped",
+      native,
+      changed: ["text"],
+    });
+    expect(nativeDraftOutcome(opening(), proposal(1, 5, native.content))).toEqual({
+      kind: "dropped",
+      native,
+      changed: ["range"],
+    });
+    expect(nativeDraftOutcome(opening(), proposal(2, 6, "Edited."))).toEqual({
+      kind: "dropped",
+      native,
+      changed: ["text", "range"],
+    });
+  });
+
+  it("is nothing when the review opened without a native draft", () => {
+    expect(nativeDraftOutcome([build.toolResponse("call_open", "Recorded.")], proposal(1, 6, "x"))).toBe(
+      undefined,
+    );
   });
 });

@@ -60,6 +60,8 @@ export type FakeBlock =
       argumentsText?: string;
       /** Gemini only: the call's thought signature (Gemini sends no call ids). */
       signature?: string;
+      /** Responses only: the namespace of a namespaced tool (Codex offers an MCP server's tools as one). */
+      namespace?: string;
     };
 
 /** A scripted successful (or truncated, or slow, or cut) message. */
@@ -922,6 +924,7 @@ function responsesItems(reply: FakeMessageReply, responseId: string): Record<str
       status: "completed",
       call_id: block.id,
       name: block.name,
+      ...(block.namespace === undefined ? {} : { namespace: block.namespace }),
       arguments: argumentsText(block),
     };
   });

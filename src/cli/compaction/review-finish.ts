@@ -22,6 +22,7 @@ import { prepare } from "../../compaction/core/prepare.js";
 import type { CompactionEnvironment } from "../../compaction/environment.js";
 import {
   type ContinueDecision,
+  type NativeDraftOutcome,
   nativeDraftOutcome,
   notAReviewRefusal,
   planContinue,
@@ -197,10 +198,10 @@ export async function continueReview(
 }
 
 /** What the confirmation says of the provider's own draft (docs/native-compaction.md). */
-function nativeDraftLine(native: NonNullable<ReturnType<typeof nativeDraftOutcome>>): string {
+function nativeDraftLine(native: NativeDraftOutcome): string {
   return native.kind === "kept"
     ? `The summary is ${native.native.model}'s own (its signed compaction block, as drafted): it goes back to that model family as the block.`
-    : `The draft was ${native.native.model}'s own summary; this proposal changes its text or range, so it goes as a plain summary (the signed block is dropped).`;
+    : `The draft was ${native.native.model}'s own summary; this proposal changes its ${native.changed.join(" and ")}, so it goes as a plain summary (the signed block is dropped).`;
 }
 
 /** `--abort`: archive the review and switch back; the source is not touched. */

@@ -22,6 +22,7 @@ import {
   ADVISOR_AUTHOR,
   type Compaction,
   type ConversationEvent,
+  eventText,
   type PinPart,
   type TurnEvent,
 } from "../../core/conversation/events.js";
@@ -153,18 +154,10 @@ function containsPattern(value: unknown): Parsed<RegExp> {
 
 /** The text a keep rule reads of a message. */
 function textOf(event: TurnEvent): string | undefined {
-  switch (event.type) {
-    case "chat_request":
-      return event.author === ADVISOR_AUTHOR ? undefined : event.content;
-    case "chat_response":
-      return event.message;
-    case "tool_call_request":
-      return `${event.name} ${JSON.stringify(event.arguments)}`;
-    case "tool_call_response":
-      return event.content;
-    default:
-      return undefined;
-  }
+  if (event.type === "chat_request" && event.author === ADVISOR_AUTHOR) return undefined;
+  // A reply's reasoning and data are not what a rule's words are matched against.
+  if (event.type === "chat_response") return event.message;
+  return eventText(event);
 }
 
 /** The ids of the messages of `range` the rules match, in stream order. */

@@ -160,7 +160,10 @@ function buildEventSchemas() {
    *   signed (`signature`); replayed as the block itself to the same provider and model family.
    * - `openai-compaction`: OpenAI's encrypted compaction, as Codex recorded it (`items`: the
    *   replacement history verbatim, with its `compaction` items; `message`: Codex's own text);
-   *   replayed only to the same provider.
+   *   replayed only to the same provider. `inside_turn`: Codex compacted inside the turn after
+   *   the range (the range stops before it, so that turn is kept whole), and the replacement
+   *   history holds that turn's prompt: replayed natively, the turn's own prompt is not sent
+   *   again (the history holds it where Codex put it, before the compaction item).
    *
    * `model` is the cxc model id that wrote it (`anthropic/claude-opus-4-6`), `provider` its
    * provider. The summary's `summary` is what every other model gets.
@@ -173,6 +176,7 @@ function buildEventSchemas() {
     signature: z.optional(z.string()),
     items: z.optional(z.array(z.record(z.string(), z.unknown()))),
     message: z.optional(z.string()),
+    inside_turn: z.optional(z.boolean()),
   });
 
   const SummaryPolicySchema = z.looseObject({
@@ -376,7 +380,8 @@ function buildEventSchemas() {
   };
 }
 
-export const KNOWN_EVENT_TYPES = [
+/** Kinds that belong to a turn and are counted as conversation events (jp's `len()`). */
+const TURN_KINDS = [
   "turn_start",
   "chat_request",
   "chat_response",
@@ -384,7 +389,13 @@ export const KNOWN_EVENT_TYPES = [
   "tool_call_response",
   "inquiry_request",
   "inquiry_response",
-  "config_delta",
+] as const;
+
+/**
+ * The entries projection consumes: the overlays it reads (compactions, pins and their resets,
+ * recall exclusions) and the usage records of earlier answers.
+ */
+const OVERLAY_KINDS = [
   "compaction",
   "compaction_reset",
   "pin",
@@ -392,6 +403,8 @@ export const KNOWN_EVENT_TYPES = [
   "usage",
   "recall_exclusion",
 ] as const;
+
+export const KNOWN_EVENT_TYPES = [...TURN_KINDS, "config_delta", ...OVERLAY_KINDS] as const;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
 const KNOWN_EVENT_TYPE_SET: ReadonlySet<unknown> = new Set(KNOWN_EVENT_TYPES);
@@ -487,34 +500,12 @@ export interface UnknownEvent {
   readonly raw: Readonly<Record<string, unknown>>;
 }
 
-export type KnownEvent =
-  | TurnStart
-  | ChatRequest
-  | ChatResponse
-  | ToolCallRequest
-  | ToolCallResponse
-  | InquiryRequest
-  | InquiryResponse
-  | ConfigDelta
-  | Compaction
-  | CompactionReset
-  | Pin
-  | PinReset
-  | UsageReport
-  | RecallExclusion;
+export type KnownEvent = TurnEvent | ConfigDelta | OverlayEvent;
 
 export type ConversationEvent = KnownEvent | UnknownEvent;
 
 /** Kinds that belong to a turn and are counted as conversation events (jp's `len()`). */
-export const TURN_EVENT_TYPES: ReadonlySet<string> = new Set([
-  "turn_start",
-  "chat_request",
-  "chat_response",
-  "tool_call_request",
-  "tool_call_response",
-  "inquiry_request",
-  "inquiry_response",
-]);
+export const TURN_EVENT_TYPES: ReadonlySet<string> = new Set(TURN_KINDS);
 
 export type TurnEvent =
   | TurnStart
@@ -525,27 +516,35 @@ export type TurnEvent =
   | InquiryRequest
   | InquiryResponse;
 
-/**
- * The entries projection consumes: the overlays it reads (compactions, pins and their resets,
- * recall exclusions) and the usage records of earlier answers.
- */
-const OVERLAY_TYPES: ReadonlySet<string> = new Set([
-  "compaction",
-  "compaction_reset",
-  "pin",
-  "pin_reset",
-  "usage",
-  "recall_exclusion",
-]);
+/** An overlay (a compaction, a pin, a reset of either, a recall exclusion) or a usage record. */
+export type OverlayEvent = Compaction | CompactionReset | Pin | PinReset | UsageReport | RecallExclusion;
+
+const OVERLAY_TYPES: ReadonlySet<string> = new Set(OVERLAY_KINDS);
 
 /**
  * True for an overlay (a compaction, a pin, a reset of either, a recall exclusion) or a usage
  * record: never part of the projected view.
  */
-export function isOverlay(
-  event: ConversationEvent,
-): event is Compaction | CompactionReset | Pin | PinReset | RecallExclusion | UsageReport {
+export function isOverlay(event: ConversationEvent): event is OverlayEvent {
   return OVERLAY_TYPES.has(event.type);
+}
+
+/** The text an event shows the model, or undefined for events with none (turn_start, inquiries). */
+export function eventText(event: TurnEvent): string | undefined {
+  switch (event.type) {
+    case "chat_request":
+      return event.content;
+    case "chat_response":
+      if (event.message !== undefined) return event.message;
+      if (event.reasoning !== undefined) return event.reasoning;
+      return JSON.stringify(event.data ?? null);
+    case "tool_call_request":
+      return `${event.name} ${JSON.stringify(event.arguments)}`;
+    case "tool_call_response":
+      return event.content;
+    default:
+      return undefined;
+  }
 }
 
 /** True for events that belong to a turn (as opposed to global entries). */

@@ -18,7 +18,9 @@
  * A summary's message is its text, then the facts block cxc stored with it (`summary.facts`), then
  * the pinned messages of its run, verbatim and in order, under `[Pinned messages, kept verbatim]`
  * (pins.ts). Mechanical policies leave pinned messages as they are; under `omit` a call and its
- * result stay together when either is pinned.
+ * result stay together when either is pinned. A provider's own summary marks its summary turn for
+ * a native replay (provider-keys.ts); one made inside the turn after its range (Codex's mid-turn
+ * compaction, `inside_turn`) also marks that turn's prompt, which its items already hold.
  *
  * Overlays in force are the active ones (see compactions.ts) whose `deferred_until_turn`, if any,
  * has been reached. Overlays (compactions, pins and their resets) are consumed; config deltas and
@@ -53,6 +55,7 @@ import {
 import { type PinnedMessages, pinnedMessages } from "./pins.js";
 import {
   NATIVE_SUMMARY_ADDITION_KEY,
+  NATIVE_SUMMARY_HELD_KEY,
   NATIVE_SUMMARY_KEY,
   NATIVE_SUMMARY_OPENER_KEY,
 } from "../provider-keys.js";
@@ -286,6 +289,11 @@ function markNative(injected: TurnEvent[], native: NativeSummary, addition: stri
   response.metadata = { [NATIVE_SUMMARY_KEY]: native, [NATIVE_SUMMARY_ADDITION_KEY]: addition };
 }
 
+/** The prompt a native summary's items hold, marked for a native replay to leave out. */
+function markHeld(request: ChatRequest): ChatRequest {
+  return { ...request, metadata: { ...request.metadata, [NATIVE_SUMMARY_HELD_KEY]: true } };
+}
+
 /** The request of a summary standing inside a turn, at raw turn `turn`, cycle `cycle`. */
 function buildInTurnSummary(
   compaction: Compaction,
@@ -405,20 +413,35 @@ function openKeptTurn(turn: number, turns: ProjectedTurn[], stripped: number[]):
   stripped.push(0);
 }
 
-/** Injects the summary turn of a run that starts at a turn's head. */
+/**
+ * A run of slots one summary stands for, to inject where it starts: its first and last slot, the
+ * pinned messages it hides, the time of the event it replaces, and the tool requests by call id.
+ */
+interface SummaryRun {
+  readonly summary: Compaction;
+  readonly start: number;
+  readonly end: number;
+  readonly pinned: readonly PinnedMessage[];
+  readonly slots: Slots;
+  readonly ts: string;
+  readonly requests: ToolRequests;
+}
+
+/**
+ * Injects the summary turn of a run that starts at a turn's head. Returns the raw turn whose
+ * prompt the native summary's items hold (`inside_turn`), when it replays natively; else -1.
+ */
 function injectSummaryTurn(
-  summary: Compaction,
-  run: { start: number; end: number; pinned: readonly PinnedMessage[] },
-  slots: Slots,
-  ts: string,
-  requests: ToolRequests,
+  run: SummaryRun,
   output: ConversationEvent[],
   turns: ProjectedTurn[],
   stripped: number[],
-): void {
+): number {
+  const { summary, slots, ts, requests } = run;
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts, text);
   const native = compactionPolicies(summary).summary?.native;
+  let holds = -1;
   // A provider's summary goes back natively only while it stands for its whole range.
   if (
     native !== undefined &&
@@ -435,6 +458,7 @@ function injectSummaryTurn(
       requests,
     });
     markNative(injected, native, addition.replace(/^\s+/, ""));
+    if (native.inside_turn === true) holds = summary.to_turn + 1;
   }
   output.push(...injected);
   const origin: TurnOrigin = {
@@ -445,18 +469,12 @@ function injectSummaryTurn(
   };
   turns.push({ origin, events: injected, ...(run.pinned.length === 0 ? {} : { pinnedEvents: run.pinned }) });
   stripped.push(0);
+  return holds;
 }
 
 /** Injects the request of a run that starts at a cycle into the projected turn `host`. */
-function injectInTurnSummary(
-  summary: Compaction,
-  run: { start: number; end: number; pinned: readonly PinnedMessage[] },
-  slots: Slots,
-  ts: string,
-  requests: ToolRequests,
-  output: ConversationEvent[],
-  host: ProjectedTurn,
-): void {
+function injectInTurnSummary(run: SummaryRun, output: ConversationEvent[], host: ProjectedTurn): void {
+  const { summary, slots, ts, requests } = run;
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildInTurnSummary(summary, slots.turnOf(run.start), slots.cycleOf(run.start), ts, text);
   output.push(injected);
@@ -524,6 +542,8 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   const injectedRuns = new Set<number>();
   // The raw turn whose kept events the last projected turn holds; -1 after a summary turn.
   let currentKeptTurn = -1;
+  // The raw turn whose prompt a native summary just injected holds (inside_turn); -1 when none.
+  let heldPromptTurn = -1;
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
     if (!isTurnEvent(event)) {
@@ -540,21 +560,29 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       // result standing after later cycles, which belongs to its call's cycle.)
       if (injectedRuns.has(runStart)) continue;
       injectedRuns.add(runStart);
-      const run = { start: runStart, end: runs.end[slot]!, pinned: pinnedOfRun.get(runStart) ?? [] };
+      const run: SummaryRun = {
+        summary,
+        start: runStart,
+        end: runs.end[slot]!,
+        pinned: pinnedOfRun.get(runStart) ?? [],
+        slots,
+        ts: event.ts,
+        requests: allRequests,
+      };
       if (slots.isHead(runStart)) {
         currentKeptTurn = -1;
-        injectSummaryTurn(summary, run, slots, event.ts, allRequests, output, turns, stripped);
+        heldPromptTurn = injectSummaryTurn(run, output, turns, stripped);
       } else {
         // A run that starts at a cycle stands in the projected turn it interrupts.
         if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
           currentKeptTurn = turn;
           openKeptTurn(turn, turns, stripped);
         }
-        injectInTurnSummary(summary, run, slots, event.ts, allRequests, output, turns[turns.length - 1]!);
+        injectInTurnSummary(run, output, turns[turns.length - 1]!);
       }
       continue;
     }
-    const projected = applyMechanicalPolicies(
+    let projected = applyMechanicalPolicies(
       event,
       reasoningWinners[slot],
       toolWinners[slot],
@@ -563,6 +591,10 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       pinned,
     );
     if (projected === undefined) continue;
+    if (heldPromptTurn !== -1 && (turn !== heldPromptTurn || projected.type === "chat_request")) {
+      if (turn === heldPromptTurn) projected = markHeld(projected as ChatRequest);
+      heldPromptTurn = -1;
+    }
     output.push(projected);
     if (currentKeptTurn !== turn || turns.length === 0) {
       currentKeptTurn = turn;

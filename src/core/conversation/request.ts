@@ -28,6 +28,7 @@ import {
   GOOGLE_THOUGHT_SIGNATURE_KEY,
   INTERRUPTED_TOOL_RESULT,
   NATIVE_SUMMARY_ADDITION_KEY,
+  NATIVE_SUMMARY_HELD_KEY,
   NATIVE_SUMMARY_KEY,
   NATIVE_SUMMARY_OPENER_KEY,
   OPENAI_ENCRYPTED_REASONING_KEY,
@@ -54,7 +55,9 @@ export type LlmPart =
    * summary is text too, its full message as every other model gets it, with the native summary
    * (`native`) and what cxc adds after it (`nativeAddition`: the facts and pinned messages) for
    * the adapter of that provider to replay it natively; `nativeOpener` marks the
-   * `[Summary of previous conversation]` request such an adapter then leaves out.
+   * `[Summary of previous conversation]` request such an adapter then leaves out, and
+   * `nativeHeld` the prompt of a turn the provider's summary was made inside, which its items
+   * hold already (OpenAI's encrypted compaction in the middle of a Codex turn).
    */
   | {
       readonly type: "text";
@@ -63,6 +66,7 @@ export type LlmPart =
       readonly native?: NativeSummary;
       readonly nativeAddition?: string;
       readonly nativeOpener?: true;
+      readonly nativeHeld?: true;
     }
   /**
    * Reasoning. `signature` is Anthropic's (only signed reasoning can go back to Anthropic as
@@ -215,7 +219,9 @@ function toRoleParts(event: TurnEvent): RolePart[] {
           part:
             event.metadata?.[NATIVE_SUMMARY_OPENER_KEY] === true
               ? { type: "text", text: event.content, nativeOpener: true }
-              : { type: "text", text: event.content },
+              : event.metadata?.[NATIVE_SUMMARY_HELD_KEY] === true
+                ? { type: "text", text: event.content, nativeHeld: true }
+                : { type: "text", text: event.content },
         },
       ];
     case "chat_response":

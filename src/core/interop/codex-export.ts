@@ -19,7 +19,11 @@ import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conver
 import type { ExportRecallIndex } from "./agent-export.js";
 import { formatCount } from "../present/labels.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
-import { OPENAI_ENCRYPTED_REASONING_KEY, OPENAI_REASONING_ID_KEY } from "../provider-keys.js";
+import {
+  NATIVE_SUMMARY_HELD_KEY,
+  OPENAI_ENCRYPTED_REASONING_KEY,
+  OPENAI_REASONING_ID_KEY,
+} from "../provider-keys.js";
 import {
   type AgentSessionExport,
   framedSummary,
@@ -112,7 +116,10 @@ export function exportCodexSession(
         }
         break;
       case "user":
-        userText(message.event.content, message.event.ts);
+        // The prompt of a turn OpenAI's compaction was made inside: its history holds it already.
+        if (message.event.metadata?.[NATIVE_SUMMARY_HELD_KEY] !== true) {
+          userText(message.event.content, message.event.ts);
+        }
         break;
       case "assistant":
         for (const event of message.events) {

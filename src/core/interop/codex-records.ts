@@ -278,12 +278,15 @@ export class CodexMapper {
    * `compaction_summary`) becomes a native overlay (`summary.native`, format `openai-compaction`):
    * the history verbatim, replayed only to the same provider and written back to Codex unchanged;
    * every other model gets a plain notice, the user's messages it kept and cxc's facts of the turns.
+   * Made inside a turn, its history holds that turn's prompt (`inside_turn`): the projection marks
+   * the kept turn's own prompt, which a native replay and the export back to Codex leave out.
    */
   private compaction(payload: Json, ts: string, where: string): void {
     const midTurn = this.drafts.turn >= 0 && !this.turnPending;
     const toTurn = midTurn ? this.drafts.turn - 1 : this.drafts.turn;
     const texts: string[] = [];
     let encrypted = false;
+    let holdsPrompt = false;
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined;
     if (history !== undefined) {
       for (const item of history) {
@@ -297,6 +300,7 @@ export class CodexMapper {
       }
       const repeated = midTurn ? texts.lastIndexOf(this.openPrompt ?? "") : -1;
       if (repeated >= 0) texts.splice(repeated, 1);
+      holdsPrompt = repeated >= 0;
     } else if (typeof payload.message === "string" && payload.message !== "") {
       texts.push(payload.message);
     }
@@ -318,6 +322,8 @@ export class CodexMapper {
             model,
             items: history.filter(isRecord),
             ...(typeof payload.message === "string" ? { message: payload.message } : {}),
+            // The turn it was made inside is kept whole; its prompt is in the history already.
+            ...(holdsPrompt ? { inside_turn: true } : {}),
           }
         : undefined;
     const draft = agentCompactionDraft({

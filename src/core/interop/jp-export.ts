@@ -11,7 +11,7 @@
  */
 import { activeCompactions } from "../conversation/compactions.js";
 import { compactionPolicies, layoutCycles } from "../conversation/cycles.js";
-import type { Compaction, ConversationEvent } from "../conversation/events.js";
+import { type Compaction, type ConversationEvent, isOverlay } from "../conversation/events.js";
 import { composeSummaryMessage } from "../conversation/summary-message.js";
 import {
   BASE_CONFIG_MARKER,
@@ -63,14 +63,7 @@ export function exportJpConversation(source: ExportSource): Parsed<JpConversatio
       continue;
     }
     // jp has no resets and no pins (the command says when pins are left out), and keeps no usage.
-    if (
-      event.type === "compaction_reset" ||
-      event.type === "pin" ||
-      event.type === "pin_reset" ||
-      event.type === "usage" ||
-      event.type === "recall_exclusion"
-    )
-      continue;
+    if (isOverlay(event) && event.type !== "compaction") continue;
     if (event.type === "compaction" && !inForce.has(event.id)) continue;
     // jp has no cycles: one it cannot hold as whole turns would reach jp without policy.
     if (event.type === "compaction" && !jpCanHold(event, cycleCounts)) {

@@ -76,7 +76,15 @@ export function readScope(options: ScopeOptions, agent: HookAgent, cwd: string):
   const value = given(options.project) ? options.project : given(options.local) ? options.local : undefined;
   if (value === undefined) return { kind: "user" };
   const directory = value === true ? "." : String(value);
-  const absolute = resolve(cwd, directory);
+  requireDirectory(
+    resolve(cwd, directory),
+    "; cxc puts hooks into an existing project, it does not create one",
+  );
+  return { kind: given(options.project) ? "project" : "local", directory };
+}
+
+/** Throws a usage error unless `absolute` is an existing directory (`why` ends the message). */
+export function requireDirectory(absolute: string, why = ""): void {
   let isDirectory = false;
   try {
     isDirectory = statSync(absolute).isDirectory();
@@ -85,11 +93,10 @@ export function readScope(options: ScopeOptions, agent: HookAgent, cwd: string):
   }
   if (!isDirectory) {
     throw usageError(
-      `${absolute} is not a directory; cxc puts hooks into an existing project, it does not create one`,
+      `${absolute} is not a directory${why}`,
       "check the path (the default is the working directory)",
     );
   }
-  return { kind: given(options.project) ? "project" : "local", directory };
 }
 
 /** A word for a command line the user can paste: quoted when it holds anything but plain characters. */

@@ -8,7 +8,14 @@
  */
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
-import { readAgent, readScope, type ScopeOptions, scopeFlags, withScopeOptions } from "./options.js";
+import {
+  readAgent,
+  readScope,
+  requireDirectory,
+  type ScopeOptions,
+  scopeFlags,
+  withScopeOptions,
+} from "./options.js";
 import { usageError, CxcError } from "../../../errors.js";
 import { AGENT_LABELS, hasLocalSettings, settingsOptions, settingsPath } from "../../hooks/agent-settings.js";
 import { findHooks, uninstallHooks } from "../../../core/interop/agent-hooks.js";
@@ -16,7 +23,6 @@ import { editSettingsFile, readSettingsText } from "../../hooks/settings-file.js
 import { agentLabel, inspectPlace, installPlaces, removalEdit } from "../../hooks/everything.js";
 import { removePluginFile } from "../../hooks/opencode-plugin.js";
 import { resolve } from "node:path";
-import { statSync } from "node:fs";
 import { unregisterMcpServer } from "../../hooks/mcp-registration.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
@@ -126,18 +132,7 @@ export function define(entry: Command): void {
  */
 async function uninstallAll(context: CliContext, directory: string): Promise<void> {
   const project = resolve(context.cwd, directory);
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(project).isDirectory();
-  } catch {
-    isDirectory = false;
-  }
-  if (!isDirectory) {
-    throw usageError(
-      `${project} is not a directory`,
-      "check the path (the default is the working directory)",
-    );
-  }
+  requireDirectory(project);
   const reports = installPlaces(context.env, context.cwd, directory).map((place) =>
     inspectPlace(place, context.env),
   );

@@ -17,11 +17,10 @@ import * as z from "zod";
 import { zodTool } from "../../../core/zod-schema.js";
 import {
   type EnvironmentRecord,
-  makeLookup,
   type ReadSettings,
   readBoolean,
   readPositiveInteger,
-  readSetting,
+  settingsSection,
   type TokenLines,
 } from "./settings.js";
 import type { Compaction, ConversationEvent } from "../../../core/conversation/events.js";
@@ -93,22 +92,14 @@ export function readAutoSettings(
   config: unknown,
   environment: EnvironmentRecord = {},
 ): ReadSettings<AutoSettings> {
-  const warnings: string[] = [];
-  const lookup = makeLookup(config, ["conversation", "compaction", "auto"], environment, "CXC_AUTO_COMPACT_");
-  const what = "conversation.compaction.auto";
+  const section = settingsSection(config, "auto", environment, "CXC_AUTO_COMPACT_");
+  const { what, warnings, lookup } = section;
   const settings: AutoSettings = {
-    enabled: readSetting(lookup, "enabled", readBoolean, false, warnings, what),
-    trigger: readSetting(lookup, "trigger", readAutoTrigger, DEFAULT_AUTO_TRIGGER, warnings, what),
-    keepLast: readSetting(lookup, "keep_last", readPositiveInteger, DEFAULT_AUTO_KEEP_LAST, warnings, what),
-    keepLastCycles: readSetting(
-      lookup,
-      "keep_last_cycles",
-      readPositiveInteger,
-      DEFAULT_AUTO_KEEP_LAST_CYCLES,
-      warnings,
-      what,
-    ),
-    ...(readSetting(lookup, "native", readBoolean, false, warnings, what) ? { native: true } : {}),
+    enabled: section.read("enabled", readBoolean, false),
+    trigger: section.read("trigger", readAutoTrigger, DEFAULT_AUTO_TRIGGER),
+    keepLast: section.read("keep_last", readPositiveInteger, DEFAULT_AUTO_KEEP_LAST),
+    keepLastCycles: section.read("keep_last_cycles", readPositiveInteger, DEFAULT_AUTO_KEEP_LAST_CYCLES),
+    ...(section.read("native", readBoolean, false) ? { native: true } : {}),
   };
   const configured = lookup("rules");
   if (configured === undefined) return { settings, warnings };
@@ -507,14 +498,21 @@ export function tierHeadline(tier: Tier, tokens: number, contextWindow: number |
   return TIER_HEADLINES[tier];
 }
 
-/** The one stderr line of an announced tier. */
-export function renderAdvice(
-  decision: TierDecision,
-  liveCount: string,
-  measure: { readonly tokens: number; readonly contextWindow: number | undefined },
-): string {
+/** How full the context is: its tokens and the model's window when known. */
+export interface AdviceMeasure {
+  readonly tokens: number;
+  readonly contextWindow: number | undefined;
+}
+
+/** What the advisor says of a tier: its headline, where the context stands, and why. */
+function adviceSentence(decision: TierDecision, liveCount: string, measure: AdviceMeasure): string {
   const headline = tierHeadline(decision.tier, measure.tokens, measure.contextWindow);
-  return `advisor: ${headline}. Context is at ${liveCount}; ${decision.reason}.`;
+  return `${headline}. Context is at ${liveCount}; ${decision.reason}.`;
+}
+
+/** The one stderr line of an announced tier. */
+export function renderAdvice(decision: TierDecision, liveCount: string, measure: AdviceMeasure): string {
+  return `advisor: ${adviceSentence(decision, liveCount, measure)}`;
 }
 
 /**
@@ -537,11 +535,10 @@ export function renderAdviceHint(
 export function renderSteeringMessage(
   decision: TierDecision,
   liveCount: string,
-  measure: { readonly tokens: number; readonly contextWindow: number | undefined },
+  measure: AdviceMeasure,
 ): string {
-  const headline = tierHeadline(decision.tier, measure.tokens, measure.contextWindow);
   return (
-    `[cxc advisor] ${headline}. Context is at ${liveCount}; ${decision.reason}. ` +
+    `[cxc advisor] ${adviceSentence(decision, liveCount, measure)} ` +
     "Call compact_now with a short note on what you are doing and what the summary must keep, " +
     "then continue the current request."
   );

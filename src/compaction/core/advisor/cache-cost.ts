@@ -92,18 +92,19 @@ export function describeCompactionCost(cost: CompactionCost): string {
     dollars.once >= 0
       ? ` (${formatDollars(dollars.once)} more, once)`
       : ` (still ${formatDollars(-dollars.once)} less than without compacting)`;
-  const payback =
-    dollars.paybackTurns === undefined
-      ? "never pays back"
-      : dollars.paybackTurns <= 1
-        ? "pays back on the next request"
-        : `pays back within ${dollars.paybackTurns} turns`;
+  const payback = paybackWords(dollars.paybackTurns, "on the next request");
   const { prices } = dollars;
   const whose =
     prices.source === "configured"
       ? `${prices.modelId}, configured prices`
       : `${prices.modelId}, prices of ${prices.asOf ?? "cxc's table"}`;
   return `With the prompt cache: ${per}${perMoney}; ${rewrite}${once}; ${payback} (${whose})`;
+}
+
+/** When the saving pays back the cache's rewrite (`soon`: the words for one turn or less). */
+function paybackWords(turns: number | undefined, soon: string): string {
+  if (turns === undefined) return "never pays back";
+  return turns <= 1 ? `pays back ${soon}` : `pays back within ${turns} turns`;
 }
 
 /**
@@ -121,12 +122,7 @@ export function describeCostBriefly(cost: CompactionCost): string {
     dollars === undefined ? "" : money(Math.max(0, dollars.once))
   }`;
   if (dollars === undefined) return `compacting now ${per} and ${rewrite}`;
-  const payback =
-    dollars.paybackTurns === undefined
-      ? "never pays back"
-      : dollars.paybackTurns <= 1
-        ? "pays back at once"
-        : `pays back within ${dollars.paybackTurns} turns`;
+  const payback = paybackWords(dollars.paybackTurns, "at once");
   return `compacting now ${per} and ${rewrite}; ${payback}`;
 }
 

@@ -27,7 +27,12 @@
  * context: the figure is then an estimate.
  */
 import { activeCompactions } from "../../../core/conversation/compactions.js";
-import { type ConversationEvent, isTurnEvent, type TurnEvent } from "../../../core/conversation/events.js";
+import {
+  type ConversationEvent,
+  isOverlay,
+  isTurnEvent,
+  type TurnEvent,
+} from "../../../core/conversation/events.js";
 import { withoutDeferral } from "../event.js";
 import { type ProjectedTurn, projectConversation } from "../../../core/conversation/projection.js";
 import {
@@ -241,14 +246,8 @@ function agentScale(
   const readUsage = usageReader(events);
   for (let position = base.position - 1; position >= 0; position--) {
     const event = events[position]!;
-    if (
-      event.type === "compaction" ||
-      event.type === "compaction_reset" ||
-      event.type === "pin" ||
-      event.type === "pin_reset" ||
-      event.type === "recall_exclusion"
-    )
-      break;
+    // Any overlay but a usage record changes the view, and with it what the figures measure.
+    if (isOverlay(event) && event.type !== "usage") break;
     if (!isTurnEvent(event)) continue;
     const usage = readUsage(event);
     if (usage !== undefined) earliest = { tokens: reportedContextTokens(usage), position, usage };

@@ -80,17 +80,45 @@ function lookupIn(table: unknown, path: readonly string[]): unknown {
   return current;
 }
 
-/** A value from the environment (`<prefix><NAME>`) first, else from the config table. */
-export function makeLookup(
+/**
+ * One section of settings, `conversation.compaction.<name>`, each key overridden by the environment
+ * variable `<prefix><KEY>`: `lookup` gives a value as written, `read` one checked by `parse`, an
+ * invalid value falling back with a warning in `warnings` (a bad value never fails a turn).
+ */
+export interface SettingsSection {
+  readonly what: string;
+  readonly warnings: string[];
+  readonly lookup: Lookup;
+  read<T>(key: string, parse: (value: unknown) => T | undefined, fallback: T): T;
+}
+
+export function settingsSection(
   config: unknown,
-  path: readonly string[],
+  name: string,
   environment: EnvironmentRecord,
   prefix: string,
-): Lookup {
-  return (key) => {
+): SettingsSection {
+  const what = `conversation.compaction.${name}`;
+  const warnings: string[] = [];
+  const lookup: Lookup = (key) => {
     const fromEnvironment = environment[`${prefix}${key.toUpperCase()}`];
     if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
-    return lookupIn(config, [...path, key]);
+    return lookupIn(config, ["conversation", "compaction", name, key]);
+  };
+  return {
+    what,
+    warnings,
+    lookup,
+    read(key, parse, fallback) {
+      const value = lookup(key);
+      if (value === undefined) return fallback;
+      const parsed = parse(value);
+      if (parsed !== undefined) return parsed;
+      warnings.push(
+        `${what}.${key} = ${JSON.stringify(value)} is not valid; using ${JSON.stringify(fallback)}`,
+      );
+      return fallback;
+    },
   };
 }
 
@@ -104,22 +132,6 @@ export function readPositiveInteger(value: unknown): number | undefined {
   const number =
     typeof value === "string" && /^\s*\d[\d_]*\s*$/.test(value) ? Number(value.replace(/_/g, "")) : value;
   return typeof number === "number" && Number.isInteger(number) && number > 0 ? number : undefined;
-}
-
-export function readSetting<T>(
-  lookup: Lookup,
-  key: string,
-  read: (value: unknown) => T | undefined,
-  fallback: T,
-  warnings: string[],
-  what: string,
-): T {
-  const value = lookup(key);
-  if (value === undefined) return fallback;
-  const parsed = read(value);
-  if (parsed !== undefined) return parsed;
-  warnings.push(`${what}.${key} = ${JSON.stringify(value)} is not valid; using ${JSON.stringify(fallback)}`);
-  return fallback;
 }
 
 /**
@@ -194,9 +206,8 @@ export function readAdvisorSettings(
   config: unknown,
   environment: EnvironmentRecord = {},
 ): ReadSettings<AdvisorSettings> {
-  const warnings: string[] = [];
-  const lookup = makeLookup(config, ["conversation", "compaction", "advisor"], environment, "CXC_ADVISOR_");
-  const what = "conversation.compaction.advisor";
+  const section = settingsSection(config, "advisor", environment, "CXC_ADVISOR_");
+  const { what, warnings, lookup } = section;
   const tokenLines = readTokenLines(lookup);
   if (tokenLines.warning !== undefined) warnings.push(tokenLines.warning);
   const model = lookup("model");
@@ -204,18 +215,11 @@ export function readAdvisorSettings(
     warnings.push(`${what}.model must be a model id; using the assistant model`);
   }
   const settings: AdvisorSettings = {
-    enabled: readSetting(lookup, "enabled", readBoolean, true, warnings, what),
+    enabled: section.read("enabled", readBoolean, true),
     ...(typeof model === "string" && model !== "" ? { model } : {}),
     lines: tokenLines.lines,
-    timeoutMs: readSetting(
-      lookup,
-      "timeout_ms",
-      readPositiveInteger,
-      DEFAULT_ADVISOR_TIMEOUT_MS,
-      warnings,
-      what,
-    ),
-    cutPoint: readSetting(lookup, "cut_point", readBoolean, true, warnings, what),
+    timeoutMs: section.read("timeout_ms", readPositiveInteger, DEFAULT_ADVISOR_TIMEOUT_MS),
+    cutPoint: section.read("cut_point", readBoolean, true),
     maxTurns: DEFAULT_ADVISOR_MAX_TURNS,
   };
   const declared = lookup("choice_options");
@@ -226,7 +230,7 @@ export function readAdvisorSettings(
     );
   }
   const fallback = defaultMaxTurns(choiceOptions);
-  let maxTurns = readSetting(lookup, "max_turns", readPositiveInteger, fallback, warnings, what);
+  let maxTurns = section.read("max_turns", readPositiveInteger, fallback);
   if (choiceOptions !== undefined && maxTurns > choiceOptions - 1) {
     warnings.push(
       `${what}.max_turns = ${maxTurns} is more than the decision model's ${choiceOptions} choice options ` +

@@ -533,30 +533,41 @@ export function findLatestProposal(events: readonly ConversationEvent[]): Record
 /** Metadata key of the opening proposal's result: the provider's own summary the draft is. */
 export const NATIVE_DRAFT_METADATA_KEY = "cxc_native_draft";
 
+/** What became of the provider's own draft in the applied proposal (`nativeDraftOutcome`). */
+export type NativeDraftOutcome =
+  | { readonly kind: "kept"; readonly native: NativeSummary }
+  | {
+      readonly kind: "dropped";
+      readonly native: NativeSummary;
+      /** What the proposal changed of the draft: its text, its range, or both. */
+      readonly changed: readonly ("text" | "range")[];
+    };
+
 /**
  * What becomes of the provider's own draft when `proposal` is applied: `kept` when the proposal
  * has the draft's range and text (the block stands as it was signed), `dropped` when anything
- * differs (an edited text, a changed range: a plain summary), undefined when the review opened
- * with no native draft.
+ * differs (an edited text, a changed range: a plain summary), with what changed; undefined when
+ * the review opened with no native draft.
  */
 export function nativeDraftOutcome(
   events: readonly ConversationEvent[],
   proposal: ReviewProposal,
-): { readonly kind: "kept" | "dropped"; readonly native: NativeSummary } | undefined {
+): NativeDraftOutcome | undefined {
   for (const event of events) {
     if (event.type !== "tool_call_response") continue;
     const native = event.metadata?.[NATIVE_DRAFT_METADATA_KEY] as NativeSummary | undefined;
     if (native === undefined) continue;
     const drafted = event.metadata?.[PROPOSAL_METADATA_KEY] as Record<string, unknown> | undefined;
-    const same =
+    const sameRange =
       drafted !== undefined &&
       drafted.from_turn === proposal.fromTurn &&
       drafted.to_turn === proposal.toTurn &&
       drafted.from_cycle === proposal.fromCycle &&
-      drafted.to_cycle === proposal.toCycle &&
-      proposal.summary !== undefined &&
-      proposal.summary === native.content;
-    return { kind: same ? "kept" : "dropped", native };
+      drafted.to_cycle === proposal.toCycle;
+    const sameText = proposal.summary !== undefined && proposal.summary === native.content;
+    if (sameRange && sameText) return { kind: "kept", native };
+    const changed = [...(sameText ? [] : ["text" as const]), ...(sameRange ? [] : ["range" as const])];
+    return { kind: "dropped", native, changed };
   }
   return undefined;
 }

@@ -18,7 +18,7 @@
  * apostrophes count as their ASCII forms. The error texts are written for the model: they say
  * what went wrong and what to send instead.
  */
-import type { TurnEvent } from "../../../core/conversation/events.js";
+import { eventText, type TurnEvent } from "../../../core/conversation/events.js";
 import type { ProjectedTurn, ProjectedView, TurnOrigin } from "../../../core/conversation/projection.js";
 
 /** One turn a quote was found in, with the text around the match. */
@@ -93,24 +93,6 @@ export function normalizeQuoteText(text: string): string {
     .replace(/[\u201C\u201D\u201E\u201F\u2033]/g, '"')
     .replace(/\s+/g, " ")
     .trim();
-}
-
-/** The text an event shows the model, or undefined for events with none (turn_start, inquiries). */
-export function eventText(event: TurnEvent): string | undefined {
-  switch (event.type) {
-    case "chat_request":
-      return event.content;
-    case "chat_response":
-      if (event.message !== undefined) return event.message;
-      if (event.reasoning !== undefined) return event.reasoning;
-      return JSON.stringify(event.data ?? null);
-    case "tool_call_request":
-      return `${event.name} ${JSON.stringify(event.arguments)}`;
-    case "tool_call_response":
-      return event.content;
-    default:
-      return undefined;
-  }
 }
 
 function isSearchedEvent(

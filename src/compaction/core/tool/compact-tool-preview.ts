@@ -3,7 +3,8 @@
  * the preview file of each rule (what the model would no longer see), and the tool result the
  * model reads once the compactions are recorded. Pure.
  */
-import { describeOrigin, eventText, excerptEnd, excerptStart } from "./anchors.js";
+import { eventText } from "../../../core/conversation/events.js";
+import { describeOrigin, excerptEnd, excerptStart } from "./anchors.js";
 import { type CompactToolRule, NOTE_MAX_LENGTH } from "./compact-tool-arguments.js";
 import type { CompactToolPlan, PlannedCompactRule } from "./compact-tool-plan.js";
 import { isTurnEvent, type TurnEvent } from "../../../core/conversation/events.js";

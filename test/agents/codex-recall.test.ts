@@ -1,0 +1,190 @@
+/**
+ * Recall inside the real Codex (agents/codex, installed by .ci/run), offline against the loopback
+ * fake provider's Responses API in a temporary HOME (docs/recall.md, "Inside Claude Code and
+ * Codex"): `cxc hooks install --agent codex` writes Codex's `hooks.json` and registers `cxc mcp`
+ * with Codex's own `codex mcp add`; a turn whose command printed a long log; Codex's own
+ * compaction (provoked as test/agents/codex.test.ts does: a small window, a reply reporting 9000
+ * input tokens) with a summary that drops it; the restore carries the recall index; the model
+ * calls cxc's `recall` with the reference from the restore, and Codex's next request carries the
+ * log byte for byte as the model was first sent it. A second session in the same project cannot
+ * read the first's. `--dangerously-bypass-hook-trust` stands in for the user's review of the new
+ * hooks in Codex's `/hooks`.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentPlace,
+  agentBinary,
+  codexEnvironment,
+  inputTexts,
+  runAgent,
+  writeCodexConfig,
+} from "../helpers/agents.js";
+import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
+import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+
+const CODEX_COMPACT_PROMPT = "CONTEXT CHECKPOINT COMPACTION";
+const SUMMARY = "The user asked about a deploy; the assistant looked at a log.";
+const SECRET_LINE = "ERR_DB_7731: connection refused at db.internal:5432 (pool exhausted)";
+const LOG = `${Array.from({ length: 120 }, (_, index) => `2026-12-01T10:00:${String(index % 60).padStart(2, "0")}Z worker ${index}: ok`).join("\n")}\n${SECRET_LINE}\n`;
+
+const exec = (id: string, cmd: string) =>
+  ({ type: "tool-call", id, name: "exec_command", arguments: { cmd } }) as const;
+/** A call of cxc's `recall`, as the model makes it in Codex: `recall` in the namespace `mcp__cxc`. */
+const recallCall = (id: string, input: Record<string, unknown>) =>
+  ({ type: "tool-call", id, name: "recall", namespace: "mcp__cxc", arguments: input }) as const;
+
+type Item = Record<string, unknown>;
+
+let fake: FakeProvider;
+let root: string;
+let place: AgentPlace;
+let codex: string;
+let cxcHome: TempHome;
+
+/** One `codex exec --json` in the project; its thread id. */
+async function codexExec(args: string[], config: string[] = []): Promise<string> {
+  const result = await runAgent(
+    codex,
+    [
+      "exec",
+      "--skip-git-repo-check",
+      "--json",
+      "--dangerously-bypass-hook-trust",
+      "--sandbox",
+      "workspace-write",
+      ...config.flatMap((value) => ["-c", value]),
+      ...args,
+    ],
+    { cwd: place.cwd, env: codexEnvironment(place) },
+  );
+  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
+  const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
+  if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
+  return id;
+}
+
+/** The output of the call `id` in a Responses request's input. */
+function output(body: unknown, id: string): string | undefined {
+  for (const item of (body as { input: Item[] }).input)
+    if (item.type === "function_call_output" && item.call_id === id)
+      return typeof item.output === "string" ? item.output : JSON.stringify(item.output);
+  return undefined;
+}
+
+/**
+ * What an MCP tool's call `id` returned, in a Responses request's input: Codex sends it as content
+ * parts, its own `Wall time` line first, then the server's text.
+ */
+function recallOutput(body: unknown, id: string): string {
+  for (const item of (body as { input: Item[] }).input) {
+    if (item.type !== "function_call_output" || item.call_id !== id) continue;
+    if (typeof item.output === "string") return item.output;
+    const parts = (item.output as { type: string; text?: string }[]).map((part) => part.text ?? "");
+    expect(parts[0]).toMatch(/^Wall time: /);
+    return parts.slice(1).join("");
+  }
+  throw new Error(`no output of ${id}`);
+}
+
+beforeAll(async () => {
+  const binary = agentBinary(PROJECT_ROOT, "codex");
+  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
+  codex = binary;
+  root = mkdtempSync(join(tmpdir(), "cxc-codex-recall-"));
+  place = { home: join(root, "home"), cwd: join(root, "project") };
+  mkdirSync(place.cwd, { recursive: true });
+  mkdirSync(place.home, { recursive: true });
+  writeFileSync(join(place.cwd, "app.log"), LOG);
+  fake = await startFakeProvider({
+    routes: [{ bodyIncludes: CODEX_COMPACT_PROMPT, reply: textReply(SUMMARY) }],
+  });
+  writeCodexConfig(place.home, fake.url);
+  cxcHome = makeTempHome();
+}, 60_000);
+
+afterAll(async () => {
+  await fake?.close();
+  cxcHome?.cleanup();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+describe("recall inside the real Codex", () => {
+  it("reads back, byte for byte, the log Codex's own compaction dropped, by the restore's reference; another session cannot", async () => {
+    const env = {
+      HOME: place.home,
+      CODEX_HOME: join(place.home, ".codex"),
+      PATH: `${dirname(codex)}:${cxcHome.env.PATH}`,
+    };
+    const installed = await cxcHome.run(["hooks", "install", "--agent", "codex"], { cwd: place.cwd, env });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(
+      "Registered cxc's MCP server (recall) with `codex mcp add` (user scope).",
+    );
+    expect(readFileSync(join(place.home, ".codex", "config.toml"), "utf8")).toContain("[mcp_servers.cxc]");
+
+    fake.enqueue({ blocks: [exec("call_log", "cat app.log")] }, textReply("The worker pool failed."));
+    const id = await codexExec(["Why did the deploy fail? Look at app.log."]);
+    const first = fake.requests.filter((request) => request.route === undefined);
+    // Codex offers an MCP server's tools as a namespace: `recall` inside `mcp__cxc`.
+    const offered = (first[0]!.body as { tools: Item[] }).tools.find((tool) => tool.name === "mcp__cxc");
+    expect(offered?.type).toBe("namespace");
+    expect(((offered?.tools ?? []) as Item[]).map((tool) => tool.name)).toEqual(["recall"]);
+    const sent = output(first[1]!.body, "call_log")!;
+    expect(sent).toContain(SECRET_LINE);
+
+    fake.enqueue(textReply("Noted.", { usage: { inputTokens: 9000 } }));
+    await codexExec(["resume", id, "Thanks, keep that in mind."]);
+
+    const before = fake.requests.length;
+    fake.enqueue(
+      { blocks: [recallCall("call_recall", { reference: "turn 1, call 1" })] },
+      textReply("ERR_DB_7731: the pool was exhausted."),
+    );
+    await codexExec(
+      ["resume", id, "What was the exact error code?"],
+      ["model_auto_compact_token_limit=8000", "model_context_window=20000"],
+    );
+    const requests = fake.requests.slice(before);
+    // Codex's own compaction (the route), the turn's request, and the one after the recall call.
+    expect(requests.map((request) => request.route)).toEqual([0, undefined, undefined]);
+    const texts = inputTexts((requests[1]!.body as { input: unknown }).input);
+    // The summary dropped the log; the restore lists it with the reference the model uses.
+    expect(texts.some((text) => text.includes(SUMMARY))).toBe(true);
+    expect(texts.some((text) => text.includes(SECRET_LINE))).toBe(false);
+    const restore = texts.find((text) => text.includes("[Recall index:"));
+    expect(restore, texts.join("\n---\n").slice(-3000)).toMatch(
+      /\nturn 1, call 1: exec_command cat app\.log \([\d.]+k chars\)/,
+    );
+    const recalled = recallOutput(requests[2]!.body, "call_recall");
+    expect(recalled).toContain("turn 1, call 1: exec_command\narguments:\n");
+    // The command's output as the model was first sent it, whole and byte for byte.
+    expect(sent.endsWith(`${SECRET_LINE}\n`)).toBe(true);
+    expect(recalled.includes(`result:\n${sent}`), recalled.slice(-300)).toBe(true);
+
+    // A second session in the same project: its recall reads its own transcript, never the
+    // first's (another Codex process; its server finds only what its own hooks recorded).
+    fake.enqueue(
+      {
+        blocks: [
+          recallCall("call_other_ref", { reference: "turn 1, call 1" }),
+          recallCall("call_other_query", { query: "ERR_DB_7731" }),
+        ],
+      },
+      textReply("I cannot see that."),
+    );
+    const start = fake.requests.length;
+    const other = await codexExec(["What was the error code of the deploy?"]);
+    expect(other).not.toBe(id);
+    const answered = fake.requests.slice(start);
+    expect(answered).toHaveLength(2);
+    for (const callId of ["call_other_ref", "call_other_query"]) {
+      const text = recallOutput(answered[1]!.body, callId);
+      expect(text, callId).toContain("recall: ");
+      expect(text, callId).not.toContain("ERR_DB_7731");
+      expect(text, callId).not.toContain("worker 7: ok");
+    }
+  }, 240_000);
+});
