@@ -170,6 +170,16 @@ export abstract class SessionLineIndexer implements SessionIndexer {
     return this.addRecord(parsed.value, where);
   }
 
+  /**
+   * Reads the next line as `SessionLines` parsed it (undefined: a blank line), without parsing it
+   * again: the same as `addLine` with its text.
+   */
+  addParsedLine(record: Record<string, unknown> | undefined): Parsed<void> {
+    this.line += 1;
+    if (record === undefined) return { ok: true, value: undefined };
+    return this.addRecord(record, `${this.label}:${this.line}`);
+  }
+
   /** A line as a record: a JSON object with a string `type` (`parseRecordLine`). */
   protected parseLine(text: string, where: string): Parsed<Record<string, unknown>> {
     return parseRecordLine(text, where, this.format);
@@ -225,8 +235,8 @@ export interface SessionConverter {
   /** Converts line `line` (1-based); returns the events that nothing later can change. */
   addLine(text: string, line: number): Parsed<ConversationEvent[]>;
   /**
-   * Converts the record pass 1 kept of line `line` (`SessionPlan.records`), as `addLine` would;
-   * a converter without it is fed the lines.
+   * `addLine` for a line parsed already: the record pass 1 kept (`SessionPlan.records`), or one
+   * `SessionLines` keeps (`cxc mcp`); a converter without it is fed the lines.
    */
   addRecord?(record: Record<string, unknown>, line: number): Parsed<ConversationEvent[]>;
   /** The events still held, and what the conversation came to. */
@@ -260,22 +270,41 @@ export function importSessionText(text: string, indexer: SessionIndexer): Parsed
   }
   const last = indexer.addFinalFragment(fragment);
   if (!last.ok) return last;
+  lines.push(fragment);
+  return convertSession(indexer, lines.length, (converter, line) =>
+    converter.addLine(lines[line - 1]!, line),
+  );
+}
+
+/**
+ * Pass 2, after pass 1 read `count` lines into `indexer`: the records pass 1 kept go to the
+ * converter, or else `convertLine` hands it each line the plan wants; the conversation comes out
+ * whole.
+ */
+export function convertSession(
+  indexer: SessionIndexer,
+  count: number,
+  convertLine: (converter: SessionConverter, line: number) => Parsed<ConversationEvent[]>,
+): Parsed<AgentImport> {
   const plan = indexer.finish();
   if (!plan.ok) return plan;
   const converter = plan.value.convert();
   const events: ConversationEvent[] = [];
-  const converted = convertKept(plan.value, converter, (batch) => events.push(...batch));
-  if (converted === undefined) {
-    for (const [index, line] of [...lines, fragment].entries()) {
-      if (index >= plan.value.lines || !plan.value.wants(index + 1)) continue;
-      const batch = converter.addLine(line, index + 1);
-      if (!batch.ok) return batch;
-      events.push(...batch.value);
+  const kept = convertKept(plan.value, converter, (batch) => {
+    for (const event of batch) events.push(event);
+  });
+  if (kept === undefined) {
+    const last = Math.min(count, plan.value.lines);
+    for (let line = 1; line <= last; line++) {
+      if (!plan.value.wants(line)) continue;
+      const converted = convertLine(converter, line);
+      if (!converted.ok) return converted;
+      for (const event of converted.value) events.push(event);
     }
-  } else if (!converted.ok) return converted;
+  } else if (!kept.ok) return kept;
   const end = converter.finish();
   if (!end.ok) return end;
-  events.push(...end.value.events);
+  for (const event of end.value.events) events.push(event);
   const { title, summary, warnings } = end.value;
   return {
     ok: true,

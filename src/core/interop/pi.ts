@@ -269,23 +269,21 @@ class PiConverter implements SessionConverter {
   }
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {
-    const id = this.plan.included.get(line);
-    if (id === undefined) return { ok: true, value: [] };
-    const where = `${this.plan.label}:${line}`;
-    const parsed = parseRecordLine(text, where, "pi");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
-    const changed =
-      record.type === "session" ||
-      entryProblem(record, this.plan.version) !== undefined ||
-      (this.plan.version >= 2 && record.id !== id);
-    if (changed) return interopError(`${where}: the file changed while cxc read it; import it again`);
-    return this.addRecord(record, line);
+    if (!this.plan.included.has(line)) return { ok: true, value: [] };
+    const parsed = parseRecordLine(text, `${this.plan.label}:${line}`, "pi");
+    return parsed.ok ? this.addRecord(parsed.value, line) : parsed;
   }
 
   addRecord(record: Json, line: number): Parsed<ConversationEvent[]> {
     const id = this.plan.included.get(line);
     if (id === undefined) return { ok: true, value: [] };
+    const changed =
+      record.type === "session" ||
+      entryProblem(record, this.plan.version) !== undefined ||
+      (this.plan.version >= 2 && record.id !== id);
+    if (changed) {
+      return interopError(`${this.plan.label}:${line}: the file changed while cxc read it; import it again`);
+    }
     this.mapper.add({ line, id, raw: record });
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
