@@ -48,6 +48,81 @@ function transcript(name: string, note: string): string {
   return path;
 }
 
+/**
+ * A turn whose tool printed `output`, then Claude Code's own compaction of it, as the agent appends
+ * them to the fixture's session: one JSONL text.
+ */
+function compactedTurn(output: string): string {
+  const common = {
+    isSidechain: false,
+    sessionId: "3b513450-3d6c-443e-9a7e-01eceba20536",
+    cwd: "/home/user/project",
+    userType: "external",
+    version: "2.1.332",
+  };
+  const at = (second: number) => ({ timestamp: `2026-12-01T10:20:0${second}.000Z` });
+  const assistant = (id: string, content: unknown[]) => ({
+    type: "assistant",
+    message: { id, role: "assistant", model: "claude-sonnet-4-5", content },
+  });
+  const records: Record<string, unknown>[] = [
+    {
+      type: "user",
+      uuid: "t4-prompt",
+      parentUuid: "b831bba4-f138-41c8-9513-4e2ffeeddfda",
+      ...at(1),
+      message: { role: "user", content: "Run the otter check." },
+    },
+    {
+      ...assistant("msg_t4_call", [
+        { type: "tool_use", id: "toolu_otter", name: "Bash", input: { command: "otter --check" } },
+      ]),
+      uuid: "t4-call",
+      parentUuid: "t4-prompt",
+      ...at(2),
+    },
+    {
+      type: "user",
+      uuid: "t4-result",
+      parentUuid: "t4-call",
+      ...at(3),
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_otter", content: output }],
+      },
+    },
+    {
+      ...assistant("msg_t4_answer", [{ type: "text", text: "The check passed." }]),
+      uuid: "t4-answer",
+      parentUuid: "t4-result",
+      ...at(4),
+    },
+    {
+      type: "system",
+      subtype: "compact_boundary",
+      uuid: "t4-boundary",
+      parentUuid: null,
+      logicalParentUuid: "t4-answer",
+      content: "Conversation compacted",
+      compactMetadata: { trigger: "auto", preTokens: 900 },
+      ...at(5),
+    },
+    {
+      type: "user",
+      uuid: "t4-summary",
+      parentUuid: "t4-boundary",
+      isCompactSummary: true,
+      ...at(6),
+      message: {
+        role: "user",
+        content:
+          "This session is being continued from a previous conversation.\n\nSummary:\nThe otter check ran.",
+      },
+    },
+  ];
+  return records.map((record) => `${JSON.stringify({ ...common, ...record })}\n`).join("");
+}
+
 describe("cxc mcp", () => {
   it("serves recall over its own session's transcript; two sessions in one project never read each other's", async () => {
     const first = transcript("first", "remember the milk");
@@ -90,6 +165,54 @@ describe("cxc mcp", () => {
       text: "recall: turn 9 is not in this conversation: it has 3 turns; use a reference from the recall index",
       isError: true,
     });
+  });
+
+  it("reads what the agent appended since the last call; a transcript replaced or truncated is read whole again", async () => {
+    const path = transcript("first", "remember the milk");
+    const ferns = readFileSync(FIXTURE, "utf8").replaceAll("remember the milk", "water the ferns");
+    const appended = compactedTurn("otter-4471 passed");
+    // The agent is still writing the third record when the second call comes.
+    const cut = appended.indexOf("otter-4471");
+    const calls = [
+      { query: "otter-4471" },
+      { append: appended.slice(0, cut), path },
+      { query: "otter-4471" },
+      { append: appended.slice(cut), path },
+      { query: "otter-4471" },
+      { reference: "turn 4, call 1" },
+      { query: "milk" },
+      { replace: ferns + appended, path },
+      { query: "milk" },
+      { query: "ferns" },
+      { write: ferns, path },
+      { query: "otter-4471" },
+      { query: "ferns" },
+    ];
+    const run = await agent({
+      agent: "claude-code",
+      session: { session_id: "session-a", transcript_path: path, cwd: project },
+      calls,
+    });
+    const [before, partial, found, read, milk, replacedMilk, replacedFerns, truncated, truncatedFerns] =
+      run.results;
+    expect(before).toEqual({
+      text: expect.stringMatching(/^No hidden content matches otter-4471\./),
+      isError: false,
+    });
+    expect(partial).toEqual(before);
+    expect(found!.isError).toBe(false);
+    expect(found!.text).toContain("turn 4, call 1");
+    expect(found!.text).toContain("otter-4471 passed");
+    expect(read!.text).toContain("otter --check");
+    expect(read!.text).toContain("otter-4471 passed");
+    // What was read before the append is still there.
+    expect(milk!.text).toContain("remember the milk");
+    // Replaced by another file: read whole, nothing of the first one left.
+    expect(replacedMilk!.text).toMatch(/^No hidden content matches milk\./);
+    expect(replacedFerns!.text).toContain("water the ferns");
+    // Truncated in place (the appended turn gone): read whole again.
+    expect(truncated!.text).toMatch(/^No hidden content matches otter-4471\./);
+    expect(truncatedFerns!.text).toContain("water the ferns");
   });
 
   it("lists recall without a session, and a call then is a tool error that says why", async () => {

@@ -3,8 +3,13 @@
 // with the official MCP SDK client, lists the tools and makes the calls given. Prints one JSON
 // document: { tools, results: [{ text, isError }] }.
 //
+// A call may instead change a file between calls, as the agent writes its transcript:
+// { append: text, path } appends, { write: text, path } writes it over in place (truncating it),
+// { replace: text, path } writes another file and renames it over the path.
+//
 // argv: JSON { bin, agent, session?: { hook_event_name?, session_id, transcript_path, cwd, source? }, calls: [args] }
 import { spawnSync } from "node:child_process";
+import { appendFileSync, renameSync, writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -29,6 +34,13 @@ await client.connect(
 const tools = (await client.listTools()).tools;
 const results = [];
 for (const args of plan.calls) {
+  if (args.append !== undefined) appendFileSync(args.path, args.append);
+  else if (args.write !== undefined) writeFileSync(args.path, args.write);
+  else if (args.replace !== undefined) {
+    writeFileSync(`${args.path}.new`, args.replace);
+    renameSync(`${args.path}.new`, args.path);
+  }
+  if (args.path !== undefined) continue;
   const result = await client.callTool({ name: "recall", arguments: args });
   results.push({ text: result.content.map((part) => part.text).join(""), isError: result.isError === true });
 }

@@ -10,13 +10,11 @@
  *   that transcript and no other, read-only, converted as `cxc conversation import` converts it;
  *   what the agent's own compactions hid is what recall reads. A call made while it does not know
  *   its session is a tool error that says why.
- * - It keeps what it parsed and parses again only when the file changed (its size or time).
+ * - It keeps what it parsed: a later call reads and parses only the lines the agent appended since
+ *   (transcript.ts), and the whole file again only when it was replaced, truncated or rewritten.
  * - A session exported from cxc carries references to the cxc conversation it came from
  *   (`cxc 01k… turn 3, call 1`): those read that conversation from the store, read-only.
  */
-import { readFileSync, statSync } from "node:fs";
-import { importClaudeCodeSession } from "../../core/interop/claude-code.js";
-import { importCodexSession } from "../../core/interop/codex.js";
 import { analyzeRecall, type RecallAnalysis } from "../../core/conversation/recall.js";
 import { checkArguments, type ToolOutcome } from "../../tools/tool.js";
 import {
@@ -31,6 +29,7 @@ import {
 } from "../../tools/recall.js";
 import type { ConversationEvent } from "../../core/conversation/events.js";
 import { lookupAgentSession } from "../hooks/agent-process.js";
+import { TranscriptFollower, transcriptAnalyzer } from "./transcript.js";
 import type { SessionRecord } from "../hooks/agent-process.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -51,40 +50,13 @@ export interface McpOptions {
   readonly loadConversation?: (id: string) => readonly ConversationEvent[] | undefined;
 }
 
-/** A parsed transcript, kept while the file is unchanged. */
-interface Parsed {
-  readonly path: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly analysis: RecallAnalysis;
-}
-
-/** Reads and converts the session's transcript, or reuses the last parse while the file is unchanged. */
-export class TranscriptRecall {
-  #parsed: Parsed | undefined;
-
-  constructor(
-    private readonly agent: McpAgent,
-    private readonly settings: RecallSettings,
-  ) {}
-
-  analysis(path: string): RecallAnalysis {
-    const stat = statSync(path);
-    const parsed = this.#parsed;
-    if (
-      parsed !== undefined &&
-      parsed.path === path &&
-      parsed.size === stat.size &&
-      parsed.mtimeMs === stat.mtimeMs
-    )
-      return parsed.analysis;
-    const text = readFileSync(path, "utf8");
-    const imported =
-      this.agent === "codex" ? importCodexSession(text, path) : importClaudeCodeSession(text, path);
-    if (!imported.ok) throw new Error(imported.message);
-    const analysis = analyzeRecall(imported.value.conversation.events, recallOptions(this.settings));
-    this.#parsed = { path, size: stat.size, mtimeMs: stat.mtimeMs, analysis };
-    return analysis;
+/**
+ * The session's transcript, read whole at the first call and then only what the agent appended
+ * (transcript.ts), converted as `cxc conversation import` converts it.
+ */
+export class TranscriptRecall extends TranscriptFollower {
+  constructor(agent: McpAgent, settings: RecallSettings) {
+    super(agent, transcriptAnalyzer(recallOptions(settings)));
   }
 }
 

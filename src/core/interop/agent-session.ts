@@ -157,6 +157,16 @@ export abstract class SessionLineIndexer implements SessionIndexer {
     return this.addRecord(parsed.value, where);
   }
 
+  /**
+   * Reads the next line as `SessionLines` parsed it (undefined: a blank line), without parsing it
+   * again: the same as `addLine` with its text.
+   */
+  addParsedLine(record: Record<string, unknown> | undefined): Parsed<void> {
+    this.line += 1;
+    if (record === undefined) return { ok: true, value: undefined };
+    return this.addRecord(record, `${this.label}:${this.line}`);
+  }
+
   /** A line as a record: a JSON object with a string `type` (`parseRecordLine`). */
   protected parseLine(text: string, where: string): Parsed<Record<string, unknown>> {
     return parseRecordLine(text, where, this.format);
@@ -205,6 +215,11 @@ export interface SessionPlan {
 export interface SessionConverter {
   /** Converts line `line` (1-based); returns the events that nothing later can change. */
   addLine(text: string, line: number): Parsed<ConversationEvent[]>;
+  /**
+   * `addLine` for a line `SessionLines` parsed already (Claude Code's and Codex's converters,
+   * which `cxc mcp` feeds from the records it keeps).
+   */
+  addRecord?(record: Record<string, unknown>, line: number): Parsed<ConversationEvent[]>;
   /** The events still held, and what the conversation came to. */
   finish(): Parsed<SessionEnd>;
 }
@@ -236,19 +251,35 @@ export function importSessionText(text: string, indexer: SessionIndexer): Parsed
   }
   const last = indexer.addFinalFragment(fragment);
   if (!last.ok) return last;
+  lines.push(fragment);
+  return convertSession(indexer, lines.length, (converter, line) =>
+    converter.addLine(lines[line - 1]!, line),
+  );
+}
+
+/**
+ * Pass 2, after pass 1 read `count` lines into `indexer`: `convertLine` hands each line the plan
+ * wants to the converter; the conversation comes out whole.
+ */
+export function convertSession(
+  indexer: SessionIndexer,
+  count: number,
+  convertLine: (converter: SessionConverter, line: number) => Parsed<ConversationEvent[]>,
+): Parsed<AgentImport> {
   const plan = indexer.finish();
   if (!plan.ok) return plan;
   const converter = plan.value.convert();
   const events: ConversationEvent[] = [];
-  for (const [index, line] of [...lines, fragment].entries()) {
-    if (index >= plan.value.lines || !plan.value.wants(index + 1)) continue;
-    const converted = converter.addLine(line, index + 1);
+  const last = Math.min(count, plan.value.lines);
+  for (let line = 1; line <= last; line++) {
+    if (!plan.value.wants(line)) continue;
+    const converted = convertLine(converter, line);
     if (!converted.ok) return converted;
-    events.push(...converted.value);
+    for (const event of converted.value) events.push(event);
   }
   const end = converter.finish();
   if (!end.ok) return end;
-  events.push(...end.value.events);
+  for (const event of end.value.events) events.push(event);
   const { title, summary, warnings } = end.value;
   return {
     ok: true,

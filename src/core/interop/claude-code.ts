@@ -441,18 +441,23 @@ class ClaudeCodeConverter implements SessionConverter {
   }
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {
+    if (!this.plan.included.has(line)) return { ok: true, value: [] };
+    const parsed = parseRecordLine(text, `${this.plan.label}:${line}`, "claude-code");
+    return parsed.ok ? this.addRecord(parsed.value, line) : parsed;
+  }
+
+  addRecord(record: Json, line: number): Parsed<ConversationEvent[]> {
     const uuid = this.plan.included.get(line);
     if (uuid === undefined) return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
-    const parsed = parseRecordLine(text, where, "claude-code");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
     const type = record.type as string;
     if (record.uuid !== uuid || !CHAIN_TYPES.has(type) || chainRecordProblem(record, type) !== undefined) {
       return interopError(`${where}: the file changed while cxc read it; import it again`);
     }
-    const { toolUseResult: _result, ...kept } = record;
-    const raw = type === "attachment" && !Array.isArray(record.rendered) ? slimAttachment(record) : kept;
+    const raw =
+      type === "attachment" && !Array.isArray(record.rendered)
+        ? slimAttachment(record)
+        : withoutToolUseResult(record);
     this.mapper.add({ line, uuid, type, timestamp: record.timestamp as string, raw });
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
@@ -478,6 +483,13 @@ class ClaudeCodeConverter implements SessionConverter {
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */
 export function importClaudeCodeSession(text: string, label: string): Parsed<AgentImport> {
   return importSessionText(text, new ClaudeCodeSessionReader(label));
+}
+
+/** The record without `toolUseResult` (Claude Code's second copy of a tool's output, for its UI). */
+export function withoutToolUseResult(record: Json): Json {
+  if (!("toolUseResult" in record)) return record;
+  const { toolUseResult: _result, ...kept } = record;
+  return kept;
 }
 
 /** An attachment that carried nothing to the model: only what names it. */

@@ -151,10 +151,13 @@ class CodexConverter implements SessionConverter {
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {
     if (line <= this.plan.metaLine || text.trim() === "") return { ok: true, value: [] };
+    const parsed = parseRecordLine(text, `${this.plan.label}:${line}`, "codex");
+    return parsed.ok ? this.addRecord(parsed.value, line) : parsed;
+  }
+
+  addRecord(record: Json, line: number): Parsed<ConversationEvent[]> {
+    if (line <= this.plan.metaLine) return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
-    const parsed = parseRecordLine(text, where, "codex");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
     if (recordProblem(record) !== undefined) {
       return interopError(`${where}: the file changed while cxc read it; import it again`);
     }

@@ -1,0 +1,120 @@
+/**
+ * A session file followed as it grows (`cxc mcp` reads the agent's transcript at every recall).
+ * Pure: the shell reads the bytes appended since the last call (src/cli/mcp/transcript.ts) and
+ * hands over the whole lines among them; `SessionLines` parses each line once and keeps its record,
+ * and `convert` runs the reader's two passes over the kept records, without the text: pass 1 builds
+ * its small index again, pass 2 maps the records the plan wants. Both are cheap beside reading and
+ * parsing the file (bench/recall.mjs measures them), and running them whole keeps every rule of the
+ * readers (a compaction appended later covers earlier turns; a rewind moves the chain's leaf) with
+ * no second, incremental version of them to keep in step.
+ */
+import type { ConversationEvent } from "../conversation/events.js";
+import type { Parsed } from "../parsed.js";
+import {
+  type AgentImport,
+  type AgentFormat,
+  convertSession,
+  parseRecordLine,
+  type SessionConverter,
+  type SessionLineIndexer,
+} from "./agent-session.js";
+import { ClaudeCodeSessionReader, withoutToolUseResult } from "./claude-code.js";
+import { CodexSessionReader } from "./codex.js";
+
+type Json = Record<string, unknown>;
+
+/** One line as parsed: its record, or undefined for a blank line. */
+export type ParsedLine = Json | undefined;
+
+/** How one agent's session is followed: its reader, and what of a record is worth keeping. */
+export interface SessionFormat {
+  readonly agent: AgentFormat;
+  /** A fresh pass-1 reader (its converter must take records: `SessionConverter.addRecord`). */
+  readonly reader: (label: string) => SessionLineIndexer;
+  /** The part of a record the reader uses (the rest is dropped to save memory). */
+  readonly keep: (record: Json) => Json;
+}
+
+/** Claude Code's JSONL: a record's `toolUseResult` (a second copy of a tool's output, for its UI) is never read. */
+export const CLAUDE_CODE_LINES: SessionFormat = {
+  agent: "claude-code",
+  reader: (label) => new ClaudeCodeSessionReader(label),
+  keep: withoutToolUseResult,
+};
+
+/** The Codex rollout. */
+export const CODEX_LINES: SessionFormat = {
+  agent: "codex",
+  reader: (label) => new CodexSessionReader(label),
+  keep: (record) => record,
+};
+
+/** The parsed lines of one session file, in order; line N of the file is `lines[N - 1]`. */
+export class SessionLines {
+  readonly #lines: ParsedLine[] = [];
+
+  constructor(
+    private readonly format: SessionFormat,
+    private readonly label: string,
+  ) {}
+
+  /** How many lines are kept. */
+  get length(): number {
+    return this.#lines.length;
+  }
+
+  /**
+   * Parses and keeps `text`: whole lines, each ending in a newline (the shell keeps the text after
+   * the last newline back: the agent may still be writing it). An error names the first line that
+   * is not a record of the agent's, and then nothing of `text` is kept.
+   */
+  append(text: string): Parsed<void> {
+    const parts = text.split("\n");
+    parts.pop();
+    const parsed: ParsedLine[] = [];
+    for (const [index, part] of parts.entries()) {
+      if (part.trim() === "") {
+        parsed.push(undefined);
+        continue;
+      }
+      const where = `${this.label}:${this.#lines.length + index + 1}`;
+      const record = parseRecordLine(part, where, this.format.agent);
+      if (!record.ok) return record;
+      parsed.push(this.format.keep(record.value));
+    }
+    for (const line of parsed) this.#lines.push(line);
+    return { ok: true, value: undefined };
+  }
+
+  /**
+   * The session as `cxc conversation import` converts it: the kept lines, then `fragment`, the
+   * text after the file's last newline (read as a line when it is whole JSON, as an import reads
+   * it, else left out with a warning).
+   */
+  convert(fragment = ""): Parsed<AgentImport> {
+    const lines = this.#lines;
+    const indexer = this.format.reader(this.label);
+    for (const line of lines) {
+      const added = indexer.addParsedLine(line);
+      if (!added.ok) return added;
+    }
+    const last = indexer.addFinalFragment(fragment);
+    if (!last.ok) return last;
+    return convertSession(indexer, lines.length + 1, (converter, line) =>
+      line > lines.length
+        ? converter.addLine(fragment, line)
+        : convertRecord(converter, lines[line - 1], line),
+    );
+  }
+}
+
+function convertRecord(
+  converter: SessionConverter,
+  record: ParsedLine,
+  line: number,
+): Parsed<ConversationEvent[]> {
+  if (record === undefined) return { ok: true, value: [] };
+  if (converter.addRecord === undefined)
+    throw new Error("SessionLines needs a reader whose converter takes parsed records");
+  return converter.addRecord(record, line);
+}
