@@ -5,7 +5,10 @@
  * printed a long log; Claude Code's own `/compact` with a summary that drops it; the restore
  * carries the recall index; then the model calls `mcp__cxc__recall` with the reference from the
  * restore, and Claude Code's next request carries the log byte for byte as the model was first
- * sent it. Each step is one `claude -p` run of the same session.
+ * sent it. Each step is one `claude -p` run of the same session. Then a process started with
+ * `--continue` (its command line names no session) recalls in its first request (cxc's
+ * `SessionStart` hook recorded it at its start), and a second session in the same project, another
+ * Claude Code process, cannot read the first's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,8 +40,17 @@ let claude: string;
 let cxcHome: TempHome;
 let sessionId: string | undefined;
 
-async function claudeRun(prompt: string): Promise<void> {
-  const resume = sessionId === undefined ? [] : ["--resume", sessionId];
+/**
+ * One `claude -p` run: of the session (`--resume` it), `--continue`d (the command line names no
+ * session), or a new session in the same project. Returns the run's session id.
+ */
+async function claudeRun(prompt: string, how: "resume" | "continue" | "new" = "resume"): Promise<string> {
+  const resume =
+    how === "continue"
+      ? ["--continue"]
+      : how === "new" || sessionId === undefined
+        ? []
+        : ["--resume", sessionId];
   const result = await runAgent(
     claude,
     [
@@ -62,7 +74,9 @@ async function claudeRun(prompt: string): Promise<void> {
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-  sessionId ??= events.find((event) => typeof event.session_id === "string")!.session_id as string;
+  const id = events.find((event) => typeof event.session_id === "string")!.session_id as string;
+  sessionId ??= id;
+  return id;
 }
 
 /** The tool results of a request, by call id. */
@@ -152,5 +166,48 @@ describe("recall inside the real Claude Code", () => {
     expect(output.endsWith(SECRET_LINE)).toBe(true);
     expect(recalled.includes(`result:\n${output}`), recalled.slice(-300)).toBe(true);
     expect(recalled).toContain(SECRET_LINE);
-  }, 180_000);
+
+    // A process started with `--continue` (its command line names no session) is known from its
+    // start (cxc's SessionStart hook, source resume): recall answers in its first request.
+    const continued = fake.requests.length;
+    fake.enqueue(
+      { blocks: [call("toolu_again", "mcp__cxc__recall", { query: "ERR_DB_7731" })] },
+      textReply("Found it again."),
+    );
+    // (The pinned Claude Code, in print mode, goes on in a new session file that holds the history.)
+    await claudeRun("Find that error code again.", "continue");
+    const again = fake.requests.slice(continued).filter((request) => request.route === undefined);
+    expect(again).toHaveLength(2);
+    const found = results(again[1]!.body).get("toolu_again")!;
+    expect(found).toContain("turn 1, call 1");
+    expect(found).toContain(SECRET_LINE);
+
+    // A second session in the same project, another Claude Code process: known from its start,
+    // its recall reads its own transcript only, never the first's.
+    const started = fake.requests.length;
+    fake.enqueue(
+      {
+        blocks: [
+          call("toolu_other_ref", "mcp__cxc__recall", { reference: "turn 1, call 1" }),
+          call("toolu_other_query", "mcp__cxc__recall", { query: "ERR_DB_7731" }),
+        ],
+      },
+      textReply("I cannot see that."),
+    );
+    const other = await claudeRun("What was the error code of the deploy?", "new");
+    expect(other).not.toBe(sessionId);
+    const answered = fake.requests.slice(started).filter((request) => request.route === undefined);
+    expect(answered).toHaveLength(2);
+    const byReference = results(answered[1]!.body).get("toolu_other_ref")!;
+    const byQuery = results(answered[1]!.body).get("toolu_other_query")!;
+    // Its server knows its session (not "does not know"): there is nothing hidden in it.
+    expect(byReference).toMatch(
+      /^recall: turn 1(, call 1)? (is not in this conversation|is not hidden|does not exist)/,
+    );
+    expect(byQuery).toMatch(/^Nothing is hidden from this conversation/);
+    for (const text of [byReference, byQuery]) {
+      expect(text).not.toContain("ERR_DB_7731");
+      expect(text).not.toContain("worker 7: ok");
+    }
+  }, 240_000);
 });

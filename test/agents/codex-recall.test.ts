@@ -7,7 +7,8 @@
  * input tokens) with a summary that drops it; the restore carries the recall index; the model
  * calls cxc's `recall` with the reference from the restore, and Codex's next request carries the
  * log byte for byte as the model was first sent it. A second session in the same project cannot
- * read the first's. `--dangerously-bypass-hook-trust` stands in for the user's review of the new
+ * read the first's, and a session resumed in a new process is known from its start.
+ * `--dangerously-bypass-hook-trust` stands in for the user's review of the new
  * hooks in Codex's `/hooks`.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -164,8 +165,22 @@ describe("recall inside the real Codex", () => {
     expect(sent.endsWith(`${SECRET_LINE}\n`)).toBe(true);
     expect(recalled.includes(`result:\n${sent}`), recalled.slice(-300)).toBe(true);
 
-    // A second session in the same project: its recall reads its own transcript, never the
-    // first's (another Codex process; its server finds only what its own hooks recorded).
+    // A resumed session, in a new Codex process, is known from its start (cxc's SessionStart
+    // hook, source resume): recall answers in its first request, before any turn has ended.
+    const resumed = fake.requests.length;
+    fake.enqueue(
+      { blocks: [recallCall("call_again", { query: "ERR_DB_7731" })] },
+      textReply("Found it again."),
+    );
+    await codexExec(["resume", id, "Find that error code again."]);
+    const again = fake.requests.slice(resumed);
+    expect(again).toHaveLength(2);
+    const found = recallOutput(again[1]!.body, "call_again");
+    expect(found).toContain("turn 1, call 1");
+    expect(found).toContain(SECRET_LINE);
+
+    // A second session in the same project, another Codex process: known from its start, its
+    // recall reads its own rollout only, never the first's.
     fake.enqueue(
       {
         blocks: [
@@ -180,11 +195,16 @@ describe("recall inside the real Codex", () => {
     expect(other).not.toBe(id);
     const answered = fake.requests.slice(start);
     expect(answered).toHaveLength(2);
-    for (const callId of ["call_other_ref", "call_other_query"]) {
-      const text = recallOutput(answered[1]!.body, callId);
-      expect(text, callId).toContain("recall: ");
-      expect(text, callId).not.toContain("ERR_DB_7731");
-      expect(text, callId).not.toContain("worker 7: ok");
+    const byReference = recallOutput(answered[1]!.body, "call_other_ref");
+    const byQuery = recallOutput(answered[1]!.body, "call_other_query");
+    // Its server knows its session (not "does not know"): there is nothing hidden in it.
+    expect(byReference).toMatch(
+      /^recall: turn 1(, call 1)? (is not in this conversation|is not hidden|does not exist)/,
+    );
+    expect(byQuery).toMatch(/^Nothing is hidden from this conversation/);
+    for (const text of [byReference, byQuery]) {
+      expect(text).not.toContain("ERR_DB_7731");
+      expect(text).not.toContain("worker 7: ok");
     }
   }, 240_000);
 });

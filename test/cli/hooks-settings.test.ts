@@ -244,7 +244,9 @@ describe("--project and --local", () => {
     const installed = await home.run(["hooks", "install", "--local"], { cwd: home.cwd });
     expect(installed.exitCode, installed.stderr).toBe(0);
     const local = join(home.cwd, ".claude", "settings.local.json");
-    expect(JSON.parse(readFileSync(local, "utf8")).hooks.SessionStart[0].matcher).toBe("compact");
+    expect(JSON.parse(readFileSync(local, "utf8")).hooks.SessionStart[0].matcher).toBe(
+      "startup|resume|clear|compact",
+    );
     expect(installed.stderr).not.toContain("warning");
     expect(hints(installed.stderr)[0]).toContain(
       "`cxc hooks uninstall --agent claude-code --local` removes them",

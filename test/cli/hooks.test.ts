@@ -53,7 +53,7 @@ describe("cxc hooks install, uninstall, status", () => {
     const installed = await home.run(["hooks", "install", "--agent", "claude-code"]);
     expect(installed.exitCode, installed.stderr).toBe(0);
     expect(installed.stdout).toContain(
-      `Installed cxc's Claude Code hooks in ${settings}: Stop (advice at the end of each turn), SessionStart compact (the restore after the agent compacts).`,
+      `Installed cxc's Claude Code hooks in ${settings}: Stop (advice at the end of each turn), SessionStart startup|resume|clear|compact (the session for cxc mcp's recall; the restore after the agent compacts).`,
     );
     const merged = JSON.parse(readFileSync(settings, "utf8"));
     expect(merged.permissions).toEqual({ allow: ["Bash(ls)"] });
@@ -61,7 +61,7 @@ describe("cxc hooks install, uninstall, status", () => {
       hooks: [{ type: "command", command: "notify-send 'turn done'" }],
     });
     expect(merged.hooks.Stop[1].hooks[0].command).toMatch(/bin\/cxc\.cjs hook claude-code$/);
-    expect(merged.hooks.SessionStart[0].matcher).toBe("compact");
+    expect(merged.hooks.SessionStart[0].matcher).toBe("startup|resume|clear|compact");
     const after = readFileSync(settings, "utf8");
 
     const again = await home.run(["hooks", "install"]);
@@ -101,7 +101,7 @@ describe("cxc hooks install, uninstall, status", () => {
     expect(
       JSON.parse(readFileSync(join(project, ".codex", "hooks.json"), "utf8")).hooks.SessionStart[0],
     ).toMatchObject({
-      matcher: "compact",
+      matcher: "startup|resume|clear|compact",
     });
     expect(codex.stderr).toContain("Codex runs new hooks only once you review and trust them");
   });

@@ -223,7 +223,7 @@ describe("cxc mcp", () => {
     expect(run.tools.map((tool) => tool.name)).toEqual(["recall"]);
     expect(run.results[0]!.isError).toBe(true);
     expect(run.results[0]!.text).toMatch(
-      /^recall: cxc does not know this session: no session is recorded yet for this codex process \(pid \d+\): cxc's hook records it at the end of each turn \(Stop\) and after a compaction/,
+      /^recall: cxc does not know this session: no session is recorded yet for this codex process \(pid \d+\): cxc's hooks record it when the session starts \(SessionStart\) and at the end of each turn \(Stop\)/,
     );
     expect(run.results[1]).toMatchObject({ isError: true });
   });

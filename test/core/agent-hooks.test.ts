@@ -264,6 +264,25 @@ describe("re-installing updates cxc's command only", () => {
     expect(installHooks(text, ENTRIES, CLAUDE)).toMatchObject({ changed: false });
   });
 
+  it("brings a matcher an earlier cxc wrote up to date, in a group of cxc's alone; a user's matcher stays", () => {
+    const earlier = `{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"${COMMAND}"}]}]}}`;
+    const entry: HookEntry = {
+      event: "SessionStart",
+      matcher: "startup|resume|clear|compact",
+      formerMatchers: ["compact"],
+      command: COMMAND,
+    };
+    const result = installHooks(earlier, [entry], CLAUDE);
+    expect(result).toMatchObject({ ok: true, changed: true, events: ["SessionStart"] });
+    expect(result.ok && result.text).toBe(earlier.replace('"compact"', '"startup|resume|clear|compact"'));
+    // The user's own matcher, and a group cxc shares with the user's hook, keep theirs.
+    expect(installHooks(users.split(`"${old}"`).join(`"${COMMAND}"`), [entry], CLAUDE)).toMatchObject({
+      changed: false,
+    });
+    const shared = `{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"date"},{"type":"command","command":"${COMMAND}"}]}]}}`;
+    expect(installHooks(shared, [entry], CLAUDE)).toMatchObject({ changed: false });
+  });
+
   it("uninstall takes out cxc's hooks only, and the group it leaves empty", () => {
     expect(JSON.parse(uninstalled(users))).toEqual({
       hooks: {

@@ -274,6 +274,25 @@ describe("Claude Code import: chains", () => {
     expect(summary.turns).toBe(3);
   });
 
+  it("crosses a compaction boundary whose logical parent was never written, by its preserved segment's tail", () => {
+    // The pinned Claude Code, resumed with a SessionStart hook, links a `/compact` to the hook's
+    // attachment, which it keeps only in memory.
+    const edited = records().map((record) =>
+      record.subtype === "compact_boundary" ? { ...record, logicalParentUuid: "never-written" } : record,
+    );
+    const { summary, warnings } = load(toJsonl(edited));
+    expect(summary.turns).toBe(3);
+    expect(summary.compactions).toBe(1);
+    expect(warnings).toEqual([]);
+    // Without the tail, the history before the boundary is missing, and the import says so.
+    const without = edited.map((record) =>
+      record.subtype === "compact_boundary" ? { ...record, compactMetadata: {} } : record,
+    );
+    const lost = load(toJsonl(without));
+    expect(lost.summary.compactions).toBe(0);
+    expect(lost.warnings).toEqual([expect.stringMatching(/its parent never-written is not in the file/)]);
+  });
+
   it("leaves out an incomplete last line with a warning", () => {
     const { warnings, summary } = load(`${session}{"type":"assistant","uu`);
     expect(summary.turns).toBe(3);

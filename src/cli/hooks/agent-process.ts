@@ -2,20 +2,18 @@
  * Which agent session a `cxc mcp` server serves (docs/recall.md, "Inside Claude Code and Codex").
  *
  * The agent runs cxc twice, both times as its own child: the hooks (through a shell or not) and
- * the MCP server. The server is not told its session by the agent, so the `Stop` hook (the end of
- * every turn) and the `SessionStart` one (after a compaction) record `session → transcript` under
- * the agent's process id, and the server, a child of the
- * same process, looks it up there. Two sessions in one project are two agent processes: each
+ * the MCP server. The server is not told its session by the agent, so the `SessionStart` hook
+ * (a new session, a resumed one, a `/clear`, a compaction) and the `Stop` hook (the end of every
+ * turn) record `session → transcript` under the agent's process id, and the server, a child of
+ * the same process, looks it up there. Two sessions in one project are two agent processes: each
  * server finds only its own. A record holds the agent process's start time too, so a process id
  * used again by a later process never finds a stale record.
  *
  * The agent process is the nearest ancestor that is not a shell. Linux reads `/proc`; elsewhere
  * `ps` is asked. Records live in the state directory, `mcp/<agent>-<pid>.json`, replaced
- * atomically; a `/clear` or a resume in the same process records the new session over the old at
- * the end of its first turn. A Claude Code process resumed on a named session (`--resume ID`) is
- * known from its command line before that. (A `SessionStart` entry for every start would know a session from its
- * first request, but in the pinned Claude Code a `SessionStart` hook on `resume` kept the `Stop`
- * hook's message from showing, so cxc does not install one.)
+ * atomically; a `/clear` or a resume in the same process records the new session over the old
+ * when it starts. A Claude Code process resumed on a named session (`--resume ID`) whose hooks
+ * predate the `SessionStart` entry for every start is known from its command line.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -150,7 +148,7 @@ export function lookupAgentSession(
     if (resumed !== undefined) return { ok: true, record: resumed };
     return {
       ok: false,
-      reason: `no session is recorded yet for this ${agent} process (pid ${owner.pid}): cxc's hook records it at the end of each turn (Stop) and after a compaction; finish this turn and call again, or install the hooks with \`cxc hooks install --agent ${agent}\``,
+      reason: `no session is recorded yet for this ${agent} process (pid ${owner.pid}): cxc's hooks record it when the session starts (SessionStart) and at the end of each turn (Stop); finish this turn and call again, or install the hooks with \`cxc hooks install --agent ${agent}\``,
     };
   }
   if (record.started !== owner.started)

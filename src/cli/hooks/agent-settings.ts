@@ -4,8 +4,8 @@
  *
  * | agent | user file | project file (`--project`) | local file (`--local`) | cxc's entries |
  * | --- | --- | --- | --- | --- |
- * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` matching `compact` (restore) |
- * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `SessionStart` matching `compact` (restore) |
+ * | Claude Code | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`) | `DIR/.claude/settings.json` | `DIR/.claude/settings.local.json` | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; the restore after `compact`) |
+ * | Codex | `~/.codex/hooks.json` (`$CODEX_HOME/hooks.json`) | `DIR/.codex/hooks.json` | none | `Stop` (advice), `SessionStart` (the session for `cxc mcp`; the restore after `compact`) |
  * | opencode | `~/.config/opencode/plugins/cxc.js` (`$XDG_CONFIG_HOME/opencode/…`) | `DIR/.opencode/plugins/cxc.js` | none | a plugin file (opencode-plugin.ts) |
  * | Gemini CLI | `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json`) | `DIR/.gemini/settings.json` | none | `AfterAgent` (advice), `BeforeModel` (restore) |
  *
@@ -49,7 +49,7 @@ export type SettingsAgent = Exclude<HookAgent, "opencode">;
 /** What each of cxc's entries does, for the commands' messages. */
 export const EVENT_PURPOSES: Readonly<Record<string, string>> = {
   Stop: "advice at the end of each turn",
-  SessionStart: "the restore after the agent compacts",
+  SessionStart: "the session for cxc mcp's recall; the restore after the agent compacts",
   AfterAgent: "advice at the end of each turn",
   BeforeModel: "the restore after Gemini CLI compresses, in each request after its summary",
   plugin: "advice at the end of each turn, the restore after opencode's summary",
@@ -107,26 +107,33 @@ export function hookCommand(agent: SettingsAgent, node: string, bin: string): st
   return cxcHookCommand(agent, node, bin);
 }
 
+/**
+ * The `SessionStart` sources cxc's entry runs for: every start records the session for `cxc mcp`
+ * (agent-process.ts), so a new or resumed session is known before its first turn ends; `compact`
+ * also restores. Both pinned agents fire `startup` and `resume` (checked in test/agents); `clear`
+ * is Claude Code's `/clear`.
+ */
+export const SESSION_START_MATCHER = "startup|resume|clear|compact";
+
 /** cxc's entries for `agent`. */
 export function hookEntries(agent: SettingsAgent, command: string): HookEntry[] {
-  const restore: HookEntry = {
+  const start = {
     event: "SessionStart",
-    matcher: "compact",
+    matcher: SESSION_START_MATCHER,
+    formerMatchers: ["compact"],
     command,
-    timeout: HOOK_TIMEOUT_SECONDS,
   };
-  if (agent === "codex")
-    return [
-      { event: "Stop", command },
-      { event: "SessionStart", matcher: "compact", command },
-    ];
+  if (agent === "codex") return [{ event: "Stop", command }, start];
   if (agent === "gemini") {
     return [
       { event: "AfterAgent", command, timeout: GEMINI_TIMEOUT_MS },
       { event: "BeforeModel", command, timeout: GEMINI_TIMEOUT_MS },
     ];
   }
-  return [{ event: "Stop", command, timeout: HOOK_TIMEOUT_SECONDS }, restore];
+  return [
+    { event: "Stop", command, timeout: HOOK_TIMEOUT_SECONDS },
+    { ...start, timeout: HOOK_TIMEOUT_SECONDS },
+  ];
 }
 
 /**

@@ -67,27 +67,28 @@ export async function runAgentHook(run: HookRun): Promise<string> {
 }
 
 /**
- * Each `Stop` (the end of every turn) and `SessionStart` (after a compaction) records the session
- * under the agent's process id, for the `cxc mcp` server the same process runs (agent-process.ts):
- * from the end of a session's first turn on, its server knows it. A failure is logged and the job
- * goes on.
+ * Each `SessionStart` (a new or resumed session, a `/clear`, a compaction) and each `Stop` (the
+ * end of every turn) records the session under the agent's process id, for the `cxc mcp` server
+ * the same process runs (agent-process.ts): from its start on, its server knows it. A failure is
+ * logged and the job goes on.
  */
 async function recordSession(run: HookRun, input: HookInput): Promise<void> {
   if (run.handRun === true) return;
+  const event = `${input.event} ${input.source ?? ""}`.trim();
   try {
     const { recordAgentSession } = await import("./agent-process.js");
     if (recordAgentSession(run.env, run.agent, input) === undefined)
       logHookNote(
         run.env,
         run.agent,
-        `SessionStart ${input.source ?? ""}`.trim(),
+        event,
         "cannot tell the agent's process: cxc mcp will not know this session",
       );
   } catch (error) {
     logHookFailure(
       run.env,
       run.agent,
-      "SessionStart",
+      event,
       `cannot record the session for cxc mcp: ${(error as Error).message}`,
     );
   }

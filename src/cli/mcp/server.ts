@@ -4,12 +4,12 @@
  * Code and Codex").
  *
  * - It always lists `recall`, so the agent's tool list never changes with a compaction.
- * - It learns its session from the record cxc's hooks (`Stop`, `SessionStart` after a compaction)
+ * - It learns its session from the record cxc's hooks (`SessionStart` at every start, `Stop`)
  *   made under the agent's process id (src/cli/hooks/agent-process.ts), at each call: a `/clear`
- *   or a resume is followed. It reads
- *   that transcript and no other, read-only, converted as `cxc conversation import` converts it;
- *   what the agent's own compactions hid is what recall reads. A call made while it does not know
- *   its session is a tool error that says why.
+ *   or a resume is followed. It reads that transcript and no other, read-only, converted as
+ *   `cxc conversation import` converts it; what the agent's own compactions hid is what recall
+ *   reads. A call made while it does not know its session is a tool error that says why; a
+ *   transcript the agent has not written yet holds nothing hidden.
  * - It keeps what it parsed: a later call reads and parses only the lines the agent appended since
  *   (transcript.ts), and the whole file again only when it was replaced, truncated or rewritten.
  * - A session exported from cxc carries references to the cxc conversation it came from
@@ -75,10 +75,14 @@ export async function answerRecall(
   try {
     analysis = recall.analysis(found.record.transcript_path);
   } catch (error) {
-    return {
-      content: `recall: cannot read this session's transcript (${describe(found.record)}): ${(error as Error).message}`,
-      isError: true,
-    };
+    // A new session's transcript is written after its first messages: until then nothing is hidden.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      analysis = analyzeRecall([], recallOptions(options.settings));
+    else
+      return {
+        content: `recall: cannot read this session's transcript (${describe(found.record)}): ${(error as Error).message}`,
+        isError: true,
+      };
   }
   const load = options.loadConversation;
   if (load === undefined) return runRecall(analysis, checked.value, options.settings);

@@ -40,8 +40,10 @@ import {
 /** One matcher group cxc puts under an event. */
 export interface HookEntry {
   readonly event: string;
-  /** The agent's matcher (for `SessionStart`: the source, `compact`). */
+  /** The agent's matcher (for `SessionStart`: the sources, `startup|resume|clear|compact`). */
   readonly matcher?: string;
+  /** Matchers earlier versions of cxc wrote for this entry: a re-install brings them up to date. */
+  readonly formerMatchers?: readonly string[];
   readonly command: string;
   /** Seconds the agent waits for the command. */
   readonly timeout?: number;
@@ -405,6 +407,18 @@ export function installHooks(
     if (spot.command === commandFor(spot.event)) continue;
     body = replaceValue(body, read.value.root, spot.commandNode, commandFor(spot.event));
     events.unshift(spot.event);
+  }
+  // A group that holds cxc's hook alone, with a matcher an earlier cxc wrote (`SessionStart`
+  // `compact`, before it ran at every start), gets this cxc's; a matcher of the user's stays.
+  for (const entry of entries) {
+    if (entry.matcher === undefined) continue;
+    const root = reread(body);
+    const spot = cxcSpots(root, options.isOurs).find((candidate) => candidate.event === entry.event);
+    if (spot?.matcher === undefined || !entry.formerMatchers?.includes(spot.matcher)) continue;
+    if ((spot.hooks.children ?? []).length !== 1) continue;
+    const matcher = valueNode(propertyNamed(spot.groups.children?.[spot.groupIndex], "matcher"))!;
+    body = replaceValue(body, root, matcher, entry.matcher);
+    if (!events.includes(entry.event)) events.push(entry.event);
   }
   for (const entry of entries) {
     if (spots.some((spot) => spot.event === entry.event)) continue;

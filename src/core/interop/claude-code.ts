@@ -166,6 +166,13 @@ interface IndexedRecord {
   readonly parentUuid: string | null;
   /** `parentUuid`, or across a compaction boundary its `logicalParentUuid`. */
   readonly parent: string | null;
+  /**
+   * A compaction boundary's `compactMetadata.preservedSegment.tailUuid`: the last record before
+   * it, where its `logicalParentUuid` names a record Claude Code never wrote (the pinned Claude
+   * Code links a `/compact` in a resumed session to its `SessionStart:resume` hook's attachment,
+   * which it keeps only in memory).
+   */
+  readonly tail?: string;
   readonly timestamp: string;
   /** An assistant record's `message.id` (the blocks of one message share it). */
   readonly messageId?: string;
@@ -242,6 +249,11 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       parent: parentUuid ?? logical,
       timestamp: record.timestamp as string,
     };
+    if (logical !== null) {
+      const tail = ((record.compactMetadata as Json | undefined)?.preservedSegment as Json | undefined)
+        ?.tailUuid;
+      if (typeof tail === "string") entry.tail = tail;
+    }
     const message = record.message;
     if (type === "user" || type === "assistant") this.hasMessages = true;
     if (type === "assistant" && isRecord(message) && typeof message.id === "string") {
@@ -324,7 +336,13 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       onPath.add(current.uuid);
       const parent = current.parent;
       if (parent === null) break;
-      const next = byUuid.get(parent);
+      let next = byUuid.get(parent);
+      // A boundary whose logical parent was never written: the record its preserved segment
+      // ends with, written before it.
+      if (next === undefined && current.tail !== undefined) {
+        const tail = byUuid.get(current.tail);
+        if (tail !== undefined && tail.line < current.line) next = tail;
+      }
       if (next === undefined) {
         this.warnings.push(
           `${this.label}:${current.line}: its parent ${parent} is not in the file; the history before it is missing`,
