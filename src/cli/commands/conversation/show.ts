@@ -22,6 +22,9 @@ import {
 import { checkSummary } from "../../../compaction/core/summary/check.js";
 import { groupTurns } from "../../../core/conversation/turns.js";
 import { reviewCycleRange } from "../../../compaction/core/review/proposal-arguments.js";
+import { modelPrices } from "../../../compaction/context-window.js";
+import type { ConfigTable } from "../../../core/config.js";
+import { loadConfig } from "../../config.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
@@ -37,6 +40,7 @@ export function define(entry: Command): void {
           ? undefined
           : await currentProposal(context, conversation.events, review.source);
       const location = context.storeLocation;
+      let config: ConfigTable | undefined;
       const details = buildConversationDetails(
         conversation,
         context.store.active() === id,
@@ -48,6 +52,11 @@ export function define(entry: Command): void {
         {
           directory: conversationDirectoryOf(location.root, id, conversation.archived),
           store: describeStoreLocation(location),
+        },
+        // A native summary's cost in dollars: the configuration is read only when one has usage.
+        (model) => {
+          config ??= loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg }).values;
+          return modelPrices(model, config, context.env);
         },
       );
       if (format === "json") context.outJson(details);
