@@ -1,6 +1,8 @@
 /**
  * Claude Code, pi, Codex and Gemini CLI session files read into conversations, streamed line by
- * line in two passes (Gemini CLI's in one: its reader keeps the messages it replays). The
+ * line and each line parsed once, in two passes over the records (the first keeps the parsed
+ * records the second converts; past `KEEP_BYTES` a file's second pass reads it again; Gemini
+ * CLI's in one: its reader keeps the messages it replays). The
  * conversions are the pure readers of src/core/interop/ (claude-code.ts, pi.ts, codex.ts,
  * gemini.ts); this module finds the files and streams them. The agents' own files are only read.
  * Writing a conversation back as a new session is agent-exports.ts. See docs/import-export.md.
@@ -13,6 +15,7 @@ import {
   AGENT_NAMES,
   type AgentFormat,
   type AgentImportSummary,
+  convertKept,
   detectAgentSession,
   ORIGIN_META_KEY,
   type SessionEnd,
@@ -91,8 +94,8 @@ export function detectAgentPath(path: string): AgentFormat | undefined {
 
 /**
  * Pass 1 over PATH (one session file or a folder of them) as sessions of `agent`: streams each
- * file line by line, validating every line and keeping a small index of its records (see
- * agent-session.ts). Throws a `CxcError` naming the file (and line) on the first problem, before
+ * file line by line, validating every line and keeping a small index of its records and the
+ * parsed records pass 2 converts (see agent-session.ts). Throws a `CxcError` naming the file (and line) on the first problem, before
  * anything is written.
  */
 export async function readAgentImport(
@@ -111,8 +114,14 @@ export async function readAgentImport(
   const folder = statSync(path).isDirectory();
   const imports: AgentFileImport[] = [];
   let emptyFiles = 0;
+  // The bytes of the files whose records are kept for pass 2: beyond `KEEP_BYTES`, pass 2 reads
+  // a file again instead, so a folder of any size streams.
+  let keptBytes = 0;
   for (const file of files) {
-    const plan = indexSessionFile(file, agent);
+    const size = statSync(file).size;
+    const keep = keptBytes + size <= KEEP_BYTES;
+    if (keep) keptBytes += size;
+    const plan = indexSessionFile(file, agent, keep);
     if (!plan.ok) throw new CxcError("import-invalid", plan.message);
     if (plan.value.empty) {
       if (!folder) {
@@ -271,9 +280,9 @@ function isGeminiDocument(file: string): boolean {
 
 /**
  * Pass 2 and the writes: under the locks of the batch's ids (`lockedImport`: refused before
- * anything is written when one exists, unless `skipExisting`), each file is streamed again and
- * the events of its conversation go to a staged conversation as they come
- * (`Store.stage`); every conversation is committed once all converted, so a bad file leaves
+ * anything is written when one exists, unless `skipExisting`), each file's kept records are
+ * converted (or the file is streamed again) and the events of its conversation go to a staged
+ * conversation as they come (`Store.stage`); every conversation is committed once all converted, so a bad file leaves
  * nothing behind. A file skipped as existing is still converted, for its report, not written.
  */
 export async function saveAgentImport(
@@ -437,23 +446,56 @@ function firstBytes(file: string): string | undefined {
   }
 }
 
-/** Pass 1: streams one file into the agent's reader; the last line without a newline is a fragment. */
-function indexSessionFile(file: string, agent: AgentFormat): Parsed<SessionPlan> {
-  if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
-  const reader = sessionReader(file, agent);
-  const read = feedLines(file, reader);
-  return read.ok ? reader.finish() : read;
+/**
+ * The most bytes of session files whose parsed records an import holds from pass 1 to pass 2
+ * (each line then parsed once); a file past it is read and parsed again in pass 2. Parsed, a
+ * file takes about three times its size in memory.
+ */
+const KEEP_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The size and modification time of each file whose plan kept its records, as pass 1 found them
+ * before it read: pass 2 converts the kept records only while the file is still so, and else
+ * reads the file again (refusing what no longer agrees with the index).
+ */
+const keptStamps = new WeakMap<SessionPlan, string>();
+
+function stampOf(file: string): string | undefined {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
 }
 
-/** A new reader (pass 1) of `agent`'s session lines, naming `file` in its messages. */
-export function sessionReader(file: string, agent: AgentFormat): SessionIndexer {
+/**
+ * Pass 1: streams one file into the agent's reader; the last line without a newline is a
+ * fragment. `keep`: the plan keeps the records pass 2 converts.
+ */
+function indexSessionFile(file: string, agent: AgentFormat, keep: boolean): Parsed<SessionPlan> {
+  if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
+  const stamp = stampOf(file);
+  const reader = sessionReader(file, agent, keep);
+  const read = feedLines(file, reader);
+  if (!read.ok) return read;
+  const plan = reader.finish();
+  if (plan.ok && plan.value.records !== undefined && stamp !== undefined) keptStamps.set(plan.value, stamp);
+  return plan;
+}
+
+/**
+ * A new reader (pass 1) of `agent`'s session lines, naming `file` in its messages; `keep`: it
+ * keeps the records pass 2 converts.
+ */
+export function sessionReader(file: string, agent: AgentFormat, keep = true): SessionIndexer {
   return agent === "claude-code"
-    ? new ClaudeCodeSessionReader(file)
+    ? new ClaudeCodeSessionReader(file, keep)
     : agent === "pi"
-      ? new PiSessionReader(file)
+      ? new PiSessionReader(file, keep)
       : agent === "gemini"
         ? new GeminiSessionReader(file)
-        : new CodexSessionReader(file);
+        : new CodexSessionReader(file, keep);
 }
 
 /** A Gemini CLI session written as one JSON document (`session-….json`): one parse. */
@@ -492,8 +534,9 @@ function feedLines(file: string, reader: Pick<SessionIndexer, "addLine" | "addFi
 }
 
 /**
- * Pass 2: streams the file again, feeding the lines the plan wants to its converter and each
- * batch of events it hands out to `take` (so they are written as they come, never all held).
+ * Pass 2: converts the records pass 1 kept, or else streams the file again, feeding the lines the
+ * plan wants to its converter; each batch of events it hands out goes to `take` (so they are
+ * written as they come, never all held).
  */
 export function convertSessionFile(
   file: string,
@@ -506,11 +549,8 @@ export function convertSessionFile(
   let batch: ConversationEvent[] = [];
   /** The line read when each event of the batch was handed out (what `--update` names). */
   let lines: number[] = [];
-  const convert = (line: string, number: number): Parsed<void> => {
-    if (!plan.wants(number)) return { ok: true, value: undefined };
-    const converted = converter.addLine(line, number);
-    if (!converted.ok) return converted;
-    for (const event of converted.value) {
+  const hand = (events: readonly ConversationEvent[], number: number): void => {
+    for (const event of events) {
       batch.push(event);
       lines.push(number);
     }
@@ -519,9 +559,20 @@ export function convertSessionFile(
       batch = [];
       lines = [];
     }
+  };
+  const convert = (line: string, number: number): Parsed<void> => {
+    if (!plan.wants(number)) return { ok: true, value: undefined };
+    const converted = converter.addLine(line, number);
+    if (!converted.ok) return converted;
+    hand(converted.value, number);
     return { ok: true, value: undefined };
   };
-  if (plan.lines > 0) {
+  const stamp = keptStamps.get(plan);
+  const kept =
+    stamp !== undefined && stampOf(file) === stamp ? convertKept(plan, converter, hand) : undefined;
+  if (kept !== undefined) {
+    if (!kept.ok) return kept;
+  } else if (plan.lines > 0) {
     const read = eachLine(file, {
       last: plan.lines,
       checks: (number) => plan.wants(number),

@@ -17,6 +17,7 @@ import {
   deriveConversationId,
   deriveEventId,
   encodeBase64,
+  eventIdDeriver,
   jpTimestampToRfc3339,
   rfc3339ToJpTimestamp,
 } from "../../src/core/interop/jp-encoding.js";
@@ -167,6 +168,16 @@ describe("jp import", () => {
     const ids = imported.events.flatMap((event) => (event.type === "unknown" ? [] : [event.id]));
     expect(new Set(ids).size).toBe(ids.length);
     expect(deriveEventId(1000, "1:2") < deriveEventId(1000, "1:3")).toBe(true);
+  });
+
+  it("derives an importer's ids for one key as deriveEventId does for `key:position`", () => {
+    const key = "claude-code:3b513450-3d6c-443e-9a7e-01eceba20536";
+    const derive = eventIdDeriver(key);
+    for (const position of [0, 1, 9, 10, 31, 32, 1023, 1024, 40_000, 2_000_000]) {
+      for (const milliseconds of [0, -5, 1_767_225_600_123, Date.UTC(2999, 0, 1)]) {
+        expect(derive(milliseconds, position)).toBe(deriveEventId(milliseconds, `${key}:${position}`));
+      }
+    }
   });
 
   it("reports a malformed known entry with its position", () => {

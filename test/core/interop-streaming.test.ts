@@ -5,14 +5,20 @@
  * importers made before them (test/core/golden/agent-import.json, written by that code, with the
  * usage each request reported added on the last event of its answer since), fed
  * whole or line by line; events come out before the end; a file that changes between the passes
- * is refused, naming the line.
+ * is refused, naming the line. Each line is parsed once: pass 2 converts the records pass 1 kept,
+ * and gives what it gives from the lines read again.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
-import type { AgentImport, SessionIndexer } from "../../src/core/interop/agent-session.js";
+import {
+  type AgentImport,
+  importSessionText,
+  type SessionIndexer,
+} from "../../src/core/interop/agent-session.js";
 import { ClaudeCodeSessionReader, importClaudeCodeSession } from "../../src/core/interop/claude-code.js";
+import { CodexSessionReader } from "../../src/core/interop/codex.js";
 import { importPiSession, PiSessionReader } from "../../src/core/interop/pi.js";
 import { claudeCodeVariants, piVariants } from "../helpers/agent-session-variants.js";
 
@@ -102,5 +108,49 @@ describe.each(agents)("$agent import in two passes", ({ agent, variants, whole, 
       ok: false,
       message: `session.jsonl:${first + 1}: the file changed while cxc read it; import it again`,
     });
+  });
+});
+
+describe("each line parsed once", () => {
+  const fixture = (agent: string) =>
+    readFileSync(
+      fileURLToPath(new URL(`../../fixtures/agents/${agent}/session.jsonl`, import.meta.url)),
+      "utf8",
+    );
+  const readers = [
+    { agent: "claude-code", reader: (keep: boolean) => new ClaudeCodeSessionReader("session.jsonl", keep) },
+    { agent: "codex", reader: (keep: boolean) => new CodexSessionReader("session.jsonl", keep) },
+    { agent: "codex-encrypted", reader: (keep: boolean) => new CodexSessionReader("session.jsonl", keep) },
+    { agent: "pi", reader: (keep: boolean) => new PiSessionReader("session.jsonl", keep) },
+  ];
+
+  it.each(readers)(
+    "$agent: pass 2 converts the records pass 1 kept, as it converts the lines read again",
+    ({ agent, reader }) => {
+      const text = fixture(agent);
+      const lines = text.split("\n").filter((line) => line.trim() !== "");
+      const known = new Set(lines);
+      // The file's lines among what was parsed (Codex's tool arguments are JSON text of their own).
+      const parsedLines = () => parse.mock.calls.filter(([value]) => known.has(value as string)).length;
+      const parse = vi.spyOn(JSON, "parse");
+      try {
+        const once = importSessionText(text, reader(true));
+        expect(parsedLines()).toBe(lines.length);
+        parse.mockClear();
+        const twice = importSessionText(text, reader(false));
+        expect(parsedLines()).toBeGreaterThan(lines.length);
+        expect(once.ok).toBe(true);
+        expect(plain(once)).toEqual(plain(twice));
+      } finally {
+        parse.mockRestore();
+      }
+    },
+  );
+
+  it("a reader told not to keep them keeps no records", () => {
+    const indexer = new ClaudeCodeSessionReader("session.jsonl", false);
+    for (const line of fixture("claude-code").trimEnd().split("\n")) indexer.addLine(line);
+    const plan = indexer.finish();
+    expect(plan.ok && plan.value.records).toBeUndefined();
   });
 });

@@ -2,13 +2,15 @@
  * What the readers of other agents' session files (Claude Code: claude-code.ts, pi: pi.ts, Codex:
  * codex.ts) share. Pure.
  *
- * All read a session in two passes over its lines, so the shell can stream a file of any size
- * and hold neither its text nor the conversation (`SessionIndexer`, `SessionPlan`,
- * `SessionConverter`): the first pass keeps a small index entry per record (ids, parent, type,
- * line) to find the conversation's chain; the second parses again only the lines on it and turns
- * them into events, handing out each event as soon as nothing later can change it. Errors name the
- * file and the line. `importSessionText` runs both passes over a whole text (tests, small files).
- * See docs/import-export.md for the mappings.
+ * All read a session in two passes (`SessionIndexer`, `SessionPlan`, `SessionConverter`): the
+ * first parses every line and keeps a small index entry per record (ids, parent, type, line) to
+ * find the conversation's chain; the second turns the records on it into events, handing out each
+ * event as soon as nothing later can change it. Each line is parsed once: the first pass keeps the
+ * records the second converts (`SessionPlan.records`). A reader told not to keep them (the shell's,
+ * for a file too large to hold) keeps only the index, and the second pass reads and parses the
+ * chain's lines again, so a file of any size streams. Errors name the file and the line.
+ * `importSessionText` runs both passes over a whole text (tests, small files). See
+ * docs/import-export.md for the mappings.
  */
 import type {
   CompactionOrigin,
@@ -21,7 +23,7 @@ import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
 import type { ImportedConversation } from "./jp.js";
 import { interopError, validateEvent } from "./jp.js";
-import { deriveConversationId, deriveEventId, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import { deriveConversationId, eventIdDeriver, isRecord, timestampMilliseconds } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 export { ANTHROPIC_SIGNATURE_KEY };
@@ -136,16 +138,27 @@ export interface SessionIndexer {
 export abstract class SessionLineIndexer implements SessionIndexer {
   protected line = 0;
   protected readonly warnings: string[] = [];
+  /** The records pass 2 converts, by line, when they are kept (`SessionPlan.records`). */
+  protected readonly records: Map<number, Record<string, unknown>> | undefined;
 
   /**
    * `format`: the records' agent, whose name errors about a line give; `writer`: how the warning
-   * about an incomplete last line names who may still be writing it.
+   * about an incomplete last line names who may still be writing it; `keep`: whether to keep the
+   * records pass 2 converts (else pass 2 parses their lines again).
    */
   constructor(
     protected readonly label: string,
     private readonly format: AgentFormat,
     private readonly writer: string,
-  ) {}
+    keep: boolean,
+  ) {
+    this.records = keep ? new Map() : undefined;
+  }
+
+  /** Keeps the record of the line being read for pass 2, when records are kept. */
+  protected keep(record: Record<string, unknown>): void {
+    this.records?.set(this.line, record);
+  }
 
   /** Reads the next line: counts it, passes over a blank one, and hands the record on. */
   addLine(text: string): Parsed<void> {
@@ -205,8 +218,14 @@ export interface SessionPlan {
   /** Whether pass 2 needs line `line` (1-based); every other line may be skipped unread. */
   wants(line: number): boolean;
   /**
-   * A converter for pass 2. Feed it the file's lines again from the first, each wanted one at
-   * least (`addLine(text, line)`); the others may be left out.
+   * The records of the lines pass 2 wants, by line in file order, when pass 1 kept them: fed to
+   * the converter's `addRecord`, the file is not read again.
+   */
+  readonly records?: ReadonlyMap<number, Record<string, unknown>>;
+  /**
+   * A converter for pass 2. Feed it the kept records (`addRecord`), or else the file's lines
+   * again from the first, each wanted one at least (`addLine(text, line)`); the others may be
+   * left out.
    */
   convert(): SessionConverter;
 }
@@ -216,8 +235,8 @@ export interface SessionConverter {
   /** Converts line `line` (1-based); returns the events that nothing later can change. */
   addLine(text: string, line: number): Parsed<ConversationEvent[]>;
   /**
-   * `addLine` for a line `SessionLines` parsed already (Claude Code's and Codex's converters,
-   * which `cxc mcp` feeds from the records it keeps).
+   * `addLine` for a line parsed already: the record pass 1 kept (`SessionPlan.records`), or one
+   * `SessionLines` keeps (`cxc mcp`); a converter without it is fed the lines.
    */
   addRecord?(record: Record<string, unknown>, line: number): Parsed<ConversationEvent[]>;
   /** The events still held, and what the conversation came to. */
@@ -258,8 +277,9 @@ export function importSessionText(text: string, indexer: SessionIndexer): Parsed
 }
 
 /**
- * Pass 2, after pass 1 read `count` lines into `indexer`: `convertLine` hands each line the plan
- * wants to the converter; the conversation comes out whole.
+ * Pass 2, after pass 1 read `count` lines into `indexer`: the records pass 1 kept go to the
+ * converter, or else `convertLine` hands it each line the plan wants; the conversation comes out
+ * whole.
  */
 export function convertSession(
   indexer: SessionIndexer,
@@ -270,13 +290,18 @@ export function convertSession(
   if (!plan.ok) return plan;
   const converter = plan.value.convert();
   const events: ConversationEvent[] = [];
-  const last = Math.min(count, plan.value.lines);
-  for (let line = 1; line <= last; line++) {
-    if (!plan.value.wants(line)) continue;
-    const converted = convertLine(converter, line);
-    if (!converted.ok) return converted;
-    for (const event of converted.value) events.push(event);
-  }
+  const kept = convertKept(plan.value, converter, (batch) => {
+    for (const event of batch) events.push(event);
+  });
+  if (kept === undefined) {
+    const last = Math.min(count, plan.value.lines);
+    for (let line = 1; line <= last; line++) {
+      if (!plan.value.wants(line)) continue;
+      const converted = convertLine(converter, line);
+      if (!converted.ok) return converted;
+      for (const event of converted.value) events.push(event);
+    }
+  } else if (!kept.ok) return kept;
   const end = converter.finish();
   if (!end.ok) return end;
   for (const event of end.value.events) events.push(event);
@@ -292,20 +317,51 @@ export function convertSession(
 }
 
 /**
+ * Pass 2 over the records pass 1 kept (`SessionPlan.records`): each wanted one to the converter's
+ * `addRecord`, in file order, each batch of events to `take` with its line. Undefined when the
+ * plan kept none (pass 2 then reads the lines again).
+ */
+export function convertKept(
+  plan: SessionPlan,
+  converter: SessionConverter,
+  take: (events: readonly ConversationEvent[], line: number) => void,
+): Parsed<void> | undefined {
+  if (plan.records === undefined || converter.addRecord === undefined) return undefined;
+  for (const [line, record] of plan.records) {
+    if (line > plan.lines) break;
+    if (!plan.wants(line)) continue;
+    const converted = converter.addRecord(record, line);
+    if (!converted.ok) return converted;
+    if (converted.value.length > 0) take(converted.value, line);
+  }
+  return { ok: true, value: undefined };
+}
+
+/**
  * Turns drafts into validated events, a batch at a time, with ids derived from the session key
  * and each draft's position in the conversation (importing the same file twice gives the same
  * events). The position is part of the id, so ids never repeat within a conversation.
  */
 export class EventFinisher {
   private position = 0;
+  /** The last timestamp read, and its milliseconds (the events of one record share it). */
+  private lastTs = "";
+  private lastMilliseconds = Number.NaN;
+  private readonly eventId: (milliseconds: number, position: number) => string;
 
-  constructor(private readonly key: string) {}
+  constructor(key: string) {
+    this.eventId = eventIdDeriver(key);
+  }
 
   finish(drafts: readonly { draft: EventDraft; where: string }[]): Parsed<ConversationEvent[]> {
     const events: ConversationEvent[] = [];
     for (const { draft, where } of drafts) {
-      const milliseconds = timestampMilliseconds(draft.ts);
-      const id = deriveEventId(Number.isNaN(milliseconds) ? 0 : milliseconds, `${this.key}:${this.position}`);
+      if (draft.ts !== this.lastTs) {
+        this.lastTs = draft.ts;
+        this.lastMilliseconds = timestampMilliseconds(draft.ts);
+      }
+      const milliseconds = this.lastMilliseconds;
+      const id = this.eventId(Number.isNaN(milliseconds) ? 0 : milliseconds, this.position);
       this.position += 1;
       const checked = validateEvent({ id, ...draft }, where);
       if (!checked.ok) return checked;

@@ -190,7 +190,7 @@ type Json = Record<string, unknown>;
  * `label:line` for a line that is not a Claude Code record; `finish` finds the active chain.
  */
 export class ClaudeCodeSessionReader extends SessionLineIndexer {
-  private readonly records: IndexedRecord[] = [];
+  private readonly indexed: IndexedRecord[] = [];
   private readonly skipped: Record<string, number> = {};
   private readonly unknown: Record<string, number> = {};
   private sideChainRecords = 0;
@@ -203,8 +203,9 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
   private version: string | undefined;
   private firstType: string | undefined;
 
-  constructor(label: string) {
-    super(label, "claude-code", "the agent");
+  /** `keep`: keep the chain's records for pass 2 (`SessionPlan.records`); else it reads them again. */
+  constructor(label: string, keep = true) {
+    super(label, "claude-code", "the agent", keep);
   }
 
   protected addRecord(record: Record<string, unknown>, where: string): Parsed<void> {
@@ -270,7 +271,8 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       );
       if (results.length > 0) entry.toolResults = results;
     }
-    this.records.push(entry);
+    this.indexed.push(entry);
+    this.keep(withoutToolUseResult(record));
     return { ok: true, value: undefined };
   }
 
@@ -288,7 +290,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
     const { included, abandonedRecords, abandonedBranches } = chain.value;
     const sessionId = this.sessionId ?? this.label.replace(/^.*[\\/]/, "").replace(/\.jsonl$/, "");
     const key = `claude-code:${sessionId}`;
-    const first = this.records.find((record) => included.has(record.line)) ?? this.records[0]!;
+    const first = this.indexed.find((record) => included.has(record.line)) ?? this.indexed[0]!;
     const createdAt = first.timestamp;
     const origin: Json = { agent: "claude-code", session_id: sessionId };
     if (this.cwd !== undefined) origin.cwd = this.cwd;
@@ -306,7 +308,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       abandonedBranches,
       abandonedRecords,
     };
-    const { label, warnings } = this;
+    const { label, warnings, records } = this;
     return {
       ok: true,
       value: {
@@ -314,6 +316,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
         lines: lastLine(included.keys()),
         warnings,
         wants: (line) => included.has(line),
+        ...(records === undefined ? {} : { records }),
         convert: () => new ClaudeCodeConverter({ label, key, included, title, summary, warnings }),
       },
     };
@@ -326,7 +329,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
     abandonedBranches: number;
   }> {
     const byUuid = new Map<string, IndexedRecord>();
-    for (const record of this.records) byUuid.set(record.uuid, record);
+    for (const record of this.indexed) byUuid.set(record.uuid, record);
     const leaf = this.findLeaf(byUuid);
     const onPath = new Set<string>();
     for (let current: IndexedRecord | undefined = leaf; current !== undefined; ) {
@@ -359,7 +362,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       if (list === undefined) map.set(key, [record]);
       else list.push(record);
     };
-    for (const record of this.records) {
+    for (const record of this.indexed) {
       if (record.messageId !== undefined) append(byMessageId, record.messageId, record);
       for (const call of record.toolResults ?? []) append(resultsByCall, call, record);
     }
@@ -379,7 +382,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
     const lines = new Map<number, string>();
     let abandonedRecords = 0;
     let abandonedBranches = 0;
-    for (const record of this.records) {
+    for (const record of this.indexed) {
       if (included.has(record.uuid)) {
         lines.set(record.line, record.uuid);
         continue;
@@ -397,12 +400,12 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
    * one, the last record of the file.
    */
   private findLeaf(byUuid: ReadonlyMap<string, IndexedRecord>): IndexedRecord {
-    const last = this.records.at(-1)!;
+    const last = this.indexed.at(-1)!;
     const named = this.leafUuid === undefined ? undefined : byUuid.get(this.leafUuid);
     if (named === undefined) return last;
     const descends = new Set([named.uuid]);
     let leaf = named;
-    for (const record of this.records) {
+    for (const record of this.indexed) {
       if (record.line <= named.line) continue;
       if (record.parent !== null && descends.has(record.parent)) {
         descends.add(record.uuid);

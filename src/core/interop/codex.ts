@@ -60,8 +60,9 @@ export class CodexSessionReader extends SessionLineIndexer {
   /** A `compacted` record holds OpenAI's encrypted compaction (pass 2 then keeps what it read). */
   private encrypted = false;
 
-  constructor(label: string) {
-    super(label, "codex", "Codex");
+  /** `keep`: keep the records for pass 2 (`SessionPlan.records`); else it reads them again. */
+  constructor(label: string, keep = true) {
+    super(label, "codex", "Codex", keep);
   }
 
   protected addRecord(record: Record<string, unknown>, where: string): Parsed<void> {
@@ -85,6 +86,7 @@ export class CodexSessionReader extends SessionLineIndexer {
     if (record.type === "compacted" && !this.encrypted)
       this.encrypted = holdsEncryptedCompaction(record.payload);
     this.lastRecord = this.line;
+    this.keep(record);
     return { ok: true, value: undefined };
   }
 
@@ -99,7 +101,7 @@ export class CodexSessionReader extends SessionLineIndexer {
     if (typeof meta.cwd === "string") origin.cwd = meta.cwd;
     if (typeof meta.cli_version === "string") origin.version = meta.cli_version;
     const provider = typeof meta.model_provider === "string" ? meta.model_provider : "openai";
-    const { label, warnings, lastRecord, metaLine, encrypted } = this;
+    const { label, warnings, lastRecord, metaLine, encrypted, records } = this;
     const lines = this.line;
     const version = typeof meta.cli_version === "string" ? meta.cli_version : undefined;
     return {
@@ -109,6 +111,7 @@ export class CodexSessionReader extends SessionLineIndexer {
         lines: lastRecord,
         warnings,
         wants: (line) => line > metaLine,
+        ...(records === undefined ? {} : { records }),
         convert: () =>
           new CodexConverter({ label, key, provider, lines, metaLine, version, warnings, encrypted }),
       },

@@ -156,7 +156,8 @@ export class GeminiSessionReader extends SessionLineIndexer {
   private lastTimestamp = "1970-01-01T00:00:00.000Z";
 
   constructor(label: string) {
-    super(label, "gemini", "Gemini CLI");
+    // It keeps the messages it replays itself: no record is kept for a second pass.
+    super(label, "gemini", "Gemini CLI", false);
   }
 
   /** A line as a record: a JSON object (Gemini CLI's records need no `type`). */

@@ -102,8 +102,9 @@ export class PiSessionReader extends SessionLineIndexer {
   private readonly unknown: Record<string, number> = {};
   private previousId: string | null = null;
 
-  constructor(label: string) {
-    super(label, "pi", "pi");
+  /** `keep`: keep the entries for pass 2 (`SessionPlan.records`); else it reads them again. */
+  constructor(label: string, keep = true) {
+    super(label, "pi", "pi", keep);
   }
 
   protected addRecord(record: Record<string, unknown>, where: string): Parsed<void> {
@@ -128,6 +129,7 @@ export class PiSessionReader extends SessionLineIndexer {
       parentId,
       ...(this.headerTimestamp === undefined ? { timestamp: record.timestamp } : {}),
     });
+    this.keep(record);
     return { ok: true, value: undefined };
   }
 
@@ -196,7 +198,7 @@ export class PiSessionReader extends SessionLineIndexer {
       "1970-01-01T00:00:00.000Z";
     const origin: Json = { agent: "pi", session_id: sessionId, version: this.fileVersion };
     if (typeof header.cwd === "string") origin.cwd = header.cwd;
-    const { label, warnings, version, unknown } = this;
+    const { label, warnings, version, unknown, records } = this;
     const summary = {
       agent: "pi" as const,
       lines: this.line,
@@ -214,6 +216,7 @@ export class PiSessionReader extends SessionLineIndexer {
         lines: lastLine(included.keys()),
         warnings,
         wants: (line) => included.has(line),
+        ...(records === undefined ? {} : { records }),
         convert: () => new PiConverter({ label, key, version, included, summary, warnings }),
       },
     };
@@ -266,17 +269,21 @@ class PiConverter implements SessionConverter {
   }
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {
+    if (!this.plan.included.has(line)) return { ok: true, value: [] };
+    const parsed = parseRecordLine(text, `${this.plan.label}:${line}`, "pi");
+    return parsed.ok ? this.addRecord(parsed.value, line) : parsed;
+  }
+
+  addRecord(record: Json, line: number): Parsed<ConversationEvent[]> {
     const id = this.plan.included.get(line);
     if (id === undefined) return { ok: true, value: [] };
-    const where = `${this.plan.label}:${line}`;
-    const parsed = parseRecordLine(text, where, "pi");
-    if (!parsed.ok) return parsed;
-    const record = parsed.value;
     const changed =
       record.type === "session" ||
       entryProblem(record, this.plan.version) !== undefined ||
       (this.plan.version >= 2 && record.id !== id);
-    if (changed) return interopError(`${where}: the file changed while cxc read it; import it again`);
+    if (changed) {
+      return interopError(`${this.plan.label}:${line}: the file changed while cxc read it; import it again`);
+    }
     this.mapper.add({ line, id, raw: record });
     return this.finisher.finish(this.mapper.drafts.takeSettled());
   }
