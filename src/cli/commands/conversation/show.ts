@@ -7,10 +7,10 @@
  */
 import type { Command } from "commander";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
-import { CliContext } from "../../context.js";
+import type { CliContext } from "../../context.js";
 import type { ReviewProposalDetails } from "../../render/conversation-details.js";
 import { buildConversationDetails, renderConversationDetails } from "../../render/conversation-details.js";
-import { ID_ARGUMENT, loadConversation } from "../../targets.js";
+import { defineOnConversation, loadConversation } from "../../targets.js";
 import { findOpenReviews } from "../../../compaction/core/review/open-reviews.js";
 import { conversationDirectoryOf } from "../../../store/index.js";
 import { describeStoreLocation } from "../../render/where.js";
@@ -28,11 +28,10 @@ import { loadConfig } from "../../config.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
-  entry
-    .description("show a conversation's details and compactions (default: the active one)")
-    .argument("[ID]", ID_ARGUMENT)
-    .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
-      const context = CliContext.from(command);
+  defineOnConversation(
+    entry,
+    "show a conversation's details and compactions (default: the active one)",
+    async (context, idArgument) => {
       const format = context.format();
       const { id, conversation } = await loadConversation(context, idArgument);
       const review = context.store.reviewInfo(id);
@@ -62,7 +61,8 @@ export function define(entry: Command): void {
       );
       if (format === "json") context.outJson(details);
       else context.out(renderConversationDetails(details, Date.now()));
-    });
+    },
+  );
 }
 
 /**
