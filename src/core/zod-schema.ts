@@ -44,6 +44,18 @@ export function checkWith<T>(schema: z.ZodType<T>, value: unknown): SchemaCheck<
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: parsed.error.issues };
 }
 
+/**
+ * A value built the first time it is asked for, then kept: a zod schema that only some runs check
+ * against, so that loading its module (on every `q` turn, say) builds nothing.
+ */
+export function onFirstUse<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= build();
+    return value;
+  };
+}
+
 /** A tool a model is asked (or forced) to call, with its arguments' one definition. */
 export interface ZodTool<T> {
   readonly name: string;
@@ -56,19 +68,21 @@ export interface ZodTool<T> {
 }
 
 /**
- * A tool definition whose parameters and check come from `schema`. The JSON Schema is derived
- * the first time it is read: most runs never send the tool.
+ * A tool definition whose parameters and check come from the schema `build` makes, built (and its
+ * JSON Schema derived) the first time either is needed: most runs never send the tool.
  */
-export function zodTool<T>(name: string, description: string, schema: z.ZodType<T>): ZodTool<T> {
-  let parameters: Record<string, unknown> | undefined;
+export function zodTool<T>(name: string, description: string, build: () => z.ZodType<T>): ZodTool<T> {
+  const schema = onFirstUse(build);
+  const parameters = onFirstUse(() => jsonSchemaOf(schema()));
   return {
     name,
     description,
     get parameters() {
-      parameters ??= jsonSchemaOf(schema);
-      return parameters;
+      return parameters();
     },
-    schema,
-    check: (value) => checkWith(schema, value),
+    get schema() {
+      return schema();
+    },
+    check: (value) => checkWith(schema(), value),
   };
 }

@@ -8,7 +8,7 @@
  */
 import type { ValidateFunction } from "ajv";
 import type * as z from "zod";
-import { checkWith, describeIssues, jsonSchemaOf } from "../core/zod-schema.js";
+import { checkWith, describeIssues, jsonSchemaOf, onFirstUse } from "../core/zod-schema.js";
 
 export { describeIssues, jsonSchemaOf } from "../core/zod-schema.js";
 
@@ -34,23 +34,25 @@ export interface ToolArguments<A = Readonly<Record<string, unknown>>> {
 }
 
 /**
- * A built-in tool's arguments, checked by `schema`; `message` words the problems for the model
- * (default: the first one).
+ * A built-in tool's arguments, checked by the schema `build` makes; `message` words the problems
+ * for the model (default: the first one). The schema is built the first time the tool is offered
+ * or called, not when a turn loads the tool's module.
  */
 export function zodArguments<A>(
-  schema: z.ZodType<A>,
+  build: () => z.ZodType<A>,
   message: (problems: readonly string[], issues: readonly z.core.$ZodIssue[]) => string = (
     _problems,
     issues,
   ) => issues[0]?.message ?? "invalid arguments",
 ): ToolArguments<A> {
+  const schema = onFirstUse(build);
   return {
     // Derived the first time it is read: most turns offer the built-in tools to no model.
     get schema() {
-      return lazySchema(schema);
+      return lazySchema(schema());
     },
     check: async (argumentsObject) => {
-      const checked = checkWith(schema, argumentsObject);
+      const checked = checkWith(schema(), argumentsObject);
       if (checked.ok) return checked;
       const problems = describeIssues(checked.issues);
       return { ok: false, problems, message: message(problems, checked.issues) };

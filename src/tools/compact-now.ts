@@ -29,21 +29,22 @@ const DESCRIPTION = [
 ].join("\n");
 
 /** The arguments: a note, checked by the schema the model is shown (arguments.ts). */
-const CompactNowArgumentsSchema = z.strictObject({
-  note: z
-    .string({ error: "compact_now needs a non-empty `note` string; nothing was scheduled." })
-    .refine((note) => note.trim() !== "", {
-      error: "compact_now needs a non-empty `note` string; nothing was scheduled.",
-    })
-    .describe(
-      `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters; longer notes are cut).`,
-    ),
-});
+const compactNowArgumentsSchema = () =>
+  z.strictObject({
+    note: z
+      .string({ error: "compact_now needs a non-empty `note` string; nothing was scheduled." })
+      .refine((note) => note.trim() !== "", {
+        error: "compact_now needs a non-empty `note` string; nothing was scheduled.",
+      })
+      .describe(
+        `What you are doing and what the summary must keep (at most ${COMPACT_NOW_NOTE_MAX} characters; longer notes are cut).`,
+      ),
+  });
 
-type CompactNowArguments = z.output<typeof CompactNowArgumentsSchema>;
+type CompactNowArguments = z.output<ReturnType<typeof compactNowArgumentsSchema>>;
 
 /** The tool's arguments (their JSON Schema, and the check of a call; a problem's own message). */
-export const COMPACT_NOW_ARGUMENTS = zodArguments(CompactNowArgumentsSchema);
+export const COMPACT_NOW_ARGUMENTS = zodArguments(compactNowArgumentsSchema);
 
 function scheduled(note: string, cut: boolean): ToolOutcome {
   const result = {

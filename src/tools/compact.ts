@@ -25,7 +25,7 @@ import { writeScratchFile } from "../store/index.js";
 import { lazySchema, type ToolArguments } from "./arguments.js";
 import {
   COMPACT_TOOL_NAME,
-  CompactToolArgumentsSchema,
+  compactToolArgumentsSchema,
   type CompactToolPlan,
   type CompactToolRule,
   describeRecordedCall,
@@ -70,7 +70,7 @@ const DESCRIPTION = [
  */
 export const COMPACT_TOOL_ARGUMENTS: ToolArguments<readonly CompactToolRule[]> = {
   get schema() {
-    return lazySchema(CompactToolArgumentsSchema);
+    return lazySchema(compactToolArgumentsSchema());
   },
   check: async (argumentsObject) => {
     const parsed = parseCompactArguments(argumentsObject);

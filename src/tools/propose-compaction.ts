@@ -15,7 +15,7 @@ import {
   describeReviewRange,
   PROPOSAL_METADATA_KEY,
   PROPOSE_COMPACTION_TOOL_NAME,
-  ProposalArgumentsSchema,
+  proposalArgumentsSchema,
   proposalRecord,
   type ProposalSource,
   type ReviewProposal,
@@ -41,7 +41,7 @@ import type { Tool, ToolCallContext } from "./tool.js";
  */
 export const PROPOSE_COMPACTION_ARGUMENTS: ToolArguments<ReadArguments> = {
   get schema() {
-    return lazySchema(ProposalArgumentsSchema);
+    return lazySchema(proposalArgumentsSchema());
   },
   check: async (argumentsObject) => ({ ok: true, value: readProposalArguments(argumentsObject) }),
 };

@@ -49,17 +49,18 @@ export const RECALL_DESCRIPTION =
   "Read back, verbatim, what compaction hid from your context. Give `reference` as the recall index writes it " +
   '(e.g. "turn 2, call 1", "turns 1..5"; `page` for long ones), or `query`: text or a /pattern/ to search all hidden content.';
 
-const RecallArgumentsSchema = z.strictObject({
-  reference: z
-    .string()
-    .optional()
-    .describe('A reference from the recall index, e.g. "turn 2, call 1" or "turns 1..5".'),
-  query: z.string().optional().describe("Text, or a /pattern/, to find in the hidden content."),
-  page: z.number().int().min(1).optional().describe("The page of a long result (default 1)."),
-});
+const recallArgumentsSchema = () =>
+  z.strictObject({
+    reference: z
+      .string()
+      .optional()
+      .describe('A reference from the recall index, e.g. "turn 2, call 1" or "turns 1..5".'),
+    query: z.string().optional().describe("Text, or a /pattern/, to find in the hidden content."),
+    page: z.number().int().min(1).optional().describe("The page of a long result (default 1)."),
+  });
 
 /** The tool's arguments (their JSON Schema, and the check of a call). */
-export const RECALL_ARGUMENTS = zodArguments(RecallArgumentsSchema);
+export const RECALL_ARGUMENTS = zodArguments(recallArgumentsSchema);
 
 /** `conversation.recall.*` as read. */
 export interface RecallSettings {

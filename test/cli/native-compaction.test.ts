@@ -104,6 +104,22 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
         },
       },
     });
+    // show names what it cost: the provider's usage.iterations, at the model's prices
+    // ($5 and $25 a million input and output tokens: $0.006 + $0.0075).
+    const shown = await home.run(["conversation", "show"], { env: env() });
+    expect(shown.stdout).toContain(
+      `  1. turns 1..6 (6 total, summary) [user, native summary by ${MODEL} (1200 input and 300 output tokens, $0.013)]`,
+    );
+    const json = JSON.parse(
+      (await home.run(["--format", "json", "conversation", "show"], { env: env() })).stdout,
+    );
+    expect(json.compactions[0].native).toEqual({
+      format: "anthropic-compaction",
+      model: MODEL,
+      input_tokens: 1200,
+      output_tokens: 300,
+      dollars: expect.closeTo(0.0135, 9),
+    });
 
     // The next turn: the block first, the header, the facts after it, the opener gone.
     provider.enqueue(textReply("Next."));
@@ -156,6 +172,9 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
       env: env(),
     });
     expect(printed.stdout).toContain(NATIVE);
+    expect(printed.stdout).toContain(
+      `── turns 1..6 (native summary by ${MODEL}, 1200 input and 300 output tokens) ──`,
+    );
   });
 
   it("q -k --native compacts natively before the turn, which then carries the block", async () => {

@@ -111,50 +111,56 @@ export function readAutoSettings(
   return { settings, warnings };
 }
 
-const unit = z.number().min(0).max(1);
+/** A number from 0 to 1 that answers `question`. */
+const unit = (question: string) => z.number().min(0).max(1).describe(question);
 
-/** The four answers of one decision call, each 0..1 (the descriptions are the questions asked). */
-export const AdvisorAnswersSchema = z.object({
-  switched_gears: unit.describe("Is the latest request a different task from what came before it?"),
-  at_boundary: unit.describe("Did the last turn finish a unit of work?"),
-  needs_history: unit.describe("How much of the earlier conversation does the next step need?"),
-  mid_operation: unit.describe(
-    "Is the agent in the middle of a multi-step change whose partial state exists only in this conversation?",
-  ),
-});
+/**
+ * The four answers of one decision call, each 0..1 (the descriptions are the questions asked).
+ * The advisor's schemas are built when a decision call is made, not when a turn loads this module.
+ */
+const advisorAnswersSchema = () =>
+  z.object({
+    switched_gears: unit("Is the latest request a different task from what came before it?"),
+    at_boundary: unit("Did the last turn finish a unit of work?"),
+    needs_history: unit("How much of the earlier conversation does the next step need?"),
+    mid_operation: unit(
+      "Is the agent in the middle of a multi-step change whose partial state exists only in this conversation?",
+    ),
+  });
 /** The four signals. */
-export type AdvisorSignals = z.infer<typeof AdvisorAnswersSchema>;
+export type AdvisorSignals = z.infer<ReturnType<typeof advisorAnswersSchema>>;
 
 /**
  * The cut-point answer: the 1-based turn number where the still-live work starts and, when it
  * starts partway through that turn, the cycle (docs/advisor.md, "The cut point").
  */
-export const LiveFromAnswerSchema = z.object({
-  live_from_turn: z.number().int().min(1).describe("The turn number, as labelled [turn N]."),
-  live_from_cycle: z
-    .number()
-    .int()
-    .min(2)
-    .nullish()
-    .describe(
-      "Only when the live work starts partway through that turn: the cycle, as labelled [turn N, cycle C]. Leave it out otherwise.",
-    ),
-  confidence: unit.describe("0 = guessing, 1 = certain."),
-});
-export type LiveFromAnswer = z.infer<typeof LiveFromAnswerSchema>;
+const liveFromAnswerSchema = () =>
+  z.object({
+    live_from_turn: z.number().int().min(1).describe("The turn number, as labelled [turn N]."),
+    live_from_cycle: z
+      .number()
+      .int()
+      .min(2)
+      .nullish()
+      .describe(
+        "Only when the live work starts partway through that turn: the cycle, as labelled [turn N, cycle C]. Leave it out otherwise.",
+      ),
+    confidence: unit("0 = guessing, 1 = certain."),
+  });
+export type LiveFromAnswer = z.infer<ReturnType<typeof liveFromAnswerSchema>>;
 
 /** The decision tool the model is forced to call (its parameters and check from one schema). */
 export const ADVISOR_QUESTIONS_TOOL = zodTool(
   "answer_questions",
   "Answer four questions about the work in this conversation, each as a number from 0 to 1.",
-  AdvisorAnswersSchema,
+  advisorAnswersSchema,
 );
 
 /** The cut-point tool the model is forced to call. */
 export const LIVE_FROM_TOOL = zodTool(
   "pick_live_from",
   "Pick the turn where the work that is still live starts, and how sure you are.",
-  LiveFromAnswerSchema,
+  liveFromAnswerSchema,
 );
 
 /** Validates the decision call's arguments; a message names the first problem. */

@@ -11,6 +11,7 @@ import * as z from "zod";
 import type { CycleRange } from "../../../core/conversation/cycles.js";
 import type { TurnBound } from "../../../core/position/bound.js";
 import { type MessagePosition, parseMessagePosition } from "../../../core/position/parse.js";
+import { onFirstUse } from "../../../core/zod-schema.js";
 import { parseToolCallsMode, type ToolCallsMode } from "../rules.js";
 
 /**
@@ -107,78 +108,78 @@ function readToolCallsMode(value: unknown): unknown {
   return mode.ok ? mode.value : value;
 }
 
-/** The schema of a call's arguments (see the module comment). */
-export const ProposalArgumentsSchema = z.strictObject({
-  from_turn: turnField("from_turn", "First source turn to compact, 1-based: the N of the [turn N] marker."),
-  to_turn: turnField(
-    "to_turn",
-    "Last source turn to compact, inclusive, 1-based. Turns after it stay verbatim.",
-  ),
-  from_cycle: cycleField(
-    "from_cycle",
-    "Optional: start inside from_turn, at this cycle (the C of a [turn N, cycle C] marker). The turn's user message and earlier cycles stay.",
-  ),
-  to_cycle: cycleField(
-    "to_cycle",
-    "Optional: end inside to_turn, after this cycle (inclusive). The turn's later cycles stay verbatim.",
-  ),
-  summary: z
-    .preprocess(
-      (value) => (value === null ? undefined : value),
-      z
-        .string({ error: "`summary` must be text" })
-        .refine((text) => text.trim() !== "", {
-          error: "`summary` is empty; write the summary, or leave the field out to compact mechanically",
-        })
-        .optional(),
-    )
-    .describe(
-      "The complete summary text that replaces the turns. When set, leave reasoning and tool_calls out: a summary replaces everything.",
+/**
+ * The schema of a call's arguments (see the module comment), built the first time a call is read
+ * or the tool is offered, not when a turn loads this module.
+ */
+export const proposalArgumentsSchema = onFirstUse(() =>
+  z.strictObject({
+    from_turn: turnField("from_turn", "First source turn to compact, 1-based: the N of the [turn N] marker."),
+    to_turn: turnField(
+      "to_turn",
+      "Last source turn to compact, inclusive, 1-based. Turns after it stay verbatim.",
     ),
-  reasoning: z
-    .preprocess(
-      (value) => (value === null ? undefined : value),
-      z
-        .literal("strip", {
-          error: (issue) => `\`reasoning\` must be "strip" or left out, got ${JSON.stringify(issue.input)}`,
-        })
-        .optional(),
-    )
-    .describe("Mechanical compaction without a summary: drop the reasoning of the turns."),
-  tool_calls: z
-    .preprocess(
-      readToolCallsMode,
-      z
-        .enum(TOOL_CALLS_MODES, {
-          error: (issue) =>
-            `\`tool_calls\` must be one of ${TOOL_CALLS_MODES.join(", ")}, or left out; got ${JSON.stringify(issue.input)}`,
-        })
-        .optional(),
-    )
-    .describe(
-      "Mechanical compaction without a summary: strip tool arguments and/or results, or omit the calls.",
+    from_cycle: cycleField(
+      "from_cycle",
+      "Optional: start inside from_turn, at this cycle (the C of a [turn N, cycle C] marker). The turn's user message and earlier cycles stay.",
     ),
-  keep: z
-    .preprocess(
-      (value) => (value === null ? undefined : value),
-      z
-        .array(z.union([z.string(), z.number()]), {
-          error: (issue) =>
-            `\`keep\` must be a list of positions such as ["3", "4.2"], got ${JSON.stringify(issue.input)}`,
-        })
-        .optional(),
-    )
-    .describe(
-      'Optional: messages every compaction must keep verbatim, as pins: "N" (turn N whole) or "N.C" (cycle C of turn N), 1-based as in the markers. Pins are added with the compaction; none is ever removed.',
+    to_cycle: cycleField(
+      "to_cycle",
+      "Optional: end inside to_turn, after this cycle (inclusive). The turn's later cycles stay verbatim.",
     ),
-});
+    summary: z
+      .preprocess(
+        (value) => (value === null ? undefined : value),
+        z
+          .string({ error: "`summary` must be text" })
+          .refine((text) => text.trim() !== "", {
+            error: "`summary` is empty; write the summary, or leave the field out to compact mechanically",
+          })
+          .optional(),
+      )
+      .describe(
+        "The complete summary text that replaces the turns. When set, leave reasoning and tool_calls out: a summary replaces everything.",
+      ),
+    reasoning: z
+      .preprocess(
+        (value) => (value === null ? undefined : value),
+        z
+          .literal("strip", {
+            error: (issue) => `\`reasoning\` must be "strip" or left out, got ${JSON.stringify(issue.input)}`,
+          })
+          .optional(),
+      )
+      .describe("Mechanical compaction without a summary: drop the reasoning of the turns."),
+    tool_calls: z
+      .preprocess(
+        readToolCallsMode,
+        z
+          .enum(TOOL_CALLS_MODES, {
+            error: (issue) =>
+              `\`tool_calls\` must be one of ${TOOL_CALLS_MODES.join(", ")}, or left out; got ${JSON.stringify(issue.input)}`,
+          })
+          .optional(),
+      )
+      .describe(
+        "Mechanical compaction without a summary: strip tool arguments and/or results, or omit the calls.",
+      ),
+    keep: z
+      .preprocess(
+        (value) => (value === null ? undefined : value),
+        z
+          .array(z.union([z.string(), z.number()]), {
+            error: (issue) =>
+              `\`keep\` must be a list of positions such as ["3", "4.2"], got ${JSON.stringify(issue.input)}`,
+          })
+          .optional(),
+      )
+      .describe(
+        'Optional: messages every compaction must keep verbatim, as pins: "N" (turn N whole) or "N.C" (cycle C of turn N), 1-based as in the markers. Pins are added with the compaction; none is ever removed.',
+      ),
+  }),
+);
 
-/** The fields `propose_compaction` accepts. */
-export const PROPOSAL_FIELDS = Object.keys(
-  ProposalArgumentsSchema.shape,
-) as readonly (keyof ProposalFields)[];
-
-type ProposalFields = z.output<typeof ProposalArgumentsSchema>;
+type ProposalFields = z.output<ReturnType<typeof proposalArgumentsSchema>>;
 
 /** The fields of a call that passed their own checks (a field with a problem is absent). */
 export interface ReadProposal {
@@ -218,13 +219,16 @@ function readKeep(
 
 /** Reads a call's fields one by one (see the module comment). */
 export function readProposalArguments(argumentsObject: Readonly<Record<string, unknown>>): ReadArguments {
+  const { shape } = proposalArgumentsSchema();
+  // The fields `propose_compaction` accepts.
+  const accepted = Object.keys(shape) as (keyof ProposalFields)[];
   const unknown = Object.keys(argumentsObject)
-    .filter((key) => !(PROPOSAL_FIELDS as readonly string[]).includes(key))
-    .map((key) => `unknown field \`${key}\`; the fields are ${PROPOSAL_FIELDS.join(", ")}`);
+    .filter((key) => !(accepted as string[]).includes(key))
+    .map((key) => `unknown field \`${key}\`; the fields are ${accepted.join(", ")}`);
   const read: Record<string, unknown> = {};
   const problems: Partial<Record<keyof ProposalFields, string>> = {};
-  for (const field of PROPOSAL_FIELDS) {
-    const parsed = ProposalArgumentsSchema.shape[field].safeParse(argumentsObject[field]);
+  for (const field of accepted) {
+    const parsed = shape[field].safeParse(argumentsObject[field]);
     if (parsed.success) read[field] = parsed.data;
     else problems[field] = parsed.error.issues[0]!.message;
   }

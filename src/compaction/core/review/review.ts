@@ -66,7 +66,7 @@ const NO_TIME = "1970-01-01T00:00:00Z";
 /** The tool's name, as the model and the configuration spell it. */
 export const PROPOSE_COMPACTION_TOOL_NAME = "propose_compaction";
 
-export { PROPOSAL_FIELDS, ProposalArgumentsSchema } from "./proposal-arguments.js";
+export { proposalArgumentsSchema } from "./proposal-arguments.js";
 
 export type { ReviewTurnRange } from "./proposal-arguments.js";
 

@@ -4,6 +4,7 @@
  * Every problem is returned as a message for the model, never thrown.
  */
 import * as z from "zod";
+import { describeIssues, onFirstUse } from "../../../core/zod-schema.js";
 import type { ToolCallsMode } from "../rules.js";
 
 /** The longest note kept; longer notes are cut (with `…`), never refused. */
@@ -15,42 +16,45 @@ const TOOL_CALLS_MODES = ["strip", "strip-requests", "strip-responses", "omit"] 
 const optional = <Schema extends z.ZodType>(schema: Schema) =>
   z.preprocess((value) => (value === null ? undefined : value), schema.optional());
 
-const RuleArgumentsSchema = z.strictObject({
-  keep_first: optional(z.number().int().nonnegative()).describe(
-    "Leave this many opening turns untouched (default 0). Not with after_quote.",
-  ),
-  keep_last: optional(z.number().int()).describe(
-    "Leave this many recent turns untouched (default and minimum 1). Not with before_quote.",
-  ),
-  before_quote: optional(z.string()).describe(
-    "Verbatim text from one turn; the range ends at the turn before it (in this turn: at the step before it).",
-  ),
-  after_quote: optional(z.string()).describe(
-    "Verbatim text from one turn; the range starts at the turn after it (in this turn: at the next step).",
-  ),
-  reasoning: optional(z.literal("strip")).describe("Drop the reasoning in the range."),
-  tool_calls: optional(z.enum(TOOL_CALLS_MODES)).describe(
-    "strip: empty the arguments and replace results with a one-line stub; strip-requests / " +
-      "strip-responses: only one side; omit: remove the calls entirely.",
-  ),
-  summary: optional(z.string()).describe("Replace every turn in the range with this text, written by you."),
-  note: z
-    .string()
-    .describe(`One sentence on why (at most ${NOTE_MAX_LENGTH} characters; longer notes are cut).`),
-});
+const ruleArgumentsSchema = () =>
+  z.strictObject({
+    keep_first: optional(z.number().int().nonnegative()).describe(
+      "Leave this many opening turns untouched (default 0). Not with after_quote.",
+    ),
+    keep_last: optional(z.number().int()).describe(
+      "Leave this many recent turns untouched (default and minimum 1). Not with before_quote.",
+    ),
+    before_quote: optional(z.string()).describe(
+      "Verbatim text from one turn; the range ends at the turn before it (in this turn: at the step before it).",
+    ),
+    after_quote: optional(z.string()).describe(
+      "Verbatim text from one turn; the range starts at the turn after it (in this turn: at the next step).",
+    ),
+    reasoning: optional(z.literal("strip")).describe("Drop the reasoning in the range."),
+    tool_calls: optional(z.enum(TOOL_CALLS_MODES)).describe(
+      "strip: empty the arguments and replace results with a one-line stub; strip-requests / " +
+        "strip-responses: only one side; omit: remove the calls entirely.",
+    ),
+    summary: optional(z.string()).describe("Replace every turn in the range with this text, written by you."),
+    note: z
+      .string()
+      .describe(`One sentence on why (at most ${NOTE_MAX_LENGTH} characters; longer notes are cut).`),
+  });
 
 /**
  * The `compact` tool's arguments as the model sends them (before the cross-field checks); the JSON
  * Schema the model is shown is derived from it (src/tools/arguments.ts).
  */
-export const CompactToolArgumentsSchema = z.strictObject({
-  rules: z
-    .array(RuleArgumentsSchema)
-    .min(1)
-    .describe(
-      "Compaction rules, applied in order. Each needs a note and at least one of summary, reasoning, tool_calls.",
-    ),
-});
+export const compactToolArgumentsSchema = onFirstUse(() =>
+  z.strictObject({
+    rules: z
+      .array(ruleArgumentsSchema())
+      .min(1)
+      .describe(
+        "Compaction rules, applied in order. Each needs a note and at least one of summary, reasoning, tool_calls.",
+      ),
+  }),
+);
 
 /** One validated rule. */
 export interface CompactToolRule {
@@ -85,15 +89,7 @@ export function cutNote(note: string): string {
   return `${kept.trimEnd()}…`;
 }
 
-function describeIssuePath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, position) =>
-      typeof part === "number" ? `[${part}]` : `${position === 0 ? "" : "."}${String(part)}`,
-    )
-    .join("");
-}
-
-type RuleArguments = z.infer<typeof RuleArgumentsSchema>;
+type RuleArguments = z.infer<ReturnType<typeof ruleArgumentsSchema>>;
 
 function checkRule(rule: RuleArguments, index: number): string | CompactToolRule {
   const where = `rules[${index}]`;
@@ -131,11 +127,9 @@ function checkRule(rule: RuleArguments, index: number): string | CompactToolRule
 
 /** Validates the model's arguments; every problem found is listed so one retry can fix them all. */
 export function parseCompactArguments(value: unknown): ParsedCompactArguments {
-  const parsed = CompactToolArgumentsSchema.safeParse(value);
+  const parsed = compactToolArgumentsSchema().safeParse(value);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .slice(0, 6)
-      .map((issue) => `${describeIssuePath(issue.path) || "arguments"}: ${issue.message}`);
+    const problems = describeIssues(parsed.error.issues);
     return { ok: false, message: `Invalid compact arguments:\n- ${problems.join("\n- ")}` };
   }
   const rules: CompactToolRule[] = [];

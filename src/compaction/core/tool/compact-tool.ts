@@ -16,7 +16,7 @@ import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan } from "./compact-tool-plan.js";
 
 export {
-  CompactToolArgumentsSchema,
+  compactToolArgumentsSchema,
   type CompactToolRule,
   cutNote,
   NOTE_MAX_LENGTH,
