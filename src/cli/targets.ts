@@ -16,7 +16,8 @@
  */
 import { CxcError, usageError } from "../errors.js";
 import type { ConversationMeta, LoadedConversation } from "../store/index.js";
-import { type CliContext, noteImplicitTarget } from "./context.js";
+import type { Command } from "commander";
+import { CliContext, noteImplicitTarget } from "./context.js";
 import { pickConversation } from "./terminal/picker.js";
 import { conversationSource, sourceName } from "../core/interop/agents.js";
 import { displayTitle } from "./render/conversation-summary.js";
@@ -24,6 +25,23 @@ import { displayTitle } from "./render/conversation-summary.js";
 /** What a command's `[ID]` argument takes (its help): which conversation the command acts on. */
 export const ID_ARGUMENT =
   "conversation id or unique prefix, `active`, `recent`, or `?` to pick from a list (default: the active one)";
+
+/**
+ * Defines `entry` as a command on one conversation with no options of its own: the `[ID]` argument
+ * (default: the active one) and `run`, given the command's context and the ID as typed.
+ */
+export function defineOnConversation(
+  entry: Command,
+  description: string,
+  run: (context: CliContext, idArgument: string | undefined) => Promise<void>,
+): void {
+  entry
+    .description(description)
+    .argument("[ID]", ID_ARGUMENT)
+    .action((idArgument: string | undefined, _options: unknown, command: Command) =>
+      run(CliContext.from(command), idArgument),
+    );
+}
 
 /**
  * The conversation `idArgument` names (else the active one), loaded, with what its load warned

@@ -200,8 +200,18 @@ export function mergeConfigLayers(layers: readonly ConfigLayer[]): MergedConfig 
   const values: ConfigTable = {};
   const origins = new Map<string, string>();
   const dedup = new Map<string, boolean>();
-  for (const layer of layers) mergeInto(values, layer.values, "", layer.origin, origins, dedup);
+  for (const layer of layers) mergeInto(values, layer.values, "", { origin: layer.origin, origins, dedup });
   return { values, origins };
+}
+
+/**
+ * One layer's merge: its origin, and what the merge keeps across layers: where each leaf came from
+ * (by path) and each list's dedup choice (jp's: the layers below decide until one says).
+ */
+interface LayerMerge {
+  readonly origin: string;
+  readonly origins: Map<string, string>;
+  readonly dedup: Map<string, boolean>;
 }
 
 /** A layer's value for a mergeable list: a plain list (appended) or jp's `{ value, strategy, dedup }`. */
@@ -222,10 +232,9 @@ function mergeList(
   key: string,
   value: ConfigValue,
   path: string,
-  origin: string,
-  origins: Map<string, string>,
-  dedupByPath: Map<string, boolean>,
+  merge: LayerMerge,
 ): void {
+  const { origin, origins, dedup: dedupByPath } = merge;
   const change = readListChange(value);
   const previous = target[key];
   if (change === undefined || !Array.isArray(previous)) {
@@ -262,18 +271,12 @@ function withoutDuplicates(items: readonly ConfigValue[]): ConfigValue[] {
   });
 }
 
-function mergeInto(
-  target: ConfigTable,
-  source: ConfigTable,
-  prefix: string,
-  origin: string,
-  origins: Map<string, string>,
-  dedup: Map<string, boolean>,
-): void {
+function mergeInto(target: ConfigTable, source: ConfigTable, prefix: string, merge: LayerMerge): void {
+  const { origin, origins } = merge;
   for (const [key, value] of Object.entries(source)) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (MERGEABLE_LISTS.has(path)) {
-      mergeList(target, key, value, path, origin, origins, dedup);
+      mergeList(target, key, value, path, merge);
       continue;
     }
     const existing = target[key];
@@ -283,7 +286,7 @@ function mergeInto(
         forgetOrigins(origins, path);
         target[key] = {};
       }
-      mergeInto(target[key] as ConfigTable, value, path, origin, origins, dedup);
+      mergeInto(target[key] as ConfigTable, value, path, merge);
       continue;
     }
     forgetOrigins(origins, path);

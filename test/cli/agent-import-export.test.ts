@@ -569,6 +569,8 @@ describe("continuing a Codex session with OpenAI's encrypted compaction inside a
       const position = (text: string) => input.findIndex((item) => JSON.stringify(item).includes(text));
       expect(position("call_fixture_changelog")).toBeGreaterThan(compaction);
       expect(position("And then?")).toBe(input.length - 1);
+      const shown = await home.run(["conversation", "show", id]);
+      expect(shown.stdout).toContain("[user, encrypted compaction by fake/gpt-fake]");
     } finally {
       await provider.close();
     }

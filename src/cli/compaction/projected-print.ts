@@ -10,7 +10,8 @@
 import { type ConfigTable, lookupConfig } from "../../core/config.js";
 import type { RecordedSettings } from "../../core/conversation/settings.js";
 import { configuredAssistantModel } from "../../compaction/core/summary/summarizer.js";
-import type { ConversationEvent } from "../../core/conversation/events.js";
+import type { ConversationEvent, NativeSummary } from "../../core/conversation/events.js";
+import { NATIVE_SUMMARY_KEY } from "../../core/provider-keys.js";
 import { describeSpan, describeTurnRange } from "../../core/present/labels.js";
 import {
   type CycleSummaryOrigin,
@@ -93,7 +94,7 @@ export function buildProjectedTranscript(
     }
     const numbers: number[] = [];
     for (let raw = turn.origin.from; raw <= turn.origin.to; raw++) numbers.push(raw + 1);
-    const header = `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (summary)`;
+    const header = `${describeTurnRange(turn.origin.from + 1, turn.origin.to + 1)} (${describeSummaryKind(turn)})`;
     return {
       header,
       turnNumbers: numbers,
@@ -101,6 +102,22 @@ export function buildProjectedTranscript(
       origin: { kind: "summary", compactionId: turn.origin.compactionId },
     };
   });
+}
+
+/**
+ * What a summary turn's header calls it: `summary`, or a provider's own summary standing for its
+ * range, with what writing it cost (`native summary by anthropic/claude-opus-4-6, 1200 input and
+ * 300 output tokens`; Codex's `encrypted compaction by <model>`).
+ */
+function describeSummaryKind(turn: ProjectedTurn): string {
+  const response = turn.events.find((event) => event.type === "chat_response");
+  const native = response?.metadata?.[NATIVE_SUMMARY_KEY] as NativeSummary | undefined;
+  if (native === undefined) return "summary";
+  if (native.format === "openai-compaction") return `encrypted compaction by ${native.model}`;
+  const usage = native.usage;
+  const cost =
+    usage === undefined ? "" : `, ${usage.input_tokens} input and ${usage.output_tokens} output tokens`;
+  return `native summary by ${native.model}${cost}`;
 }
 
 /** Recall as `cxc q` sends it: the `recall` tool, and the index where it stands (none when nothing is hidden). */

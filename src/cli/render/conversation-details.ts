@@ -6,7 +6,8 @@
  */
 import { activeCompactions } from "../../core/conversation/compactions.js";
 import { type CycleRange, compactionPolicies, replacingSummaries } from "../../core/conversation/cycles.js";
-import { isTurnEvent, type PinPart } from "../../core/conversation/events.js";
+import { isTurnEvent, type NativeSummary, type PinPart } from "../../core/conversation/events.js";
+import { formatDollars, type PriceSource, usageDollars } from "../../core/prices.js";
 import { compactionLabel, describeSizedRange, formatCount } from "../../core/present/labels.js";
 import { activePins, describePin } from "../../core/conversation/pins.js";
 import {
@@ -45,7 +46,21 @@ export interface CompactionDetails {
   readonly kept_by_rule: number;
   /** The number of the later summary in force that covers it whole: it changes nothing now. */
   readonly replaced_by: number | null;
+  /** A provider's own summary (docs/native-compaction.md): whose, and what writing it cost. */
+  readonly native: NativeDetails | null;
   readonly created_at: string;
+}
+
+/** A provider's own summary, as `show` lists it. */
+export interface NativeDetails {
+  /** `anthropic-compaction` (readable, signed) or `openai-compaction` (encrypted, Codex's). */
+  readonly format: string;
+  readonly model: string;
+  /** What the provider reported writing it cost (`usage.iterations`); null when cxc did not ask for it. */
+  readonly input_tokens: number | null;
+  readonly output_tokens: number | null;
+  /** Those tokens at the model's prices; null without usage or prices. */
+  readonly dollars: number | null;
 }
 
 /** One pin in force, as `show` lists it (1-based turn and cycle). */
@@ -131,6 +146,7 @@ export function buildConversationDetails(
     readonly proposal?: ReviewProposalDetails | undefined;
   } = {},
   where: { readonly directory: string; readonly store: string } | undefined = undefined,
+  pricesOf: (modelId: string) => PriceSource | undefined = () => undefined,
 ): ConversationDetails {
   const { meta, events } = conversation;
   const turnCount = countTurns(events);
@@ -191,6 +207,7 @@ export function buildConversationDetails(
         deferred: compaction.deferred_until_turn !== undefined && turnCount <= compaction.deferred_until_turn,
         kept_by_rule: compaction.pinned_events?.length ?? 0,
         replaced_by: replacer === undefined ? null : inForce[replacer]!.number,
+        native: nativeDetails(policies.summary?.native, pricesOf),
         created_at: compaction.ts,
       };
     }),
@@ -205,6 +222,36 @@ export function buildConversationDetails(
     })),
     warnings: conversation.warnings,
   };
+}
+
+/** A provider's own summary and its cost, priced at its model's prices when they are known. */
+function nativeDetails(
+  native: NativeSummary | undefined,
+  pricesOf: (modelId: string) => PriceSource | undefined,
+): NativeDetails | null {
+  if (native === undefined) return null;
+  const usage = native.usage;
+  const prices = usage === undefined ? undefined : pricesOf(native.model);
+  return {
+    format: native.format,
+    model: native.model,
+    input_tokens: usage?.input_tokens ?? null,
+    output_tokens: usage?.output_tokens ?? null,
+    dollars: usage === undefined || prices === undefined ? null : usageDollars(usage, prices.prices),
+  };
+}
+
+/**
+ * What a listed compaction says of a provider's summary: `native summary by <model> (1200 input
+ * and 300 output tokens, $0.024)`; Codex's `encrypted compaction by <model>`.
+ */
+function describeNative(native: NativeDetails): string {
+  if (native.format === "openai-compaction") return `encrypted compaction by ${native.model}`;
+  const cost =
+    native.input_tokens === null || native.output_tokens === null
+      ? ""
+      : ` (${native.input_tokens} input and ${native.output_tokens} output tokens${native.dollars === null ? "" : `, ${formatDollars(native.dollars)}`})`;
+  return `native summary by ${native.model}${cost}`;
 }
 
 /** The 0-based range of a listed compaction. */
@@ -224,6 +271,7 @@ function rangeOfItem(item: CompactionDetails): CycleRange {
  */
 export function renderCompactionItem(item: CompactionDetails): string {
   const facts = [item.source];
+  if (item.native !== null) facts.push(describeNative(item.native));
   if (item.deferred) facts.push(`deferred until turn ${item.deferred_until_turn}`);
   if (item.kept_by_rule > 0) facts.push(`keeps ${formatCount(item.kept_by_rule, "message")} by rule`);
   // Still in force (a reset of the later summary brings it back), but it changes nothing now.

@@ -177,6 +177,11 @@ function buildEventSchemas() {
     items: z.optional(z.array(z.record(z.string(), z.unknown()))),
     message: z.optional(z.string()),
     inside_turn: z.optional(z.boolean()),
+    /**
+     * What writing it cost, as the provider reported it (Anthropic: `usage.iterations`, whose
+     * top-level counts are 0). Absent on those cxc did not request (Codex's).
+     */
+    usage: z.optional(z.looseObject({ input_tokens: z.number(), output_tokens: z.number() })),
   });
 
   const SummaryPolicySchema = z.looseObject({

@@ -3,16 +3,14 @@
  * nothing is deleted). Archiving the active conversation leaves the session with none active.
  */
 import type { Command } from "commander";
-import { CliContext } from "../../context.js";
-import { ID_ARGUMENT, resolveConversation } from "../../targets.js";
+import { defineOnConversation, resolveConversation } from "../../targets.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
-  entry
-    .description("move a conversation to the archive (default: the active one)")
-    .argument("[ID]", ID_ARGUMENT)
-    .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
-      const context = CliContext.from(command);
+  defineOnConversation(
+    entry,
+    "move a conversation to the archive (default: the active one)",
+    async (context, idArgument) => {
       context.format();
       const id = await resolveConversation(context, idArgument);
       const alreadyArchived = context.store.locate(id)?.archived ?? false;
@@ -29,5 +27,6 @@ export function define(entry: Command): void {
       context.out(
         alreadyArchived ? `Conversation ${id} is already archived.` : `Archived conversation ${id}.`,
       );
-    });
+    },
+  );
 }

@@ -7,10 +7,10 @@
  */
 import type { Command } from "commander";
 import type { ConversationEvent } from "../../../core/conversation/events.js";
-import { CliContext } from "../../context.js";
+import type { CliContext } from "../../context.js";
 import type { ReviewProposalDetails } from "../../render/conversation-details.js";
 import { buildConversationDetails, renderConversationDetails } from "../../render/conversation-details.js";
-import { ID_ARGUMENT, loadConversation } from "../../targets.js";
+import { defineOnConversation, loadConversation } from "../../targets.js";
 import { findOpenReviews } from "../../../compaction/core/review/open-reviews.js";
 import { conversationDirectoryOf } from "../../../store/index.js";
 import { describeStoreLocation } from "../../render/where.js";
@@ -22,14 +22,16 @@ import {
 import { checkSummary } from "../../../compaction/core/summary/check.js";
 import { groupTurns } from "../../../core/conversation/turns.js";
 import { reviewCycleRange } from "../../../compaction/core/review/proposal-arguments.js";
+import { modelPrices } from "../../../compaction/context-window.js";
+import type { ConfigTable } from "../../../core/config.js";
+import { loadConfig } from "../../config.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
-  entry
-    .description("show a conversation's details and compactions (default: the active one)")
-    .argument("[ID]", ID_ARGUMENT)
-    .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
-      const context = CliContext.from(command);
+  defineOnConversation(
+    entry,
+    "show a conversation's details and compactions (default: the active one)",
+    async (context, idArgument) => {
       const format = context.format();
       const { id, conversation } = await loadConversation(context, idArgument);
       const review = context.store.reviewInfo(id);
@@ -38,6 +40,7 @@ export function define(entry: Command): void {
           ? undefined
           : await currentProposal(context, conversation.events, review.source);
       const location = context.storeLocation;
+      let config: ConfigTable | undefined;
       const details = buildConversationDetails(
         conversation,
         context.store.active() === id,
@@ -50,10 +53,16 @@ export function define(entry: Command): void {
           directory: conversationDirectoryOf(location.root, id, conversation.archived),
           store: describeStoreLocation(location),
         },
+        // A native summary's cost in dollars: the configuration is read only when one has usage.
+        (model) => {
+          config ??= loadConfig({ cwd: context.cwd, env: context.env, overlays: context.options.cfg }).values;
+          return modelPrices(model, config, context.env);
+        },
       );
       if (format === "json") context.outJson(details);
       else context.out(renderConversationDetails(details, Date.now()));
-    });
+    },
+  );
 }
 
 /**

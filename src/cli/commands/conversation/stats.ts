@@ -27,7 +27,7 @@ import type { ProjectedTurn } from "../../../core/conversation/projection.js";
 import type { TokenSummary } from "../../../core/conversation/tokens.js";
 import { conversationSource } from "../../../core/interop/agents.js";
 import { describeOwnTurnRange, formatCount } from "../../../core/present/labels.js";
-import { CliContext } from "../../context.js";
+import type { CliContext } from "../../context.js";
 import { projectConversation } from "../../../core/conversation/projection.js";
 import {
   summarizeTokens,
@@ -36,7 +36,7 @@ import {
   tokenKindRows,
 } from "../../../core/conversation/tokens.js";
 import { groupTurns } from "../../../core/conversation/turns.js";
-import { ID_ARGUMENT, loadConversation } from "../../targets.js";
+import { defineOnConversation, loadConversation } from "../../targets.js";
 import { keptCost } from "../../../compaction/core/keeping.js";
 import { describeContextGauge } from "../../../compaction/core/advisor/context-gauge.js";
 import { sanitizeLine } from "../../../core/present/sanitize.js";
@@ -60,11 +60,10 @@ const BAR_WIDTH = 28;
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
-  entry
-    .description("tokens per kind and per turn, raw and as the model sees it (default: the active one)")
-    .argument("[ID]", ID_ARGUMENT)
-    .action(async (idArgument: string | undefined, _options: unknown, command: Command) => {
-      const context = CliContext.from(command);
+  defineOnConversation(
+    entry,
+    "tokens per kind and per turn, raw and as the model sees it (default: the active one)",
+    async (context, idArgument) => {
       const format = context.format();
       const { id, conversation } = await loadConversation(context, idArgument);
       // The conversation's cached counts (tokens.cache.json): a second `stats` of an unchanged
@@ -121,7 +120,8 @@ export function define(entry: Command): void {
         const from = sourceFile === undefined ? "" : ` (${sanitizeLine(sourceFile)})`;
         context.out(`\nImported from ${agents.sourceName(source)}${from}.`);
       }
-    });
+    },
+  );
 }
 
 /**
