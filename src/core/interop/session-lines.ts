@@ -31,7 +31,8 @@ export interface SessionFormat {
   readonly agent: AgentFormat;
   /**
    * A fresh pass-1 reader that keeps no records of its own (`SessionLines` holds them), whose
-   * converter takes records (`SessionConverter.addRecord`).
+   * converter takes records (`SessionConverter.addRecord`), and that does not check its events
+   * against the event schemas: they are read for recall, never written.
    */
   readonly reader: (label: string) => SessionLineIndexer;
   /** The part of a record the reader uses (the rest is dropped to save memory). */
@@ -41,14 +42,14 @@ export interface SessionFormat {
 /** Claude Code's JSONL: a record's `toolUseResult` (a second copy of a tool's output, for its UI) is never read. */
 export const CLAUDE_CODE_LINES: SessionFormat = {
   agent: "claude-code",
-  reader: (label) => new ClaudeCodeSessionReader(label, false),
+  reader: (label) => unvalidated(new ClaudeCodeSessionReader(label, false)),
   keep: withoutToolUseResult,
 };
 
 /** The Codex rollout. */
 export const CODEX_LINES: SessionFormat = {
   agent: "codex",
-  reader: (label) => new CodexSessionReader(label, false),
+  reader: (label) => unvalidated(new CodexSessionReader(label, false)),
   keep: (record) => record,
 };
 
@@ -59,6 +60,12 @@ interface LiveConversion {
   converted: number;
   /** The events it handed out so far (`peek` adds the ones it still holds). */
   readonly events: ConversationEvent[];
+}
+
+/** The reader, its events not checked against the event schemas (`SessionLineIndexer.validateEvents`). */
+function unvalidated<T extends SessionLineIndexer>(reader: T): T {
+  reader.validateEvents = false;
+  return reader;
 }
 
 /** The parsed lines of one session file, in order; line N of the file is `lines[N - 1]`. */
