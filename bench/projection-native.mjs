@@ -10,6 +10,7 @@ import { buildSourceModules, median } from "./lib.mjs";
 import { buildConversation, TARGET_MS, timeWithCpu } from "./projection.mjs";
 
 const MODEL = "anthropic/claude-opus-4-6";
+const SAMPLE_CALLS = 5;
 
 /** A summary over turns 0..`to`, after every other event; with `native`, Anthropic's block. */
 function summaryOver(to, native, ts) {
@@ -74,13 +75,14 @@ export async function run({ runs, log }) {
     if (body.messages[0]?.content?.[0]?.type !== "compaction")
       throw new Error("the native block is not first");
     const first = timeWithCpu(project(native), 1);
-    // Interleaved, so load moves every case alike.
+    // Interleaved, so load moves every case alike; each sample the median of five calls (one call
+    // of some 20 ms is at the mercy of a collection or another process on a shared machine).
     const samples = { native: [], plain: [], nativeBody: [], plainBody: [] };
     for (let run = 0; run < runs; run++) {
-      samples.native.push(timeWithCpu(project(native), 1));
-      samples.plain.push(timeWithCpu(project(plain), 1));
-      samples.nativeBody.push(timeWithCpu(build(native), 1));
-      samples.plainBody.push(timeWithCpu(build(plain), 1));
+      samples.native.push(timeWithCpu(project(native), SAMPLE_CALLS));
+      samples.plain.push(timeWithCpu(project(plain), SAMPLE_CALLS));
+      samples.nativeBody.push(timeWithCpu(build(native), SAMPLE_CALLS));
+      samples.plainBody.push(timeWithCpu(build(plain), SAMPLE_CALLS));
     }
     const medianOf = (list, key) => median(list.map((entry) => entry[key]));
     const cpu = Object.fromEntries(
