@@ -236,7 +236,7 @@ describe("cxc's advisor inside the real pi", () => {
     expect(entries.some((entry) => entry.type === "custom" && entry.customType === "cxc-advisor")).toBe(true);
   }, 120_000);
 
-  it("keeps today's form behind pi_facts = summary: cxc has pi's summarizer write the summary and adds the facts to it", async () => {
+  it("keeps today's form behind pi_facts = summary: cxc has pi's summarizer write the summary and adds the facts and the recall index to it", async () => {
     const other: AgentPlace = { home: join(root, "home-summary"), cwd: place.cwd };
     writePiConfig(other.home, fake.url, { compaction: { keepRecentTokens: 1 } });
     const rpc = new PiRpc(pi, ["--provider", PI_PROVIDER, "--model", PI_MODEL, "-e", PROJECT_ROOT], {
@@ -253,6 +253,21 @@ describe("cxc's advisor inside the real pi", () => {
       await rpc.prompt(PROMPTS[2]!);
       const response = await rpc.command({ type: "compact" });
       expect(response.success, JSON.stringify(response)).toBe(true);
+      // The model recalls the read the summary replaced, by the reference the summary's index gave.
+      const next = fake.requests.length;
+      fake.enqueue(
+        { blocks: [call("toolu_s_recall", "recall", { reference: "turn 1, call 1" })] },
+        textReply("Onwards."),
+      );
+      await rpc.prompt(PROMPTS[1]!);
+      const sent = messageTexts((turnRequests(next)[0]!.body as { messages: unknown }).messages).join("\n");
+      expect(sent).toContain(SUMMARY);
+      expect(sent).toMatch(/\nturn 1, call 1: read notes\.txt \(\d+ chars\)/);
+      const recalled = messageTexts((turnRequests(next)[1]!.body as { messages: unknown }).messages).join(
+        "\n",
+      );
+      expect(recalled).toContain('turn 1, call 1: read\narguments:\n{"path":"notes.txt"}\nresult:\n');
+      expect(recalled).toContain("remember the milk");
     } finally {
       await rpc.close();
     }
@@ -268,6 +283,12 @@ describe("cxc's advisor inside the real pi", () => {
     expect(compaction.summary.startsWith(SUMMARY)).toBe(true);
     expect(compaction.summary).toContain(FACTS_HEADING);
     expect(compaction.summary).toContain(`- "${BINDING}" (turn 1)`);
+    // The recall index after the facts, as the facts message carries it in the other form.
+    const index = compaction.summary.indexOf("[Recall index: compaction hid these from your context.");
+    expect(index).toBeGreaterThan(compaction.summary.indexOf(FACTS_HEADING));
+    expect(compaction.summary.slice(index)).toMatch(
+      /\nturn 1: summarized \(1 call, \d+ chars\)\nturn 1, call 1: read notes\.txt \(\d+ chars\)$/,
+    );
     expect(compaction.fromHook).toBe(true);
     expect(entries.some((entry) => entry.customType === "cxc-facts")).toBe(false);
   }, 120_000);

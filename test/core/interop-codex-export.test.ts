@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ConversationEvent } from "../../src/core/conversation/events.js";
+import { buildPinEvent } from "../../src/core/conversation/pins.js";
+import { CXC_PINNED_KEY } from "../../src/core/interop/agents.js";
 import { exportCodexSession } from "../../src/core/interop/codex-export.js";
 import { importCodexSession } from "../../src/core/interop/codex.js";
 import { groupTurns } from "../../src/core/conversation/turns.js";
@@ -102,6 +104,33 @@ describe("Codex export", () => {
         }),
       );
     expect(strip(back.value.conversation.events)).toEqual(strip(events));
+  });
+
+  it("marks the lines of pinned messages, and reads the mark back for the restore after Codex compacts", () => {
+    const events = imported().filter((event) => event.type !== "compaction");
+    const turns = groupTurns(events);
+    const last = turns.length - 1;
+    const session = exported([
+      ...events,
+      buildPinEvent({ turn: last, only: "user" }, { id: "pin1", ts: "2026-12-02T10:00:00Z" }),
+    ]);
+    const records = parse(session.lines);
+    const marked = records.filter((record) => record[CXC_PINNED_KEY] === true);
+    const prompt = turns[last]!.events.find((event) => event.type === "chat_request")!;
+    expect(marked.map((record) => [record.type, record.payload.role, record.payload.content])).toEqual([
+      [
+        "response_item",
+        "user",
+        [{ type: "input_text", text: prompt.type === "chat_request" && prompt.content }],
+      ],
+    ]);
+    const back = importCodexSession(`${session.lines.join("\n")}\n`, "exported.jsonl");
+    if (!back.ok) throw new Error(back.message);
+    const pinnedBack = back.value.conversation.events.filter(
+      (event) => event.type !== "unknown" && "metadata" in event && event.metadata?.[CXC_PINNED_KEY] === true,
+    );
+    expect(pinnedBack.map((event) => event.type)).toEqual(["chat_request"]);
+    expect(pinnedBack[0]).toMatchObject({ content: prompt.type === "chat_request" ? prompt.content : "" });
   });
 
   it("frames cxc's summaries, writes later ones as a request and an answer, and leaves out reasoning Codex cannot send", () => {

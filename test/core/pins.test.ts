@@ -264,6 +264,10 @@ describe("projection keeps pinned messages", () => {
     );
     expect(section).toContain(`turn 2, the result of read_file {"path":"now-fix-it-3-0.ts"}:`);
     expect(summary.pinnedEvents?.map((entry) => entry.event.id)).toEqual([events[1]!.id, results[4]!.id]);
+    // Found again whatever an agent put after the message: a frame's end, an index, kept messages.
+    const after = `<summary>\n${message}\n</summary>\n\n[Recall index: …]\nturn 3: x\n\nGo on.\n\nturn 4, a trap:`;
+    expect(pinnedSectionOf(after)).toBe(section);
+    expect(section.endsWith("```")).toBe(true);
   });
 
   it("after an agent's own imported summary too, whose text stays as the agent wrote it", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Compaction, ConversationEvent, RecallExclusion } from "../../src/core/conversation/events.js";
 import { projectConversation } from "../../src/core/conversation/projection.js";
 import {
+  agentCompactionIndex,
   analyzeRecall,
   NOT_RECALLABLE,
   pageOf,
@@ -46,6 +47,24 @@ function conversation() {
 function withCompaction(events: ConversationEvent[], compaction: Compaction): ConversationEvent[] {
   return [...events, compaction];
 }
+
+describe("the recall index of an agent's compaction under way", () => {
+  it("covers every turn, or the turns up to `to`, with the largest calls' own references", () => {
+    const { events } = conversation();
+    expect(agentCompactionIndex(events)?.split("\n").slice(1, 2)).toEqual([
+      expect.stringMatching(/^turns 1\.\.5: summarized \(3 calls, /),
+    ]);
+    const upTo = agentCompactionIndex(events, { to: 1 })!.split("\n");
+    expect(upTo[0]).toBe(RECALL_INDEX_HEADING);
+    expect(upTo[1]).toMatch(/^turns 1\.\.2: summarized \(2 calls, /);
+    expect(upTo.slice(2)).toEqual([
+      expect.stringMatching(/^turn 2, call 1: read_file src\/parser\/lexer\.ts \(/),
+      expect.stringMatching(/^turn 2, call 2: bash npm test \(error, /),
+    ]);
+    expect(agentCompactionIndex(events, { to: -1 })).toBeUndefined();
+    expect(agentCompactionIndex([])).toBeUndefined();
+  });
+});
 
 describe("the recall index", () => {
   it("is empty when nothing is compacted", () => {

@@ -22,10 +22,11 @@
  *   compaction as a `cxc-facts` message in the session, which pi sends to the model from then on
  *   (while pi's loop is still running, with the next prompt). `pi_facts = "summary"` keeps the
  *   form before: cxc has pi's summarizer (`compact` of pi-coding-agent) write the summary and
- *   appends the facts to it; `"off"`, nothing (pi-settings.ts).
+ *   appends the facts, and the recall index, to it; `"off"`, nothing (pi-settings.ts).
  * - `recall` (docs/recall.md): the same tool as in `cxc q`, over the pi session's own entries,
  *   registered while `conversation.recall.enabled` holds, whatever the advisor's settings; the
- *   message after pi's compaction carries the recall index.
+ *   message after pi's compaction (with `pi_facts = "summary"`, the summary) carries the recall
+ *   index.
  * - Settings are cxc's (`conversation.compaction.advisor`, `CXC_ADVISOR_*`) and the package's own
  *   `AE_PI_COMPACT_ADVISOR_*` variables; disabled, the extension registers nothing but `recall`. A notice line
  *   below pi's `keepRecentTokens` is warned about when the session starts. The decision
@@ -56,7 +57,11 @@ import {
   recallOptions,
   runRecallWithSources,
 } from "../../tools/recall.js";
-import { analyzeRecall, indexWithLargestCalls } from "../../core/conversation/recall.js";
+import {
+  agentCompactionIndex,
+  analyzeRecall,
+  indexWithLargestCalls,
+} from "../../core/conversation/recall.js";
 import type { Tool, ToolCallContext } from "../../tools/tool.js";
 import { dropsEarlierReasoning } from "../../llm/models.js";
 import { loadPlainTokenCounter, openFileStore } from "../../store/index.js";
@@ -494,11 +499,17 @@ export default function cxcCompactionAdvisor(pi: PiExtensionApi): void {
       const range = { from: 0, to: (keptTurn ?? session.turns.length) - 1 };
       const addition =
         range.to < 0 ? undefined : factsAddition(session.turns, range, result.summary, ctx.cwd);
+      // The recall index of the turns this summary replaces (as pi's session will hold them once
+      // the compaction is in it), after the facts: in this form the summary carries what cxc adds.
+      const index =
+        recall === undefined || range.to < 0
+          ? undefined
+          : agentCompactionIndex(session.events, { ...recallOptions(recall), to: range.to });
       wroteSummary = true;
       return {
         compaction: {
           ...result,
-          summary: addition === undefined ? result.summary : `${result.summary}${addition}`,
+          summary: `${result.summary}${addition ?? ""}${index === undefined ? "" : `\n\n${index}`}`,
         },
       };
     } catch {

@@ -1059,20 +1059,21 @@ export function planRecallExclusion(
 export const AGENT_INDEX_CALLS = 12;
 
 /**
- * The recall index of an agent's compaction that is about to hide every turn of `events` (the
- * restore after Claude Code or Codex compacts, src/cli/hooks/hook-restore.ts): the line of the
+ * The recall index of an agent's compaction that is about to hide every turn of `events`, or its
+ * turns up to `to` (the restore after Claude Code or Codex compacts,
+ * src/cli/hooks/hook-restore.ts; the summary cxc has pi's summarizer write): the line of the
  * turns the agent's summary stands for, then its largest calls (at most `maxCalls`, in turn
  * order), each with the reference the agent's `recall` reads once the summary is in the
  * transcript. Undefined when there is nothing to list.
  */
 export function agentCompactionIndex(
   events: readonly ConversationEvent[],
-  options: Omit<RecallOptions, "view"> & { readonly maxCalls?: number } = {},
+  options: Omit<RecallOptions, "view"> & { readonly maxCalls?: number; readonly to?: number } = {},
 ): string | undefined {
-  const turnCount = countTurns(events);
-  if (turnCount === 0) return undefined;
+  const to = Math.min(options.to ?? Number.POSITIVE_INFINITY, countTurns(events) - 1);
+  if (to < 0) return undefined;
   const cover = buildCompactionEvent(
-    { from: 0, to: turnCount - 1, supplied: { text: "(the agent's summary)", author: "assistant" } },
+    { from: 0, to, supplied: { text: "(the agent's summary)", author: "assistant" } },
     { id: "recall-agent-compaction", ts: "1970-01-01T00:00:00.000Z", source: "auto" },
   );
   return indexWithLargestCalls(analyzeRecall([...events, cover], options), options.maxCalls);

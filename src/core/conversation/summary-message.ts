@@ -105,16 +105,23 @@ function fenced(text: string): string {
 }
 
 /**
- * The pinned section of a summary's message as it was composed (from its heading to the end), or
- * undefined when it has none. `text` may be the message inside a frame (`<summary>…</summary>`):
- * a closing frame tag on the last line is left out.
+ * The pinned section of a summary's message as it was composed: its heading and the fenced
+ * messages after it, or undefined when it has none. Read entry by entry (`turn N, …:` and its
+ * fence), so whatever an agent put after the message is left out: a closing frame tag
+ * (`<summary>…</summary>`), a recall index, or the messages Codex keeps after it in its own
+ * compaction's history.
  */
 export function pinnedSectionOf(text: string): string | undefined {
   const at = text.indexOf(`\n${PINNED_HEADING}\n`);
   const start = at >= 0 ? at + 1 : text.startsWith(`${PINNED_HEADING}\n`) ? 0 : -1;
   if (start < 0) return undefined;
-  return text
-    .slice(start)
-    .replace(/\n<\/summary>\s*$/, "")
-    .replace(/\s+$/, "");
+  const lines = text.slice(start).split("\n");
+  let end = 1;
+  while (end < lines.length && /^turn \d+, .*:$/.test(lines[end]!)) {
+    const fence = /^(`{3,})text$/.exec(lines[end + 1] ?? "")?.[1];
+    const close = fence === undefined ? -1 : lines.indexOf(fence, end + 2);
+    if (close < 0) break;
+    end = close + 1;
+  }
+  return lines.slice(0, end).join("\n");
 }

@@ -11,7 +11,9 @@
  * as Codex's own compaction (a `compacted` record whose `replacement_history` is the summary as
  * the user message Codex's model then sees); one of Codex's own summaries goes back word for word,
  * and one holding OpenAI's encrypted compaction items goes back as Codex recorded it (its replacement
- * history verbatim, docs/native-compaction.md).
+ * history verbatim, docs/native-compaction.md). The lines of pinned messages kept in place carry
+ * `cxc_pinned: true` (Codex ignores the field and never rewrites a line), which the restore after
+ * Codex's own compaction reads back (codex-records.ts).
  * Reasoning Codex cannot send back (without OpenAI's encrypted content) is left out, with a
  * warning. See docs/import-export.md.
  */
@@ -30,6 +32,8 @@ import {
   millisecondTimestamp,
   viewMessages,
 } from "./agent-export.js";
+import { pinnedMessages } from "../conversation/pins.js";
+import { CXC_PINNED_KEY } from "./agents.js";
 import { CODEX_CUSTOM_TOOL_KEY } from "./codex-records.js";
 import { interopError } from "./jp.js";
 import { metadataOf } from "./openai-messages.js";
@@ -60,18 +64,29 @@ export function exportCodexSession(
 ): Parsed<AgentSessionExport> {
   if (options.sessionId === "") return interopError("the new session needs an id");
   const lines: string[] = [];
-  const write = (type: string, payload: Json, ts: string) => {
-    lines.push(JSON.stringify({ timestamp: millisecondTimestamp(ts), type, payload }));
+  // Pinned messages kept in place: their lines carry `cxc_pinned`, which Codex ignores and never
+  // rewrites, for the restore after Codex's own compaction.
+  const { ids: pinned } = pinnedMessages(events);
+  const write = (type: string, payload: Json, ts: string, mark = false) => {
+    lines.push(
+      JSON.stringify({
+        timestamp: millisecondTimestamp(ts),
+        type,
+        payload,
+        ...(mark ? { [CXC_PINNED_KEY]: true } : {}),
+      }),
+    );
   };
-  const item = (payload: Json, ts: string) => write("response_item", payload, ts);
-  const userText = (text: string, ts: string) => {
-    item({ type: "message", role: "user", content: [{ type: "input_text", text }] }, ts);
+  const item = (payload: Json, ts: string, mark = false) => write("response_item", payload, ts, mark);
+  const userText = (text: string, ts: string, mark = false) => {
+    item({ type: "message", role: "user", content: [{ type: "input_text", text }] }, ts, mark);
     write("event_msg", { type: "user_message", message: text, images: [] }, ts);
   };
-  const assistantText = (text: string, ts: string) => {
+  const assistantText = (text: string, ts: string, mark = false) => {
     item(
       { type: "message", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] },
       ts,
+      mark,
     );
     write("event_msg", { type: "agent_message", message: text }, ts);
   };
@@ -118,7 +133,7 @@ export function exportCodexSession(
       case "user":
         // The prompt of a turn OpenAI's compaction was made inside: its history holds it already.
         if (message.event.metadata?.[NATIVE_SUMMARY_HELD_KEY] !== true) {
-          userText(message.event.content, message.event.ts);
+          userText(message.event.content, message.event.ts, pinned.has(message.event.id));
         }
         break;
       case "assistant":
@@ -126,21 +141,21 @@ export function exportCodexSession(
           if (event.type === "tool_call_request") {
             const isCustom = metadataOf(event)[CODEX_CUSTOM_TOOL_KEY] === true;
             if (isCustom) custom.add(event.call_id);
-            item(toolCall(event, isCustom), event.ts);
+            item(toolCall(event, isCustom), event.ts, pinned.has(event.id));
           } else if (event.reasoning !== undefined) {
             const reasoning = reasoningItem(event);
             if (reasoning === undefined) unreplayable += 1;
             else item(reasoning, event.ts);
           } else {
             const text = event.message ?? JSON.stringify(event.data);
-            if (text !== "" && text !== undefined) assistantText(text, event.ts);
+            if (text !== "" && text !== undefined) assistantText(text, event.ts, pinned.has(event.id));
           }
         }
         break;
       case "results":
         for (const event of message.events) {
           const type = custom.has(event.call_id) ? "custom_tool_call_output" : "function_call_output";
-          item({ type, call_id: event.call_id, output: event.content }, event.ts);
+          item({ type, call_id: event.call_id, output: event.content }, event.ts, pinned.has(event.id));
         }
         break;
     }

@@ -28,6 +28,7 @@ import {
   setMetadata,
   tokenCount,
 } from "./agent-session.js";
+import { CXC_PINNED_KEY } from "./agents.js";
 import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
@@ -48,6 +49,8 @@ type Json = Record<string, unknown>;
  */
 const KNOWN_PARTS = new Set(["input_text", "input_image", "input_file", "output_text", "refusal"]);
 const OK: Parsed<void> = { ok: true, value: undefined };
+/** The events a pin holds (the restore renders them; a turn's start is none). */
+const PINNABLE = new Set(["chat_request", "chat_response", "tool_call_request", "tool_call_response"]);
 
 /** Records kept out on purpose: Codex's own bookkeeping. */
 const BOOKKEEPING = new Set(["event_msg", "world_state", "token_usage_record", "turn_context"]);
@@ -103,7 +106,7 @@ export class CodexMapper {
           count(this.skipped, "compaction output");
           return OK;
         }
-        return this.responseItem(payload, ts, where);
+        return this.pinnedWhenMarked(record, () => this.responseItem(payload, ts, where));
       case "turn_context":
         if (typeof payload.model === "string") this.setModel(payload.model, ts, where);
         break;
@@ -124,6 +127,20 @@ export class CodexMapper {
     if (BOOKKEEPING.has(record.type as string)) count(this.skipped, record.type as string);
     else count(this.unknown, String(record.type));
     return OK;
+  }
+
+  /**
+   * Maps a record with `map`; when cxc's export marked its line pinned (`cxc_pinned`), the turn
+   * events it made carry `CXC_PINNED_KEY`, for the restore after Codex's own compaction.
+   */
+  private pinnedWhenMarked(record: Json, map: () => Parsed<void>): Parsed<void> {
+    if (record[CXC_PINNED_KEY] !== true) return map();
+    const before = this.drafts.drafts.length;
+    const mapped = map();
+    for (const { draft } of this.drafts.drafts.slice(before)) {
+      if (PINNABLE.has(draft.type)) setMetadata(draft, CXC_PINNED_KEY, true);
+    }
+    return mapped;
   }
 
   /**
