@@ -6,8 +6,9 @@
  * compaction (provoked as test/agents/codex.test.ts does: a small window, a reply reporting 9000
  * input tokens) with a summary that drops it; the restore carries the recall index; the model
  * calls cxc's `recall` with the reference from the restore, and Codex's next request carries the
- * log byte for byte as the model was first sent it. A second session in the same project cannot
- * read the first's, and a session resumed in a new process is known from its start.
+ * log byte for byte as the model was first sent it. A session resumed in a new process is known
+ * from its start; two Codex processes alive at once in the project, the first session resumed
+ * and a new one, each recall their own session only.
  * `--dangerously-bypass-hook-trust` stands in for the user's review of the new
  * hooks in Codex's `/hooks`.
  */
@@ -179,25 +180,53 @@ describe("recall inside the real Codex", () => {
     expect(found).toContain("turn 1, call 1");
     expect(found).toContain(SECRET_LINE);
 
-    // A second session in the same project, another Codex process: known from its start, its
-    // recall reads its own rollout only, never the first's.
-    fake.enqueue(
-      {
+    // Two Codex processes alive at once in the project: the first session resumed (A) and a new
+    // one (B). A's first answer is held until B has run whole, so when A's model calls recall the
+    // project's newest rollout is B's: each server reads its own session all the same.
+    const PROMPT_A = "Resumed: what was that error code?";
+    const PROMPT_B = "New here: what was the error code of the deploy?";
+    let releaseA!: () => void;
+    const heldA = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    fake.addRoute({
+      bodyIncludes: PROMPT_A,
+      times: 1,
+      reply: {
+        blocks: [recallCall("call_a_query", { query: "ERR_DB_7731" })],
+        holdAfterEvents: 1,
+        release: heldA,
+      },
+    });
+    fake.addRoute({ bodyIncludes: PROMPT_A, reply: textReply("A: found it.") });
+    fake.addRoute({
+      bodyIncludes: PROMPT_B,
+      times: 1,
+      reply: {
         blocks: [
-          recallCall("call_other_ref", { reference: "turn 1, call 1" }),
-          recallCall("call_other_query", { query: "ERR_DB_7731" }),
+          recallCall("call_b_ref", { reference: "turn 1, call 1" }),
+          recallCall("call_b_query", { query: "ERR_DB_7731" }),
         ],
       },
-      textReply("I cannot see that."),
-    );
-    const start = fake.requests.length;
-    const other = await codexExec(["What was the error code of the deploy?"]);
+    });
+    fake.addRoute({ bodyIncludes: PROMPT_B, reply: textReply("B: I cannot see that.") });
+    const bodiesWith = (text: string) =>
+      fake.requests.map((request) => request.body).filter((body) => JSON.stringify(body).includes(text));
+    const runA = codexExec(["resume", id, PROMPT_A]);
+    for (let waited = 0; bodiesWith(PROMPT_A).length === 0; waited += 50) {
+      if (waited > 60_000) throw new Error("session A sent no request");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const other = await codexExec([PROMPT_B]);
     expect(other).not.toBe(id);
-    const answered = fake.requests.slice(start);
-    expect(answered).toHaveLength(2);
-    const byReference = recallOutput(answered[1]!.body, "call_other_ref");
-    const byQuery = recallOutput(answered[1]!.body, "call_other_query");
-    // Its server knows its session (not "does not know"): there is nothing hidden in it.
+    expect(bodiesWith(PROMPT_A)).toHaveLength(1);
+    releaseA();
+    expect(await runA).toBe(id);
+    const answeredB = bodiesWith(PROMPT_B);
+    expect(answeredB).toHaveLength(2);
+    const byReference = recallOutput(answeredB[1], "call_b_ref");
+    const byQuery = recallOutput(answeredB[1], "call_b_query");
+    // B's server knows its session (not "does not know"): there is nothing hidden in it.
     expect(byReference).toMatch(
       /^recall: turn 1(, call 1)? (is not in this conversation|is not hidden|does not exist)/,
     );
@@ -206,5 +235,11 @@ describe("recall inside the real Codex", () => {
       expect(text).not.toContain("ERR_DB_7731");
       expect(text).not.toContain("worker 7: ok");
     }
+    // A's server, asked after B's rollout was written, reads A's.
+    const answeredA = bodiesWith(PROMPT_A);
+    expect(answeredA).toHaveLength(2);
+    const foundA = recallOutput(answeredA[1], "call_a_query");
+    expect(foundA).toContain("turn 1, call 1");
+    expect(foundA).toContain(SECRET_LINE);
   }, 240_000);
 });
