@@ -191,7 +191,7 @@ describe("recall inside the real Claude Code", () => {
       {
         prompt: "Resumed: what was that error code?",
         first: { blocks: [call("toolu_a_query", "mcp__cxc__recall", { query: "ERR_DB_7731" })] },
-        then: textReply("A: found it."),
+        later: textReply("A: found it."),
         run: (prompt) => claudeRun(prompt),
       },
       {
@@ -202,7 +202,7 @@ describe("recall inside the real Claude Code", () => {
             call("toolu_b_query", "mcp__cxc__recall", { query: "ERR_DB_7731" }),
           ],
         },
-        then: textReply("B: I cannot see that."),
+        later: textReply("B: I cannot see that."),
         run: (prompt) => claudeRun(prompt, "new"),
       },
     );

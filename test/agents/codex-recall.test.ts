@@ -189,7 +189,7 @@ describe("recall inside the real Codex", () => {
       {
         prompt: "Resumed: what was that error code?",
         first: { blocks: [recallCall("call_a_query", { query: "ERR_DB_7731" })] },
-        then: textReply("A: found it."),
+        later: textReply("A: found it."),
         run: (prompt) => codexExec(["resume", id, prompt]),
       },
       {
@@ -200,7 +200,7 @@ describe("recall inside the real Codex", () => {
             recallCall("call_b_query", { query: "ERR_DB_7731" }),
           ],
         },
-        then: textReply("B: I cannot see that."),
+        later: textReply("B: I cannot see that."),
         run: (prompt) => codexExec([prompt]),
       },
     );

@@ -10,7 +10,7 @@ import type { FakeMessageReply, FakeProvider, FakeReply } from "./fake-provider.
 export interface OverlappingSide {
   readonly prompt: string;
   readonly first: FakeMessageReply;
-  readonly then: FakeReply;
+  readonly later: FakeReply;
   /** Runs the agent with `prompt`; resolves with the session id it printed. */
   readonly run: (prompt: string) => Promise<string>;
 }
@@ -37,9 +37,9 @@ export async function runOverlapping(
     times: 1,
     reply: { ...a.first, holdAfterEvents: 1, release: held },
   });
-  fake.addRoute({ bodyIncludes: a.prompt, reply: a.then });
+  fake.addRoute({ bodyIncludes: a.prompt, reply: a.later });
   fake.addRoute({ bodyIncludes: b.prompt, times: 1, reply: b.first });
-  fake.addRoute({ bodyIncludes: b.prompt, reply: b.then });
+  fake.addRoute({ bodyIncludes: b.prompt, reply: b.later });
   const bodiesWith = (text: string) =>
     fake.requests.map((request) => request.body).filter((body) => JSON.stringify(body).includes(text));
   const runA = a.run(a.prompt);
