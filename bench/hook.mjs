@@ -3,7 +3,11 @@
  * transcript's last reported usage below the advisor's notice line) on synthetic transcripts of
  * about 1 MB and 50 MB, timed side by side with `node -e 0`, each fed the hook input Claude Code
  * writes on stdin. The silent path reads the configuration and the transcript's tail only, so the
- * two sizes should cost the same, and at most 2× `node -e 0` (the target). For contrast, a run
+ * two sizes should cost the same, and at most 2× `node -e 0` (the target). Every `Stop` also
+ * records the session → transcript under the agent's process id for `cxc mcp`
+ * (src/cli/hooks/agent-process.ts: the process tree walked up to the agent, here this bench's
+ * process, and one small file written and renamed), so the silent rows include that write; the
+ * bench checks the record is there, naming the last transcript, after the runs. For contrast, a run
  * above the notice line on the 1 MB transcript (token lines only, no decision model): it converts
  * the whole transcript to build the advice. And the restore at `SessionStart compact` on a 200 MB
  * transcript, with its peak memory: a hook converts at most the transcript's last 16 MiB
@@ -202,7 +206,7 @@ export async function run({ runs, log }) {
         transcript_path: path,
         cwd: scratch,
       });
-      const name = `cxc hook claude-code, Stop, silent (${megabytes} MB transcript)`;
+      const name = `cxc hook claude-code, Stop, silent, session recorded for cxc mcp (${megabytes} MB transcript)`;
       commands.push({
         name,
         commandLine: hook,
@@ -281,6 +285,14 @@ export async function run({ runs, log }) {
         samples[index].push(timeWithInput(command.commandLine, command.options));
       });
     }
+    // Each silent Stop recorded the session for cxc mcp under this process (the agent here).
+    const recorded = join(env.HOME, ".local", "state", "cxc", "mcp", `claude-code-${process.pid}.json`);
+    const lastTranscript = join(scratch, `transcript-${SIZES_MB.at(-1)}.jsonl`);
+    if (
+      !existsSync(recorded) ||
+      JSON.parse(readFileSync(recorded, "utf8")).transcript_path !== lastTranscript
+    )
+      throw new Error(`the Stop hook did not record the session for cxc mcp in ${recorded}`);
     for (let round = 0; round < runs; round++) {
       for (const index of [0, commands.length - 1]) {
         const command = commands[index];

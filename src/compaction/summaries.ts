@@ -353,6 +353,19 @@ async function makeNativeSummary(
   if (obstacle !== undefined) return plain(obstacle);
   const compactor = createNativeCompactor(choice.id, { config: environment.config, env: environment.env });
   if (!compactor.ok) return plain(compactor.reason);
+  if (!compactor.known) {
+    // Neither the table nor the configuration knows: the Models API may (never waited on long).
+    const supported = await compactor.compactor.supportsCompaction(
+      environment.signal === undefined ? {} : { signal: environment.signal },
+    );
+    if (supported === false) {
+      const id = compactor.compactor.modelId;
+      const [provider, ...name] = id.split("/");
+      return plain(
+        `the Models API says ${id} has no on-demand compaction (capabilities.compaction; set providers.${provider}.models.${name.join("/")}.native_compaction = true to try it anyway)`,
+      );
+    }
+  }
   if (rule.instructions !== undefined && rule.instructions.length > MAX_COMPACTION_INSTRUCTIONS) {
     return plain(
       `its instructions are ${rule.instructions.length} characters long, and the provider takes at most ${MAX_COMPACTION_INSTRUCTIONS}`,

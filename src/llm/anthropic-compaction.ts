@@ -41,6 +41,13 @@ export type NativeCompactionOutcome =
 /** A model that can compact natively. */
 export interface NativeCompactor {
   readonly modelId: string;
+  /**
+   * Whether the Models API says the model takes on-demand compaction
+   * (`capabilities.compaction.summarize.supported`); undefined when it cannot say (unreachable,
+   * an error, no such model, no capabilities in its answer). Asked at most once per process for a
+   * model at an endpoint, within a few seconds.
+   */
+  supportsCompaction(options?: { readonly signal?: AbortSignal }): Promise<boolean | undefined>;
   compact(
     request: LlmRequest,
     options?: { readonly instructions?: string; readonly signal?: AbortSignal },
@@ -69,11 +76,26 @@ const sleepFor = (milliseconds: number, signal?: AbortSignal) =>
     });
   });
 
+/** How long the Models API is given to say whether a model has on-demand compaction. */
+const CAPABILITY_TIMEOUT_MS = 3000;
+
+/** The Models API's answers in this process, by endpoint and model. */
+const capabilityAnswers = new Map<string, Promise<boolean | undefined>>();
+
 /** Creates a compactor talking to the Messages API. */
 export function createAnthropicCompactor(settings: AnthropicCompactorSettings): NativeCompactor {
   const sdk = lazyAnthropicClient(settings);
   return {
     modelId: settings.modelId,
+    supportsCompaction(options = {}) {
+      const key = `${settings.baseURL ?? ""} ${settings.model}`;
+      let answer = capabilityAnswers.get(key);
+      if (answer === undefined) {
+        answer = askModelsApi(sdk, settings.model, options.signal);
+        capabilityAnswers.set(key, answer);
+      }
+      return answer;
+    },
     async compact(request, options = {}) {
       // No `context_management` here: the API refuses it beside `compaction`.
       const { stream: _stream, ...body } = toAnthropicRequest(request, settings.model, {
@@ -115,6 +137,51 @@ export function createAnthropicCompactor(settings: AnthropicCompactorSettings): 
       }
     },
   };
+}
+
+/**
+ * `GET /v1/models/{model}` (the beta Models API, whose answer has `capabilities`): whether the
+ * model takes the top-level `compaction` of type `summarize`. Any failure is "cannot say".
+ */
+async function askModelsApi(
+  sdk: ReturnType<typeof lazyAnthropicClient>,
+  model: string,
+  signal: AbortSignal | undefined,
+): Promise<boolean | undefined> {
+  try {
+    const anthropic = await sdk();
+    const info = await withSdkConsole(() =>
+      anthropic.beta.models.retrieve(
+        model,
+        {},
+        { timeout: CAPABILITY_TIMEOUT_MS, maxRetries: 0, ...(signal === undefined ? {} : { signal }) },
+      ),
+    );
+    return compactionCapability(info as unknown as ModelInfoShape);
+  } catch {
+    return undefined;
+  }
+}
+
+interface ModelInfoShape {
+  readonly capabilities?: {
+    readonly compaction?: {
+      readonly supported?: unknown;
+      readonly summarize?: { readonly supported?: unknown };
+    } | null;
+  } | null;
+}
+
+/**
+ * `capabilities.compaction`: whether `summarize` is supported (or, without that entry, the
+ * capability); undefined when the answer does not say (no capabilities, a null or absent entry).
+ */
+export function compactionCapability(info: ModelInfoShape): boolean | undefined {
+  const compaction = info.capabilities?.compaction;
+  if (compaction === undefined || compaction === null) return undefined;
+  const summarize = compaction.summarize?.supported;
+  if (typeof summarize === "boolean") return summarize;
+  return typeof compaction.supported === "boolean" ? compaction.supported : undefined;
 }
 
 interface AnswerShape {

@@ -7,8 +7,8 @@
  * restore, and Claude Code's next request carries the log byte for byte as the model was first
  * sent it. Each step is one `claude -p` run of the same session. Then a process started with
  * `--continue` (its command line names no session) recalls in its first request (cxc's
- * `SessionStart` hook recorded it at its start), and a second session in the same project, another
- * Claude Code process, cannot read the first's.
+ * `SessionStart` hook recorded it at its start); and two Claude Code processes alive at once in
+ * the project, the first session resumed and a new one, each recall their own session only.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +23,7 @@ import {
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { runOverlapping } from "../helpers/overlapping-sessions.js";
 
 const MODEL = "claude-sonnet-4-5";
 const CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far";
@@ -182,25 +183,37 @@ describe("recall inside the real Claude Code", () => {
     expect(found).toContain("turn 1, call 1");
     expect(found).toContain(SECRET_LINE);
 
-    // A second session in the same project, another Claude Code process: known from its start,
-    // its recall reads its own transcript only, never the first's.
-    const started = fake.requests.length;
-    fake.enqueue(
+    // Two Claude Code processes alive at once in the project: the first session resumed (A) and a
+    // new one (B). A's first answer is held until B has run whole, so when A's model calls recall
+    // the project's newest transcript is B's: each server reads its own session all the same.
+    const runs = await runOverlapping(
+      fake,
       {
-        blocks: [
-          call("toolu_other_ref", "mcp__cxc__recall", { reference: "turn 1, call 1" }),
-          call("toolu_other_query", "mcp__cxc__recall", { query: "ERR_DB_7731" }),
-        ],
+        prompt: "Resumed: what was that error code?",
+        first: { blocks: [call("toolu_a_query", "mcp__cxc__recall", { query: "ERR_DB_7731" })] },
+        later: textReply("A: found it."),
+        run: (prompt) => claudeRun(prompt),
       },
-      textReply("I cannot see that."),
+      {
+        prompt: "New here: what was the error code of the deploy?",
+        first: {
+          blocks: [
+            call("toolu_b_ref", "mcp__cxc__recall", { reference: "turn 1, call 1" }),
+            call("toolu_b_query", "mcp__cxc__recall", { query: "ERR_DB_7731" }),
+          ],
+        },
+        later: textReply("B: I cannot see that."),
+        run: (prompt) => claudeRun(prompt, "new"),
+      },
     );
-    const other = await claudeRun("What was the error code of the deploy?", "new");
-    expect(other).not.toBe(sessionId);
-    const answered = fake.requests.slice(started).filter((request) => request.route === undefined);
-    expect(answered).toHaveLength(2);
-    const byReference = results(answered[1]!.body).get("toolu_other_ref")!;
-    const byQuery = results(answered[1]!.body).get("toolu_other_query")!;
-    // Its server knows its session (not "does not know"): there is nothing hidden in it.
+    expect(runs.aRequestsWhileB).toBe(1);
+    expect(runs.a.session).toBe(sessionId);
+    expect(runs.b.session).not.toBe(sessionId);
+    const answeredB = runs.b.bodies;
+    expect(answeredB).toHaveLength(2);
+    const byReference = results(answeredB[1]).get("toolu_b_ref")!;
+    const byQuery = results(answeredB[1]).get("toolu_b_query")!;
+    // B's server knows its session (not "does not know"): there is nothing hidden in it.
     expect(byReference).toMatch(
       /^recall: turn 1(, call 1)? (is not in this conversation|is not hidden|does not exist)/,
     );
@@ -209,5 +222,11 @@ describe("recall inside the real Claude Code", () => {
       expect(text).not.toContain("ERR_DB_7731");
       expect(text).not.toContain("worker 7: ok");
     }
+    // A's server, asked after B's transcript was written, reads A's.
+    const answeredA = runs.a.bodies;
+    expect(answeredA).toHaveLength(2);
+    const foundA = results(answeredA[1]).get("toolu_a_query")!;
+    expect(foundA).toContain("turn 1, call 1");
+    expect(foundA).toContain(SECRET_LINE);
   }, 240_000);
 });

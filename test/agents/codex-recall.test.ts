@@ -6,8 +6,9 @@
  * compaction (provoked as test/agents/codex.test.ts does: a small window, a reply reporting 9000
  * input tokens) with a summary that drops it; the restore carries the recall index; the model
  * calls cxc's `recall` with the reference from the restore, and Codex's next request carries the
- * log byte for byte as the model was first sent it. A second session in the same project cannot
- * read the first's, and a session resumed in a new process is known from its start.
+ * log byte for byte as the model was first sent it. A session resumed in a new process is known
+ * from its start; two Codex processes alive at once in the project, the first session resumed
+ * and a new one, each recall their own session only.
  * `--dangerously-bypass-hook-trust` stands in for the user's review of the new
  * hooks in Codex's `/hooks`.
  */
@@ -25,6 +26,7 @@ import {
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { runOverlapping } from "../helpers/overlapping-sessions.js";
 
 const CODEX_COMPACT_PROMPT = "CONTEXT CHECKPOINT COMPACTION";
 const SUMMARY = "The user asked about a deploy; the assistant looked at a log.";
@@ -179,25 +181,37 @@ describe("recall inside the real Codex", () => {
     expect(found).toContain("turn 1, call 1");
     expect(found).toContain(SECRET_LINE);
 
-    // A second session in the same project, another Codex process: known from its start, its
-    // recall reads its own rollout only, never the first's.
-    fake.enqueue(
+    // Two Codex processes alive at once in the project: the first session resumed (A) and a new
+    // one (B). A's first answer is held until B has run whole, so when A's model calls recall the
+    // project's newest rollout is B's: each server reads its own session all the same.
+    const runs = await runOverlapping(
+      fake,
       {
-        blocks: [
-          recallCall("call_other_ref", { reference: "turn 1, call 1" }),
-          recallCall("call_other_query", { query: "ERR_DB_7731" }),
-        ],
+        prompt: "Resumed: what was that error code?",
+        first: { blocks: [recallCall("call_a_query", { query: "ERR_DB_7731" })] },
+        later: textReply("A: found it."),
+        run: (prompt) => codexExec(["resume", id, prompt]),
       },
-      textReply("I cannot see that."),
+      {
+        prompt: "New here: what was the error code of the deploy?",
+        first: {
+          blocks: [
+            recallCall("call_b_ref", { reference: "turn 1, call 1" }),
+            recallCall("call_b_query", { query: "ERR_DB_7731" }),
+          ],
+        },
+        later: textReply("B: I cannot see that."),
+        run: (prompt) => codexExec([prompt]),
+      },
     );
-    const start = fake.requests.length;
-    const other = await codexExec(["What was the error code of the deploy?"]);
-    expect(other).not.toBe(id);
-    const answered = fake.requests.slice(start);
-    expect(answered).toHaveLength(2);
-    const byReference = recallOutput(answered[1]!.body, "call_other_ref");
-    const byQuery = recallOutput(answered[1]!.body, "call_other_query");
-    // Its server knows its session (not "does not know"): there is nothing hidden in it.
+    expect(runs.aRequestsWhileB).toBe(1);
+    expect(runs.a.session).toBe(id);
+    expect(runs.b.session).not.toBe(id);
+    const answeredB = runs.b.bodies;
+    expect(answeredB).toHaveLength(2);
+    const byReference = recallOutput(answeredB[1], "call_b_ref");
+    const byQuery = recallOutput(answeredB[1], "call_b_query");
+    // B's server knows its session (not "does not know"): there is nothing hidden in it.
     expect(byReference).toMatch(
       /^recall: turn 1(, call 1)? (is not in this conversation|is not hidden|does not exist)/,
     );
@@ -206,5 +220,11 @@ describe("recall inside the real Codex", () => {
       expect(text).not.toContain("ERR_DB_7731");
       expect(text).not.toContain("worker 7: ok");
     }
+    // A's server, asked after B's rollout was written, reads A's.
+    const answeredA = runs.a.bodies;
+    expect(answeredA).toHaveLength(2);
+    const foundA = recallOutput(answeredA[1], "call_a_query");
+    expect(foundA).toContain("turn 1, call 1");
+    expect(foundA).toContain(SECRET_LINE);
   }, 240_000);
 });

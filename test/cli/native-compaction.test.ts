@@ -378,6 +378,72 @@ describe("compact --native (Anthropic's on-demand compaction)", () => {
     expect(compactionsOf(home)[0]!.summary).toMatchObject({ summary: "A plain summary." });
   });
 
+  it("asks the Models API about a model cxc's table does not know: no, yes, or cannot say", async () => {
+    provider.addModel({ id: "claude-lab-1", compaction: false });
+    provider.addModel({ id: "claude-lab-2", compaction: true });
+    const run = (model: string) =>
+      home.run(["conversation", "compact", "--native", "-m", `anthropic/${model}`, "-k", "s:1..6", "-y"], {
+        env: env(),
+      });
+    const asked = () =>
+      provider.requests.map((request) =>
+        request.method === "GET"
+          ? `GET ${request.path}`
+          : `POST ${bodyOf(request).compaction === undefined ? "summary" : "compaction"}`,
+      );
+
+    // No: cxc writes its own summary and says why, without asking for a block.
+    home = await homeWithSample();
+    provider.enqueue(textReply("A plain summary."));
+    const no = await run("claude-lab-1");
+    expect(no.exitCode, no.stderr).toBe(0);
+    expect(no.stderr).toContain(
+      "no native summary of turns 1..6: the Models API says anthropic/claude-lab-1 has no on-demand compaction (capabilities.compaction; set providers.anthropic.models.claude-lab-1.native_compaction = true to try it anyway); cxc writes its own summary",
+    );
+    expect(asked()).toEqual(["GET /v1/models/claude-lab-1", "POST summary"]);
+    expect(compactionsOf(home)[0]!.summary!.native).toBeUndefined();
+    home.cleanup();
+
+    // Yes: the block.
+    home = await homeWithSample();
+    provider.requests.length = 0;
+    provider.enqueue({ kind: "compaction", content: NATIVE });
+    const yes = await run("claude-lab-2");
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    expect(asked()).toEqual(["GET /v1/models/claude-lab-2", "POST compaction"]);
+    expect(compactionsOf(home)[0]!.summary!.native).toMatchObject({ model: "anthropic/claude-lab-2" });
+    home.cleanup();
+
+    // The API does not know the model (404): cxc tries.
+    home = await homeWithSample();
+    provider.requests.length = 0;
+    provider.enqueue({ kind: "compaction", content: NATIVE });
+    const unknown = await run("claude-lab-3");
+    expect(unknown.exitCode, unknown.stderr).toBe(0);
+    expect(asked()).toEqual(["GET /v1/models/claude-lab-3", "POST compaction"]);
+
+    // Configured or in the table: not asked.
+    provider.requests.length = 0;
+    provider.enqueue({ kind: "compaction", content: NATIVE });
+    const configured = await home.run(
+      [
+        "-c",
+        "providers.anthropic.models.claude-lab-1.native_compaction=true",
+        "conversation",
+        "compact",
+        "--native",
+        "-m",
+        "anthropic/claude-lab-1",
+        "-k",
+        "s:1..6",
+        "-y",
+      ],
+      { env: env() },
+    );
+    expect(configured.exitCode, configured.stderr).toBe(0);
+    expect(asked()).toEqual(["POST compaction"]);
+  });
+
   it("falls back when the model answers without a summary", async () => {
     home = await homeWithSample();
     provider.enqueue({ blocks: [], stop: "refusal" }, textReply("A plain summary."));

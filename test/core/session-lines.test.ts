@@ -13,6 +13,18 @@ import { CLAUDE_CODE_LINES, CODEX_LINES, SessionLines } from "../../src/core/int
 const FIXTURES = join(import.meta.dirname, "..", "..", "fixtures", "agents");
 const CLAUDE = readFileSync(join(FIXTURES, "claude-code", "session.jsonl"), "utf8");
 const CODEX = readFileSync(join(FIXTURES, "codex", "session.jsonl"), "utf8");
+const CODEX_ENCRYPTED = readFileSync(join(FIXTURES, "codex-encrypted", "session.jsonl"), "utf8");
+const CODEX_MID_TURN = readFileSync(join(FIXTURES, "codex-encrypted", "mid-turn.jsonl"), "utf8");
+const CLAUDE_EDITS = readFileSync(join(FIXTURES, "claude-code", "edits.jsonl"), "utf8");
+
+/** What `events` gives, and what `convert` gives for the same lines, for comparison. */
+function bothWays(lines: SessionLines, fragment = "") {
+  const full = lines.convert(fragment);
+  return {
+    events: lines.events(fragment),
+    expected: full.ok ? { ok: true, value: full.value.conversation.events } : full,
+  };
+}
 
 /** The text's lines, each with its newline. */
 function linesOf(text: string): string[] {
@@ -108,5 +120,79 @@ describe("SessionLines", () => {
     expect(CLAUDE_CODE_LINES.keep(record)).toEqual({ type: "user", uuid: "u", message: {} });
     const plain = { type: "user", uuid: "u", message: {} };
     expect(CLAUDE_CODE_LINES.keep(plain)).toBe(plain);
+  });
+
+  it.each([
+    ["claude-code", CLAUDE_CODE_LINES, CLAUDE],
+    ["claude-code (edits)", CLAUDE_CODE_LINES, CLAUDE_EDITS],
+    ["codex", CODEX_LINES, CODEX],
+    ["codex (encrypted compaction)", CODEX_LINES, CODEX_ENCRYPTED],
+    ["codex (encrypted compaction mid-turn)", CODEX_LINES, CODEX_MID_TURN],
+  ] as const)(
+    "events of %s, a line at a time, go on from the last call and equal a whole conversion at every line",
+    (_, format, text) => {
+      const lines = new SessionLines(format, "session.jsonl");
+      const resumed: boolean[] = [];
+      for (const line of linesOf(text)) {
+        expect(lines.append(line).ok).toBe(true);
+        const { events, expected } = bothWays(lines);
+        expect(events).toEqual(expected);
+        if (events.ok) resumed.push(lines.lastConversion === "resumed");
+      }
+      // Once the session converts, nearly every later line is taken in without converting again.
+      expect(resumed.filter(Boolean).length).toBeGreaterThan(resumed.length - 4);
+    },
+  );
+
+  it("converts again from the first line when the chain moves (a prompt rewound to an earlier turn)", () => {
+    const lines = new SessionLines(CLAUDE_CODE_LINES, "session.jsonl");
+    follow(lines, CLAUDE, []);
+    expect(lines.events().ok).toBe(true);
+    const turnOneEnd = "e0fe8999-6fca-4811-b9f6-424b203790f3";
+    const record = JSON.parse(
+      linesOf(CLAUDE).find(
+        (line) => line.includes('"type":"user"') && line.includes('"What should I do first?"'),
+      )!,
+    );
+    const rewound = {
+      ...record,
+      uuid: "rewound-prompt",
+      parentUuid: turnOneEnd,
+      message: { role: "user", content: "Start over from here." },
+    };
+    expect(linesOf(CLAUDE).some((line) => line.includes(`"uuid":"${turnOneEnd}"`))).toBe(true);
+    expect(
+      lines.append(
+        `${JSON.stringify(rewound)}\n${JSON.stringify({ type: "last-prompt", leafUuid: "rewound-prompt" })}\n`,
+      ).ok,
+    ).toBe(true);
+    const { events, expected } = bothWays(lines);
+    expect(lines.lastConversion).toBe("whole");
+    expect(events).toEqual(expected);
+    expect(
+      events.ok &&
+        events.value.some(
+          (event) => event.type === "chat_request" && event.content === "Start over from here.",
+        ),
+    ).toBe(true);
+    expect(
+      events.ok &&
+        events.value.some(
+          (event) => event.type === "chat_request" && event.content === "Is there a changelog?",
+        ),
+    ).toBe(false);
+  });
+
+  it("a whole-JSON fragment is converted with the lines and read again next time; the kept conversion goes on", () => {
+    const all = linesOf(CLAUDE);
+    const lines = new SessionLines(CLAUDE_CODE_LINES, "session.jsonl");
+    follow(lines, all.slice(0, -10).join(""), []);
+    lines.events();
+    const fragment = all.at(-10)!.slice(0, -1);
+    expect(bothWays(lines, fragment).events).toEqual(bothWays(lines, fragment).expected);
+    follow(lines, all.slice(-10).join(""), []);
+    const { events, expected } = bothWays(lines);
+    expect(lines.lastConversion).toBe("resumed");
+    expect(events).toEqual(expected);
   });
 });

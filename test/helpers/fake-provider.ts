@@ -30,6 +30,10 @@
  * `stop_sequences` or a forced `tool_choice`. Its errors (`compaction_unavailable` 529,
  * `compaction_nothing_to_summarize`) are scripted as errors with their `errorType`.
  *
+ * Anthropic's Models API (`GET /v1/models/<id>`, `GET /v1/models`) answers for the models a test
+ * adds (`addModel`), in the beta shape with `capabilities` (`compaction.summarize.supported`);
+ * any other model is a 404 `not_found_error`, as the API answers an unknown one.
+ *
  * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
  * standalone process for end-to-end tests.
  */
@@ -160,6 +164,16 @@ export interface FakeRoute {
   reply: FakeReply;
 }
 
+/**
+ * A model the fake's Models API knows. `compaction`: what its capabilities say of on-demand
+ * compaction (`null`: the entry is null); `capabilities: false` answers without capabilities.
+ */
+export interface FakeModel {
+  id: string;
+  compaction?: boolean | null;
+  capabilities?: false;
+}
+
 /** A running fake provider. */
 export interface FakeProvider {
   /** `http://127.0.0.1:<port>` */
@@ -172,6 +186,8 @@ export interface FakeProvider {
   enqueue(...replies: FakeReply[]): void;
   /** Adds a route after the ones already there (see `FakeRoute`). */
   addRoute(route: FakeRoute): void;
+  /** Adds a model to the Models API (see `FakeModel`). */
+  addModel(model: FakeModel): void;
   /** Number of scripted replies not yet served. */
   remaining(): number;
   /** Replies without scripted usage report counted usage (see the module comment) while on. */
@@ -225,6 +241,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     requests,
     routes: (options.routes ?? []).map((route) => ({ ...route, used: 0 })),
     onRequest: options.onRequest,
+    models: [],
     served: 0,
     countUsage: options.countUsage ?? false,
   };
@@ -242,6 +259,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     addRoute: (route) => {
       state.routes.push({ ...route, used: 0 });
     },
+    addModel: (model) => {
+      state.models.push(model);
+    },
     remaining: () => queue.length,
     countUsage: (on) => {
       state.countUsage = on;
@@ -250,6 +270,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       queue.length = 0;
       requests.length = 0;
       state.routes.length = 0;
+      state.models.length = 0;
       state.countUsage = options.countUsage ?? false;
     },
     close: () => closeServer(server),
@@ -266,6 +287,8 @@ interface ServerState {
   readonly requests: RecordedRequest[];
   readonly routes: (FakeRoute & { used: number })[];
   readonly onRequest: ((request: RecordedRequest) => void) | undefined;
+  /** The models the Models API knows. */
+  readonly models: FakeModel[];
   /** Message replies served so far, for unique default message ids. */
   served: number;
   countUsage: boolean;
@@ -342,6 +365,10 @@ async function handleRequest(
       200,
       gemini ? { totalTokens: estimateTokens(text) } : { input_tokens: estimateTokens(text) },
     );
+    return;
+  }
+  if (recorded.method === "GET" && MODELS_PATH.test(recorded.path)) {
+    serveModels(response, state.models, recorded.path);
     return;
   }
   const protocol = gemini
@@ -1072,6 +1099,61 @@ function responsesFailureFrames(reply: FakeErrorReply, model: string, responseId
 function responsesJson(reply: FakeMessageReply, model: string, responseId: string): unknown {
   const incomplete = stopOf(reply) === "max-tokens";
   return responsesObject(reply, model, responseId, incomplete ? "incomplete" : "completed");
+}
+
+/** Anthropic's Models API: `/v1/models` and `/v1/models/<id>` (the SDK adds `?beta=true`). */
+const MODELS_PATH = /^\/v1\/models(?:\/([^/?:]+))?(?:\?.*)?$/;
+
+/** A model as Anthropic's beta Models API describes it (the fields cxc reads, and their kin). */
+function modelInfo(model: FakeModel): Record<string, unknown> {
+  const supported = (value: boolean) => ({ supported: value });
+  return {
+    type: "model",
+    id: model.id,
+    display_name: model.id,
+    created_at: "2026-01-01T00:00:00Z",
+    lifecycle: "active",
+    max_input_tokens: 200_000,
+    max_tokens: 64_000,
+    capabilities:
+      model.capabilities === false
+        ? null
+        : {
+            batch: supported(true),
+            citations: supported(true),
+            compaction:
+              model.compaction === null
+                ? null
+                : { supported: model.compaction ?? false, summarize: supported(model.compaction ?? false) },
+            context_management: { supported: true, clear_tool_uses_20250919: supported(true) },
+            image_input: supported(true),
+            pdf_input: supported(true),
+            structured_outputs: supported(true),
+          },
+  };
+}
+
+function serveModels(response: ServerResponse, models: readonly FakeModel[], path: string): void {
+  const id = MODELS_PATH.exec(path)?.[1];
+  if (id === undefined) {
+    const data = models.map(modelInfo);
+    sendJson(response, 200, {
+      data,
+      has_more: false,
+      first_id: models[0]?.id ?? null,
+      last_id: models.at(-1)?.id ?? null,
+    });
+    return;
+  }
+  const model = models.find((candidate) => candidate.id === decodeURIComponent(id));
+  if (model === undefined) {
+    sendJson(response, 404, {
+      type: "error",
+      error: { type: "not_found_error", message: `model: ${decodeURIComponent(id)}` },
+    });
+    return;
+  }
+  sendJson(response, 200, modelInfo(model));
 }
 
 /** Gemini's paths: `/v1beta/models/<model>:<method>` (the query, `?alt=sse`, follows). */

@@ -1,9 +1,10 @@
 /**
- * The transcript `cxc mcp` reads, followed as the agent appends to it (docs/recall.md, "What the
- * server keeps"). The first call reads the file whole; each later one reads only the bytes
+ * The transcript `cxc mcp` reads, followed as the agent appends to it (docs/recall.md, "What it
+ * keeps in memory"). The first call reads the file whole; each later one reads only the bytes
  * appended since, parses the whole lines among them (core/interop/session-lines.ts keeps every
- * parsed record) and converts the kept records again. The text after the last newline is read as
- * the file's last line at this call (the agent may still be writing it) and read again next time.
+ * parsed record) and converts only those, going on from where the last call's conversion stopped
+ * (`SessionLines.events`). The text after the last newline is read as the file's last line at
+ * this call (the agent may still be writing it) and read again next time.
  * The file is read whole again when it is another file (device or inode changed: replaced or
  * rotated), when it is shorter than what was read (truncated), or when the bytes just before where
  * the last read ended changed (rewritten in place).
@@ -109,9 +110,9 @@ export function transcriptAnalyzer(
   options: Parameters<typeof analyzeRecall>[1],
 ): (lines: SessionLines, fragment: string) => RecallAnalysis {
   return (lines, fragment) => {
-    const imported = lines.convert(fragment);
-    if (!imported.ok) throw new Error(imported.message);
-    return analyzeRecall(imported.value.conversation.events, options);
+    const events = lines.events(fragment);
+    if (!events.ok) throw new Error(events.message);
+    return analyzeRecall(events.value, options);
   };
 }
 

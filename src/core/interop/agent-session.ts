@@ -18,7 +18,8 @@ import type {
   ConversationEvent,
   NativeSummary,
 } from "../conversation/events.js";
-import { prepare, realize } from "../../compaction/core/prepare.js";
+import { prepare } from "../../compaction/core/prepare.js";
+import { realize } from "../../compaction/core/realize.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
 import type { ImportedConversation } from "./jp.js";
@@ -239,6 +240,18 @@ export interface SessionConverter {
    * `SessionLines` keeps (`cxc mcp`); a converter without it is fed the lines.
    */
   addRecord?(record: Record<string, unknown>, line: number): Parsed<ConversationEvent[]>;
+  /**
+   * The events still held, as `finish` would hand them out now, while the converter goes on (the
+   * lines appended later are fed to it): `SessionLines.events`.
+   */
+  peek?(): Parsed<ConversationEvent[]>;
+  /**
+   * Goes on under `later`, a converter of the plan pass 1 made after more lines were appended,
+   * when that plan converts lines 1 to `converted` (those fed so far) as this one's did; false
+   * when it does not (the chain moved, a compaction changed what the reader keeps): then convert
+   * again from the first line.
+   */
+  rebase?(later: SessionConverter, converted: number): boolean;
   /** The events still held, and what the conversation came to. */
   finish(): Parsed<SessionEnd>;
 }
@@ -368,6 +381,17 @@ export class EventFinisher {
       events.push(checked.value);
     }
     return { ok: true, value: events };
+  }
+
+  /**
+   * The events `drafts` would become if they were finished now, for a converter that goes on
+   * (`SessionConverter.peek`): the position does not move on.
+   */
+  peek(drafts: readonly { draft: EventDraft; where: string }[]): Parsed<ConversationEvent[]> {
+    const position = this.position;
+    const events = this.finish(drafts);
+    this.position = position;
+    return events;
   }
 }
 

@@ -442,7 +442,7 @@ class ClaudeCodeConverter implements SessionConverter {
   private readonly finisher: EventFinisher;
 
   constructor(
-    private readonly plan: {
+    private plan: {
       readonly label: string;
       readonly key: string;
       /** Line → uuid of the records on the chain. */
@@ -481,6 +481,21 @@ class ClaudeCodeConverter implements SessionConverter {
         : withoutToolUseResult(record);
     this.mapper.add({ line, uuid, type, timestamp: record.timestamp as string, raw });
     return this.finisher.finish(this.mapper.drafts.takeSettled());
+  }
+
+  peek(): Parsed<ConversationEvent[]> {
+    return this.finisher.peek(this.mapper.drafts.drafts);
+  }
+
+  /** Goes on under `later` when the chain's records up to line `converted` are the same. */
+  rebase(later: SessionConverter, converted: number): boolean {
+    if (!(later instanceof ClaudeCodeConverter) || later.plan.key !== this.plan.key) return false;
+    const before = this.plan.included;
+    const after = later.plan.included;
+    for (const [line, uuid] of before) if (line <= converted && after.get(line) !== uuid) return false;
+    for (const [line, uuid] of after) if (line <= converted && before.get(line) !== uuid) return false;
+    this.plan = later.plan;
+    return true;
   }
 
   finish(): Parsed<SessionEnd> {

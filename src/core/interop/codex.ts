@@ -129,7 +129,7 @@ class CodexConverter implements SessionConverter {
   private readonly history: ConversationEvent[] = [];
 
   constructor(
-    private readonly plan: {
+    private plan: {
       readonly label: string;
       readonly key: string;
       /** The provider Codex was configured with (`session_meta.model_provider`). */
@@ -176,11 +176,36 @@ class CodexConverter implements SessionConverter {
     return finished;
   }
 
+  peek(): Parsed<ConversationEvent[]> {
+    if (this.mapper.drafts.turn < 0) return this.noPrompt();
+    return this.finisher.peek(this.mapper.drafts.drafts);
+  }
+
+  /**
+   * Goes on under `later` when it reads the session from the same `session_meta` and in the same
+   * way (an encrypted compaction appended since makes the converter keep the events from the first).
+   */
+  rebase(later: SessionConverter, _converted: number): boolean {
+    if (!(later instanceof CodexConverter)) return false;
+    const [before, after] = [this.plan, later.plan];
+    if (
+      before.key !== after.key ||
+      before.metaLine !== after.metaLine ||
+      before.provider !== after.provider ||
+      before.encrypted !== after.encrypted
+    )
+      return false;
+    this.plan = after;
+    return true;
+  }
+
+  private noPrompt(): Parsed<never> {
+    return interopError(`${this.plan.label}: a Codex session without a single prompt; nothing to import`);
+  }
+
   finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
-    if (mapper.drafts.turn < 0) {
-      return interopError(`${this.plan.label}: a Codex session without a single prompt; nothing to import`);
-    }
+    if (mapper.drafts.turn < 0) return this.noPrompt();
     const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
     if (!events.ok) return events;
     const title = titleFromPrompt(mapper.firstPrompt);

@@ -29,7 +29,10 @@ export type ParsedLine = Json | undefined;
 /** How one agent's session is followed: its reader, and what of a record is worth keeping. */
 export interface SessionFormat {
   readonly agent: AgentFormat;
-  /** A fresh pass-1 reader (its converter must take records: `SessionConverter.addRecord`). */
+  /**
+   * A fresh pass-1 reader that keeps no records of its own (`SessionLines` holds them), whose
+   * converter takes records (`SessionConverter.addRecord`).
+   */
   readonly reader: (label: string) => SessionLineIndexer;
   /** The part of a record the reader uses (the rest is dropped to save memory). */
   readonly keep: (record: Json) => Json;
@@ -38,20 +41,32 @@ export interface SessionFormat {
 /** Claude Code's JSONL: a record's `toolUseResult` (a second copy of a tool's output, for its UI) is never read. */
 export const CLAUDE_CODE_LINES: SessionFormat = {
   agent: "claude-code",
-  reader: (label) => new ClaudeCodeSessionReader(label),
+  reader: (label) => new ClaudeCodeSessionReader(label, false),
   keep: withoutToolUseResult,
 };
 
 /** The Codex rollout. */
 export const CODEX_LINES: SessionFormat = {
   agent: "codex",
-  reader: (label) => new CodexSessionReader(label),
+  reader: (label) => new CodexSessionReader(label, false),
   keep: (record) => record,
 };
+
+/** The converter `events` goes on with, and what it has handed out. */
+interface LiveConversion {
+  readonly converter: SessionConverter;
+  /** The lines fed to it (every kept line up to this one was offered). */
+  converted: number;
+  /** The events it handed out so far (`peek` adds the ones it still holds). */
+  readonly events: ConversationEvent[];
+}
 
 /** The parsed lines of one session file, in order; line N of the file is `lines[N - 1]`. */
 export class SessionLines {
   readonly #lines: ParsedLine[] = [];
+  #live: LiveConversion | undefined;
+  /** How the last `events` call converted: going on from the call before, or from the first line. */
+  lastConversion: "resumed" | "whole" | undefined;
 
   constructor(
     private readonly format: SessionFormat,
@@ -91,6 +106,55 @@ export class SessionLines {
    * text after the file's last newline (read as a line when it is whole JSON, as an import reads
    * it, else left out with a warning).
    */
+  /**
+   * The events of `convert(fragment)`, converting only the lines kept since the last call when it
+   * can: pass 1 runs again over every kept record (a small index: the chain, the session's
+   * identity), and when its plan converts the lines fed before as the last plan did (the reader's
+   * `rebase` says), the converter kept from the last call goes on with the new lines and hands out
+   * what it still holds without finishing (`peek`). Otherwise (the chain moved to another branch,
+   * an encrypted compaction changed how Codex is read) it converts from the first line again. A
+   * `fragment` that is whole JSON is converted with the rest by `convert`, the kept converter left
+   * as it was: the fragment is read again next time.
+   */
+  events(fragment = ""): Parsed<readonly ConversationEvent[]> {
+    if (fragment.trim() !== "" && isJson(fragment)) {
+      this.lastConversion = "whole";
+      const whole = this.convert(fragment);
+      return whole.ok ? { ok: true, value: whole.value.conversation.events } : whole;
+    }
+    const lines = this.#lines;
+    const indexer = this.format.reader(this.label);
+    for (const line of lines) {
+      const added = indexer.addParsedLine(line);
+      if (!added.ok) return added;
+    }
+    const plan = indexer.finish();
+    if (!plan.ok) return plan;
+    const fresh = plan.value.convert();
+    let live = this.#live;
+    this.#live = undefined;
+    const resumed = live !== undefined && live.converter.rebase?.(fresh, live.converted) === true;
+    if (!resumed || live === undefined) live = { converter: fresh, converted: 0, events: [] };
+    this.lastConversion = resumed ? "resumed" : "whole";
+    const last = Math.min(lines.length, plan.value.lines);
+    for (let line = live.converted + 1; line <= last; line++) {
+      if (!plan.value.wants(line)) continue;
+      const converted = convertRecord(live.converter, lines[line - 1], line);
+      if (!converted.ok) return converted;
+      for (const event of converted.value) live.events.push(event);
+    }
+    live.converted = lines.length;
+    if (live.converter.peek === undefined)
+      throw new Error("SessionLines needs a reader whose converter can peek");
+    const held = live.converter.peek();
+    if (!held.ok) return held;
+    this.#live = live;
+    return {
+      ok: true,
+      value: held.value.length === 0 ? live.events.slice() : live.events.concat(held.value),
+    };
+  }
+
   convert(fragment = ""): Parsed<AgentImport> {
     const lines = this.#lines;
     const indexer = this.format.reader(this.label);
@@ -117,4 +181,13 @@ function convertRecord(
   if (converter.addRecord === undefined)
     throw new Error("SessionLines needs a reader whose converter takes parsed records");
   return converter.addRecord(record, line);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
