@@ -6,7 +6,7 @@
  * 1. Summaries: each segment with a summary to write is written by summaries.ts (the one
  *    summarizer rule, the context-window rule, the fallback setting; an automatic compaction is
  *    unattended and shows no progress).
- * 2. Events: `realize` (core/prepare.ts, with the one constructor); an automatic compaction records
+ * 2. Events: `realize` (core/realize.ts, with the one constructor); an automatic compaction records
  *    its own sizes, measured on the events with their written summaries.
  * 3. Storage: with a conversation held under its lock (`target.into`), one append of the pins and
  *    the compactions, so a failure leaves the conversation as it was. Without one, the events are
@@ -24,13 +24,8 @@ import type { LockedConversation } from "../store/index.js";
 import type { AutoRecord } from "./core/advisor/advisor.js";
 import { withoutDeferral } from "./core/event.js";
 import type { CompactionSegment, NothingWhy, PlannedCompaction } from "./core/plan.js";
-import {
-  type PlannedPreparation,
-  type Preparation,
-  type PreparedPreview,
-  realize,
-  summariesToWrite,
-} from "./core/prepare.js";
+import type { PlannedPreparation, Preparation, PreparedPreview } from "./core/prepare.js";
+import { realize, summariesToWrite } from "./core/realize.js";
 import { previewCompactions, savesAlmostNothing } from "./core/preview.js";
 import type { CompactionEnvironment } from "./environment.js";
 import { type MadeSummary, makeSummary, noticesOnce, type SummaryEnvironment } from "./summaries.js";

@@ -14,13 +14,13 @@
  * run of rules), `invalid` (a position error, or the `compact` tool's message for the model), or
  * `conflict` (a supplied summary that would split another).
  */
-import type { Compaction, ConversationEvent, Pin, SummaryPolicy } from "../../core/conversation/events.js";
+import type { Compaction, ConversationEvent, Pin } from "../../core/conversation/events.js";
 import { buildPinEvent, planPin } from "../../core/conversation/pins.js";
 import type { TokenCounter } from "../../core/conversation/tokens.js";
 import { countTurns, groupTurns } from "../../core/conversation/turns.js";
 import type { Bound } from "../../core/position/bound.js";
 import type { MessagePosition } from "../../core/position/parse.js";
-import { AUTO_METADATA_KEY, type AutoRecord, buildAutoRules, type CutPoint } from "./advisor/advisor.js";
+import { buildAutoRules, type CutPoint } from "./advisor/advisor.js";
 import { withoutDeferral } from "./event.js";
 import { DEFAULT_KEEPING, type Keeping } from "./keeping.js";
 import { describeNothingToCompact } from "./nothing-to-compact.js";
@@ -297,47 +297,4 @@ export function prepare(
     ...(countTokens === undefined ? {} : { countTokens }),
     ...(tool === undefined ? {} : { tool }),
   };
-}
-
-/** The turn loop's or the store's ids and time for new events. */
-export interface EventIds {
-  newEventId(): string;
-  now(): string;
-}
-
-/** The events a preparation stands for: the pins it adds, then its compactions. */
-export interface RealizedCompaction {
-  readonly pins: readonly Pin[];
-  readonly compactions: readonly Compaction[];
-}
-
-/**
- * A preparation as events, once its summaries are written: `summaries[i]` is the written summary
- * of segment `i` when it has one to write (`needsSummary`). An automatic compaction records its
- * own sizes (`record`); an imported one keeps the agent's time.
- */
-export function realize(
-  preparation: PlannedPreparation,
-  summaries: readonly (SummaryPolicy | undefined)[],
-  ids: EventIds,
-  record?: AutoRecord,
-): RealizedCompaction {
-  const { request } = preparation;
-  const pins = preparation.pins.map((position) =>
-    buildPinEvent(position, { id: ids.newEventId(), ts: ids.now() }),
-  );
-  const compactions = realizePlan(preparation.plan, summaries, {
-    newEventId: ids.newEventId,
-    now: request.kind === "imported" ? () => request.ts : ids.now,
-    ...(preparation.deferredUntilTurn === undefined
-      ? {}
-      : { deferredUntilTurn: preparation.deferredUntilTurn }),
-    ...(record === undefined ? {} : { metadata: { [AUTO_METADATA_KEY]: record } }),
-  });
-  return { pins, compactions };
-}
-
-/** The indices of the segments whose summaries are to be written (not supplied). */
-export function summariesToWrite(preparation: PlannedPreparation): boolean[] {
-  return preparation.plan.segments.map((_, index) => needsSummary(preparation.plan, index));
 }

@@ -18,7 +18,8 @@ import type {
   ConversationEvent,
   NativeSummary,
 } from "../conversation/events.js";
-import { prepare, realize } from "../../compaction/core/prepare.js";
+import { prepare } from "../../compaction/core/prepare.js";
+import { realize } from "../../compaction/core/realize.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
 import type { ImportedConversation } from "./jp.js";

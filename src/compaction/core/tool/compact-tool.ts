@@ -11,7 +11,8 @@
 import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { TokenCounter } from "../../../core/conversation/tokens.js";
 import type { Keeping } from "../keeping.js";
-import { prepare, realize } from "../prepare.js";
+import { prepare } from "../prepare.js";
+import { realize } from "../realize.js";
 import type { CompactToolRule } from "./compact-tool-arguments.js";
 import type { CompactToolPlan } from "./compact-tool-plan.js";
 
