@@ -109,7 +109,7 @@ export function buildConversation() {
 }
 
 /** Wall and CPU time of `action`, in milliseconds, `runs` times; medians and samples. */
-function timeWithCpu(action, runs) {
+export function timeWithCpu(action, runs) {
   const wall = [];
   const cpu = [];
   for (let run = 0; run < runs; run++) {

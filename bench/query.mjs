@@ -69,7 +69,7 @@ function turnEvents(store, time, index) {
   ];
 }
 
-function createConversation(store, root, turns) {
+export function createConversation(store, root, turns) {
   const conversations = new store.ConversationStore(
     { kind: "home", root, origin: "bench" },
     { CXC_HOME: root },
@@ -80,13 +80,18 @@ function createConversation(store, root, turns) {
   return conversations.create({ title: `${turns} turns`, events }).id;
 }
 
-/** Starts the fake provider as a child process with `count` instant text replies. */
-async function startProvider(count) {
+/**
+ * Starts the fake provider as a child process with `count` instant text replies, or with the
+ * script given (`{ replies, routes }`, as fake-provider-cli.mjs reads it).
+ */
+export async function startProvider(count, given) {
   const scratch = mkdtempSync(join(tmpdir(), "cxc-bench-provider-"));
   const script = join(scratch, "replies.json");
   writeFileSync(
     script,
-    JSON.stringify(Array.from({ length: count }, () => ({ blocks: [{ type: "text", text: "ok" }] }))),
+    JSON.stringify(
+      given ?? Array.from({ length: count }, () => ({ blocks: [{ type: "text", text: "ok" }] })),
+    ),
   );
   const child = spawn(
     process.execPath,

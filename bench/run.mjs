@@ -50,6 +50,7 @@ const PROCESS_GROUPS = [
 const IN_PROCESS_GROUPS = [
   { name: "projection", module: "./projection.mjs", optional: true },
   { name: "projection-cycles", module: "./projection-cycles.mjs", optional: true },
+  { name: "projection-native", module: "./projection-native.mjs", optional: true },
 ];
 
 const log = (message) => process.stderr.write(`bench: ${message}\n`);

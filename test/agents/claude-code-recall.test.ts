@@ -23,6 +23,7 @@ import {
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { runOverlapping } from "../helpers/overlapping-sessions.js";
 
 const MODEL = "claude-sonnet-4-5";
 const CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far";
@@ -185,46 +186,30 @@ describe("recall inside the real Claude Code", () => {
     // Two Claude Code processes alive at once in the project: the first session resumed (A) and a
     // new one (B). A's first answer is held until B has run whole, so when A's model calls recall
     // the project's newest transcript is B's: each server reads its own session all the same.
-    const PROMPT_A = "Resumed: what was that error code?";
-    const PROMPT_B = "New here: what was the error code of the deploy?";
-    let releaseA!: () => void;
-    const heldA = new Promise<void>((resolve) => {
-      releaseA = resolve;
-    });
-    fake.addRoute({
-      bodyIncludes: PROMPT_A,
-      times: 1,
-      reply: {
-        blocks: [call("toolu_a_query", "mcp__cxc__recall", { query: "ERR_DB_7731" })],
-        holdAfterEvents: 1,
-        release: heldA,
+    const runs = await runOverlapping(
+      fake,
+      {
+        prompt: "Resumed: what was that error code?",
+        first: { blocks: [call("toolu_a_query", "mcp__cxc__recall", { query: "ERR_DB_7731" })] },
+        later: textReply("A: found it."),
+        run: (prompt) => claudeRun(prompt),
       },
-    });
-    fake.addRoute({ bodyIncludes: PROMPT_A, reply: textReply("A: found it.") });
-    fake.addRoute({
-      bodyIncludes: PROMPT_B,
-      times: 1,
-      reply: {
-        blocks: [
-          call("toolu_b_ref", "mcp__cxc__recall", { reference: "turn 1, call 1" }),
-          call("toolu_b_query", "mcp__cxc__recall", { query: "ERR_DB_7731" }),
-        ],
+      {
+        prompt: "New here: what was the error code of the deploy?",
+        first: {
+          blocks: [
+            call("toolu_b_ref", "mcp__cxc__recall", { reference: "turn 1, call 1" }),
+            call("toolu_b_query", "mcp__cxc__recall", { query: "ERR_DB_7731" }),
+          ],
+        },
+        later: textReply("B: I cannot see that."),
+        run: (prompt) => claudeRun(prompt, "new"),
       },
-    });
-    fake.addRoute({ bodyIncludes: PROMPT_B, reply: textReply("B: I cannot see that.") });
-    const bodiesWith = (text: string) =>
-      fake.requests.map((request) => request.body).filter((body) => JSON.stringify(body).includes(text));
-    const runA = claudeRun(PROMPT_A);
-    for (let waited = 0; bodiesWith(PROMPT_A).length === 0; waited += 50) {
-      if (waited > 60_000) throw new Error("session A sent no request");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const other = await claudeRun(PROMPT_B, "new");
-    expect(other).not.toBe(sessionId);
-    expect(bodiesWith(PROMPT_A)).toHaveLength(1);
-    releaseA();
-    expect(await runA).toBe(sessionId);
-    const answeredB = bodiesWith(PROMPT_B);
+    );
+    expect(runs.aRequestsWhileB).toBe(1);
+    expect(runs.a.session).toBe(sessionId);
+    expect(runs.b.session).not.toBe(sessionId);
+    const answeredB = runs.b.bodies;
     expect(answeredB).toHaveLength(2);
     const byReference = results(answeredB[1]).get("toolu_b_ref")!;
     const byQuery = results(answeredB[1]).get("toolu_b_query")!;
@@ -238,7 +223,7 @@ describe("recall inside the real Claude Code", () => {
       expect(text).not.toContain("worker 7: ok");
     }
     // A's server, asked after B's transcript was written, reads A's.
-    const answeredA = bodiesWith(PROMPT_A);
+    const answeredA = runs.a.bodies;
     expect(answeredA).toHaveLength(2);
     const foundA = results(answeredA[1]).get("toolu_a_query")!;
     expect(foundA).toContain("turn 1, call 1");

@@ -26,6 +26,7 @@ import {
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
+import { runOverlapping } from "../helpers/overlapping-sessions.js";
 
 const CODEX_COMPACT_PROMPT = "CONTEXT CHECKPOINT COMPACTION";
 const SUMMARY = "The user asked about a deploy; the assistant looked at a log.";
@@ -183,46 +184,30 @@ describe("recall inside the real Codex", () => {
     // Two Codex processes alive at once in the project: the first session resumed (A) and a new
     // one (B). A's first answer is held until B has run whole, so when A's model calls recall the
     // project's newest rollout is B's: each server reads its own session all the same.
-    const PROMPT_A = "Resumed: what was that error code?";
-    const PROMPT_B = "New here: what was the error code of the deploy?";
-    let releaseA!: () => void;
-    const heldA = new Promise<void>((resolve) => {
-      releaseA = resolve;
-    });
-    fake.addRoute({
-      bodyIncludes: PROMPT_A,
-      times: 1,
-      reply: {
-        blocks: [recallCall("call_a_query", { query: "ERR_DB_7731" })],
-        holdAfterEvents: 1,
-        release: heldA,
+    const runs = await runOverlapping(
+      fake,
+      {
+        prompt: "Resumed: what was that error code?",
+        first: { blocks: [recallCall("call_a_query", { query: "ERR_DB_7731" })] },
+        later: textReply("A: found it."),
+        run: (prompt) => codexExec(["resume", id, prompt]),
       },
-    });
-    fake.addRoute({ bodyIncludes: PROMPT_A, reply: textReply("A: found it.") });
-    fake.addRoute({
-      bodyIncludes: PROMPT_B,
-      times: 1,
-      reply: {
-        blocks: [
-          recallCall("call_b_ref", { reference: "turn 1, call 1" }),
-          recallCall("call_b_query", { query: "ERR_DB_7731" }),
-        ],
+      {
+        prompt: "New here: what was the error code of the deploy?",
+        first: {
+          blocks: [
+            recallCall("call_b_ref", { reference: "turn 1, call 1" }),
+            recallCall("call_b_query", { query: "ERR_DB_7731" }),
+          ],
+        },
+        later: textReply("B: I cannot see that."),
+        run: (prompt) => codexExec([prompt]),
       },
-    });
-    fake.addRoute({ bodyIncludes: PROMPT_B, reply: textReply("B: I cannot see that.") });
-    const bodiesWith = (text: string) =>
-      fake.requests.map((request) => request.body).filter((body) => JSON.stringify(body).includes(text));
-    const runA = codexExec(["resume", id, PROMPT_A]);
-    for (let waited = 0; bodiesWith(PROMPT_A).length === 0; waited += 50) {
-      if (waited > 60_000) throw new Error("session A sent no request");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const other = await codexExec([PROMPT_B]);
-    expect(other).not.toBe(id);
-    expect(bodiesWith(PROMPT_A)).toHaveLength(1);
-    releaseA();
-    expect(await runA).toBe(id);
-    const answeredB = bodiesWith(PROMPT_B);
+    );
+    expect(runs.aRequestsWhileB).toBe(1);
+    expect(runs.a.session).toBe(id);
+    expect(runs.b.session).not.toBe(id);
+    const answeredB = runs.b.bodies;
     expect(answeredB).toHaveLength(2);
     const byReference = recallOutput(answeredB[1], "call_b_ref");
     const byQuery = recallOutput(answeredB[1], "call_b_query");
@@ -236,7 +221,7 @@ describe("recall inside the real Codex", () => {
       expect(text).not.toContain("worker 7: ok");
     }
     // A's server, asked after B's rollout was written, reads A's.
-    const answeredA = bodiesWith(PROMPT_A);
+    const answeredA = runs.a.bodies;
     expect(answeredA).toHaveLength(2);
     const foundA = recallOutput(answeredA[1], "call_a_query");
     expect(foundA).toContain("turn 1, call 1");
