@@ -10,6 +10,7 @@
  */
 import type { ConversationEvent } from "../conversation/events.js";
 import type { Parsed } from "../parsed.js";
+import { isOneJsonValue } from "../json-syntax.js";
 import {
   type AgentImport,
   type AgentFormat,
@@ -124,7 +125,7 @@ export class SessionLines {
    * as it was: the fragment is read again next time.
    */
   events(fragment = ""): Parsed<readonly ConversationEvent[]> {
-    if (fragment.trim() !== "" && isJson(fragment)) {
+    if (fragment.trim() !== "" && isOneJsonValue(fragment)) {
       this.lastConversion = "whole";
       const whole = this.convert(fragment);
       return whole.ok ? { ok: true, value: whole.value.conversation.events } : whole;
@@ -188,13 +189,4 @@ function convertRecord(
   if (converter.addRecord === undefined)
     throw new Error("SessionLines needs a reader whose converter takes parsed records");
   return converter.addRecord(record, line);
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
