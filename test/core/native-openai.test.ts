@@ -146,9 +146,7 @@ describe("OpenAI's encrypted compaction made inside a turn", () => {
     const input = body.input as unknown as Record<string, unknown>[];
     expect(count(JSON.stringify(input), "Is there a changelog?")).toBe(1);
     const shape = input.map((item) =>
-      item.type === "message"
-        ? `${String(item.role)}: ${JSON.stringify(item.content)}`
-        : String(item.type),
+      item.type === "message" ? `${String(item.role)}: ${JSON.stringify(item.content)}` : String(item.type),
     );
     expect(shape).toEqual([
       expect.stringMatching(/^user: .*what do the notes say\?/),
