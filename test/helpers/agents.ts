@@ -322,9 +322,10 @@ export class PiRpc {
 
 /**
  * The text a request's messages carry, one string per text leaf (text, thinking, tool input as
- * JSON, tool results), for comparing what two requests send.
+ * JSON, tool results), for comparing what two requests send. `callNames`: a call's leaf is its
+ * name and its input, as cxc counts a call (core/conversation/tokens.ts).
  */
-export function messageTexts(messages: unknown): string[] {
+export function messageTexts(messages: unknown, callNames = false): string[] {
   const texts: string[] = [];
   const visit = (value: unknown, key?: string): void => {
     if (typeof value === "string") {
@@ -337,8 +338,10 @@ export function messageTexts(messages: unknown): string[] {
     }
     if (value === null || typeof value !== "object") return;
     const record = value as Record<string, unknown>;
-    if (record.type === "tool_use" || record.type === "toolCall")
-      texts.push(JSON.stringify(record.input ?? record.arguments));
+    if (record.type === "tool_use" || record.type === "toolCall") {
+      const input = JSON.stringify(record.input ?? record.arguments);
+      texts.push(callNames ? `${String(record.name)} ${input}` : input);
+    }
     for (const [name, inner] of Object.entries(record)) {
       if (name !== "signature" && name !== "cache_control") visit(inner, name);
     }

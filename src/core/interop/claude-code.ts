@@ -317,7 +317,16 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
         warnings,
         wants: (line) => included.has(line),
         ...(records === undefined ? {} : { records }),
-        convert: () => new ClaudeCodeConverter({ label, key, included, title, summary, warnings }),
+        convert: () =>
+          new ClaudeCodeConverter({
+            label,
+            key,
+            included,
+            title,
+            summary,
+            warnings,
+            validate: this.validateEvents,
+          }),
       },
     };
   }
@@ -450,6 +459,7 @@ class ClaudeCodeConverter implements SessionConverter {
       readonly title: string | undefined;
       readonly summary: Omit<AgentImportSummary, "turns">;
       readonly warnings: string[];
+      readonly validate: boolean;
     },
   ) {
     this.mapper = new ClaudeCodeMapper(
@@ -458,7 +468,7 @@ class ClaudeCodeConverter implements SessionConverter {
       plan.summary.skipped as Record<string, number>,
       plan.summary.unknownFields as Record<string, number>,
     );
-    this.finisher = new EventFinisher(plan.key);
+    this.finisher = new EventFinisher(plan.key, plan.validate);
   }
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {

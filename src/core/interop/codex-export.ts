@@ -28,7 +28,7 @@ import {
 } from "../provider-keys.js";
 import {
   type AgentSessionExport,
-  framedSummary,
+  openingSummaryText,
   millisecondTimestamp,
   viewMessages,
 } from "./agent-export.js";
@@ -125,8 +125,7 @@ export function exportCodexSession(
           if (addition !== "") userText(addition, message.ts);
         } else if (message.opening) {
           nativeSummaries += 1;
-          const own = message.compaction?.origin?.agent === "codex";
-          const text = own ? message.text : framedSummary(message.text);
+          const text = openingSummaryText(message, "codex");
           const history = [{ type: "message", role: "user", content: [{ type: "input_text", text }] }];
           write("compacted", { message: text, replacement_history: history }, message.ts);
         } else {
