@@ -488,12 +488,15 @@ export class DraftList {
   readonly drafts: { draft: EventDraft; where: string }[] = [];
   /** 0-based index of the open turn; -1 before the first. */
   turn = -1;
+  /** How many turn events (its prompt first, its `turn_start` not counted) the open turn has had. */
+  turnEvents = 0;
   private turnStartPosition = -1;
   private turnHasResponse = false;
 
   /** Opens a turn. */
   openTurn(ts: string, where: string): void {
     this.turn += 1;
+    this.turnEvents = 0;
     this.turnStartPosition = this.drafts.length;
     this.turnHasResponse = false;
     this.drafts.push({ draft: { type: "turn_start", ts }, where });
@@ -502,6 +505,7 @@ export class DraftList {
   /** Adds a turn event, opening a turn first when none is open. */
   add(draft: EventDraft, where: string): void {
     if (this.turn < 0) this.openTurn(draft.ts, where);
+    this.turnEvents += 1;
     if (draft.type === "chat_response" || draft.type === "tool_call_request") this.turnHasResponse = true;
     this.drafts.push({ draft, where });
   }
