@@ -1,12 +1,14 @@
 /**
  * A session file followed as it grows (`cxc mcp` reads the agent's transcript at every recall).
  * Pure: the shell reads the bytes appended since the last call (src/cli/mcp/transcript.ts) and
- * hands over the whole lines among them; `SessionLines` parses each line once and keeps its record,
- * and `convert` runs the reader's two passes over the kept records, without the text: pass 1 builds
- * its small index again, pass 2 maps the records the plan wants. Both are cheap beside reading and
- * parsing the file (bench/recall.mjs measures them), and running them whole keeps every rule of the
- * readers (a compaction appended later covers earlier turns; a rewind moves the chain's leaf) with
- * no second, incremental version of them to keep in step.
+ * hands over the whole lines among them; `SessionLines` parses each line once and keeps its record.
+ * `events` converts only what was appended: pass 1 builds its small index of every kept record
+ * again (the chain can move: a prompt rewound to an earlier turn), and when its plan converts the
+ * lines fed before as the last one did, the reader's converter goes on with the new records
+ * (`SessionConverter.rebase`) and hands out what it still holds without finishing (`peek`); else
+ * it converts the kept records again from the first. Either way the events are exactly those an
+ * import of the whole file gives (a compaction appended later covers earlier turns).
+ * `convert` runs both passes over the kept records whole.
  */
 import type { ConversationEvent } from "../conversation/events.js";
 import type { Parsed } from "../parsed.js";
