@@ -313,7 +313,7 @@ export async function buildSourceModules(entries) {
   for (const name of Object.keys(entries)) {
     modules[name] = await import(pathToFileURL(join(outDir, `${name}.mjs`)).href);
   }
-  return { modules, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+  return { modules, outDir, remove: () => rmSync(outDir, { recursive: true, force: true }) };
 }
 
 /** The store and its id sources, built from the sources (see buildSourceModules). */

@@ -9,7 +9,7 @@
  * agent name cxc has no hook for (a typo in the agent's settings) is logged too, so `cxc hooks
  * status` shows it.
  */
-import { firstJsonValueEnd } from "../core/json-syntax.js";
+import { firstJsonValueEnd, isOneJsonValue } from "../core/json-syntax.js";
 import { HOOK_AGENTS, type HookAgent, runAgentHook } from "./hooks/run-hook.js";
 import { logHookFailure } from "./hooks/state.js";
 
@@ -53,16 +53,6 @@ export function readHookStdin(): Promise<string> {
     process.stdin.on("end", () => done());
     process.stdin.on("error", () => done());
   });
-}
-
-/** Whether `text` is exactly one JSON value (whitespace around it aside). */
-function isOneJsonValue(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Runs the hook of `argv[1]`'s agent and prints what it returns. */

@@ -230,3 +230,13 @@ export function firstJsonValueEnd(text: string): number | "incomplete" | "not-js
   });
   return end === -1 ? "incomplete" : end + 1;
 }
+
+/** Whether `text` is exactly one JSON value (whitespace around it aside): `JSON.parse` takes it. */
+export function isOneJsonValue(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -61,8 +61,9 @@ export const NATIVE_SUMMARY_KEY = "cxc_native_summary";
 export const NATIVE_SUMMARY_ADDITION_KEY = "cxc_native_summary_addition";
 export const NATIVE_SUMMARY_OPENER_KEY = "cxc_native_summary_opener";
 /**
- * On the prompt of the turn a native summary was made inside (`summary.native.inside_turn`): the
- * summary's own items hold that prompt, so an adapter replaying the summary natively, and an
- * export writing it back as the agent recorded it, leave this copy out.
+ * On the events of the turn a native summary was made inside that came before it
+ * (`summary.native.inside_turn`, `turn_events`): the summary's own items hold that turn's prompt
+ * and stand for its steps so far, so an adapter replaying the summary natively, and an export
+ * writing it back as the agent recorded it, leave them out.
  */
 export const NATIVE_SUMMARY_HELD_KEY = "cxc_native_summary_held";

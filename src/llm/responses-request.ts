@@ -39,7 +39,19 @@ export function toResponsesRequest(
 ): ResponseCreateParamsStreaming {
   const input: ResponseInputItem[] = [];
   const native = replaysNative(request, options.modelId);
-  for (const message of request.messages) input.push(...toInputItems(message, options.modelId, native));
+  // Replayed natively, what the provider's summary stands for goes no more (a call's result with it).
+  const held = new Set<string>();
+  if (native) {
+    for (const message of request.messages)
+      for (const part of message.parts)
+        if (part.nativeHeld === true && part.type === "tool-call") held.add(part.id);
+  }
+  const sent = (part: LlmPart) =>
+    !native || (part.nativeHeld !== true && !(part.type === "tool-result" && held.has(part.callId)));
+  for (const message of request.messages) {
+    const parts = message.parts.filter(sent);
+    if (parts.length > 0) input.push(...toInputItems({ ...message, parts }, options.modelId, native));
+  }
   const body: ResponseCreateParamsStreaming = { model, input, stream: true, store: false };
   if (request.system !== undefined) body.instructions = request.system;
   if (options.reasoning ?? true) {
@@ -112,10 +124,7 @@ function toInputItems(
     for (const part of message.parts) {
       if (part.type === "tool-result") {
         items.push({ type: "function_call_output", call_id: part.callId, output: part.content });
-      } else if (
-        part.type === "text" &&
-        !(native && (part.nativeOpener === true || part.nativeHeld === true))
-      ) {
+      } else if (part.type === "text" && !(native && part.nativeOpener === true)) {
         text = joinBlocks(text, part.text);
       }
     }

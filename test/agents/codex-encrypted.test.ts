@@ -3,7 +3,9 @@
  * loopback fake: the committed rollout whose `compacted` record holds an encrypted `compaction`
  * item (fixtures/agents/codex-encrypted) is resumed as it is, then imported into cxc, exported
  * back and resumed again. Codex sends the same conversation both times, the encrypted item
- * byte for byte.
+ * byte for byte: for a compaction before a turn, and for one Codex made inside a turn
+ * (fixtures/agents/codex-encrypted/mid-turn.jsonl), whose history holds that turn's prompt and
+ * whose item stands for the turn's steps before it.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +24,7 @@ import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 
 const FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex-encrypted", "session.jsonl");
+const MID_TURN_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "codex-encrypted", "mid-turn.jsonl");
 const SESSION = "01a23358-e882-7c42-88a0-a135032d3c80";
 const ENCRYPTED = "gAAAAABpY3hjLWZpeHR1cmUtZW5jcnlwdGVkLWNvbXBhY3Rpb24tb25seS1vcGVuYWktY2FuLXJlYWQtdGhpcw==";
 
@@ -30,7 +33,7 @@ type Item = Record<string, unknown>;
 let fake: FakeProvider;
 let root: string;
 let codex: string;
-let cxcHome: TempHome;
+const cxcHomes: TempHome[] = [];
 
 beforeAll(async () => {
   const binary = agentBinary(PROJECT_ROOT, "codex");
@@ -38,12 +41,11 @@ beforeAll(async () => {
   codex = binary;
   root = mkdtempSync(join(tmpdir(), "cxc-codex-encrypted-"));
   fake = await startFakeProvider();
-  cxcHome = makeTempHome();
 });
 
 afterAll(async () => {
   await fake?.close();
-  cxcHome?.cleanup();
+  for (const home of cxcHomes) home.cleanup();
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
 
@@ -80,50 +82,59 @@ function conversationItems(input: readonly Item[]): Item[] {
 }
 
 describe("OpenAI's encrypted compaction through cxc, resumed by the real Codex", () => {
-  it("resumes the exported session with the conversation the original sends, the item byte for byte", async () => {
-    const first = placeOf("home-original");
-    const copy = join(
-      codexSessionDirectory(first),
-      "2026",
-      "12",
-      "01",
-      `rollout-2026-12-01T20-43-14-${SESSION}.jsonl`,
-    );
-    mkdirSync(join(copy, ".."), { recursive: true });
-    const text = fromPlaceholders(readFileSync(FIXTURE, "utf8"), first);
-    writeFileSync(copy, text);
-    const source = join(root, "rollout.jsonl");
-    writeFileSync(source, text);
-    const original = await resumeInput(SESSION, first);
-    expect(original).toContainEqual({ type: "compaction", encrypted_content: ENCRYPTED });
+  it.each([
+    ["before a turn", FIXTURE, "home"],
+    ["inside a turn", MID_TURN_FIXTURE, "mid"],
+  ])(
+    "resumes the exported session (compacted %s) with the conversation the original sends, the item byte for byte",
+    async (_when, fixture, name) => {
+      const first = placeOf(`${name}-original`);
+      const copy = join(
+        codexSessionDirectory(first),
+        "2026",
+        "12",
+        "01",
+        `rollout-2026-12-01T20-43-14-${SESSION}.jsonl`,
+      );
+      mkdirSync(join(copy, ".."), { recursive: true });
+      const text = fromPlaceholders(readFileSync(fixture, "utf8"), first);
+      writeFileSync(copy, text);
+      const source = join(root, `${name}-rollout.jsonl`);
+      writeFileSync(source, text);
+      const original = await resumeInput(SESSION, first);
+      expect(original).toContainEqual({ type: "compaction", encrypted_content: ENCRYPTED });
 
-    const trip = placeOf("home-trip");
-    const env = { HOME: trip.home, CODEX_HOME: join(trip.home, ".codex") };
-    const imported = await cxcHome.run(["conversation", "import", source], { cwd: trip.cwd, env });
-    expect(imported.exitCode, imported.stderr).toBe(0);
-    expect(imported.stdout).toContain("1 compaction of Codex's as an overlay");
-    const printed = await cxcHome.run(["conversation", "print", "--compacted", "--style", "full"], {
-      cwd: trip.cwd,
-      env,
-    });
-    expect(printed.stdout).toContain("[encrypted compaction by fake/gpt-fake]");
-    const exported = await cxcHome.run(["conversation", "export", "--to", "codex"], { cwd: trip.cwd, env });
-    expect(exported.exitCode, exported.stderr).toBe(0);
-    const id = /codex resume ([0-9a-f-]{36})/.exec(exported.stdout)?.[1];
-    expect(id, exported.stdout).toBeDefined();
-    const rollout = readdirSync(codexSessionDirectory(trip), { recursive: true }).find((file) =>
-      String(file).endsWith(`${id}.jsonl`),
-    );
-    const written = readFileSync(join(codexSessionDirectory(trip), String(rollout)), "utf8");
-    expect(written).toContain(`{"type":"compaction","encrypted_content":"${ENCRYPTED}"}`);
-    const tripped = await resumeInput(id!, trip);
+      const trip = placeOf(`${name}-trip`);
+      // A store of its own: both sessions have the same id, and cxc imports a session once.
+      const cxcHome = makeTempHome();
+      cxcHomes.push(cxcHome);
+      const env = { HOME: trip.home, CODEX_HOME: join(trip.home, ".codex") };
+      const imported = await cxcHome.run(["conversation", "import", source], { cwd: trip.cwd, env });
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      expect(imported.stdout).toContain("1 compaction of Codex's as an overlay");
+      const printed = await cxcHome.run(["conversation", "print", "--compacted", "--style", "full"], {
+        cwd: trip.cwd,
+        env,
+      });
+      expect(printed.stdout).toContain("[encrypted compaction by fake/gpt-fake]");
+      const exported = await cxcHome.run(["conversation", "export", "--to", "codex"], { cwd: trip.cwd, env });
+      expect(exported.exitCode, exported.stderr).toBe(0);
+      const id = /codex resume ([0-9a-f-]{36})/.exec(exported.stdout)?.[1];
+      expect(id, exported.stdout).toBeDefined();
+      const rollout = readdirSync(codexSessionDirectory(trip), { recursive: true }).find((file) =>
+        String(file).endsWith(`${id}.jsonl`),
+      );
+      const written = readFileSync(join(codexSessionDirectory(trip), String(rollout)), "utf8");
+      expect(written).toContain(`{"type":"compaction","encrypted_content":"${ENCRYPTED}"}`);
+      const tripped = await resumeInput(id!, trip);
 
-    expect(tripped).toContainEqual({ type: "compaction", encrypted_content: ENCRYPTED });
-    // cxc's export adds its recall index after a compaction (docs/recall.md); the rest is the same.
-    const recallIndex = (item: Item) => JSON.stringify(item.content ?? "").includes("[Recall index:");
-    expect(tripped.filter(recallIndex)).toHaveLength(1);
-    expect(conversationItems(tripped.filter((item) => !recallIndex(item)))).toEqual(
-      conversationItems(original),
-    );
-  });
+      expect(tripped).toContainEqual({ type: "compaction", encrypted_content: ENCRYPTED });
+      // cxc's export adds its recall index after a compaction (docs/recall.md); the rest is the same.
+      const recallIndex = (item: Item) => JSON.stringify(item.content ?? "").includes("[Recall index:");
+      expect(tripped.filter(recallIndex)).toHaveLength(1);
+      expect(conversationItems(tripped.filter((item) => !recallIndex(item)))).toEqual(
+        conversationItems(original),
+      );
+    },
+  );
 });

@@ -542,7 +542,7 @@ describe("continuing an imported Codex session in cxc", () => {
 });
 
 describe("continuing a Codex session with OpenAI's encrypted compaction inside a turn", () => {
-  it("sends that turn's prompt once, in Codex's history before the compaction item", async () => {
+  it("sends that turn's prompt once, in Codex's history before the compaction item, and the turn's steps after it", async () => {
     const home = freshHome();
     const provider = await startFakeProvider();
     try {
@@ -567,7 +567,9 @@ describe("continuing a Codex session with OpenAI's encrypted compaction inside a
       expect(input[compaction]).toEqual({ type: "compaction", encrypted_content: expect.any(String) });
       expect(holding[0]).toBeLessThan(compaction);
       const position = (text: string) => input.findIndex((item) => JSON.stringify(item).includes(text));
-      expect(position("call_fixture_changelog")).toBeGreaterThan(compaction);
+      // The turn's steps before the compaction are what the item stands for; its answer follows it.
+      expect(position("call_fixture_changelog")).toBe(-1);
+      expect(position("There is no CHANGELOG.md.")).toBe(compaction + 1);
       expect(position("And then?")).toBe(input.length - 1);
       const shown = await home.run(["conversation", "show", id]);
       expect(shown.stdout).toContain("[user, encrypted compaction by fake/gpt-fake]");

@@ -130,30 +130,36 @@ describe("OpenAI's encrypted compaction made inside a turn", () => {
   };
   const count = (text: string, pattern: string) => text.split(pattern).length - 1;
 
-  it("keeps the turn whole and records that the history holds its prompt", () => {
+  it("keeps the turn whole and records what of it the compaction stands for", () => {
     const compaction = events().find((event) => event.type === "compaction");
     expect(compaction).toMatchObject({
       from_turn: 0,
       to_turn: 0,
       note: "Codex's own compaction, encrypted by OpenAI (inside a turn, which is kept whole)",
-      summary: { native: { format: "openai-compaction", inside_turn: true } },
+      // The turn's prompt, its call and the call's result came before it.
+      summary: { native: { format: "openai-compaction", inside_turn: true, turn_events: 3 } },
     });
   });
 
-  it("replays the turn's prompt once, where Codex put it: before the compaction item", () => {
+  it("replays what Codex's model sees: the history (that turn's prompt once, before the item), then the rest of the turn", () => {
     const body = toResponsesRequest(requestFor(events()), "gpt-fake", { modelId: "fake/gpt-fake" });
     const input = body.input as unknown as Record<string, unknown>[];
     expect(count(JSON.stringify(input), "Is there a changelog?")).toBe(1);
-    const at = (text: string) => input.findIndex((item) => JSON.stringify(item).includes(text));
-    const compaction = input.findIndex((item) => item.type === "compaction");
-    expect(at("what do the notes say?")).toBeLessThan(at("Is there a changelog?"));
-    expect(at("Is there a changelog?")).toBeLessThan(compaction);
-    // The rest of the turn follows the item, then the next turn.
-    expect(compaction).toBeLessThan(at("There is no CHANGELOG.md."));
-    expect(at("There is no CHANGELOG.md.")).toBeLessThan(at("What should I do first?"));
+    const shape = input.map((item) =>
+      item.type === "message" ? `${String(item.role)}: ${JSON.stringify(item.content)}` : String(item.type),
+    );
+    expect(shape).toEqual([
+      expect.stringMatching(/^user: .*what do the notes say\?/),
+      expect.stringMatching(/^user: .*Is there a changelog\?/),
+      "compaction",
+      // The steps before the compaction (the call and its result) are what the item stands for.
+      'assistant: "There is no CHANGELOG.md."',
+      'user: "What should I do first?"',
+      'assistant: "Write the parser first."',
+    ]);
   });
 
-  it("gives another model the turn's prompt once too, in the kept turn", () => {
+  it("gives another model the turn whole, its prompt once, after the notice", () => {
     const request = requestFor(events());
     for (const sent of [
       JSON.stringify(toResponsesRequest(request, "gpt-5", { modelId: "openai/gpt-5" }).input),
@@ -162,6 +168,7 @@ describe("OpenAI's encrypted compaction made inside a turn", () => {
       expect(count(sent, "Is there a changelog?")).toBe(1);
       expect(sent).toContain("[encrypted compaction by fake/gpt-fake]");
       expect(sent.indexOf("[encrypted compaction")).toBeLessThan(sent.indexOf("Is there a changelog?"));
+      expect(sent).toContain("call_fixture_changelog");
     }
   });
 
@@ -178,11 +185,14 @@ describe("OpenAI's encrypted compaction made inside a turn", () => {
     const items = result.value.lines
       .map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> })
       .filter((record) => record.type === "response_item" || record.type === "compacted");
-    // After the compacted record, the turn goes on with its call, never its prompt again.
+    // After the compacted record, the turn goes on with its answer: its prompt is in the history,
+    // and its call and result are what the item stands for, as in Codex's own rollout.
     expect(
       items.filter((record) => JSON.stringify(record.payload).includes("Is there a changelog?")),
     ).toEqual([expect.objectContaining({ type: "compacted" })]);
     expect(items[0]?.type).toBe("compacted");
-    expect(items[1]?.payload).toMatchObject({ type: "function_call", call_id: "call_fixture_changelog" });
+    expect(items[1]?.payload).toMatchObject({ type: "message", role: "assistant" });
+    expect(JSON.stringify(items[1]?.payload)).toContain("There is no CHANGELOG.md.");
+    expect(text).not.toContain("call_fixture_changelog");
   });
 });

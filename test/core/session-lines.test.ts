@@ -49,7 +49,7 @@ describe("SessionLines", () => {
     ["claude-code", CLAUDE_CODE_LINES, CLAUDE, importClaudeCodeSession],
     ["codex", CODEX_LINES, CODEX, importCodexSession],
   ] as const)(
-    "converts %s lines appended in pieces as an import of the whole text",
+    "converts %s lines appended in pieces exactly as an import of the whole text (which checks its events against the schemas)",
     (_, format, text, importer) => {
       const expected = importer(text, "session.jsonl");
       expect(expected.ok).toBe(true);
@@ -57,7 +57,7 @@ describe("SessionLines", () => {
         const lines = new SessionLines(format, "session.jsonl");
         follow(lines, text, sizes);
         expect(lines.length).toBe(linesOf(text).length);
-        expect(lines.convert()).toEqual(expected);
+        expect(lines.convert()).toStrictEqual(expected);
       }
     },
   );

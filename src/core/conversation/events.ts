@@ -162,8 +162,10 @@ function buildEventSchemas() {
    *   replacement history verbatim, with its `compaction` items; `message`: Codex's own text);
    *   replayed only to the same provider. `inside_turn`: Codex compacted inside the turn after
    *   the range (the range stops before it, so that turn is kept whole), and the replacement
-   *   history holds that turn's prompt: replayed natively, the turn's own prompt is not sent
-   *   again (the history holds it where Codex put it, before the compaction item).
+   *   history holds that turn's prompt; `turn_events`: how many of that turn's events (the
+   *   prompt first) came before the compaction. Replayed natively, those are not sent again:
+   *   the history holds the prompt where Codex put it, before the compaction item, and the item
+   *   stands for the steps (absent: the prompt alone).
    *
    * `model` is the cxc model id that wrote it (`anthropic/claude-opus-4-6`), `provider` its
    * provider. The summary's `summary` is what every other model gets.
@@ -177,6 +179,7 @@ function buildEventSchemas() {
     items: z.optional(z.array(z.record(z.string(), z.unknown()))),
     message: z.optional(z.string()),
     inside_turn: z.optional(z.boolean()),
+    turn_events: z.optional(z.number()),
     /**
      * What writing it cost, as the provider reported it (Anthropic: `usage.iterations`, whose
      * top-level counts are 0). Absent on those cxc did not request (Codex's).

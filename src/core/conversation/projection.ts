@@ -20,7 +20,8 @@
  * (pins.ts). Mechanical policies leave pinned messages as they are; under `omit` a call and its
  * result stay together when either is pinned. A provider's own summary marks its summary turn for
  * a native replay (provider-keys.ts); one made inside the turn after its range (Codex's mid-turn
- * compaction, `inside_turn`) also marks that turn's prompt, which its items already hold.
+ * compaction, `inside_turn`) also marks that turn's events it stands for: the prompt its items
+ * already hold and the steps before it (`turn_events`).
  *
  * Overlays in force are the active ones (see compactions.ts) whose `deferred_until_turn`, if any,
  * has been reached. Overlays (compactions, pins and their resets) are consumed; config deltas and
@@ -289,9 +290,16 @@ function markNative(injected: TurnEvent[], native: NativeSummary, addition: stri
   response.metadata = { [NATIVE_SUMMARY_KEY]: native, [NATIVE_SUMMARY_ADDITION_KEY]: addition };
 }
 
-/** The prompt a native summary's items hold, marked for a native replay to leave out. */
-function markHeld(request: ChatRequest): ChatRequest {
-  return { ...request, metadata: { ...request.metadata, [NATIVE_SUMMARY_HELD_KEY]: true } };
+/** An event a native summary's items stand for, marked for a native replay to leave out. */
+function markHeld(event: TurnEvent): TurnEvent {
+  return { ...event, metadata: { ...event.metadata, [NATIVE_SUMMARY_HELD_KEY]: true } } as TurnEvent;
+}
+
+/** The events of a kept turn a native summary made inside it stands for (see `injectSummaryTurn`). */
+interface HeldEvents {
+  readonly turn: number;
+  /** How many of the turn's events (not its `turn_start`) are still to come. */
+  remaining: number;
 }
 
 /** The request of a summary standing inside a turn, at raw turn `turn`, cycle `cycle`. */
@@ -428,20 +436,21 @@ interface SummaryRun {
 }
 
 /**
- * Injects the summary turn of a run that starts at a turn's head. Returns the raw turn whose
- * prompt the native summary's items hold (`inside_turn`), when it replays natively; else -1.
+ * Injects the summary turn of a run that starts at a turn's head. Returns, when it is a native
+ * summary made inside the turn after its range (`inside_turn`), that turn and how many of its
+ * events the summary stands for (its prompt and the steps before it: `turn_events`, else 1).
  */
 function injectSummaryTurn(
   run: SummaryRun,
   output: ConversationEvent[],
   turns: ProjectedTurn[],
   stripped: number[],
-): number {
+): HeldEvents | undefined {
   const { summary, slots, ts, requests } = run;
   const text = summaryText(summary, run.pinned, requests);
   const injected = buildSummaryEvents(summary, slots.turnOf(run.start), ts, text);
   const native = compactionPolicies(summary).summary?.native;
-  let holds = -1;
+  let holds: HeldEvents | undefined;
   // A provider's summary goes back natively only while it stands for its whole range.
   if (
     native !== undefined &&
@@ -458,7 +467,9 @@ function injectSummaryTurn(
       requests,
     });
     markNative(injected, native, addition.replace(/^\s+/, ""));
-    if (native.inside_turn === true) holds = summary.to_turn + 1;
+    if (native.inside_turn === true) {
+      holds = { turn: summary.to_turn + 1, remaining: Math.max(1, native.turn_events ?? 1) };
+    }
   }
   output.push(...injected);
   const origin: TurnOrigin = {
@@ -542,8 +553,8 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
   const injectedRuns = new Set<number>();
   // The raw turn whose kept events the last projected turn holds; -1 after a summary turn.
   let currentKeptTurn = -1;
-  // The raw turn whose prompt a native summary just injected holds (inside_turn); -1 when none.
-  let heldPromptTurn = -1;
+  // The events of the next kept turn that a native summary just injected stands for (inside_turn).
+  let held: HeldEvents | undefined;
   for (let position = 0; position < events.length; position++) {
     const event = events[position]!;
     if (!isTurnEvent(event)) {
@@ -571,7 +582,7 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       };
       if (slots.isHead(runStart)) {
         currentKeptTurn = -1;
-        heldPromptTurn = injectSummaryTurn(run, output, turns, stripped);
+        held = injectSummaryTurn(run, output, turns, stripped);
       } else {
         // A run that starts at a cycle stands in the projected turn it interrupts.
         if (turns.length === 0 || (currentKeptTurn !== -1 && currentKeptTurn !== turn)) {
@@ -582,7 +593,7 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       }
       continue;
     }
-    let projected = applyMechanicalPolicies(
+    let projected: TurnEvent | undefined = applyMechanicalPolicies(
       event,
       reasoningWinners[slot],
       toolWinners[slot],
@@ -590,11 +601,15 @@ export function projectConversation(events: readonly ConversationEvent[]): Proje
       requests,
       pinned,
     );
-    if (projected === undefined) continue;
-    if (heldPromptTurn !== -1 && (turn !== heldPromptTurn || projected.type === "chat_request")) {
-      if (turn === heldPromptTurn) projected = markHeld(projected as ChatRequest);
-      heldPromptTurn = -1;
+    // Counted in raw events (one a policy omits counts too), as the summary's writer counted them.
+    let isHeld = false;
+    if (held !== undefined && event.type !== "turn_start") {
+      isHeld = turn === held.turn;
+      held.remaining -= 1;
+      if (!isHeld || held.remaining === 0) held = undefined;
     }
+    if (projected === undefined) continue;
+    if (isHeld) projected = markHeld(projected);
     output.push(projected);
     if (currentKeptTurn !== turn || turns.length === 0) {
       currentKeptTurn = turn;

@@ -48,16 +48,22 @@ export {
   OPENAI_REASONING_MODEL_KEY,
 } from "../provider-keys.js";
 
-/** A piece of message content. */
-export type LlmPart =
+/**
+ * A piece of message content. `nativeHeld` marks one of a turn a provider's own summary was made
+ * inside, which that summary stands for (its items hold the turn's prompt and its steps so far:
+ * OpenAI's encrypted compaction in the middle of a Codex turn); the adapter replaying the summary
+ * natively leaves it out, every other sends it.
+ */
+export type LlmPart = LlmContent & { readonly nativeHeld?: true };
+
+/** The kinds of message content. */
+type LlmContent =
   /**
    * Plain text (user requests, assistant messages, structured data as JSON). A provider's own
    * summary is text too, its full message as every other model gets it, with the native summary
    * (`native`) and what cxc adds after it (`nativeAddition`: the facts and pinned messages) for
    * the adapter of that provider to replay it natively; `nativeOpener` marks the
-   * `[Summary of previous conversation]` request such an adapter then leaves out, and
-   * `nativeHeld` the prompt of a turn the provider's summary was made inside, which its items
-   * hold already (OpenAI's encrypted compaction in the middle of a Codex turn).
+   * `[Summary of previous conversation]` request such an adapter then leaves out.
    */
   | {
       readonly type: "text";
@@ -66,7 +72,6 @@ export type LlmPart =
       readonly native?: NativeSummary;
       readonly nativeAddition?: string;
       readonly nativeOpener?: true;
-      readonly nativeHeld?: true;
     }
   /**
    * Reasoning. `signature` is Anthropic's (only signed reasoning can go back to Anthropic as
@@ -208,8 +213,17 @@ export function renderReasoningAsText(text: string): string {
   return `<think>\n${text}\n</think>\n\n`;
 }
 
-/** The provider-visible content of one event; empty for events a provider never sees. */
+/**
+ * The provider-visible content of one event; empty for events a provider never sees. The parts of
+ * an event a native summary stands for are marked `nativeHeld`.
+ */
 function toRoleParts(event: TurnEvent): RolePart[] {
+  const parts = eventParts(event);
+  if (event.metadata?.[NATIVE_SUMMARY_HELD_KEY] !== true) return parts;
+  return parts.map(({ role, part }) => ({ role, part: { ...part, nativeHeld: true } }));
+}
+
+function eventParts(event: TurnEvent): RolePart[] {
   switch (event.type) {
     case "chat_request":
       if (event.content.length === 0) return [];
@@ -219,9 +233,7 @@ function toRoleParts(event: TurnEvent): RolePart[] {
           part:
             event.metadata?.[NATIVE_SUMMARY_OPENER_KEY] === true
               ? { type: "text", text: event.content, nativeOpener: true }
-              : event.metadata?.[NATIVE_SUMMARY_HELD_KEY] === true
-                ? { type: "text", text: event.content, nativeHeld: true }
-                : { type: "text", text: event.content },
+              : { type: "text", text: event.content },
         },
       ];
     case "chat_response":

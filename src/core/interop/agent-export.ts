@@ -168,6 +168,17 @@ export function framedSummary(text: string): string {
   return `This session continues an earlier conversation that was compacted with cxc. The summary below stands for the earlier part of it.\n\n<summary>\n${text}\n</summary>`;
 }
 
+/**
+ * The text an opening summary is written with in `agent`'s session: the agent's own summary as it
+ * wrote it (it came from that agent's compaction), any other framed (`framedSummary`).
+ */
+export function openingSummaryText(
+  message: Extract<ViewMessage, { kind: "summary" }>,
+  agent: string,
+): string {
+  return message.compaction?.origin?.agent === agent ? message.text : framedSummary(message.text);
+}
+
 /** The timestamp form pi and Codex write: milliseconds, `Z` (a value cxc cannot read stays as it is). */
 export function millisecondTimestamp(ts: string): string {
   const value = timestampMilliseconds(ts);

@@ -141,6 +141,12 @@ export abstract class SessionLineIndexer implements SessionIndexer {
   protected readonly warnings: string[] = [];
   /** The records pass 2 converts, by line, when they are kept (`SessionPlan.records`). */
   protected readonly records: Map<number, Record<string, unknown>> | undefined;
+  /**
+   * Whether pass 2 checks each event against the event schemas (`EventFinisher`). An import does:
+   * its events go to the store. `cxc mcp` turns it off (session-lines.ts): it only reads them for
+   * recall and writes nothing, and checking cxc's own drafts again was a quarter of its first recall.
+   */
+  validateEvents = true;
 
   /**
    * `format`: the records' agent, whose name errors about a line give; `writer`: how the warning
@@ -362,7 +368,11 @@ export class EventFinisher {
   private lastMilliseconds = Number.NaN;
   private readonly eventId: (milliseconds: number, position: number) => string;
 
-  constructor(key: string) {
+  /** `validate`: check each event against the event schemas (see `SessionLineIndexer.validateEvents`). */
+  constructor(
+    key: string,
+    private readonly validate = true,
+  ) {
     this.eventId = eventIdDeriver(key);
   }
 
@@ -376,6 +386,10 @@ export class EventFinisher {
       const milliseconds = this.lastMilliseconds;
       const id = this.eventId(Number.isNaN(milliseconds) ? 0 : milliseconds, this.position);
       this.position += 1;
+      if (!this.validate) {
+        events.push({ id, ...draft } as unknown as ConversationEvent);
+        continue;
+      }
       const checked = validateEvent({ id, ...draft }, where);
       if (!checked.ok) return checked;
       events.push(checked.value);
@@ -474,12 +488,15 @@ export class DraftList {
   readonly drafts: { draft: EventDraft; where: string }[] = [];
   /** 0-based index of the open turn; -1 before the first. */
   turn = -1;
+  /** How many turn events (its prompt first, its `turn_start` not counted) the open turn has had. */
+  turnEvents = 0;
   private turnStartPosition = -1;
   private turnHasResponse = false;
 
   /** Opens a turn. */
   openTurn(ts: string, where: string): void {
     this.turn += 1;
+    this.turnEvents = 0;
     this.turnStartPosition = this.drafts.length;
     this.turnHasResponse = false;
     this.drafts.push({ draft: { type: "turn_start", ts }, where });
@@ -488,6 +505,7 @@ export class DraftList {
   /** Adds a turn event, opening a turn first when none is open. */
   add(draft: EventDraft, where: string): void {
     if (this.turn < 0) this.openTurn(draft.ts, where);
+    this.turnEvents += 1;
     if (draft.type === "chat_response" || draft.type === "tool_call_request") this.turnHasResponse = true;
     this.drafts.push({ draft, where });
   }

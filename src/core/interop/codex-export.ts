@@ -17,7 +17,7 @@
  * Reasoning Codex cannot send back (without OpenAI's encrypted content) is left out, with a
  * warning. See docs/import-export.md.
  */
-import type { ChatResponse, ConversationEvent, ToolCallRequest } from "../conversation/events.js";
+import type { ChatResponse, ConversationEvent, ToolCallRequest, TurnEvent } from "../conversation/events.js";
 import type { ExportRecallIndex } from "./agent-export.js";
 import { formatCount } from "../present/labels.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
@@ -28,7 +28,7 @@ import {
 } from "../provider-keys.js";
 import {
   type AgentSessionExport,
-  framedSummary,
+  openingSummaryText,
   millisecondTimestamp,
   viewMessages,
 } from "./agent-export.js";
@@ -104,6 +104,10 @@ export function exportCodexSession(
     options.timestamp,
   );
   const custom = new Set<string>();
+  // The events of a turn OpenAI's compaction was made inside that it stands for (its prompt, in
+  // its history already, and the steps before it): Codex's rollout has them before the record.
+  const held = (event: TurnEvent) => event.metadata?.[NATIVE_SUMMARY_HELD_KEY] === true;
+  const heldCalls = new Set<string>();
   let unreplayable = 0;
   let nativeSummaries = 0;
   for (const message of viewMessages(events, options.recallIndex)) {
@@ -121,8 +125,7 @@ export function exportCodexSession(
           if (addition !== "") userText(addition, message.ts);
         } else if (message.opening) {
           nativeSummaries += 1;
-          const own = message.compaction?.origin?.agent === "codex";
-          const text = own ? message.text : framedSummary(message.text);
+          const text = openingSummaryText(message, "codex");
           const history = [{ type: "message", role: "user", content: [{ type: "input_text", text }] }];
           write("compacted", { message: text, replacement_history: history }, message.ts);
         } else {
@@ -131,14 +134,14 @@ export function exportCodexSession(
         }
         break;
       case "user":
-        // The prompt of a turn OpenAI's compaction was made inside: its history holds it already.
-        if (message.event.metadata?.[NATIVE_SUMMARY_HELD_KEY] !== true) {
+        if (!held(message.event))
           userText(message.event.content, message.event.ts, pinned.has(message.event.id));
-        }
         break;
       case "assistant":
         for (const event of message.events) {
-          if (event.type === "tool_call_request") {
+          if (held(event)) {
+            if (event.type === "tool_call_request") heldCalls.add(event.call_id);
+          } else if (event.type === "tool_call_request") {
             const isCustom = metadataOf(event)[CODEX_CUSTOM_TOOL_KEY] === true;
             if (isCustom) custom.add(event.call_id);
             item(toolCall(event, isCustom), event.ts, pinned.has(event.id));
@@ -154,6 +157,7 @@ export function exportCodexSession(
         break;
       case "results":
         for (const event of message.events) {
+          if (held(event) || heldCalls.has(event.call_id)) continue;
           const type = custom.has(event.call_id) ? "custom_tool_call_output" : "function_call_output";
           item({ type, call_id: event.call_id, output: event.content }, event.ts, pinned.has(event.id));
         }

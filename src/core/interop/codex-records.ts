@@ -295,8 +295,9 @@ export class CodexMapper {
    * `compaction_summary`) becomes a native overlay (`summary.native`, format `openai-compaction`):
    * the history verbatim, replayed only to the same provider and written back to Codex unchanged;
    * every other model gets a plain notice, the user's messages it kept and cxc's facts of the turns.
-   * Made inside a turn, its history holds that turn's prompt (`inside_turn`): the projection marks
-   * the kept turn's own prompt, which a native replay and the export back to Codex leave out.
+   * Made inside a turn, its history holds that turn's prompt (`inside_turn`) and its item the
+   * turn's steps so far (`turn_events` of them, the prompt first): the projection marks them in the
+   * kept turn, and a native replay and the export back to Codex leave them out, as Codex does.
    */
   private compaction(payload: Json, ts: string, where: string): void {
     const midTurn = this.drafts.turn >= 0 && !this.turnPending;
@@ -339,8 +340,9 @@ export class CodexMapper {
             model,
             items: history.filter(isRecord),
             ...(typeof payload.message === "string" ? { message: payload.message } : {}),
-            // The turn it was made inside is kept whole; its prompt is in the history already.
-            ...(holdsPrompt ? { inside_turn: true } : {}),
+            // The turn it was made inside is kept whole; its prompt is in the history already, and
+            // its steps so far are what the encrypted item summarized.
+            ...(holdsPrompt ? { inside_turn: true, turn_events: this.drafts.turnEvents } : {}),
           }
         : undefined;
     const draft = agentCompactionDraft({

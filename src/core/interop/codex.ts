@@ -113,7 +113,17 @@ export class CodexSessionReader extends SessionLineIndexer {
         wants: (line) => line > metaLine,
         ...(records === undefined ? {} : { records }),
         convert: () =>
-          new CodexConverter({ label, key, provider, lines, metaLine, version, warnings, encrypted }),
+          new CodexConverter({
+            label,
+            key,
+            provider,
+            lines,
+            metaLine,
+            version,
+            warnings,
+            encrypted,
+            validate: this.validateEvents,
+          }),
       },
     };
   }
@@ -146,10 +156,12 @@ class CodexConverter implements SessionConverter {
        * facts of the turns it covers (the only case a Codex import holds the conversation).
        */
       readonly encrypted: boolean;
+      /** Check each event against the event schemas (`SessionLineIndexer.validateEvents`). */
+      readonly validate: boolean;
     },
   ) {
     this.mapper = new CodexMapper(plan.provider, plan.warnings, () => this.history);
-    this.finisher = new EventFinisher(plan.key);
+    this.finisher = new EventFinisher(plan.key, plan.validate);
   }
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {

@@ -25,7 +25,7 @@ import type {
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import {
   type AgentSessionExport,
-  framedSummary,
+  openingSummaryText,
   millisecondTimestamp,
   viewMessages,
 } from "./agent-export.js";
@@ -82,8 +82,7 @@ export function exportGeminiSession(
       case "summary":
         if (message.opening) {
           nativeSummaries += 1;
-          const own = message.compaction?.origin?.agent === "gemini";
-          user(own ? message.text : framedSummary(message.text), message.ts);
+          user(openingSummaryText(message, "gemini"), message.ts);
           reply({ content: GEMINI_COMPRESSION_ACK, thoughts: [] }, message.ts, options.model);
         } else {
           user(SUMMARY_REQUEST_TEXT, message.ts);

@@ -23,7 +23,7 @@ import { pinnedMessages } from "../conversation/pins.js";
 import { SUMMARY_REQUEST_TEXT } from "../conversation/projection.js";
 import { formatCount } from "../present/labels.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
-import { framedSummary, viewMessages } from "./agent-export.js";
+import { openingSummaryText, viewMessages } from "./agent-export.js";
 import { CXC_PINNED_KEY } from "./agents.js";
 import { interopError } from "./jp.js";
 import { isRecord, timestampMilliseconds } from "./jp-encoding.js";
@@ -134,10 +134,9 @@ export function exportOpencodeSession(
       case "summary":
         if (message.opening) {
           nativeSummaries += 1;
-          const own = message.compaction?.origin?.agent === "opencode";
           user(message.ts, (id) => [part(id, { type: "compaction", auto: false, overflow: false })]);
           assistant(message.ts, { mode: "compaction", agent: "compaction", summary: true }, (id) => [
-            text(id, own ? message.text : framedSummary(message.text), message.ts),
+            text(id, openingSummaryText(message, "opencode"), message.ts),
           ]);
         } else {
           user(message.ts, (id) => [text(id, SUMMARY_REQUEST_TEXT, message.ts)]);

@@ -10,6 +10,7 @@
  */
 import type { ConversationEvent } from "../conversation/events.js";
 import type { Parsed } from "../parsed.js";
+import { isOneJsonValue } from "../json-syntax.js";
 import {
   type AgentImport,
   type AgentFormat,
@@ -19,6 +20,7 @@ import {
   type SessionLineIndexer,
 } from "./agent-session.js";
 import { ClaudeCodeSessionReader, withoutToolUseResult } from "./claude-code.js";
+import { isRecord } from "./jp-encoding.js";
 import { CodexSessionReader } from "./codex.js";
 
 type Json = Record<string, unknown>;
@@ -31,7 +33,8 @@ export interface SessionFormat {
   readonly agent: AgentFormat;
   /**
    * A fresh pass-1 reader that keeps no records of its own (`SessionLines` holds them), whose
-   * converter takes records (`SessionConverter.addRecord`).
+   * converter takes records (`SessionConverter.addRecord`), and that does not check its events
+   * against the event schemas: they are read for recall, never written.
    */
   readonly reader: (label: string) => SessionLineIndexer;
   /** The part of a record the reader uses (the rest is dropped to save memory). */
@@ -41,14 +44,14 @@ export interface SessionFormat {
 /** Claude Code's JSONL: a record's `toolUseResult` (a second copy of a tool's output, for its UI) is never read. */
 export const CLAUDE_CODE_LINES: SessionFormat = {
   agent: "claude-code",
-  reader: (label) => new ClaudeCodeSessionReader(label, false),
+  reader: (label) => unvalidated(new ClaudeCodeSessionReader(label, false)),
   keep: withoutToolUseResult,
 };
 
 /** The Codex rollout. */
 export const CODEX_LINES: SessionFormat = {
   agent: "codex",
-  reader: (label) => new CodexSessionReader(label, false),
+  reader: (label) => unvalidated(new CodexSessionReader(label, false)),
   keep: (record) => record,
 };
 
@@ -59,6 +62,12 @@ interface LiveConversion {
   converted: number;
   /** The events it handed out so far (`peek` adds the ones it still holds). */
   readonly events: ConversationEvent[];
+}
+
+/** The reader, its events not checked against the event schemas (`SessionLineIndexer.validateEvents`). */
+function unvalidated<T extends SessionLineIndexer>(reader: T): T {
+  reader.validateEvents = false;
+  return reader;
 }
 
 /** The parsed lines of one session file, in order; line N of the file is `lines[N - 1]`. */
@@ -87,12 +96,23 @@ export class SessionLines {
     const parts = text.split("\n");
     parts.pop();
     const parsed: ParsedLine[] = [];
-    for (const [index, part] of parts.entries()) {
+    for (const part of parts) {
+      // The common case without building the line's `file:line` name (an error names it).
+      let value: unknown;
+      try {
+        value = JSON.parse(part);
+      } catch {
+        value = undefined;
+      }
+      if (isRecord(value) && typeof value.type === "string") {
+        parsed.push(this.format.keep(value));
+        continue;
+      }
       if (part.trim() === "") {
         parsed.push(undefined);
         continue;
       }
-      const where = `${this.label}:${this.#lines.length + index + 1}`;
+      const where = `${this.label}:${this.#lines.length + parsed.length + 1}`;
       const record = parseRecordLine(part, where, this.format.agent);
       if (!record.ok) return record;
       parsed.push(this.format.keep(record.value));
@@ -117,7 +137,7 @@ export class SessionLines {
    * as it was: the fragment is read again next time.
    */
   events(fragment = ""): Parsed<readonly ConversationEvent[]> {
-    if (fragment.trim() !== "" && isJson(fragment)) {
+    if (fragment.trim() !== "" && isOneJsonValue(fragment)) {
       this.lastConversion = "whole";
       const whole = this.convert(fragment);
       return whole.ok ? { ok: true, value: whole.value.conversation.events } : whole;
@@ -181,13 +201,4 @@ function convertRecord(
   if (converter.addRecord === undefined)
     throw new Error("SessionLines needs a reader whose converter takes parsed records");
   return converter.addRecord(record, line);
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
