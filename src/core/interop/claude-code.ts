@@ -473,18 +473,23 @@ class ClaudeCodeConverter implements SessionConverter {
 
   addLine(text: string, line: number): Parsed<ConversationEvent[]> {
     if (!this.plan.included.has(line)) return { ok: true, value: [] };
-    const parsed = parseRecordLine(text, `${this.plan.label}:${line}`, "claude-code");
-    return parsed.ok ? this.addRecord(parsed.value, line) : parsed;
+    const where = `${this.plan.label}:${line}`;
+    const parsed = parseRecordLine(text, where, "claude-code");
+    if (!parsed.ok) return parsed;
+    // Read again from the file: checked again (pass 1 checked the record it read then).
+    const type = parsed.value.type as string;
+    if (!CHAIN_TYPES.has(type) || chainRecordProblem(parsed.value, type) !== undefined)
+      return changedFile(where);
+    return this.addRecord(parsed.value, line);
   }
 
+  /** A record pass 1 read and checked (kept by it, or by `SessionLines`). */
   addRecord(record: Json, line: number): Parsed<ConversationEvent[]> {
     const uuid = this.plan.included.get(line);
     if (uuid === undefined) return { ok: true, value: [] };
     const where = `${this.plan.label}:${line}`;
     const type = record.type as string;
-    if (record.uuid !== uuid || !CHAIN_TYPES.has(type) || chainRecordProblem(record, type) !== undefined) {
-      return interopError(`${where}: the file changed while cxc read it; import it again`);
-    }
+    if (record.uuid !== uuid || !CHAIN_TYPES.has(type)) return changedFile(where);
     const raw =
       type === "attachment" && !Array.isArray(record.rendered)
         ? slimAttachment(record)
@@ -524,6 +529,10 @@ class ClaudeCodeConverter implements SessionConverter {
       },
     };
   }
+}
+
+function changedFile(where: string): Parsed<never> {
+  return interopError(`${where}: the file changed while cxc read it; import it again`);
 }
 
 /** Converts a whole file's text (for tests and small files; the shell streams large ones). */

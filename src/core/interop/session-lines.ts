@@ -20,6 +20,7 @@ import {
   type SessionLineIndexer,
 } from "./agent-session.js";
 import { ClaudeCodeSessionReader, withoutToolUseResult } from "./claude-code.js";
+import { isRecord } from "./jp-encoding.js";
 import { CodexSessionReader } from "./codex.js";
 
 type Json = Record<string, unknown>;
@@ -95,12 +96,23 @@ export class SessionLines {
     const parts = text.split("\n");
     parts.pop();
     const parsed: ParsedLine[] = [];
-    for (const [index, part] of parts.entries()) {
+    for (const part of parts) {
+      // The common case without building the line's `file:line` name (an error names it).
+      let value: unknown;
+      try {
+        value = JSON.parse(part);
+      } catch {
+        value = undefined;
+      }
+      if (isRecord(value) && typeof value.type === "string") {
+        parsed.push(this.format.keep(value));
+        continue;
+      }
       if (part.trim() === "") {
         parsed.push(undefined);
         continue;
       }
-      const where = `${this.label}:${this.#lines.length + index + 1}`;
+      const where = `${this.label}:${this.#lines.length + parsed.length + 1}`;
       const record = parseRecordLine(part, where, this.format.agent);
       if (!record.ok) return record;
       parsed.push(this.format.keep(record.value));
