@@ -34,6 +34,7 @@ import {
   withoutCacheMarks,
   writePiConfig,
 } from "../helpers/agents.js";
+import { SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
 import { type FakeProvider, type FakeReply, startFakeProvider, textReply } from "../helpers/fake-provider.js";
 
@@ -123,6 +124,51 @@ function withoutRecallIndex(messages: unknown[]): { messages: unknown[]; index: 
 
 function tokensOf(messages: unknown): number {
   return messageTexts(messages).reduce((sum, text) => sum + countTokens(text), 0);
+}
+
+/** A resumed request's texts without the new prompt (`callNames`: see `messageTexts`). */
+const requestTexts = (messages: unknown, callNames = false) =>
+  messageTexts(messages, callNames).filter((text) => text !== "Anything else?");
+
+/** pi's message for a compaction entry: the summary in its frame. */
+const PI_COMPACTION_FRAME = [
+  "The conversation history before this point was compacted into the following summary:\n\n<summary>\n",
+  "\n</summary>",
+] as const;
+
+/** The summary in pi's compaction message (the first text of a resumed session's request). */
+function piSummary(text: string): string {
+  const [open, close] = PI_COMPACTION_FRAME;
+  expect(text.startsWith(open) && text.endsWith(close), text.slice(0, 200)).toBe(true);
+  return text.slice(open.length, -close.length);
+}
+
+/**
+ * A request's tokens as cxc's dry run counts the view it carries: each text as cxc counts its
+ * event (a call with its name), and the opening summary, pi's compaction message, as cxc's summary
+ * turn (its request `[Summary of previous conversation]` and the summary).
+ */
+function viewTokensOf(messages: unknown): number {
+  const [opening, ...rest] = requestTexts(messages, true);
+  return [SUMMARY_REQUEST_TEXT, piSummary(opening!), ...rest].reduce(
+    (sum, text) => sum + countTokens(text),
+    0,
+  );
+}
+
+/** cxc's view as `print --format anthropic` gives it, without the recall index. */
+function printedView(stdout: string): string[] {
+  return messageTexts((JSON.parse(stdout) as { messages: unknown }).messages).filter(
+    (text) => !text.startsWith("[Recall index:"),
+  );
+}
+
+/** Checks a request against cxc's view, leaf for leaf: the opening summary in pi's frame, the rest the same. */
+function expectView(messages: unknown, view: readonly string[]): void {
+  const [opening, ...rest] = requestTexts(messages);
+  expect(view[0]).toBe(SUMMARY_REQUEST_TEXT);
+  expect(piSummary(opening!)).toBe(view[1]);
+  expect(rest).toEqual(view.slice(2));
 }
 
 function exportedFile(stdout: string): string {
@@ -278,6 +324,9 @@ describe("pi sessions, end to end with the real agent", () => {
     const baseline = await cxc(["conversation", "export", conversation, "--to", "pi"]);
     expect(baseline.exitCode, baseline.stderr).toBe(0);
     const before = await resumeMessages(exportedFile(baseline.stdout));
+    const viewBefore = printedView(
+      (await cxc(["--format", "anthropic", "conversation", "print", conversation])).stdout,
+    );
 
     const dryRun = async (args: string[]) =>
       dryRunWhole(
@@ -351,16 +400,28 @@ describe("pi sessions, end to end with the real agent", () => {
       expect(has(gone), gone).toBe(false);
     }
 
+    // Exactly the saving the dry runs promised: both requests are cxc's view leaf for leaf (but for
+    // the opening summary in pi's frame and the recall index), and counted as cxc counts a view they
+    // are the dry runs' counts. As sent, the saving differs by pi's frame, the recall index of the
+    // baseline (its export carries one) and the calls' names, sent apart from their arguments.
     const promisedByDryRuns = plan1.before - plan1.after + (plan2.before - plan2.after);
     const promised = plan1.before - plan3.before;
+    const baselineView = withoutRecallIndex(before).messages;
+    expectView(baselineView, viewBefore);
+    expectView(
+      after,
+      printedView((await cxc(["--format", "anthropic", "conversation", "print", conversation])).stdout),
+    );
+    expect(viewTokensOf(baselineView)).toBe(plan1.before);
+    expect(viewTokensOf(after)).toBe(plan3.before);
     const measured = tokensOf(before) - tokensOf(after);
     console.log(
       `pi: dry runs promised ${promisedByDryRuns} tokens (default rule ${plan1.before - plan1.after}, ` +
         `-k summary ${plan2.before - plan2.after}); with the review ${promised} (${plan1.before} → ${plan3.before}); ` +
-        `the resumed request is smaller by ${measured} (${tokensOf(before)} → ${tokensOf(after)})`,
+        `the resumed requests counted as cxc counts views: ${viewTokensOf(baselineView)} → ${viewTokensOf(after)}; ` +
+        `as sent, smaller by ${measured} (${tokensOf(before)} → ${tokensOf(after)})`,
     );
     expect(promisedByDryRuns).toBeGreaterThan(3000);
-    expect(Math.abs(measured - promised)).toBeLessThan(promised * 0.1);
   });
 
   it("brings the exported session, resumed in pi, back onto its conversation with import --update", async () => {

@@ -30,9 +30,10 @@
  * `stop_sequences` or a forced `tool_choice`. Its errors (`compaction_unavailable` 529,
  * `compaction_nothing_to_summarize`) are scripted as errors with their `errorType`.
  *
- * Anthropic's Models API (`GET /v1/models/<id>`, `GET /v1/models`) answers for the models a test
- * adds (`addModel`), in the beta shape with `capabilities` (`compaction.summarize.supported`);
- * any other model is a 404 `not_found_error`, as the API answers an unknown one.
+ * Anthropic's Models API (`GET /v1/models/<id>`, `GET /v1/models`, from a client that sends
+ * `anthropic-version`) answers for the models a test adds (`addModel`), in the beta shape with
+ * `capabilities` (`compaction.summarize.supported`); any other model is a 404 `not_found_error`,
+ * as the API answers an unknown one.
  *
  * It imports only node built-ins so `fake-provider-cli.mjs` can transpile and run it as a
  * standalone process for end-to-end tests.
@@ -367,7 +368,13 @@ async function handleRequest(
     );
     return;
   }
-  if (recorded.method === "GET" && MODELS_PATH.test(recorded.path)) {
+  // Anthropic's Models API only (its clients send `anthropic-version`); OpenAI-compatible model
+  // lists (an Ollama probe, an agent's) stay unanswered, as before.
+  if (
+    recorded.method === "GET" &&
+    MODELS_PATH.test(recorded.path) &&
+    "anthropic-version" in recorded.headers
+  ) {
     serveModels(response, state.models, recorded.path);
     return;
   }
