@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecallAnalysis } from "../../src/core/conversation/recall.js";
-import { analyzeRecall } from "../../src/core/conversation/recall.js";
+import { analyzeRecall, recallIndexText } from "../../src/core/conversation/recall.js";
 import type { SessionLines } from "../../src/core/interop/session-lines.js";
-import { TranscriptFollower } from "../../src/cli/mcp/transcript.js";
+import { TranscriptFollower, transcriptAnalyzer } from "../../src/cli/mcp/transcript.js";
+import { importCodexSession } from "../../src/core/interop/codex.js";
 import { PROJECT_ROOT } from "../helpers/cli.js";
 
 const FIXTURE = readFileSync(
@@ -108,5 +109,23 @@ describe("TranscriptFollower", () => {
       new RegExp(`^${path.replaceAll("/", "\\/")}:${LINES.length + 1}: not valid JSON`),
     );
     expect(seen).toHaveLength(1);
+  });
+
+  it("follows a Codex rollout as the server does: Codex's compaction appended hides the turns before it", () => {
+    const rollout = readFileSync(join(PROJECT_ROOT, "fixtures", "agents", "codex", "session.jsonl"), "utf8");
+    const lines = rollout.match(/[^\n]*\n/g)!;
+    const compacted = lines.findIndex((line) => line.includes('"type":"compacted"'));
+    expect(compacted).toBeGreaterThan(0);
+    writeFileSync(path, lines.slice(0, compacted).join(""));
+    const follow = new TranscriptFollower("codex", transcriptAnalyzer({}));
+    expect(recallIndexText(follow.analysis(path))).toBeUndefined();
+    appendFileSync(path, lines.slice(compacted).join(""));
+    const analysis = follow.analysis(path);
+    expect(follow.lastRead).toBe("appended");
+    const imported = importCodexSession(rollout, path);
+    expect(imported.ok && analysis.events).toStrictEqual(imported.ok && imported.value.conversation.events);
+    const whole = new TranscriptFollower("codex", transcriptAnalyzer({})).analysis(path);
+    expect(recallIndexText(analysis)).toBe(recallIndexText(whole));
+    expect(recallIndexText(analysis)).toMatch(/^\[Recall index/);
   });
 });
