@@ -8,13 +8,13 @@
  * carries the restore: the user's binding sentence and the files the session modified. The steps
  * share one session and run in order; each Claude Code start costs about a second.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   claudeCodeEnvironment,
   messageTexts,
   runAgent,
@@ -107,11 +107,8 @@ function cxc(args: string[]) {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "claude");
-  if (binary === undefined) throw new Error("Claude Code is not installed: run npm ci --prefix agents");
-  claude = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-claude-hooks-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
+  claude = requireAgent(PROJECT_ROOT, "claude");
+  ({ root, place } = newAgentPlace("cxc-claude-hooks-"));
   mkdirSync(join(place.cwd, "src"), { recursive: true });
   mkdirSync(join(place.cwd, "migrations"), { recursive: true });
   writeFileSync(join(place.cwd, "src", "app.ts"), 'export const greeting = "helo";\n');

@@ -7,14 +7,13 @@
  * everything, and the restore in its next request re-adds the pinned result, and the user message
  * pinned where it stood (the export marks its record, and Claude Code keeps the mark).
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { groupTurns } from "../../src/core/conversation/turns.js";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   claudeCodeEnvironment,
   messageTexts,
   runAgent,
@@ -66,13 +65,8 @@ async function claudeTurn(prompt: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "claude");
-  if (binary === undefined) throw new Error("Claude Code is not installed: run npm ci --prefix agents");
-  claude = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-claude-pins-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.home, { recursive: true });
-  mkdirSync(place.cwd, { recursive: true });
+  claude = requireAgent(PROJECT_ROOT, "claude");
+  ({ root, place } = newAgentPlace("cxc-claude-pins-"));
   fake = await startFakeProvider({
     routes: [{ bodyIncludes: CLAUDE_COMPACT_PROMPT, reply: textReply(`<summary>${DROPPED}</summary>`) }],
   });

@@ -10,13 +10,13 @@
  * `SessionStart` hook recorded it at its start); and two Claude Code processes alive at once in
  * the project, the first session resumed and a new one, each recall their own session only.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   claudeCodeEnvironment,
   messageTexts,
   runAgent,
@@ -98,12 +98,8 @@ function results(body: unknown): Map<string, string> {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "claude");
-  if (binary === undefined) throw new Error("Claude Code is not installed: run npm ci --prefix agents");
-  claude = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-claude-recall-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.cwd, { recursive: true });
+  claude = requireAgent(PROJECT_ROOT, "claude");
+  ({ root, place } = newAgentPlace("cxc-claude-recall-"));
   mkdirSync(join(place.home, ".claude"), { recursive: true });
   writeFileSync(join(place.cwd, "app.log"), LOG);
   fake = await startFakeProvider({

@@ -6,14 +6,14 @@
  * with the very messages the original sends. Each agent run costs seconds: the steps share one
  * session and run in order.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   claudeCodeEnvironment,
   claudeProjectDirectory,
   dryRunWhole,
@@ -131,13 +131,8 @@ function importedId(stdout: string): string {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "claude");
-  if (binary === undefined) throw new Error("Claude Code is not installed: run npm ci --prefix agents");
-  claude = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-claude-e2e-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.home, { recursive: true });
-  mkdirSync(place.cwd, { recursive: true });
+  claude = requireAgent(PROJECT_ROOT, "claude");
+  ({ root, place } = newAgentPlace("cxc-claude-e2e-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   writeFileSync(join(place.cwd, "big.txt"), `${BIG}\n`);
   writeFileSync(join(place.cwd, "data.txt"), `${DATA}\n`);

@@ -13,11 +13,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
-  codexEnvironment,
+  requireAgent,
+  runCodex,
   codexSessionDirectory,
   fromPlaceholders,
-  runAgent,
   writeCodexConfig,
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
@@ -36,9 +35,7 @@ let codex: string;
 const cxcHomes: TempHome[] = [];
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "codex");
-  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
-  codex = binary;
+  codex = requireAgent(PROJECT_ROOT, "codex");
   root = mkdtempSync(join(tmpdir(), "cxc-codex-encrypted-"));
   fake = await startFakeProvider();
 });
@@ -61,12 +58,7 @@ function placeOf(name: string): AgentPlace {
 async function resumeInput(id: string, place: AgentPlace): Promise<Item[]> {
   fake.enqueue(textReply("Nothing else."));
   const before = fake.requests.length;
-  const result = await runAgent(
-    codex,
-    ["exec", "--skip-git-repo-check", "--json", "resume", id, "Anything else?"],
-    { cwd: place.cwd, env: codexEnvironment(place) },
-  );
-  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
+  await runCodex(codex, place, ["resume", id, "Anything else?"]);
   const turns = fake.requests.slice(before).filter((request) => request.route === undefined);
   expect(turns).toHaveLength(1);
   return (turns[0]!.body as { input: Item[] }).input;

@@ -7,16 +7,15 @@
  * carries the restore. `--dangerously-bypass-hook-trust` stands in for the user's review of the
  * new hook in Codex's `/hooks`.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
-  codexEnvironment,
+  requireAgent,
+  runCodex,
+  newAgentPlace,
   inputTexts,
-  runAgent,
   writeCodexConfig,
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
@@ -57,35 +56,19 @@ async function codexRun(
   config: string[] = [],
   extraEnv: Record<string, string> = {},
 ): Promise<{ id: string; stdout: string; stderr: string }> {
-  const result = await runAgent(
-    codex,
-    [
-      "exec",
-      "--skip-git-repo-check",
-      "--json",
-      "--dangerously-bypass-hook-trust",
-      "--sandbox",
-      "workspace-write",
-      ...config.flatMap((value) => ["-c", value]),
-      ...args,
-    ],
-    { cwd: place.cwd, env: { ...codexEnvironment(place), ...extraEnv } },
-  );
-  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
-  const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
-  if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
-  return { id, stdout: result.stdout, stderr: result.stderr };
+  return runCodex(codex, place, args, {
+    config,
+    env: extraEnv,
+    trustHooks: true,
+    sandbox: "workspace-write",
+  });
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "codex");
-  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
-  codex = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-codex-hooks-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
+  codex = requireAgent(PROJECT_ROOT, "codex");
+  ({ root, place } = newAgentPlace("cxc-codex-hooks-"));
   mkdirSync(join(place.cwd, "src"), { recursive: true });
   mkdirSync(join(place.cwd, "migrations"), { recursive: true });
-  mkdirSync(place.home, { recursive: true });
   writeFileSync(join(place.cwd, "src", "app.ts"), 'export const greeting = "helo";\n');
   fake = await startFakeProvider({
     routes: [{ bodyIncludes: CODEX_COMPACT_PROMPT, reply: textReply(SUMMARY) }],

@@ -10,17 +10,16 @@
  * never rewrites a line it wrote). Codex keeps the latest user messages through its compaction,
  * cxc's summary among them, so the pinned result also stays in that kept message.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { groupTurns } from "../../src/core/conversation/turns.js";
 import {
   type AgentPlace,
-  agentBinary,
-  codexEnvironment,
+  requireAgent,
+  runCodex,
+  newAgentPlace,
   inputTexts,
-  runAgent,
   writeCodexConfig,
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
@@ -62,21 +61,7 @@ async function codexTurn(
   config: string[] = [],
 ): Promise<{ route?: number; texts: string[] }[]> {
   const before = fake.requests.length;
-  const result = await runAgent(
-    codex,
-    [
-      "exec",
-      "--skip-git-repo-check",
-      "--json",
-      "--dangerously-bypass-hook-trust",
-      ...config.flatMap((value) => ["-c", value]),
-      "resume",
-      sessionId,
-      prompt,
-    ],
-    { cwd: place.cwd, env: codexEnvironment(place) },
-  );
-  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
+  await runCodex(codex, place, ["resume", sessionId, prompt], { config, trustHooks: true });
   return fake.requests.slice(before).map((request) => ({
     ...(request.route === undefined ? {} : { route: request.route }),
     texts: inputTexts((request.body as { input: unknown }).input),
@@ -84,13 +69,8 @@ async function codexTurn(
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "codex");
-  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
-  codex = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-codex-pins-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.home, { recursive: true });
-  mkdirSync(place.cwd, { recursive: true });
+  codex = requireAgent(PROJECT_ROOT, "codex");
+  ({ root, place } = newAgentPlace("cxc-codex-pins-"));
   fake = await startFakeProvider({
     routes: [{ bodyIncludes: CODEX_COMPACT_PROMPT, reply: textReply(DROPPED) }],
   });

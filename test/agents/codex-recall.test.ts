@@ -12,16 +12,15 @@
  * `--dangerously-bypass-hook-trust` stands in for the user's review of the new
  * hooks in Codex's `/hooks`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
-  codexEnvironment,
+  requireAgent,
+  runCodex,
+  newAgentPlace,
   inputTexts,
-  runAgent,
   writeCodexConfig,
 } from "../helpers/agents.js";
 import { makeTempHome, PROJECT_ROOT, type TempHome } from "../helpers/cli.js";
@@ -49,24 +48,7 @@ let cxcHome: TempHome;
 
 /** One `codex exec --json` in the project; its thread id. */
 async function codexExec(args: string[], config: string[] = []): Promise<string> {
-  const result = await runAgent(
-    codex,
-    [
-      "exec",
-      "--skip-git-repo-check",
-      "--json",
-      "--dangerously-bypass-hook-trust",
-      "--sandbox",
-      "workspace-write",
-      ...config.flatMap((value) => ["-c", value]),
-      ...args,
-    ],
-    { cwd: place.cwd, env: codexEnvironment(place) },
-  );
-  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
-  const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
-  if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
-  return id;
+  return (await runCodex(codex, place, args, { config, trustHooks: true, sandbox: "workspace-write" })).id;
 }
 
 /** The output of the call `id` in a Responses request's input. */
@@ -93,13 +75,8 @@ function recallOutput(body: unknown, id: string): string {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "codex");
-  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
-  codex = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-codex-recall-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.cwd, { recursive: true });
-  mkdirSync(place.home, { recursive: true });
+  codex = requireAgent(PROJECT_ROOT, "codex");
+  ({ root, place } = newAgentPlace("cxc-codex-recall-"));
   writeFileSync(join(place.cwd, "app.log"), LOG);
   fake = await startFakeProvider({
     routes: [{ bodyIncludes: CODEX_COMPACT_PROMPT, reply: textReply(SUMMARY) }],

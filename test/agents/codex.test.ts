@@ -9,28 +9,19 @@
  * compaction resumes with the very conversation items the original sends. Each Codex run costs
  * about a second: the steps share the sessions and run in order.
  */
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
-  codexEnvironment,
+  requireAgent,
+  runCodex,
+  newAgentPlace,
   codexSessionDirectory,
   dryRunWhole,
   fillerText,
   inputTexts,
-  runAgent,
   writeCodexConfig,
 } from "../helpers/agents.js";
 import { SUMMARY_REQUEST_TEXT } from "../../src/core/conversation/projection.js";
@@ -94,15 +85,7 @@ function cxc(args: string[], home: TempHome = cxcHome, at: AgentPlace = place) {
 
 /** `codex exec` (`resume <id>` first in `args` to continue a session); returns the thread id. */
 async function codexExec(args: string[], at: AgentPlace = place, config: string[] = []): Promise<string> {
-  const result = await runAgent(
-    codex,
-    ["exec", "--skip-git-repo-check", "--json", ...config.flatMap((value) => ["-c", value]), ...args],
-    { cwd: at.cwd, env: codexEnvironment(at) },
-  );
-  expect(result.code, `codex: ${result.stderr.slice(-600)}`).toBe(0);
-  const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
-  if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
-  return id;
+  return (await runCodex(codex, at, args, { config })).id;
 }
 
 /** Resumes a session with `codex exec resume` and returns the input Codex sent for it. */
@@ -189,13 +172,8 @@ const records = (text: string) =>
     .map((line) => JSON.parse(line) as { type: string; payload: Item });
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "codex");
-  if (binary === undefined) throw new Error("Codex is not installed: run npm ci --prefix agents/codex");
-  codex = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-codex-e2e-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.home, { recursive: true });
-  mkdirSync(place.cwd, { recursive: true });
+  codex = requireAgent(PROJECT_ROOT, "codex");
+  ({ root, place } = newAgentPlace("cxc-codex-e2e-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   writeFileSync(join(place.cwd, "big.txt"), `${BIG}\n`);
   writeFileSync(join(place.cwd, "data.txt"), `${DATA}\n`);

@@ -8,13 +8,13 @@
  * request of the next run, which loads the compressed history from the file. Three Gemini CLI runs
  * of about three seconds each, in order.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   GEMINI_MODEL,
   geminiEnvironment,
   runAgent,
@@ -69,12 +69,8 @@ function turnRequests(from: number): Content[][] {
 const textOf = (content: Content) => content.parts.map((part) => part.text ?? "").join("");
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "gemini");
-  if (binary === undefined) throw new Error("Gemini CLI is not installed: run npm ci --prefix agents");
-  gemini = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-gemini-hooks-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.cwd, { recursive: true });
+  gemini = requireAgent(PROJECT_ROOT, "gemini");
+  ({ root, place } = newAgentPlace("cxc-gemini-hooks-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   writeGeminiSettings(place.home);
   settings = join(place.home, ".gemini", "settings.json");

@@ -8,14 +8,14 @@
  * counts the views they carry; see the test for what differs as sent). Each Gemini CLI run costs two to three
  * seconds: the steps share the session and run in order.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   dryRunWhole,
   fillerText,
   GEMINI_MODEL,
@@ -163,12 +163,8 @@ function importedId(stdout: string): string {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "gemini");
-  if (binary === undefined) throw new Error("Gemini CLI is not installed: run npm ci --prefix agents");
-  gemini = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-gemini-e2e-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.cwd, { recursive: true });
+  gemini = requireAgent(PROJECT_ROOT, "gemini");
+  ({ root, place } = newAgentPlace("cxc-gemini-e2e-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   writeFileSync(join(place.cwd, "big.txt"), `${BIG}\n`);
   writeFileSync(join(place.cwd, "data.txt"), `${DATA}\n`);

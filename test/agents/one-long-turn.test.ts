@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
   claudeCodeEnvironment,
   claudeProjectDirectory,
   PI_MODEL,
@@ -97,8 +97,7 @@ const LINES = { notice: "5", recommend: "10", request: "100000000" };
 
 describe("one request answered by 20 tool calls", () => {
   it("Claude Code: the Stop hook advises at the end of the turn, the live work starting at a call inside it", async () => {
-    const claude = agentBinary(PROJECT_ROOT, "claude");
-    if (claude === undefined) throw new Error("Claude Code is not installed: run npm ci --prefix agents");
+    const claude = requireAgent(PROJECT_ROOT, "claude");
     const place = project("claude");
     const installed = await cxcHome.run(["hooks", "install", "--agent", "claude-code", "--user"], {
       cwd: place.cwd,
@@ -168,8 +167,7 @@ describe("one request answered by 20 tool calls", () => {
   });
 
   it("pi: the extension advises during the turn, and moves pi's cut inside its split turn onto the live cycle", async () => {
-    const pi = agentBinary(PROJECT_ROOT, "pi");
-    if (pi === undefined) throw new Error("pi is not installed: run npm ci --prefix agents");
+    const pi = requireAgent(PROJECT_ROOT, "pi");
     const place = project("pi");
     // A tiny budget of recent tokens: pi's own cut falls inside the one turn (a split turn).
     writePiConfig(place.home, fake.url, { compaction: { keepRecentTokens: 1 } });

@@ -13,19 +13,18 @@
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   messageTexts,
   nodeWithSqlite,
   OPENCODE_COMPACT_PROMPT,
@@ -95,12 +94,8 @@ async function opencodeRun(prompt: string, env: Record<string, string> = {}): Pr
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "opencode");
-  if (binary === undefined) throw new Error("opencode is not installed: run npm ci --prefix agents/opencode");
-  opencode = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-opencode-hooks-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.cwd, { recursive: true });
+  opencode = requireAgent(PROJECT_ROOT, "opencode");
+  ({ root, place } = newAgentPlace("cxc-opencode-hooks-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   fake = await startFakeProvider({
     routes: [

@@ -11,14 +11,14 @@
  * nothing; a database a running process holds locked is one error, nothing imported.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   dryRunWhole,
   fillerText,
   messageTexts,
@@ -144,12 +144,8 @@ function exportedSession(stdout: string): string {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "opencode");
-  if (binary === undefined) throw new Error("opencode is not installed: run npm ci --prefix agents/opencode");
-  opencode = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-opencode-e2e-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.cwd, { recursive: true });
+  opencode = requireAgent(PROJECT_ROOT, "opencode");
+  ({ root, place } = newAgentPlace("cxc-opencode-e2e-"));
   opencodeBin = join(root, "bin");
   mkdirSync(opencodeBin);
   symlinkSync(opencode, join(opencodeBin, "opencode"));

@@ -12,13 +12,13 @@
  * `pi install <checkout>` in another HOME loads it too, and a disabled advisor registers nothing.
  * One pi process drives the main session; each start costs seconds.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   fromPlaceholders,
   messageTexts,
   PI_MODEL,
@@ -67,13 +67,8 @@ function turnRequests(from = 0) {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "pi");
-  if (binary === undefined) throw new Error("pi is not installed: run npm ci --prefix agents");
-  pi = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-pi-extension-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.home, { recursive: true });
-  mkdirSync(place.cwd, { recursive: true });
+  pi = requireAgent(PROJECT_ROOT, "pi");
+  ({ root, place } = newAgentPlace("cxc-pi-extension-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   fake = await startFakeProvider({
     routes: [

@@ -6,22 +6,14 @@
  * session exported without compaction resumes with the very messages the original sends. Each pi
  * start costs seconds: the steps share one session and run in order.
  */
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPlace,
-  agentBinary,
+  requireAgent,
+  newAgentPlace,
   dryRunWhole,
   fillerText,
   messageTexts,
@@ -184,13 +176,8 @@ function importedId(stdout: string): string {
 }
 
 beforeAll(async () => {
-  const binary = agentBinary(PROJECT_ROOT, "pi");
-  if (binary === undefined) throw new Error("pi is not installed: run npm ci --prefix agents");
-  pi = binary;
-  root = mkdtempSync(join(tmpdir(), "cxc-pi-e2e-"));
-  place = { home: join(root, "home"), cwd: join(root, "project") };
-  mkdirSync(place.home, { recursive: true });
-  mkdirSync(place.cwd, { recursive: true });
+  pi = requireAgent(PROJECT_ROOT, "pi");
+  ({ root, place } = newAgentPlace("cxc-pi-e2e-"));
   writeFileSync(join(place.cwd, "notes.txt"), "remember the milk\n");
   writeFileSync(join(place.cwd, "big.txt"), `${BIG}\n`);
   writeFileSync(join(place.cwd, "data.txt"), `${DATA}\n`);

@@ -13,7 +13,8 @@
  * `/home/user/project`); `toPlaceholders` and `fromPlaceholders` translate between the two.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The HOME written into committed fixtures. */
@@ -44,6 +45,32 @@ export function agentBinary(projectRoot: string, agent: AgentName): string | und
       ? join(folder, "node_modules", "opencode-linux-x64", "bin", "opencode")
       : join(folder, "node_modules", ".bin", agent);
   return existsSync(path) ? path : undefined;
+}
+
+/** Where each agent is pinned, for the line that says how to install it. */
+const AGENT_SETUP: Record<AgentName, { readonly label: string; readonly prefix: string }> = {
+  claude: { label: "Claude Code", prefix: "agents" },
+  pi: { label: "pi", prefix: "agents" },
+  gemini: { label: "Gemini CLI", prefix: "agents" },
+  codex: { label: "Codex", prefix: "agents/codex" },
+  opencode: { label: "opencode", prefix: "agents/opencode" },
+};
+
+/** The installed binary of an agent; a test that needs it fails with the command that installs it. */
+export function requireAgent(projectRoot: string, agent: AgentName): string {
+  const binary = agentBinary(projectRoot, agent);
+  const { label, prefix } = AGENT_SETUP[agent];
+  if (binary === undefined) throw new Error(`${label} is not installed: run npm ci --prefix ${prefix}`);
+  return binary;
+}
+
+/** A new temporary folder holding an agent's HOME (`home`) and a project (`project`), both made. */
+export function newAgentPlace(prefix: string): { root: string; place: AgentPlace } {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const place = { home: join(root, "home"), cwd: join(root, "project") };
+  mkdirSync(place.home, { recursive: true });
+  mkdirSync(place.cwd, { recursive: true });
+  return { root, place };
 }
 
 /** The environment variables common to the agents: nothing of the caller's own settings. */
@@ -218,6 +245,48 @@ export function runAgent(
     });
     child.stdin.end(options.input ?? "");
   });
+}
+
+/** What one `codex exec --json` did: its thread id, and what it printed. */
+export interface CodexExec extends AgentRun {
+  readonly id: string;
+}
+
+/**
+ * One `codex exec --json` in `place` against the fake (`resume <id> <prompt>` in `args` continues a
+ * session): `config` are Codex's `-c key=value` overrides, `env` is added to `codexEnvironment`,
+ * `trustHooks` passes `--dangerously-bypass-hook-trust` (standing in for the user's review of new
+ * hooks in Codex's `/hooks`), `sandbox` Codex's `--sandbox`. Throws with Codex's last words when it
+ * fails or prints no thread id.
+ */
+export async function runCodex(
+  codex: string,
+  place: AgentPlace,
+  args: readonly string[],
+  options: {
+    config?: readonly string[];
+    env?: Record<string, string>;
+    trustHooks?: boolean;
+    sandbox?: string;
+  } = {},
+): Promise<CodexExec> {
+  const result = await runAgent(
+    codex,
+    [
+      "exec",
+      "--skip-git-repo-check",
+      "--json",
+      ...(options.trustHooks === true ? ["--dangerously-bypass-hook-trust"] : []),
+      ...(options.sandbox === undefined ? [] : ["--sandbox", options.sandbox]),
+      ...(options.config ?? []).flatMap((value) => ["-c", value]),
+      ...args,
+    ],
+    { cwd: place.cwd, env: { ...codexEnvironment(place), ...options.env } },
+  );
+  if (result.code !== 0) throw new Error(`codex exited with ${result.code}: ${result.stderr.slice(-600)}`);
+  const id = /"thread_id":"([^"]+)"/.exec(result.stdout)?.[1];
+  if (id === undefined) throw new Error(`codex printed no thread id:\n${result.stdout.slice(0, 400)}`);
+  return { ...result, id };
 }
 
 /** A JSON line pi printed in RPC mode. */
