@@ -17,13 +17,12 @@
  * present when the view's text holds it, a sentence when the view holds it with its whitespace
  * collapsed.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSourceModules, formatTable, JP_CONVERSATIONS, PROJECT_ROOT } from "./lib.mjs";
+import { buildSourceModules, formatTable, importJpCorpus, jpCorpusRoot, PROJECT_ROOT } from "./lib.mjs";
 
 // Far in the future, so the summary outranks every compaction already there (as the dry run does).
 const NOW = "9999-12-31T23:59:59.999999999Z";
-const COMMITTED_JP = join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp", "conversations");
 const AGENTS = [
   { name: "claude-code", module: "core/interop/claude-code.ts", importer: "importClaudeCodeSession" },
   { name: "pi", module: "core/interop/pi.ts", importer: "importPiSession" },
@@ -33,20 +32,6 @@ const AGENTS = [
 function option(name) {
   const index = process.argv.indexOf(name);
   return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-function readJson(path) {
-  return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
-}
-
-function jpDirectories(root) {
-  const list = (folder) =>
-    readdirSync(folder)
-      .filter((name) => !name.startsWith(".") && existsSync(join(folder, name, "events.json")))
-      .sort()
-      .map((name) => ({ name, path: join(folder, name) }));
-  const archive = join(root, ".archive");
-  return [...list(root), ...(existsSync(archive) ? list(archive) : [])];
 }
 
 /** A long agent session in cxc's own tool shapes (see the module comment); paths spread over `files`. */
@@ -208,19 +193,11 @@ async function main() {
   try {
     const countTokens = await modules.counter.loadTokenCounter();
     const groups = [];
-    const jpRoot = option("--jp") ?? (existsSync(JP_CONVERSATIONS) ? JP_CONVERSATIONS : COMMITTED_JP);
-    const jpRows = [];
-    for (const directory of jpDirectories(jpRoot)) {
-      const imported = modules.jp.importJpConversation({
-        directoryName: directory.name,
-        metadata: readJson(join(directory.path, "metadata.json")),
-        baseConfig: readJson(join(directory.path, "base_config.json")),
-        events: readJson(join(directory.path, "events.json")),
-        archived: false,
-      });
-      if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
-      jpRows.push({ name: directory.name, ...measure(modules, imported.value.events, countTokens) });
-    }
+    const jpRoot = jpCorpusRoot(option("--jp"));
+    const jpRows = importJpCorpus(modules.jp, jpRoot).map(({ name, events }) => ({
+      name,
+      ...measure(modules, events, countTokens),
+    }));
     groups.push({
       source: `jp (${jpRoot.includes("shared") ? "full corpus" : "committed subset"})`,
       rows: jpRows,

@@ -334,3 +334,44 @@ export function formatTable(header, rows) {
     "\n",
   );
 }
+
+/** The jp workspace committed in fixtures/: the corpus when ../shared's is absent (a fresh clone). */
+export const COMMITTED_JP = join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp", "conversations");
+
+function readJsonIfThere(path) {
+  return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
+}
+
+/** jp's conversation folders under `root` (those holding events.json), then its `.archive`'s, sorted. */
+function jpDirectories(root) {
+  const list = (folder) =>
+    readdirSync(folder)
+      .filter((name) => !name.startsWith(".") && existsSync(join(folder, name, "events.json")))
+      .sort()
+      .map((name) => ({ name, path: join(folder, name) }));
+  const archive = join(root, ".archive");
+  return [...list(root), ...(existsSync(archive) ? list(archive) : [])];
+}
+
+/** The jp corpus a bench reads: the one given (`--jp DIR`), else ../shared's, else the committed one. */
+export function jpCorpusRoot(given) {
+  return given ?? (existsSync(JP_CONVERSATIONS) ? JP_CONVERSATIONS : COMMITTED_JP);
+}
+
+/**
+ * Every conversation of the jp corpus at `root` imported with cxc's jp reader (`jp`, the built
+ * core/interop/jp module), each as its folder name and events.
+ */
+export function importJpCorpus(jp, root) {
+  return jpDirectories(root).map((directory) => {
+    const imported = jp.importJpConversation({
+      directoryName: directory.name,
+      metadata: readJsonIfThere(join(directory.path, "metadata.json")),
+      baseConfig: readJsonIfThere(join(directory.path, "base_config.json")),
+      events: readJsonIfThere(join(directory.path, "events.json")),
+      archived: false,
+    });
+    if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
+    return { name: directory.name, events: imported.value.events };
+  });
+}

@@ -28,24 +28,22 @@
  *   node bench/recall.mjs [--jp DIR] [--runs N] [--megabytes M] [--format json]
  */
 import { spawnSync } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { writeClaudeSession } from "./agent-import.mjs";
-import { buildSourceModules, formatTable, JP_CONVERSATIONS, median, PROJECT_ROOT } from "./lib.mjs";
+import {
+  buildSourceModules,
+  formatTable,
+  importJpCorpus,
+  jpCorpusRoot,
+  median,
+  PROJECT_ROOT,
+} from "./lib.mjs";
 
 const NOW = "9999-12-31T23:59:59.999999999Z";
-const COMMITTED_JP = join(PROJECT_ROOT, "fixtures", "jp-workspace", ".jp", "conversations");
 const CLAUDE_FIXTURE = join(PROJECT_ROOT, "fixtures", "agents", "claude-code", "session.jsonl");
 const AGENTS = [
   { name: "claude-code", module: "core/interop/claude-code.ts", importer: "importClaudeCodeSession" },
@@ -58,20 +56,6 @@ const SETTINGS = { enabled: true, pageCharacters: 8000, exclude: [], indexLines:
 function option(name, fallback) {
   const index = process.argv.indexOf(name);
   return index >= 0 ? process.argv[index + 1] : fallback;
-}
-
-function readJson(path) {
-  return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
-}
-
-function jpDirectories(root) {
-  const list = (folder) =>
-    readdirSync(folder)
-      .filter((name) => !name.startsWith(".") && existsSync(join(folder, name, "events.json")))
-      .sort()
-      .map((name) => ({ name, path: join(folder, name) }));
-  const archive = join(root, ".archive");
-  return [...list(root), ...(existsSync(archive) ? list(archive) : [])];
 }
 
 /** A long agent session: paths, commands, numbers and errors in its calls; a rule every fourth turn. */
@@ -435,19 +419,8 @@ async function main() {
   try {
     const countTokens = await core.counter.loadTokenCounter();
     const sources = [];
-    const jpRoot = option("--jp") ?? (existsSync(JP_CONVERSATIONS) ? JP_CONVERSATIONS : COMMITTED_JP);
-    const jp = [];
-    for (const directory of jpDirectories(jpRoot)) {
-      const imported = core.jp.importJpConversation({
-        directoryName: directory.name,
-        metadata: readJson(join(directory.path, "metadata.json")),
-        baseConfig: readJson(join(directory.path, "base_config.json")),
-        events: readJson(join(directory.path, "events.json")),
-        archived: false,
-      });
-      if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
-      jp.push({ events: imported.value.events });
-    }
+    const jpRoot = jpCorpusRoot(option("--jp"));
+    const jp = importJpCorpus(core.jp, jpRoot);
     sources.push({
       name: `jp (${jpRoot.includes("shared") ? "full corpus" : "committed subset"}, ${jp.length})`,
       items: jp,
