@@ -290,23 +290,14 @@ class PiConverter implements SessionConverter {
 
   finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
-    const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
-    return {
-      ok: true,
-      value: {
-        events: events.value,
-        ...(title === undefined ? {} : { title }),
-        summary: {
-          ...this.plan.summary,
-          turns: mapper.drafts.turn + 1,
-          compactions: mapper.compactions,
-          skipped: mapper.skipped,
-        },
-        warnings: this.plan.warnings,
-      },
+    const summary = {
+      ...this.plan.summary,
+      turns: mapper.drafts.turn + 1,
+      compactions: mapper.compactions,
+      skipped: mapper.skipped,
     };
+    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
+    return this.finisher.end(mapper.drafts.drafts.splice(0), title, summary, this.plan.warnings);
   }
 }
 
