@@ -538,10 +538,6 @@ export class GeminiSessionReader extends SessionLineIndexer {
     if (drafts.turn < 0) {
       return interopError(`${this.label}: a Gemini CLI session without a single prompt; nothing to import`);
     }
-    const events = finisher.finish(drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = this.title ?? titleFromPrompt(firstPrompt);
-    const abandonedBranches = this.rewinds();
     const summary: AgentImportSummary = {
       agent: "gemini",
       lines: this.line,
@@ -551,18 +547,11 @@ export class GeminiSessionReader extends SessionLineIndexer {
       unknown,
       unknownFields,
       sideChainRecords: 0,
-      abandonedBranches,
+      abandonedBranches: this.rewinds(),
       abandonedRecords,
     };
-    return {
-      ok: true,
-      value: {
-        events: events.value as ConversationEvent[],
-        ...(title === undefined ? {} : { title }),
-        summary,
-        warnings: this.warnings,
-      },
-    };
+    const title = this.title ?? titleFromPrompt(firstPrompt);
+    return finisher.end(drafts.drafts.splice(0), title, summary, this.warnings);
   }
 
   /** How many runs of consecutive messages a rewind removed. */
