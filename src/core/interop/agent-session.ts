@@ -398,6 +398,25 @@ export class EventFinisher {
   }
 
   /**
+   * The end of pass 2 as every reader gives it: the last drafts finished (or the problem that
+   * stopped them), with the title (the session's own name, else the first prompt's:
+   * `titleFromPrompt`), the summary and the warnings.
+   */
+  end(
+    drafts: readonly { draft: EventDraft; where: string }[],
+    title: string | undefined,
+    summary: AgentImportSummary,
+    warnings: readonly string[],
+  ): Parsed<SessionEnd> {
+    const events = this.finish(drafts);
+    if (!events.ok) return events;
+    return {
+      ok: true,
+      value: { events: events.value, ...(title === undefined ? {} : { title }), summary, warnings },
+    };
+  }
+
+  /**
    * The events `drafts` would become if they were finished now, for a converter that goes on
    * (`SessionConverter.peek`): the position does not move on.
    */

@@ -516,18 +516,9 @@ class ClaudeCodeConverter implements SessionConverter {
   finish(): Parsed<SessionEnd> {
     this.mapper.end();
     const drafts = this.mapper.drafts;
-    const events = this.finisher.finish(drafts.drafts.splice(0));
-    if (!events.ok) return events;
+    const summary = { ...this.plan.summary, turns: drafts.turn + 1, compactions: this.mapper.compactions };
     const title = this.plan.title ?? titleFromPrompt(this.mapper.firstPrompt);
-    return {
-      ok: true,
-      value: {
-        events: events.value,
-        ...(title === undefined ? {} : { title }),
-        summary: { ...this.plan.summary, turns: drafts.turn + 1, compactions: this.mapper.compactions },
-        warnings: this.plan.warnings,
-      },
-    };
+    return this.finisher.end(drafts.drafts.splice(0), title, summary, this.plan.warnings);
   }
 }
 

@@ -29,7 +29,6 @@
  * The reader parses the file once (`GeminiSessionReader`, pass 1) and keeps the last version of
  * each message; its plan converts them without reading the file again.
  */
-import type { ConversationEvent } from "../conversation/events.js";
 import { toStoredUsage } from "../conversation/fold-stream.js";
 import {
   agentCompactionDraft,
@@ -499,10 +498,6 @@ export class GeminiSessionReader extends SessionLineIndexer {
     if (drafts.turn < 0) {
       return interopError(`${this.label}: a Gemini CLI session without a single prompt; nothing to import`);
     }
-    const events = new EventFinisher(key).finish(drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = this.title ?? titleFromPrompt(firstPrompt);
-    const abandonedBranches = this.rewinds();
     const summary: AgentImportSummary = {
       agent: "gemini",
       lines: this.line,
@@ -512,18 +507,11 @@ export class GeminiSessionReader extends SessionLineIndexer {
       unknown,
       unknownFields,
       sideChainRecords: 0,
-      abandonedBranches,
+      abandonedBranches: this.rewinds(),
       abandonedRecords,
     };
-    return {
-      ok: true,
-      value: {
-        events: events.value as ConversationEvent[],
-        ...(title === undefined ? {} : { title }),
-        summary,
-        warnings: this.warnings,
-      },
-    };
+    const title = this.title ?? titleFromPrompt(firstPrompt);
+    return new EventFinisher(key).end(drafts.drafts.splice(0), title, summary, this.warnings);
   }
 
   /** How many runs of consecutive messages a rewind removed. */

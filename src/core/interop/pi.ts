@@ -290,23 +290,14 @@ class PiConverter implements SessionConverter {
 
   finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
-    const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
-    return {
-      ok: true,
-      value: {
-        events: events.value,
-        ...(title === undefined ? {} : { title }),
-        summary: {
-          ...this.plan.summary,
-          turns: mapper.drafts.turn + 1,
-          compactions: mapper.compactions,
-          skipped: mapper.skipped,
-        },
-        warnings: this.plan.warnings,
-      },
+    const summary = {
+      ...this.plan.summary,
+      turns: mapper.drafts.turn + 1,
+      compactions: mapper.compactions,
+      skipped: mapper.skipped,
     };
+    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
+    return this.finisher.end(mapper.drafts.drafts.splice(0), title, summary, this.plan.warnings);
   }
 }
 
@@ -373,13 +364,7 @@ class PiMapper {
         }
         return;
       case "custom_message":
-        this.userText(
-          this.text(raw.content, where),
-          ts,
-          where,
-          `custom_message ${String(raw.customType)}`,
-          false,
-        );
+        this.extensionText(raw.content, ts, where, `custom_message ${String(raw.customType)}`);
         return;
       case "session_info":
         if (typeof raw.name === "string" && raw.name.trim() !== "") this.name = raw.name.trim();
@@ -425,13 +410,7 @@ class PiMapper {
         return;
       case "custom":
       case "hookMessage":
-        this.userText(
-          this.text(message.content, where),
-          messageTs,
-          where,
-          `custom ${String(message.customType)}`,
-          false,
-        );
+        this.extensionText(message.content, messageTs, where, `custom ${String(message.customType)}`);
         return;
       case "branchSummary":
         this.userText(
@@ -504,6 +483,11 @@ class PiMapper {
     const draft: EventDraft = { type: "chat_request", ts, content: text };
     setMetadata(draft, PI_SOURCE_KEY, source);
     this.drafts.add(draft, where);
+  }
+
+  /** What an extension put into the conversation (a custom entry or message): text in the open turn. */
+  private extensionText(content: unknown, ts: string, where: string, source: string): void {
+    this.userText(this.text(content, where), ts, where, source, false);
   }
 
   private setModel(id: string, ts: string, where: string): void {
