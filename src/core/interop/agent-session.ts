@@ -258,6 +258,12 @@ export interface SessionConverter {
    * again from the first line.
    */
   rebase?(later: SessionConverter, converted: number): boolean;
+  /**
+   * For a reader that holds what it converts (Gemini CLI's, whose pass 1 replays the log and keeps
+   * the last version of each message): converts it all, handing each batch of events to `take` as
+   * it settles, before `finish` hands out the rest. No line is fed to such a converter.
+   */
+  convertHeld?(take: (events: readonly ConversationEvent[]) => void): Parsed<void>;
   /** The events still held, and what the conversation came to. */
   finish(): Parsed<SessionEnd>;
 }
@@ -321,6 +327,10 @@ export function convertSession(
       for (const event of converted.value) events.push(event);
     }
   } else if (!kept.ok) return kept;
+  const held = converter.convertHeld?.((batch) => {
+    for (const event of batch) events.push(event);
+  });
+  if (held !== undefined && !held.ok) return held;
   const end = converter.finish();
   if (!end.ok) return end;
   for (const event of end.value.events) events.push(event);
@@ -511,6 +521,13 @@ export class DraftList {
   turnEvents = 0;
   private turnStartPosition = -1;
   private turnHasResponse = false;
+  /** Drafts handed out by `takeSettled` so far. */
+  private taken = 0;
+
+  /** How many drafts were added in all, those taken included. */
+  get added(): number {
+    return this.taken + this.drafts.length;
+  }
 
   /** Opens a turn. */
   openTurn(ts: string, where: string): void {
@@ -553,6 +570,7 @@ export class DraftList {
       this.turn >= 0 && !this.turnHasResponse ? this.turnStartPosition : this.drafts.length - 1;
     if (frontier <= 0) return [];
     this.turnStartPosition -= frontier;
+    this.taken += frontier;
     return this.drafts.splice(0, frontier);
   }
 }
