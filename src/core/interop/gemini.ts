@@ -27,8 +27,10 @@
  * the usage of its last response.
  *
  * The reader parses the file once (`GeminiSessionReader`, pass 1) and keeps the last version of
- * each message; its plan converts them without reading the file again.
+ * each message; its plan converts them without reading the file again, handing the events out as
+ * they settle (`SessionConverter.convertHeld`), so the conversation is never held whole.
  */
+import type { ConversationEvent } from "../conversation/events.js";
 import { toStoredUsage } from "../conversation/fold-stream.js";
 import {
   agentCompactionDraft,
@@ -44,6 +46,7 @@ import {
   sessionConversation,
   type SessionEnd,
   SessionLineIndexer,
+  type SessionConverter,
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
@@ -392,10 +395,33 @@ export class GeminiSessionReader extends SessionLineIndexer {
         warnings: this.warnings,
         ...(empty ? { empty: true } : {}),
         wants: () => false,
-        convert: () => ({
-          addLine: () => ({ ok: true, value: [] }),
-          finish: () => this.convert(key),
-        }),
+        convert: () => this.converter(key),
+      },
+    };
+  }
+
+  /**
+   * Pass 2: converts the messages pass 1 kept (no line is read again), handing out the events as
+   * they settle (`convertHeld`); `finish` hands out the rest (all of them, when `convertHeld` was
+   * not called).
+   */
+  private converter(key: string): SessionConverter {
+    let end: Parsed<SessionEnd> | undefined;
+    return {
+      addLine: () => ({ ok: true, value: [] }),
+      convertHeld: (take) => {
+        end ??= this.convert(key, take);
+        return end.ok ? OK : end;
+      },
+      finish: () => {
+        if (end !== undefined) return end;
+        const events: ConversationEvent[] = [];
+        const whole = this.convert(key, (batch) => {
+          for (const event of batch) events.push(event);
+        });
+        if (!whole.ok) return whole;
+        for (const event of whole.value.events) events.push(event);
+        return { ok: true, value: { ...whole.value, events } };
       },
     };
   }
@@ -414,9 +440,21 @@ export class GeminiSessionReader extends SessionLineIndexer {
     return undefined;
   }
 
-  /** Pass 2: the kept messages, in order, as events, with Gemini's compressions as overlays. */
-  private convert(key: string): Parsed<SessionEnd> {
+  /**
+   * Pass 2: the kept messages, in order, as events, with Gemini's compressions as overlays; each
+   * batch of events nothing later changes goes to `take` between messages, the rest is the end's.
+   */
+  private convert(key: string, take: (events: readonly ConversationEvent[]) => void): Parsed<SessionEnd> {
     const drafts = new DraftList();
+    const finisher = new EventFinisher(key);
+    const handOut = (): Parsed<void> => {
+      const settled = drafts.takeSettled();
+      if (settled.length === 0) return OK;
+      const events = finisher.finish(settled);
+      if (!events.ok) return events;
+      take(events.value);
+      return OK;
+    };
     const turnOf = new Map<string, number>();
     const skipped = { ...this.skipped };
     const unknown = { ...this.unknown };
@@ -454,6 +492,8 @@ export class GeminiSessionReader extends SessionLineIndexer {
       }
     };
     for (const [id, message] of this.messages) {
+      const handed = handOut();
+      if (!handed.ok) return handed;
       placeCompressions(position);
       position += 1;
       const where = `${this.label}:${message.line}`;
@@ -511,7 +551,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
       abandonedRecords,
     };
     const title = this.title ?? titleFromPrompt(firstPrompt);
-    return new EventFinisher(key).end(drafts.drafts.splice(0), title, summary, this.warnings);
+    return finisher.end(drafts.drafts.splice(0), title, summary, this.warnings);
   }
 
   /** How many runs of consecutive messages a rewind removed. */
@@ -559,7 +599,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
     const results: EventDraft[] = [];
     for (const call of [...calls, ...fromContent]) {
       const name = typeof call.name === "string" ? call.name : "";
-      const callId = typeof call.id === "string" ? call.id : `${name}_${drafts.drafts.length}`;
+      const callId = typeof call.id === "string" ? call.id : `${name}_${drafts.added}`;
       const callTs = agentTimestamp(call.timestamp) ?? ts;
       drafts.add(
         {
