@@ -279,6 +279,37 @@ describe("Gemini CLI sessions", () => {
     expect(end.ok && texts(end.value.events).slice(1)).toEqual(["user: old prompt", "assistant: old answer"]);
   });
 
+  it("takes a call's result from the call, else from the function response written on its own", () => {
+    const response = (id: string, output: unknown) => ({
+      id: `fr-${id}`,
+      timestamp: at(),
+      type: "user",
+      content: [{ functionResponse: { id, name: "read_file", response: output } }],
+    });
+    const session = imported(
+      lines(
+        HEADER,
+        user("u1", "read three"),
+        reply("g1", {
+          toolCalls: [
+            call("same", "read_file", { file_path: "a" }, "A"),
+            call("other", "read_file", { file_path: "b" }, "B"),
+            { id: "bare", name: "read_file", args: { file_path: "c" }, status: "success", timestamp: at() },
+          ],
+        }),
+        response("same", { output: "A" }),
+        // A copy that says something else: the call's own result stands.
+        response("other", { output: "B, again" }),
+        response("bare", { lines: ["C"], more: 1 }),
+      ),
+    );
+    expect(texts(session.conversation.events).filter((text) => text.startsWith("result"))).toEqual([
+      "result: A",
+      "result: B",
+      'result: {"lines":["C"],"more":1}',
+    ]);
+  });
+
   it("hands out the events as they settle, the same events as all at once; a call without an id is named by its place", () => {
     const reader = new GeminiSessionReader("s.jsonl");
     for (const record of [

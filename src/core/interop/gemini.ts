@@ -126,6 +126,30 @@ function userKind(record: Json): "prompt" | "context" | "command" | "function re
   return "prompt";
 }
 
+/** Whether two parsed JSON values are the same, their keys in the same order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, index) => sameJson(item, b[index]))
+    );
+  }
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  return (
+    keys.length === other.length &&
+    keys.every(
+      (key, index) =>
+        key === other[index] &&
+        sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+    )
+  );
+}
+
 /** A short, stable key of a text, to recognise a copy of a prompt without keeping the prompt. */
 function textKey(text: string): string {
   let hash = 0x811c9dc5;
@@ -153,6 +177,8 @@ export class GeminiSessionReader extends SessionLineIndexer {
   private readonly synthetic = new Set<string>();
   /** Function responses written as user records of their own, by call id (a call's fallback). */
   private readonly responses = new Map<string, Json>();
+  /** The function responses of the kept replies' tool calls, by call id. */
+  private readonly callResults = new Map<string, Json>();
   private readonly skipped: Record<string, number> = {};
   private readonly unknown: Record<string, number> = {};
   private lastTimestamp = "1970-01-01T00:00:00.000Z";
@@ -237,19 +263,48 @@ export class GeminiSessionReader extends SessionLineIndexer {
       this.messages.set(id, { record, line: this.line, standalone });
       this.abandoned.delete(id);
       this.live.push(id);
+      if (record.type === "gemini") this.keepCalls(record);
     } else if (standalone || !known.standalone) {
       known.record = record;
       known.line = this.line;
       known.standalone = standalone;
       if (this.abandoned.delete(id)) this.live.push(id);
+      if (record.type === "gemini") this.keepCalls(record);
     }
     if (standalone && record.type === "user") {
       for (const part of partsOf(record.content)) {
-        const response = isRecord(part) ? part.functionResponse : undefined;
-        if (isRecord(response) && typeof response.id === "string") this.responses.set(response.id, response);
+        if (!isRecord(part) || !isRecord(part.functionResponse)) continue;
+        let response = part.functionResponse;
+        if (typeof response.id !== "string") continue;
+        // Gemini CLI writes a call's result twice, with the call and in this record: when the two
+        // are the same, the call's copy stands for both and this one is not kept.
+        const same = this.callResults.get(response.id);
+        if (same !== undefined && sameJson(same, response)) {
+          part.functionResponse = same;
+          response = same;
+        }
+        this.responses.set(response.id as string, response);
       }
     }
     return OK;
+  }
+
+  /**
+   * What a kept reply's tool calls hold that the reader needs: each call's results, by call id
+   * (the function response written again as a user record then shares them); its `resultDisplay`
+   * (the output once more, for Gemini's own display) is never read, and not kept.
+   */
+  private keepCalls(record: Json): void {
+    if (!Array.isArray(record.toolCalls)) return;
+    for (const call of record.toolCalls) {
+      if (!isRecord(call)) continue;
+      if (call.resultDisplay !== undefined) call.resultDisplay = undefined;
+      for (const part of partsOf(call.result)) {
+        const response = isRecord(part) ? part.functionResponse : undefined;
+        if (isRecord(response) && typeof response.id === "string")
+          this.callResults.set(response.id, response);
+      }
+    }
   }
 
   private rewind(target: string): Parsed<void> {
