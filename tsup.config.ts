@@ -9,6 +9,7 @@ import { schemaFingerprint } from "./src/store/log.js";
 // - dist/cxc.cjs: the whole CLI, commander and zod in one bundle. Modules imported dynamically
 //   inside it are still evaluated only when used.
 // - dist/list.cjs: the same program with `conversation ls` alone, for the most frequent command.
+// - dist/query.cjs: the same program with `q` alone, for a turn (src/cli/main-query.ts).
 // - dist/hook.cjs: `cxc hook claude-code|codex|gemini`, what an agent runs as its hook, without the
 //   command-line parser; its silent path (below the advisor's notice line) reads the
 //   configuration and a transcript's tail. Its jobs are dist/hook-jobs.cjs, required like an
@@ -148,6 +149,7 @@ export default defineConfig([
   entry: {
     cxc: "src/cli/main.ts",
     list: "src/cli/main-list.ts",
+    query: "src/cli/main-query.ts",
     hook: "src/cli/main-hook.ts",
     ...Object.fromEntries(Object.values(ISLANDS).map(({ entry, bundle }) => [bundle, entry])),
   },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The cxc command: `require`s the CLI bundle (dist/cxc.cjs, or dist/list.cjs for a listing) and
- * runs it; see docs/decisions/007-plain-require-and-nodes-compile-cache.md.
+ * The cxc command: `require`s the CLI bundle (dist/cxc.cjs, or dist/list.cjs for a listing and
+ * dist/query.cjs for a turn) and runs it; see docs/decisions/007-plain-require-and-nodes-compile-cache.md.
  *
  * On Node 22.1 and later, Node's own compile cache keeps the compiled bundles between runs, in
  * `$XDG_CACHE_HOME/cxc` (else `~/.cache/cxc`), one directory per Node version inside. Node checks
@@ -19,11 +19,12 @@ const DIST = path.join(__dirname, "..", "dist");
 
 /**
  * dist/list.cjs when the first two words of the command line are `conversation|c` and `ls|list`
- * (global options before them are skipped with their values), dist/hook.cjs for exactly
- * `hook claude-code`, `hook codex` or `hook gemini` (what an agent runs as its hook), else the whole CLI.
- * list.cjs builds the same program with that one command, so nothing that reaches `ls` behaves
- * differently; it just loads a fraction of the code. hook.cjs runs the same hook function the
- * whole CLI's `cxc hook` runs.
+ * (global options before them are skipped with their values), dist/query.cjs when the first word
+ * is `q` or `query` (whatever follows it: the turn's own options and message), dist/hook.cjs for
+ * exactly `hook claude-code`, `hook codex` or `hook gemini` (what an agent runs as its hook), else
+ * the whole CLI. list.cjs and query.cjs build the same program with that one command, so nothing
+ * that reaches `ls` or `q` behaves differently; they just load a fraction of the code. hook.cjs
+ * runs the same hook function the whole CLI's `cxc hook` runs.
  */
 function bundleFor(args) {
   if (args.length === 2 && args[0] === "hook" && ["claude-code", "codex", "gemini"].includes(args[1])) {
@@ -35,7 +36,7 @@ function bundleFor(args) {
     if (arg === "-c" || arg === "--cfg" || arg === "--format") index += 1;
     else if (arg === "--no-color" || arg.startsWith("--cfg=") || arg.startsWith("--format=")) continue;
     else if (arg.startsWith("-")) return "cxc.cjs";
-    else words.push(arg);
+    else if (words.push(arg) === 1 && (arg === "q" || arg === "query")) return "query.cjs";
   }
   const listing = (words[0] === "conversation" || words[0] === "c") && (words[1] === "ls" || words[1] === "list");
   return listing ? "list.cjs" : "cxc.cjs";

@@ -17,7 +17,7 @@
 import { CxcError, usageError } from "../errors.js";
 import type { ConversationMeta, LoadedConversation } from "../store/index.js";
 import type { Command } from "commander";
-import { CliContext, noteImplicitTarget } from "./context.js";
+import { CliContext, noteImplicitTarget, type OutputFormat } from "./context.js";
 import { pickConversation } from "./terminal/picker.js";
 import { conversationSource, sourceName } from "../core/interop/agents.js";
 import { displayTitle } from "./render/conversation-summary.js";
@@ -55,6 +55,26 @@ export async function loadConversation(
   const conversation = context.store.load(id);
   for (const warning of conversation.warnings) context.warn(warning);
   return { id, conversation };
+}
+
+/**
+ * `defineOnConversation` for a command that reads the conversation (`show`, `stats`): `run` gets
+ * the `--format` (checked first, so a bad one is reported without a conversation) and the
+ * conversation as `loadConversation` gives it.
+ */
+export function defineOnLoadedConversation(
+  entry: Command,
+  description: string,
+  run: (
+    context: CliContext,
+    format: OutputFormat,
+    loaded: { readonly id: string; readonly conversation: LoadedConversation },
+  ) => Promise<void>,
+): void {
+  defineOnConversation(entry, description, async (context, idArgument) => {
+    const format = context.format();
+    await run(context, format, await loadConversation(context, idArgument));
+  });
 }
 
 /** Which conversations a picker target offers. */

@@ -21,6 +21,7 @@ import {
   type LlmStreamEvent,
   type LlmUsage,
   type StreamOptions,
+  type LlmClientSettings,
 } from "./types.js";
 
 import {
@@ -39,15 +40,8 @@ export {
 } from "./anthropic-request.js";
 
 /** Settings of an Anthropic client. The key is passed in, never read from the environment here. */
-export interface AnthropicClientSettings extends AnthropicRequestOptions {
-  /** Full model id, `anthropic/<model>` (or an alias's target). */
-  readonly modelId: string;
-  /** The provider's model name, e.g. `claude-sonnet-4-6`. */
-  readonly model: string;
+export interface AnthropicClientSettings extends LlmClientSettings, Omit<AnthropicRequestOptions, "modelId"> {
   readonly apiKey: string;
-  readonly baseURL?: string;
-  /** Per-request timeout in milliseconds. */
-  readonly timeoutMs?: number;
 }
 
 /** Creates an `LlmClient` talking to the Messages API. The SDK's own retries are off. */

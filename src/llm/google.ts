@@ -26,6 +26,7 @@ import {
   type LlmStreamEvent,
   type LlmUsage,
   type StreamOptions,
+  type LlmClientSettings,
 } from "./types.js";
 
 export {
@@ -37,15 +38,8 @@ export {
 } from "./google-request.js";
 
 /** Settings of a Google client. The key is passed in, never read from the environment here. */
-export interface GoogleClientSettings {
-  /** Full model id, `google/<model>`. */
-  readonly modelId: string;
-  /** The API's model name, e.g. `gemini-2.5-pro`. */
-  readonly model: string;
+export interface GoogleClientSettings extends LlmClientSettings {
   readonly apiKey: string;
-  readonly baseURL?: string;
-  /** Per-request timeout in milliseconds. */
-  readonly timeoutMs?: number;
   readonly maxOutputTokens?: number;
   /** A thinking model: its thoughts are asked for and streamed as reasoning. */
   readonly reasoning?: boolean;

@@ -21,6 +21,7 @@ import {
   type LlmStreamEvent,
   type LlmUsage,
   type StreamOptions,
+  type LlmClientSettings,
 } from "./types.js";
 
 import { mapOpenAIFinishReason, type OpenAIRequestOptions, toOpenAIRequest } from "./openai-request.js";
@@ -28,17 +29,7 @@ import { mapOpenAIFinishReason, type OpenAIRequestOptions, toOpenAIRequest } fro
 export { mapOpenAIFinishReason, type OpenAIRequestOptions, toOpenAIRequest } from "./openai-request.js";
 
 /** Settings of a Chat Completions client. The key is passed in, never read from the environment here. */
-export interface OpenAIClientSettings extends OpenAIRequestOptions {
-  /** Full model id, `openai/<model>`, `ollama/<model>` or `<provider>/<model>`. */
-  readonly modelId: string;
-  /** The endpoint's model name. */
-  readonly model: string;
-  /** Local servers need none; the SDK still wants a value, so a placeholder is sent. */
-  readonly apiKey?: string;
-  readonly baseURL?: string;
-  /** Per-request timeout in milliseconds. */
-  readonly timeoutMs?: number;
-}
+export type OpenAIClientSettings = LlmClientSettings & OpenAIRequestOptions;
 
 /**
  * The openai SDK client for an endpoint, made on the first call: the SDK is imported only when a

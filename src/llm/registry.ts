@@ -11,8 +11,10 @@
  * The environment is passed in as a record, never read here, and API keys only ever travel from
  * that record into the SDK client; nothing in this module writes them anywhere.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import type { PriceSource } from "../core/prices.js";
+import { onFirstUse } from "../core/zod-schema.js";
 import { CxcError } from "../errors.js";
 import { createAnthropicClient } from "./anthropic.js";
 import { createAnthropicCompactor, type NativeCompactor } from "./anthropic-compaction.js";
@@ -49,62 +51,86 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 /** Default base URL of a local Ollama's OpenAI-compatible API. */
 export const OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1";
 
-const ProviderConfigSchema = z.looseObject({
-  type: z.enum(["anthropic", "openai", "openai-compatible", "google"]).optional(),
-  base_url: z.string().min(1).optional(),
-  api_key_env: z.string().min(1).optional(),
-  api: z.enum(["responses", "chat"]).optional(),
-  /**
-   * Anthropic's context editing, passed through as the user wrote it (`{edits: [...]}`, e.g.
-   * `clear_tool_uses_20250919`), with its beta; docs/native-compaction.md.
-   */
-  context_management: z
-    .looseObject({ edits: z.array(z.looseObject({ type: z.string().min(1) })) })
-    .optional(),
-  models: z
-    .record(
-      z.string(),
-      z.looseObject({
-        context_window: z.number().int().positive().optional(),
-        max_output_tokens: z.number().int().positive().optional(),
-        reasoning: z.boolean().optional(),
-        tools: z.boolean().optional(),
-        native_compaction: z.boolean().optional(),
-        /** Dollars per million tokens; the cache's default to input. */
-        prices: z
-          .looseObject({
-            input: z.number().nonnegative(),
-            output: z.number().nonnegative(),
-            cache_read: z.number().nonnegative().optional(),
-            cache_write: z.number().nonnegative().optional(),
-          })
-          .optional(),
-      }),
-    )
-    .optional(),
-});
+/**
+ * Builds the schemas of the keys this module reads. Built on first use, with zod/mini like the
+ * event schemas (docs/decisions/003-zod-mini-for-events.md): every `q` turn reads these keys, and
+ * the classic API's schemas cost several times more to build and first run than the same checks
+ * through zod/mini; the validation core and its English messages are the same.
+ */
+function buildLlmConfigSchemas() {
+  const positiveInt = () => z.optional(z.number().check(z.int(), z.positive()));
+  const price = () => z.number().check(z.nonnegative());
+  const ProviderConfigSchema = z.looseObject({
+    type: z.optional(z.enum(["anthropic", "openai", "openai-compatible", "google"])),
+    base_url: z.optional(z.string().check(z.minLength(1))),
+    api_key_env: z.optional(z.string().check(z.minLength(1))),
+    api: z.optional(z.enum(["responses", "chat"])),
+    /**
+     * Anthropic's context editing, passed through as the user wrote it (`{edits: [...]}`, e.g.
+     * `clear_tool_uses_20250919`), with its beta; docs/native-compaction.md.
+     */
+    context_management: z.optional(
+      z.looseObject({ edits: z.array(z.looseObject({ type: z.string().check(z.minLength(1)) })) }),
+    ),
+    models: z.optional(
+      z.record(
+        z.string(),
+        z.looseObject({
+          context_window: positiveInt(),
+          max_output_tokens: positiveInt(),
+          reasoning: z.optional(z.boolean()),
+          tools: z.optional(z.boolean()),
+          native_compaction: z.optional(z.boolean()),
+          /** Dollars per million tokens; the cache's default to input. */
+          prices: z.optional(
+            z.looseObject({
+              input: price(),
+              output: price(),
+              cache_read: z.optional(price()),
+              cache_write: z.optional(price()),
+            }),
+          ),
+        }),
+      ),
+    ),
+  });
 
-/** A model id: `provider/name`, an alias, or jp's `{ provider, name }` table. */
-const ModelIdSchema = z.union([
-  z.string().min(1),
-  z
-    .looseObject({ provider: z.string().min(1), name: z.string().min(1) })
-    .transform((id) => `${id.provider}/${id.name}`),
-]);
+  /** A model id: `provider/name`, an alias, or jp's `{ provider, name }` table. */
+  const ModelIdSchema = z.union([
+    z.string().check(z.minLength(1)),
+    z.pipe(
+      z.looseObject({ provider: z.string().check(z.minLength(1)), name: z.string().check(z.minLength(1)) }),
+      z.transform((id) => `${id.provider}/${id.name}`),
+    ),
+  ]);
 
-const AliasesSchema = z.record(z.string(), ModelIdSchema);
+  const AliasesSchema = z.record(z.string(), ModelIdSchema);
 
-const LlmConfigSchema = z.looseObject({
-  providers: z
-    .looseObject({
-      aliases: AliasesSchema.optional(),
-      // jp's key for the same table; cxc's own `providers.aliases` wins where both name an alias.
-      llm: z.looseObject({ aliases: AliasesSchema.optional() }).optional(),
-    })
-    .catchall(z.unknown())
-    .optional(),
-  assistant: z.looseObject({ model: z.looseObject({ id: ModelIdSchema.optional() }).optional() }).optional(),
-});
+  const LlmConfigSchema = z.looseObject({
+    providers: z.optional(
+      z.catchall(
+        z.looseObject({
+          aliases: z.optional(AliasesSchema),
+          // jp's key for the same table; cxc's own `providers.aliases` wins where both name an alias.
+          llm: z.optional(z.looseObject({ aliases: z.optional(AliasesSchema) })),
+        }),
+        z.unknown(),
+      ),
+    ),
+    assistant: z.optional(
+      z.looseObject({ model: z.optional(z.looseObject({ id: z.optional(ModelIdSchema) })) }),
+    ),
+  });
+  return { ProviderConfigSchema, LlmConfigSchema };
+}
+
+const llmConfigSchemas = onFirstUse(buildLlmConfigSchemas);
+
+/** One provider's table as read from `providers.<name>`. */
+type ProviderConfig = z.infer<ReturnType<typeof buildLlmConfigSchemas>["ProviderConfigSchema"]>;
+
+/** zod/mini registers no locale of its own: the English messages the classic API gives. */
+const englishMessages = onFirstUse(() => ({ error: en().localeError }));
 
 /** Settings for one provider after merging built-in defaults, config and environment. */
 export interface ProviderSettings {
@@ -191,20 +217,21 @@ export const clientFactories = {
 /** The parsed `providers` and `assistant.model` parts of a configuration object. */
 export interface LlmConfig {
   readonly aliases: Readonly<Record<string, string>>;
-  readonly providers: Readonly<Record<string, z.infer<typeof ProviderConfigSchema>>>;
+  readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly modelId?: string;
 }
 
 /** Reads the keys this module uses from a plain (TOML-shaped) configuration object. */
 export function readLlmConfig(config: unknown): LlmConfig {
-  const parsed = LlmConfigSchema.safeParse(config ?? {});
+  const { LlmConfigSchema, ProviderConfigSchema } = llmConfigSchemas();
+  const parsed = LlmConfigSchema.safeParse(config ?? {}, englishMessages());
   if (!parsed.success) throw invalidConfig(parsed.error.issues[0]);
   const { aliases: ownAliases = {}, llm, ...rest } = parsed.data.providers ?? {};
   const aliases = { ...(llm?.aliases ?? {}), ...ownAliases };
-  const providers: Record<string, z.infer<typeof ProviderConfigSchema>> = {};
+  const providers: Record<string, ProviderConfig> = {};
   // `providers.llm` is jp's table (its aliases are read above), not a provider named `llm`.
   for (const [name, value] of Object.entries(rest)) {
-    const provider = ProviderConfigSchema.safeParse(value);
+    const provider = ProviderConfigSchema.safeParse(value, englishMessages());
     if (!provider.success) throw invalidConfig(provider.error.issues[0], `providers.${name}`);
     providers[name] = provider.data;
   }

@@ -28,22 +28,13 @@ import {
   type LlmStreamEvent,
   type LlmUsage,
   type StreamOptions,
+  type LlmClientSettings,
 } from "./types.js";
 
 export { type ResponsesRequestOptions, toResponsesRequest } from "./responses-request.js";
 
 /** Settings of a Responses client. The key is passed in, never read from the environment here. */
-export interface ResponsesClientSettings extends Omit<ResponsesRequestOptions, "modelId"> {
-  /** Full model id, `openai/<model>` or `<provider>/<model>`. */
-  readonly modelId: string;
-  /** The endpoint's model name. */
-  readonly model: string;
-  /** Servers without keys still get a placeholder (the SDK wants a value). */
-  readonly apiKey?: string;
-  readonly baseURL?: string;
-  /** Per-request timeout in milliseconds. */
-  readonly timeoutMs?: number;
-}
+export type ResponsesClientSettings = LlmClientSettings & Omit<ResponsesRequestOptions, "modelId">;
 
 /** Creates an `LlmClient` talking to a Responses endpoint. The SDK's own retries are off. */
 export function createResponsesClient(settings: ResponsesClientSettings): LlmClient {

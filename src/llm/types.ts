@@ -105,6 +105,19 @@ export interface LlmClient {
   stream(request: LlmRequest, options?: StreamOptions): AsyncIterable<LlmStreamEvent>;
 }
 
+/** What every adapter's client is made with: the model, and the endpoint that serves it. */
+export interface LlmClientSettings {
+  /** Full model id, `<provider>/<model>` (or an alias's target). */
+  readonly modelId: string;
+  /** The provider's name for the model, e.g. `claude-sonnet-4-6`. */
+  readonly model: string;
+  /** Local servers need none; where the SDK still wants a value, a placeholder is sent. */
+  readonly apiKey?: string;
+  readonly baseURL?: string;
+  /** Per-request timeout in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
 /** Usage with every count at zero, for streams that ended before the provider reported any. */
 export const EMPTY_USAGE: LlmUsage = {
   inputTokens: 0,

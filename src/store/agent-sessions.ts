@@ -581,6 +581,8 @@ export function convertSessionFile(
     });
     if (!read.ok) return read;
   }
+  const held = converter.convertHeld?.((events) => hand(events, plan.lines));
+  if (held !== undefined && !held.ok) return held;
   const end = converter.finish();
   if (!end.ok) return end;
   take([...batch, ...end.value.events], [...lines, ...end.value.events.map(() => plan.lines)]);

@@ -23,7 +23,9 @@ import type {
   Store,
 } from "./port.js";
 
-export { endedReviewInfo, type ReviewFile, reviewInfoFrom, reviewSourceFrom } from "./review-record.js";
+import { endedReviewInfo } from "./review-record.js";
+
+export { type ReviewFile, reviewInfoFrom, reviewSourceFrom } from "./review-record.js";
 
 /** The id and metadata of a conversation about to be created; throws on a bad id. */
 export function newConversationMeta(
@@ -124,11 +126,6 @@ export abstract class StoreBase implements Store {
   abstract revision(id: string): string | undefined;
   abstract reviewSource(id: string): string | undefined;
   abstract reviewInfo(id: string): ReviewInfo | undefined;
-  abstract endReview(
-    id: string,
-    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
-    now?: string,
-  ): Promise<void>;
   abstract advisorState(id: string): AdvisorState;
   abstract tokenCounter(id?: string): Promise<CachingTokenCounter>;
   abstract stage(options?: Omit<CreateOptions, "events">): StagedConversation;
@@ -142,7 +139,12 @@ export abstract class StoreBase implements Store {
   ): ConversationMeta;
   /** Replaces the advisor record of `id`; only a `LockedConversation` calls it, under the lock. */
   protected abstract saveAdvisorStateHeld(id: string, state: AdvisorState): void;
-  abstract archive(id: string, now?: string): Promise<void>;
+  /** The review record of `id`, which must exist (`not-found` otherwise); the caller holds its lock. */
+  protected abstract reviewInfoHeld(id: string): ReviewInfo | undefined;
+  /** Replaces the review record of `id`; the caller holds its lock. */
+  protected abstract writeReviewHeld(id: string, info: ReviewInfo): void;
+  /** Moves `id` to the archive (nothing when it is there already); the caller holds its lock. */
+  protected abstract archiveHeld(id: string, now: string): void;
   abstract unarchive(id: string): Promise<boolean>;
   abstract remove(id: string): Promise<void>;
   abstract setActive(id: string | undefined): void;
@@ -155,6 +157,23 @@ export abstract class StoreBase implements Store {
 
   /** The review source of live conversation `meta.id`, whose metadata is already at hand. */
   protected abstract reviewSourceOfListed(meta: ConversationMeta): string | undefined;
+
+  async endReview(
+    id: string,
+    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
+    now: string = timestampNow(),
+  ): Promise<void> {
+    await this.withLock(id, "cxc conversation compact", () => {
+      const info = this.reviewInfoHeld(id);
+      if (info === undefined) throw new CxcError("usage", `conversation ${id} is not a compaction review`);
+      this.writeReviewHeld(id, endedReviewInfo(info, ending, now));
+      this.archiveHeld(id, now);
+    });
+  }
+
+  async archive(id: string, now: string = timestampNow()): Promise<void> {
+    await this.withLock(id, "cxc conversation archive", () => this.archiveHeld(id, now));
+  }
 
   create(options: CreateOptions = {}): ConversationMeta {
     const { events = [], ...rest } = options;

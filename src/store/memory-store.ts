@@ -17,7 +17,6 @@ import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,
   alreadyExists,
-  endedReviewInfo,
   metaAfterAppend,
   newConversationMeta,
   notFound,
@@ -38,7 +37,6 @@ import type {
   LoadedConversation,
   LogHeader,
   ReviewInfo,
-  ReviewOutcome,
   StagedConversation,
   Store,
 } from "./port.js";
@@ -182,20 +180,13 @@ export class MemoryStore extends StoreBase {
     return found === undefined ? undefined : reviewInfoFrom(found.review, found.meta);
   }
 
-  async endReview(
-    id: string,
-    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
-    now: string = timestampNow(),
-  ): Promise<void> {
-    await this.withLock(id, "cxc conversation compact", () => {
-      const found = this.#found(id);
-      const info = reviewInfoFrom(found.review, found.meta);
-      if (info === undefined) throw new CxcError("usage", `conversation ${id} is not a compaction review`);
-      found.review = endedReviewInfo(info, ending, now);
-      if (found.archived) return;
-      found.meta = { ...found.meta, archived_at: now };
-      found.archived = true;
-    });
+  protected reviewInfoHeld(id: string): ReviewInfo | undefined {
+    const found = this.#found(id);
+    return reviewInfoFrom(found.review, found.meta);
+  }
+
+  protected writeReviewHeld(id: string, info: ReviewInfo): void {
+    this.#found(id).review = info;
   }
 
   protected reviewSourceOfListed(meta: ConversationMeta): string | undefined {
@@ -238,13 +229,11 @@ export class MemoryStore extends StoreBase {
     this.#found(id).meta = { ...meta };
   }
 
-  async archive(id: string, now: string = timestampNow()): Promise<void> {
-    await this.withLock(id, "cxc conversation archive", () => {
-      const found = this.#found(id);
-      if (found.archived) return;
-      found.meta = { ...found.meta, archived_at: now };
-      found.archived = true;
-    });
+  protected archiveHeld(id: string, now: string): void {
+    const found = this.#found(id);
+    if (found.archived) return;
+    found.meta = { ...found.meta, archived_at: now };
+    found.archived = true;
   }
 
   async unarchive(id: string): Promise<boolean> {

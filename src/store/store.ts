@@ -19,7 +19,6 @@ import { CxcError } from "../errors.js";
 import {
   advisorStateFrom,
   alreadyExists,
-  endedReviewInfo,
   metaAfterAppend,
   newConversationMeta,
   notFound,
@@ -51,7 +50,6 @@ import type {
   Environment,
   LoadedConversation,
   ReviewInfo,
-  ReviewOutcome,
   StagedConversation,
   StoreLocation,
 } from "./port.js";
@@ -230,19 +228,14 @@ export class ConversationStore extends StoreBase {
     return reviewInfoFrom(record, record === undefined ? readMeta(found.directory) : undefined);
   }
 
-  async endReview(
-    id: string,
-    ending: { readonly outcome: ReviewOutcome; readonly compactionId?: string },
-    now: string = timestampNow(),
-  ): Promise<void> {
-    await this.withLock(id, "cxc conversation compact", () => {
-      const found = this.#found(id);
-      const record = readReviewRecord(found.directory);
-      const info = reviewInfoFrom(record, record === undefined ? readMeta(found.directory) : undefined);
-      if (info === undefined) throw new CxcError("usage", `conversation ${id} is not a compaction review`);
-      writeReviewRecord(found.directory, endedReviewInfo(info, ending, now));
-      this.#archiveLocked(id, now);
-    });
+  protected reviewInfoHeld(id: string): ReviewInfo | undefined {
+    const { directory } = this.#found(id);
+    const record = readReviewRecord(directory);
+    return reviewInfoFrom(record, record === undefined ? readMeta(directory) : undefined);
+  }
+
+  protected writeReviewHeld(id: string, info: ReviewInfo): void {
+    writeReviewRecord(this.#found(id).directory, info);
   }
 
   protected reviewSourceOfListed(meta: ConversationMeta): string | undefined {
@@ -281,12 +274,7 @@ export class ConversationStore extends StoreBase {
     writeMeta(this.#found(id).directory, meta);
   }
 
-  async archive(id: string, now: string = timestampNow()): Promise<void> {
-    await this.withLock(id, "cxc conversation archive", () => this.#archiveLocked(id, now));
-  }
-
-  /** Moves `id` to the archive; the caller holds its lock. */
-  #archiveLocked(id: string, now: string): void {
+  protected archiveHeld(id: string, now: string): void {
     const found = this.#found(id);
     if (found.archived) return;
     writeMeta(found.directory, { ...readMeta(found.directory), archived_at: now });

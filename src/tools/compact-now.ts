@@ -14,7 +14,7 @@ import * as z from "zod";
 import { COMPACT_NOW_NAME } from "../compaction/core/advisor/advisor.js";
 import { cutNote, NOTE_MAX_LENGTH } from "../compaction/core/tool/compact-tool.js";
 import { zodArguments } from "./arguments.js";
-import type { Tool, ToolOutcome } from "./tool.js";
+import { builtinTool, type Tool, type ToolOutcome } from "./tool.js";
 
 /** The tool's name (the end-of-turn hook looks for successful calls of it). */
 export { COMPACT_NOW_NAME };
@@ -59,16 +59,15 @@ function scheduled(note: string, cut: boolean): ToolOutcome {
 
 /** Builds the `compact_now` tool. */
 export function createCompactNowTool(): Tool<CompactNowArguments> {
-  return {
+  return builtinTool({
     name: COMPACT_NOW_NAME,
     description: DESCRIPTION,
     arguments: COMPACT_NOW_ARGUMENTS,
-    source: "builtin",
     // Offered only when named; it merely schedules, so once enabled it runs without asking.
     defaults: { enable: "explicit", run: "unattended" },
     async run({ note: given }): Promise<ToolOutcome> {
       const note = cutNote(given);
       return scheduled(note, note !== given.trim());
     },
-  };
+  });
 }

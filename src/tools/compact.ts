@@ -40,7 +40,7 @@ import { type CompactionEnvironment, createCompactionEnvironment } from "../comp
 import { compactArgumentsEditing } from "./compact-editing.js";
 import { checkNoOpenReview } from "../compaction/core/review/review.js";
 import type { StoreReader } from "../store/index.js";
-import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
+import { builtinTool, type Tool, type ToolCallContext, type ToolOutcome } from "./tool.js";
 
 const DESCRIPTION = [
   "Propose compaction rules for this conversation: replace a range of earlier turns with your own",
@@ -193,11 +193,10 @@ function withContextChange(preview: string, plan: PlannedCall, context: ToolCall
 export function createCompactTool(options: CompactToolOptions = {}): Tool<readonly CompactToolRule[]> {
   const writePreview: PreviewWriter =
     options.writePreview ?? ((stem, text) => writeScratchFile(process.env, stem, text));
-  return {
+  return builtinTool({
     name: COMPACT_TOOL_NAME,
     description: DESCRIPTION,
     arguments: COMPACT_TOOL_ARGUMENTS,
-    source: "builtin",
     defaults: { enable: "explicit", run: "ask" },
     editing: compactArgumentsEditing,
 
@@ -233,7 +232,7 @@ export function createCompactTool(options: CompactToolOptions = {}): Tool<readon
         effects: report.kind === "compacted" ? report.compactions : [],
       };
     },
-  };
+  });
 }
 
 /** The `compact` tool with its default options, for the built-in registry. */

@@ -31,7 +31,7 @@ import { checkSummary } from "../compaction/core/summary/check.js";
 import { formatLosses } from "../compaction/core/summary/summary-check-text.js";
 import { groupTurns } from "../core/conversation/turns.js";
 import { lazySchema, type ToolArguments } from "./arguments.js";
-import type { Tool, ToolCallContext } from "./tool.js";
+import { builtinTool, type Tool, type ToolCallContext } from "./tool.js";
 
 /**
  * The tool's arguments: the JSON Schema the model is shown and the check of a call, both from the
@@ -87,11 +87,10 @@ export function describeSummaryLosses(
 }
 
 /** The tool as registered in the built-in registry. */
-export const proposeCompactionTool: Tool<ReadArguments> = {
+export const proposeCompactionTool: Tool<ReadArguments> = builtinTool({
   name: PROPOSE_COMPACTION_TOOL_NAME,
   description: DESCRIPTION,
   arguments: PROPOSE_COMPACTION_ARGUMENTS,
-  source: "builtin",
   // Recording a proposal changes nothing outside the review, so it needs no approval.
   defaults: { enable: false, run: "unattended" },
   async describeCall(argumentsObject, context) {
@@ -112,4 +111,4 @@ export const proposeCompactionTool: Tool<ReadArguments> = {
       metadata: { [PROPOSAL_METADATA_KEY]: proposalRecord(validation.proposal) },
     };
   },
-};
+});

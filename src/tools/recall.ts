@@ -36,7 +36,7 @@ import {
   parseRecallReference,
 } from "../core/conversation/recall.js";
 import { zodArguments } from "./arguments.js";
-import type { Tool, ToolCallContext, ToolOutcome } from "./tool.js";
+import { builtinTool, type Tool, type ToolCallContext, type ToolOutcome } from "./tool.js";
 
 /** The tool's name. */
 export const RECALL_TOOL_NAME = "recall";
@@ -264,11 +264,10 @@ export type RecallSource = (context: ToolCallContext) => Promise<RecallAnalysis>
  * its context) or over `source`.
  */
 export function createRecallTool(settings: RecallSettings, source?: RecallSource): Tool<RecallCall> {
-  return {
+  return builtinTool({
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
     arguments: RECALL_ARGUMENTS,
-    source: "builtin",
     // Read-only: never asks. Offered by `conversation.recall.enabled`, not by `conversation.tools`.
     defaults: { enable: true, run: "unattended" },
     // The arguments arrive checked (tool.ts, `checkArguments`).
@@ -277,5 +276,5 @@ export function createRecallTool(settings: RecallSettings, source?: RecallSource
         source === undefined ? analyzeRecall(context.events, recallOptions(settings)) : await source(context);
       return runRecall(analysis, call, settings);
     },
-  };
+  });
 }

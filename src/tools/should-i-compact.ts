@@ -10,7 +10,7 @@
 import type { Verdict } from "../compaction/core/advisor/advisor.js";
 import type { ConversationEvent } from "../core/conversation/events.js";
 import { NO_ARGUMENTS } from "./arguments.js";
-import type { Tool, ToolOutcome } from "./tool.js";
+import { builtinTool, type Tool, type ToolOutcome } from "./tool.js";
 
 /** The tool's name. */
 export const SHOULD_I_COMPACT_NAME = "should_i_compact";
@@ -31,11 +31,10 @@ export interface VerdictSource {
 export function createShouldICompactTool(
   getAdvisor: () => VerdictSource | undefined,
 ): Tool<Readonly<Record<string, never>>> {
-  return {
+  return builtinTool({
     name: SHOULD_I_COMPACT_NAME,
     description: DESCRIPTION,
     arguments: NO_ARGUMENTS,
-    source: "builtin",
     // Read-only, but it spends a decision-model call, so it is offered only when named.
     defaults: { enable: "explicit", run: "unattended" },
     async run(_argumentsObject, context): Promise<ToolOutcome> {
@@ -48,5 +47,5 @@ export function createShouldICompactTool(
       const verdict = await advisor.verdict(context.events, context.signal);
       return { content: JSON.stringify(verdict, null, 2), isError: false };
     },
-  };
+  });
 }

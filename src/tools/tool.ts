@@ -136,6 +136,11 @@ export interface Tool<A = unknown> {
   run(argumentsObject: A, context: ToolCallContext): Promise<ToolOutcome>;
 }
 
+/** A built-in tool: what its module defines, with the source every built-in tool has. */
+export function builtinTool<A>(tool: Omit<Tool<A>, "source">): Tool<A> {
+  return { ...tool, source: "builtin" };
+}
+
 /** A call's arguments checked, once: the typed arguments, or the answer the model gets instead. */
 export async function checkArguments<A>(
   tool: Tool<A>,

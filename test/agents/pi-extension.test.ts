@@ -123,14 +123,30 @@ describe("cxc's advisor inside the real pi", () => {
       // runs extension handlers beside its loop, so the steer is delivered at pi's next check:
       // with the request after the answer already on its way, which the agent answers by
       // calling compact_now; pi compacts when the turn ends, with the note as the focus.
+      // The answer to the question's result is held until the advice was given (its notice is
+      // printed right before the steer is queued): under load the advice can take longer than
+      // that answer, and the turn would end before the steer was ever delivered.
       const before = fake.requests.length;
+      let adviceGiven!: () => void;
+      const advised = new Promise<void>((resolve) => {
+        adviceGiven = resolve;
+      });
       fake.enqueue(
         { blocks: [call("toolu_p_ask", "should_i_compact", {})] },
-        textReply("The advisor recommends compacting."),
+        textReply("The advisor recommends compacting.", { holdAfterEvents: 1, release: advised }),
         { blocks: [call("toolu_p_now", "compact_now", { note: NOTE })] },
         textReply("Compaction scheduled."),
       );
-      await rpc.prompt(PROMPTS[1]!);
+      const answered = rpc.prompt(PROMPTS[1]!);
+      const advice = await rpc.waitFor(
+        (event) =>
+          event.type === "extension_ui_request" &&
+          event.method === "notify" &&
+          String(event.message).includes("Recommended: compact now."),
+      );
+      notices.push(String(advice.message));
+      adviceGiven();
+      await answered;
       const ended = await rpc.waitFor((event) => collect(event) || event.type === "compaction_end", 60_000);
       expect(ended.errorMessage, JSON.stringify(ended)).toBeUndefined();
       const after = turnRequests(before);

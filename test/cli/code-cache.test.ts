@@ -129,6 +129,7 @@ describe("dist/", () => {
     const bundles = [
       "cxc.cjs",
       "list.cjs",
+      "query.cjs",
       "hook.cjs",
       "hook-jobs.cjs",
       "pi/extension.js",
@@ -145,7 +146,7 @@ describe("dist/", () => {
   });
 
   it("carries the event schemas' fingerprint the build computed (src/store/log.ts)", () => {
-    for (const bundle of ["cxc.cjs", "list.cjs"]) {
+    for (const bundle of ["cxc.cjs", "list.cjs", "query.cjs"]) {
       const source = readFileSync(join(DIST, bundle), "utf8");
       expect(source, bundle).toContain("schemaFingerprint");
       expect(source, bundle).not.toContain("CXC_EVENT_SCHEMA_FINGERPRINT");

@@ -1,7 +1,8 @@
 /**
- * bin/cxc.cjs runs dist/list.cjs (the program with `conversation ls` alone) for a listing. These
- * tests pin down which command lines take that path, and check that for each of them the smaller
- * program prints exactly what the whole CLI prints: stdout, stderr and exit code.
+ * bin/cxc.cjs runs dist/list.cjs (the program with `conversation ls` alone) for a listing, and
+ * dist/query.cjs (`q` alone) for a turn. These tests pin down which command lines take which
+ * path, and check for listings that the smaller program prints exactly what the whole CLI prints:
+ * stdout, stderr and exit code (test/cli/query-bundle.test.ts does it for `q`).
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -28,7 +29,14 @@ describe("which bundle a command line runs", () => {
     [["ls"], "cxc.cjs"],
     [["--help", "conversation", "ls"], "cxc.cjs"],
     [["-V"], "cxc.cjs"],
-    [["q", "conversation", "ls"], "cxc.cjs"],
+    [["q", "conversation", "ls"], "query.cjs"],
+    [["q", "--id", "abc", "a question"], "query.cjs"],
+    [["query"], "query.cjs"],
+    [["-c", "x=1", "--format", "json", "q", "--new", "hi"], "query.cjs"],
+    [["--no-color", "q", "--help"], "query.cjs"],
+    [["--help", "q"], "cxc.cjs"],
+    [["help", "q"], "cxc.cjs"],
+    [["c", "q"], "cxc.cjs"],
     [["--format", "conversation", "ls"], "cxc.cjs"],
     [[], "cxc.cjs"],
   ])("%j → %s", (args, bundle) => {

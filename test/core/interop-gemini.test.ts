@@ -279,6 +279,66 @@ describe("Gemini CLI sessions", () => {
     expect(end.ok && texts(end.value.events).slice(1)).toEqual(["user: old prompt", "assistant: old answer"]);
   });
 
+  it("takes a call's result from the call, else from the function response written on its own", () => {
+    const response = (id: string, output: unknown) => ({
+      id: `fr-${id}`,
+      timestamp: at(),
+      type: "user",
+      content: [{ functionResponse: { id, name: "read_file", response: output } }],
+    });
+    const session = imported(
+      lines(
+        HEADER,
+        user("u1", "read three"),
+        reply("g1", {
+          toolCalls: [
+            call("same", "read_file", { file_path: "a" }, "A"),
+            call("other", "read_file", { file_path: "b" }, "B"),
+            { id: "bare", name: "read_file", args: { file_path: "c" }, status: "success", timestamp: at() },
+          ],
+        }),
+        response("same", { output: "A" }),
+        // A copy that says something else: the call's own result stands.
+        response("other", { output: "B, again" }),
+        response("bare", { lines: ["C"], more: 1 }),
+      ),
+    );
+    expect(texts(session.conversation.events).filter((text) => text.startsWith("result"))).toEqual([
+      "result: A",
+      "result: B",
+      'result: {"lines":["C"],"more":1}',
+    ]);
+  });
+
+  it("hands out the events as they settle, the same events as all at once; a call without an id is named by its place", () => {
+    const reader = new GeminiSessionReader("s.jsonl");
+    for (const record of [
+      HEADER,
+      user("u1", "first"),
+      reply("g1", { content: "hi" }),
+      user("u2", "list them"),
+      reply("g2", { content: [{ functionCall: { name: "ls", args: { dir: "." } } }] }),
+      reply("g3", { content: "done", model: "gemini-2.5-pro" }),
+    ]) {
+      expect(reader.addLine(JSON.stringify(record)).ok).toBe(true);
+    }
+    const plan = reader.finish();
+    if (!plan.ok) throw new Error(plan.message);
+    const batches: ConversationEvent[][] = [];
+    const converter = plan.value.convert();
+    expect(converter.convertHeld?.((events) => batches.push([...events])).ok).toBe(true);
+    const end = converter.finish();
+    if (!end.ok) throw new Error(end.message);
+    const streamed = [...batches.flat(), ...end.value.events];
+    // The model change, the first turn and the second's prompt were settled before the last reply.
+    expect(batches.length).toBeGreaterThan(1);
+    const whole = plan.value.convert().finish();
+    expect(whole.ok && whole.value.events).toEqual(streamed);
+    expect(streamed.filter((event) => event.type === "tool_call_request")).toMatchObject([
+      { call_id: "ls_6", name: "ls", arguments: { dir: "." } },
+    ]);
+  });
+
   it("writes the projected view as a session it reads back the same, each result once with its call", () => {
     const session = imported(
       lines(

@@ -87,6 +87,58 @@ describe("provider settings", () => {
     expect(codeOf(() => readLlmConfig({ providers: { lab: { type: "grpc" } } }))).toBe("invalid-config");
   });
 
+  it("names the key at fault and zod's English reason in a configuration error", () => {
+    const messageOf = (config: unknown) => {
+      try {
+        readLlmConfig(config);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    const at = (path: string, reason: string) => `Invalid configuration at ${path}: ${reason}.`;
+    expect(messageOf({ providers: { lab: { type: "grpc" } } })).toBe(
+      at(
+        "providers.lab.type",
+        'Invalid option: expected one of "anthropic"|"openai"|"openai-compatible"|"google"',
+      ),
+    );
+    expect(messageOf({ providers: { lab: { base_url: "" } } })).toBe(
+      at("providers.lab.base_url", "Too small: expected string to have >=1 characters"),
+    );
+    expect(messageOf({ providers: { lab: { models: { m: { context_window: 1.5 } } } } })).toBe(
+      at("providers.lab.models.m.context_window", "Invalid input: expected int, received number"),
+    );
+    expect(messageOf({ providers: { lab: { models: { m: { max_output_tokens: 0 } } } } })).toBe(
+      at("providers.lab.models.m.max_output_tokens", "Too small: expected number to be >0"),
+    );
+    expect(messageOf({ providers: { lab: { models: { m: { prices: { input: -1, output: 1 } } } } } })).toBe(
+      at("providers.lab.models.m.prices.input", "Too small: expected number to be >=0"),
+    );
+    expect(messageOf({ providers: { aliases: { a: { provider: "x" } } } })).toBe(
+      at("providers.aliases.a", "Invalid input"),
+    );
+    expect(messageOf({ assistant: { model: "x" } })).toBe(
+      at("assistant.model", "Invalid input: expected object, received string"),
+    );
+    expect(messageOf([])).toBe(at("top level", "Invalid input: expected object, received array"));
+    // jp's `{ provider, name }` ids, jp's alias table under cxc's own, unknown keys kept.
+    expect(
+      readLlmConfig({
+        assistant: { model: { id: { provider: "a", name: "b" } } },
+        providers: {
+          aliases: { x: { provider: "p", name: "n" } },
+          llm: { aliases: { y: "a/b", x: "c/d" } },
+          lab: { type: "openai", extra: 1 },
+        },
+      }),
+    ).toEqual({
+      aliases: { y: "a/b", x: "p/n" },
+      providers: { lab: { type: "openai", extra: 1 } },
+      modelId: "a/b",
+    });
+  });
+
   it("needs the key variable of a keyed provider", () => {
     expect(codeOf(() => createLlmClient("anthropic/claude-sonnet-4-6", { env: {} }))).toBe("provider-auth");
     expect(codeOf(() => createLlmClient("ollama/qwen3:8b", { env: {} }))).toBeUndefined();

@@ -53,7 +53,11 @@ export async function runQueryCommand(
       : undefined;
   let display: TextTurnDisplay | undefined;
   const ui: QueryUi = {
-    stdinIsTerminal: context.stdinIsTerminal,
+    // Read only when no message was given: looking at stdin opens it (a stream), which a turn
+    // with its message on the command line never needs.
+    get stdinIsTerminal() {
+      return context.stdinIsTerminal;
+    },
     readStdin: () => text(process.stdin),
     editMessage: () => editText("", { env: context.env, fileName: "QUERY_MESSAGE.md" }),
     createDisplay: (modelId) => {

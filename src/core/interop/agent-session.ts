@@ -258,6 +258,12 @@ export interface SessionConverter {
    * again from the first line.
    */
   rebase?(later: SessionConverter, converted: number): boolean;
+  /**
+   * For a reader that holds what it converts (Gemini CLI's, whose pass 1 replays the log and keeps
+   * the last version of each message): converts it all, handing each batch of events to `take` as
+   * it settles, before `finish` hands out the rest. No line is fed to such a converter.
+   */
+  convertHeld?(take: (events: readonly ConversationEvent[]) => void): Parsed<void>;
   /** The events still held, and what the conversation came to. */
   finish(): Parsed<SessionEnd>;
 }
@@ -321,6 +327,10 @@ export function convertSession(
       for (const event of converted.value) events.push(event);
     }
   } else if (!kept.ok) return kept;
+  const held = converter.convertHeld?.((batch) => {
+    for (const event of batch) events.push(event);
+  });
+  if (held !== undefined && !held.ok) return held;
   const end = converter.finish();
   if (!end.ok) return end;
   for (const event of end.value.events) events.push(event);
@@ -395,6 +405,25 @@ export class EventFinisher {
       events.push(checked.value);
     }
     return { ok: true, value: events };
+  }
+
+  /**
+   * The end of pass 2 as every reader gives it: the last drafts finished (or the problem that
+   * stopped them), with the title (the session's own name, else the first prompt's:
+   * `titleFromPrompt`), the summary and the warnings.
+   */
+  end(
+    drafts: readonly { draft: EventDraft; where: string }[],
+    title: string | undefined,
+    summary: AgentImportSummary,
+    warnings: readonly string[],
+  ): Parsed<SessionEnd> {
+    const events = this.finish(drafts);
+    if (!events.ok) return events;
+    return {
+      ok: true,
+      value: { events: events.value, ...(title === undefined ? {} : { title }), summary, warnings },
+    };
   }
 
   /**
@@ -492,6 +521,13 @@ export class DraftList {
   turnEvents = 0;
   private turnStartPosition = -1;
   private turnHasResponse = false;
+  /** Drafts handed out by `takeSettled` so far. */
+  private taken = 0;
+
+  /** How many drafts were added in all, those taken included. */
+  get added(): number {
+    return this.taken + this.drafts.length;
+  }
 
   /** Opens a turn. */
   openTurn(ts: string, where: string): void {
@@ -534,8 +570,77 @@ export class DraftList {
       this.turn >= 0 && !this.turnHasResponse ? this.turnStartPosition : this.drafts.length - 1;
     if (frontier <= 0) return [];
     this.turnStartPosition -= frontier;
+    this.taken += frontier;
     return this.drafts.splice(0, frontier);
   }
+}
+
+/**
+ * A tool call's draft from a block of the session (Claude Code's `tool_use`, pi's `toolCall`):
+ * arguments that are not an object are kept under `input`.
+ */
+export function toolCallDraft(ts: string, id: unknown, name: unknown, input: unknown): EventDraft {
+  return {
+    type: "tool_call_request",
+    ts,
+    call_id: String(id),
+    name: String(name),
+    arguments: isRecord(input) ? input : { input },
+  };
+}
+
+/**
+ * The content blocks a reader leaves out: a warning each, and a count in `unknownFields` of the
+ * kinds it does not know at all (`known` lists the ones it does).
+ */
+export class LeftOutBlocks {
+  constructor(
+    private readonly known: ReadonlySet<string>,
+    private readonly warnings: string[],
+    private readonly unknownFields: Record<string, number>,
+  ) {}
+
+  /** Reports `block` as left out. */
+  report(block: Record<string, unknown>, where: string): void {
+    this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
+    if (!this.known.has(String(block.type))) count(this.unknownFields, `block ${String(block.type)}`);
+  }
+
+  /** The text of a string or of text blocks; other blocks are reported. */
+  text(content: unknown, where: string): string {
+    if (typeof content === "string") return content;
+    if (!Array.isArray(content)) return "";
+    const texts: string[] = [];
+    for (const block of content) {
+      if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
+      else if (isRecord(block)) this.report(block, where);
+    }
+    return texts.join("\n");
+  }
+}
+
+/**
+ * The plan of a reader that follows a chain of records (Claude Code's uuids, pi's entry ids): pass
+ * 2 wants the lines on the chain (`included`) and no others.
+ */
+export function chainPlan(
+  conversation: SessionPlan["conversation"],
+  included: ReadonlyMap<number, unknown>,
+  warnings: readonly string[],
+  records: SessionPlan["records"],
+  convert: () => SessionConverter,
+): Parsed<SessionPlan> {
+  return {
+    ok: true,
+    value: {
+      conversation,
+      lines: lastLine(included.keys()),
+      warnings,
+      wants: (line) => included.has(line),
+      ...(records === undefined ? {} : { records }),
+      convert,
+    },
+  };
 }
 
 /** A reasoning draft with the provider's signature kept in metadata. */

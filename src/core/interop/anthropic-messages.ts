@@ -110,66 +110,81 @@ function blockProblem(block: Json): string | undefined {
   }
 }
 
+/**
+ * The drafts of one message's blocks: each block checked (`blockProblem`), then made by `draft`,
+ * which gives its draft, a problem, or undefined for a kind the message's role does not take (left
+ * out with a warning). Problems and warnings name the block.
+ */
+function blockDrafts(
+  blocks: readonly Json[],
+  where: string,
+  warnings: string[],
+  draft: (block: Json) => Json | string | undefined,
+): Parsed<Json[]> {
+  const drafts: Json[] = [];
+  for (const [index, block] of blocks.entries()) {
+    const at = `${where}, block ${index + 1}`;
+    const problem = blockProblem(block);
+    if (problem !== undefined) return fail(`${at}: ${problem}`);
+    const made = draft(block);
+    if (typeof made === "string") return fail(`${at}: ${made}`);
+    if (made === undefined) warnings.push(`${at}: a ${String(block.type)} block was left out`);
+    else drafts.push(made);
+  }
+  return { ok: true, value: drafts };
+}
+
 function importUserMessage(content: unknown, where: string, warnings: string[]): Parsed<Json[]> {
   const blocks = blocksOf(content, where);
   if (!blocks.ok) return blocks;
+  const drafts = blockDrafts(blocks.value, where, warnings, (block) => {
+    if (block.type === "text") return { type: "chat_request", content: block.text };
+    if (block.type !== "tool_result") return undefined;
+    const problem = contentProblem(block.content, "content block");
+    if (problem !== undefined) return problem;
+    const text = contentText(block.content ?? "");
+    if (text === undefined) return 'tool_result "content" must be text';
+    return {
+      type: "tool_call_response",
+      call_id: block.tool_use_id,
+      content: text,
+      is_error: block.is_error === true,
+    };
+  });
   const continuesTurn = blocks.value.some((block) => block.type === "tool_result");
-  const drafts: Json[] = continuesTurn ? [] : [{ type: "turn_start" }];
-  for (const [index, block] of blocks.value.entries()) {
-    const problem = blockProblem(block);
-    if (problem !== undefined) return fail(`${where}, block ${index + 1}: ${problem}`);
-    if (block.type === "text") {
-      drafts.push({ type: "chat_request", content: block.text });
-    } else if (block.type === "tool_result") {
-      const problem = contentProblem(block.content, "content block");
-      if (problem !== undefined) return fail(`${where}, block ${index + 1}: ${problem}`);
-      const text = contentText(block.content ?? "");
-      if (text === undefined) return fail(`${where}, block ${index + 1}: tool_result "content" must be text`);
-      drafts.push({
-        type: "tool_call_response",
-        call_id: block.tool_use_id,
-        content: text,
-        is_error: block.is_error === true,
-      });
-    } else {
-      warnings.push(`${where}, block ${index + 1}: a ${String(block.type)} block was left out`);
-    }
-  }
-  return { ok: true, value: drafts };
+  return !drafts.ok || continuesTurn
+    ? drafts
+    : { ok: true, value: [{ type: "turn_start" }, ...drafts.value] };
 }
 
 function importAssistantMessage(content: unknown, where: string, warnings: string[]): Parsed<Json[]> {
   const blocks = blocksOf(content, where);
   if (!blocks.ok) return blocks;
-  const drafts: Json[] = [];
-  for (const [index, block] of blocks.value.entries()) {
-    const problem = blockProblem(block);
-    if (problem !== undefined) return fail(`${where}, block ${index + 1}: ${problem}`);
-    if (block.type === "text") {
-      drafts.push({ type: "chat_response", message: block.text });
-    } else if (block.type === "thinking") {
-      const draft: Json = { type: "chat_response", reasoning: block.thinking };
-      if (typeof block.signature === "string")
-        draft.metadata = { [ANTHROPIC_SIGNATURE_KEY]: block.signature };
-      drafts.push(draft);
-    } else if (block.type === "redacted_thinking") {
-      drafts.push({
-        type: "chat_response",
-        reasoning: "",
-        metadata: { [ANTHROPIC_REDACTED_KEY]: block.data },
-      });
-    } else if (block.type === "tool_use") {
-      drafts.push({
-        type: "tool_call_request",
-        call_id: block.id,
-        name: block.name,
-        arguments: block.input ?? {},
-      });
-    } else {
-      warnings.push(`${where}, block ${index + 1}: a ${String(block.type)} block was left out`);
+  return blockDrafts(blocks.value, where, warnings, (block) => {
+    switch (block.type) {
+      case "text":
+        return { type: "chat_response", message: block.text };
+      case "thinking":
+        return {
+          type: "chat_response",
+          reasoning: block.thinking,
+          ...(typeof block.signature === "string"
+            ? { metadata: { [ANTHROPIC_SIGNATURE_KEY]: block.signature } }
+            : {}),
+        };
+      case "redacted_thinking":
+        return { type: "chat_response", reasoning: "", metadata: { [ANTHROPIC_REDACTED_KEY]: block.data } };
+      case "tool_use":
+        return {
+          type: "tool_call_request",
+          call_id: block.id,
+          name: block.name,
+          arguments: block.input ?? {},
+        };
+      default:
+        return undefined;
     }
-  }
-  return { ok: true, value: drafts };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,12 +30,13 @@ import {
   type AgentImport,
   type AgentImportSummary,
   attachAgentUsage,
+  chainPlan,
   count,
   DraftList,
   type EventDraft,
   EventFinisher,
   importSessionText,
-  lastLine,
+  LeftOutBlocks,
   modelDelta,
   parseRecordLine,
   reasoningDraft,
@@ -47,6 +48,7 @@ import {
   setMetadata,
   titleFromPrompt,
   tokenCount,
+  toolCallDraft,
 } from "./agent-session.js";
 import { CXC_PINNED_KEY } from "./agents.js";
 import { interopError } from "./jp.js";
@@ -309,26 +311,22 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       abandonedRecords,
     };
     const { label, warnings, records } = this;
-    return {
-      ok: true,
-      value: {
-        conversation: sessionConversation(key, createdAt, origin),
-        lines: lastLine(included.keys()),
-        warnings,
-        wants: (line) => included.has(line),
-        ...(records === undefined ? {} : { records }),
-        convert: () =>
-          new ClaudeCodeConverter({
-            label,
-            key,
-            included,
-            title,
-            summary,
-            warnings,
-            validate: this.validateEvents,
-          }),
-      },
-    };
+    return chainPlan(
+      sessionConversation(key, createdAt, origin),
+      included,
+      warnings,
+      records,
+      () =>
+        new ClaudeCodeConverter({
+          label,
+          key,
+          included,
+          title,
+          summary,
+          warnings,
+          validate: this.validateEvents,
+        }),
+    );
   }
 
   /** The lines of the conversation's records (with their uuids), and what was left off the chain. */
@@ -516,18 +514,9 @@ class ClaudeCodeConverter implements SessionConverter {
   finish(): Parsed<SessionEnd> {
     this.mapper.end();
     const drafts = this.mapper.drafts;
-    const events = this.finisher.finish(drafts.drafts.splice(0));
-    if (!events.ok) return events;
+    const summary = { ...this.plan.summary, turns: drafts.turn + 1, compactions: this.mapper.compactions };
     const title = this.plan.title ?? titleFromPrompt(this.mapper.firstPrompt);
-    return {
-      ok: true,
-      value: {
-        events: events.value,
-        ...(title === undefined ? {} : { title }),
-        summary: { ...this.plan.summary, turns: drafts.turn + 1, compactions: this.mapper.compactions },
-        warnings: this.plan.warnings,
-      },
-    };
+    return this.finisher.end(drafts.drafts.splice(0), title, summary, this.plan.warnings);
   }
 }
 
@@ -571,17 +560,15 @@ class ClaudeCodeMapper {
   private pendingContext: Json[] = [];
   private readonly turnOfUuid = new Map<string, number>();
 
+  private readonly leftOut: LeftOutBlocks;
+
   constructor(
     private readonly label: string,
-    private readonly warnings: string[],
+    warnings: string[],
     private readonly skipped: Record<string, number>,
-    private readonly unknownFields: Record<string, number>,
-  ) {}
-
-  /** Reports a content block left out; one of a kind this reader does not know is counted too. */
-  private leftOut(block: Json, where: string): void {
-    this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
-    if (!KNOWN_BLOCKS.has(String(block.type))) count(this.unknownFields, `block ${String(block.type)}`);
+    unknownFields: Record<string, number>,
+  ) {
+    this.leftOut = new LeftOutBlocks(KNOWN_BLOCKS, warnings, unknownFields);
   }
 
   /** Maps the next record of the chain (in file order). */
@@ -618,7 +605,7 @@ class ClaudeCodeMapper {
                 type: "tool_call_response",
                 ts,
                 call_id: String(block.tool_use_id),
-                content: this.blockText(block.content, where),
+                content: this.leftOut.text(block.content, where),
                 is_error: block.is_error === true,
               },
               pinned.has(index),
@@ -631,13 +618,13 @@ class ClaudeCodeMapper {
             where,
           );
         } else {
-          this.leftOut(block, where);
+          this.leftOut.report(block, where);
         }
       }
       this.promptOpen = false;
       return;
     }
-    const text = this.blockText(blocks, where);
+    const text = this.leftOut.text(blocks, where);
     if (raw.isCompactSummary === true) {
       this.compaction(record, text, where);
       return;
@@ -704,22 +691,10 @@ class ClaudeCodeMapper {
       } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
         this.drafts.add(reasoningDraft("", ts, { key: ANTHROPIC_REDACTED_KEY, value: block.data }), where);
       } else if (block.type === "tool_use") {
-        const input = block.input ?? {};
-        this.drafts.add(
-          markPinned(
-            {
-              type: "tool_call_request",
-              ts,
-              call_id: String(block.id),
-              name: String(block.name),
-              arguments: isRecord(input) ? input : { input },
-            },
-            pinned.has(index),
-          ),
-          where,
-        );
+        const draft = toolCallDraft(ts, block.id, block.name, block.input ?? {});
+        this.drafts.add(markPinned(draft, pinned.has(index)), where);
       } else {
-        this.leftOut(block, where);
+        this.leftOut.report(block, where);
       }
     }
     if (this.drafts.drafts.length > before && isRecord(message.usage)) this.usage(message);
@@ -816,18 +791,6 @@ class ClaudeCodeMapper {
       }),
       where,
     );
-  }
-
-  /** The text of a string or of text blocks; other blocks are reported and left out. */
-  private blockText(content: unknown, where: string): string {
-    if (typeof content === "string") return content;
-    if (!Array.isArray(content)) return "";
-    const texts: string[] = [];
-    for (const block of content) {
-      if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
-      else if (isRecord(block)) this.leftOut(block, where);
-    }
-    return texts.join("\n");
   }
 }
 

@@ -218,9 +218,6 @@ class CodexConverter implements SessionConverter {
   finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
     if (mapper.drafts.turn < 0) return this.noPrompt();
-    const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = titleFromPrompt(mapper.firstPrompt);
     const summary: AgentImportSummary = {
       agent: "codex",
       lines: this.plan.lines,
@@ -234,15 +231,12 @@ class CodexConverter implements SessionConverter {
       abandonedBranches: 0,
       abandonedRecords: 0,
     };
-    return {
-      ok: true,
-      value: {
-        events: events.value,
-        ...(title === undefined ? {} : { title }),
-        summary: { ...summary, skipped: { session_meta: 1 + this.extraMeta, ...summary.skipped } },
-        warnings: this.plan.warnings,
-      },
-    };
+    return this.finisher.end(
+      mapper.drafts.drafts.splice(0),
+      titleFromPrompt(mapper.firstPrompt),
+      { ...summary, skipped: { session_meta: 1 + this.extraMeta, ...summary.skipped } },
+      this.plan.warnings,
+    );
   }
 }
 

@@ -27,7 +27,8 @@
  * the usage of its last response.
  *
  * The reader parses the file once (`GeminiSessionReader`, pass 1) and keeps the last version of
- * each message; its plan converts them without reading the file again.
+ * each message; its plan converts them without reading the file again, handing the events out as
+ * they settle (`SessionConverter.convertHeld`), so the conversation is never held whole.
  */
 import type { ConversationEvent } from "../conversation/events.js";
 import { toStoredUsage } from "../conversation/fold-stream.js";
@@ -45,6 +46,7 @@ import {
   sessionConversation,
   type SessionEnd,
   SessionLineIndexer,
+  type SessionConverter,
   type SessionPlan,
   setMetadata,
   titleFromPrompt,
@@ -124,6 +126,30 @@ function userKind(record: Json): "prompt" | "context" | "command" | "function re
   return "prompt";
 }
 
+/** Whether two parsed JSON values are the same, their keys in the same order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, index) => sameJson(item, b[index]))
+    );
+  }
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  return (
+    keys.length === other.length &&
+    keys.every(
+      (key, index) =>
+        key === other[index] &&
+        sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+    )
+  );
+}
+
 /** A short, stable key of a text, to recognise a copy of a prompt without keeping the prompt. */
 function textKey(text: string): string {
   let hash = 0x811c9dc5;
@@ -151,6 +177,8 @@ export class GeminiSessionReader extends SessionLineIndexer {
   private readonly synthetic = new Set<string>();
   /** Function responses written as user records of their own, by call id (a call's fallback). */
   private readonly responses = new Map<string, Json>();
+  /** The function responses of the kept replies' tool calls, by call id. */
+  private readonly callResults = new Map<string, Json>();
   private readonly skipped: Record<string, number> = {};
   private readonly unknown: Record<string, number> = {};
   private lastTimestamp = "1970-01-01T00:00:00.000Z";
@@ -235,19 +263,48 @@ export class GeminiSessionReader extends SessionLineIndexer {
       this.messages.set(id, { record, line: this.line, standalone });
       this.abandoned.delete(id);
       this.live.push(id);
+      if (record.type === "gemini") this.keepCalls(record);
     } else if (standalone || !known.standalone) {
       known.record = record;
       known.line = this.line;
       known.standalone = standalone;
       if (this.abandoned.delete(id)) this.live.push(id);
+      if (record.type === "gemini") this.keepCalls(record);
     }
     if (standalone && record.type === "user") {
       for (const part of partsOf(record.content)) {
-        const response = isRecord(part) ? part.functionResponse : undefined;
-        if (isRecord(response) && typeof response.id === "string") this.responses.set(response.id, response);
+        if (!isRecord(part) || !isRecord(part.functionResponse)) continue;
+        let response = part.functionResponse;
+        if (typeof response.id !== "string") continue;
+        // Gemini CLI writes a call's result twice, with the call and in this record: when the two
+        // are the same, the call's copy stands for both and this one is not kept.
+        const same = this.callResults.get(response.id);
+        if (same !== undefined && sameJson(same, response)) {
+          part.functionResponse = same;
+          response = same;
+        }
+        this.responses.set(response.id as string, response);
       }
     }
     return OK;
+  }
+
+  /**
+   * What a kept reply's tool calls hold that the reader needs: each call's results, by call id
+   * (the function response written again as a user record then shares them); its `resultDisplay`
+   * (the output once more, for Gemini's own display) is never read, and not kept.
+   */
+  private keepCalls(record: Json): void {
+    if (!Array.isArray(record.toolCalls)) return;
+    for (const call of record.toolCalls) {
+      if (!isRecord(call)) continue;
+      if (call.resultDisplay !== undefined) call.resultDisplay = undefined;
+      for (const part of partsOf(call.result)) {
+        const response = isRecord(part) ? part.functionResponse : undefined;
+        if (isRecord(response) && typeof response.id === "string")
+          this.callResults.set(response.id, response);
+      }
+    }
   }
 
   private rewind(target: string): Parsed<void> {
@@ -393,10 +450,33 @@ export class GeminiSessionReader extends SessionLineIndexer {
         warnings: this.warnings,
         ...(empty ? { empty: true } : {}),
         wants: () => false,
-        convert: () => ({
-          addLine: () => ({ ok: true, value: [] }),
-          finish: () => this.convert(key),
-        }),
+        convert: () => this.converter(key),
+      },
+    };
+  }
+
+  /**
+   * Pass 2: converts the messages pass 1 kept (no line is read again), handing out the events as
+   * they settle (`convertHeld`); `finish` hands out the rest (all of them, when `convertHeld` was
+   * not called).
+   */
+  private converter(key: string): SessionConverter {
+    let end: Parsed<SessionEnd> | undefined;
+    return {
+      addLine: () => ({ ok: true, value: [] }),
+      convertHeld: (take) => {
+        end ??= this.convert(key, take);
+        return end.ok ? OK : end;
+      },
+      finish: () => {
+        if (end !== undefined) return end;
+        const events: ConversationEvent[] = [];
+        const whole = this.convert(key, (batch) => {
+          for (const event of batch) events.push(event);
+        });
+        if (!whole.ok) return whole;
+        for (const event of whole.value.events) events.push(event);
+        return { ok: true, value: { ...whole.value, events } };
       },
     };
   }
@@ -415,9 +495,21 @@ export class GeminiSessionReader extends SessionLineIndexer {
     return undefined;
   }
 
-  /** Pass 2: the kept messages, in order, as events, with Gemini's compressions as overlays. */
-  private convert(key: string): Parsed<SessionEnd> {
+  /**
+   * Pass 2: the kept messages, in order, as events, with Gemini's compressions as overlays; each
+   * batch of events nothing later changes goes to `take` between messages, the rest is the end's.
+   */
+  private convert(key: string, take: (events: readonly ConversationEvent[]) => void): Parsed<SessionEnd> {
     const drafts = new DraftList();
+    const finisher = new EventFinisher(key);
+    const handOut = (): Parsed<void> => {
+      const settled = drafts.takeSettled();
+      if (settled.length === 0) return OK;
+      const events = finisher.finish(settled);
+      if (!events.ok) return events;
+      take(events.value);
+      return OK;
+    };
     const turnOf = new Map<string, number>();
     const skipped = { ...this.skipped };
     const unknown = { ...this.unknown };
@@ -455,6 +547,8 @@ export class GeminiSessionReader extends SessionLineIndexer {
       }
     };
     for (const [id, message] of this.messages) {
+      const handed = handOut();
+      if (!handed.ok) return handed;
       placeCompressions(position);
       position += 1;
       const where = `${this.label}:${message.line}`;
@@ -499,10 +593,6 @@ export class GeminiSessionReader extends SessionLineIndexer {
     if (drafts.turn < 0) {
       return interopError(`${this.label}: a Gemini CLI session without a single prompt; nothing to import`);
     }
-    const events = new EventFinisher(key).finish(drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = this.title ?? titleFromPrompt(firstPrompt);
-    const abandonedBranches = this.rewinds();
     const summary: AgentImportSummary = {
       agent: "gemini",
       lines: this.line,
@@ -512,18 +602,11 @@ export class GeminiSessionReader extends SessionLineIndexer {
       unknown,
       unknownFields,
       sideChainRecords: 0,
-      abandonedBranches,
+      abandonedBranches: this.rewinds(),
       abandonedRecords,
     };
-    return {
-      ok: true,
-      value: {
-        events: events.value as ConversationEvent[],
-        ...(title === undefined ? {} : { title }),
-        summary,
-        warnings: this.warnings,
-      },
-    };
+    const title = this.title ?? titleFromPrompt(firstPrompt);
+    return finisher.end(drafts.drafts.splice(0), title, summary, this.warnings);
   }
 
   /** How many runs of consecutive messages a rewind removed. */
@@ -571,7 +654,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
     const results: EventDraft[] = [];
     for (const call of [...calls, ...fromContent]) {
       const name = typeof call.name === "string" ? call.name : "";
-      const callId = typeof call.id === "string" ? call.id : `${name}_${drafts.drafts.length}`;
+      const callId = typeof call.id === "string" ? call.id : `${name}_${drafts.added}`;
       const callTs = agentTimestamp(call.timestamp) ?? ts;
       drafts.add(
         {

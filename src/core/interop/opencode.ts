@@ -24,7 +24,6 @@
  * - A session whose `revert` is set hides the messages from the reverted one on (opencode drops
  *   them at the next prompt): an abandoned branch, left out and counted.
  */
-import type { ConversationEvent } from "../conversation/events.js";
 import { toStoredUsage } from "../conversation/fold-stream.js";
 import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import {
@@ -271,8 +270,6 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
   }
   if (drafts.turn < 0)
     return interopError(`${label}: an opencode session without a single prompt; nothing to import`);
-  const events = new EventFinisher(conversation.value.sourceId).finish(drafts.drafts.splice(0));
-  if (!events.ok) return events;
   const titled =
     typeof document.info.title === "string" && document.info.title.trim() !== ""
       ? document.info.title.trim()
@@ -291,15 +288,12 @@ export function convertOpencodeSession(document: OpencodeDocument, label: string
     abandonedBranches: abandonedRecords > 0 ? 1 : 0,
     abandonedRecords,
   };
-  return {
-    ok: true,
-    value: {
-      events: events.value as ConversationEvent[],
-      ...(title === undefined ? {} : { title }),
-      summary,
-      warnings,
-    },
-  };
+  return new EventFinisher(conversation.value.sourceId).end(
+    drafts.drafts.splice(0),
+    title,
+    summary,
+    warnings,
+  );
 }
 
 /** An assistant message's parts as drafts: reasoning, text, tool calls and then their results. */

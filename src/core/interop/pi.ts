@@ -26,12 +26,13 @@ import {
   type AgentImportSummary,
   agentTimestamp,
   attachAgentUsage,
+  chainPlan,
   count,
   DraftList,
   type EventDraft,
   EventFinisher,
   importSessionText,
-  lastLine,
+  LeftOutBlocks,
   modelDelta,
   parseRecordLine,
   reasoningDraft,
@@ -43,6 +44,7 @@ import {
   setMetadata,
   titleFromPrompt,
   tokenCount,
+  toolCallDraft,
 } from "./agent-session.js";
 import { interopError } from "./jp.js";
 import { isRecord } from "./jp-encoding.js";
@@ -209,17 +211,13 @@ export class PiSessionReader extends SessionLineIndexer {
       abandonedBranches,
       abandonedRecords,
     };
-    return {
-      ok: true,
-      value: {
-        conversation: sessionConversation(key, createdAt, origin),
-        lines: lastLine(included.keys()),
-        warnings,
-        wants: (line) => included.has(line),
-        ...(records === undefined ? {} : { records }),
-        convert: () => new PiConverter({ label, key, version, included, summary, warnings }),
-      },
-    };
+    return chainPlan(
+      sessionConversation(key, createdAt, origin),
+      included,
+      warnings,
+      records,
+      () => new PiConverter({ label, key, version, included, summary, warnings }),
+    );
   }
 }
 
@@ -290,23 +288,14 @@ class PiConverter implements SessionConverter {
 
   finish(): Parsed<SessionEnd> {
     const mapper = this.mapper;
-    const events = this.finisher.finish(mapper.drafts.drafts.splice(0));
-    if (!events.ok) return events;
-    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
-    return {
-      ok: true,
-      value: {
-        events: events.value,
-        ...(title === undefined ? {} : { title }),
-        summary: {
-          ...this.plan.summary,
-          turns: mapper.drafts.turn + 1,
-          compactions: mapper.compactions,
-          skipped: mapper.skipped,
-        },
-        warnings: this.plan.warnings,
-      },
+    const summary = {
+      ...this.plan.summary,
+      turns: mapper.drafts.turn + 1,
+      compactions: mapper.compactions,
+      skipped: mapper.skipped,
     };
+    const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
+    return this.finisher.end(mapper.drafts.drafts.splice(0), title, summary, this.plan.warnings);
   }
 }
 
@@ -325,18 +314,16 @@ class PiMapper {
   private model: string | undefined;
   private readonly turnOfEntry = new Map<string, number>();
 
+  private readonly leftOut: LeftOutBlocks;
+
   constructor(
     private readonly label: string,
     private readonly warnings: string[],
     private readonly version: number,
     private readonly unknown: Record<string, number>,
-    private readonly unknownFields: Record<string, number>,
-  ) {}
-
-  /** Reports a content block left out; one of a kind this reader does not know is counted too. */
-  private leftOut(block: Json, where: string): void {
-    this.warnings.push(`${where}: a ${String(block.type)} block was left out`);
-    if (!KNOWN_BLOCKS.has(String(block.type))) count(this.unknownFields, `block ${String(block.type)}`);
+    unknownFields: Record<string, number>,
+  ) {
+    this.leftOut = new LeftOutBlocks(KNOWN_BLOCKS, warnings, unknownFields);
   }
 
   /** Maps the next entry of the branch. */
@@ -373,13 +360,7 @@ class PiMapper {
         }
         return;
       case "custom_message":
-        this.userText(
-          this.text(raw.content, where),
-          ts,
-          where,
-          `custom_message ${String(raw.customType)}`,
-          false,
-        );
+        this.extensionText(raw.content, ts, where, `custom_message ${String(raw.customType)}`);
         return;
       case "session_info":
         if (typeof raw.name === "string" && raw.name.trim() !== "") this.name = raw.name.trim();
@@ -395,7 +376,7 @@ class PiMapper {
     const messageTs = agentTimestamp(message.timestamp) ?? ts;
     switch (message.role) {
       case "user": {
-        const text = this.text(message.content, where);
+        const text = this.leftOut.text(message.content, where);
         this.drafts.openTurn(messageTs, where);
         this.firstPrompt ??= text;
         this.drafts.add({ type: "chat_request", ts: messageTs, content: text }, where);
@@ -410,7 +391,7 @@ class PiMapper {
             type: "tool_call_response",
             ts: messageTs,
             call_id: String(message.toolCallId),
-            content: this.text(message.content, where),
+            content: this.leftOut.text(message.content, where),
             is_error: message.isError === true,
           },
           where,
@@ -425,13 +406,7 @@ class PiMapper {
         return;
       case "custom":
       case "hookMessage":
-        this.userText(
-          this.text(message.content, where),
-          messageTs,
-          where,
-          `custom ${String(message.customType)}`,
-          false,
-        );
+        this.extensionText(message.content, messageTs, where, `custom ${String(message.customType)}`);
         return;
       case "branchSummary":
         this.userText(
@@ -471,19 +446,9 @@ class PiMapper {
             : undefined;
         this.drafts.add(reasoningDraft(block.thinking, ts, signature), where);
       } else if (block.type === "toolCall") {
-        const input = block.arguments ?? {};
-        this.drafts.add(
-          {
-            type: "tool_call_request",
-            ts,
-            call_id: String(block.id),
-            name: String(block.name),
-            arguments: isRecord(input) ? input : { input },
-          },
-          where,
-        );
+        this.drafts.add(toolCallDraft(ts, block.id, block.name, block.arguments ?? {}), where);
       } else {
-        this.leftOut(block, where);
+        this.leftOut.report(block, where);
       }
     }
     const usage = message.usage;
@@ -504,6 +469,11 @@ class PiMapper {
     const draft: EventDraft = { type: "chat_request", ts, content: text };
     setMetadata(draft, PI_SOURCE_KEY, source);
     this.drafts.add(draft, where);
+  }
+
+  /** What an extension put into the conversation (a custom entry or message): text in the open turn. */
+  private extensionText(content: unknown, ts: string, where: string, source: string): void {
+    this.userText(this.leftOut.text(content, where), ts, where, source, false);
   }
 
   private setModel(id: string, ts: string, where: string): void {
@@ -547,18 +517,6 @@ class PiMapper {
       }),
       where,
     );
-  }
-
-  /** The text of a string or of text blocks; images are reported and left out. */
-  private text(content: unknown, where: string): string {
-    if (typeof content === "string") return content;
-    if (!Array.isArray(content)) return "";
-    const texts: string[] = [];
-    for (const block of content) {
-      if (isRecord(block) && block.type === "text" && typeof block.text === "string") texts.push(block.text);
-      else if (isRecord(block)) this.leftOut(block, where);
-    }
-    return texts.join("\n");
   }
 }
 

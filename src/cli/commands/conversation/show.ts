@@ -10,7 +10,7 @@ import type { ConversationEvent } from "../../../core/conversation/events.js";
 import type { CliContext } from "../../context.js";
 import type { ReviewProposalDetails } from "../../render/conversation-details.js";
 import { buildConversationDetails, renderConversationDetails } from "../../render/conversation-details.js";
-import { defineOnConversation, loadConversation } from "../../targets.js";
+import { defineOnLoadedConversation } from "../../targets.js";
 import { findOpenReviews } from "../../../compaction/core/review/open-reviews.js";
 import { conversationDirectoryOf } from "../../../store/index.js";
 import { describeStoreLocation } from "../../render/where.js";
@@ -28,12 +28,10 @@ import { loadConfig } from "../../config.js";
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
-  defineOnConversation(
+  defineOnLoadedConversation(
     entry,
     "show a conversation's details and compactions (default: the active one)",
-    async (context, idArgument) => {
-      const format = context.format();
-      const { id, conversation } = await loadConversation(context, idArgument);
+    async (context, format, { id, conversation }) => {
       const review = context.store.reviewInfo(id);
       const proposal =
         review === undefined || conversation.archived

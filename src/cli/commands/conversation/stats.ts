@@ -36,7 +36,7 @@ import {
   tokenKindRows,
 } from "../../../core/conversation/tokens.js";
 import { groupTurns } from "../../../core/conversation/turns.js";
-import { defineOnConversation, loadConversation } from "../../targets.js";
+import { defineOnLoadedConversation } from "../../targets.js";
 import { keptCost } from "../../../compaction/core/keeping.js";
 import { describeContextGauge } from "../../../compaction/core/advisor/context-gauge.js";
 import { sanitizeLine } from "../../../core/present/sanitize.js";
@@ -60,12 +60,10 @@ const BAR_WIDTH = 28;
 
 /** Defines the command on its entry in the registry (index.ts): flags, help and handler. */
 export function define(entry: Command): void {
-  defineOnConversation(
+  defineOnLoadedConversation(
     entry,
     "tokens per kind and per turn, raw and as the model sees it (default: the active one)",
-    async (context, idArgument) => {
-      const format = context.format();
-      const { id, conversation } = await loadConversation(context, idArgument);
+    async (context, format, { id, conversation }) => {
       // The conversation's cached counts (tokens.cache.json): a second `stats` of an unchanged
       // conversation counts nothing and never loads the tokenizer.
       const countTokens = await context.store.tokenCounter(id);

@@ -10,7 +10,15 @@
 import { realpathSync } from "node:fs";
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
-import { readAgent, readScope, type ScopeOptions, scopeFlags, withScopeOptions } from "./options.js";
+import {
+  absoluteScope,
+  readAgent,
+  readScope,
+  type ScopeOptions,
+  scopeFlags,
+  settingsFileReport,
+  withScopeOptions,
+} from "./options.js";
 import {
   AGENT_LABELS,
   EVENT_PURPOSES,
@@ -24,7 +32,6 @@ import { installHooks } from "../../../core/interop/agent-hooks.js";
 import { installPluginEdit, opencodePluginText } from "../../hooks/opencode-plugin.js";
 import { editSettingsFile } from "../../hooks/settings-file.js";
 import { CxcError } from "../../../errors.js";
-import { resolve } from "node:path";
 import { registerMcpServer } from "../../hooks/mcp-registration.js";
 
 interface InstallOptions extends ScopeOptions {
@@ -84,9 +91,7 @@ export function define(entry: Command): void {
       if (agent === "claude-code" || agent === "codex") {
         mcp = registerMcpServer(
           agent,
-          scope.kind === "user"
-            ? scope
-            : { kind: scope.kind, directory: resolve(context.cwd, scope.directory) },
+          absoluteScope(scope, context.cwd),
           [process.execPath, cxcBin(), "mcp", "--agent", agent],
           context.env,
           { dryRun: options.dryRun === true },
@@ -107,10 +112,7 @@ export function define(entry: Command): void {
         .join(", ");
       if (context.json) {
         context.outJson({
-          agent,
-          scope: scope.kind,
-          file: path,
-          changed: result.changed,
+          ...settingsFileReport(agent, scope, path, result.changed),
           dry_run: options.dryRun === true,
           events: result.events,
           ...(options.dryRun ? { text: result.text } : {}),

@@ -99,6 +99,21 @@ export function requireDirectory(absolute: string, why = ""): void {
   }
 }
 
+/** `scope` with its directory made absolute against `cwd` (for the agent's own command, run elsewhere). */
+export function absoluteScope(scope: HookScope, cwd: string): HookScope {
+  return scope.kind === "user" ? scope : { kind: scope.kind, directory: resolve(cwd, scope.directory) };
+}
+
+/** What `--json` reports first of a settings file install or uninstall edited. */
+export function settingsFileReport(
+  agent: HookAgent,
+  scope: HookScope,
+  file: string,
+  changed: boolean,
+): { agent: HookAgent; scope: HookScope["kind"]; file: string; changed: boolean } {
+  return { agent, scope: scope.kind, file, changed };
+}
+
 /** A word for a command line the user can paste: quoted when it holds anything but plain characters. */
 function shellWord(word: string): string {
   return /^[\w./@%+=:,~-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;

@@ -9,11 +9,13 @@
 import type { Command } from "commander";
 import { CliContext, markLightweight } from "../../context.js";
 import {
+  absoluteScope,
   readAgent,
   readScope,
   requireDirectory,
   type ScopeOptions,
   scopeFlags,
+  settingsFileReport,
   withScopeOptions,
 } from "./options.js";
 import { usageError, CxcError } from "../../../errors.js";
@@ -70,20 +72,11 @@ export function define(entry: Command): void {
       // cxc's MCP server (recall), taken out through the agent's own command as it was added.
       const mcp =
         agent === "claude-code" || agent === "codex"
-          ? unregisterMcpServer(
-              agent,
-              scope.kind === "user"
-                ? scope
-                : { kind: scope.kind, directory: resolve(context.cwd, scope.directory) },
-              context.env,
-            )
+          ? unregisterMcpServer(agent, absoluteScope(scope, context.cwd), context.env)
           : undefined;
       if (context.json) {
         context.outJson({
-          agent,
-          scope: scope.kind,
-          file: path,
-          changed: result.changed,
+          ...settingsFileReport(agent, scope, path, result.changed),
           events: result.events,
           ...(mcp === undefined ? {} : { mcp: { removed: mcp.done } }),
         });
