@@ -307,6 +307,20 @@ describe("Claude Code import: bad input", () => {
     expect(errorOf(lines.join("\n"))).toMatch(/^bad\.jsonl:5: not valid JSON/);
   });
 
+  it("names the line where the uuid/parentUuid chain loops back on itself", () => {
+    const record = (uuid: string, parentUuid: string, text: string) =>
+      JSON.stringify({
+        type: "user",
+        uuid,
+        parentUuid,
+        timestamp: "2026-01-01T00:00:00Z",
+        message: { role: "user", content: text },
+      });
+    expect(errorOf(`${record("a", "b", "one")}\n${record("b", "a", "two")}\n`)).toBe(
+      "bad.jsonl:2: the uuid/parentUuid chain loops back on itself",
+    );
+  });
+
   it("names the line of a record without a type, or a message record without its fields", () => {
     expect(errorOf('{"uuid":"x"}\n')).toBe(
       "bad.jsonl:1: not a Claude Code session record (it has no string `type`)",

@@ -335,22 +335,32 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
     abandonedRecords: number;
     abandonedBranches: number;
   }> {
-    const byUuid = new Map<string, IndexedRecord>();
-    for (const record of this.indexed) byUuid.set(record.uuid, record);
-    const leaf = this.findLeaf(byUuid);
-    const onPath = new Set<string>();
-    for (let current: IndexedRecord | undefined = leaf; current !== undefined; ) {
-      if (onPath.has(current.uuid)) {
+    const records = this.indexed;
+    // Where each uuid's record is in the index (the last written, if one was written twice): what
+    // is on the chain is marked by that place in an array of flags, not gathered in sets of uuids.
+    const placeOf = new Map<string, number>();
+    for (let place = 0; place < records.length; place++) placeOf.set(records[place]!.uuid, place);
+    const recordOf = (uuid: string): IndexedRecord | undefined => {
+      const place = placeOf.get(uuid);
+      return place === undefined ? undefined : records[place];
+    };
+    const included = new Uint8Array(records.length);
+    /** The places of the chain's records, from the leaf. */
+    const chain: number[] = [];
+    for (let current: IndexedRecord | undefined = this.findLeaf(recordOf); current !== undefined; ) {
+      const place = placeOf.get(current.uuid)!;
+      if (included[place] === 1) {
         return interopError(`${this.label}:${current.line}: the uuid/parentUuid chain loops back on itself`);
       }
-      onPath.add(current.uuid);
+      included[place] = 1;
+      chain.push(place);
       const parent = current.parent;
       if (parent === null) break;
-      let next = byUuid.get(parent);
+      let next = recordOf(parent);
       // A boundary whose logical parent was never written: the record its preserved segment
       // ends with, written before it.
       if (next === undefined && current.tail !== undefined) {
-        const tail = byUuid.get(current.tail);
+        const tail = recordOf(current.tail);
         if (tail !== undefined && tail.line < current.line) next = tail;
       }
       if (next === undefined) {
@@ -361,7 +371,6 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       current = next;
     }
     // Parallel tool calls: the rest of each assistant message on the chain, and the results.
-    const included = new Set(onPath);
     const byMessageId = new Map<string, IndexedRecord[]>();
     const resultsByCall = new Map<string, IndexedRecord[]>();
     const append = (map: Map<string, IndexedRecord[]>, key: string, record: IndexedRecord): void => {
@@ -369,34 +378,38 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       if (list === undefined) map.set(key, [record]);
       else list.push(record);
     };
-    for (const record of this.indexed) {
+    for (const record of records) {
       if (record.messageId !== undefined) append(byMessageId, record.messageId, record);
       for (const call of record.toolResults ?? []) append(resultsByCall, call, record);
     }
-    for (const uuid of onPath) {
-      const messageId = byUuid.get(uuid)!.messageId;
+    const include = (record: IndexedRecord): void => {
+      included[placeOf.get(record.uuid)!] = 1;
+    };
+    for (const place of chain) {
+      const messageId = records[place]!.messageId;
       if (messageId === undefined) continue;
       for (const sibling of byMessageId.get(messageId) ?? []) {
-        included.add(sibling.uuid);
+        include(sibling);
         for (const call of sibling.toolUses ?? []) {
           const results = resultsByCall.get(call) ?? [];
           // Prefer the result that hangs off this call; else the last one written.
           const result = results.find((candidate) => candidate.parentUuid === sibling.uuid) ?? results.at(-1);
-          if (result !== undefined) included.add(result.uuid);
+          if (result !== undefined) include(result);
         }
       }
     }
     const lines = new Map<number, string>();
     let abandonedRecords = 0;
     let abandonedBranches = 0;
-    for (const record of this.indexed) {
-      if (included.has(record.uuid)) {
+    for (const record of records) {
+      if (included[placeOf.get(record.uuid)!] === 1) {
         lines.set(record.line, record.uuid);
         continue;
       }
       abandonedRecords += 1;
-      const parent = record.parent;
-      if (parent === null || included.has(parent) || !byUuid.has(parent)) abandonedBranches += 1;
+      const parent = record.parent === null ? undefined : placeOf.get(record.parent);
+      // Off the chain from where it left it (or from nowhere the file holds): a branch of its own.
+      if (parent === undefined || included[parent] === 1) abandonedBranches += 1;
     }
     return { ok: true, value: { included: lines, abandonedRecords, abandonedBranches } };
   }
@@ -406,9 +419,9 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
    * descends from it (the agent may have gone on without writing another `last-prompt`); without
    * one, the last record of the file.
    */
-  private findLeaf(byUuid: ReadonlyMap<string, IndexedRecord>): IndexedRecord {
+  private findLeaf(recordOf: (uuid: string) => IndexedRecord | undefined): IndexedRecord {
     const last = this.indexed.at(-1)!;
-    const named = this.leafUuid === undefined ? undefined : byUuid.get(this.leafUuid);
+    const named = this.leafUuid === undefined ? undefined : recordOf(this.leafUuid);
     if (named === undefined) return last;
     const descends = new Set([named.uuid]);
     let leaf = named;
