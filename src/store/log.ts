@@ -45,8 +45,8 @@ import type { ZodMiniType } from "zod/mini";
 import {
   type ConversationEvent,
   eventSchemasByKind,
+  isCanonicalEvent,
   isKnownEventType,
-  isSchemaChecked,
   LOG_FORMAT_VERSION,
   parseEvent,
   serializeEvent,
@@ -126,9 +126,9 @@ export class StagedLog {
 export function serializeLines(events: readonly ConversationEvent[]): string {
   let text = "";
   for (const event of events) {
-    // An event an importer's validation returned went through the same schema already.
+    // An event its schema returned, known by its shape, is written as it is (events.ts).
     let checked = event;
-    if (!isSchemaChecked(event)) {
+    if (!isCanonicalEvent(event)) {
       const parsed = parseEvent(serializeEvent(event));
       if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
       checked = parsed.event;

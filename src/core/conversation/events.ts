@@ -573,21 +573,132 @@ function unknownFeature(requires: unknown): string | undefined {
 }
 
 /**
- * The events the importers' validation returned (src/core/interop/jp.ts, `validateEvent`: the
- * same per-kind schema `parseEvent` uses), as they came out of it: writing one of them
- * (src/store/log.ts) need not validate it again. Only the object the schema returned is in it; a
- * copy or a new event is validated when written.
+ * The schemas' verdicts by shape, so that thousands of events of a few shapes (an import writes
+ * tens of thousands, a load reads them back) are not each walked by zod: the schema of its kind
+ * still decides every shape, once, on the first event of that shape, and every later event of the
+ * same shape gets the same verdict and the same output (its fields in the order the schema returns
+ * them). Sound only for the kinds whose schema decides by shape alone: every field a string (at most
+ * "not empty" checked), a boolean, a record of anything, anything, or absent, and no check across
+ * fields but whether some are there (`chat_response`'s "exactly one of"). test/core/event-shapes.test.ts
+ * checks both against the schemas. Any other kind, or a value of another class (a number, an array,
+ * `requires`, an object that is not a plain record), is judged by the schema every time.
  */
-const schemaChecked = new WeakSet<object>();
+export const SHAPE_DECIDED_KINDS: ReadonlySet<string> = new Set([
+  "turn_start",
+  "chat_request",
+  "chat_response",
+  "tool_call_request",
+  "tool_call_response",
+  "inquiry_request",
+  "inquiry_response",
+  "config_delta",
+  "usage",
+]);
 
-/** Records that `event` is a schema's output (see `schemaChecked`). */
-export function markSchemaChecked(event: ConversationEvent): void {
-  schemaChecked.add(event);
+/** What the schema returned for a shape: its fields in its order, and whether that is the shape's own. */
+interface ShapeVerdict {
+  readonly keys: readonly string[];
+  readonly canonical: boolean;
 }
 
-/** Whether `event` is a schema's output, not validated again when written. */
-export function isSchemaChecked(event: ConversationEvent): boolean {
-  return schemaChecked.has(event);
+const shapeVerdicts = new Map<string, ShapeVerdict>();
+
+/** Shapes remembered at most: a log of a thousand made-up fields is judged by the schema, line by line. */
+const MAX_SHAPES = 512;
+
+/** Forgets every shape (tests: each case learns its own). */
+export function forgetEventShapes(): void {
+  shapeVerdicts.clear();
+}
+
+/** A record zod's `record` takes as it is: a plain object, no `__proto__` of its own (zod drops it). */
+function isPlainRecord(value: object): boolean {
+  if (Object.getPrototypeOf(value) !== Object.prototype || Object.hasOwn(value, "__proto__")) return false;
+  return (
+    !Object.hasOwn(value, "constructor") ||
+    typeof (value as { constructor: unknown }).constructor !== "function"
+  );
+}
+
+/**
+ * The shape of a known event: its kind, and each field in order with its value's class (a string
+ * empty or not, a boolean, undefined, null, a plain record). Undefined when the schema must judge
+ * the value itself (see `SHAPE_DECIDED_KINDS`).
+ */
+function shapeOf(record: Record<string, unknown>): string | undefined {
+  const type = record.type;
+  if (typeof type !== "string" || !SHAPE_DECIDED_KINDS.has(type)) return undefined;
+  if (Object.getPrototypeOf(record) !== Object.prototype) return undefined;
+  let shape = type;
+  for (const key in record) {
+    const value = record[key];
+    let kind: string;
+    if (typeof value === "string") kind = value === "" ? "e" : "s";
+    else if (typeof value === "boolean") kind = "b";
+    else if (value === undefined) kind = "u";
+    else if (value === null) kind = "n";
+    else if (typeof value === "object" && !Array.isArray(value) && isPlainRecord(value)) kind = "o";
+    else return undefined;
+    // The key's length first: no two lists of keys make the same text.
+    shape += `,${key.length}:${key}${kind}`;
+  }
+  return shape;
+}
+
+/** The schema's output for a record of a shape it accepted: the same values, in its order. */
+function asShaped(record: Record<string, unknown>, verdict: ShapeVerdict): KnownEvent {
+  if (verdict.canonical) return record as unknown as KnownEvent;
+  const event: Record<string, unknown> = {};
+  for (const key of verdict.keys) event[key] = record[key];
+  return event as unknown as KnownEvent;
+}
+
+/**
+ * Remembers that the schema accepted `record`, of `shape`, as `output`; and `output`'s own shape,
+ * which the schema returns as it is (what it returns it takes back unchanged).
+ */
+function rememberShape(
+  shape: string,
+  record: Record<string, unknown>,
+  output: Record<string, unknown>,
+): void {
+  if (shapeVerdicts.size >= MAX_SHAPES) return;
+  const keys = Object.keys(output);
+  const inputKeys = Object.keys(record);
+  const canonical = keys.length === inputKeys.length && keys.every((key, index) => inputKeys[index] === key);
+  shapeVerdicts.set(shape, { keys, canonical });
+  const own = canonical ? undefined : shapeOf(output);
+  if (own !== undefined) shapeVerdicts.set(own, { keys, canonical: true });
+}
+
+/** The outcome of a known event's schema: the event it returns, or its first issue. */
+export type KnownEventCheck =
+  | { readonly ok: true; readonly event: KnownEvent }
+  | { readonly ok: false; readonly issue: z.core.$ZodIssue | undefined };
+
+/**
+ * Checks a record of a known kind against that kind's schema (by its shape when the schema judged
+ * that shape before, see `shapeVerdicts`): the event is what the schema returns for it.
+ */
+export function checkKnownEvent(record: Record<string, unknown>, type: KnownEventType): KnownEventCheck {
+  const shape = shapeOf(record);
+  const verdict = shape === undefined ? undefined : shapeVerdicts.get(shape);
+  if (verdict !== undefined) return { ok: true, event: asShaped(record, verdict) };
+  const parsed = eventSchemasByKind()[type].safeParse(record, eventParseOptions());
+  if (!parsed.success) return { ok: false, issue: parsed.error.issues[0] };
+  const event = parsed.data as Record<string, unknown>;
+  if (shape !== undefined) rememberShape(shape, record, event);
+  return { ok: true, event: event as unknown as KnownEvent };
+}
+
+/**
+ * Whether `event` is exactly what its schema returns for it (valid, its fields in the schema's
+ * order), known by its shape alone: writing it (src/store/log.ts) need not validate it again.
+ * False means "not known", not "invalid".
+ */
+export function isCanonicalEvent(event: ConversationEvent): boolean {
+  const shape = shapeOf(event as unknown as Record<string, unknown>);
+  return shape !== undefined && shapeVerdicts.get(shape)?.canonical === true;
 }
 
 /**
@@ -613,11 +724,9 @@ export function parseEvent(value: unknown): ParsedEvent {
   }
   // Pick the schema by `type` instead of trying a union's members in turn: loading a large log
   // validates thousands of events, and a union would fail its way through most of them.
-  const schema = eventSchemasByKind()[record.type as KnownEventType];
-  const parsed = schema.safeParse(value, eventParseOptions());
-  if (parsed.success) return { ok: true, event: parsed.data as KnownEvent };
-  const issue = parsed.error.issues[0];
-  return { ok: false, error: `invalid ${record.type} event: ${describeFieldIssue(issue, record)}` };
+  const checked = checkKnownEvent(record, record.type);
+  if (checked.ok) return checked;
+  return { ok: false, error: `invalid ${record.type} event: ${describeFieldIssue(checked.issue, record)}` };
 }
 
 /** A schema issue, in the words of the file the value came from: the field by name, the value by kind. */

@@ -21,11 +21,9 @@ import type { Parsed } from "../parsed.js";
 import { JP_ID_META_KEY } from "./agents.js";
 import {
   type ConversationEvent,
+  checkKnownEvent,
   describeFieldIssue,
-  eventParseOptions,
-  eventSchemasByKind,
-  type KnownEventType,
-  markSchemaChecked,
+  isKnownEventType,
 } from "../conversation/events.js";
 import { countTurns } from "../conversation/turns.js";
 import {
@@ -277,17 +275,13 @@ function importCompaction(entry: Record<string, unknown>): Parsed<Record<string,
  */
 export function validateEvent(value: Record<string, unknown>, where: string): Parsed<ConversationEvent> {
   if (value.type === "unknown") return { ok: true, value: value as unknown as ConversationEvent };
-  const schema = eventSchemasByKind()[value.type as KnownEventType];
-  if (schema === undefined) return interopError(`${where}: unknown event type '${String(value.type)}'`);
-  const parsed = schema.safeParse(value, eventParseOptions());
-  if (parsed.success) {
-    const event = parsed.data as ConversationEvent;
-    const problem = eventProblem(event);
-    if (problem !== undefined) return interopError(`${where}: ${problem}`);
-    markSchemaChecked(event);
-    return { ok: true, value: event };
-  }
-  return interopError(`${where}: ${describeFieldIssue(parsed.error.issues[0], value)}`);
+  if (!isKnownEventType(value.type))
+    return interopError(`${where}: unknown event type '${String(value.type)}'`);
+  const checked = checkKnownEvent(value, value.type);
+  if (!checked.ok) return interopError(`${where}: ${describeFieldIssue(checked.issue, value)}`);
+  const problem = eventProblem(checked.event);
+  if (problem !== undefined) return interopError(`${where}: ${problem}`);
+  return { ok: true, value: checked.event };
 }
 
 /**
