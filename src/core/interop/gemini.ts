@@ -73,6 +73,8 @@ interface Message {
   record: Json;
   line: number;
   standalone: boolean;
+  /** The record's `timestamp`, normalized (`agentTimestamp`) when pass 1 checked it. */
+  ts: string;
 }
 
 /** Gemini's own compression, as pass 1 found it. */
@@ -260,7 +262,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
     const id = this.aliases.get(record.id as string) ?? (record.id as string);
     const known = this.messages.get(id);
     if (known === undefined) {
-      this.messages.set(id, { record, line: this.line, standalone });
+      this.messages.set(id, { record, line: this.line, standalone, ts });
       this.abandoned.delete(id);
       this.live.push(id);
       if (record.type === "gemini") this.keepCalls(record);
@@ -268,6 +270,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
       known.record = record;
       known.line = this.line;
       known.standalone = standalone;
+      known.ts = ts;
       if (this.abandoned.delete(id)) this.live.push(id);
       if (record.type === "gemini") this.keepCalls(record);
     }
@@ -547,8 +550,11 @@ export class GeminiSessionReader extends SessionLineIndexer {
       }
     };
     for (const [id, message] of this.messages) {
-      const handed = handOut();
-      if (!handed.ok) return handed;
+      // Settled drafts are finished a few hundred at a time (when is no matter: what is settled stays so).
+      if (drafts.drafts.length >= 256) {
+        const handed = handOut();
+        if (!handed.ok) return handed;
+      }
       placeCompressions(position);
       position += 1;
       const where = `${this.label}:${message.line}`;
@@ -557,7 +563,7 @@ export class GeminiSessionReader extends SessionLineIndexer {
         continue;
       }
       const record = message.record;
-      const ts = agentTimestamp(record.timestamp)!;
+      const ts = message.ts;
       if (record.type === "user") {
         const kind = userKind(record);
         if (kind !== "prompt") {
