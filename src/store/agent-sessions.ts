@@ -553,11 +553,11 @@ export function convertSessionFile(
     for (const event of events) {
       batch.push(event);
       lines.push(number);
-    }
-    if (batch.length >= BATCH) {
-      take(batch, lines);
-      batch = [];
-      lines = [];
+      if (batch.length >= BATCH) {
+        take(batch, lines);
+        batch = [];
+        lines = [];
+      }
     }
   };
   const convert = (line: string, number: number): Parsed<void> => {
@@ -585,7 +585,9 @@ export function convertSessionFile(
   if (held !== undefined && !held.ok) return held;
   const end = converter.finish();
   if (!end.ok) return end;
-  take([...batch, ...end.value.events], [...lines, ...end.value.events.map(() => plan.lines)]);
+  // What the converter held to the end (a reader that converts at the end: all of it), in batches.
+  hand(end.value.events, plan.lines);
+  if (batch.length > 0) take(batch, lines);
   return end;
 }
 

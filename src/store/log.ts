@@ -73,6 +73,9 @@ export function headerLine(id: string, createdAt: string): string {
 /** Bytes a staged log gathers before it writes them. */
 const STAGED_WRITE_BYTES = 1 << 20;
 
+/** Events a staged log serializes at a time. */
+const STAGED_WRITE_EVENTS = 256;
+
 /**
  * A new log written a batch of events at a time (`Store.stage`), in a staging directory nobody
  * reads: the header, then the events as they come, gathered into large writes; `finish` makes it
@@ -83,6 +86,7 @@ export class StagedLog {
   events = 0;
   private descriptor: number | undefined;
   private pending: string;
+  private buffer: Buffer | undefined;
 
   constructor(directory: string, id: string, createdAt: string) {
     this.descriptor = openSync(join(directory, EVENTS_FILE), "wx", 0o644);
@@ -90,9 +94,13 @@ export class StagedLog {
   }
 
   write(events: readonly ConversationEvent[]): void {
-    this.pending += serializeLines(events);
+    // A slice at a time, so that a whole conversation handed over at once (an importer that
+    // converts at the end) is never one string of its size.
+    for (let start = 0; start < events.length; start += STAGED_WRITE_EVENTS) {
+      this.pending += serializeLines(events.slice(start, start + STAGED_WRITE_EVENTS));
+      if (this.pending.length >= STAGED_WRITE_BYTES) this.flush();
+    }
     this.events += events.length;
-    if (this.pending.length >= STAGED_WRITE_BYTES) this.flush();
   }
 
   finish(): void {
@@ -108,7 +116,11 @@ export class StagedLog {
 
   private flush(): void {
     if (this.pending === "") return;
-    writeAll(this.open(), Buffer.from(this.pending, "utf8"));
+    // One buffer, reused: a UTF-16 unit is at most 3 bytes of UTF-8.
+    const room = this.pending.length * 3;
+    if (this.buffer === undefined || this.buffer.length < room) this.buffer = Buffer.allocUnsafe(room);
+    const length = this.buffer.write(this.pending, "utf8");
+    writeAll(this.open(), this.buffer.subarray(0, length));
     this.pending = "";
   }
 

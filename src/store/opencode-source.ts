@@ -347,14 +347,20 @@ function loadSession(reader: RowReader, path: string, info: Json): Parsed<Openco
     if (!data.ok) return data;
     const parts: Json[] = [];
     byId.set(String(row.id), parts);
-    messages.push({ info: { ...data.value, id: row.id, sessionID: info.id }, parts });
+    // The parsed row is this function's own: its ids are set on it, not on a copy.
+    const message = data.value;
+    message.id = row.id;
+    message.sessionID = info.id;
+    messages.push({ info: message, parts });
   }
   for (const row of rows.parts) {
     const data = parse(row, "part");
     if (!data.ok) return data;
-    byId
-      .get(String(row.message_id))
-      ?.push({ ...data.value, id: row.id, messageID: row.message_id, sessionID: info.id });
+    const part = data.value;
+    part.id = row.id;
+    part.messageID = row.message_id;
+    part.sessionID = info.id;
+    byId.get(String(row.message_id))?.push(part);
   }
   return checkOpencodeDocument({ info, messages }, label);
 }

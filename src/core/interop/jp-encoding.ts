@@ -73,12 +73,13 @@ export function timestampMilliseconds(value: string): number {
 }
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+const CROCKFORD_UPPER = CROCKFORD.toUpperCase();
 
-function toCrockford(value: number, length: number): string {
+function toCrockford(value: number, length: number, digits = CROCKFORD): string {
   let text = "";
   let rest = value;
   for (let position = 0; position < length; position++) {
-    text = CROCKFORD[rest % 32] + text;
+    text = digits[rest % 32] + text;
     rest = Math.floor(rest / 32);
   }
   return text;
@@ -117,14 +118,21 @@ export function deriveEventId(milliseconds: number, key: string): string {
 export function eventIdDeriver(key: string): (milliseconds: number, position: number) => string {
   const first = hashOn((0x811c9dc5 ^ 1) >>> 0, `${key}:`);
   const second = hashOn((0x811c9dc5 ^ 2) >>> 0, `${key}:`);
+  // The events of one record share its time: its ten characters are written once.
+  let lastMilliseconds = Number.NaN;
+  let time = "";
   return (milliseconds, position) => {
+    if (milliseconds !== lastMilliseconds) {
+      lastMilliseconds = milliseconds;
+      time = toCrockford(Math.max(0, milliseconds), 10, CROCKFORD_UPPER);
+    }
     const digits = String(position);
     return (
-      toCrockford(Math.max(0, milliseconds), 10) +
-      toCrockford(position, 4) +
-      toCrockford(hashOn(first, digits) % 2 ** 30, 6) +
-      toCrockford(hashOn(second, digits) % 2 ** 30, 6)
-    ).toUpperCase();
+      time +
+      toCrockford(position, 4, CROCKFORD_UPPER) +
+      toCrockford(hashOn(first, digits) % 2 ** 30, 6, CROCKFORD_UPPER) +
+      toCrockford(hashOn(second, digits) % 2 ** 30, 6, CROCKFORD_UPPER)
+    );
   };
 }
 
