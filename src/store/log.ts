@@ -73,9 +73,6 @@ export function headerLine(id: string, createdAt: string): string {
 /** Bytes a staged log gathers before it writes them. */
 const STAGED_WRITE_BYTES = 1 << 20;
 
-/** Events a staged log serializes at a time. */
-const STAGED_WRITE_EVENTS = 256;
-
 /**
  * A new log written a batch of events at a time (`Store.stage`), in a staging directory nobody
  * reads: the header, then the events as they come, gathered into large writes; `finish` makes it
@@ -85,21 +82,17 @@ export class StagedLog {
   /** Events written so far. */
   events = 0;
   private descriptor: number | undefined;
-  private pending: string;
-  private buffer: Buffer | undefined;
+  /** The bytes gathered, encoded line by line as they come (never one string of them all). */
+  private buffer = Buffer.allocUnsafe(STAGED_WRITE_BYTES);
+  private used = 0;
 
   constructor(directory: string, id: string, createdAt: string) {
     this.descriptor = openSync(join(directory, EVENTS_FILE), "wx", 0o644);
-    this.pending = headerLine(id, createdAt);
+    this.append(headerLine(id, createdAt), false);
   }
 
   write(events: readonly ConversationEvent[]): void {
-    // A slice at a time, so that a whole conversation handed over at once (an importer that
-    // converts at the end) is never one string of its size.
-    for (let start = 0; start < events.length; start += STAGED_WRITE_EVENTS) {
-      this.pending += serializeLines(events.slice(start, start + STAGED_WRITE_EVENTS));
-      if (this.pending.length >= STAGED_WRITE_BYTES) this.flush();
-    }
+    for (const event of events) this.append(serializeLine(event), true);
     this.events += events.length;
   }
 
@@ -114,14 +107,22 @@ export class StagedLog {
     this.descriptor = undefined;
   }
 
+  /** Encodes `text` after the bytes gathered, and a newline after it when `newline`. */
+  private append(text: string, newline: boolean): void {
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    const room = text.length * 3 + 1;
+    if (this.used + room > this.buffer.length) {
+      this.flush();
+      if (room > this.buffer.length) this.buffer = Buffer.allocUnsafe(room);
+    }
+    this.used += this.buffer.write(text, this.used, "utf8");
+    if (newline) this.buffer[this.used++] = 0x0a;
+  }
+
   private flush(): void {
-    if (this.pending === "") return;
-    // One buffer, reused: a UTF-16 unit is at most 3 bytes of UTF-8.
-    const room = this.pending.length * 3;
-    if (this.buffer === undefined || this.buffer.length < room) this.buffer = Buffer.allocUnsafe(room);
-    const length = this.buffer.write(this.pending, "utf8");
-    writeAll(this.open(), this.buffer.subarray(0, length));
-    this.pending = "";
+    if (this.used === 0) return;
+    writeAll(this.open(), this.buffer.subarray(0, this.used));
+    this.used = 0;
   }
 
   private open(): number {
@@ -137,21 +138,24 @@ export class StagedLog {
  */
 export function serializeLines(events: readonly ConversationEvent[]): string {
   let text = "";
-  for (const event of events) {
-    // An event its schema returned, known by its shape, is written as it is (events.ts).
-    let checked = event;
-    if (!isCanonicalEvent(event)) {
-      const parsed = parseEvent(serializeEvent(event));
-      if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
-      checked = parsed.event;
-    }
-    const line = JSON.stringify(serializeEvent(checked));
-    // What no load would accept is never written (the model's tool arguments are checked first).
-    if (nestsDeeperThan(line, MAX_JSON_DEPTH))
-      throw new CxcError("internal", `refusing to write an event ${TOO_DEEP}`);
-    text += `${line}\n`;
-  }
+  for (const event of events) text += `${serializeLine(event)}\n`;
   return text;
+}
+
+/** `serializeLines` of one event, without its newline. */
+function serializeLine(event: ConversationEvent): string {
+  // An event its schema returned, known by its shape, is written as it is (events.ts).
+  let checked = event;
+  if (!isCanonicalEvent(event)) {
+    const parsed = parseEvent(serializeEvent(event));
+    if (!parsed.ok) throw new CxcError("internal", `refusing to write an invalid event: ${parsed.error}`);
+    checked = parsed.event;
+  }
+  const line = JSON.stringify(serializeEvent(checked));
+  // What no load would accept is never written (the model's tool arguments are checked first).
+  if (nestsDeeperThan(line, MAX_JSON_DEPTH))
+    throw new CxcError("internal", `refusing to write an event ${TOO_DEEP}`);
+  return line;
 }
 
 /** Reads a log: validated line by line, unless its validation stamp matches (see the header). */
