@@ -301,6 +301,29 @@ describe("pi import: bad input", () => {
     expect(errorOf(claude, "claude.jsonl")).toMatch(/^claude\.jsonl:1: not a pi session/);
     expect(errorOf("")).toBe("bad.jsonl: not a pi session: the file is empty");
   });
+
+  it("names the line where the id/parentId chain loops back or its parent comes later, and warns of a missing parent", () => {
+    const header = session.split("\n")[0]!;
+    const entry = (id: string, parentId: string | null, text: string) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: "user", content: [{ type: "text", text }] },
+      });
+    expect(errorOf([header, entry("a", null, "one"), entry("b", "b", "two"), ""].join("\n"))).toBe(
+      "bad.jsonl:3: the id/parentId chain loops back on itself",
+    );
+    expect(errorOf([header, entry("a", "b", "one"), entry("b", "a", "two"), ""].join("\n"))).toBe(
+      "bad.jsonl:2: its parent b comes later in the file",
+    );
+    const missing = load([header, entry("a", null, "one"), entry("b", "gone", "two"), ""].join("\n"));
+    expect(missing.warnings).toEqual([
+      "session.jsonl:3: its parent gone is not in the file; the history before it is missing",
+    ]);
+    expect(missing.summary).toMatchObject({ turns: 1, abandonedRecords: 1, abandonedBranches: 1 });
+  });
 });
 
 describe("pi export", () => {

@@ -340,11 +340,18 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
     // is on the chain is marked by that place in an array of flags, not gathered in sets of uuids.
     const placeOf = new Map<string, number>();
     for (let place = 0; place < records.length; place++) placeOf.set(records[place]!.uuid, place);
+    /** Every uuid written once: each record's place is its uuid's. */
+    const unique = placeOf.size === records.length;
     const recordOf = (uuid: string): IndexedRecord | undefined => {
       const place = placeOf.get(uuid);
       return place === undefined ? undefined : records[place];
     };
     const included = new Uint8Array(records.length);
+    const isIncluded = (place: number): boolean =>
+      included[unique ? place : placeOf.get(records[place]!.uuid)!] === 1;
+    const include = (record: IndexedRecord): void => {
+      included[placeOf.get(record.uuid)!] = 1;
+    };
     /** The places of the chain's records, from the leaf. */
     const chain: number[] = [];
     for (let current: IndexedRecord | undefined = this.findLeaf(recordOf); current !== undefined; ) {
@@ -370,7 +377,18 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       }
       current = next;
     }
-    // Parallel tool calls: the rest of each assistant message on the chain, and the results.
+    // Parallel tool calls: the rest of each assistant message on the chain, and the results. Only
+    // a message or a call with a record off the chain can add one (a session without parallel
+    // calls or retried results has none), so only theirs are gathered (all of them when a uuid
+    // was written twice).
+    const offMessages = new Set<string>();
+    const offCalls = new Set<string>();
+    for (let place = 0; place < records.length; place++) {
+      if (unique && isIncluded(place)) continue;
+      const record = records[place]!;
+      if (record.messageId !== undefined) offMessages.add(record.messageId);
+      for (const call of record.toolResults ?? []) offCalls.add(call);
+    }
     const byMessageId = new Map<string, IndexedRecord[]>();
     const resultsByCall = new Map<string, IndexedRecord[]>();
     const append = (map: Map<string, IndexedRecord[]>, key: string, record: IndexedRecord): void => {
@@ -378,31 +396,43 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       if (list === undefined) map.set(key, [record]);
       else list.push(record);
     };
-    for (const record of records) {
-      if (record.messageId !== undefined) append(byMessageId, record.messageId, record);
-      for (const call of record.toolResults ?? []) append(resultsByCall, call, record);
+    if (offMessages.size > 0 || offCalls.size > 0) {
+      for (const record of records) {
+        if (record.messageId !== undefined && offMessages.has(record.messageId))
+          append(byMessageId, record.messageId, record);
+        for (const call of record.toolResults ?? [])
+          if (offCalls.has(call)) append(resultsByCall, call, record);
+      }
     }
-    const include = (record: IndexedRecord): void => {
-      included[placeOf.get(record.uuid)!] = 1;
+    const includeResults = (sibling: IndexedRecord): void => {
+      for (const call of sibling.toolUses ?? []) {
+        // None gathered: every result of the call is on the chain already.
+        const results = resultsByCall.get(call);
+        if (results === undefined) continue;
+        // Prefer the result that hangs off this call; else the last one written.
+        const result = results.find((candidate) => candidate.parentUuid === sibling.uuid) ?? results.at(-1);
+        if (result !== undefined) include(result);
+      }
     };
     for (const place of chain) {
-      const messageId = records[place]!.messageId;
-      if (messageId === undefined) continue;
-      for (const sibling of byMessageId.get(messageId) ?? []) {
-        include(sibling);
-        for (const call of sibling.toolUses ?? []) {
-          const results = resultsByCall.get(call) ?? [];
-          // Prefer the result that hangs off this call; else the last one written.
-          const result = results.find((candidate) => candidate.parentUuid === sibling.uuid) ?? results.at(-1);
-          if (result !== undefined) include(result);
+      const record = records[place]!;
+      if (record.messageId === undefined) continue;
+      const siblings = byMessageId.get(record.messageId);
+      // None gathered: the message's records are all on the chain, each visited here.
+      if (siblings === undefined) includeResults(record);
+      else {
+        for (const sibling of siblings) {
+          include(sibling);
+          includeResults(sibling);
         }
       }
     }
     const lines = new Map<number, string>();
     let abandonedRecords = 0;
     let abandonedBranches = 0;
-    for (const record of records) {
-      if (included[placeOf.get(record.uuid)!] === 1) {
+    for (let place = 0; place < records.length; place++) {
+      const record = records[place]!;
+      if (isIncluded(place)) {
         lines.set(record.line, record.uuid);
         continue;
       }

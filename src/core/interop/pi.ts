@@ -158,18 +158,24 @@ export class PiSessionReader extends SessionLineIndexer {
   finish(): Parsed<SessionPlan> {
     const header = this.header;
     if (header === undefined) return interopError(`${this.label}: not a pi session: the file is empty`);
-    const byId = new Map<string, IndexedEntry>();
-    for (const entry of this.entries) byId.set(entry.id, entry);
+    const entries = this.entries;
+    // Where each id's entry is (the last written, if an id was written twice): the branch is
+    // marked by that place in an array of flags, not gathered in a set of ids.
+    const placeOf = new Map<string, number>();
+    for (let place = 0; place < entries.length; place++) placeOf.set(entries[place]!.id, place);
+    const unique = placeOf.size === entries.length;
+    const onPath = new Uint8Array(entries.length);
     const path: IndexedEntry[] = [];
-    const onPath = new Set<string>();
-    for (let current = this.entries.at(-1); current !== undefined; ) {
-      if (onPath.has(current.id)) {
+    for (let current = entries.at(-1); current !== undefined; ) {
+      const place = placeOf.get(current.id)!;
+      if (onPath[place] === 1) {
         return interopError(`${this.label}:${current.line}: the id/parentId chain loops back on itself`);
       }
-      onPath.add(current.id);
+      onPath[place] = 1;
       path.push(current);
       if (current.parentId === null) break;
-      const parent = byId.get(current.parentId);
+      const parentPlace = placeOf.get(current.parentId);
+      const parent = parentPlace === undefined ? undefined : entries[parentPlace];
       if (parent === undefined) {
         this.warnings.push(
           `${this.label}:${current.line}: its parent ${current.parentId} is not in the file; the history before it is missing`,
@@ -185,13 +191,16 @@ export class PiSessionReader extends SessionLineIndexer {
     path.reverse();
     let abandonedRecords = 0;
     let abandonedBranches = 0;
-    for (const entry of this.entries) {
-      if (onPath.has(entry.id)) continue;
+    for (let place = 0; place < entries.length; place++) {
+      const entry = entries[place]!;
+      if (onPath[unique ? place : placeOf.get(entry.id)!] === 1) continue;
       abandonedRecords += 1;
-      if (entry.parentId === null || onPath.has(entry.parentId) || !byId.has(entry.parentId))
-        abandonedBranches += 1;
+      const parent = entry.parentId === null ? undefined : placeOf.get(entry.parentId);
+      // Off the branch from where it left it (or from nowhere the file holds): a branch of its own.
+      if (parent === undefined || onPath[parent] === 1) abandonedBranches += 1;
     }
-    const included = new Map(path.map((entry) => [entry.line, entry.id]));
+    const included = new Map<number, string>();
+    for (const entry of path) included.set(entry.line, entry.id);
     const sessionId = header.id as string;
     const key = `pi:${sessionId}`;
     const createdAt =
