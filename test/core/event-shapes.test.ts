@@ -301,7 +301,7 @@ describe("checkKnownEvent", () => {
       reasoning: "b",
     };
     expect(parseEvent({ ...both, reasoning: undefined }).ok).toBe(true);
-    // Two lists of fields that would read alike if the shape named them without their lengths.
+    // Two lists of fields that would read alike if a shape named its fields by their text, joined.
     const glued = { id: "01c", ts: "2026-01-01T00:00:00.000Z", type: "chat_request", "contents,author": "x" };
     expect(parseEvent({ ...good, author: "x" }).ok).toBe(true);
     expect(parseEvent(glued).ok).toBe(false);

@@ -620,27 +620,51 @@ function isPlainRecord(value: object): boolean {
   );
 }
 
+/** Each kind judged by shape, by its number (the first character of a shape). */
+const SHAPE_KIND_CODES: ReadonlyMap<string, number> = new Map(
+  [...SHAPE_DECIDED_KINDS].map((kind, index) => [kind, index]),
+);
+
+/** A number for each field name met (a shape names its fields by them); at most `MAX_FIELD_NAMES`. */
+const fieldNumbers = new Map<string, number>();
+
+const MAX_FIELD_NAMES = 4096;
+
+/** The classes of values a shape tells apart (see `shapeOf`); fewer than 8. */
+const EMPTY = 0;
+const STRING = 1;
+const BOOLEAN = 2;
+const UNDEFINED = 3;
+const NULL = 4;
+const RECORD = 5;
+
 /**
  * The shape of a known event: its kind, and each field in order with its value's class (a string
- * empty or not, a boolean, undefined, null, a plain record). Undefined when the schema must judge
- * the value itself (see `SHAPE_DECIDED_KINDS`).
+ * empty or not, a boolean, undefined, null, a plain record), one character each: the field's
+ * number × 8 + the class (below 4096 × 8, one UTF-16 unit, never a surrogate). A short string of
+ * numbers, not of names: building and looking it up is most of what an event's check costs.
+ * Undefined when the schema must judge the value itself (see `SHAPE_DECIDED_KINDS`).
  */
 function shapeOf(record: Record<string, unknown>): string | undefined {
-  const type = record.type;
-  if (typeof type !== "string" || !SHAPE_DECIDED_KINDS.has(type)) return undefined;
-  if (Object.getPrototypeOf(record) !== Object.prototype) return undefined;
-  let shape = type;
+  const kind = SHAPE_KIND_CODES.get(record.type as string);
+  if (kind === undefined || Object.getPrototypeOf(record) !== Object.prototype) return undefined;
+  let shape = String.fromCharCode(kind);
   for (const key in record) {
     const value = record[key];
-    let kind: string;
-    if (typeof value === "string") kind = value === "" ? "e" : "s";
-    else if (typeof value === "boolean") kind = "b";
-    else if (value === undefined) kind = "u";
-    else if (value === null) kind = "n";
-    else if (typeof value === "object" && !Array.isArray(value) && isPlainRecord(value)) kind = "o";
+    let valueClass: number;
+    if (typeof value === "string") valueClass = value === "" ? EMPTY : STRING;
+    else if (typeof value === "boolean") valueClass = BOOLEAN;
+    else if (value === undefined) valueClass = UNDEFINED;
+    else if (value === null) valueClass = NULL;
+    else if (typeof value === "object" && !Array.isArray(value) && isPlainRecord(value)) valueClass = RECORD;
     else return undefined;
-    // The key's length first: no two lists of keys make the same text.
-    shape += `,${key.length}:${key}${kind}`;
+    let field = fieldNumbers.get(key);
+    if (field === undefined) {
+      if (fieldNumbers.size >= MAX_FIELD_NAMES) return undefined;
+      field = fieldNumbers.size;
+      fieldNumbers.set(key, field);
+    }
+    shape += String.fromCharCode(field * 8 + valueClass);
   }
   return shape;
 }
