@@ -583,17 +583,7 @@ function unknownFeature(requires: unknown): string | undefined {
  * checks both against the schemas. Any other kind, or a value of another class (a number, an array,
  * `requires`, an object that is not a plain record), is judged by the schema every time.
  */
-export const SHAPE_DECIDED_KINDS: ReadonlySet<string> = new Set([
-  "turn_start",
-  "chat_request",
-  "chat_response",
-  "tool_call_request",
-  "tool_call_response",
-  "inquiry_request",
-  "inquiry_response",
-  "config_delta",
-  "usage",
-]);
+export const SHAPE_DECIDED_KINDS: ReadonlySet<string> = new Set([...TURN_KINDS, "config_delta", "usage"]);
 
 /** What the schema returned for a shape: its fields in its order, and whether that is the shape's own. */
 interface ShapeVerdict {
