@@ -363,15 +363,21 @@ export function jpCorpusRoot(given) {
  * core/interop/jp module), each as its folder name and events.
  */
 export function importJpCorpus(jp, root) {
-  return jpDirectories(root).map((directory) => {
-    const imported = jp.importJpConversation({
-      directoryName: directory.name,
-      metadata: readJsonIfThere(join(directory.path, "metadata.json")),
-      baseConfig: readJsonIfThere(join(directory.path, "base_config.json")),
-      events: readJsonIfThere(join(directory.path, "events.json")),
-      archived: false,
-    });
-    if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
-    return { name: directory.name, events: imported.value.events };
+  return jpDirectories(root).map((directory) => ({
+    name: directory.name,
+    events: importJpDirectory(jp, directory),
+  }));
+}
+
+/** The events of one jp conversation folder (`{ name, path }`), imported with cxc's jp reader (`jp`). */
+export function importJpDirectory(jp, directory) {
+  const imported = jp.importJpConversation({
+    directoryName: directory.name,
+    metadata: readJsonIfThere(join(directory.path, "metadata.json")),
+    baseConfig: readJsonIfThere(join(directory.path, "base_config.json")),
+    events: readJsonIfThere(join(directory.path, "events.json")),
+    archived: false,
   });
+  if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
+  return imported.value.events;
 }

@@ -28,7 +28,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSourceModules, PROJECT_ROOT } from "./lib.mjs";
+import { buildSourceModules, importJpDirectory, PROJECT_ROOT } from "./lib.mjs";
 
 const SAMPLE_SIZE = 100;
 /** How many items a report shows (compaction/core/summary/summary-check-text.ts, SHOWN_LOSSES). */
@@ -96,15 +96,7 @@ async function loadCorpus() {
     const { root, directories } = conversationDirectories();
     const conversations = [];
     for (const directory of directories) {
-      const imported = modules.jp.importJpConversation({
-        directoryName: directory.name,
-        metadata: readJson(join(directory.path, "metadata.json")),
-        baseConfig: readJson(join(directory.path, "base_config.json")),
-        events: readJson(join(directory.path, "events.json")),
-        archived: false,
-      });
-      if (!imported.ok) throw new Error(`${directory.name}: ${imported.error}`);
-      const turns = modules.turns.groupTurns(imported.value.events);
+      const turns = modules.turns.groupTurns(importJpDirectory(modules.jp, directory));
       if (turns.length === 0) continue;
       const range = { from: 0, to: Math.max(0, turns.length - 2) };
       const summaries = {
