@@ -96,7 +96,7 @@ const fixtureLines = (agent, file) =>
     .map((line) => JSON.parse(line));
 
 /** A pi session of about `megabytes` MB at `path`, in `cwd`. */
-async function writePiSession(path, megabytes, cwd) {
+export async function writePiSession(path, megabytes, cwd) {
   const records = fixtureLines("pi", "session.jsonl");
   const find = (test) => records.find((record) => record.type === "message" && test(record.message));
   const assistant = find((message) => message.role === "assistant");
@@ -156,7 +156,7 @@ async function writePiSession(path, megabytes, cwd) {
 }
 
 /** A Gemini CLI session of about `megabytes` MB at `path` (its header from the fixture, `sessionId`). */
-async function writeGeminiSession(path, megabytes, sessionId, projectHash) {
+export async function writeGeminiSession(path, megabytes, sessionId, projectHash) {
   const records = fixtureLines("gemini", "session.jsonl");
   const call = records.find((record) => record.type === "gemini" && Array.isArray(record.toolCalls));
   const out = lineWriter(path);

@@ -20,6 +20,7 @@ import {
   ORIGIN_META_KEY,
   type SessionEnd,
   type SessionIndexer,
+  SessionLineIndexer,
   type SessionPlan,
 } from "../core/interop/agent-session.js";
 import { ClaudeCodeSessionReader } from "../core/interop/claude-code.js";
@@ -44,6 +45,11 @@ export interface AgentFileImport {
   /** The conversation without its events and title; `sourceId` is the file. */
   readonly conversation: SessionPlan["conversation"];
   readonly plan: SessionPlan;
+  /**
+   * What pass 1 converted as it read the file (`SessionPlan.convertedAsRead`): the events, staged
+   * as they came; pass 2 finishes the plan's converter and commits them.
+   */
+  readonly early?: EarlyImport;
 }
 
 /** Every session of a file or folder, indexed and validated; nothing converted or written yet. */
@@ -102,6 +108,14 @@ export async function readAgentImport(
   path: string,
   agent: AgentFormat,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  options: {
+    /**
+     * Where an import will save the sessions: each file's records are then converted as pass 1
+     * reads them and their events staged there at once (`EarlyImport`), none kept for pass 2.
+     * `--update`, which compares the events before it writes, leaves it out.
+     */
+    readonly stageInto?: Pick<Store, "locate" | "stage">;
+  } = {},
 ): Promise<AgentImportBatch> {
   if (agent === "opencode") return readOpencodeImport(path, env);
   const files = sessionFilesOf(path);
@@ -113,6 +127,23 @@ export async function readAgentImport(
   }
   const folder = statSync(path).isDirectory();
   const imports: AgentFileImport[] = [];
+  try {
+    return readFiles(path, agent, files, folder, imports, options.stageInto);
+  } catch (error) {
+    // Nothing of a batch that failed stays staged.
+    for (const entry of imports) entry.early?.discard();
+    throw error;
+  }
+}
+
+function readFiles(
+  path: string,
+  agent: AgentFormat,
+  files: readonly string[],
+  folder: boolean,
+  imports: AgentFileImport[],
+  stageInto: Pick<Store, "locate" | "stage"> | undefined,
+): AgentImportBatch {
   let emptyFiles = 0;
   // The bytes of the files whose records are kept for pass 2: beyond `KEEP_BYTES`, pass 2 reads
   // a file again instead, so a folder of any size streams.
@@ -121,7 +152,9 @@ export async function readAgentImport(
     const size = statSync(file).size;
     const keep = keptBytes + size <= KEEP_BYTES;
     if (keep) keptBytes += size;
-    const plan = indexSessionFile(file, agent, keep);
+    const early = keep && stageInto !== undefined ? new EarlyImport(stageInto) : undefined;
+    const plan = indexSessionFile(file, agent, keep, early);
+    if (!plan.ok || plan.value.convertedAsRead !== true || plan.value.empty === true) early?.discard();
     if (!plan.ok) throw new CxcError("import-invalid", plan.message);
     if (plan.value.empty) {
       if (!folder) {
@@ -151,12 +184,16 @@ export async function readAgentImport(
         extra: { ...conversation.extra, [ORIGIN_META_KEY]: origin },
       },
       plan: plan.value,
+      ...(early !== undefined && plan.value.convertedAsRead === true ? { early } : {}),
     });
   }
   // A folder may hold one session twice (Gemini CLI keeps an older `.json` beside the `.jsonl` it
   // made of it): the file read last (in name order, so `.jsonl`) stands for it.
   const byId = new Map<string, AgentFileImport>();
-  for (const entry of imports) byId.set(entry.conversation.id, entry);
+  for (const entry of imports) {
+    byId.get(entry.conversation.id)?.early?.discard();
+    byId.set(entry.conversation.id, entry);
+  }
   const unique = [...byId.values()];
   const subagentFiles =
     agent === "claude-code"
@@ -294,6 +331,8 @@ export async function saveAgentImport(
   try {
     return await saveBatch(store, batch, conversations, options);
   } finally {
+    // What was staged and not committed (a failure, a conversation skipped) goes.
+    for (const file of batch.files) file.early?.discard();
     batch.release?.();
   }
 }
@@ -313,15 +352,16 @@ function saveBatch(
     }[] = [];
     try {
       const outcomes: AgentImportOutcome[] = [];
-      for (const { file, conversation, plan } of batch.files) {
+      for (const { file, conversation, plan, early } of batch.files) {
         const skipped = store.locate(conversation.id) !== undefined;
         const target = skipped
           ? undefined
-          : store.stage({
+          : (early?.staged ??
+            store.stage({
               id: conversation.id,
               createdAt: conversation.createdAt,
               extra: conversation.extra,
-            });
+            }));
         const entry =
           target === undefined
             ? undefined
@@ -332,9 +372,12 @@ function saveBatch(
                 extra: conversation.extra,
               };
         if (entry !== undefined) staged.push(entry);
-        const tally = new TurnTally();
-        let events = 0;
-        let updatedAt = conversation.createdAt;
+        const tally = early?.tally ?? new TurnTally();
+        let events = early?.events ?? 0;
+        let updatedAt =
+          early !== undefined && compareTimestamps(early.latest, conversation.createdAt) > 0
+            ? early.latest
+            : conversation.createdAt;
         const end = convertSessionFile(file, plan, (converted) => {
           target?.write(converted);
           tally.add(converted);
@@ -447,6 +490,67 @@ function firstBytes(file: string): string | undefined {
 }
 
 /**
+ * One session file's events as pass 1 converts them (`SessionLineIndexer.convertAsRead`): staged
+ * in the store as they come (`Store.stage`, a hidden directory until the commit), so neither the
+ * records nor the events are held until pass 2, with the count of them, their turns and their
+ * latest time for the report and the metadata. Only while the conversation does not exist yet:
+ * else the bet is called off and pass 2 converts the file again (to say it is skipped, or refused).
+ */
+export class EarlyImport {
+  staged: StagedConversation | undefined;
+  readonly tally = new TurnTally();
+  events = 0;
+  /** The latest event time (the empty string before the first). */
+  latest = "";
+  private failure: unknown;
+  private off = false;
+
+  constructor(private readonly store: Pick<Store, "locate" | "stage">) {}
+
+  /** Stages a batch of events of `conversation`; false calls the bet off. */
+  take(
+    conversation: { readonly id: string; readonly createdAt: string } | undefined,
+    events: readonly ConversationEvent[],
+  ): boolean {
+    if (this.off || conversation === undefined) return this.callOff();
+    try {
+      if (this.staged === undefined) {
+        if (this.store.locate(conversation.id) !== undefined) return this.callOff();
+        this.staged = this.store.stage({ id: conversation.id, createdAt: conversation.createdAt });
+      }
+      this.staged.write(events);
+    } catch (error) {
+      // Thrown here, it would read as the file's error: said after the read (`rethrow`).
+      this.failure ??= error;
+      return this.callOff();
+    }
+    this.tally.add(events);
+    this.events += events.length;
+    for (const event of events) {
+      if (event.type !== "unknown" && (this.latest === "" || compareTimestamps(event.ts, this.latest) > 0))
+        this.latest = event.ts;
+    }
+    return true;
+  }
+
+  /** Throws what staging threw, if it did. */
+  rethrow(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Removes what was staged, unless it was committed. */
+  discard(): void {
+    this.staged?.discard();
+  }
+
+  private callOff(): boolean {
+    this.off = true;
+    this.discard();
+    return false;
+  }
+}
+
+/**
  * The most bytes of session files whose parsed records an import holds from pass 1 to pass 2
  * (each line then parsed once); a file past it is read and parsed again in pass 2. Parsed, a
  * file takes about three times its size in memory.
@@ -473,11 +577,21 @@ function stampOf(file: string): string | undefined {
  * Pass 1: streams one file into the agent's reader; the last line without a newline is a
  * fragment. `keep`: the plan keeps the records pass 2 converts.
  */
-function indexSessionFile(file: string, agent: AgentFormat, keep: boolean): Parsed<SessionPlan> {
+function indexSessionFile(
+  file: string,
+  agent: AgentFormat,
+  keep: boolean,
+  early: EarlyImport | undefined,
+): Parsed<SessionPlan> {
   if (agent === "gemini" && file.endsWith(".json")) return indexGeminiDocument(file);
   const stamp = stampOf(file);
   const reader = sessionReader(file, agent, keep);
+  if (early !== undefined && reader instanceof SessionLineIndexer) {
+    reader.convertAsRead((events) => early.take(reader.earlyConversation, events));
+  }
   const read = feedLines(file, reader);
+  // A store that failed to stage what came is an error of its own, not of the file.
+  early?.rethrow();
   if (!read.ok) return read;
   const plan = reader.finish();
   if (plan.ok && plan.value.records !== undefined && stamp !== undefined) keptStamps.set(plan.value, stamp);

@@ -4,7 +4,15 @@
  * conversation as they come. What lands on disk is what the whole-file importer makes; a failure
  * in pass 2, or a file that changed since pass 1, leaves nothing behind.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,6 +72,102 @@ describe("importing an agent session into the file store", () => {
       expect(again).toEqual([{ ...outcome, skipped: true }]);
     },
   );
+
+  it.each([
+    ["claude-code", "claude-code/session.jsonl"],
+    ["pi", "pi/session.jsonl"],
+  ] as const)(
+    "%s: staged as pass 1 reads it (an import's way), the same conversation and report, nothing left over",
+    async (agent, path) => {
+      const { root, store } = scratch();
+      const other = scratch();
+      const file = join(FIXTURES, path);
+      const early = await readAgentImport(file, agent, {}, { stageInto: store });
+      // The bet held: the events are staged already (a hidden directory), no records kept.
+      expect(early.files[0]!.early?.staged).toBeDefined();
+      expect(early.files[0]!.plan.records).toBeUndefined();
+      expect(everything(root).filter((name) => name.startsWith("."))).toHaveLength(1);
+      const [outcome] = await saveAgentImport(store, early, { skipExisting: false });
+      const [plain] = await saveAgentImport(other.store, await readAgentImport(file, agent), {
+        skipExisting: false,
+      });
+      expect(outcome).toEqual(plain);
+      expect(everything(root)).toEqual([outcome!.id]);
+      const read = (at: string) =>
+        readFileSync(join(at, "conversations", outcome!.id, "events.jsonl"), "utf8");
+      expect(read(root)).toBe(read(other.root));
+      expect(store.load(outcome!.id).meta).toEqual(other.store.load(outcome!.id).meta);
+      // Imported again, skipping what exists: the bet is called off before anything is staged.
+      const again = await readAgentImport(file, agent, {}, { stageInto: store });
+      expect(again.files[0]!.early).toBeUndefined();
+      expect(await saveAgentImport(store, again, { skipExisting: true })).toEqual([
+        { ...outcome, skipped: true },
+      ]);
+      expect(everything(root)).toEqual([outcome!.id]);
+    },
+  );
+
+  it("staged as read: a folder whose second session is refused leaves nothing staged", async () => {
+    const { root, store, files } = scratch();
+    copyFileSync(join(FIXTURES, "claude-code/session.jsonl"), join(files, "a.jsonl"));
+    const lines = readFileSync(join(FIXTURES, "claude-code/session.jsonl"), "utf8").trimEnd().split("\n");
+    writeFileSync(join(files, "b.jsonl"), `${lines.slice(0, 6).join("\n")}\n{"type":"user",\n${lines[7]}\n`);
+    await expect(readAgentImport(files, "claude-code", {}, { stageInto: store })).rejects.toThrow(
+      /b\.jsonl:7: not valid JSON/,
+    );
+    expect(everything(root)).toEqual([]);
+  });
+
+  it("staged as read: a session that fails in pass 2 takes the staged one before it along", async () => {
+    const { root, store } = scratch();
+    const good = await readAgentImport(
+      join(FIXTURES, "claude-code/session.jsonl"),
+      "claude-code",
+      {},
+      {
+        stageInto: store,
+      },
+    );
+    expect(good.files[0]!.early?.staged).toBeDefined();
+    const pi = await readAgentImport(join(FIXTURES, "pi/session.jsonl"), "pi");
+    const failing = pi.files[0]!;
+    const batch = {
+      ...good,
+      files: [
+        ...good.files,
+        {
+          ...failing,
+          plan: {
+            ...failing.plan,
+            convert: () => ({
+              addLine: () => ({ ok: false as const, message: "session.jsonl:4: refused" }),
+              finish: failing.plan.convert().finish,
+            }),
+          },
+        },
+      ],
+    };
+    await expect(saveAgentImport(store, batch, { skipExisting: false })).rejects.toThrow(
+      new CxcError("import-invalid", "session.jsonl:4: refused"),
+    );
+    expect(everything(root)).toEqual([]);
+  });
+
+  it("staged as read: a store that cannot stage says so, not that the file is unreadable", async () => {
+    const { root, store } = scratch();
+    const failing: Pick<Store, "locate" | "stage"> = {
+      locate: (id) => store.locate(id),
+      stage: () => {
+        throw new CxcError("store-unreadable", "cannot create the conversation: no space left on device");
+      },
+    };
+    await expect(
+      readAgentImport(join(FIXTURES, "pi/session.jsonl"), "pi", {}, { stageInto: failing }),
+    ).rejects.toThrow(
+      new CxcError("store-unreadable", "cannot create the conversation: no space left on device"),
+    );
+    expect(existsSync(join(root, "conversations"))).toBe(false);
+  });
 
   it("reads lines that span many reads whole: a tool result of 3 MB, a record line of 12 MB", async () => {
     const { store, files } = scratch();

@@ -24,7 +24,13 @@ import { ANTHROPIC_SIGNATURE_KEY } from "../provider-keys.js";
 import { AGENT_NAMES, type AgentFormat, ORIGIN_META_KEY } from "./agents.js";
 import type { ImportedConversation } from "./jp.js";
 import { interopError, validateEvent } from "./jp.js";
-import { deriveConversationId, eventIdDeriver, isRecord, timestampMilliseconds } from "./jp-encoding.js";
+import {
+  deriveConversationId,
+  eventIdDeriver,
+  isoTimestamp,
+  isRecord,
+  timestampMilliseconds,
+} from "./jp-encoding.js";
 import type { Parsed } from "../parsed.js";
 
 export { ANTHROPIC_SIGNATURE_KEY };
@@ -80,6 +86,16 @@ export function sessionConversation(
     archived: false,
     extra: { [ORIGIN_META_KEY]: origin },
   };
+}
+
+/** `added`'s counts added to a copy of `counts` (its keys first, in their order). */
+export function addedCounts(
+  counts: Readonly<Record<string, number>>,
+  added: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const sum = { ...counts };
+  for (const [key, by] of Object.entries(added)) count(sum, key, by);
+  return sum;
 }
 
 /** Increments `counts[key]`. */
@@ -162,11 +178,118 @@ export abstract class SessionLineIndexer implements SessionIndexer {
     this.records = keep ? { lines: [], records: [] } : undefined;
   }
 
+  /** Converting while reading (`convertAsRead`): what was converted so far, and by whom. */
+  private early: EarlyConversion | undefined;
+
   /** Keeps the record of the line being read for pass 2, when records are kept. */
   protected keep(record: Record<string, unknown>): void {
     if (this.records === undefined) return;
     this.records.lines.push(this.line);
     this.records.records.push(record);
+  }
+
+  /**
+   * Converts the records as they are read instead of keeping them for pass 2, betting that the
+   * conversation's chain holds every record the reader would keep (a session nobody rewound or
+   * edited): each batch of events goes to `take` as it settles. `finish` checks the bet: won, the
+   * plan is `convertedAsRead` (pass 2 only finishes its converter); lost, or a record failed to
+   * convert, or `take` answered false, the plan keeps no records and pass 2 reads the chain's
+   * lines again, as for a file too large to keep (what `take` got must then be thrown away). The events belong to the
+   * conversation `earlyConversation` names, known before the first batch. Call it before the
+   * first line; a reader without a chain plan (`earlyConverter`) keeps its records as before.
+   */
+  convertAsRead(take: (events: readonly ConversationEvent[]) => boolean): void {
+    this.early = { take, included: new Map(), start: undefined, lost: false };
+  }
+
+  /**
+   * The conversation `convertAsRead`'s events belong to if its bet holds (its id and creation
+   * time, from the session's key and first record); undefined before the first record.
+   */
+  get earlyConversation(): { readonly id: string; readonly createdAt: string } | undefined {
+    return this.early?.start?.conversation;
+  }
+
+  /**
+   * The record of the line being read, on the chain with `id` if the bet of `convertAsRead` holds:
+   * converted now when converting as read (true), else false (then the reader keeps it).
+   */
+  protected convertNow(record: Record<string, unknown>, id: string): boolean {
+    const early = this.early;
+    if (early === undefined) return false;
+    if (early.lost) return true;
+    early.included.set(this.line, id);
+    if (early.start === undefined) {
+      const start = this.earlyConverter(early.included, record);
+      if (start?.converter.addRecord === undefined) {
+        // A reader that cannot convert before its plan (the first record asks): it keeps them.
+        this.early = undefined;
+        return false;
+      }
+      const createdAt = start.createdAt;
+      const id = deriveConversationId(timestampMilliseconds(createdAt), start.key);
+      early.start = { converter: start.converter, conversation: { id, createdAt } };
+    }
+    const converted = early.start.converter.addRecord!(record, this.line);
+    if (!converted.ok) {
+      // Pass 2 converts the chain's lines again, and says what is wrong if it is on the chain.
+      early.lost = true;
+      return true;
+    }
+    // `take` may call the bet off (the conversation exists already, say): pass 2 reads again.
+    if (converted.value.length > 0 && !early.take(converted.value)) early.lost = true;
+    return true;
+  }
+
+  /**
+   * The converter `convertAsRead` feeds, for a chain of the records in `included` (line → id,
+   * growing as they are read), asked at the first record (`first`), with the session's key and
+   * the conversation's creation time if that chain is the conversation's; undefined for a reader
+   * that cannot convert before its plan.
+   */
+  protected earlyConverter(
+    _included: ReadonlyMap<number, string>,
+    _first: Record<string, unknown>,
+  ): EarlyStart | undefined {
+    return undefined;
+  }
+
+  /**
+   * The plan of a reader that follows a chain of records (Claude Code's uuids, pi's entry ids):
+   * pass 2 wants the lines on the chain (`included`) and no others. Converting as read, the bet
+   * is checked here: the converter fed so far goes on under the plan's when the chain is exactly
+   * the records it was fed (`SessionConverter.rebase`).
+   */
+  protected chainPlan(
+    conversation: SessionPlan["conversation"],
+    included: ReadonlyMap<number, string>,
+    convert: () => SessionConverter,
+  ): Parsed<SessionPlan> {
+    const early = this.early;
+    this.early = undefined;
+    if (early === undefined)
+      return chainLinesPlan(conversation, included, this.warnings, this.records, convert);
+    const converter = early.lost ? undefined : early.start?.converter;
+    if (
+      converter !== undefined &&
+      early.start?.conversation.id === conversation.id &&
+      early.included.size === included.size &&
+      converter.rebase?.(convert(), Number.POSITIVE_INFINITY) === true
+    ) {
+      return {
+        ok: true,
+        value: {
+          conversation,
+          lines: 0,
+          warnings: this.warnings,
+          wants: () => false,
+          convertedAsRead: true,
+          convert: () => converter,
+        },
+      };
+    }
+    // Lost: nothing was kept, so pass 2 reads the chain's lines again.
+    return chainLinesPlan(conversation, included, this.warnings, undefined, convert);
   }
 
   /** Reads the next line: counts it, passes over a blank one, and hands the record on. */
@@ -211,6 +334,27 @@ export abstract class SessionLineIndexer implements SessionIndexer {
   }
 }
 
+/** What `SessionLineIndexer.earlyConverter` gives: the converter, and whose events it makes. */
+export interface EarlyStart {
+  readonly converter: SessionConverter;
+  /** The session's key (`agent:session id`), as the plan will have it. */
+  readonly key: string;
+  readonly createdAt: string;
+}
+
+/** The state of `SessionLineIndexer.convertAsRead`. */
+interface EarlyConversion {
+  readonly take: (events: readonly ConversationEvent[]) => boolean;
+  /** Line → id of every record converted: the chain the bet is on. */
+  readonly included: Map<number, string>;
+  /** From the first record: the converter, and the conversation its events belong to. */
+  start:
+    | { readonly converter: SessionConverter; readonly conversation: { id: string; createdAt: string } }
+    | undefined;
+  /** A record failed to convert: the bet is off. */
+  lost: boolean;
+}
+
 /**
  * The records pass 1 kept, in file order: `records[i]` is line `lines[i]`'s (two lists, not a map
  * by line: a map of some 40,000 lines cost a tenth of the parse that filled it).
@@ -233,6 +377,12 @@ export interface SessionPlan {
    * import passes over it, a file's import refuses it.
    */
   readonly empty?: boolean;
+  /**
+   * Pass 1 converted the records as it read them (`SessionLineIndexer.convertAsRead`) and the
+   * bet held: their events went to its `take`; pass 2 feeds the converter nothing and only
+   * finishes it (`lines` is 0).
+   */
+  readonly convertedAsRead?: boolean;
   /** Whether pass 2 needs line `line` (1-based); every other line may be skipped unread. */
   wants(line: number): boolean;
   /**
@@ -357,8 +507,9 @@ export function convertSession(
 }
 
 /**
- * Pass 2 over the records pass 1 kept (`SessionPlan.records`): each wanted one to the converter's
- * `addRecord`, in file order, each batch of events to `take` with its line. Undefined when the
+ * Pass 2 over the records pass 1 kept (`SessionPlan.records`): each one to the converter's
+ * `addRecord` (which makes nothing of those the plan does not want), in file order, each batch of
+ * events to `take` with its line. Undefined when the
  * plan kept none (pass 2 then reads the lines again).
  */
 export function convertKept(
@@ -371,7 +522,7 @@ export function convertKept(
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
     if (line > plan.lines) break;
-    if (!plan.wants(line)) continue;
+    // A line the plan does not want converts to nothing (`SessionPlan.convert`): not asked first.
     const converted = converter.addRecord(records[index]!, line);
     if (!converted.ok) return converted;
     if (converted.value.length > 0) take(converted.value, line);
@@ -409,11 +560,12 @@ export class EventFinisher {
       const milliseconds = this.lastMilliseconds;
       const id = this.eventId(Number.isNaN(milliseconds) ? 0 : milliseconds, this.position);
       this.position += 1;
+      const event = withId(id, draft);
       if (!this.validate) {
-        events.push({ id, ...draft } as unknown as ConversationEvent);
+        events.push(event as unknown as ConversationEvent);
         continue;
       }
-      const checked = validateEvent({ id, ...draft }, where);
+      const checked = validateEvent(event, where);
       if (!checked.ok) return checked;
       events.push(checked.value);
     }
@@ -451,6 +603,21 @@ export class EventFinisher {
   }
 }
 
+/**
+ * A draft with its id, its fields in the order the event schemas return them (`id`, `ts`,
+ * `metadata`, `requires`, then the draft's others as they come): checking it then gives it back as
+ * it is, not a copy in that order.
+ */
+function withId(id: string, draft: EventDraft): Record<string, unknown> {
+  const event: Record<string, unknown> = { id, ts: draft.ts };
+  if (draft.metadata !== undefined) event.metadata = draft.metadata;
+  if (draft.requires !== undefined) event.requires = draft.requires;
+  for (const key of Object.keys(draft)) {
+    if (key !== "ts" && key !== "metadata" && key !== "requires") event[key] = draft[key];
+  }
+  return event;
+}
+
 /** `EventFinisher` over a whole list of drafts. */
 export function finishEvents(
   drafts: readonly { draft: EventDraft; where: string }[],
@@ -464,7 +631,7 @@ export function finishEvents(
  * milliseconds. Undefined when it is neither.
  */
 export function agentTimestamp(value: unknown): string | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return new Date(value).toISOString();
+  if (typeof value === "number") return isoTimestamp(value);
   if (typeof value !== "string") return undefined;
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value)) return value;
   const parsed = Date.parse(value);
@@ -633,10 +800,21 @@ export class LeftOutBlocks {
 }
 
 /**
- * The plan of a reader that follows a chain of records (Claude Code's uuids, pi's entry ids): pass
- * 2 wants the lines on the chain (`included`) and no others.
+ * Whether two chains (line → record id) hold the same records up to line `through`: a converter
+ * fed the first's records that far may go on under the second's plan (`SessionConverter.rebase`).
  */
-export function chainPlan(
+export function chainAgrees(
+  before: ReadonlyMap<number, string>,
+  after: ReadonlyMap<number, string>,
+  through: number,
+): boolean {
+  for (const [line, id] of before) if (line <= through && after.get(line) !== id) return false;
+  for (const [line, id] of after) if (line <= through && before.get(line) !== id) return false;
+  return true;
+}
+
+/** A chain plan (`SessionLineIndexer.chainPlan`) that pass 2 reads the lines or the kept records of. */
+function chainLinesPlan(
   conversation: SessionPlan["conversation"],
   included: ReadonlyMap<number, unknown>,
   warnings: readonly string[],

@@ -29,10 +29,12 @@ import {
   agentCompactionDraft,
   type AgentImport,
   type AgentImportSummary,
+  addedCounts,
   attachAgentUsage,
-  chainPlan,
+  chainAgrees,
   count,
   DraftList,
+  type EarlyStart,
   type EventDraft,
   EventFinisher,
   importSessionText,
@@ -274,7 +276,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       if (results.length > 0) entry.toolResults = results;
     }
     this.indexed.push(entry);
-    this.keep(withoutToolUseResult(record));
+    if (!this.convertNow(record, entry.uuid)) this.keep(withoutToolUseResult(record));
     return { ok: true, value: undefined };
   }
 
@@ -290,7 +292,7 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
     const chain = this.activeChain();
     if (!chain.ok) return chain;
     const { included, abandonedRecords, abandonedBranches } = chain.value;
-    const sessionId = this.sessionId ?? this.label.replace(/^.*[\\/]/, "").replace(/\.jsonl$/, "");
+    const sessionId = this.sessionKey();
     const key = `claude-code:${sessionId}`;
     const first = this.indexed.find((record) => included.has(record.line)) ?? this.indexed[0]!;
     const createdAt = first.timestamp;
@@ -310,12 +312,10 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
       abandonedBranches,
       abandonedRecords,
     };
-    const { label, warnings, records } = this;
-    return chainPlan(
+    const { label, warnings } = this;
+    return this.chainPlan(
       sessionConversation(key, createdAt, origin),
       included,
-      warnings,
-      records,
       () =>
         new ClaudeCodeConverter({
           label,
@@ -327,6 +327,37 @@ export class ClaudeCodeSessionReader extends SessionLineIndexer {
           validate: this.validateEvents,
         }),
     );
+  }
+
+  /** Converting as read: a converter whose chain is every record read (see `convertAsRead`). */
+  protected override earlyConverter(included: ReadonlyMap<number, string>, first: Json): EarlyStart {
+    const key = `claude-code:${this.sessionKey()}`;
+    const converter = new ClaudeCodeConverter({
+      label: this.label,
+      key,
+      included,
+      title: undefined,
+      summary: {
+        agent: "claude-code",
+        lines: 0,
+        compactions: 0,
+        skipped: {},
+        unknown: {},
+        unknownFields: {},
+        sideChainRecords: 0,
+        abandonedBranches: 0,
+        abandonedRecords: 0,
+      },
+      warnings: this.warnings,
+      validate: this.validateEvents,
+    });
+    // The conversation starts with the chain's first record: this one, if every record is on it.
+    return { converter, key, createdAt: first.timestamp as string };
+  }
+
+  /** The session's id: the records', else the file's name. */
+  private sessionKey(): string {
+    return this.sessionId ?? this.label.replace(/^.*[\\/]/, "").replace(/\.jsonl$/, "");
   }
 
   /** The lines of the conversation's records (with their uuids), and what was left off the chain. */
@@ -489,6 +520,14 @@ function chainRecordProblem(record: Json, type: string): string | undefined {
 /** Pass 2 over a Claude Code session: the chain's records, mapped and finished as they come. */
 class ClaudeCodeConverter implements SessionConverter {
   private readonly mapper: ClaudeCodeMapper;
+  /**
+   * What converting noted and counted, said after what pass 1 did (`plan.warnings`, its
+   * summary's counts): its own, so a converter that goes on under a later plan (`rebase`) counts
+   * nothing twice.
+   */
+  private readonly warnings: string[] = [];
+  private readonly skipped: Record<string, number> = {};
+  private readonly unknownFields: Record<string, number> = {};
   private readonly finisher: EventFinisher;
 
   constructor(
@@ -503,12 +542,7 @@ class ClaudeCodeConverter implements SessionConverter {
       readonly validate: boolean;
     },
   ) {
-    this.mapper = new ClaudeCodeMapper(
-      plan.label,
-      plan.warnings,
-      plan.summary.skipped as Record<string, number>,
-      plan.summary.unknownFields as Record<string, number>,
-    );
+    this.mapper = new ClaudeCodeMapper(plan.label, this.warnings, this.skipped, this.unknownFields);
     this.finisher = new EventFinisher(plan.key, plan.validate);
   }
 
@@ -546,10 +580,7 @@ class ClaudeCodeConverter implements SessionConverter {
   /** Goes on under `later` when the chain's records up to line `converted` are the same. */
   rebase(later: SessionConverter, converted: number): boolean {
     if (!(later instanceof ClaudeCodeConverter) || later.plan.key !== this.plan.key) return false;
-    const before = this.plan.included;
-    const after = later.plan.included;
-    for (const [line, uuid] of before) if (line <= converted && after.get(line) !== uuid) return false;
-    for (const [line, uuid] of after) if (line <= converted && before.get(line) !== uuid) return false;
+    if (!chainAgrees(this.plan.included, later.plan.included, converted)) return false;
     this.plan = later.plan;
     return true;
   }
@@ -557,9 +588,18 @@ class ClaudeCodeConverter implements SessionConverter {
   finish(): Parsed<SessionEnd> {
     this.mapper.end();
     const drafts = this.mapper.drafts;
-    const summary = { ...this.plan.summary, turns: drafts.turn + 1, compactions: this.mapper.compactions };
+    const summary = {
+      ...this.plan.summary,
+      skipped: addedCounts(this.plan.summary.skipped, this.skipped),
+      unknownFields: addedCounts(this.plan.summary.unknownFields ?? {}, this.unknownFields),
+      turns: drafts.turn + 1,
+      compactions: this.mapper.compactions,
+    };
     const title = this.plan.title ?? titleFromPrompt(this.mapper.firstPrompt);
-    return this.finisher.end(drafts.drafts.splice(0), title, summary, this.plan.warnings);
+    return this.finisher.end(drafts.drafts.splice(0), title, summary, [
+      ...this.plan.warnings,
+      ...this.warnings,
+    ]);
   }
 }
 

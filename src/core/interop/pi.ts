@@ -25,10 +25,12 @@ import {
   type AgentImport,
   type AgentImportSummary,
   agentTimestamp,
+  addedCounts,
   attachAgentUsage,
-  chainPlan,
+  chainAgrees,
   count,
   DraftList,
+  type EarlyStart,
   type EventDraft,
   EventFinisher,
   importSessionText,
@@ -131,7 +133,7 @@ export class PiSessionReader extends SessionLineIndexer {
       parentId,
       ...(this.headerTimestamp === undefined ? { timestamp: record.timestamp } : {}),
     });
-    this.keep(record);
+    if (!this.convertNow(record, id)) this.keep(record);
     return { ok: true, value: undefined };
   }
 
@@ -209,7 +211,7 @@ export class PiSessionReader extends SessionLineIndexer {
       "1970-01-01T00:00:00.000Z";
     const origin: Json = { agent: "pi", session_id: sessionId, version: this.fileVersion };
     if (typeof header.cwd === "string") origin.cwd = header.cwd;
-    const { label, warnings, version, unknown, records } = this;
+    const { label, warnings, version, unknown } = this;
     const summary = {
       agent: "pi" as const,
       lines: this.line,
@@ -220,13 +222,40 @@ export class PiSessionReader extends SessionLineIndexer {
       abandonedBranches,
       abandonedRecords,
     };
-    return chainPlan(
+    return this.chainPlan(
       sessionConversation(key, createdAt, origin),
       included,
-      warnings,
-      records,
       () => new PiConverter({ label, key, version, included, summary, warnings }),
     );
+  }
+
+  /** Converting as read: a converter whose branch is every entry read (see `convertAsRead`). */
+  protected override earlyConverter(
+    included: ReadonlyMap<number, string>,
+    first: Json,
+  ): EarlyStart | undefined {
+    const header = this.header;
+    if (header === undefined) return undefined;
+    const key = `pi:${String(header.id)}`;
+    const converter = new PiConverter({
+      label: this.label,
+      key,
+      version: this.version,
+      included,
+      summary: {
+        agent: "pi",
+        lines: 0,
+        unknown: {},
+        unknownFields: {},
+        sideChainRecords: 0,
+        abandonedBranches: 0,
+        abandonedRecords: 0,
+      },
+      warnings: this.warnings,
+    });
+    // As `finish` has it, with this entry the branch's first.
+    const createdAt = this.headerTimestamp ?? agentTimestamp(first.timestamp) ?? "1970-01-01T00:00:00.000Z";
+    return { converter, key, createdAt };
   }
 }
 
@@ -253,25 +282,27 @@ function entryProblem(record: Json, version: number): string | undefined {
 class PiConverter implements SessionConverter {
   private readonly mapper: PiMapper;
   private readonly finisher: EventFinisher;
+  /**
+   * What converting noted and counted, said after what pass 1 did (`plan.warnings`, its
+   * summary's counts): its own, so a converter that goes on under a later plan (`rebase`) counts
+   * nothing twice.
+   */
+  private readonly warnings: string[] = [];
+  private readonly unknown: Record<string, number> = {};
+  private readonly unknownFields: Record<string, number> = {};
 
   constructor(
-    private readonly plan: {
+    private plan: {
       readonly label: string;
       readonly key: string;
       readonly version: number;
       /** Line → id of the entries on the branch. */
       readonly included: ReadonlyMap<number, string>;
       readonly summary: Omit<AgentImportSummary, "turns" | "compactions" | "skipped">;
-      readonly warnings: string[];
+      readonly warnings: readonly string[];
     },
   ) {
-    this.mapper = new PiMapper(
-      plan.label,
-      plan.warnings,
-      plan.version,
-      plan.summary.unknown as Record<string, number>,
-      plan.summary.unknownFields as Record<string, number>,
-    );
+    this.mapper = new PiMapper(plan.label, this.warnings, plan.version, this.unknown, this.unknownFields);
     this.finisher = new EventFinisher(plan.key);
   }
 
@@ -302,9 +333,22 @@ class PiConverter implements SessionConverter {
       turns: mapper.drafts.turn + 1,
       compactions: mapper.compactions,
       skipped: mapper.skipped,
+      unknown: addedCounts(this.plan.summary.unknown, this.unknown),
+      unknownFields: addedCounts(this.plan.summary.unknownFields ?? {}, this.unknownFields),
     };
     const title = mapper.name ?? titleFromPrompt(mapper.firstPrompt);
-    return this.finisher.end(mapper.drafts.drafts.splice(0), title, summary, this.plan.warnings);
+    return this.finisher.end(mapper.drafts.drafts.splice(0), title, summary, [
+      ...this.plan.warnings,
+      ...this.warnings,
+    ]);
+  }
+
+  /** Goes on under `later` when the branch's entries up to line `converted` are the same. */
+  rebase(later: SessionConverter, converted: number): boolean {
+    if (!(later instanceof PiConverter) || later.plan.key !== this.plan.key) return false;
+    if (!chainAgrees(this.plan.included, later.plan.included, converted)) return false;
+    this.plan = later.plan;
+    return true;
   }
 }
 

@@ -91,7 +91,7 @@ export function define(entry: Command): void {
             hint: "pass the session file's path, or the folder that holds the sessions",
           });
         }
-        const batch = await readAgentImport(path, agent, context.env);
+        const batch = await readAgentImport(path, agent, context.env, { stageInto: context.store });
         const outcomes = await saveAgentImport(context.store, batch, {
           skipExisting: options.skipExisting ?? false,
         });
