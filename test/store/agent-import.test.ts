@@ -20,6 +20,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { importClaudeCodeSession } from "../../src/core/interop/claude-code.js";
 import { importPiSession } from "../../src/core/interop/pi.js";
 import { loadInterop, type Store } from "../../src/store/index.js";
+import type { AgentImportBatch } from "../../src/store/agent-sessions.js";
 import { ConversationStore } from "../../src/store/store.js";
 import { CxcError } from "../../src/errors.js";
 
@@ -39,6 +40,16 @@ function scratch(): { root: string; store: Store; files: string } {
 }
 
 const everything = (root: string) => readdirSync(join(root, "conversations"));
+
+/** `batch` and, after its sessions, pi's fixture session whose pass 2 fails at line 4. */
+async function withFailingSession(batch: AgentImportBatch): Promise<AgentImportBatch> {
+  const failing = (await readAgentImport(join(FIXTURES, "pi/session.jsonl"), "pi")).files[0]!;
+  const convert = () => ({
+    addLine: () => ({ ok: false as const, message: "session.jsonl:4: refused" }),
+    finish: failing.plan.convert().finish,
+  });
+  return { ...batch, files: [...batch.files, { ...failing, plan: { ...failing.plan, convert } }] };
+}
 
 describe("importing an agent session into the file store", () => {
   it.each([
@@ -129,27 +140,9 @@ describe("importing an agent session into the file store", () => {
       },
     );
     expect(good.files[0]!.early?.staged).toBeDefined();
-    const pi = await readAgentImport(join(FIXTURES, "pi/session.jsonl"), "pi");
-    const failing = pi.files[0]!;
-    const batch = {
-      ...good,
-      files: [
-        ...good.files,
-        {
-          ...failing,
-          plan: {
-            ...failing.plan,
-            convert: () => ({
-              addLine: () => ({ ok: false as const, message: "session.jsonl:4: refused" }),
-              finish: failing.plan.convert().finish,
-            }),
-          },
-        },
-      ],
-    };
-    await expect(saveAgentImport(store, batch, { skipExisting: false })).rejects.toThrow(
-      new CxcError("import-invalid", "session.jsonl:4: refused"),
-    );
+    await expect(
+      saveAgentImport(store, await withFailingSession(good), { skipExisting: false }),
+    ).rejects.toThrow(new CxcError("import-invalid", "session.jsonl:4: refused"));
     expect(everything(root)).toEqual([]);
   });
 
@@ -206,27 +199,9 @@ describe("importing an agent session into the file store", () => {
   it("a session that fails in pass 2 leaves nothing, not even the sessions before it", async () => {
     const { root, store } = scratch();
     const good = await readAgentImport(join(FIXTURES, "claude-code/session.jsonl"), "claude-code");
-    const pi = await readAgentImport(join(FIXTURES, "pi/session.jsonl"), "pi");
-    const failing = pi.files[0]!;
-    const batch = {
-      ...good,
-      files: [
-        ...good.files,
-        {
-          ...failing,
-          plan: {
-            ...failing.plan,
-            convert: () => ({
-              addLine: () => ({ ok: false as const, message: "session.jsonl:4: refused" }),
-              finish: failing.plan.convert().finish,
-            }),
-          },
-        },
-      ],
-    };
-    await expect(saveAgentImport(store, batch, { skipExisting: false })).rejects.toThrow(
-      new CxcError("import-invalid", "session.jsonl:4: refused"),
-    );
+    await expect(
+      saveAgentImport(store, await withFailingSession(good), { skipExisting: false }),
+    ).rejects.toThrow(new CxcError("import-invalid", "session.jsonl:4: refused"));
     expect(store.ids()).toEqual([]);
     expect(everything(root)).toEqual([]);
   });

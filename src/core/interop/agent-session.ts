@@ -334,6 +334,26 @@ export abstract class SessionLineIndexer implements SessionIndexer {
   }
 }
 
+/**
+ * The summary an early converter (`SessionLineIndexer.earlyConverter`) starts under: none is
+ * known before the plan, and the converter goes on under the plan's (`SessionConverter.rebase`)
+ * before it finishes.
+ */
+export function summaryToCome(agent: AgentFormat): AgentImportSummary {
+  return {
+    agent,
+    lines: 0,
+    turns: 0,
+    compactions: 0,
+    skipped: {},
+    unknown: {},
+    unknownFields: {},
+    sideChainRecords: 0,
+    abandonedBranches: 0,
+    abandonedRecords: 0,
+  };
+}
+
 /** What `SessionLineIndexer.earlyConverter` gives: the converter, and whose events it makes. */
 export interface EarlyStart {
   readonly converter: SessionConverter;

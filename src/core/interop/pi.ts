@@ -44,6 +44,7 @@ import {
   SessionLineIndexer,
   type SessionPlan,
   setMetadata,
+  summaryToCome,
   titleFromPrompt,
   tokenCount,
   toolCallDraft,
@@ -242,15 +243,7 @@ export class PiSessionReader extends SessionLineIndexer {
       key,
       version: this.version,
       included,
-      summary: {
-        agent: "pi",
-        lines: 0,
-        unknown: {},
-        unknownFields: {},
-        sideChainRecords: 0,
-        abandonedBranches: 0,
-        abandonedRecords: 0,
-      },
+      summary: summaryToCome("pi"),
       warnings: this.warnings,
     });
     // As `finish` has it, with this entry the branch's first.
