@@ -2,7 +2,9 @@
  * Claude Code, pi, Codex and Gemini CLI session files read into conversations, streamed line by
  * line and each line parsed once, in two passes over the records (the first keeps the parsed
  * records the second converts; past `KEEP_BYTES` a file's second pass reads it again; Gemini
- * CLI's in one: its reader keeps the messages it replays). The
+ * CLI's in one: its reader keeps the messages it replays). An import converts Claude Code's and
+ * pi's records as the first pass reads them and stages their events at once (`EarlyImport`),
+ * holding neither. The
  * conversions are the pure readers of src/core/interop/ (claude-code.ts, pi.ts, codex.ts,
  * gemini.ts); this module finds the files and streams them. The agents' own files are only read.
  * Writing a conversation back as a new session is agent-exports.ts. See docs/import-export.md.
@@ -372,31 +374,22 @@ function saveBatch(
                 extra: conversation.extra,
               };
         if (entry !== undefined) staged.push(entry);
-        const tally = early?.tally ?? new TurnTally();
-        let events = early?.events ?? 0;
-        let updatedAt =
-          early !== undefined && compareTimestamps(early.latest, conversation.createdAt) > 0
-            ? early.latest
-            : conversation.createdAt;
+        const written = early?.written ?? new WrittenEvents(conversation.createdAt);
         const end = convertSessionFile(file, plan, (converted) => {
           target?.write(converted);
-          tally.add(converted);
-          events += converted.length;
-          for (const event of converted) {
-            if (event.type !== "unknown" && compareTimestamps(event.ts, updatedAt) > 0) updatedAt = event.ts;
-          }
+          written.add(converted);
         });
         if (!end.ok) throw new CxcError("import-invalid", end.message);
         const { title, summary, warnings } = end.value;
         if (entry !== undefined) {
           entry.title = title;
-          entry.updatedAt = updatedAt;
+          entry.updatedAt = written.latest;
           // Where the log holds the session's events (all of it, from the start): `import
           // --update` appends the ones after them (agent-update.ts).
           const origin = conversation.extra[ORIGIN_META_KEY] as Record<string, unknown>;
           entry.extra = {
             ...conversation.extra,
-            [ORIGIN_META_KEY]: { ...origin, session_events: [[0, events]] },
+            [ORIGIN_META_KEY]: { ...origin, session_events: [[0, written.count]] },
           };
         }
         outcomes.push({
@@ -404,8 +397,8 @@ function saveBatch(
           id: conversation.id,
           sourceId: conversation.sourceId,
           ...(title === undefined ? {} : { title }),
-          turns: tally.turns,
-          events,
+          turns: written.tally.turns,
+          events: written.count,
           skipped,
           summary,
           warnings,
@@ -489,19 +482,34 @@ function firstBytes(file: string): string | undefined {
   }
 }
 
+/** What the report and the metadata say of the events an import wrote: how many, their turns, the latest time. */
+class WrittenEvents {
+  readonly tally = new TurnTally();
+  count = 0;
+
+  /** `latest`: the time to go on from (the conversation's creation). */
+  constructor(public latest: string) {}
+
+  add(events: readonly ConversationEvent[]): void {
+    this.tally.add(events);
+    this.count += events.length;
+    for (const event of events) {
+      if (event.type !== "unknown" && compareTimestamps(event.ts, this.latest) > 0) this.latest = event.ts;
+    }
+  }
+}
+
 /**
  * One session file's events as pass 1 converts them (`SessionLineIndexer.convertAsRead`): staged
  * in the store as they come (`Store.stage`, a hidden directory until the commit), so neither the
- * records nor the events are held until pass 2, with the count of them, their turns and their
- * latest time for the report and the metadata. Only while the conversation does not exist yet:
- * else the bet is called off and pass 2 converts the file again (to say it is skipped, or refused).
+ * records nor the events are held until pass 2, and counted (`written`) for the report and the
+ * metadata. Only while the conversation does not exist yet: else the bet is called off and pass 2
+ * converts the file again (to say it is skipped, or refused).
  */
 export class EarlyImport {
   staged: StagedConversation | undefined;
-  readonly tally = new TurnTally();
-  events = 0;
-  /** The latest event time (the empty string before the first). */
-  latest = "";
+  /** Undefined until the first events are staged. */
+  written: WrittenEvents | undefined;
   private failure: unknown;
   private off = false;
 
@@ -517,6 +525,7 @@ export class EarlyImport {
       if (this.staged === undefined) {
         if (this.store.locate(conversation.id) !== undefined) return this.callOff();
         this.staged = this.store.stage({ id: conversation.id, createdAt: conversation.createdAt });
+        this.written = new WrittenEvents(conversation.createdAt);
       }
       this.staged.write(events);
     } catch (error) {
@@ -524,12 +533,7 @@ export class EarlyImport {
       this.failure ??= error;
       return this.callOff();
     }
-    this.tally.add(events);
-    this.events += events.length;
-    for (const event of events) {
-      if (event.type !== "unknown" && (this.latest === "" || compareTimestamps(event.ts, this.latest) > 0))
-        this.latest = event.ts;
-    }
+    this.written?.add(events);
     return true;
   }
 

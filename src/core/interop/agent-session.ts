@@ -6,7 +6,9 @@
  * first parses every line and keeps a small index entry per record (ids, parent, type, line) to
  * find the conversation's chain; the second turns the records on it into events, handing out each
  * event as soon as nothing later can change it. Each line is parsed once: the first pass keeps the
- * records the second converts (`SessionPlan.records`). A reader told not to keep them (the shell's,
+ * records the second converts (`SessionPlan.records`), or, for an import of a chain reader's
+ * session, converts them as it reads them on the bet that the chain is every record read
+ * (`SessionLineIndexer.convertAsRead`), checked when the chain is known. A reader told not to keep them (the shell's,
  * for a file too large to hold) keeps only the index, and the second pass reads and parses the
  * chain's lines again, so a file of any size streams. Errors name the file and the line.
  * `importSessionText` runs both passes over a whole text (tests, small files). See
@@ -194,9 +196,10 @@ export abstract class SessionLineIndexer implements SessionIndexer {
    * edited): each batch of events goes to `take` as it settles. `finish` checks the bet: won, the
    * plan is `convertedAsRead` (pass 2 only finishes its converter); lost, or a record failed to
    * convert, or `take` answered false, the plan keeps no records and pass 2 reads the chain's
-   * lines again, as for a file too large to keep (what `take` got must then be thrown away). The events belong to the
-   * conversation `earlyConversation` names, known before the first batch. Call it before the
-   * first line; a reader without a chain plan (`earlyConverter`) keeps its records as before.
+   * lines again, as for a file too large to keep (what `take` got must then be thrown away). The
+   * events belong to the conversation `earlyConversation` names, known before the first batch.
+   * Call it before the first line; a reader without a chain plan (`earlyConverter`) keeps its
+   * records as before.
    */
   convertAsRead(take: (events: readonly ConversationEvent[]) => boolean): void {
     this.early = { take, included: new Map(), start: undefined, lost: false };
@@ -221,7 +224,7 @@ export abstract class SessionLineIndexer implements SessionIndexer {
     early.included.set(this.line, id);
     if (early.start === undefined) {
       const start = this.earlyConverter(early.included, record);
-      if (start?.converter.addRecord === undefined) {
+      if (start === undefined) {
         // A reader that cannot convert before its plan (the first record asks): it keeps them.
         this.early = undefined;
         return false;
@@ -230,7 +233,7 @@ export abstract class SessionLineIndexer implements SessionIndexer {
       const id = deriveConversationId(timestampMilliseconds(createdAt), start.key);
       early.start = { converter: start.converter, conversation: { id, createdAt } };
     }
-    const converted = early.start.converter.addRecord!(record, this.line);
+    const converted = early.start.converter.addRecord(record, this.line);
     if (!converted.ok) {
       // Pass 2 converts the chain's lines again, and says what is wrong if it is on the chain.
       early.lost = true;
@@ -274,7 +277,7 @@ export abstract class SessionLineIndexer implements SessionIndexer {
       converter !== undefined &&
       early.start?.conversation.id === conversation.id &&
       early.included.size === included.size &&
-      converter.rebase?.(convert(), Number.POSITIVE_INFINITY) === true
+      converter.rebase(convert(), Number.POSITIVE_INFINITY)
     ) {
       return {
         ok: true,
@@ -354,9 +357,12 @@ export function summaryToCome(agent: AgentFormat): AgentImportSummary {
   };
 }
 
+/** A converter fed records as they are read, and able to go on under the plan found after. */
+type EarlyConverter = SessionConverter & Required<Pick<SessionConverter, "addRecord" | "rebase">>;
+
 /** What `SessionLineIndexer.earlyConverter` gives: the converter, and whose events it makes. */
 export interface EarlyStart {
-  readonly converter: SessionConverter;
+  readonly converter: EarlyConverter;
   /** The session's key (`agent:session id`), as the plan will have it. */
   readonly key: string;
   readonly createdAt: string;
@@ -369,9 +375,9 @@ interface EarlyConversion {
   readonly included: Map<number, string>;
   /** From the first record: the converter, and the conversation its events belong to. */
   start:
-    | { readonly converter: SessionConverter; readonly conversation: { id: string; createdAt: string } }
+    | { readonly converter: EarlyConverter; readonly conversation: { id: string; createdAt: string } }
     | undefined;
-  /** A record failed to convert: the bet is off. */
+  /** A record failed to convert, or `take` called the bet off. */
   lost: boolean;
 }
 
